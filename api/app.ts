@@ -1,0 +1,57 @@
+import { Hono } from "hono";
+import { Problem } from "./problem";
+import type { Store } from "./store";
+import { v2 } from "./v2";
+
+export type Env = { Variables: { store: Store; chains: readonly number[] } };
+
+const ALLOWED_METHODS = "GET, HEAD, OPTIONS";
+const CORS = {
+  "Access-Control-Allow-Origin": "*",
+  "Access-Control-Expose-Headers": "X-Indexed-Block, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset",
+};
+
+/**
+ * The read-only HTTP API. It depends only on a Store, so it runs inside Ponder (over Ponder's
+ * read-only db) or standalone (over Postgres).
+ */
+export function createApp(options: { store: Store; chains: readonly number[] }): Hono<Env> {
+  const app = new Hono<Env>();
+
+  app.use(async (c, next) => {
+    const method = c.req.method;
+    if (method === "OPTIONS") {
+      return c.body(null, 204, {
+        ...CORS,
+        "Access-Control-Allow-Methods": ALLOWED_METHODS,
+        "Access-Control-Allow-Headers": "X-API-KEY, Content-Type",
+        "Access-Control-Max-Age": "86400",
+        Allow: ALLOWED_METHODS,
+      });
+    }
+    if (method !== "GET" && method !== "HEAD") {
+      throw new Problem("method_not_allowed", `${method} is not allowed; this API is read-only`, {
+        headers: { Allow: ALLOWED_METHODS },
+      });
+    }
+    c.set("store", options.store);
+    c.set("chains", options.chains);
+    await next();
+    for (const [name, value] of Object.entries(CORS)) c.res.headers.set(name, value);
+  });
+
+  app.route("/registry/v2", v2);
+
+  app.all("*", (c) => {
+    throw new Problem("not_found", `no such path: ${c.req.path}; see the README for the endpoints`);
+  });
+
+  app.onError((error, c) => {
+    const problem =
+      error instanceof Problem ? error : new Problem("internal", "the service failed to answer; the error is logged");
+    if (!(error instanceof Problem)) console.error(error);
+    return problem.response(CORS);
+  });
+
+  return app;
+}

@@ -1,0 +1,54 @@
+/** RFC 9457 problem details, the body of every error the API returns. */
+export type ProblemCode =
+  | "missing_parameter"
+  | "invalid_parameter"
+  | "conflicting_parameter"
+  | "unsupported_chain"
+  | "invalid_api_key"
+  | "not_found"
+  | "method_not_allowed"
+  | "rate_limited"
+  | "chain_syncing"
+  | "internal";
+
+const TITLES: Record<ProblemCode, [status: number, title: string]> = {
+  missing_parameter: [400, "Missing parameter"],
+  invalid_parameter: [400, "Invalid parameter"],
+  conflicting_parameter: [400, "Conflicting parameters"],
+  unsupported_chain: [400, "Unsupported chain"],
+  invalid_api_key: [401, "Invalid API key"],
+  not_found: [404, "Not found"],
+  method_not_allowed: [405, "Method not allowed"],
+  rate_limited: [429, "Too many requests"],
+  chain_syncing: [503, "Chain still syncing"],
+  internal: [500, "Internal error"],
+};
+
+/** An error the API answers with; thrown from anywhere in a request and turned into a response. */
+export class Problem extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ProblemCode,
+    readonly detail: string,
+    readonly extra: { param?: string; headers?: Record<string, string>; [field: string]: unknown } = {},
+  ) {
+    super(detail);
+    this.status = TITLES[code][0];
+  }
+
+  response(headers: Record<string, string> = {}): Response {
+    const { headers: own, ...fields } = this.extra;
+    const body = {
+      type: `https://delegate-lookup.dev/problems/${this.code.replaceAll("_", "-")}`,
+      title: TITLES[this.code][1],
+      status: this.status,
+      detail: this.detail,
+      code: this.code,
+      ...fields,
+    };
+    return new Response(JSON.stringify(body), {
+      status: this.status,
+      headers: { ...headers, ...own, "Content-Type": "application/problem+json" },
+    });
+  }
+}

@@ -1,0 +1,71 @@
+import { describe, expect, it } from "vitest";
+import { MAX_UINT256, ParseError, ZERO_BYTES32, parseAddress, parseChainId, parseRights, parseUint256 } from "./parse";
+
+describe("parseAddress", () => {
+  const checksummed = "0x00000000000000447e69651d841bD8D104Bed493";
+  it("accepts lowercase, uppercase and a valid checksum, returning lowercase", () => {
+    expect(parseAddress(checksummed)).toBe(checksummed.toLowerCase());
+    expect(parseAddress(checksummed.toLowerCase())).toBe(checksummed.toLowerCase());
+    expect(parseAddress(`0x${checksummed.slice(2).toUpperCase()}`)).toBe(checksummed.toLowerCase());
+  });
+  it.each([
+    ["bad checksum", "0x00000000000000447e69651d841bd8D104Bed493"],
+    ["too short", "0x1234"],
+    ["too long", `${checksummed}00`],
+    ["no prefix", checksummed.slice(2)],
+    ["uppercase prefix", `0X${checksummed.slice(2)}`],
+    ["ENS name", "vitalik.eth"],
+    ["whitespace", ` ${checksummed}`],
+    ["non-hex", "0x00000000000000447e69651d841bD8D104Bed49g"],
+    ["empty", ""],
+  ])("rejects %s", (_, input) => {
+    expect(() => parseAddress(input)).toThrow(ParseError);
+  });
+});
+
+describe("parseUint256", () => {
+  it.each([
+    ["0", 0n],
+    ["42", 42n],
+    ["007", 7n],
+    ["0x0", 0n],
+    ["0xff", 255n],
+    ["0xFF", 255n],
+    [MAX_UINT256.toString(), MAX_UINT256],
+    [`0x${"f".repeat(64)}`, MAX_UINT256],
+  ])("accepts %s", (input, value) => {
+    expect(parseUint256(input)).toBe(value);
+  });
+  it.each(["", "-1", "1.5", "1e3", "+1", " 1", "0x", (MAX_UINT256 + 1n).toString(), `0x1${"0".repeat(64)}`, "abc"])(
+    "rejects %j",
+    (input) => {
+      expect(() => parseUint256(input)).toThrow(ParseError);
+    },
+  );
+});
+
+describe("parseRights", () => {
+  it("is zero when empty", () => {
+    expect(parseRights("")).toBe(ZERO_BYTES32);
+  });
+  it("takes a string as Solidity bytes32(\"...\")", () => {
+    expect(parseRights("claim")).toBe(`0x636c61696d${"0".repeat(54)}`);
+    expect(parseRights("a".repeat(32))).toBe(`0x${"61".repeat(32)}`);
+  });
+  it("takes 0x + 64 hex digits as they are, lowercased", () => {
+    expect(parseRights(`0x${"AB".repeat(32)}`)).toBe(`0x${"ab".repeat(32)}`);
+  });
+  it.each(["a".repeat(33), "é", "0x1234", `0x${"g".repeat(64)}`, "tab\there"])("rejects %j", (input) => {
+    expect(() => parseRights(input)).toThrow(ParseError);
+  });
+});
+
+describe("parseChainId", () => {
+  it("accepts positive decimal integers only", () => {
+    expect(parseChainId("1")).toBe(1);
+    expect(parseChainId("31337")).toBe(31337);
+    for (const bad of ["0", "-1", "01", "1.0", "0x1", "", "abc", "99999999999999999"]) {
+      expect(parseChainId(bad)).toBeUndefined();
+    }
+  });
+});

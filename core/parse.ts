@@ -1,0 +1,63 @@
+import { getAddress, type Address, type Hex } from "viem";
+
+/** Why a value was rejected; `expected` reads as the end of "expected …". */
+export class ParseError extends Error {
+  constructor(readonly expected: string) {
+    super(`expected ${expected}`);
+  }
+}
+
+export const MAX_UINT256 = (1n << 256n) - 1n;
+export const ZERO_BYTES32: Hex = `0x${"0".repeat(64)}`;
+
+const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+
+/**
+ * Parses an address as the API contract accepts it: all-lower, all-upper, or mixed case that is a
+ * valid EIP-55 checksum. Returns the lowercase form, which is how addresses are stored.
+ */
+export function parseAddress(input: string): Address {
+  const expected = "an address: 0x and 40 hex digits, lowercase, uppercase or EIP-55 checksummed";
+  if (!ADDRESS.test(input)) throw new ParseError(expected);
+  const digits = input.slice(2);
+  const lower = input.toLowerCase() as Address;
+  if (digits === digits.toLowerCase() || digits === digits.toUpperCase()) return lower;
+  if (getAddress(lower) !== input) throw new ParseError(`${expected} (the checksum does not match)`);
+  return lower;
+}
+
+const DECIMAL = /^[0-9]+$/;
+const HEX = /^0x[0-9a-fA-F]+$/;
+
+/** Parses a uint256 given in decimal or 0x-hex; rejects signs, fractions, exponents and overflow. */
+export function parseUint256(input: string): bigint {
+  const expected = "an integer from 0 to 2^256-1, in decimal or 0x-hex";
+  if (!DECIMAL.test(input) && !HEX.test(input)) throw new ParseError(expected);
+  const value = BigInt(input);
+  if (value > MAX_UINT256) throw new ParseError(expected);
+  return value;
+}
+
+const BYTES32 = /^0x[0-9a-fA-F]{64}$/;
+const RIGHTS_STRING = /^[\x20-\x7e]{0,32}$/;
+
+/**
+ * Parses v2 `rights`: 0x + 64 hex digits, or a plain ASCII string of at most 32 bytes taken as
+ * Solidity's `bytes32("...")`. Empty means no rights (32 zero bytes).
+ */
+export function parseRights(input: string): Hex {
+  if (BYTES32.test(input)) return input.toLowerCase() as Hex;
+  if (input.startsWith("0x") || !RIGHTS_STRING.test(input)) {
+    throw new ParseError("rights: 0x and 64 hex digits, or a printable ASCII string of at most 32 characters");
+  }
+  let hex = "";
+  for (let i = 0; i < input.length; i++) hex += input.charCodeAt(i).toString(16).padStart(2, "0");
+  return `0x${hex.padEnd(64, "0")}`;
+}
+
+const CHAIN_ID = /^[1-9][0-9]{0,15}$/;
+
+/** Parses a chain id: a positive decimal integer. Whether it is served is decided elsewhere. */
+export function parseChainId(input: string): number | undefined {
+  return CHAIN_ID.test(input) ? Number(input) : undefined;
+}

@@ -1,0 +1,125 @@
+import { encodePacked, keccak256, type Address, type Hex } from "viem";
+import { MAX_UINT256, ZERO_BYTES32 } from "./parse";
+
+/**
+ * The v2 DelegateRegistry's rules, written once and used by the indexer and the API alike.
+ * Addresses are lowercase; rights are bytes32 hex.
+ */
+
+/** The contract's `DelegationType` enum, by name; its index is the enum value. */
+export const V2_DELEGATION_TYPES = ["NONE", "ALL", "CONTRACT", "ERC721", "ERC20", "ERC1155"] as const;
+export type V2DelegationType = Exclude<(typeof V2_DELEGATION_TYPES)[number], "NONE">;
+
+/** The spec's coarser `type` of a v2 delegation record. */
+export const V2_RECORD_TYPE: Record<V2DelegationType, "ALL" | "CONTRACT" | "TOKEN"> = {
+  ALL: "ALL",
+  CONTRACT: "CONTRACT",
+  ERC721: "TOKEN",
+  ERC20: "CONTRACT",
+  ERC1155: "TOKEN",
+};
+
+/** ERC20 and ERC1155 delegations carry an amount; `amount == 0` revokes them. */
+export const isAmountType = (type: V2DelegationType) => type === "ERC20" || type === "ERC1155";
+const hasContract = (type: V2DelegationType) => type !== "ALL";
+const hasTokenId = (type: V2DelegationType) => type === "ERC721" || type === "ERC1155";
+
+export type V2DelegationKey = {
+  type: V2DelegationType;
+  from: Address;
+  to: Address;
+  rights: Hex;
+  contract?: Address;
+  tokenId?: bigint;
+};
+
+/**
+ * The delegation hash exactly as the contract computes it (RegistryHashes): keccak256 of the packed
+ * (rights, from, to[, contract][, tokenId]), shifted left one byte, with the type in the last byte.
+ */
+export function v2DelegationHash(key: V2DelegationKey): Hex {
+  const { type, from, to, rights } = key;
+  const contract = key.contract ?? "0x0000000000000000000000000000000000000000";
+  const packed = !hasContract(type)
+    ? encodePacked(["bytes32", "address", "address"], [rights, from, to])
+    : !hasTokenId(type)
+      ? encodePacked(["bytes32", "address", "address", "address"], [rights, from, to, contract])
+      : encodePacked(["bytes32", "address", "address", "address", "uint256"], [rights, from, to, contract, key.tokenId ?? 0n]);
+  const shifted = ((BigInt(keccak256(packed)) << 8n) & MAX_UINT256) | BigInt(V2_DELEGATION_TYPES.indexOf(type));
+  return `0x${shifted.toString(16).padStart(64, "0")}`;
+}
+
+/** What the contract keeps for one delegation hash. */
+export type V2State = { enabled: boolean; amount: bigint };
+
+/**
+ * The next state of a delegation after one of its events, or `undefined` when the contract writes
+ * nothing (a revoke of what was never enabled). A delegation's list position is fixed by the first
+ * event that enables it, so a row that exists keeps its position through revokes and re-enables.
+ */
+export function v2NextState(
+  type: V2DelegationType,
+  prev: V2State | undefined,
+  event: { enable: boolean } | { amount: bigint },
+): V2State | undefined {
+  const amount = "amount" in event ? event.amount : 0n;
+  const active = "amount" in event ? amount !== 0n : event.enable;
+  if (active) return { enabled: true, amount: isAmountType(type) ? amount : 0n };
+  if (prev === undefined) return undefined;
+  return prev.enabled ? { enabled: false, amount: 0n } : prev;
+}
+
+export type V2CheckKind = "all" | "contract" | "erc721" | "erc1155" | "erc20";
+export type V2CheckQuery = {
+  kind: V2CheckKind;
+  to: Address;
+  from: Address;
+  rights: Hex;
+  contract?: Address;
+  tokenId?: bigint;
+};
+
+/** For one rights value: the hashes whose delegations grant everything, and the one that grants a part. */
+type RightsKeys = { full: Hex[]; partial?: Hex };
+
+function keysForRights(q: V2CheckQuery, rights: Hex): RightsKeys {
+  const base = { from: q.from, to: q.to, rights };
+  const all = v2DelegationHash({ ...base, type: "ALL" });
+  if (q.kind === "all") return { full: [all] };
+  const contract = v2DelegationHash({ ...base, type: "CONTRACT", contract: q.contract });
+  if (q.kind === "contract") return { full: [all, contract] };
+  const type = q.kind === "erc721" ? "ERC721" : q.kind === "erc20" ? "ERC20" : "ERC1155";
+  return { full: [all, contract], partial: v2DelegationHash({ ...base, type, contract: q.contract, tokenId: q.tokenId }) };
+}
+
+/** `from` = 0x0 (empty) and 0x1 (the contract's revoked marker) never delegate. */
+const INVALID_FROM = new Set(["0x0000000000000000000000000000000000000000", "0x0000000000000000000000000000000000000001"]);
+
+/** Checks with non-empty rights also accept delegations with empty rights. */
+function checkRights(q: V2CheckQuery): RightsKeys[] {
+  if (INVALID_FROM.has(q.from)) return [];
+  const empty = keysForRights(q, ZERO_BYTES32);
+  return q.rights === ZERO_BYTES32 ? [empty] : [empty, keysForRights(q, q.rights)];
+}
+
+/** Every delegation hash a check may need to look up. */
+export function v2CheckHashes(q: V2CheckQuery): Hex[] {
+  return checkRights(q).flatMap((k) => (k.partial ? [...k.full, k.partial] : k.full));
+}
+
+/**
+ * The answer of the contract's checkDelegateFor*: a boolean for all/contract/erc721, a balance for
+ * erc20/erc1155 (2^256-1 when an ALL or CONTRACT delegation covers it). `enabled` gives the enabled
+ * delegations among `v2CheckHashes(q)`.
+ */
+export function v2CheckAnswer(q: V2CheckQuery, enabled: (hash: Hex) => V2State | undefined): boolean | bigint {
+  const balance = q.kind === "erc20" || q.kind === "erc1155";
+  let best = 0n;
+  for (const keys of checkRights(q)) {
+    const full = keys.full.some((h) => enabled(h) !== undefined);
+    const part = keys.partial === undefined ? undefined : enabled(keys.partial);
+    const value = full ? MAX_UINT256 : balance ? (part?.amount ?? 0n) : part !== undefined ? 1n : 0n;
+    if (value > best) best = value;
+  }
+  return balance ? best : best !== 0n;
+}

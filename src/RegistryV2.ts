@@ -1,0 +1,101 @@
+import { ponder, type Context, type Event } from "ponder:registry";
+import { v2Delegation, v2Event } from "ponder:schema";
+import type { Address, Hex } from "viem";
+import { isAmountType, v2DelegationHash, v2NextState, type V2DelegationType } from "../core/v2";
+
+type V2EventName =
+  | "RegistryV2:DelegateAll"
+  | "RegistryV2:DelegateContract"
+  | "RegistryV2:DelegateERC721"
+  | "RegistryV2:DelegateERC20"
+  | "RegistryV2:DelegateERC1155";
+
+/** The event's name, as the history table records it. */
+const KIND: Record<V2DelegationType, string> = {
+  ALL: "DelegateAll",
+  CONTRACT: "DelegateContract",
+  ERC721: "DelegateERC721",
+  ERC20: "DelegateERC20",
+  ERC1155: "DelegateERC1155",
+};
+
+type Args = {
+  from: Address;
+  to: Address;
+  rights: Hex;
+  contract_?: Address;
+  tokenId?: bigint;
+  enable?: boolean;
+  amount?: bigint;
+};
+
+async function handle(type: V2DelegationType, event: Event<V2EventName>, context: Context<V2EventName>) {
+  const args = event.args as Args;
+  const chainId = context.chain.id;
+  const key = {
+    type,
+    from: args.from.toLowerCase() as Address,
+    to: args.to.toLowerCase() as Address,
+    rights: args.rights.toLowerCase() as Hex,
+    contract: args.contract_?.toLowerCase() as Address | undefined,
+    tokenId: args.tokenId,
+  };
+  const hash = v2DelegationHash(key);
+  const amounts = isAmountType(type);
+
+  await context.db.insert(v2Event).values({
+    id: event.id,
+    chainId,
+    blockNumber: event.block.number,
+    blockTimestamp: event.block.timestamp,
+    transactionHash: event.transaction.hash,
+    logIndex: event.log.logIndex,
+    kind: KIND[type],
+    hash,
+    from: key.from,
+    to: key.to,
+    contract: key.contract ?? null,
+    tokenId: key.tokenId ?? null,
+    rights: key.rights,
+    amount: args.amount ?? null,
+    enable: args.enable ?? null,
+  });
+
+  const prev = await context.db.find(v2Delegation, { chainId, hash });
+  const next = v2NextState(
+    type,
+    prev ? { enabled: prev.enabled, amount: prev.amount ?? 0n } : undefined,
+    amounts ? { amount: args.amount! } : { enable: args.enable! },
+  );
+  if (prev) {
+    await context.db.update(v2Delegation, { chainId, hash }).set({
+      enabled: next!.enabled,
+      amount: amounts ? next!.amount : null,
+      updatedBlock: event.block.number,
+      eventCount: prev.eventCount + 1,
+    });
+  } else if (next) {
+    await context.db.insert(v2Delegation).values({
+      chainId,
+      hash,
+      delegationType: type,
+      from: key.from,
+      to: key.to,
+      contract: key.contract ?? null,
+      tokenId: key.tokenId ?? null,
+      rights: key.rights,
+      amount: amounts ? next.amount : null,
+      enabled: next.enabled,
+      firstBlock: event.block.number,
+      firstLogIndex: event.log.logIndex,
+      updatedBlock: event.block.number,
+      eventCount: 1,
+    });
+  }
+}
+
+ponder.on("RegistryV2:DelegateAll", ({ event, context }) => handle("ALL", event, context));
+ponder.on("RegistryV2:DelegateContract", ({ event, context }) => handle("CONTRACT", event, context));
+ponder.on("RegistryV2:DelegateERC721", ({ event, context }) => handle("ERC721", event, context));
+ponder.on("RegistryV2:DelegateERC20", ({ event, context }) => handle("ERC20", event, context));
+ponder.on("RegistryV2:DelegateERC1155", ({ event, context }) => handle("ERC1155", event, context));
