@@ -1,0 +1,98 @@
+import { describe, expect, it } from "vitest";
+import { encodePacked, keccak256, type Address, type Hex } from "viem";
+import { MAX_UINT256, ZERO_BYTES32 } from "./parse";
+import { v2CheckAnswer, v2CheckHashes, v2DelegationHash, v2NextState, type V2CheckQuery, type V2State } from "./v2";
+
+const from: Address = "0x1111111111111111111111111111111111111111";
+const to: Address = "0x2222222222222222222222222222222222222222";
+const token: Address = "0x3333333333333333333333333333333333333333";
+const claim: Hex = `0x636c61696d${"0".repeat(54)}`;
+
+describe("v2DelegationHash", () => {
+  it("is keccak256 of the packed fields, shifted one byte left, with the type in the last byte", () => {
+    const hash = v2DelegationHash({ type: "ALL", from, to, rights: ZERO_BYTES32 });
+    const raw = keccak256(encodePacked(["bytes32", "address", "address"], [ZERO_BYTES32, from, to]));
+    expect(hash).toBe(`0x${raw.slice(4)}01`);
+  });
+  it("gives each type its last byte and keys every field", () => {
+    const base = { from, to, rights: ZERO_BYTES32, contract: token, tokenId: 7n };
+    const types = ["ALL", "CONTRACT", "ERC721", "ERC20", "ERC1155"] as const;
+    const hashes = types.map((type) => v2DelegationHash({ ...base, type }));
+    expect(hashes.map((h) => h.slice(-2))).toEqual(["01", "02", "03", "04", "05"]);
+    // CONTRACT and ERC20, ERC721 and ERC1155 pack the same fields: only the type byte tells them apart.
+    expect(new Set(hashes.map((h) => h.slice(0, -2))).size).toBe(3);
+    expect(v2DelegationHash({ ...base, type: "ERC721", tokenId: 8n })).not.toBe(hashes[2]);
+    expect(v2DelegationHash({ ...base, type: "ALL", rights: claim })).not.toBe(hashes[0]);
+    expect(v2DelegationHash({ ...base, type: "ALL", from: to, to: from })).not.toBe(hashes[0]);
+    expect(v2DelegationHash({ ...base, type: "ERC1155", tokenId: MAX_UINT256 })).toMatch(/^0x[0-9a-f]{62}05$/);
+  });
+});
+
+describe("v2NextState", () => {
+  it("enables, revokes and re-enables bool-typed delegations", () => {
+    expect(v2NextState("ALL", undefined, { enable: false })).toBeUndefined();
+    const on = v2NextState("ALL", undefined, { enable: true });
+    expect(on).toEqual({ enabled: true, amount: 0n });
+    const off = v2NextState("ALL", on, { enable: false });
+    expect(off).toEqual({ enabled: false, amount: 0n });
+    expect(v2NextState("ALL", off, { enable: false })).toEqual(off);
+    expect(v2NextState("ERC721", off, { enable: true })).toEqual({ enabled: true, amount: 0n });
+  });
+  it("treats amount 0 as a revoke and any other amount as the new balance", () => {
+    expect(v2NextState("ERC20", undefined, { amount: 0n })).toBeUndefined();
+    const some = v2NextState("ERC20", undefined, { amount: 5n });
+    expect(some).toEqual({ enabled: true, amount: 5n });
+    expect(v2NextState("ERC20", some, { amount: 9n })).toEqual({ enabled: true, amount: 9n });
+    const off = v2NextState("ERC1155", some, { amount: 0n });
+    expect(off).toEqual({ enabled: false, amount: 0n });
+    expect(v2NextState("ERC1155", off, { amount: 3n })).toEqual({ enabled: true, amount: 3n });
+  });
+});
+
+describe("v2CheckAnswer", () => {
+  const answer = (q: Omit<V2CheckQuery, "from" | "to"> & { from?: Address }, enabled: Record<Hex, V2State>) => {
+    const query = { from, to, ...q };
+    const hashes = new Set(v2CheckHashes(query));
+    return v2CheckAnswer(query, (hash) => {
+      expect(hashes.has(hash)).toBe(true); // only what v2CheckHashes announced is looked up
+      return enabled[hash];
+    });
+  };
+  const on = (amount = 0n): V2State => ({ enabled: true, amount });
+  const all = (rights = ZERO_BYTES32) => v2DelegationHash({ type: "ALL", from, to, rights });
+  const contract = (rights = ZERO_BYTES32) => v2DelegationHash({ type: "CONTRACT", from, to, rights, contract: token });
+  const erc20 = (rights = ZERO_BYTES32) => v2DelegationHash({ type: "ERC20", from, to, rights, contract: token });
+  const erc721 = (rights = ZERO_BYTES32) =>
+    v2DelegationHash({ type: "ERC721", from, to, rights, contract: token, tokenId: 1n });
+
+  it("answers false or 0 when nothing is delegated", () => {
+    expect(answer({ kind: "all", rights: ZERO_BYTES32 }, {})).toBe(false);
+    expect(answer({ kind: "erc20", rights: claim, contract: token }, {})).toBe(0n);
+  });
+  it("lets ALL cover contract and token checks, and makes balances 2^256-1", () => {
+    const state = { [all()]: on() };
+    expect(answer({ kind: "contract", rights: ZERO_BYTES32, contract: token }, state)).toBe(true);
+    expect(answer({ kind: "erc721", rights: ZERO_BYTES32, contract: token, tokenId: 1n }, state)).toBe(true);
+    expect(answer({ kind: "erc1155", rights: ZERO_BYTES32, contract: token, tokenId: 1n }, state)).toBe(MAX_UINT256);
+    expect(answer({ kind: "erc20", rights: ZERO_BYTES32, contract: token }, { [contract()]: on() })).toBe(MAX_UINT256);
+  });
+  it("accepts empty-rights delegations for a rights check, but not the reverse", () => {
+    expect(answer({ kind: "erc721", rights: claim, contract: token, tokenId: 1n }, { [erc721()]: on() })).toBe(true);
+    expect(answer({ kind: "erc721", rights: ZERO_BYTES32, contract: token, tokenId: 1n }, { [erc721(claim)]: on() })).toBe(false);
+    expect(answer({ kind: "all", rights: claim }, { [all(claim)]: on() })).toBe(true);
+  });
+  it("takes the larger balance of the empty-rights and the rights delegation", () => {
+    const state = { [erc20()]: on(5n), [erc20(claim)]: on(9n) };
+    expect(answer({ kind: "erc20", rights: claim, contract: token }, state)).toBe(9n);
+    expect(answer({ kind: "erc20", rights: ZERO_BYTES32, contract: token }, state)).toBe(5n);
+    expect(answer({ kind: "erc20", rights: claim, contract: token }, { ...state, [all(claim)]: on() })).toBe(MAX_UINT256);
+  });
+  it("never lets from = 0x0 or 0x1 delegate", () => {
+    for (const bad of ["0x0000000000000000000000000000000000000000", "0x0000000000000000000000000000000000000001"] as const) {
+      const query = { kind: "erc20", to, from: bad, rights: ZERO_BYTES32, contract: token } as const;
+      expect(v2CheckHashes(query)).toEqual([]);
+      expect(v2CheckAnswer(query, () => on(1n))).toBe(0n);
+      expect(v2CheckAnswer({ ...query, kind: "all" }, () => on())).toBe(false);
+    }
+  });
+});
