@@ -1,4 +1,5 @@
 import { createConfig } from "ponder";
+import { registryV1Abi } from "./core/abi/registryV1";
 import { registryV2Abi } from "./core/abi/registryV2";
 import { configuredChains, rpcUrls } from "./core/chains";
 
@@ -21,6 +22,12 @@ export default createConfig({
     }),
   ),
   contracts: {
+    RegistryV1: {
+      abi: registryV1Abi,
+      chain: Object.fromEntries(
+        chains.map((chain) => [chain.name, { address: chain.v1.address, startBlock: chain.v1.startBlock }]),
+      ),
+    },
     RegistryV2: {
       abi: registryV2Abi,
       chain: Object.fromEntries(

@@ -66,3 +66,86 @@ export const v2Event = onchainTable(
     toIndex: index().on(table.chainId, table.to),
   }),
 );
+
+/**
+ * v1 state. The contract voids delegations by bumping version counters, so the state is the
+ * counters plus each delegation key's last write with the versions it was made at (core/v1.ts):
+ * a revocation bumps one counter and rewrites nothing else.
+ */
+export const v1VaultVersion = onchainTable(
+  "v1_vault_version",
+  (t) => ({
+    chainId: t.integer().notNull(),
+    vault: t.hex().notNull(),
+    /** revokeAllDelegates calls so far. */
+    version: t.integer().notNull(),
+  }),
+  (table) => ({ pk: primaryKey({ columns: [table.chainId, table.vault] }) }),
+);
+
+export const v1PairVersion = onchainTable(
+  "v1_pair_version",
+  (t) => ({
+    chainId: t.integer().notNull(),
+    vault: t.hex().notNull(),
+    delegate: t.hex().notNull(),
+    /** revokeDelegate/revokeSelf calls for this pair so far. */
+    version: t.integer().notNull(),
+  }),
+  (table) => ({ pk: primaryKey({ columns: [table.chainId, table.vault, table.delegate] }) }),
+);
+
+export const v1Delegation = onchainTable(
+  "v1_delegation",
+  (t) => ({
+    chainId: t.integer().notNull(),
+    vault: t.hex().notNull(),
+    delegate: t.hex().notNull(),
+    /** ALL, CONTRACT or TOKEN. */
+    type: t.text().notNull(),
+    /** The zero address for ALL. */
+    contract: t.hex().notNull(),
+    /** 0 unless TOKEN. */
+    tokenId: t.bigint().notNull(),
+    enabled: t.boolean().notNull(),
+    /** The versions it was set at; it is in force only while they are current. */
+    vaultVersion: t.integer().notNull(),
+    pairVersion: t.integer().notNull(),
+    createdBlock: t.bigint().notNull(),
+    createdLogIndex: t.integer().notNull(),
+    updatedBlock: t.bigint().notNull(),
+  }),
+  (table) => ({
+    pk: primaryKey({ columns: [table.chainId, table.vault, table.delegate, table.type, table.contract, table.tokenId] }),
+    vaultIndex: index().on(table.chainId, table.vault, table.vaultVersion),
+    delegateIndex: index().on(table.chainId, table.delegate),
+  }),
+);
+
+/** Every v1 event, append-only. */
+export const v1Event = onchainTable(
+  "v1_event",
+  (t) => ({
+    id: t.text().primaryKey(),
+    chainId: t.integer().notNull(),
+    blockNumber: t.bigint().notNull(),
+    blockTimestamp: t.bigint().notNull(),
+    transactionHash: t.hex().notNull(),
+    logIndex: t.integer().notNull(),
+    /** DelegateForAll, DelegateForContract, DelegateForToken, RevokeAllDelegates or RevokeDelegate. */
+    kind: t.text().notNull(),
+    vault: t.hex().notNull(),
+    /** As the event names it; for RevokeDelegate that is msg.sender, see revokedDelegate. */
+    delegate: t.hex(),
+    contract: t.hex(),
+    tokenId: t.bigint(),
+    value: t.boolean(),
+    /** RevokeDelegate only: the delegate whose pair was revoked, recovered from the call. */
+    revokedDelegate: t.hex(),
+  }),
+  (table) => ({
+    blockIndex: index().on(table.chainId, table.blockNumber, table.logIndex),
+    vaultIndex: index().on(table.chainId, table.vault),
+    delegateIndex: index().on(table.chainId, table.delegate),
+  }),
+);

@@ -1,5 +1,6 @@
 import { sql, type SQL } from "drizzle-orm";
 import type { Address, Hex } from "viem";
+import type { V1Key, V1Type } from "../core/v1";
 import type { V2DelegationType, V2State } from "../core/v2";
 
 /** What the store knows of a chain at the moment of one answer. */
@@ -21,75 +22,122 @@ export type V2Row = {
   amount: bigint | null;
 };
 
+export type V1Row = { type: V1Type; vault: Address; delegate: Address; contract: Address; tokenId: bigint };
+
 /**
  * The indexed state the API reads. Each call answers from one consistent snapshot, so that the
  * data is never newer or older than the block it reports. `undefined`: the chain has no indexed
  * state yet.
  */
 export interface Store {
+  /** The enabled v2 delegations among `hashes`. */
   v2Enabled(chainId: number, hashes: readonly Hex[]): Promise<ChainView<Map<Hex, V2State>> | undefined>;
+  /** The wallet's enabled v2 delegations, incoming and outgoing, in first-enable order. */
   v2Wallet(chainId: number, wallet: Address): Promise<ChainView<V2Row[]> | undefined>;
+  /** The v1 delegations in force among `keys` (all of one vault and delegate). */
+  v1InForce(chainId: number, keys: readonly V1Key[]): Promise<ChainView<V1Row[]> | undefined>;
+  /** The wallet's v1 delegations in force, as vault or delegate, in creation order. */
+  v1Wallet(chainId: number, wallet: Address): Promise<ChainView<V1Row[]> | undefined>;
 }
 
 /** Runs one SQL statement; Ponder's read-only `db.execute` and drizzle over node-postgres both fit. */
 export type Execute = (query: SQL) => Promise<{ rows: Record<string, unknown>[] }>;
+
+const bigintOrNull = (value: unknown) => (value === null ? null : BigInt(value as string));
 
 /**
  * A store over the tables Ponder writes (ponder.schema.ts), read with the connection's search_path.
  * The chain's checkpoint and its rows come from one statement, hence one snapshot.
  */
 export function createSqlStore(execute: Execute): Store {
-  async function withCheckpoint(chainId: number, join: SQL, order: SQL) {
-    const { rows } = await execute(sql`
+  async function view<T>(chainId: number, rows: SQL, order: SQL, toData: (rows: Record<string, unknown>[]) => T) {
+    const result = await execute(sql`
       SELECT c.latest_checkpoint AS checkpoint,
              (SELECT (m.value->>'is_ready')::int FROM _ponder_meta m WHERE m.key = 'app') AS ready,
-             d.hash, d.delegation_type, d."from", d."to", d.contract, d.token_id::text AS token_id,
-             d.rights, d.amount::text AS amount
+             d.*
       FROM _ponder_checkpoint c
-      LEFT JOIN v2_delegation d ON d.chain_id = c.chain_id AND d.enabled AND ${join}
+      LEFT JOIN (${rows}) d ON d.chain_id = c.chain_id
       WHERE c.chain_id = ${chainId}
       ORDER BY ${order}`);
-    const first = rows[0];
+    const first = result.rows[0];
     if (first === undefined) return undefined;
     return {
       // The checkpoint is Ponder's fixed-width encoding; digits 27-42 are the block number.
       indexedBlock: BigInt(String(first.checkpoint).slice(26, 42)),
       ready: Number(first.ready) === 1,
-      rows: rows.filter((row) => row.hash !== null),
+      data: toData(result.rows.filter((row) => row.chain_id !== null)),
     };
   }
 
-  const bigintOrNull = (value: unknown) => (value === null ? null : BigInt(value as string));
+  const v2 = (chainId: number, where: SQL) => sql`
+    SELECT chain_id, hash, delegation_type, "from", "to", contract, token_id::text AS token_id, rights,
+           amount::text AS amount, first_block, first_log_index
+    FROM v2_delegation WHERE chain_id = ${chainId} AND enabled AND ${where}`;
+
+  // In force: set at the vault's and the pair's current versions (core/v1.ts, v1InForce).
+  const v1 = (chainId: number, where: SQL) => sql`
+    SELECT d.chain_id, d.type, d.vault, d.delegate, d.contract, d.token_id::text AS token_id,
+           d.created_block, d.created_log_index
+    FROM v1_delegation d
+    LEFT JOIN v1_vault_version vv ON vv.chain_id = d.chain_id AND vv.vault = d.vault
+    LEFT JOIN v1_pair_version pv ON pv.chain_id = d.chain_id AND pv.vault = d.vault AND pv.delegate = d.delegate
+    WHERE d.chain_id = ${chainId} AND d.enabled
+      AND d.vault_version = coalesce(vv.version, 0) AND d.pair_version = coalesce(pv.version, 0)
+      AND ${where}`;
+
+  const v1Rows = (rows: Record<string, unknown>[]) =>
+    rows.map(
+      (row): V1Row => ({
+        type: row.type as V1Type,
+        vault: row.vault as Address,
+        delegate: row.delegate as Address,
+        contract: row.contract as Address,
+        tokenId: BigInt(row.token_id as string),
+      }),
+    );
 
   return {
-    async v2Enabled(chainId, hashes) {
-      const list = sql.join(hashes.map((h) => sql`${h}`), sql`, `);
-      const view = await withCheckpoint(chainId, sql`d.hash IN (${list})`, sql`d.hash`);
-      if (view === undefined) return undefined;
-      const data = new Map<Hex, V2State>();
-      for (const row of view.rows) data.set(row.hash as Hex, { enabled: true, amount: bigintOrNull(row.amount) ?? 0n });
-      return { indexedBlock: view.indexedBlock, ready: view.ready, data };
+    v2Enabled(chainId, hashes) {
+      // No hashes (from = 0x0 or 0x1): still read the chain's checkpoint.
+      const where = hashes.length ? sql`hash IN (${sql.join(hashes.map((h) => sql`${h}`), sql`, `)})` : sql`false`;
+      return view(chainId, v2(chainId, where), sql`d.hash`, (rows) => {
+        const data = new Map<Hex, V2State>();
+        for (const row of rows) data.set(row.hash as Hex, { enabled: true, amount: bigintOrNull(row.amount) ?? 0n });
+        return data;
+      });
     },
 
-    async v2Wallet(chainId, wallet) {
-      const view = await withCheckpoint(
-        chainId,
-        sql`(d."from" = ${wallet} OR d."to" = ${wallet})`,
-        sql`d.first_block, d.first_log_index`,
+    v2Wallet(chainId, wallet) {
+      const where = sql`("from" = ${wallet} OR "to" = ${wallet})`;
+      return view(chainId, v2(chainId, where), sql`d.first_block, d.first_log_index`, (rows) =>
+        rows.map(
+          (row): V2Row => ({
+            delegationType: row.delegation_type as V2DelegationType,
+            from: row.from as Address,
+            to: row.to as Address,
+            contract: (row.contract as Address | null) ?? null,
+            tokenId: bigintOrNull(row.token_id),
+            rights: row.rights as Hex,
+            amount: bigintOrNull(row.amount),
+          }),
+        ),
       );
-      if (view === undefined) return undefined;
-      const data = view.rows.map(
-        (row): V2Row => ({
-          delegationType: row.delegation_type as V2DelegationType,
-          from: row.from as Address,
-          to: row.to as Address,
-          contract: (row.contract as Address | null) ?? null,
-          tokenId: bigintOrNull(row.token_id),
-          rights: row.rights as Hex,
-          amount: bigintOrNull(row.amount),
-        }),
+    },
+
+    v1InForce(chainId, keys) {
+      const [first] = keys;
+      if (first === undefined) throw new Error("v1InForce needs at least one key");
+      const anyKey = sql.join(
+        keys.map((k) => sql`(d.type = ${k.type} AND d.contract = ${k.contract} AND d.token_id = ${k.tokenId.toString()})`),
+        sql` OR `,
       );
-      return { indexedBlock: view.indexedBlock, ready: view.ready, data };
+      const where = sql`d.vault = ${first.vault} AND d.delegate = ${first.delegate} AND (${anyKey})`;
+      return view(chainId, v1(chainId, where), sql`d.created_block, d.created_log_index`, v1Rows);
+    },
+
+    v1Wallet(chainId, wallet) {
+      const where = sql`(d.vault = ${wallet} OR d.delegate = ${wallet})`;
+      return view(chainId, v1(chainId, where), sql`d.created_block, d.created_log_index`, v1Rows);
     },
   };
 }

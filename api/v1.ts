@@ -1,0 +1,44 @@
+import { Hono } from "hono";
+import { getAddress } from "viem";
+import { parseAddress } from "../core/parse";
+import { v1CheckKeys, type V1CheckKind, type V1CheckQuery } from "../core/v1";
+import { answer } from "./answer";
+import type { Env } from "./app";
+import { parseParam, type Params } from "./params";
+
+function checkQuery(kind: V1CheckKind, params: Params): V1CheckQuery {
+  const query: V1CheckQuery = { kind, delegate: params.address("delegate"), vault: params.address("vault") };
+  if (kind !== "all") query.contract = params.address("contract");
+  if (kind === "token") query.tokenId = params.tokenId();
+  return query;
+}
+
+export const v1 = new Hono<Env>();
+
+for (const kind of ["all", "contract", "token"] as const) {
+  v1.get(`/check/${kind}`, (c) =>
+    answer(c, async (chainId, params) => {
+      const view = await c.var.store.v1InForce(chainId, v1CheckKeys(checkQuery(kind, params)));
+      return view && { ...view, body: view.data.length > 0 };
+    }),
+  );
+}
+
+v1.get("/:wallet", (c) =>
+  answer(c, async (chainId) => {
+    const wallet = parseParam("wallet", c.req.param("wallet"), parseAddress);
+    const view = await c.var.store.v1Wallet(chainId, wallet);
+    return (
+      view && {
+        ...view,
+        body: view.data.map((d) => ({
+          type: d.type,
+          vault: getAddress(d.vault),
+          delegate: getAddress(d.delegate),
+          contract: d.type === "ALL" ? null : getAddress(d.contract),
+          tokenId: d.type === "TOKEN" ? d.tokenId : null,
+        })),
+      }
+    );
+  }),
+);

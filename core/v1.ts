@@ -1,0 +1,110 @@
+import { decodeFunctionData, type Address, type Hex } from "viem";
+import { registryV1Abi } from "./abi/registryV1";
+
+/**
+ * The v1 DelegationRegistry's rules, written once for the indexer and the API. Addresses are
+ * lowercase.
+ *
+ * The contract voids delegations through version counters: `revokeAllDelegates` bumps the vault's
+ * version, `revokeDelegate`/`revokeSelf` bump the (vault, delegate) pair's version, and a
+ * delegation counts only while it was set at the versions now current. So a revocation is O(1)
+ * here too: it bumps a counter and rewrites no delegation.
+ */
+
+export type V1Type = "ALL" | "CONTRACT" | "TOKEN";
+
+export type V1Key = {
+  type: V1Type;
+  vault: Address;
+  delegate: Address;
+  /** The zero address for ALL. */
+  contract: Address;
+  /** 0 unless TOKEN. */
+  tokenId: bigint;
+};
+
+export type V1Versions = { vault: number; pair: number };
+
+/** One delegation key's last write: enabled or not, at which versions, created where. */
+export type V1State = {
+  enabled: boolean;
+  vaultVersion: number;
+  pairVersion: number;
+  /** (block, log index) at which the delegation now in force was created. */
+  createdBlock: bigint;
+  createdLogIndex: number;
+};
+
+/** Whether a delegation counts now: set at the current vault and pair versions, and not unset since. */
+export function v1InForce(state: V1State | undefined, current: V1Versions): boolean {
+  return state !== undefined && state.enabled && state.vaultVersion === current.vault && state.pairVersion === current.pair;
+}
+
+/**
+ * The state after `delegateFor*(…, value)` at `position`. `value = false` removes only the
+ * delegation of the current versions (a voided one stays voided); re-enabling a delegation that is
+ * in force keeps its creation position, as the contract's set keeps its entry.
+ */
+export function v1NextState(
+  prev: V1State | undefined,
+  value: boolean,
+  current: V1Versions,
+  position: { block: bigint; logIndex: number },
+): V1State | undefined {
+  const inForce = v1InForce(prev, current);
+  if (!value) return inForce ? { ...prev!, enabled: false } : prev;
+  if (inForce) return prev;
+  return {
+    enabled: true,
+    vaultVersion: current.vault,
+    pairVersion: current.pair,
+    createdBlock: position.block,
+    createdLogIndex: position.logIndex,
+  };
+}
+
+export type V1CheckKind = "all" | "contract" | "token";
+export type V1CheckQuery = { kind: V1CheckKind; delegate: Address; vault: Address; contract?: Address; tokenId?: bigint };
+
+export const ZERO_ADDRESS: Address = "0x0000000000000000000000000000000000000000";
+
+/** checkDelegateForToken falls back to the contract, which falls back to the whole vault. */
+export function v1CheckKeys(q: V1CheckQuery): V1Key[] {
+  const base = { vault: q.vault, delegate: q.delegate };
+  const keys: V1Key[] = [{ ...base, type: "ALL", contract: ZERO_ADDRESS, tokenId: 0n }];
+  if (q.kind !== "all") keys.push({ ...base, type: "CONTRACT", contract: q.contract!, tokenId: 0n });
+  if (q.kind === "token") keys.push({ ...base, type: "TOKEN", contract: q.contract!, tokenId: q.tokenId! });
+  return keys;
+}
+
+/** A call frame of a `callTracer` trace (debug_traceTransaction). */
+export type CallFrame = { type: string; from: Address; to?: Address; input: Hex; error?: string; calls?: CallFrame[] };
+
+/**
+ * The calls a transaction made to the registry that took effect, in execution order. Every v1
+ * write emits exactly one log, so the k-th of these made the registry's k-th log in the
+ * transaction. A reverted frame's logs are discarded, and so are its sub-calls.
+ */
+export function registryCalls(root: CallFrame, registry: Address): CallFrame[] {
+  const calls: CallFrame[] = [];
+  const walk = (frame: CallFrame) => {
+    if (frame.error !== undefined) return;
+    if (frame.type === "CALL" && frame.to?.toLowerCase() === registry.toLowerCase()) calls.push(frame);
+    for (const child of frame.calls ?? []) walk(child);
+  };
+  walk(root);
+  return calls;
+}
+
+/**
+ * The pair a RevokeDelegate voids, from the call that emitted it. The event is
+ * `RevokeDelegate(vault, msg.sender)`: for `revokeSelf(vault)` that is the pair itself, but
+ * `revokeDelegate(x)` emits `(vault, vault)`, so only the call's input names `x`.
+ */
+export function v1RevokedPair(caller: Address, input: Hex): { vault: Address; delegate: Address } {
+  const call = decodeFunctionData({ abi: registryV1Abi, data: input });
+  const sender = caller.toLowerCase() as Address;
+  if (call.functionName === "revokeDelegate") return { vault: sender, delegate: call.args[0].toLowerCase() as Address };
+  if (call.functionName === "revokeSelf") return { vault: call.args[0].toLowerCase() as Address, delegate: sender };
+  throw new Error(`a RevokeDelegate log came from a call to ${call.functionName}`);
+}
