@@ -39,7 +39,8 @@ export class Problem extends Error {
   response(headers: Record<string, string> = {}): Response {
     const { headers: own, ...fields } = this.extra;
     const body = {
-      type: `https://delegate-lookup.dev/problems/${this.code.replaceAll("_", "-")}`,
+      // A URN, not a URL: the codes are documented in the README, not served as pages.
+      type: `urn:delegation-lookup:problem:${this.code}`,
       title: TITLES[this.code][1],
       status: this.status,
       detail: this.detail,
