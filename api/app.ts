@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import { Problem } from "./problem";
+import { Problem, notFound } from "./problem";
 import type { Store } from "./store";
 import { v1 } from "./v1";
 import { v2 } from "./v2";
@@ -44,9 +44,7 @@ export function createApp(options: { store: Store; chains: readonly number[] }):
   app.route("/registry/v2", v2);
   app.route("/registry/v1", v1);
 
-  app.all("*", (c) => {
-    throw new Problem("not_found", `no such path: ${c.req.path}; see the README for the endpoints`);
-  });
+  app.all("*", notFound);
 
   app.onError((error, c) => {
     const problem =

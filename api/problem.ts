@@ -53,3 +53,7 @@ export class Problem extends Error {
     });
   }
 }
+
+export function notFound(c: { req: { path: string } }): never {
+  throw new Problem("not_found", `no such path: ${c.req.path}; see the README for the endpoints`);
+}

@@ -4,6 +4,7 @@ import { parseAddress } from "../core/parse";
 import { v1CheckKeys, type V1CheckKind, type V1CheckQuery } from "../core/v1";
 import { answer } from "./answer";
 import type { Env } from "./app";
+import { notFound } from "./problem";
 import { parseParam, type Params } from "./params";
 
 function checkQuery(kind: V1CheckKind, params: Params): V1CheckQuery {
@@ -23,6 +24,9 @@ for (const kind of ["all", "contract", "token"] as const) {
     }),
   );
 }
+
+// "check" introduces the checks; it is not a wallet.
+v1.all("/check", notFound);
 
 v1.get("/:wallet", (c) =>
   answer(c, async (chainId) => {

@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import { getAddress } from "viem";
 import { V2_RECORD_TYPE, v2CheckAnswer, v2CheckHashes, type V2CheckKind, type V2CheckQuery } from "../core/v2";
 import type { Env } from "./app";
+import { notFound } from "./problem";
 import { answer } from "./answer";
 import { parseParam, type Params } from "./params";
 import { parseAddress } from "../core/parse";
@@ -38,6 +39,9 @@ for (const kind of Object.keys(PARTIES) as V2CheckKind[]) {
     }),
   );
 }
+
+// "check" introduces the checks; it is not a wallet.
+v2.all("/check", notFound);
 
 v2.get("/:wallet", (c) =>
   answer(c, async (chainId, params) => {

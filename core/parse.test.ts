@@ -55,7 +55,10 @@ describe("parseRights", () => {
   it("takes 0x + 64 hex digits as they are, lowercased", () => {
     expect(parseRights(`0x${"AB".repeat(32)}`)).toBe(`0x${"ab".repeat(32)}`);
   });
-  it.each(["a".repeat(33), "é", "0x1234", `0x${"g".repeat(64)}`, "tab\there"])("rejects %j", (input) => {
+  it("takes any ASCII, control characters included", () => {
+    expect(parseRights("a\tb")).toBe(`0x610962${"0".repeat(58)}`);
+  });
+  it.each(["a".repeat(33), "é", "0x1234", `0x${"g".repeat(64)}`])("rejects %j", (input) => {
     expect(() => parseRights(input)).toThrow(ParseError);
   });
 });
@@ -64,7 +67,8 @@ describe("parseChainId", () => {
   it("accepts positive decimal integers only", () => {
     expect(parseChainId("1")).toBe(1);
     expect(parseChainId("31337")).toBe(31337);
-    for (const bad of ["0", "-1", "01", "1.0", "0x1", "", "abc", "99999999999999999"]) {
+    expect(parseChainId("031337")).toBe(31337);
+    for (const bad of ["0", "00", "-1", "1.0", "0x1", "", "abc", "+1", "9999999999999999", "99999999999999999"]) {
       expect(parseChainId(bad)).toBeUndefined();
     }
   });

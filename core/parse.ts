@@ -39,7 +39,7 @@ export function parseUint256(input: string): bigint {
 }
 
 const BYTES32 = /^0x[0-9a-fA-F]{64}$/;
-const RIGHTS_STRING = /^[\x20-\x7e]{0,32}$/;
+const RIGHTS_STRING = /^[\x00-\x7f]{0,32}$/;
 
 /**
  * Parses v2 `rights`: 0x + 64 hex digits, or a plain ASCII string of at most 32 bytes taken as
@@ -48,16 +48,17 @@ const RIGHTS_STRING = /^[\x20-\x7e]{0,32}$/;
 export function parseRights(input: string): Hex {
   if (BYTES32.test(input)) return input.toLowerCase() as Hex;
   if (input.startsWith("0x") || !RIGHTS_STRING.test(input)) {
-    throw new ParseError("rights: 0x and 64 hex digits, or a printable ASCII string of at most 32 characters");
+    throw new ParseError("rights: 0x and 64 hex digits, or an ASCII string of at most 32 characters");
   }
   let hex = "";
   for (let i = 0; i < input.length; i++) hex += input.charCodeAt(i).toString(16).padStart(2, "0");
   return `0x${hex.padEnd(64, "0")}`;
 }
 
-const CHAIN_ID = /^[1-9][0-9]{0,15}$/;
+const CHAIN_ID = /^[0-9]{1,16}$/;
 
 /** Parses a chain id: a positive decimal integer. Whether it is served is decided elsewhere. */
 export function parseChainId(input: string): number | undefined {
-  return CHAIN_ID.test(input) ? Number(input) : undefined;
+  const id = CHAIN_ID.test(input) ? Number(input) : 0;
+  return id > 0 && Number.isSafeInteger(id) ? id : undefined;
 }

@@ -1,0 +1,917 @@
+/**
+ * The v2 HTTP surface against a real service: anvil with the real DelegateRegistry installed, a few
+ * known delegations made with viem, and `ponder start` indexing them. Every row of the input, output
+ * and error tables of ../shared/spec/api-contract.md is exercised for the v2 routes.
+ *
+ * The service only serves chain 31337 here, so every chain request passes `chainId=31337`.
+ */
+import { createServer, type Server } from "node:http";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createPublicClient, createWalletClient, getAddress, http, keccak256, toHex, type Address, type Hex } from "viem";
+import { anvil as anvilChain } from "viem/chains";
+import { abis, addresses, installRegistries } from "./helpers/oracle";
+import { Child, GiveUp, ROOT, freePort, startAnvil, startService, waitFor, type Anvil, type Service } from "./helpers/processes";
+
+const CHAIN = 31337;
+const MAX = (1n << 256n) - 1n;
+const MAX_S = MAX.toString();
+const ZERO32: Hex = `0x${"0".repeat(64)}`;
+const ERC20_AMOUNT = 1000n;
+/** Past 2^53: a JSON number written through a double would lose digits. */
+const ERC1155_AMOUNT = 123456789012345678901234567890n;
+const ERC1155_TOKEN = 7n;
+/** Exactly 32 ASCII bytes: the longest plain-string rights value. */
+const RIGHTS_32 = "abcdefghijklmnopqrstuvwxyz012345";
+
+/** Solidity's bytes32("..."): the ASCII bytes, right-padded with zeros. */
+function bytes32(text: string): Hex {
+  const hex = Buffer.from(text, "latin1").toString("hex");
+  return `0x${hex.padEnd(64, "0")}`;
+}
+const CLAIM = bytes32("claim");
+
+/** A deterministic contract address with letters in it (so its case matters). */
+const contractAddress = (label: string): Address => getAddress(keccak256(toHex(label)).slice(0, 42));
+const C_CONTRACT = contractAddress("contract delegation");
+const C_721 = contractAddress("erc721 collection");
+const C_20 = contractAddress("erc20 token");
+const C_1155 = contractAddress("erc1155 collection");
+const C_OTHER = contractAddress("never delegated");
+
+let anvil: Anvil;
+let service: Service;
+/** The block of the last delegation transaction: every answer must reflect at least this block. */
+let lastBlock = 0n;
+
+/** The parties, filled in from anvil's accounts (EIP-55 case). */
+const W = {} as {
+  allFrom: Address; allTo: Address; // ALL, empty rights
+  conFrom: Address; conTo: Address; // CONTRACT on C_CONTRACT, rights "claim"
+  tokFrom: Address; tokTo: Address; // ERC721 at 2^256-1, ERC20 1000, ERC1155 #7 big amount
+  revFrom: Address; revTo: Address; // ALL enabled then revoked; ERC20 set then set to 0
+  self: Address; // ALL to itself
+  r32From: Address; r32To: Address; // ALL with 32-character rights
+  nobody: Address; // never in any delegation
+};
+
+// ---------------------------------------------------------------------------------------------
+// HTTP helpers
+
+type Answer = { status: number; headers: Headers; text: string };
+
+/** One request, bounded in time: a hang is a failure. */
+async function call(url: string, init: RequestInit = {}): Promise<Answer> {
+  const res = await fetch(url, { ...init, signal: AbortSignal.timeout(20_000) });
+  return { status: res.status, headers: res.headers, text: await res.text() };
+}
+
+type Query = [name: string, value: string][];
+
+/** A query string with each name and value percent-encoded exactly once. */
+function qs(query: Query): string {
+  if (query.length === 0) return "";
+  return "?" + query.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join("&");
+}
+
+const get = (path: string, query: Query = [], init: RequestInit = {}) => call(`${service.url}${path}${qs(query)}`, init);
+
+/** Parses JSON keeping every number literal exact: a bare number becomes the string "#<literal>". */
+function parseExact(text: string): unknown {
+  const marked = text.replace(/"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g, (token) =>
+    token.startsWith('"') ? token : `"#${token}"`,
+  );
+  return JSON.parse(marked);
+}
+const int = (value: bigint | number) => `#${value}`;
+
+const PROBLEM_CODES: Record<number, string[]> = {
+  400: ["missing_parameter", "invalid_parameter", "conflicting_parameter", "unsupported_chain"],
+  401: ["invalid_api_key"],
+  404: ["not_found"],
+  405: ["method_not_allowed"],
+  429: ["rate_limited"],
+  503: ["chain_syncing"],
+  500: ["internal"],
+};
+
+type ProblemBody = { type: string; title: string; status: number; detail: string; code: string; param?: string; [k: string]: unknown };
+
+/** Asserts an RFC 9457 problem with the contract's fields, and returns its body. */
+function expectProblem(a: Answer, status: number, code?: string, param?: string | string[]): ProblemBody {
+  const where = `${a.status} ${a.text}`;
+  expect(a.status, where).toBe(status);
+  expect(a.headers.get("content-type"), where).toMatch(/^application\/problem\+json(;|$)/);
+  expect(a.headers.get("access-control-allow-origin"), where).toBe("*");
+  const body = JSON.parse(a.text) as ProblemBody;
+  expect(typeof body.type, where).toBe("string");
+  expect(body.type.length, where).toBeGreaterThan(0);
+  expect(typeof body.title, where).toBe("string");
+  expect(body.title.length, where).toBeGreaterThan(0);
+  expect(body.status, where).toBe(status);
+  expect(typeof body.detail, where).toBe("string");
+  expect(body.detail.length, where).toBeGreaterThan(0);
+  expect(PROBLEM_CODES[status], where).toContain(body.code);
+  if (code !== undefined) expect(body.code, where).toBe(code);
+  if (param !== undefined) expect(Array.isArray(param) ? param : [param], where).toContain(body.param);
+  // "no stack trace or SQL in the body"
+  expect(a.text, where).not.toMatch(/\n\s+at |node_modules|SELECT |\.ts:\d+/);
+  return body;
+}
+
+/** Asserts a 200 chain answer: JSON, CORS, and the X-Indexed-Block header covering our writes. */
+function expectOk(a: Answer, body?: string): void {
+  const where = `${a.status} ${a.text}`;
+  expect(a.status, where).toBe(200);
+  expect(a.headers.get("content-type"), where).toMatch(/^application\/json(;|$)/);
+  expect(a.headers.get("access-control-allow-origin"), where).toBe("*");
+  const block = a.headers.get("x-indexed-block");
+  expect(block, where).toMatch(/^\d+$/);
+  expect(BigInt(block!) >= lastBlock, `X-Indexed-Block ${block} < ${lastBlock}`).toBe(true);
+  if (body !== undefined) expect(a.text).toBe(body);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Address forms
+
+const lower = (a: string) => `0x${a.slice(2).toLowerCase()}`;
+const upper = (a: string) => `0x${a.slice(2).toUpperCase()}`;
+/** A mixed-case address whose checksum is wrong: the case of one letter flipped. */
+function badChecksum(a: Address): string {
+  const i = [...a].findIndex((ch, k) => k >= 2 && /[a-fA-F]/.test(ch));
+  const ch = a[i]!;
+  const flipped = ch === ch.toLowerCase() ? ch.toUpperCase() : ch.toLowerCase();
+  const bad = a.slice(0, i) + flipped + a.slice(i + 1);
+  // Still mixed case, so it must be judged by its checksum.
+  if (bad.slice(2) === bad.slice(2).toLowerCase() || bad.slice(2) === bad.slice(2).toUpperCase()) throw new Error(`no mixed case: ${bad}`);
+  return bad;
+}
+const ACCEPTED_FORMS: [string, (a: Address) => string][] = [
+  ["lowercase", lower],
+  ["uppercase hex digits", upper],
+  ["EIP-55", (a) => getAddress(a)],
+];
+const REJECTED_FORMS: [string, (a: Address) => string][] = [
+  ["mixed case with a bad checksum", badChecksum],
+  ["an ENS name", () => "vitalik.eth"],
+  ["a leading space", (a) => ` ${a}`],
+  ["a trailing space", (a) => `${a} `],
+  ["39 hex digits", (a) => a.slice(0, -1)],
+  ["41 hex digits", (a) => `${a}0`],
+  ["no 0x prefix", (a) => a.slice(2)],
+  ["non-hex digits", () => `0x${"g".repeat(40)}`],
+  ["0x alone", () => "0x"],
+];
+
+// ---------------------------------------------------------------------------------------------
+// The routes, each with a query whose answer is known (true or a non-zero balance), so that a
+// misread parameter shows as a different answer.
+
+type CheckRoute = {
+  kind: "all" | "contract" | "erc721" | "erc1155" | "erc20";
+  /** The known query, without chainId; names as given (erc* use both spellings across routes). */
+  query: () => Query;
+  expected: () => string;
+  /** Required parameters: each entry lists the names that may carry it. */
+  required: string[][];
+};
+
+const CHECKS: CheckRoute[] = [
+  {
+    kind: "all",
+    query: () => [["to", W.allTo], ["from", W.allFrom]],
+    expected: () => "true",
+    required: [["to"], ["from"]],
+  },
+  {
+    kind: "contract",
+    query: () => [["to", W.conTo], ["from", W.conFrom], ["contract", C_CONTRACT], ["rights", "claim"]],
+    expected: () => "true",
+    required: [["to"], ["from"], ["contract"]],
+  },
+  {
+    kind: "erc721",
+    query: () => [["delegate", W.tokTo], ["vault", W.tokFrom], ["contract", C_721], ["tokenId", MAX_S]],
+    expected: () => "true",
+    required: [["delegate", "to"], ["vault", "from"], ["contract"], ["tokenId"]],
+  },
+  {
+    kind: "erc1155",
+    query: () => [["to", W.tokTo], ["from", W.tokFrom], ["contract", C_1155], ["tokenId", String(ERC1155_TOKEN)]],
+    expected: () => String(ERC1155_AMOUNT),
+    required: [["to", "delegate"], ["from", "vault"], ["contract"], ["tokenId"]],
+  },
+  {
+    kind: "erc20",
+    query: () => [["delegate", W.tokTo], ["vault", W.tokFrom], ["contract", C_20]],
+    expected: () => String(ERC20_AMOUNT),
+    required: [["delegate", "to"], ["vault", "from"], ["contract"]],
+  },
+];
+
+const checkPath = (kind: CheckRoute["kind"]) => `/registry/v2/check/${kind}`;
+const withChain = (query: Query): Query => [...query, ["chainId", String(CHAIN)]];
+const replace = (query: Query, name: string, value: string): Query => query.map(([k, v]) => [k, k === name ? value : v]);
+const without = (query: Query, name: string): Query => query.filter(([k]) => k !== name);
+const rename = (query: Query, from: string, to: string): Query => query.map(([k, v]) => [k === from ? to : k, v]);
+
+// ---------------------------------------------------------------------------------------------
+// Setup: chain, registry, delegations, service
+
+async function makeDelegations(url: string): Promise<bigint> {
+  const wallet = createWalletClient({ chain: anvilChain, transport: http(url) });
+  const pub = createPublicClient({ chain: anvilChain, transport: http(url) });
+  const accounts = await wallet.getAddresses();
+  const at = (i: number) => getAddress(accounts[i]!);
+  Object.assign(W, {
+    allFrom: at(1), allTo: at(2),
+    conFrom: at(3), conTo: at(4),
+    tokFrom: at(5), tokTo: at(6),
+    revFrom: at(7), revTo: at(8),
+    self: at(9),
+    r32From: at(10), r32To: at(11),
+    nobody: at(15),
+  });
+  const registry = addresses.v2.address;
+  const hashes: Hex[] = [];
+  const write = async (account: Address, functionName: string, args: readonly unknown[]) => {
+    // Sent one after another: each sender's transactions keep their order (nonces).
+    // Explicit gas: an estimate made before the sender's previous transaction is mined can be short.
+    hashes.push(await wallet.writeContract({ account, address: registry, abi: abis.v2, functionName, args, gas: 500_000n } as never));
+  };
+  await write(W.allFrom, "delegateAll", [W.allTo, ZERO32, true]);
+  await write(W.conFrom, "delegateContract", [W.conTo, C_CONTRACT, CLAIM, true]);
+  await write(W.tokFrom, "delegateERC721", [W.tokTo, C_721, MAX, ZERO32, true]);
+  await write(W.tokFrom, "delegateERC20", [W.tokTo, C_20, ZERO32, ERC20_AMOUNT]);
+  await write(W.tokFrom, "delegateERC1155", [W.tokTo, C_1155, ERC1155_TOKEN, ZERO32, ERC1155_AMOUNT]);
+  await write(W.revFrom, "delegateAll", [W.revTo, ZERO32, true]);
+  await write(W.revFrom, "delegateERC20", [W.revTo, C_20, ZERO32, 5n]);
+  await write(W.revFrom, "delegateAll", [W.revTo, ZERO32, false]);
+  await write(W.revFrom, "delegateERC20", [W.revTo, C_20, ZERO32, 0n]);
+  await write(W.self, "delegateAll", [W.self, ZERO32, true]);
+  await write(W.r32From, "delegateAll", [W.r32To, bytes32(RIGHTS_32), true]);
+  let last = 0n;
+  for (const hash of hashes) {
+    const receipt = await pub.waitForTransactionReceipt({ hash, pollingInterval: 100 });
+    if (receipt.status !== "success") throw new Error(`delegation transaction ${hash} reverted`);
+    if (receipt.blockNumber > last) last = receipt.blockNumber;
+  }
+  return last;
+}
+
+beforeAll(async () => {
+  anvil = await startAnvil();
+  await installRegistries(anvil.url);
+  lastBlock = await makeDelegations(anvil.url);
+  service = await startService({ rpc: { [CHAIN]: anvil.url } });
+  // /ready means the backfill is done; wait until the answers also reflect our last write.
+  await waitFor("the service to index the delegations", async () => {
+    const res = await fetch(`${service.url}/registry/v2/check/all?to=${W.allTo}&from=${W.allFrom}&chainId=${CHAIN}`);
+    const block = res.headers.get("x-indexed-block");
+    return res.status === 200 && block !== null && BigInt(block) >= lastBlock ? true : undefined;
+  });
+});
+
+afterAll(async () => {
+  await service?.stop();
+  await anvil?.stop();
+});
+
+// ---------------------------------------------------------------------------------------------
+// Inputs
+
+describe("inputs: addresses", () => {
+  for (const route of CHECKS) {
+    for (const param of ["to", "from", "delegate", "vault", "contract"]) {
+      // Every name the route accepts for an address, including the alternative spellings.
+      const names = route.required.find((names) => names.includes(param));
+      if (!names) continue;
+      const base = () => {
+        const q = route.query();
+        const given = q.find(([k]) => names.includes(k))![0];
+        return given === param ? q : rename(q, given, param);
+      };
+      const value = () => base().find(([k]) => k === param)![1] as Address;
+
+      it.each(ACCEPTED_FORMS)(`check/${route.kind} '${param}' accepts %s`, async (_, form) => {
+        const a = await get(checkPath(route.kind), withChain(replace(base(), param, form(value()))));
+        expectOk(a, route.expected());
+      });
+
+      it.each(REJECTED_FORMS)(`check/${route.kind} '${param}' rejects %s`, async (_, form) => {
+        const a = await get(checkPath(route.kind), withChain(replace(base(), param, form(value()))));
+        expectProblem(a, 400, "invalid_parameter", param);
+      });
+    }
+  }
+
+  it.each(ACCEPTED_FORMS)("path :wallet accepts %s (same listing)", async (_, form) => {
+    const reference = await get(`/registry/v2/${W.tokFrom}`, withChain([]));
+    expectOk(reference);
+    const a = await get(`/registry/v2/${form(W.tokFrom)}`, withChain([]));
+    expectOk(a, reference.text);
+    expect((parseExact(a.text) as unknown[]).length).toBe(3);
+  });
+
+  it.each(REJECTED_FORMS)("path :wallet rejects %s", async (_, form) => {
+    const a = await get(`/registry/v2/${encodeURIComponent(form(W.tokFrom))}`, withChain([]));
+    expectProblem(a, 400, "invalid_parameter", "wallet");
+  });
+
+  it("a different address gives a different answer (the forms above are not ignored)", async () => {
+    expectOk(await get(checkPath("all"), withChain([["to", W.allTo], ["from", W.conFrom]])), "false");
+    expectOk(await get(checkPath("all"), withChain([["to", W.conTo], ["from", W.allFrom]])), "false");
+    expectOk(await get(checkPath("contract"), withChain([["to", W.conTo], ["from", W.conFrom], ["contract", C_OTHER], ["rights", "claim"]])), "false");
+  });
+});
+
+describe("inputs: tokenId", () => {
+  const erc721 = CHECKS.find((r) => r.kind === "erc721")!;
+  const erc1155 = CHECKS.find((r) => r.kind === "erc1155")!;
+
+  it.each([
+    ["2^256-1 in decimal", MAX_S, "true"],
+    ["2^256-1 in 0x-hex", `0x${"f".repeat(64)}`, "true"],
+    ["2^256-1 in 0x-hex, uppercase digits", `0x${"F".repeat(64)}`, "true"],
+    ["0 (no delegation there)", "0", "false"],
+    ["2 (no delegation there)", "2", "false"],
+  ])("check/erc721 accepts %s", async (_, tokenId, expected) => {
+    expectOk(await get(checkPath("erc721"), withChain(replace(erc721.query(), "tokenId", tokenId))), expected);
+  });
+
+  it.each([
+    ["decimal", "7", String(ERC1155_AMOUNT)],
+    ["0x-hex", "0x7", String(ERC1155_AMOUNT)],
+    ["0x-hex with leading zeros", `0x${"7".padStart(64, "0")}`, String(ERC1155_AMOUNT)],
+    ["another token (no delegation)", "8", "0"],
+    ["2^256-1 (no delegation)", MAX_S, "0"],
+  ])("check/erc1155 accepts %s", async (_, tokenId, expected) => {
+    expectOk(await get(checkPath("erc1155"), withChain(replace(erc1155.query(), "tokenId", tokenId))), expected);
+  });
+
+  const REJECTED: [string, string][] = [
+    ["negative", "-1"],
+    ["negative zero", "-0"],
+    ["fractional", "1.5"],
+    ["fractional form of an integer", "7.0"],
+    ["exponent form", "1e3"],
+    ["exponent form of an integer it holds", "7e0"],
+    ["2^256 in decimal", (MAX + 1n).toString()],
+    ["2^256 in 0x-hex", `0x1${"0".repeat(64)}`],
+    ["empty", ""],
+    ["0x alone", "0x"],
+    ["not a number", "abc"],
+  ];
+  for (const route of [erc721, erc1155]) {
+    it.each(REJECTED)(`check/${route.kind} rejects a tokenId that is %s`, async (_, tokenId) => {
+      expectProblem(await get(checkPath(route.kind), withChain(replace(route.query(), "tokenId", tokenId))), 400, "invalid_parameter", "tokenId");
+    });
+  }
+});
+
+describe("inputs: chainId", () => {
+  const all = CHECKS[0]!;
+
+  function expectUnsupported(a: Answer, param = true) {
+    const body = expectProblem(a, 400, "unsupported_chain", param ? "chainId" : undefined);
+    // The problem lists the chains this instance serves: here only 31337.
+    expect(body.detail).toContain(String(CHAIN));
+    if ("chains" in body) expect(body.chains).toEqual([CHAIN]);
+    return body;
+  }
+
+  it("absent means 1, which this instance does not serve: unsupported_chain listing 31337", async () => {
+    for (const route of CHECKS) expectUnsupported(await get(checkPath(route.kind), route.query()), false);
+    expectUnsupported(await get(`/registry/v2/${W.tokFrom}`), false);
+  });
+
+  it("absent is the same as chainId=1", async () => {
+    const absent = expectUnsupported(await get(checkPath("all"), all.query()), false);
+    const one = expectUnsupported(await get(checkPath("all"), [...all.query(), ["chainId", "1"]]));
+    expect(absent.code).toBe(one.code);
+  });
+
+  it("31337 is served on every route", async () => {
+    for (const route of CHECKS) expectOk(await get(checkPath(route.kind), withChain(route.query())), route.expected());
+    expectOk(await get(`/registry/v2/${W.tokFrom}`, withChain([])));
+  });
+
+  it.each([
+    ["mainnet, not served here", "1"],
+    ["another known chain", "10"],
+    ["an unknown chain", "999999"],
+    ["letters", "abc"],
+    ["negative", "-1"],
+    ["negative of the served chain", "-31337"],
+    ["fractional", "1.5"],
+    ["the served chain with a fraction", "31337.0"],
+    ["0x-hex of the served chain", "0x7a69"],
+    ["exponent form", "3.1337e4"],
+    ["zero", "0"],
+    ["empty", ""],
+    ["whitespace around the served chain", " 31337 "],
+    ["trailing garbage", "31337abc"],
+    ["huge", "9".repeat(40)],
+  ])("%s (%j) is unsupported_chain listing the served chains", async (_, chainId) => {
+    expectUnsupported(await get(checkPath("all"), [...all.query(), ["chainId", chainId]]));
+    expectUnsupported(await get(`/registry/v2/${W.tokFrom}`, [["chainId", chainId]]));
+  });
+});
+
+describe("inputs: rights", () => {
+  const contractQuery = (rights?: string): Query => {
+    const q = without(CHECKS[1]!.query(), "rights");
+    return withChain(rights === undefined ? q : [...q, ["rights", rights]]);
+  };
+
+  it("a plain string is bytes32(\"...\"): same answer as its 0x form, and it is not ignored", async () => {
+    expectOk(await get(checkPath("contract"), contractQuery("claim")), "true");
+    expectOk(await get(checkPath("contract"), contractQuery(CLAIM)), "true");
+    expectOk(await get(checkPath("contract"), contractQuery(upper(CLAIM))), "true");
+    // The delegation carries "claim": other rights, and no rights, do not match it.
+    expectOk(await get(checkPath("contract"), contractQuery("claim2")), "false");
+    expectOk(await get(checkPath("contract"), contractQuery("Claim")), "false");
+    expectOk(await get(checkPath("contract"), contractQuery(" claim")), "false");
+  });
+
+  it("absent, empty and 32 zero bytes are all the zero rights", async () => {
+    // The "claim" delegation does not answer a zero-rights check ...
+    expectOk(await get(checkPath("contract"), contractQuery()), "false");
+    expectOk(await get(checkPath("contract"), contractQuery("")), "false");
+    expectOk(await get(checkPath("contract"), contractQuery(ZERO32)), "false");
+    // ... while an empty-rights delegation answers every rights value, zero or not.
+    const all = (rights?: string) => withChain([["to", W.allTo], ["from", W.allFrom], ...(rights === undefined ? [] : [["rights", rights] as [string, string]])]);
+    for (const rights of [undefined, "", ZERO32, "claim", CLAIM]) expectOk(await get(checkPath("all"), all(rights)), "true");
+  });
+
+  it("a 32-character string is accepted and taken as exactly those 32 bytes", async () => {
+    const q = (rights?: string) => withChain([["to", W.r32To], ["from", W.r32From], ...(rights === undefined ? [] : [["rights", rights] as [string, string]])]);
+    expectOk(await get(checkPath("all"), q(RIGHTS_32)), "true");
+    expectOk(await get(checkPath("all"), q(bytes32(RIGHTS_32))), "true");
+    expectOk(await get(checkPath("all"), q(RIGHTS_32.slice(0, 31))), "false");
+    expectOk(await get(checkPath("all"), q()), "false");
+  });
+
+  it("rights apply to every check route (erc* answered through the ALL delegation)", async () => {
+    for (const kind of ["erc721", "erc1155", "erc20"] as const) {
+      const base: Query = [["to", W.allTo], ["from", W.allFrom], ["contract", C_OTHER]];
+      if (kind !== "erc20") base.push(["tokenId", "1"]);
+      const expected = kind === "erc721" ? "true" : MAX_S;
+      expectOk(await get(checkPath(kind), withChain([...base, ["rights", "claim"]])), expected);
+      expectOk(await get(checkPath(kind), withChain([...base, ["rights", CLAIM]])), expected);
+    }
+  });
+
+  const REJECTED: [string, string][] = [
+    ["33 characters", `${RIGHTS_32}6`],
+    ["non-ASCII (é)", "clé"],
+    ["non-ASCII (emoji)", "😀"],
+    ["non-ASCII (CJK)", "日本語"],
+    ["short hex", "0x1234"],
+    ["63 hex digits", `0x${"a".repeat(63)}`],
+    ["65 hex digits", `0x${"a".repeat(65)}`],
+    ["a non-hex digit in 64", `0x${"g".repeat(64)}`],
+    ["0x alone", "0x"],
+  ];
+  for (const route of CHECKS) {
+    it.each(REJECTED)(`check/${route.kind} rejects rights that are %s`, async (_, rights) => {
+      const q = withChain([...without(route.query(), "rights"), ["rights", rights]]);
+      expectProblem(await get(checkPath(route.kind), q), 400, "invalid_parameter", "rights");
+    });
+  }
+});
+
+describe("inputs: unknown and repeated parameters", () => {
+  for (const route of CHECKS) {
+    it(`check/${route.kind} ignores unknown parameters`, async () => {
+      const q = withChain([["foo", "bar"], ...route.query(), ["utm_source", "x"], ["empty", ""], ["chain", "1"], ["TO", "nonsense"]]);
+      expectOk(await get(checkPath(route.kind), q), route.expected());
+    });
+
+    for (const [name] of withChain(route.query())) {
+      it(`check/${route.kind} rejects '${name}' given twice (same value)`, async () => {
+        const q = withChain(route.query());
+        const value = q.find(([k]) => k === name)![1];
+        expectProblem(await get(checkPath(route.kind), [...q, [name, value]]), 400, undefined, name);
+      });
+    }
+  }
+
+  it("the listing ignores unknown parameters", async () => {
+    const reference = await get(`/registry/v2/${W.tokFrom}`, withChain([]));
+    expectOk(await get(`/registry/v2/${W.tokFrom}`, withChain([["foo", "bar"], ["to", "x"]])), reference.text);
+  });
+
+  it("the listing rejects chainId given twice", async () => {
+    expectProblem(await get(`/registry/v2/${W.tokFrom}`, [["chainId", "31337"], ["chainId", "31337"]]), 400, undefined, "chainId");
+  });
+});
+
+describe("inputs: party names", () => {
+  for (const kind of ["erc721", "erc1155", "erc20"] as const) {
+    const route = CHECKS.find((r) => r.kind === kind)!;
+    // The route's query with the hot wallet as `to` and the cold as `from`.
+    const toFrom = () => rename(rename(route.query(), "delegate", "to"), "vault", "from");
+    const delegateVault = () => rename(rename(route.query(), "to", "delegate"), "from", "vault");
+
+    it(`check/${kind} takes to/from and delegate/vault alike, and any mix`, async () => {
+      expectOk(await get(checkPath(kind), withChain(toFrom())), route.expected());
+      expectOk(await get(checkPath(kind), withChain(delegateVault())), route.expected());
+      expectOk(await get(checkPath(kind), withChain(rename(toFrom(), "from", "vault"))), route.expected());
+      expectOk(await get(checkPath(kind), withChain(rename(toFrom(), "to", "delegate"))), route.expected());
+    });
+
+    it(`check/${kind}: both names for one party with the same value is fine`, async () => {
+      expectOk(await get(checkPath(kind), withChain([...toFrom(), ["delegate", W.tokTo]])), route.expected());
+      expectOk(await get(checkPath(kind), withChain([...toFrom(), ["vault", W.tokFrom]])), route.expected());
+      // The same address in another case is the same value.
+      expectOk(await get(checkPath(kind), withChain([...toFrom(), ["delegate", lower(W.tokTo)], ["vault", upper(W.tokFrom)]])), route.expected());
+    });
+
+    it(`check/${kind}: both names for one party with different values is conflicting_parameter`, async () => {
+      expectProblem(await get(checkPath(kind), withChain([...toFrom(), ["delegate", W.allTo]])), 400, "conflicting_parameter", ["to", "delegate"]);
+      expectProblem(await get(checkPath(kind), withChain([...toFrom(), ["vault", W.allFrom]])), 400, "conflicting_parameter", ["from", "vault"]);
+      expectProblem(await get(checkPath(kind), withChain([...delegateVault(), ["to", W.allTo]])), 400, "conflicting_parameter", ["to", "delegate"]);
+    });
+  }
+
+  for (const kind of ["all", "contract"] as const) {
+    const route = CHECKS.find((r) => r.kind === kind)!;
+    it(`check/${kind} takes to/from only: delegate/vault are unknown parameters`, async () => {
+      const dv = rename(rename(route.query(), "to", "delegate"), "from", "vault");
+      expectProblem(await get(checkPath(kind), withChain(dv)), 400, "missing_parameter", "to");
+      expectProblem(await get(checkPath(kind), withChain(rename(route.query(), "from", "vault"))), 400, "missing_parameter", "from");
+      // Given beside to/from, they are ignored, whatever their value.
+      const extra = withChain([...route.query(), ["delegate", W.nobody], ["vault", "not an address"]]);
+      expectOk(await get(checkPath(kind), extra), route.expected());
+    });
+  }
+});
+
+describe("inputs: missing parameters", () => {
+  for (const route of CHECKS) {
+    for (const names of route.required) {
+      it(`check/${route.kind} without ${names.join("/")} is missing_parameter`, async () => {
+        let q = withChain(route.query());
+        for (const name of names) q = without(q, name);
+        expectProblem(await get(checkPath(route.kind), q), 400, "missing_parameter", names);
+      });
+    }
+    it(`check/${route.kind} with no parameters at all is a 400`, async () => {
+      expectProblem(await get(checkPath(route.kind), withChain([])), 400, "missing_parameter");
+    });
+  }
+});
+
+// ---------------------------------------------------------------------------------------------
+// Outputs
+
+describe("outputs: checks", () => {
+  it("boolean checks answer exactly true or false, as application/json", async () => {
+    expectOk(await get(checkPath("all"), withChain([["to", W.allTo], ["from", W.allFrom]])), "true");
+    expectOk(await get(checkPath("all"), withChain([["to", W.revTo], ["from", W.revFrom]])), "false"); // revoked
+    expectOk(await get(checkPath("all"), withChain([["to", W.allFrom], ["from", W.allTo]])), "false"); // reversed
+    expectOk(await get(checkPath("all"), withChain([["to", W.self], ["from", W.self]])), "true");
+    expectOk(await get(checkPath("contract"), withChain([["to", W.allTo], ["from", W.allFrom], ["contract", C_OTHER]])), "true"); // ALL covers it
+    expectOk(await get(checkPath("contract"), withChain([["to", W.revTo], ["from", W.revFrom], ["contract", C_OTHER]])), "false");
+    expectOk(await get(checkPath("erc721"), withChain([["to", W.allTo], ["from", W.allFrom], ["contract", C_OTHER], ["tokenId", "5"]])), "true");
+    expectOk(await get(checkPath("erc721"), withChain([["to", W.tokTo], ["from", W.tokFrom], ["contract", C_20], ["tokenId", MAX_S]])), "false");
+  });
+
+  it("balance checks answer a bare exact integer literal", async () => {
+    const q = (kind: "erc20" | "erc1155", query: Query) => get(checkPath(kind), withChain(query));
+    // Covered by ALL: 2^256-1, every digit.
+    expectOk(await q("erc20", [["to", W.allTo], ["from", W.allFrom], ["contract", C_OTHER]]), MAX_S);
+    expectOk(await q("erc1155", [["to", W.allTo], ["from", W.allFrom], ["contract", C_OTHER], ["tokenId", "3"]]), MAX_S);
+    // Covered by CONTRACT (with the rights it carries): 2^256-1 too.
+    expectOk(await q("erc20", [["to", W.conTo], ["from", W.conFrom], ["contract", C_CONTRACT], ["rights", "claim"]]), MAX_S);
+    expectOk(await q("erc20", [["to", W.tokTo], ["from", W.tokFrom], ["contract", C_20]]), "1000");
+    expectOk(await q("erc1155", [["to", W.tokTo], ["from", W.tokFrom], ["contract", C_1155], ["tokenId", "7"]]), "123456789012345678901234567890");
+    // None: 0. Revoked by amount 0: 0.
+    expectOk(await q("erc20", [["to", W.tokTo], ["from", W.tokFrom], ["contract", C_OTHER]]), "0");
+    expectOk(await q("erc20", [["to", W.revTo], ["from", W.revFrom], ["contract", C_20]]), "0");
+    expectOk(await q("erc1155", [["to", W.nobody], ["from", W.tokFrom], ["contract", C_1155], ["tokenId", "7"]]), "0");
+  });
+});
+
+describe("outputs: listing", () => {
+  const listing = async (wallet: string) => {
+    const a = await get(`/registry/v2/${wallet}`, withChain([]));
+    expectOk(a);
+    const body = parseExact(a.text);
+    expect(Array.isArray(body), a.text).toBe(true);
+    return body as Record<string, unknown>[];
+  };
+  const record = (r: {
+    type: string; from: Address; to: Address; contract: Address | null; tokenId: bigint | null;
+    delegationType: string; rights: Hex; amount: bigint | null;
+  }) => ({
+    type: r.type,
+    from: getAddress(r.from),
+    to: getAddress(r.to),
+    contract: r.contract && getAddress(r.contract),
+    tokenId: r.tokenId === null ? null : int(r.tokenId),
+    delegationType: r.delegationType,
+    rights: r.rights,
+    amount: r.amount === null ? null : int(r.amount),
+  });
+  const normalize = (list: Record<string, unknown>[]) =>
+    list.map((r) => {
+      expect(r.rights).toMatch(/^0x[0-9a-fA-F]{64}$/);
+      return { ...r, rights: String(r.rights).toLowerCase() };
+    });
+
+  const tokRecords = () => [
+    record({ type: "TOKEN", from: W.tokFrom, to: W.tokTo, contract: C_721, tokenId: MAX, delegationType: "ERC721", rights: ZERO32, amount: null }),
+    record({ type: "CONTRACT", from: W.tokFrom, to: W.tokTo, contract: C_20, tokenId: null, delegationType: "ERC20", rights: ZERO32, amount: ERC20_AMOUNT }),
+    record({ type: "TOKEN", from: W.tokFrom, to: W.tokTo, contract: C_1155, tokenId: ERC1155_TOKEN, delegationType: "ERC1155", rights: ZERO32, amount: ERC1155_AMOUNT }),
+  ];
+
+  it("ALL: contract, tokenId and amount null, rights 0x00…00, addresses EIP-55", async () => {
+    const expected = [record({ type: "ALL", from: W.allFrom, to: W.allTo, contract: null, tokenId: null, delegationType: "ALL", rights: ZERO32, amount: null })];
+    expect(normalize(await listing(W.allFrom))).toEqual(expected);
+    expect(normalize(await listing(lower(W.allTo)))).toEqual(expected); // incoming
+  });
+
+  it("CONTRACT with rights: the rights' bytes32", async () => {
+    const expected = [record({ type: "CONTRACT", from: W.conFrom, to: W.conTo, contract: C_CONTRACT, tokenId: null, delegationType: "CONTRACT", rights: CLAIM, amount: null })];
+    expect(normalize(await listing(W.conFrom))).toEqual(expected);
+  });
+
+  it("ERC721 (TOKEN), ERC20 (CONTRACT, amount), ERC1155 (TOKEN, amount) with exact integers, in chain order", async () => {
+    expect(normalize(await listing(W.tokFrom))).toEqual(tokRecords());
+    expect(normalize(await listing(W.tokTo))).toEqual(tokRecords());
+  });
+
+  it("tokenId and amount are bare integer literals with every digit", async () => {
+    const a = await get(`/registry/v2/${W.tokFrom}`, withChain([]));
+    expect(a.text).toMatch(new RegExp(`"tokenId"\\s*:\\s*${MAX_S}\\s*[,}]`));
+    expect(a.text).toMatch(new RegExp(`"amount"\\s*:\\s*${ERC1155_AMOUNT}\\s*[,}]`));
+    expect(a.text).not.toMatch(/e\+|E\+/);
+  });
+
+  it("revoked delegations (ALL disabled, ERC20 set to 0) are not listed", async () => {
+    expect(await listing(W.revFrom)).toEqual([]);
+    expect(await listing(W.revTo)).toEqual([]);
+  });
+
+  it("a self-delegation appears once", async () => {
+    expect(normalize(await listing(W.self))).toEqual([
+      record({ type: "ALL", from: W.self, to: W.self, contract: null, tokenId: null, delegationType: "ALL", rights: ZERO32, amount: null }),
+    ]);
+  });
+
+  it("a wallet with no delegations is an empty array", async () => {
+    const a = await get(`/registry/v2/${W.nobody}`, withChain([]));
+    expectOk(a);
+    expect(JSON.parse(a.text)).toEqual([]);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Errors and HTTP
+
+describe("errors: paths and methods", () => {
+  it.each([
+    "/nothing",
+    "/registry/v3/x",
+    "/registry/v3/check/all",
+    "/registry/v2/check/nothing",
+    "/registry/v2/check/all/extra",
+    "/registry/v2/0x70997970C51812dc3A010C7d01b50e0d17dc79C8/extra",
+    "/registry",
+    "/registry/v2/check/erc721/1",
+    "/registry/v2/check",
+  ])("GET %s is 404 not_found", async (path) => {
+    expectProblem(await get(path, withChain([])), 404, "not_found");
+  });
+
+  const PATHS = () => [
+    `${checkPath("all")}${qs(withChain(CHECKS[0]!.query()))}`,
+    `${checkPath("erc20")}${qs(withChain(CHECKS[4]!.query()))}`,
+    `/registry/v2/${W.tokFrom}${qs(withChain([]))}`,
+  ];
+
+  it.each(["POST", "PUT", "DELETE", "PATCH"])("%s is 405 method_not_allowed with Allow: GET, HEAD, OPTIONS", async (method) => {
+    for (const path of PATHS()) {
+      const a = await call(`${service.url}${path}`, { method, headers: { "content-type": "application/json" }, body: method === "DELETE" ? undefined : "{}" });
+      expectProblem(a, 405, "method_not_allowed");
+      expect(a.headers.get("allow")).toBe("GET, HEAD, OPTIONS");
+    }
+  });
+
+  it("HEAD answers the GET headers with an empty body", async () => {
+    for (const path of [...PATHS(), `${checkPath("all")}?chainId=${CHAIN}`, "/nothing", `${checkPath("all")}`]) {
+      const g = await call(`${service.url}${path}`);
+      const h = await call(`${service.url}${path}`, { method: "HEAD" });
+      expect(h.status, path).toBe(g.status);
+      expect(h.text, path).toBe("");
+      for (const name of ["content-type", "access-control-allow-origin", "x-indexed-block", "allow"]) {
+        expect(h.headers.get(name), `${path} ${name}`).toBe(g.headers.get(name));
+      }
+    }
+  });
+
+  it("OPTIONS preflight is answered with CORS headers that allow GET and X-API-KEY", async () => {
+    for (const path of PATHS()) {
+      const res = await fetch(`${service.url}${path}`, {
+        method: "OPTIONS",
+        headers: { Origin: "https://example.org", "Access-Control-Request-Method": "GET", "Access-Control-Request-Headers": "X-API-KEY" },
+      });
+      expect([200, 204]).toContain(res.status);
+      expect(res.headers.get("access-control-allow-origin")).toBe("*");
+      const methods = (res.headers.get("access-control-allow-methods") ?? "").split(",").map((m) => m.trim().toUpperCase()).filter(Boolean);
+      // Inside Ponder's server the preflight is answered by Ponder's own CORS middleware, which
+      // lists every method; the API then refuses all but GET/HEAD/OPTIONS with 405 (tested above).
+      expect(methods).toContain("GET");
+      const headers = (res.headers.get("access-control-allow-headers") ?? "").toLowerCase();
+      expect(headers === "*" || headers.split(",").map((h) => h.trim()).includes("x-api-key"), `Access-Control-Allow-Headers: ${headers}`).toBe(true);
+    }
+  });
+
+  it("GET answers and errors carry Access-Control-Allow-Origin: *", async () => {
+    for (const path of PATHS()) expect((await call(`${service.url}${path}`)).headers.get("access-control-allow-origin")).toBe("*");
+    expect((await get(checkPath("all"), withChain([]))).headers.get("access-control-allow-origin")).toBe("*");
+    expect((await get("/nothing")).headers.get("access-control-allow-origin")).toBe("*");
+    expect((await get(checkPath("all"))).headers.get("access-control-allow-origin")).toBe("*");
+  });
+
+});
+
+describe("errors: no input gives a 5xx or a hang", () => {
+  const A = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
+  const RAW: string[] = [
+    `/registry/v2/check/all?to=%zz&from=${A}&chainId=31337`,
+    `/registry/v2/check/all?to=${A}&from=%E0%A4%A&chainId=31337`,
+    `/registry/v2/check/all?to=%C0%80&from=${A}&chainId=31337`,
+    `/registry/v2/check/all?to=%00&from=%00&chainId=31337`,
+    `/registry/v2/check/all?to&from&chainId=31337`,
+    `/registry/v2/check/all?=&&&=x&chainId=31337`,
+    `/registry/v2/check/all?%zz=1&to=${A}&from=${A}&chainId=31337`,
+    `/registry/v2/check/all?to=${A}&from=${A}&chainId=31337&chainId`,
+    `/registry/v2/check/all?to=${A}&from=${A}&chainId=%zz`,
+    `/registry/v2/check/all?to=${A}&from=${A}&chainId=31337&rights=%00`,
+    `/registry/v2/check/all?to=${A}&from=${A}&chainId=31337&rights=%zz`,
+    `/registry/v2/check/all?to=${A}&from=${A}&chainId=31337&rights=${"x".repeat(6000)}`,
+    `/registry/v2/check/all?to=${"a".repeat(6000)}&from=${A}&chainId=31337`,
+    `/registry/v2/check/all?to[]=${A}&from=${A}&chainId=31337`,
+    `/registry/v2/check/all?__proto__=1&constructor=1&to=${A}&from=${A}&chainId=31337`,
+    `/registry/v2/check/erc721?to=${A}&from=${A}&contract=${A}&tokenId=${"9".repeat(5000)}&chainId=31337`,
+    `/registry/v2/check/erc1155?to=${A}&from=${A}&contract=${A}&tokenId=0x${"f".repeat(3000)}&chainId=31337`,
+    `/registry/v2/check/erc20?to=${A}&from=${A}&contract=${A}&chainId=${"9".repeat(400)}`,
+    `/registry/v2/check/erc20?to=${A}&from=0x0000000000000000000000000000000000000000&contract=${A}&chainId=31337`,
+    `/registry/v2/check/erc20?to=${A}&from=0x0000000000000000000000000000000000000001&contract=${A}&chainId=31337`,
+    `/registry/v2/%zz?chainId=31337`,
+    `/registry/v2/%00?chainId=31337`,
+    `/registry/v2/%F0%9F%98%80?chainId=31337`,
+    `/registry/v2/${"a".repeat(6000)}?chainId=31337`,
+    `/registry/v2/..%2F..%2Fetc%2Fpasswd?chainId=31337`,
+    `/registry/v2/0x0000000000000000000000000000000000000000?chainId=31337`,
+    `/registry/v2/check?chainId=31337`,
+    `/registry/v2/check/?chainId=31337`,
+    `/registry/v2/?chainId=31337`,
+    `/registry/v2?chainId=31337`,
+    `/registry/v2//check/all?chainId=31337`,
+    `/%2e%2e/%2e%2e/`,
+  ];
+  it.each(RAW.map((path) => [path.length > 110 ? `${path.slice(0, 100)}…(${path.length} chars)` : path, path]))("GET %s", async (_, path) => {
+    const a = await call(`${service.url}${path}`);
+    expect(a.status, `${a.status} ${a.text.slice(0, 300)}`).toBeLessThan(500);
+    if (a.status >= 400) expectProblem(a, a.status);
+    else expectOk(a);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// 503 while the chain is backfilling: a second service whose RPC holds every eth_getLogs.
+
+/** A JSON-RPC proxy to `target` that holds eth_getLogs requests until released. */
+async function startGetLogsGate(target: string) {
+  let holding = true;
+  let held: (() => void)[] = [];
+  let getLogsSeen = 0;
+  const server: Server = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const body = Buffer.concat(chunks).toString();
+    const forward = async () => {
+      try {
+        const upstream = await fetch(target, { method: "POST", headers: { "content-type": "application/json" }, body });
+        const text = await upstream.text();
+        res.writeHead(upstream.status, { "content-type": "application/json" });
+        res.end(text);
+      } catch {
+        res.destroy();
+      }
+    };
+    if (body.includes('"eth_getLogs"')) {
+      getLogsSeen++;
+      if (holding) {
+        held.push(forward);
+        return;
+      }
+    }
+    await forward();
+  });
+  const port = await freePort();
+  await new Promise<void>((ok) => server.listen(port, "127.0.0.1", ok));
+  return {
+    url: `http://127.0.0.1:${port}`,
+    get getLogsSeen() {
+      return getLogsSeen;
+    },
+    release() {
+      holding = false;
+      const list = held;
+      held = [];
+      for (const forward of list) void forward();
+    },
+    close: () =>
+      new Promise<void>((ok) => {
+        server.closeAllConnections();
+        server.close(() => ok());
+      }),
+  };
+}
+
+describe("errors: 503 chain_syncing while the backfill is incomplete", () => {
+  let gate: Awaited<ReturnType<typeof startGetLogsGate>>;
+  let ponder: Child;
+  let url: string;
+  let dir: string;
+
+  beforeAll(async () => {
+    gate = await startGetLogsGate(anvil.url);
+    // startService waits for /ready, which never comes while eth_getLogs is held: start ponder
+    // the same way by hand.
+    const port = await freePort();
+    dir = mkdtempSync(join(tmpdir(), "delegation-lookup-syncing-"));
+    const env: NodeJS.ProcessEnv = {
+      PONDER_TELEMETRY_DISABLED: "true",
+      PGLITE_DIR: join(dir, "pglite"),
+      [`PONDER_RPC_URL_${CHAIN}`]: gate.url,
+    };
+    for (const name of Object.keys(process.env)) {
+      if (name.startsWith("PONDER_RPC_URL_") && !(name in env)) env[name] = "";
+    }
+    const schema = `test_sync_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
+    ponder = new Child(join(ROOT, "node_modules/.bin/ponder"), ["start", "--schema", schema, "--port", String(port)], env);
+    url = `http://127.0.0.1:${port}`;
+    try {
+      // The API is up, and ponder has asked for the logs it will not get.
+      await waitFor("the syncing service's API", async () => {
+        if (!ponder.running) throw new GiveUp("ponder exited");
+        const res = await fetch(`${url}/health`);
+        return res.status === 200 && gate.getLogsSeen > 0 ? true : undefined;
+      }, 300_000);
+    } catch (error) {
+      throw new Error(`${(error as Error).message}\n--- ponder output ---\n${ponder.output.slice(-5000)}`);
+    }
+  });
+
+  afterAll(async () => {
+    gate?.release();
+    await ponder?.stop();
+    await gate?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("every chain answer is 503 chain_syncing with Retry-After, while /ready says not ready", async () => {
+    expect((await fetch(`${url}/ready`)).status).toBe(503);
+    const paths = [
+      ...CHECKS.map((r) => `${checkPath(r.kind)}${qs(withChain(r.query()))}`),
+      `/registry/v2/${W.tokFrom}${qs(withChain([]))}`,
+      `/registry/v2/${W.nobody}${qs(withChain([]))}`,
+      `${checkPath("all")}${qs(withChain([["to", W.nobody], ["from", W.nobody]]))}`,
+    ];
+    for (const path of paths) {
+      const a = await call(`${url}${path}`);
+      expectProblem(a, 503, "chain_syncing");
+      expect(a.headers.get("retry-after"), path).toMatch(/^[1-9]\d*$/);
+      const block = a.headers.get("x-indexed-block");
+      if (block !== null) expect(block).toMatch(/^\d+$/);
+    }
+    // Bad input is still bad input.
+    expectProblem(await call(`${url}${checkPath("all")}?chainId=${CHAIN}`), 400, "missing_parameter");
+    expectProblem(await call(`${url}${checkPath("all")}?to=${W.allTo}&from=${W.allFrom}`), 400, "unsupported_chain");
+  });
+
+  it("once the logs flow, the same requests answer", async () => {
+    gate.release();
+    await waitFor("the syncing service to be ready", async () => {
+      if (!ponder.running) throw new GiveUp(`ponder exited\n${ponder.output.slice(-3000)}`);
+      return (await fetch(`${url}/ready`)).status === 200 ? true : undefined;
+    }, 300_000);
+    await waitFor("the delegations to be indexed", async () => {
+      const a = await call(`${url}${checkPath("erc1155")}${qs(withChain(CHECKS[3]!.query()))}`);
+      return a.status === 200 && a.text === String(ERC1155_AMOUNT) ? true : undefined;
+    }, 60_000);
+    for (const route of CHECKS) {
+      const a = await call(`${url}${checkPath(route.kind)}${qs(withChain(route.query()))}`);
+      expect(a.status).toBe(200);
+      expect(a.text).toBe(route.expected());
+    }
+  });
+});
