@@ -79,6 +79,7 @@ export const v1VaultVersion = onchainTable(
     vault: t.hex().notNull(),
     /** revokeAllDelegates calls so far. */
     version: t.integer().notNull(),
+    updatedBlock: t.bigint().notNull(),
   }),
   (table) => ({ pk: primaryKey({ columns: [table.chainId, table.vault] }) }),
 );
@@ -91,6 +92,7 @@ export const v1PairVersion = onchainTable(
     delegate: t.hex().notNull(),
     /** revokeDelegate/revokeSelf calls for this pair so far. */
     version: t.integer().notNull(),
+    updatedBlock: t.bigint().notNull(),
   }),
   (table) => ({ pk: primaryKey({ columns: [table.chainId, table.vault, table.delegate] }) }),
 );

@@ -45,45 +45,69 @@ export type Execute = (query: SQL) => Promise<{ rows: Record<string, unknown>[] 
 
 const bigintOrNull = (value: unknown) => (value === null ? null : BigInt(value as string));
 
+/** How long a read waits for a block being written to land whole (PGlite only, see below). */
+const WRITE_WAIT_MS = 2_000;
+
+/** A consistent read could not be had in time; the API answers 503 with Retry-After. */
+export class StoreBusy extends Error {}
+
 /**
- * A store over the tables Ponder writes (ponder.schema.ts), read with the connection's search_path.
- * The chain's checkpoint and its rows come from one statement, hence one snapshot.
+ * A store over the tables Ponder writes (ponder.schema.ts) in `schema`. Each read takes the chain's
+ * checkpoint and the candidate rows in one statement.
+ *
+ * Names are schema-qualified because a session may hold temp tables of the same names (Ponder
+ * creates them for batch updates, and on PGlite the API shares the indexer's one session).
+ *
+ * On Postgres one statement is one snapshot. On PGlite a block's writes become visible table by
+ * table, the checkpoint last, so a read can see rows of the block after the checkpoint's. Every
+ * state row records the block that last changed it (`touched`), and every change an answer could
+ * depend on touches a candidate row: a read that meets a row touched after the checkpoint is taken
+ * again, until the block has landed whole.
  */
-export function createSqlStore(execute: Execute): Store {
+export function createSqlStore(execute: Execute, schema: string): Store {
+  const table = (name: string) => sql`${sql.identifier(schema)}.${sql.identifier(name)}`;
+
   async function view<T>(chainId: number, rows: SQL, order: SQL, toData: (rows: Record<string, unknown>[]) => T) {
-    const result = await execute(sql`
-      SELECT c.latest_checkpoint AS checkpoint,
-             (SELECT (m.value->>'is_ready')::int FROM _ponder_meta m WHERE m.key = 'app') AS ready,
+    const query = sql`
+      SELECT substring(c.latest_checkpoint, 27, 16)::bigint::text AS indexed_block,
+             (SELECT (m.value->>'is_ready')::int FROM ${table("_ponder_meta")} m WHERE m.key = 'app') AS ready,
              d.*
-      FROM _ponder_checkpoint c
+      FROM ${table("_ponder_checkpoint")} c
       LEFT JOIN (${rows}) d ON d.chain_id = c.chain_id
       WHERE c.chain_id = ${chainId}
-      ORDER BY ${order}`);
-    const first = result.rows[0];
-    if (first === undefined) return undefined;
-    return {
-      // The checkpoint is Ponder's fixed-width encoding; digits 27-42 are the block number.
-      indexedBlock: BigInt(String(first.checkpoint).slice(26, 42)),
-      ready: Number(first.ready) === 1,
-      data: toData(result.rows.filter((row) => row.chain_id !== null)),
-    };
+      ORDER BY ${order}`;
+    const deadline = Date.now() + WRITE_WAIT_MS;
+    for (;;) {
+      const result = await execute(query);
+      const first = result.rows[0];
+      if (first === undefined) return undefined;
+      const indexedBlock = BigInt(first.indexed_block as string);
+      const ready = Number(first.ready) === 1;
+      const candidates = result.rows.filter((row) => row.chain_id !== null);
+      // While backfilling the answer is a 503 anyway: no need for a whole block.
+      const inFlight = ready && candidates.some((row) => BigInt(row.touched as string) > indexedBlock);
+      if (!inFlight) return { indexedBlock, ready, data: toData(candidates.filter((row) => row.counts === true)) };
+      if (Date.now() > deadline) throw new StoreBusy(`block ${indexedBlock + 1n} of chain ${chainId} is still being written`);
+      await new Promise((ok) => setTimeout(ok, 2));
+    }
   }
 
+  // Candidates include revoked rows: a revoke in flight must be seen to be waited for.
   const v2 = (chainId: number, where: SQL) => sql`
     SELECT chain_id, hash, delegation_type, "from", "to", contract, token_id::text AS token_id, rights,
-           amount::text AS amount, first_block, first_log_index
-    FROM v2_delegation WHERE chain_id = ${chainId} AND enabled AND ${where}`;
+           amount::text AS amount, first_block, first_log_index, enabled AS counts, updated_block::text AS touched
+    FROM ${table("v2_delegation")} WHERE chain_id = ${chainId} AND ${where}`;
 
-  // In force: set at the vault's and the pair's current versions (core/v1.ts, v1InForce).
+  // In force: enabled at the vault's and the pair's current versions (core/v1.ts, v1InForce).
   const v1 = (chainId: number, where: SQL) => sql`
     SELECT d.chain_id, d.type, d.vault, d.delegate, d.contract, d.token_id::text AS token_id,
-           d.created_block, d.created_log_index
-    FROM v1_delegation d
-    LEFT JOIN v1_vault_version vv ON vv.chain_id = d.chain_id AND vv.vault = d.vault
-    LEFT JOIN v1_pair_version pv ON pv.chain_id = d.chain_id AND pv.vault = d.vault AND pv.delegate = d.delegate
-    WHERE d.chain_id = ${chainId} AND d.enabled
-      AND d.vault_version = coalesce(vv.version, 0) AND d.pair_version = coalesce(pv.version, 0)
-      AND ${where}`;
+           d.created_block, d.created_log_index,
+           d.enabled AND d.vault_version = coalesce(vv.version, 0) AND d.pair_version = coalesce(pv.version, 0) AS counts,
+           greatest(d.updated_block, coalesce(vv.updated_block, 0), coalesce(pv.updated_block, 0))::text AS touched
+    FROM ${table("v1_delegation")} d
+    LEFT JOIN ${table("v1_vault_version")} vv ON vv.chain_id = d.chain_id AND vv.vault = d.vault
+    LEFT JOIN ${table("v1_pair_version")} pv ON pv.chain_id = d.chain_id AND pv.vault = d.vault AND pv.delegate = d.delegate
+    WHERE d.chain_id = ${chainId} AND ${where}`;
 
   const v1Rows = (rows: Record<string, unknown>[]) =>
     rows.map(

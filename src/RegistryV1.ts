@@ -92,11 +92,12 @@ async function revokedPair(event: Event<"RegistryV1:RevokeDelegate">, context: C
   return v1RevokedPair(call.from, call.input as Hex);
 }
 
-async function bumpPair(context: Context<V1EventName>, vault: Address, delegate: Address) {
+async function bumpPair(event: Event<V1EventName>, context: Context<V1EventName>, vault: Address, delegate: Address) {
+  const updatedBlock = event.block.number;
   await context.db
     .insert(v1PairVersion)
-    .values({ chainId: context.chain.id, vault, delegate, version: 1 })
-    .onConflictDoUpdate((row) => ({ version: row.version + 1 }));
+    .values({ chainId: context.chain.id, vault, delegate, version: 1, updatedBlock })
+    .onConflictDoUpdate((row) => ({ version: row.version + 1, updatedBlock }));
 }
 
 ponder.on("RegistryV1:DelegateForAll", ({ event, context }) => delegate("ALL", "DelegateForAll", event, context));
@@ -106,10 +107,11 @@ ponder.on("RegistryV1:DelegateForContract", ({ event, context }) =>
 ponder.on("RegistryV1:DelegateForToken", ({ event, context }) => delegate("TOKEN", "DelegateForToken", event, context));
 
 ponder.on("RegistryV1:RevokeAllDelegates", async ({ event, context }) => {
+  const updatedBlock = event.block.number;
   await context.db
     .insert(v1VaultVersion)
-    .values({ chainId: context.chain.id, vault: lower(event.args.vault), version: 1 })
-    .onConflictDoUpdate((row) => ({ version: row.version + 1 }));
+    .values({ chainId: context.chain.id, vault: lower(event.args.vault), version: 1, updatedBlock })
+    .onConflictDoUpdate((row) => ({ version: row.version + 1, updatedBlock }));
   await history(event, context, "RevokeAllDelegates");
 });
 
@@ -117,6 +119,6 @@ ponder.on("RegistryV1:RevokeDelegate", async ({ event, context }) => {
   const { vault, delegate: sender } = event.args;
   // revokeSelf emits the real pair; only (vault, vault) can hide a revokeDelegate(x).
   const pair = lower(vault) === lower(sender) ? await revokedPair(event, context) : { vault: lower(vault), delegate: lower(sender) };
-  await bumpPair(context, pair.vault, pair.delegate);
+  await bumpPair(event, context, pair.vault, pair.delegate);
   await history(event, context, "RevokeDelegate", pair.delegate);
 });
