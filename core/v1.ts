@@ -1,4 +1,4 @@
-import { decodeFunctionData, type Address, type Hex } from "viem";
+import { decodeFunctionData, toFunctionSelector, type AbiFunction, type Address, type Hex } from "viem";
 import { registryV1Abi } from "./abi/registryV1";
 
 /**
@@ -77,6 +77,12 @@ export function v1CheckKeys(q: V1CheckQuery): V1Key[] {
   return keys;
 }
 
+const WRITE_SELECTORS = new Set(
+  registryV1Abi
+    .filter((item) => item.type === "function" && item.stateMutability === "nonpayable")
+    .map((item) => toFunctionSelector(item as AbiFunction)),
+);
+
 /** A call frame of a `callTracer` trace (debug_traceTransaction). */
 export type CallFrame = { type: string; from: Address; to?: Address; input: Hex; error?: string; calls?: CallFrame[] };
 
@@ -89,7 +95,9 @@ export function registryCalls(root: CallFrame, registry: Address): CallFrame[] {
   const calls: CallFrame[] = [];
   const walk = (frame: CallFrame) => {
     if (frame.error !== undefined) return;
-    if (frame.type === "CALL" && frame.to?.toLowerCase() === registry.toLowerCase()) calls.push(frame);
+    const toRegistry = frame.type === "CALL" && frame.to?.toLowerCase() === registry.toLowerCase();
+    // A view called with CALL emits nothing: only writes pair with logs.
+    if (toRegistry && WRITE_SELECTORS.has(frame.input.slice(0, 10).toLowerCase() as Hex)) calls.push(frame);
     for (const child of frame.calls ?? []) walk(child);
   };
   walk(root);
