@@ -1,38 +1,50 @@
 import { createConfig } from "ponder";
 import { registryV1Abi } from "./core/abi/registryV1";
 import { registryV2Abi } from "./core/abi/registryV2";
-import { configuredChains, rpcUrls } from "./core/chains";
+import { configuredChains, unknownChainIds } from "./core/chains";
+import { planChains, type IndexedChain, type Registry } from "./core/discovery";
 
-const chains = configuredChains();
-if (chains.length === 0) {
+const unknown = unknownChainIds();
+if (unknown.length > 0) {
+  console.warn(`PONDER_RPC_URL_${unknown.join(", PONDER_RPC_URL_")}: no registry is known on chain ${unknown.join(", ")}; ignored`);
+}
+const configured = configuredChains();
+if (configured.length === 0) {
   throw new Error(
     "No chain to index: set PONDER_RPC_URL_<chainId> for each chain to index, e.g. PONDER_RPC_URL_1=https://… (several URLs may be given, comma-separated).",
   );
 }
+
+/** The chains indexed and the registries on each; the API serves exactly these. */
+export const plan: IndexedChain[] = (
+  await planChains(configured, { memoryFile: process.env.START_BLOCKS_FILE ?? ".ponder/start-blocks.json" })
+).filter((p) => {
+  if (p.v1 === undefined && p.v2 === undefined) console.warn(`chain ${p.chain.id} (${p.chain.title}): neither registry is there; not indexed`);
+  return p.v1 !== undefined || p.v2 !== undefined;
+});
+if (plan.length === 0) throw new Error("None of the configured chains has a registry deployed: nothing to index.");
+
+const contract = (version: "v1" | "v2") =>
+  Object.fromEntries(
+    plan.flatMap((p) => {
+      const registry: Registry | undefined = p[version];
+      return registry ? [[p.chain.name, { address: registry.address, startBlock: registry.startBlock }]] : [];
+    }),
+  );
 
 export default createConfig({
   database: process.env.DATABASE_URL
     ? { kind: "postgres", connectionString: process.env.DATABASE_URL }
     : { kind: "pglite", directory: process.env.PGLITE_DIR ?? ".ponder/pglite" },
   chains: Object.fromEntries(
-    chains.map((chain) => {
-      const urls = rpcUrls(chain.id);
+    plan.map(({ chain, rpc }) => [
+      chain.name,
       // A local chain reorganizes and restarts at will: caching its RPC answers would serve stale data.
-      return [chain.name, { id: chain.id, rpc: urls.length === 1 ? urls[0] : urls, disableCache: chain.id === 31337 }];
-    }),
+      { id: chain.id, rpc: rpc.length === 1 ? rpc[0] : rpc, disableCache: chain.id === 31337 },
+    ]),
   ),
   contracts: {
-    RegistryV1: {
-      abi: registryV1Abi,
-      chain: Object.fromEntries(
-        chains.map((chain) => [chain.name, { address: chain.v1.address, startBlock: chain.v1.startBlock }]),
-      ),
-    },
-    RegistryV2: {
-      abi: registryV2Abi,
-      chain: Object.fromEntries(
-        chains.map((chain) => [chain.name, { address: chain.v2.address, startBlock: chain.v2.startBlock }]),
-      ),
-    },
+    RegistryV1: { abi: registryV1Abi, chain: contract("v1") },
+    RegistryV2: { abi: registryV2Abi, chain: contract("v2") },
   },
 });

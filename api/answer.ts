@@ -15,10 +15,11 @@ const SYNC_RETRY_AFTER = "5";
  */
 export async function answer(
   c: Context<Env>,
+  version: "v1" | "v2",
   read: (chainId: number, params: Params) => Promise<(Omit<ChainView<unknown>, "data"> & { body: unknown }) | undefined>,
 ): Promise<Response> {
   const params = new Params(c.req.url);
-  const chainId = params.chainId(c.var.chains);
+  const chainId = params.chainId(c.var.chains.filter((chain) => chain[version] !== undefined).map((chain) => chain.id));
   const view = await read(chainId, params).catch((error) => {
     if (!(error instanceof StoreBusy)) throw error;
     throw new Problem("chain_syncing", `chain ${chainId}: ${error.message}; ask again in a moment`, {

@@ -1,10 +1,21 @@
 import { Hono } from "hono";
 import { Problem, notFound } from "./problem";
 import type { Store } from "./store";
+import { chains } from "./chains";
 import { v1 } from "./v1";
 import { v2 } from "./v2";
 
-export type Env = { Variables: { store: Store; chains: readonly number[] } };
+/** A chain this instance serves, and where each registry it indexes there starts. */
+export type ServedChain = {
+  id: number;
+  name: string;
+  title: string;
+  testnet: boolean;
+  v1?: { address: string; startBlock: number };
+  v2?: { address: string; startBlock: number };
+};
+
+export type Env = { Variables: { store: Store; chains: readonly ServedChain[] } };
 
 const ALLOWED_METHODS = "GET, HEAD, OPTIONS";
 const CORS = {
@@ -16,7 +27,7 @@ const CORS = {
  * The read-only HTTP API. It depends only on a Store, so it runs inside Ponder (over Ponder's
  * read-only db) or standalone (over Postgres).
  */
-export function createApp(options: { store: Store; chains: readonly number[] }): Hono<Env> {
+export function createApp(options: { store: Store; chains: readonly ServedChain[] }): Hono<Env> {
   const app = new Hono<Env>();
 
   app.use(async (c, next) => {
@@ -43,6 +54,7 @@ export function createApp(options: { store: Store; chains: readonly number[] }):
 
   app.route("/registry/v2", v2);
   app.route("/registry/v1", v1);
+  app.route("/registry/chains", chains);
 
   app.all("*", notFound);
 

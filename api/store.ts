@@ -38,6 +38,8 @@ export interface Store {
   v1InForce(chainId: number, keys: readonly V1Key[]): Promise<ChainView<V1Row[]> | undefined>;
   /** The wallet's v1 delegations in force, as vault or delegate, in creation order. */
   v1Wallet(chainId: number, wallet: Address): Promise<ChainView<V1Row[]> | undefined>;
+  /** Every indexed chain's position. */
+  chainStates(): Promise<Map<number, Omit<ChainView<never>, "data">>>;
 }
 
 /** Runs one SQL statement; Ponder's read-only `db.execute` and drizzle over node-postgres both fit. */
@@ -157,6 +159,19 @@ export function createSqlStore(execute: Execute, schema: string): Store {
       );
       const where = sql`d.vault = ${first.vault} AND d.delegate = ${first.delegate} AND (${anyKey})`;
       return view(chainId, v1(chainId, where), sql`d.created_block, d.created_log_index`, v1Rows);
+    },
+
+    async chainStates() {
+      const result = await execute(sql`
+        SELECT c.chain_id, substring(c.latest_checkpoint, 27, 16)::bigint::text AS indexed_block,
+               (SELECT (m.value->>'is_ready')::int FROM ${table("_ponder_meta")} m WHERE m.key = 'app') AS ready
+        FROM ${table("_ponder_checkpoint")} c`);
+      return new Map(
+        result.rows.map((row) => [
+          Number(row.chain_id),
+          { indexedBlock: BigInt(row.indexed_block as string), ready: Number(row.ready) === 1 },
+        ]),
+      );
     },
 
     v1Wallet(chainId, wallet) {

@@ -18,7 +18,7 @@ export const v1 = new Hono<Env>();
 
 for (const kind of ["all", "contract", "token"] as const) {
   v1.get(`/check/${kind}`, (c) =>
-    answer(c, async (chainId, params) => {
+    answer(c, "v1", async (chainId, params) => {
       const view = await c.var.store.v1InForce(chainId, v1CheckKeys(checkQuery(kind, params)));
       return view && { ...view, body: view.data.length > 0 };
     }),
@@ -29,7 +29,7 @@ for (const kind of ["all", "contract", "token"] as const) {
 v1.all("/check", notFound);
 
 v1.get("/:wallet", (c) =>
-  answer(c, async (chainId) => {
+  answer(c, "v1", async (chainId) => {
     const wallet = parseParam("wallet", c.req.param("wallet"), parseAddress);
     const view = await c.var.store.v1Wallet(chainId, wallet);
     return (

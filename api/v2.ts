@@ -32,7 +32,7 @@ export const v2 = new Hono<Env>();
 
 for (const kind of Object.keys(PARTIES) as V2CheckKind[]) {
   v2.get(`/check/${kind}`, (c) =>
-    answer(c, async (chainId, params) => {
+    answer(c, "v2", async (chainId, params) => {
       const query = checkQuery(kind, params);
       const view = await c.var.store.v2Enabled(chainId, v2CheckHashes(query));
       return view && { ...view, body: v2CheckAnswer(query, (hash) => view.data.get(hash)) };
@@ -44,7 +44,7 @@ for (const kind of Object.keys(PARTIES) as V2CheckKind[]) {
 v2.all("/check", notFound);
 
 v2.get("/:wallet", (c) =>
-  answer(c, async (chainId, params) => {
+  answer(c, "v2", async (chainId, params) => {
     const wallet = parseParam("wallet", c.req.param("wallet"), parseAddress);
     const view = await c.var.store.v2Wallet(chainId, wallet);
     return (

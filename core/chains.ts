@@ -1,28 +1,73 @@
-import type { Address } from "viem";
-import { anvil, mainnet } from "viem/chains";
+import type { Address, Chain } from "viem";
+import * as viemChains from "viem/chains";
 
 /**
- * Every chain the service knows, as data: adding a chain is adding an entry. A chain is indexed
- * when its RPC URL is configured (`PONDER_RPC_URL_<id>`).
+ * Every chain the registries are deployed on (the registries' public deployment list), as data:
+ * adding a chain is adding a line. Names and metadata come from viem's chain definitions.
+ * A chain is indexed when its RPC URL is configured (`PONDER_RPC_URL_<id>`).
  */
-export type ChainEntry = {
-  id: number;
-  /** Ponder's chain name; viem's name for the chain where viem has it. */
-  name: string;
-  title: string;
-  v1: { address: Address; startBlock: number };
-  v2: { address: Address; startBlock: number };
-};
 
 export const V1_ADDRESS: Address = "0x00000000000076A84feF008CDAbe6409d2FE638B";
-
 export const V2_ADDRESS: Address = "0x00000000000000447e69651d841bD8D104Bed493";
+/** zkSync-type chains derive CREATE2 addresses differently, so v2 lives elsewhere there. */
+export const V2_ADDRESS_ZKSYNC: Address = "0x0000000059A24EB229eED07Ac44229DB56C5d797";
 
-export const CHAINS: readonly ChainEntry[] = [
-  // Start blocks of 0 scan from genesis: correct, but slow on a long chain.
-  { id: mainnet.id, name: "mainnet", title: mainnet.name, v1: { address: V1_ADDRESS, startBlock: 0 }, v2: { address: V2_ADDRESS, startBlock: 0 } },
-  { id: anvil.id, name: "anvil", title: "Local development chain", v1: { address: V1_ADDRESS, startBlock: 0 }, v2: { address: V2_ADDRESS, startBlock: 0 } },
+export type ChainEntry = {
+  id: number;
+  /** Ponder's name for the chain: viem's export name. */
+  name: string;
+  /** viem's display name. */
+  title: string;
+  testnet: boolean;
+  v2: { address: Address; startBlock?: number };
+  /** Where v1 is known to be absent, false; otherwise looked up on the chain at startup. */
+  v1: { address: Address; startBlock?: number } | false;
+};
+
+type Line = [name: keyof typeof viemChains, options?: { zksync?: true }];
+
+// Start blocks are not listed: the service finds each registry's deployment block on first start
+// (core/discovery.ts) and remembers it. A known one can be added here as `startBlock`.
+const MAINNETS: Line[] = [
+  ["mainnet"], ["optimism"], ["bsc"], ["gnosis"], ["polygon"], ["fantom"], ["zksync", { zksync: true }],
+  ["shape"], ["polygonZkEvm"], ["moonbeam"], ["moonriver"], ["sei"], ["sanko"], ["ronin"],
+  ["abstract", { zksync: true }], ["hychain"], ["mantle"], ["zetachain"], ["canto"], ["base"], ["apeChain"],
+  ["arbitrum"], ["arbitrumNova"], ["celo"], ["avalanche"], ["linea"], ["treasure", { zksync: true }], ["blast"],
+  ["plumeMainnet"], ["taiko"], ["scroll"], ["zora"],
 ];
+const TESTNETS: Line[] = [
+  ["sepolia"], ["holesky"], ["baseSepolia"], ["berachainTestnetbArtio"], ["monadTestnet"],
+  ["abstractTestnet", { zksync: true }],
+];
+
+function entry([name, options]: Line): ChainEntry {
+  const chain = viemChains[name] as Chain;
+  return {
+    id: chain.id,
+    name,
+    title: chain.name,
+    testnet: chain.testnet ?? false,
+    v2: { address: options?.zksync ? V2_ADDRESS_ZKSYNC : V2_ADDRESS },
+    // v1 was deployed with plain CREATE2, which zkSync-type chains do not reproduce.
+    v1: options?.zksync ? false : { address: V1_ADDRESS },
+  };
+}
+
+/** The local development chain (anvil, hardhat): both registries, at the canonical addresses. */
+const DEV_CHAIN: ChainEntry = {
+  id: 31337,
+  name: "anvil",
+  title: "Local development chain",
+  testnet: true,
+  v2: { address: V2_ADDRESS },
+  v1: { address: V1_ADDRESS },
+};
+
+export const CHAINS: readonly ChainEntry[] = [...MAINNETS.map(entry), ...TESTNETS.map(entry), DEV_CHAIN];
+
+export function chainById(id: number): ChainEntry | undefined {
+  return CHAINS.find((chain) => chain.id === id);
+}
 
 /** The RPC URLs configured for a chain: `PONDER_RPC_URL_<id>`, several separated by commas. */
 export function rpcUrls(chainId: number, env: NodeJS.ProcessEnv = process.env): string[] {
@@ -35,4 +80,13 @@ export function rpcUrls(chainId: number, env: NodeJS.ProcessEnv = process.env): 
 /** The chains this instance indexes: those with an RPC URL. */
 export function configuredChains(env: NodeJS.ProcessEnv = process.env): ChainEntry[] {
   return CHAINS.filter((chain) => rpcUrls(chain.id, env).length > 0);
+}
+
+/** RPC URLs set for chain ids the table does not know: a typo the operator should hear about. */
+export function unknownChainIds(env: NodeJS.ProcessEnv = process.env): number[] {
+  return Object.keys(env)
+    .map((name) => /^PONDER_RPC_URL_(\d+)$/.exec(name)?.[1])
+    .filter((id): id is string => id !== undefined && (env[`PONDER_RPC_URL_${id}`] ?? "").trim() !== "")
+    .map(Number)
+    .filter((id) => chainById(id) === undefined);
 }

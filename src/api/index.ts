@@ -3,12 +3,12 @@ import { db } from "ponder:api";
 import { v2Delegation } from "ponder:schema";
 import { createApp } from "../../api/app";
 import { createSqlStore } from "../../api/store";
-import { configuredChains } from "../../core/chains";
+import { plan } from "../../ponder.config";
 
 // Ponder sets every table's schema to the one this instance was started with (--schema).
 const schema = getTableConfig(v2Delegation).schema ?? "public";
 
 export default createApp({
   store: createSqlStore((query) => db.execute(query), schema),
-  chains: configuredChains().map((chain) => chain.id),
+  chains: plan.map(({ chain, v1, v2 }) => ({ id: chain.id, name: chain.name, title: chain.title, testnet: chain.testnet, v1, v2 })),
 });

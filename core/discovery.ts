@@ -1,0 +1,115 @@
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
+import { createPublicClient, fallback, http, type Address, type PublicClient } from "viem";
+import { rpcUrls, type ChainEntry } from "./chains";
+
+/**
+ * The first block at which `hasCode` holds, by binary search over [0, latest]; undefined when
+ * there is no code at `latest` (the registry is not on this chain). Code, once deployed, stays:
+ * the registries cannot self-destruct.
+ */
+export async function findDeploymentBlock(
+  hasCode: (block: bigint) => Promise<boolean>,
+  latest: bigint,
+): Promise<bigint | undefined> {
+  if (!(await hasCode(latest))) return undefined;
+  let low = 0n;
+  let high = latest;
+  while (low < high) {
+    const middle = (low + high) / 2n;
+    if (await hasCode(middle)) high = middle;
+    else low = middle + 1n;
+  }
+  return low;
+}
+
+export type Registry = { address: Address; startBlock: number };
+export type IndexedChain = { chain: ChainEntry; rpc: string[]; v1?: Registry; v2?: Registry };
+
+/** Start blocks found before, by chain, genesis block and address (a restarted dev chain is new). */
+class StartBlockMemory {
+  constructor(private readonly file: string) {}
+
+  private read(): Record<string, number> {
+    try {
+      return JSON.parse(readFileSync(this.file, "utf8")) as Record<string, number>;
+    } catch {
+      return {};
+    }
+  }
+
+  get(key: string): number | undefined {
+    return this.read()[key];
+  }
+
+  set(key: string, block: number) {
+    const all = { ...this.read(), [key]: block };
+    mkdirSync(dirname(this.file), { recursive: true });
+    // Write then rename: several services may share the file.
+    const temp = `${this.file}.${process.pid}.tmp`;
+    writeFileSync(temp, `${JSON.stringify(all, null, 2)}\n`);
+    renameSync(temp, this.file);
+  }
+}
+
+async function startBlock(
+  client: PublicClient,
+  chain: ChainEntry,
+  version: "v1" | "v2",
+  address: Address,
+  latest: bigint,
+  key: string,
+  memory: StartBlockMemory,
+  log: (message: string) => void,
+): Promise<number | undefined> {
+  const remembered = memory.get(key);
+  if (remembered !== undefined) return remembered;
+  const hasCode = async (blockNumber: bigint) => {
+    try {
+      return ((await client.getCode({ address, blockNumber })) ?? "0x") !== "0x";
+    } catch (error) {
+      throw new Error(
+        `chain ${chain.id} (${chain.title}): could not find where registry ${version} starts: eth_getCode at block ` +
+          `${blockNumber} failed (${(error as Error).message.split("\n")[0]}). Finding the deployment block needs ` +
+          `an RPC that serves historical state (an archive node), or add the block to core/chains.ts as startBlock.`,
+      );
+    }
+  };
+  const found = await findDeploymentBlock(hasCode, latest);
+  if (found === undefined) {
+    log(`chain ${chain.id} (${chain.title}): registry ${version} has no code at ${address}; not indexing ${version} there`);
+    return undefined;
+  }
+  log(`chain ${chain.id} (${chain.title}): registry ${version} was deployed in block ${found}; indexing from there`);
+  memory.set(key, Number(found));
+  return Number(found);
+}
+
+/**
+ * What to index on each configured chain: the registries that are there, each from its start
+ * block (the table's, or the one found and remembered). Registries absent from a chain are skipped.
+ */
+export async function planChains(
+  chains: ChainEntry[],
+  options: { memoryFile: string; log?: (message: string) => void; env?: NodeJS.ProcessEnv },
+): Promise<IndexedChain[]> {
+  const log = options.log ?? ((message: string) => console.log(message));
+  const memory = new StartBlockMemory(options.memoryFile);
+  return Promise.all(
+    chains.map(async (chain): Promise<IndexedChain> => {
+      const rpc = rpcUrls(chain.id, options.env);
+      const client = createPublicClient({ transport: fallback(rpc.map((url) => http(url))) }) as PublicClient;
+      const [latest, genesis] = await Promise.all([client.getBlockNumber(), client.getBlock({ blockNumber: 0n })]);
+      const plan: IndexedChain = { chain, rpc };
+      for (const version of ["v1", "v2"] as const) {
+        const registry = chain[version];
+        if (registry === false) continue;
+        const key = `${chain.id}:${genesis.hash}:${registry.address.toLowerCase()}`;
+        const block =
+          registry.startBlock ?? (await startBlock(client, chain, version, registry.address, latest, key, memory, log));
+        if (block !== undefined) plan[version] = { address: registry.address, startBlock: block };
+      }
+      return plan;
+    }),
+  );
+}
