@@ -1,9 +1,11 @@
 import { getTableConfig } from "drizzle-orm/pg-core";
 import { db } from "ponder:api";
 import { v2Delegation } from "ponder:schema";
+import { openAccess } from "../../api/access/open";
 import { createApp } from "../../api/app";
 import { createSqlStore } from "../../api/store";
 import { plan } from "../../ponder.config";
+import { logBackfillProgress } from "./progress";
 
 // Ponder sets every table's schema to the one this instance was started with (--schema).
 const schema = getTableConfig(v2Delegation).schema ?? "public";
@@ -11,4 +13,8 @@ const schema = getTableConfig(v2Delegation).schema ?? "public";
 export default createApp({
   store: createSqlStore((query) => db.execute(query), schema),
   chains: plan.map(({ chain, v1, v2 }) => ({ id: chain.id, name: chain.name, title: chain.title, testnet: chain.testnet, v1, v2 })),
+  // Keys and keyless windows live in the service's own tables: Ponder's db handle here is read-only.
+  access: await openAccess(process.env),
 });
+
+logBackfillProgress(plan.map((p) => p.chain.name));
