@@ -62,8 +62,6 @@ async function startBlock(
   memory: StartBlockMemory,
   log: (message: string) => void,
 ): Promise<number | undefined> {
-  const remembered = memory.get(key);
-  if (remembered !== undefined) return remembered;
   const hasCode = async (blockNumber: bigint) => {
     try {
       return ((await client.getCode({ address, blockNumber })) ?? "0x") !== "0x";
@@ -75,6 +73,14 @@ async function startBlock(
       );
     }
   };
+  // Two dev chains started in the same second share a genesis hash, so a remembered block is
+  // checked: code at it and none just before.
+  const remembered = memory.get(key);
+  if (remembered !== undefined) {
+    const block = BigInt(remembered);
+    if ((await hasCode(block)) && (block === 0n || !(await hasCode(block - 1n)))) return remembered;
+    log(`chain ${chain.id} (${chain.title}): the remembered start of registry ${version} (block ${remembered}) does not hold; searching again`);
+  }
   const found = await findDeploymentBlock(hasCode, latest);
   if (found === undefined) {
     log(`chain ${chain.id} (${chain.title}): registry ${version} has no code at ${address}; not indexing ${version} there`);

@@ -1,0 +1,229 @@
+import { request } from "node:http";
+import { connect } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createPublicClient, createWalletClient, encodeFunctionData, http, type Address } from "viem";
+import { anvil as anvilChain } from "viem/chains";
+import { abis, addresses, installRegistries } from "./helpers/oracle";
+import { startAnvil, startService, type Anvil, type Service } from "./helpers/processes";
+
+/**
+ * Abuse: at least 10,000 seeded random malformed requests against a running service. None may
+ * give a 5xx, hang, or crash it; every error must be problem+json; afterwards it still answers
+ * right. The seed is printed and named in every failure.
+ */
+
+const SEED = Number(process.env.SEED ?? Math.floor(Math.random() * 2 ** 31));
+const COUNT = 10_000;
+const tag = (what: string) => `[SEED=${SEED}] ${what}`;
+
+/** mulberry32: small, seeded, good enough to pick inputs. */
+function random(seed: number) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const next = random(SEED);
+const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)]!;
+const chance = (p: number) => next() < p;
+const repeat = (text: string, times: number) => text.repeat(Math.max(0, times));
+
+const ADDRESS = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
+const values = (): string =>
+  pick([
+    () => ADDRESS,
+    () => ADDRESS.toLowerCase(),
+    () => ADDRESS.replace("C", "c"), // bad checksum
+    () => ADDRESS.slice(0, 1 + Math.floor(next() * 41)),
+    () => `${ADDRESS}${"0".repeat(1 + Math.floor(next() * 5))}`,
+    () => "vitalik.eth",
+    () => " ",
+    () => "",
+    () => String(Math.floor(next() * 1e6)),
+    () => `-${Math.floor(next() * 100)}`,
+    () => "1.5",
+    () => "1e18",
+    () => `0x${"f".repeat(64)}`,
+    () => `0x1${"0".repeat(64)}`,
+    () => repeat("9", 80 + Math.floor(next() * 2000)),
+    () => "%",
+    () => "%ZZ",
+    () => "%C3%28", // invalid UTF-8
+    () => "%FF%FE",
+    () => "%E2%82",
+    () => "%00",
+    () => "%2e%2e%2f%2e%2e%2fetc%2fpasswd",
+    () => "../../etc/passwd",
+    () => encodeURIComponent("é∑😀"),
+    () => encodeURIComponent("' OR 1=1 --"),
+    () => encodeURIComponent('{"a":1}'),
+    () => repeat("a", Math.floor(next() * 40)),
+    () => repeat("A", 4000 + Math.floor(next() * 6000)),
+    () => "31337",
+    () => "0x7a69",
+    () => "NaN",
+    () => "Infinity",
+  ])();
+
+const NAMES = ["to", "from", "delegate", "vault", "contract", "tokenId", "rights", "chainId", "wallet", "x", "", "%ZZ", "to[]", "__proto__", "constructor"];
+const query = () => {
+  const pairs: string[] = [];
+  const count = Math.floor(next() * 9);
+  for (let i = 0; i < count; i++) {
+    const name = pick(NAMES);
+    pairs.push(chance(0.1) ? name : `${name}=${values()}`);
+    if (chance(0.1)) pairs.push(pairs[pairs.length - 1]!); // a duplicate
+  }
+  if (chance(0.6)) pairs.push("chainId=31337");
+  return pairs.length ? `?${pairs.join(pick(["&", "&", "&", ";", "&&"]))}` : pick(["", "?", "?&", "?="]);
+};
+
+const path = () =>
+  pick([
+    () => `/registry/v2/${values()}`,
+    () => `/registry/v1/${values()}`,
+    () => `/registry/v2/check/${pick(["all", "contract", "erc721", "erc1155", "erc20", "token", "", "ALL", "all/", "all/x"])}`,
+    () => `/registry/v1/check/${pick(["all", "contract", "token", "erc20", ""])}`,
+    () => pick(["/registry/chains", "/registry", "/registry/", "/registry/v3/x", "//registry//v2", "/registry/v2/%2F", "/registry/v2/..%2F..%2F"]),
+    () => `/${repeat("a/", Math.floor(next() * 50))}`,
+    () => `/registry/v2/${repeat("%", 3)}`,
+    () => "/developer/../registry/v2/check/all",
+    () => `/admin/keys/${values()}`,
+  ])();
+
+const METHODS = ["GET", "GET", "GET", "GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "TRACE", "PROPFIND"];
+
+type Answer = { status: number; type: string; body: string };
+
+function send(base: URL, method: string, target: string, headers: Record<string, string>): Promise<Answer> {
+  return new Promise((ok, fail) => {
+    const req = request(
+      { host: base.hostname, port: base.port, method, path: target, headers, timeout: 20_000 },
+      (res) => {
+        let body = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk: string) => (body += chunk));
+        res.on("end", () => ok({ status: res.statusCode ?? 0, type: String(res.headers["content-type"] ?? ""), body }));
+      },
+    );
+    req.on("timeout", () => req.destroy(new Error(`no answer in 20 s: ${method} ${target.slice(0, 200)}`)));
+    req.on("error", fail);
+    if (method === "POST" || method === "PUT" || method === "PATCH") req.end(chance(0.5) ? "{" : repeat("x", 10_000));
+    else req.end();
+  });
+}
+
+/** Bytes that no URL class would send: raw non-ASCII and control characters in the request line. */
+function sendRaw(base: URL, target: Buffer): Promise<number> {
+  return new Promise((ok, fail) => {
+    const socket = connect(Number(base.port), base.hostname);
+    let data = "";
+    socket.setTimeout(20_000, () => socket.destroy(new Error("raw request: no answer in 20 s")));
+    socket.on("data", (chunk) => (data += chunk.toString("latin1")));
+    socket.on("end", () => ok(Number(/^HTTP\/1\.1 (\d{3})/.exec(data)?.[1] ?? 0)));
+    socket.on("close", () => ok(Number(/^HTTP\/1\.1 (\d{3})/.exec(data)?.[1] ?? 0)));
+    socket.on("error", fail);
+    socket.end(Buffer.concat([Buffer.from("GET "), target, Buffer.from(" HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")]));
+  });
+}
+
+let anvil: Anvil;
+let service: Service;
+let from: Address;
+let to: Address;
+
+beforeAll(async () => {
+  console.log(`fuzz seed: SEED=${SEED}`);
+  anvil = await startAnvil();
+  await installRegistries(anvil.url);
+  const transport = http(anvil.url);
+  const client = createPublicClient({ transport, chain: anvilChain });
+  [from, to] = (await createWalletClient({ transport, chain: anvilChain }).getAddresses()) as [Address, Address];
+  const wallet = createWalletClient({ transport, account: from, chain: anvilChain });
+  const hash = await wallet.sendTransaction({
+    to: addresses.v2.address,
+    data: encodeFunctionData({ abi: abis.v2, functionName: "delegateAll", args: [to, `0x${"0".repeat(64)}`, true] }),
+  });
+  await client.waitForTransactionReceipt({ hash });
+  service = await startService({ rpc: { 31337: anvil.url } });
+});
+
+afterAll(async () => {
+  await service?.stop();
+  await anvil?.stop();
+});
+
+describe("abuse", () => {
+  it(`survives ${COUNT} random malformed requests: no 5xx, no hang, every error problem+json`, async () => {
+    const base = new URL(service.url);
+    const bad: string[] = [];
+    let sent = 0;
+    const worker = async () => {
+      while (sent < COUNT) {
+        const method = pick(METHODS);
+        // What an HTTP client can send: anything outside printable ASCII goes percent-encoded.
+        const target = `${path()}${query()}`.replace(/[^\x21-\x7e]/g, encodeURIComponent);
+        // Mostly with the test's key (else the keyless limit answers nearly everything), sometimes
+        // keyless, sometimes with a bad key.
+        const headers: Record<string, string> = chance(0.8)
+          ? { ...service.headers }
+          : chance(0.5)
+            ? { "X-API-KEY": values().replace(/[^\x21-\x7e]/g, "") || "x" }
+            : {};
+        if (chance(0.05)) headers["X-Filler"] = repeat("h", 8_000);
+        if (chance(0.05)) headers["X-Forwarded-For"] = values().replace(/[^\x21-\x7e]/g, "") || "x";
+        // Past 16 KiB of request line and headers Node's HTTP parser answers 431 before any
+        // application code runs; that case is the raw test's.
+        if (target.length + JSON.stringify(headers).length > 15_000) continue;
+        sent++;
+        const answer = await send(base, method, target, headers);
+        const where = `${method} ${target.slice(0, 300)} → ${answer.status} ${answer.type} ${answer.body.slice(0, 200)}`;
+        if (answer.status >= 500) bad.push(`5xx: ${where}`);
+        else if (answer.status >= 400 && method !== "HEAD") {
+          if (!answer.type.startsWith("application/problem+json")) bad.push(`not problem+json: ${where}`);
+          else {
+            const problem = JSON.parse(answer.body) as { status?: number; code?: string; title?: string; detail?: string; type?: string };
+            if (problem.status !== answer.status || !problem.code || !problem.title || !problem.detail || !problem.type) {
+              bad.push(`incomplete problem: ${where}`);
+            }
+          }
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: 16 }, worker));
+    expect(bad.slice(0, 20), tag(`${bad.length} bad answers of ${COUNT}`)).toEqual([]);
+  });
+
+  it("refuses raw non-ASCII, control bytes and an oversized request line without a 5xx", async () => {
+    const base = new URL(service.url);
+    const targets = [
+      Buffer.from([0x2f, 0x72, 0xff, 0xfe, 0x80]), // /r + invalid UTF-8
+      Buffer.from("/registry/v2/check/all?to=\u00e9", "latin1"),
+      Buffer.from("/registry/v2/\u0001\u0002"),
+      Buffer.from(`/registry/v2/check/all?to=${"a".repeat(20_000)}`), // past Node's 16 KiB header limit
+    ];
+    for (const target of targets) {
+      const status = await sendRaw(base, target);
+      expect(status, tag(`raw ${JSON.stringify(target.toString("latin1").slice(0, 60))}`)).toBeGreaterThanOrEqual(400);
+      expect(status, tag(`raw ${JSON.stringify(target.toString("latin1").slice(0, 60))}`)).toBeLessThan(500);
+    }
+  });
+
+  it("still answers correctly afterwards", async () => {
+    const check = async (hot: Address, cold: Address) => {
+      const res = await fetch(`${service.url}/registry/v2/check/all?chainId=31337&to=${hot}&from=${cold}`, { headers: service.headers });
+      expect(res.status, tag("check after fuzz")).toBe(200);
+      return res.text();
+    };
+    expect(await check(to, from), tag(`the delegation made before the fuzz (${from} → ${to})`)).toBe("true");
+    expect(await check(from, to), tag("the reverse, never made")).toBe("false");
+    const health = await fetch(`${service.url}/health`);
+    expect(health.status).toBe(200);
+    expect(service.child.running, tag("the service process is alive")).toBe(true);
+  });
+});
