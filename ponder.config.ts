@@ -1,12 +1,12 @@
 import { createConfig } from "ponder";
 import { registryV1Abi } from "./core/abi/registryV1";
 import { registryV2Abi } from "./core/abi/registryV2";
-import { configuredChains, unknownChainIds } from "./core/chains";
+import { configuredChains, ignoredRpcVariables } from "./core/chains";
 import { planChains, type IndexedChain, type Registry } from "./core/discovery";
 
-const unknown = unknownChainIds();
-if (unknown.length > 0) {
-  console.warn(`PONDER_RPC_URL_${unknown.join(", PONDER_RPC_URL_")}: no registry is known on chain ${unknown.join(", ")}; ignored`);
+const ignored = ignoredRpcVariables();
+if (ignored.length > 0) {
+  console.warn(`${ignored.join(", ")}: not a chain id the service knows (see core/chains.ts); ignored`);
 }
 const configured = configuredChains();
 if (configured.length === 0) {

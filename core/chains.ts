@@ -82,11 +82,14 @@ export function configuredChains(env: NodeJS.ProcessEnv = process.env): ChainEnt
   return CHAINS.filter((chain) => rpcUrls(chain.id, env).length > 0);
 }
 
-/** RPC URLs set for chain ids the table does not know: a typo the operator should hear about. */
-export function unknownChainIds(env: NodeJS.ProcessEnv = process.env): number[] {
-  return Object.keys(env)
-    .map((name) => /^PONDER_RPC_URL_(\d+)$/.exec(name)?.[1])
-    .filter((id): id is string => id !== undefined && (env[`PONDER_RPC_URL_${id}`] ?? "").trim() !== "")
-    .map(Number)
-    .filter((id) => chainById(id) === undefined);
+/**
+ * `PONDER_RPC_URL_*` variables with a URL that configure no chain: an id the table does not know,
+ * or not written the way it is read (`PONDER_RPC_URL_01`). A typo the operator should hear about.
+ */
+export function ignoredRpcVariables(env: NodeJS.ProcessEnv = process.env): string[] {
+  return Object.keys(env).filter((name) => {
+    const suffix = /^PONDER_RPC_URL_(.*)$/.exec(name)?.[1];
+    if (suffix === undefined || (env[name] ?? "").trim() === "") return false;
+    return CHAINS.every((chain) => String(chain.id) !== suffix);
+  });
 }

@@ -1,0 +1,158 @@
+/**
+ * The chain table (issue 4): exactly the registries' deployment list, each entry's addresses, and
+ * its names taken from viem's chain definitions; and how the RPC environment selects chains.
+ */
+import { getAddress, isAddress, type Chain } from "viem";
+import * as viemChains from "viem/chains";
+import { describe, expect, it } from "vitest";
+import { CHAINS, V1_ADDRESS, V2_ADDRESS, V2_ADDRESS_ZKSYNC, chainById, configuredChains, rpcUrls, ignoredRpcVariables } from "./chains";
+
+/** The issue's list. */
+const MAINNETS = [
+  1, 10, 56, 100, 137, 250, 324, 360, 1101, 1284, 1285, 1329, 1996, 2020, 2741, 2911, 5000, 7000, 7700, 8453, 33139, 42161, 42170,
+  42220, 43114, 59144, 61166, 81457, 98866, 167000, 534352, 7777777,
+];
+const TESTNETS = [11155111, 17000, 84532, 80084, 10143, 11124];
+const DEV = 31337;
+/** zkSync-type chains: CREATE2 differs, so v2 lives at another address and v1 is not there. */
+const ZKSYNC = [324, 61166, 2741, 11124];
+
+const CANONICAL_V1 = "0x00000000000076A84feF008CDAbe6409d2FE638B";
+const CANONICAL_V2 = "0x00000000000000447e69651d841bD8D104Bed493";
+const ZKSYNC_V2 = "0x0000000059A24EB229eED07Ac44229DB56C5d797";
+
+const viem = viemChains as unknown as Record<string, Chain | undefined>;
+
+describe("the chain table", () => {
+  it("holds exactly the issue's chains: the mainnets, the testnets and the local development chain", () => {
+    const ids = CHAINS.map((c) => c.id);
+    expect([...ids].sort((a, b) => a - b)).toEqual([...MAINNETS, ...TESTNETS, DEV].sort((a, b) => a - b));
+    expect(ids.length).toBe(MAINNETS.length + TESTNETS.length + 1);
+  });
+
+  it("ids are positive integers, ids and names are unique", () => {
+    for (const c of CHAINS) {
+      expect(Number.isSafeInteger(c.id) && c.id > 0, `id ${c.id}`).toBe(true);
+      expect(c.name, `name of ${c.id}`).toMatch(/^[A-Za-z][A-Za-z0-9]*$/);
+      expect(c.title.trim().length, `title of ${c.id}`).toBeGreaterThan(0);
+    }
+    expect(new Set(CHAINS.map((c) => c.id)).size).toBe(CHAINS.length);
+    expect(new Set(CHAINS.map((c) => c.name)).size).toBe(CHAINS.length);
+  });
+
+  it("every address is valid and in EIP-55 checksum case", () => {
+    for (const address of [V1_ADDRESS, V2_ADDRESS, V2_ADDRESS_ZKSYNC]) {
+      expect(isAddress(address, { strict: true }), address).toBe(true);
+      expect(getAddress(address)).toBe(address);
+    }
+    expect([V1_ADDRESS, V2_ADDRESS, V2_ADDRESS_ZKSYNC]).toEqual([CANONICAL_V1, CANONICAL_V2, ZKSYNC_V2]);
+    for (const c of CHAINS) {
+      for (const registry of [c.v1, c.v2]) {
+        if (registry === false) continue;
+        expect(isAddress(registry.address, { strict: true }), `chain ${c.id}: ${registry.address}`).toBe(true);
+        expect(getAddress(registry.address), `chain ${c.id}: checksum case`).toBe(registry.address);
+        if (registry.startBlock !== undefined) {
+          expect(Number.isSafeInteger(registry.startBlock) && registry.startBlock >= 0, `chain ${c.id}: startBlock`).toBe(true);
+        }
+      }
+    }
+  });
+
+  it("zkSync-type chains (324, 61166, 2741, 11124) use v2 at 0x0000000059A24EB229eED07Ac44229DB56C5d797 and have no v1", () => {
+    for (const id of ZKSYNC) {
+      const c = chainById(id);
+      expect(c, `chain ${id}`).toBeDefined();
+      expect(c!.v2.address, `chain ${id}`).toBe(ZKSYNC_V2);
+      expect(c!.v1, `chain ${id}`).toBe(false);
+    }
+  });
+
+  it("every other chain uses the canonical v2 address, and looks for v1 at its canonical address", () => {
+    const others = CHAINS.filter((c) => !ZKSYNC.includes(c.id));
+    expect(others.length).toBe(CHAINS.length - ZKSYNC.length);
+    for (const c of others) {
+      expect(c.v2.address, `chain ${c.id}`).toBe(CANONICAL_V2);
+      expect(c.v1 === false ? false : c.v1.address, `chain ${c.id}`).toBe(CANONICAL_V1);
+    }
+  });
+
+  it("names, titles and the testnet flag come from viem's chain definitions", () => {
+    for (const c of CHAINS) {
+      const def = viem[c.name];
+      expect(def, `viem/chains has no export "${c.name}" (chain ${c.id})`).toBeDefined();
+      expect(def!.id, `viem's ${c.name}`).toBe(c.id);
+      // The dev chain keeps viem's name (anvil) but a title of its own: it stands for hardhat too.
+      if (c.id !== DEV) expect(c.title, `title of ${c.id}`).toBe(def!.name);
+      if (c.id !== DEV) expect(c.testnet, `testnet flag of ${c.id}`).toBe(def!.testnet ?? false);
+    }
+    for (const id of MAINNETS) expect(chainById(id)!.testnet, `chain ${id} is a mainnet`).toBe(false);
+    for (const id of [...TESTNETS, DEV]) expect(chainById(id)!.testnet, `chain ${id} is a testnet`).toBe(true);
+    expect(chainById(DEV)!.name).toBe("anvil");
+    expect(chainById(1)!.name).toBe("mainnet");
+    expect(chainById(11155111)!.name).toBe("sepolia");
+  });
+
+  it("chainById finds table entries only", () => {
+    for (const c of CHAINS) expect(chainById(c.id)).toBe(c);
+    for (const id of [0, -1, 2, 5, 31338, 1.5, Number.NaN]) expect(chainById(id), String(id)).toBeUndefined();
+  });
+});
+
+describe("RPC configuration", () => {
+  it("rpcUrls: PONDER_RPC_URL_<id>, comma-separated, trimmed, empty items dropped", () => {
+    const env = {
+      PONDER_RPC_URL_1: " https://a.example/rpc , https://b.example/rpc,,https://c.example/rpc?x=1 ,",
+      PONDER_RPC_URL_10: "https://only.example",
+      PONDER_RPC_URL_56: "",
+      PONDER_RPC_URL_100: "  ,  , ",
+    };
+    expect(rpcUrls(1, env)).toEqual(["https://a.example/rpc", "https://b.example/rpc", "https://c.example/rpc?x=1"]);
+    expect(rpcUrls(10, env)).toEqual(["https://only.example"]);
+    expect(rpcUrls(56, env)).toEqual([]);
+    expect(rpcUrls(100, env)).toEqual([]);
+    expect(rpcUrls(137, env)).toEqual([]);
+  });
+
+  it("configuredChains picks exactly the table's chains that have a URL, in table order", () => {
+    const env = {
+      PONDER_RPC_URL_11155111: "http://sepolia.example",
+      PONDER_RPC_URL_31337: "http://127.0.0.1:8545",
+      PONDER_RPC_URL_1: "http://a, http://b",
+      PONDER_RPC_URL_10: "",
+      PONDER_RPC_URL_56: " , ",
+      PONDER_RPC_URL_999999: "http://unknown.example",
+      SOMETHING_ELSE: "x",
+    };
+    const picked = configuredChains(env).map((c) => c.id);
+    expect(picked).toEqual(CHAINS.map((c) => c.id).filter((id) => [1, 11155111, 31337].includes(id)));
+    expect(configuredChains({})).toEqual([]);
+    // Every table chain can be configured.
+    const all = Object.fromEntries(CHAINS.map((c) => [`PONDER_RPC_URL_${c.id}`, `http://rpc/${c.id}`]));
+    expect(configuredChains(all)).toEqual([...CHAINS]);
+  });
+
+  it("ignoredRpcVariables flags non-empty URLs that configure no chain", () => {
+    const env = {
+      PONDER_RPC_URL_1: "http://a",
+      PONDER_RPC_URL_999999: "http://unknown.example",
+      PONDER_RPC_URL_5: "http://goerli.example",
+      PONDER_RPC_URL_42: "   ",
+      PONDER_RPC_URL_43: "",
+      PONDER_RPC_URL_mainnet: "http://named.example",
+      PONDER_RPC_URL_: "http://empty-id.example",
+      PONDER_RPC_URL_01: "http://leading-zero.example",
+      PONDER_RPC_URL_00031337: "http://leading-zeros.example",
+      OTHER_RPC_URL_77: "http://x",
+    };
+    expect(ignoredRpcVariables(env).sort()).toEqual([
+      "PONDER_RPC_URL_",
+      "PONDER_RPC_URL_00031337",
+      "PONDER_RPC_URL_01",
+      "PONDER_RPC_URL_5",
+      "PONDER_RPC_URL_999999",
+      "PONDER_RPC_URL_mainnet",
+    ]);
+    expect(ignoredRpcVariables({ PONDER_RPC_URL_31337: "http://127.0.0.1:8545" })).toEqual([]);
+    expect(ignoredRpcVariables({})).toEqual([]);
+  });
+});
