@@ -1,0 +1,387 @@
+/**
+ * Start-block discovery against a real chain (issue 4): the service finds where each registry was
+ * deployed by eth_getCode bisection, indexes from exactly there (never asks for logs before it),
+ * remembers it in START_BLOCKS_FILE and, restarted, uses what it remembered without searching
+ * again; a registry with no code on a chain is skipped there, and said to be.
+ *
+ * Every JSON-RPC call the service makes goes through a recording proxy in front of anvil.
+ */
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { getAddress, type Address, type Hex } from "viem";
+import { abis, addresses, installRegistries } from "./helpers/oracle";
+import { startAnvil, waitFor, type Anvil, type Service } from "./helpers/processes";
+import { rpcBatch } from "./helpers/v2-writes";
+import {
+  callView,
+  hex,
+  indexedBlockOf,
+  plainOutput,
+  rpc,
+  sendWrite,
+  serviceGet,
+  startOwnService,
+  startRpcProxy,
+  type HttpAnswer,
+  type RecordedCall,
+  type RpcProxy,
+} from "./helpers/chain-tools";
+
+const A_ID = 31337;
+const B_ID = 11155111;
+const V1 = getAddress(addresses.v1.address);
+const V2 = getAddress(addresses.v2.address);
+const ZERO32: Hex = `0x${"0".repeat(64)}`;
+/** Ponder 0.16's finality depth (ponder/src/utils/finality.ts): its unfinalized window at startup. */
+const FINALITY: Record<number, bigint> = { [A_ID]: 30n, [B_ID]: 65n };
+/** Blocks mined before the registries are installed, and after. */
+const BEFORE = 200;
+const AFTER = 100;
+
+let a: Anvil | undefined;
+let b: Anvil | undefined;
+let proxyA: RpcProxy | undefined;
+let proxyB: RpcProxy | undefined;
+let service: Service | undefined;
+let dir: string;
+let startBlocksFile: string;
+let accountsA: Address[];
+let accountsB: Address[];
+/** The first block with code at each registry, found here by asking for the code at every block. */
+const deployedA = { v1: 0n, v2: 0n };
+let deployedBv2 = 0n;
+/** Delegations written after the install, and the blocks they are in. */
+let writtenA = 0n;
+let writtenB = 0n;
+const START_A = () => ({ [V1.toLowerCase()]: deployedA.v1, [V2.toLowerCase()]: deployedA.v2 });
+
+/** Whether there is code at `address` in every block 0..latest, in JSON-RPC batches. */
+async function codeByBlock(url: string, address: Address, latest: bigint): Promise<boolean[]> {
+  const out: boolean[] = [];
+  for (let start = 0n; start <= latest; start += 200n) {
+    const calls = [];
+    for (let n = start; n <= latest && n < start + 200n; n++) calls.push({ method: "eth_getCode", params: [address, hex(n)] });
+    out.push(...((await rpcBatch(url, calls)) as Hex[]).map((code) => code !== "0x"));
+  }
+  return out;
+}
+
+/** The first block with code, checking that every later block has it too. */
+async function firstBlockWithCode(url: string, address: Address): Promise<bigint> {
+  const latest = BigInt((await rpc(url, "eth_blockNumber")) as Hex);
+  const code = await codeByBlock(url, address, latest);
+  const first = code.indexOf(true);
+  expect(first, `no code at ${address}`).toBeGreaterThan(0);
+  expect(code.slice(first).every(Boolean), `code at ${address} comes and goes`).toBe(true);
+  return BigInt(first);
+}
+
+type ChainsBody = {
+  chainId: number;
+  name: string;
+  title: string;
+  testnet: boolean;
+  registries: { v1: { address: string; startBlock: number } | null; v2: { address: string; startBlock: number } | null };
+  indexedBlock: number | null;
+  status: string;
+}[];
+
+async function chainsList(): Promise<ChainsBody> {
+  const res = await serviceGet(service!, "/registry/chains");
+  expect(res.status, res.text).toBe(200);
+  return JSON.parse(res.text) as ChainsBody;
+}
+
+const checkAllV2 = (chainId: number, to: Address, from: Address) => serviceGet(service!, `/registry/v2/check/all?chainId=${chainId}&to=${to}&from=${from}`);
+const checkAllV1 = (chainId: number, delegate: Address, vault: Address) =>
+  serviceGet(service!, `/registry/v1/check/all?chainId=${chainId}&delegate=${delegate}&vault=${vault}`);
+
+async function waitForIndexed(chainId: number, block: bigint) {
+  await waitFor(`chain ${chainId} indexed to block ${block}`, async () => {
+    const answer = await checkAllV2(chainId, V2, V2);
+    const indexed = answer.status === 200 ? indexedBlockOf(answer) : undefined;
+    return indexed !== undefined && indexed >= block ? indexed : undefined;
+  }, 120_000);
+}
+
+/** What a block tag or number asks for, as a number ("latest" and friends: undefined). */
+const blockParam = (value: unknown): bigint | undefined => (typeof value === "string" && /^0x[0-9a-f]+$/i.test(value) ? BigInt(value) : undefined);
+
+const ZERO_BLOOM = `0x${"0".repeat(512)}`;
+
+/**
+ * Every eth_getLogs the service asked: the first block it covers (fromBlock, or the block of a
+ * blockHash, with that block's logsBloom) and the addresses it names.
+ */
+async function getLogsRequests(proxy: RpcProxy, url: string) {
+  const out: { from: bigint | undefined; byHash: boolean; emptyBloom: boolean; addresses: string[]; call: RecordedCall }[] = [];
+  for (const call of proxy.calls.filter((c) => c.method === "eth_getLogs")) {
+    const filter = (call.params[0] ?? {}) as { fromBlock?: string; blockHash?: Hex; address?: string | string[] };
+    let from = blockParam(filter.fromBlock);
+    let emptyBloom = false;
+    if (filter.blockHash) {
+      const block = (await rpc(url, "eth_getBlockByHash", [filter.blockHash, false])) as { number: Hex; logsBloom: Hex } | null;
+      from = block ? BigInt(block.number) : undefined;
+      emptyBloom = block?.logsBloom === ZERO_BLOOM;
+    }
+    const list = filter.address === undefined ? [] : Array.isArray(filter.address) ? filter.address : [filter.address];
+    out.push({ from, byHash: filter.blockHash !== undefined, emptyBloom, addresses: list.map((x) => x.toLowerCase()), call });
+  }
+  return out;
+}
+
+/**
+ * No log request reaches before the start block of a registry it asks about (of the earliest one,
+ * when it names none). One exception is Ponder's, not the service's: following the head, Ponder
+ * 0.16 asks for the logs of every block in its unfinalized window (the last `finality` blocks at
+ * startup) whose logsBloom is all zero, by blockHash and whatever the start block, as a guard
+ * against chains that report empty blooms. Those blocks hold no logs at all, and are only there
+ * when a registry was deployed within that window of the head; they are counted, not failed.
+ */
+async function expectNoLogsBeforeStart(proxy: RpcProxy, url: string, start: Record<string, bigint>, window: { head: bigint; finality: bigint }) {
+  const requests = await getLogsRequests(proxy, url);
+  expect(requests.length, "the service asked for logs").toBeGreaterThan(0);
+  const earliest = Object.values(start).reduce((m, v) => (v < m ? v : m));
+  let emptyBlocks = 0;
+  for (const r of requests) {
+    const what = JSON.stringify(r.call.params);
+    expect(r.from, `eth_getLogs without a block: ${what}`).toBeDefined();
+    const bound = r.addresses.length === 0 ? earliest : r.addresses.map((x) => start[x] ?? earliest).reduce((m, v) => (v < m ? v : m));
+    if (r.from! >= bound) continue;
+    const allowed = r.byHash && r.emptyBloom && r.from! >= window.head - window.finality;
+    expect(allowed, `eth_getLogs at block ${r.from} < start block ${bound}: ${what}`).toBe(true);
+    emptyBlocks++;
+  }
+  // The backfill starts at each registry's start block exactly: not before, and not after either.
+  const ranged = requests.filter((r) => !r.byHash);
+  expect(ranged.length, "ranged eth_getLogs (the backfill)").toBeGreaterThan(0);
+  for (const [address, block] of Object.entries(start)) {
+    const naming = ranged.filter((r) => r.addresses.length === 0 || r.addresses.includes(address)).map((r) => r.from!);
+    expect(naming.length, `ranged eth_getLogs for ${address}`).toBeGreaterThan(0);
+    expect(naming.reduce((m, v) => (v < m ? v : m)), `the first block asked for ${address}`).toBe(block);
+  }
+  return { requests, ranged, emptyBlocks };
+}
+
+function remembered(): Record<string, number> {
+  return JSON.parse(readFileSync(startBlocksFile, "utf8")) as Record<string, number>;
+}
+
+const summary = (calls: readonly RecordedCall[]) => {
+  const counts: Record<string, number> = {};
+  for (const c of calls) counts[c.method] = (counts[c.method] ?? 0) + 1;
+  return JSON.stringify(counts);
+};
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "discovery-test-"));
+  startBlocksFile = join(dir, "remembered", "start-blocks.json");
+  [a, b] = await Promise.all([startAnvil({ chainId: A_ID }), startAnvil({ chainId: B_ID })]);
+
+  // Chain A: blocks, then both registries, then more blocks.
+  await rpc(a.url, "anvil_mine", [hex(BEFORE)]);
+  await installRegistries(a.url);
+  await rpc(a.url, "anvil_mine", [hex(AFTER)]);
+  accountsA = ((await rpc(a.url, "eth_accounts")) as Address[]).map((x) => getAddress(x));
+  deployedA.v1 = await firstBlockWithCode(a.url, V1);
+  deployedA.v2 = await firstBlockWithCode(a.url, V2);
+  // A delegation on each registry, written after the install.
+  await sendWrite(a.url, abis.v2, accountsA[1]!, V2, "delegateAll", [accountsA[2]!, ZERO32, true]);
+  writtenA = await sendWrite(a.url, abis.v1, accountsA[3]!, V1, "delegateForAll", [accountsA[4]!, true]);
+
+  // Chain B: both installed, then v1's code taken away: v1 is not on this chain.
+  await rpc(b.url, "anvil_mine", [hex(50)]);
+  await installRegistries(b.url);
+  // Longer than Ponder's finality depth for sepolia (65): the start block is in the backfill.
+  await rpc(b.url, "anvil_mine", [hex(150)]);
+  await rpc(b.url, "anvil_setCode", [V1, "0x"]);
+  await rpc(b.url, "anvil_mine", [hex(5)]);
+  expect(await rpc(b.url, "eth_getCode", [V1, "latest"])).toBe("0x");
+  accountsB = ((await rpc(b.url, "eth_accounts")) as Address[]).map((x) => getAddress(x));
+  deployedBv2 = await firstBlockWithCode(b.url, V2);
+  writtenB = await sendWrite(b.url, abis.v2, accountsB[5]!, V2, "delegateAll", [accountsB[6]!, ZERO32, true]);
+
+  console.log(
+    `[discovery] chain ${A_ID}: v1 deployed in block ${deployedA.v1}, v2 in ${deployedA.v2}, delegations written by block ${writtenA}; ` +
+      `chain ${B_ID}: v2 deployed in block ${deployedBv2}, v1 removed`,
+  );
+  proxyA = await startRpcProxy(a.url);
+  proxyB = await startRpcProxy(b.url);
+});
+
+afterAll(async () => {
+  await service?.stop();
+  await proxyA?.close();
+  await proxyB?.close();
+  await Promise.all([a?.stop(), b?.stop()]);
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+describe("start-block discovery", () => {
+  it("first start: finds each registry's deployment block by eth_getCode, indexes from there, remembers it", async () => {
+    const t0 = Date.now();
+    const head = BigInt((await rpc(a!.url, "eth_blockNumber")) as Hex);
+    service = await startOwnService({ rpc: { [A_ID]: proxyA!.url }, env: { START_BLOCKS_FILE: startBlocksFile } });
+    console.log(`[discovery] first start ready in ${Date.now() - t0} ms; RPC calls: ${summary(proxyA!.calls)}`);
+
+    // The deployment block is where the code first appears: none at d - 1, code at d.
+    for (const [version, address, d] of [["v1", V1, deployedA.v1], ["v2", V2, deployedA.v2]] as const) {
+      expect(await rpc(a!.url, "eth_getCode", [address, hex(d - 1n)]), `${version} at block ${d - 1n}`).toBe("0x");
+      expect(await rpc(a!.url, "eth_getCode", [address, hex(d)]), `${version} at block ${d}`).not.toBe("0x");
+    }
+
+    // What the service says it found: /registry/chains and its log.
+    const [entry, ...others] = await chainsList();
+    expect(others).toEqual([]);
+    expect(entry!.chainId).toBe(A_ID);
+    expect(entry!.registries.v1).toEqual({ address: V1, startBlock: Number(deployedA.v1) });
+    expect(entry!.registries.v2).toEqual({ address: V2, startBlock: Number(deployedA.v2) });
+    const output = plainOutput(service);
+    for (const [version, d] of [["v1", deployedA.v1], ["v2", deployedA.v2]] as const) {
+      const logged = [...output.matchAll(new RegExp(`chain ${A_ID} \\([^)]*\\): registry ${version} was deployed in block (\\d+); indexing from there`, "g"))];
+      expect(logged.length, `the log line for ${version}:\n${output.slice(-3000)}`).toBeGreaterThan(0);
+      for (const m of logged) expect(BigInt(m[1]!), `logged ${version} start`).toBe(d);
+    }
+
+    // Found by bisection: O(log n) lookups, not a scan.
+    const getCode = proxyA!.calls.filter((c) => c.method === "eth_getCode");
+    const latest = BigInt((await rpc(a!.url, "eth_blockNumber")) as Hex);
+    const perSearch = 1 + Math.ceil(Math.log2(Number(latest) + 1));
+    expect(getCode.length, `eth_getCode calls: ${getCode.map((c) => JSON.stringify(c.params)).join(" ")}`).toBeGreaterThan(0);
+    expect(getCode.length, "eth_getCode calls: at most one bisection per registry").toBeLessThanOrEqual(2 * perSearch);
+    for (const c of getCode) expect([V1.toLowerCase(), V2.toLowerCase()]).toContain(String(c.params[0]).toLowerCase());
+
+    // Remembered, by chain id, genesis hash and address.
+    const genesis = ((await rpc(a!.url, "eth_getBlockByNumber", ["0x0", false])) as { hash: Hex }).hash;
+    expect(remembered()).toEqual({
+      [`${A_ID}:${genesis}:${V1.toLowerCase()}`]: Number(deployedA.v1),
+      [`${A_ID}:${genesis}:${V2.toLowerCase()}`]: Number(deployedA.v2),
+    });
+
+    // Nothing before the start blocks is asked for.
+    await waitForIndexed(A_ID, writtenA);
+    const logs = await expectNoLogsBeforeStart(proxyA!, a!.url, START_A(), { head, finality: FINALITY[A_ID]! });
+    console.log(
+      `[discovery] first start: ${logs.requests.length} eth_getLogs, ${logs.ranged.length} ranged, the earliest from block ` +
+        `${logs.ranged.map((r) => r.from!).reduce((m, v) => (v < m ? v : m))}; ${logs.emptyBlocks} of empty blocks below a start block`,
+    );
+  });
+
+  it("first start: the delegations written after the install are answered, as the contracts answer", async () => {
+    await expectAnswers(A_ID, a!.url, accountsA, true);
+    // And one written now, indexed live.
+    const block = await sendWrite(a!.url, abis.v2, accountsA[7]!, V2, "delegateAll", [accountsA[8]!, ZERO32, true]);
+    await waitForIndexed(A_ID, block);
+    const live = await checkAllV2(A_ID, accountsA[8]!, accountsA[7]!);
+    expect(live.text, live.text).toBe("true");
+  });
+
+  it("restart with the same START_BLOCKS_FILE: the remembered start blocks are used, no new search; a chain without v1 skips v1", async () => {
+    await service!.stop();
+    service = undefined;
+    proxyA!.clear();
+    const file = readFileSync(startBlocksFile, "utf8");
+    const headA = BigInt((await rpc(a!.url, "eth_blockNumber")) as Hex);
+    const headB = BigInt((await rpc(b!.url, "eth_blockNumber")) as Hex);
+
+    const t0 = Date.now();
+    service = await startOwnService({ rpc: { [A_ID]: proxyA!.url, [B_ID]: proxyB!.url }, env: { START_BLOCKS_FILE: startBlocksFile } });
+    console.log(`[discovery] restart ready in ${Date.now() - t0} ms; RPC calls on ${A_ID}: ${summary(proxyA!.calls)}; on ${B_ID}: ${summary(proxyB!.calls)}`);
+
+    // Chain A: no new search. The only historical eth_getCode calls check each remembered block:
+    // code at it, none just before (two dev chains started in one second share a genesis hash).
+    const historical = proxyA!.calls.filter((c) => {
+      if (c.method !== "eth_getCode") return false;
+      const n = blockParam(c.params[1]);
+      return n !== undefined && n < headA;
+    });
+    const rememberedA = Object.entries(JSON.parse(file) as Record<string, number>).filter(([key]) => key.startsWith(`${A_ID}:`));
+    const checks = rememberedA.flatMap(([key, d]) => {
+      const address = key.split(":")[2]!;
+      return [`${address}@${d}`, `${address}@${d - 1}`];
+    });
+    expect(
+      historical.map((c) => `${String(c.params[0]).toLowerCase()}@${blockParam(c.params[1])}`).sort(),
+      "eth_getCode at historical blocks on restart: only the checks of the remembered blocks",
+    ).toEqual(checks.sort());
+    const output = plainOutput(service);
+    expect(output).not.toMatch(new RegExp(`chain ${A_ID} \\([^)]*\\): registry v[12] was deployed in block`));
+
+    const list = await chainsList();
+    // Both chains, in the table's order (sepolia before the dev chain).
+    expect(list.map((c) => c.chainId)).toEqual([B_ID, A_ID]);
+    const entryA = list.find((c) => c.chainId === A_ID);
+    const entryB = list.find((c) => c.chainId === B_ID);
+    expect(entryA!.registries).toEqual({
+      v1: { address: V1, startBlock: Number(deployedA.v1) },
+      v2: { address: V2, startBlock: Number(deployedA.v2) },
+    });
+    await waitForIndexed(A_ID, headA);
+    const logsA = await expectNoLogsBeforeStart(proxyA!, a!.url, START_A(), { head: headA, finality: FINALITY[A_ID]! });
+    await expectAnswers(A_ID, a!.url, accountsA, true);
+
+    // Chain B: v2 found by bisection; v1 has no code at the head, so it is skipped, and said so.
+    expect(entryB!.registries.v1, "v1 on chain B").toBeNull();
+    expect(entryB!.registries.v2).toEqual({ address: V2, startBlock: Number(deployedBv2) });
+    expect(output).toMatch(new RegExp(`chain ${B_ID} \\([^)]*\\): registry v1 has no code at ${V1}; not indexing v1 there`));
+    expect(output).toMatch(new RegExp(`chain ${B_ID} \\([^)]*\\): registry v2 was deployed in block ${deployedBv2}; indexing from there`));
+    const v1Lookups = proxyB!.calls.filter((c) => c.method === "eth_getCode" && String(c.params[0]).toLowerCase() === V1.toLowerCase());
+    expect(v1Lookups.length, "v1 on chain B: one lookup at the head, no search").toBe(1);
+
+    // The file: chain A's entries untouched, chain B's v2 added, nothing for B's v1.
+    const genesisB = ((await rpc(b!.url, "eth_getBlockByNumber", ["0x0", false])) as { hash: Hex }).hash;
+    expect(remembered()).toEqual({ ...(JSON.parse(file) as Record<string, number>), [`${B_ID}:${genesisB}:${V2.toLowerCase()}`]: Number(deployedBv2) });
+
+    await waitForIndexed(B_ID, writtenB);
+    const logsB = await expectNoLogsBeforeStart(proxyB!, b!.url, { [V2.toLowerCase()]: deployedBv2 }, { head: headB, finality: FINALITY[B_ID]! });
+    console.log(
+      `[discovery] restart: chain ${A_ID}: ${logsA.ranged.length} ranged eth_getLogs, ${logsA.emptyBlocks} of empty blocks below a start block; ` +
+        `chain ${B_ID}: ${logsB.ranged.length} ranged, ${logsB.emptyBlocks} of empty blocks below the start block`,
+    );
+    const yes = await checkAllV2(B_ID, accountsB[6]!, accountsB[5]!);
+    expect(`${yes.status} ${yes.text}`).toBe("200 true");
+    for (const path of [
+      `/registry/v1/check/all?chainId=${B_ID}&delegate=${accountsB[6]}&vault=${accountsB[5]}`,
+      `/registry/v1/check/contract?chainId=${B_ID}&delegate=${accountsB[6]}&vault=${accountsB[5]}&contract=${V2}`,
+      `/registry/v1/check/token?chainId=${B_ID}&delegate=${accountsB[6]}&vault=${accountsB[5]}&contract=${V2}&tokenId=1`,
+      `/registry/v1/${accountsB[5]}?chainId=${B_ID}`,
+    ]) {
+      const answer = await serviceGet(service, path);
+      expectUnsupportedChain(answer, [A_ID]);
+    }
+    // v1 on chain A still answers.
+    const v1A = await checkAllV1(A_ID, accountsA[4]!, accountsA[3]!);
+    expect(`${v1A.status} ${v1A.text}`).toBe("200 true");
+  });
+});
+
+function expectUnsupportedChain(answer: HttpAnswer, served: number[]) {
+  const where = `${answer.path}: ${answer.status} ${answer.text}`;
+  expect(answer.status, where).toBe(400);
+  expect(answer.headers.get("content-type"), where).toMatch(/^application\/problem\+json/);
+  const body = JSON.parse(answer.text) as { code: string; chains?: number[] };
+  expect(body.code, where).toBe("unsupported_chain");
+  if ("chains" in body) expect(body.chains, where).toEqual(served);
+}
+
+/** The two delegations written after the install, as the service and the contracts answer them. */
+async function expectAnswers(chainId: number, url: string, accounts: Address[], want: boolean) {
+  const v2 = await checkAllV2(chainId, accounts[2]!, accounts[1]!);
+  const v1 = await checkAllV1(chainId, accounts[4]!, accounts[3]!);
+  for (const [version, answer, abi, registry, args] of [
+    ["v2", v2, abis.v2, V2, [accounts[2]!, accounts[1]!, ZERO32]],
+    ["v1", v1, abis.v1, V1, [accounts[4]!, accounts[3]!]],
+  ] as const) {
+    expect(answer.status, `${version}: ${answer.text}`).toBe(200);
+    const block = indexedBlockOf(answer);
+    expect(block, `${version}: X-Indexed-Block`).toBeDefined();
+    const contract = await callView(url, abi, registry, "checkDelegateForAll", args, block!);
+    expect(contract, `${version}: the contract at block ${block}`).toBe(want);
+    expect(answer.text, `${version} at block ${block}`).toBe(String(contract));
+  }
+  // Reversed: false on both.
+  expect((await checkAllV2(chainId, accounts[1]!, accounts[2]!)).text).toBe("false");
+  expect((await checkAllV1(chainId, accounts[3]!, accounts[4]!)).text).toBe("false");
+}

@@ -1,0 +1,177 @@
+/**
+ * Tools for the chain-table tests (discovery, multichain): a recording JSON-RPC proxy, HTTP calls
+ * to the service that carry its access headers, and a service start that finds the port ponder
+ * really listens on.
+ */
+import { createServer, type Server } from "node:http";
+import { decodeFunctionResult, encodeFunctionData, type Abi, type Address, type Hex } from "viem";
+import { freePort, startService, waitFor, type Service } from "./processes";
+
+// ---------------------------------------------------------------------------------------------
+// Calls to the service
+
+/**
+ * The headers every request to the service carries: its API key, once the service has keys
+ * (startService then exposes `headers`), so that the keyless rate limit does not apply.
+ */
+export function serviceHeaders(service: Service): Record<string, string> {
+  return (service as { headers?: Record<string, string> }).headers ?? {};
+}
+
+export type HttpAnswer = { path: string; status: number; headers: Headers; text: string };
+
+/** GET `path` from the service, with its access headers; 429s are waited out, never counted. */
+export async function serviceGet(service: Service, path: string): Promise<HttpAnswer> {
+  for (let attempt = 0; ; attempt++) {
+    const res = await fetch(service.url + path, { headers: serviceHeaders(service), signal: AbortSignal.timeout(30_000) });
+    const text = await res.text();
+    if (res.status === 429 && attempt < 20) {
+      const seconds = Number(res.headers.get("retry-after")) || 1;
+      await new Promise((ok) => setTimeout(ok, Math.min(seconds, 11) * 1000));
+      continue;
+    }
+    return { path, status: res.status, headers: res.headers, text };
+  }
+}
+
+/** X-Indexed-Block of an answer, when it has a valid one. */
+export function indexedBlockOf(a: HttpAnswer): bigint | undefined {
+  const header = a.headers.get("x-indexed-block");
+  return header !== null && /^\d+$/.test(header) ? BigInt(header) : undefined;
+}
+
+const ANSI = /\u001b\[[0-9;]*m/g;
+
+/** The service's output without colour codes. */
+export const plainOutput = (service: Service) => service.child.output.replace(ANSI, "");
+
+/**
+ * startService, then the port ponder really listens on: ponder moves to the next port when the one
+ * it is given is taken (another test's service can take it between freePort and listen), and the
+ * URL startService returns would then reach that other service.
+ */
+export async function startOwnService(options: Parameters<typeof startService>[0]): Promise<Service> {
+  const started = await startService(options);
+  const port = await waitFor(
+    "ponder's HTTP port",
+    async () => {
+      const found = [...plainOutput(started).matchAll(/Created HTTP server\b.*?\bport[=:]\s*(\d+)/g)];
+      return found.length ? Number(found[found.length - 1]![1]) : undefined;
+    },
+    60_000,
+  ).catch(async (error: Error) => {
+    await started.stop();
+    throw error;
+  });
+  const url = `http://127.0.0.1:${port}`;
+  if (url === started.url) return started;
+  console.log(`ponder listens on ${url}, not ${started.url} (port taken): using ${url}`);
+  await waitFor("the service to be ready", async () => ((await fetch(`${url}/ready`)).status === 200 ? true : undefined), 300_000);
+  // An API key made by startService was made on the other service: make one here.
+  const token = (started as { adminToken?: string }).adminToken;
+  if (!token) return { ...started, url } as Service;
+  const res = await fetch(`${url}/admin/keys`, {
+    method: "POST",
+    headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
+    body: JSON.stringify({ label: "tests" }),
+  });
+  if (res.status !== 201) throw new Error(`creating an API key on ${url}: ${res.status} ${await res.text()}`);
+  const apiKey = ((await res.json()) as { key: string }).key;
+  return { ...started, url, apiKey, headers: { "X-API-KEY": apiKey } } as Service;
+}
+
+// ---------------------------------------------------------------------------------------------
+// A recording JSON-RPC proxy
+
+export type RecordedCall = { method: string; params: unknown[]; at: number };
+
+export type RpcProxy = {
+  url: string;
+  /** Every JSON-RPC call forwarded, batches unpacked, in arrival order. */
+  readonly calls: RecordedCall[];
+  /** Forgets what was recorded. */
+  clear(): void;
+  close(): Promise<void>;
+};
+
+/** A JSON-RPC proxy in front of `target` (node:http) that records every method and its params. */
+export async function startRpcProxy(target: string): Promise<RpcProxy> {
+  let calls: RecordedCall[] = [];
+  const server: Server = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const body = Buffer.concat(chunks).toString();
+    const at = Date.now();
+    try {
+      const parsed = JSON.parse(body) as unknown;
+      for (const item of Array.isArray(parsed) ? parsed : [parsed]) {
+        const { method, params } = item as { method?: unknown; params?: unknown };
+        calls.push({ method: String(method), params: Array.isArray(params) ? params : [], at });
+      }
+    } catch {
+      calls.push({ method: "(not JSON)", params: [body.slice(0, 200)], at });
+    }
+    try {
+      const upstream = await fetch(target, { method: "POST", headers: { "content-type": "application/json" }, body });
+      const text = await upstream.text();
+      res.writeHead(upstream.status, { "content-type": "application/json" });
+      res.end(text);
+    } catch {
+      res.destroy();
+    }
+  });
+  const port = await freePort();
+  await new Promise<void>((ok) => server.listen(port, "127.0.0.1", ok));
+  return {
+    url: `http://127.0.0.1:${port}`,
+    get calls() {
+      return calls;
+    },
+    clear() {
+      calls = [];
+    },
+    close: () =>
+      new Promise<void>((ok) => {
+        server.closeAllConnections();
+        server.close(() => ok());
+      }),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// JSON-RPC
+
+export async function rpc(url: string, method: string, params: unknown[] = []): Promise<unknown> {
+  const res = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+  });
+  const body = (await res.json()) as { result?: unknown; error?: { message: string } };
+  if (body.error) throw new Error(`${method}: ${body.error.message}`);
+  return body.result;
+}
+
+export const hex = (n: bigint | number) => `0x${BigInt(n).toString(16)}`;
+
+/** Sends one transaction from an unlocked anvil account and waits for it; throws unless it succeeded. */
+export async function sendTx(url: string, from: Address, to: Address, data: Hex, gas = 500_000): Promise<{ block: bigint; hash: Hex }> {
+  const hash = (await rpc(url, "eth_sendTransaction", [{ from, to, data, gas: hex(gas) }])) as Hex;
+  const receipt = await waitFor(
+    `the receipt of ${hash}`,
+    async () => ((await rpc(url, "eth_getTransactionReceipt", [hash])) as { status: Hex; blockNumber: Hex } | null) ?? undefined,
+    60_000,
+  );
+  if (receipt.status !== "0x1") throw new Error(`transaction ${hash} from ${from} to ${to} reverted`);
+  return { block: BigInt(receipt.blockNumber), hash };
+}
+
+/** A registry write: encodes the call and sends it. */
+export const sendWrite = (url: string, abi: Abi, from: Address, registry: Address, functionName: string, args: readonly unknown[]) =>
+  sendTx(url, from, registry, encodeFunctionData({ abi, functionName, args } as never)).then((r) => r.block);
+
+/** A registry view at a block, by eth_call. */
+export async function callView(url: string, abi: Abi, registry: Address, functionName: string, args: readonly unknown[], block: bigint): Promise<unknown> {
+  const data = (await rpc(url, "eth_call", [{ to: registry, data: encodeFunctionData({ abi, functionName, args } as never) }, hex(block)])) as Hex;
+  return decodeFunctionResult({ abi, functionName, data } as never) as unknown;
+}
