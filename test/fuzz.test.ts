@@ -3,6 +3,7 @@ import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPublicClient, createWalletClient, encodeFunctionData, http, type Address } from "viem";
 import { anvil as anvilChain } from "viem/chains";
+import { Rng, chooseSeed } from "./helpers/common";
 import { abis, addresses, installRegistries } from "./helpers/oracle";
 import { startAnvil, startService, type Anvil, type Service } from "./helpers/processes";
 
@@ -12,25 +13,14 @@ import { startAnvil, startService, type Anvil, type Service } from "./helpers/pr
  * right. The seed is printed and named in every failure.
  */
 
-const SEED = Number(process.env.SEED ?? Math.floor(Math.random() * 2 ** 31));
+const SEED = chooseSeed();
 const COUNT = 10_000;
 const tag = (what: string) => `[SEED=${SEED}] ${what}`;
 
-/** mulberry32: small, seeded, good enough to pick inputs. */
-function random(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const next = random(SEED);
-const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)]!;
-const chance = (p: number) => next() < p;
+const rng = new Rng(SEED);
+const next = () => rng.next();
+const pick = <T>(items: readonly T[]): T => rng.pick(items);
+const chance = (p: number) => rng.chance(p);
 const repeat = (text: string, times: number) => text.repeat(Math.max(0, times));
 
 const ADDRESS = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";

@@ -10,6 +10,8 @@
  */
 import solc from "solc";
 import { decodeEventLog, decodeFunctionResult, encodeFunctionData, getAddress, toHex, type Abi, type Address, type Hex } from "viem";
+import { Rng, canonical, parseJsonExact, pool, rpc, rpcBatch } from "./common";
+export { NonInteger, Rng, canonical, chooseSeed, parseJsonExact, pool, rpc, rpcBatch } from "./common";
 
 export const MAX_UINT256 = (1n << 256n) - 1n;
 export const ADDRESS_0: Address = "0x0000000000000000000000000000000000000000";
@@ -19,85 +21,6 @@ const lower = (a: string) => a.toLowerCase() as Address;
 
 // ---------------------------------------------------------------------------------------------
 // Seeded randomness
-
-/** The run's seed: `SEED` from the environment (decimal), or a fresh random one. */
-export function chooseSeed(env: NodeJS.ProcessEnv = process.env): number {
-  const given = env.SEED?.trim();
-  if (given) {
-    if (!/^[0-9]+$/.test(given) || Number(given) > 0xffffffff) throw new Error(`SEED must be a decimal integer 0..2^32-1, got ${given}`);
-    return Number(given);
-  }
-  return Math.floor(Math.random() * 0x1_0000_0000);
-}
-
-/** sfc32 seeded through splitmix32: small, fast, the same stream on every platform. */
-export class Rng {
-  private a: number;
-  private b: number;
-  private c: number;
-  private d: number;
-
-  constructor(seed: number) {
-    let s = seed >>> 0;
-    const split = () => {
-      s = (s + 0x9e3779b9) >>> 0;
-      let z = s;
-      z = Math.imul(z ^ (z >>> 16), 0x85ebca6b) >>> 0;
-      z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35) >>> 0;
-      return (z ^ (z >>> 16)) >>> 0;
-    };
-    this.a = split();
-    this.b = split();
-    this.c = split();
-    this.d = split();
-    for (let i = 0; i < 16; i++) this.u32();
-  }
-
-  u32(): number {
-    const t = (((this.a + this.b) >>> 0) + this.d) >>> 0;
-    this.d = (this.d + 1) >>> 0;
-    this.a = this.b ^ (this.b >>> 9);
-    this.b = (this.c + (this.c << 3)) >>> 0;
-    this.c = ((this.c << 21) | (this.c >>> 11)) >>> 0;
-    this.c = (this.c + t) >>> 0;
-    return t;
-  }
-
-  next(): number {
-    return this.u32() / 0x1_0000_0000;
-  }
-
-  int(n: number): number {
-    return Math.floor(this.next() * n);
-  }
-
-  chance(p: number): boolean {
-    return this.next() < p;
-  }
-
-  pick<T>(items: readonly T[]): T {
-    if (items.length === 0) throw new Error("pick from an empty list");
-    return items[this.int(items.length)]!;
-  }
-
-  weighted<T>(items: readonly (readonly [number, T])[]): T {
-    const total = items.reduce((sum, [w]) => sum + w, 0);
-    let x = this.next() * total;
-    for (const [w, v] of items) {
-      x -= w;
-      if (x < 0) return v;
-    }
-    return items[items.length - 1]![1];
-  }
-
-  shuffle<T>(items: T[]): T[] {
-    for (let i = items.length - 1; i > 0; i--) {
-      const j = this.int(i + 1);
-      [items[i], items[j]] = [items[j]!, items[i]!];
-    }
-    return items;
-  }
-}
 
 // ---------------------------------------------------------------------------------------------
 // The contract wallet
@@ -174,43 +97,6 @@ export function compileWallet(): CompiledWallet {
 
 // ---------------------------------------------------------------------------------------------
 // JSON-RPC
-
-type RpcCall = { method: string; params: unknown[] };
-
-export async function rpcBatch(url: string, calls: RpcCall[]): Promise<unknown[]> {
-  if (calls.length === 0) return [];
-  const res = await fetch(url, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify(calls.map((c, id) => ({ jsonrpc: "2.0", id, method: c.method, params: c.params }))),
-  });
-  if (!res.ok) throw new Error(`JSON-RPC batch: HTTP ${res.status}: ${(await res.text()).slice(0, 500)}`);
-  const body = (await res.json()) as { id: number; result?: unknown; error?: { message: string } }[];
-  const out: unknown[] = new Array(calls.length);
-  for (const item of body) {
-    if (item.error) throw new Error(`${calls[item.id]?.method}: ${item.error.message}`);
-    out[item.id] = item.result;
-  }
-  return out;
-}
-
-export async function rpc(url: string, method: string, params: unknown[] = []): Promise<unknown> {
-  return (await rpcBatch(url, [{ method, params }]))[0];
-}
-
-/** Runs `work` over `items` with at most `limit` in flight; results in input order. */
-export async function pool<T, R>(items: readonly T[], limit: number, work: (item: T, index: number) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      results[i] = await work(items[i]!, i);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
-}
 
 export const chunks = <T>(items: readonly T[], size: number): T[][] =>
   Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size));
@@ -710,37 +596,6 @@ export class Model {
     }
     return out;
   }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Exact JSON
-
-export class NonInteger {
-  constructor(readonly source: string) {}
-}
-
-const NUMBER_MARK = "\u0000#num:";
-
-/** JSON.parse, but every number becomes an exact bigint (or a NonInteger). */
-export function parseJsonExact(text: string): unknown {
-  const marked = text.replace(/"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g, (token) =>
-    token.startsWith('"') ? token : JSON.stringify(NUMBER_MARK + token),
-  );
-  return JSON.parse(marked, (_key, value: unknown) => {
-    if (typeof value !== "string" || !value.startsWith(NUMBER_MARK)) return value;
-    const source = value.slice(NUMBER_MARK.length);
-    return /^-?(0|[1-9]\d*)$/.test(source) ? BigInt(source) : new NonInteger(source);
-  });
-}
-
-/** A canonical string of a value: sorted keys, bigints marked. */
-export function canonical(value: unknown): string {
-  if (typeof value === "bigint") return `${value}n`;
-  if (value instanceof NonInteger) return `NonInteger(${value.source})`;
-  if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "undefined";
-  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
-  const entries = Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(",")}}`;
 }
 
 // ---------------------------------------------------------------------------------------------
