@@ -1,5 +1,9 @@
 import { Hono } from "hono";
+import { requireAccess } from "./access/middleware";
+import type { Access } from "./access/open";
+import { admin } from "./admin";
 import { Problem, notFound } from "./problem";
+import { portal } from "./portal";
 import type { Store } from "./store";
 import { chains } from "./chains";
 import { v1 } from "./v1";
@@ -23,14 +27,23 @@ const CORS = {
   "Access-Control-Expose-Headers": "X-Indexed-Block, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset",
 };
 
+export type AppOptions = {
+  store: Store;
+  chains: readonly ServedChain[];
+  /** Keys and the keyless limit on /registry; the admin endpoints' token. */
+  access: Access;
+};
+
 /**
- * The read-only HTTP API. It depends only on a Store, so it runs inside Ponder (over Ponder's
+ * The read-only HTTP API under /registry, and the key management beside it (/admin, /developer).
+ * It depends only on a Store and the access layer, so it runs inside Ponder (over Ponder's
  * read-only db) or standalone (over Postgres).
  */
-export function createApp(options: { store: Store; chains: readonly ServedChain[] }): Hono<Env> {
+export function createApp(options: AppOptions): Hono<Env> {
   const app = new Hono<Env>();
 
-  app.use(async (c, next) => {
+  // The registry API is read-only: GET and HEAD, and OPTIONS for CORS preflights.
+  app.use("/registry/*", async (c, next) => {
     const method = c.req.method;
     if (method === "OPTIONS") {
       return c.body(null, 204, {
@@ -51,10 +64,14 @@ export function createApp(options: { store: Store; chains: readonly ServedChain[
     await next();
     for (const [name, value] of Object.entries(CORS)) c.res.headers.set(name, value);
   });
+  app.use("/registry/*", requireAccess(options.access));
 
   app.route("/registry/v2", v2);
   app.route("/registry/v1", v1);
   app.route("/registry/chains", chains);
+
+  app.route("/admin", admin(options.access.keys, options.access.adminToken));
+  app.route("/developer", portal);
 
   app.all("*", notFound);
 

@@ -5,6 +5,7 @@ export type ProblemCode =
   | "conflicting_parameter"
   | "unsupported_chain"
   | "invalid_api_key"
+  | "invalid_admin_token"
   | "not_found"
   | "method_not_allowed"
   | "rate_limited"
@@ -17,6 +18,7 @@ const TITLES: Record<ProblemCode, [status: number, title: string]> = {
   conflicting_parameter: [400, "Conflicting parameters"],
   unsupported_chain: [400, "Unsupported chain"],
   invalid_api_key: [401, "Invalid API key"],
+  invalid_admin_token: [401, "Invalid admin token"],
   not_found: [404, "Not found"],
   method_not_allowed: [405, "Method not allowed"],
   rate_limited: [429, "Too many requests"],

@@ -3,7 +3,9 @@
  * known delegations made with viem, and `ponder start` indexing them. Every row of the input, output
  * and error tables of ../shared/spec/api-contract.md is exercised for the v2 routes.
  *
- * The service only serves chain 31337 here, so every chain request passes `chainId=31337`.
+ * The service only serves chain 31337 here, so every chain request passes `chainId=31337`. Requests
+ * carry the service's API key, so the keyless limit (tested in access.test.ts) does not apply; CORS
+ * preflights carry none, as browsers send them.
  */
 import { createServer, type Server } from "node:http";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -13,7 +15,19 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPublicClient, createWalletClient, getAddress, http, keccak256, toHex, type Address, type Hex } from "viem";
 import { anvil as anvilChain } from "viem/chains";
 import { abis, addresses, installRegistries } from "./helpers/oracle";
-import { Child, GiveUp, ROOT, freePort, startAnvil, startService, waitFor, type Anvil, type Service } from "./helpers/processes";
+import {
+  Child,
+  GiveUp,
+  ROOT,
+  adminToken,
+  createApiKey,
+  freePort,
+  startAnvil,
+  startService,
+  waitFor,
+  type Anvil,
+  type Service,
+} from "./helpers/processes";
 
 const CHAIN = 31337;
 const MAX = (1n << 256n) - 1n;
@@ -62,9 +76,13 @@ const W = {} as {
 
 type Answer = { status: number; headers: Headers; text: string };
 
-/** One request, bounded in time: a hang is a failure. */
-async function call(url: string, init: RequestInit = {}): Promise<Answer> {
-  const res = await fetch(url, { ...init, signal: AbortSignal.timeout(20_000) });
+/** A service to ask, with the headers that carry its API key. */
+type Target = { url: string; headers: Record<string, string> };
+
+/** One request with the target's API key, bounded in time: a hang is a failure. */
+async function call(to: Target, path: string, init: RequestInit = {}): Promise<Answer> {
+  const headers = { ...to.headers, ...(init.headers as Record<string, string> | undefined) };
+  const res = await fetch(`${to.url}${path}`, { ...init, headers, signal: AbortSignal.timeout(20_000) });
   return { status: res.status, headers: res.headers, text: await res.text() };
 }
 
@@ -76,7 +94,7 @@ function qs(query: Query): string {
   return "?" + query.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join("&");
 }
 
-const get = (path: string, query: Query = [], init: RequestInit = {}) => call(`${service.url}${path}${qs(query)}`, init);
+const get = (path: string, query: Query = [], init: RequestInit = {}) => call(service, `${path}${qs(query)}`, init);
 
 /** Parses JSON keeping every number literal exact: a bare number becomes the string "#<literal>". */
 function parseExact(text: string): unknown {
@@ -268,7 +286,7 @@ beforeAll(async () => {
   service = await startService({ rpc: { [CHAIN]: anvil.url } });
   // /ready means the backfill is done; wait until the answers also reflect our last write.
   await waitFor("the service to index the delegations", async () => {
-    const res = await fetch(`${service.url}/registry/v2/check/all?to=${W.allTo}&from=${W.allFrom}&chainId=${CHAIN}`);
+    const res = await fetch(`${service.url}/registry/v2/check/all?to=${W.allTo}&from=${W.allFrom}&chainId=${CHAIN}`, { headers: service.headers });
     const block = res.headers.get("x-indexed-block");
     return res.status === 200 && block !== null && BigInt(block) >= lastBlock ? true : undefined;
   });
@@ -696,7 +714,7 @@ describe("errors: paths and methods", () => {
 
   it.each(["POST", "PUT", "DELETE", "PATCH"])("%s is 405 method_not_allowed with Allow: GET, HEAD, OPTIONS", async (method) => {
     for (const path of PATHS()) {
-      const a = await call(`${service.url}${path}`, { method, headers: { "content-type": "application/json" }, body: method === "DELETE" ? undefined : "{}" });
+      const a = await call(service, path, { method, headers: { "content-type": "application/json" }, body: method === "DELETE" ? undefined : "{}" });
       expectProblem(a, 405, "method_not_allowed");
       expect(a.headers.get("allow")).toBe("GET, HEAD, OPTIONS");
     }
@@ -704,8 +722,8 @@ describe("errors: paths and methods", () => {
 
   it("HEAD answers the GET headers with an empty body", async () => {
     for (const path of [...PATHS(), `${checkPath("all")}?chainId=${CHAIN}`, "/nothing", `${checkPath("all")}`]) {
-      const g = await call(`${service.url}${path}`);
-      const h = await call(`${service.url}${path}`, { method: "HEAD" });
+      const g = await call(service, path);
+      const h = await call(service, path, { method: "HEAD" });
       expect(h.status, path).toBe(g.status);
       expect(h.text, path).toBe("");
       for (const name of ["content-type", "access-control-allow-origin", "x-indexed-block", "allow"]) {
@@ -732,7 +750,7 @@ describe("errors: paths and methods", () => {
   });
 
   it("GET answers and errors carry Access-Control-Allow-Origin: *", async () => {
-    for (const path of PATHS()) expect((await call(`${service.url}${path}`)).headers.get("access-control-allow-origin")).toBe("*");
+    for (const path of PATHS()) expect((await call(service, path)).headers.get("access-control-allow-origin")).toBe("*");
     expect((await get(checkPath("all"), withChain([]))).headers.get("access-control-allow-origin")).toBe("*");
     expect((await get("/nothing")).headers.get("access-control-allow-origin")).toBe("*");
     expect((await get(checkPath("all"))).headers.get("access-control-allow-origin")).toBe("*");
@@ -777,7 +795,7 @@ describe("errors: no input gives a 5xx or a hang", () => {
     `/%2e%2e/%2e%2e/`,
   ];
   it.each(RAW.map((path) => [path.length > 110 ? `${path.slice(0, 100)}…(${path.length} chars)` : path, path]))("GET %s", async (_, path) => {
-    const a = await call(`${service.url}${path}`);
+    const a = await call(service, path);
     expect(a.status, `${a.status} ${a.text.slice(0, 300)}`).toBeLessThan(500);
     if (a.status >= 400) expectProblem(a, a.status);
     else expectOk(a);
@@ -840,6 +858,7 @@ describe("errors: 503 chain_syncing while the backfill is incomplete", () => {
   let gate: Awaited<ReturnType<typeof startGetLogsGate>>;
   let ponder: Child;
   let url: string;
+  let syncing: Target;
   let dir: string;
 
   beforeAll(async () => {
@@ -848,15 +867,18 @@ describe("errors: 503 chain_syncing while the backfill is incomplete", () => {
     // the same way by hand.
     const port = await freePort();
     dir = mkdtempSync(join(tmpdir(), "delegation-lookup-syncing-"));
+    const schema = `test_sync_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
+    const token = adminToken();
     const env: NodeJS.ProcessEnv = {
       PONDER_TELEMETRY_DISABLED: "true",
       PGLITE_DIR: join(dir, "pglite"),
+      ADMIN_TOKEN: token,
+      ACCESS_SCHEMA: `access_${schema}`,
       [`PONDER_RPC_URL_${CHAIN}`]: gate.url,
     };
     for (const name of Object.keys(process.env)) {
       if (name.startsWith("PONDER_RPC_URL_") && !(name in env)) env[name] = "";
     }
-    const schema = `test_sync_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
     ponder = new Child(join(ROOT, "node_modules/.bin/ponder"), ["start", "--schema", schema, "--port", String(port)], env);
     url = `http://127.0.0.1:${port}`;
     try {
@@ -866,6 +888,7 @@ describe("errors: 503 chain_syncing while the backfill is incomplete", () => {
         const res = await fetch(`${url}/health`);
         return res.status === 200 && gate.getLogsSeen > 0 ? true : undefined;
       }, 300_000);
+      syncing = { url, headers: { "X-API-KEY": await createApiKey(url, token) } };
     } catch (error) {
       throw new Error(`${(error as Error).message}\n--- ponder output ---\n${ponder.output.slice(-5000)}`);
     }
@@ -887,15 +910,15 @@ describe("errors: 503 chain_syncing while the backfill is incomplete", () => {
       `${checkPath("all")}${qs(withChain([["to", W.nobody], ["from", W.nobody]]))}`,
     ];
     for (const path of paths) {
-      const a = await call(`${url}${path}`);
+      const a = await call(syncing, path);
       expectProblem(a, 503, "chain_syncing");
       expect(a.headers.get("retry-after"), path).toMatch(/^[1-9]\d*$/);
       const block = a.headers.get("x-indexed-block");
       if (block !== null) expect(block).toMatch(/^\d+$/);
     }
     // Bad input is still bad input.
-    expectProblem(await call(`${url}${checkPath("all")}?chainId=${CHAIN}`), 400, "missing_parameter");
-    expectProblem(await call(`${url}${checkPath("all")}?to=${W.allTo}&from=${W.allFrom}`), 400, "unsupported_chain");
+    expectProblem(await call(syncing, `${checkPath("all")}?chainId=${CHAIN}`), 400, "missing_parameter");
+    expectProblem(await call(syncing, `${checkPath("all")}?to=${W.allTo}&from=${W.allFrom}`), 400, "unsupported_chain");
   });
 
   it("once the logs flow, the same requests answer", async () => {
@@ -905,11 +928,11 @@ describe("errors: 503 chain_syncing while the backfill is incomplete", () => {
       return (await fetch(`${url}/ready`)).status === 200 ? true : undefined;
     }, 300_000);
     await waitFor("the delegations to be indexed", async () => {
-      const a = await call(`${url}${checkPath("erc1155")}${qs(withChain(CHECKS[3]!.query()))}`);
+      const a = await call(syncing, `${checkPath("erc1155")}${qs(withChain(CHECKS[3]!.query()))}`);
       return a.status === 200 && a.text === String(ERC1155_AMOUNT) ? true : undefined;
     }, 60_000);
     for (const route of CHECKS) {
-      const a = await call(`${url}${checkPath(route.kind)}${qs(withChain(route.query()))}`);
+      const a = await call(syncing, `${checkPath(route.kind)}${qs(withChain(route.query()))}`);
       expect(a.status).toBe(200);
       expect(a.text).toBe(route.expected());
     }

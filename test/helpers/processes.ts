@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -6,6 +7,7 @@ import { join, resolve } from "node:path";
 
 export const ROOT = resolve(import.meta.dirname, "../..");
 const BIN = join(ROOT, "node_modules/.bin");
+const ANSI = /\u001b\[[0-9;]*m/g;
 
 /** A free TCP port on loopback, chosen by the kernel. */
 export function freePort(): Promise<number> {
@@ -105,11 +107,42 @@ export async function startAnvil(options: { chainId?: number; blockTime?: number
   return { url, chainId, stop: () => child.stop() };
 }
 
-export type Service = { url: string; child: Child; stop(): Promise<void> };
+/** A random admin token for a test service. */
+export const adminToken = () => randomBytes(24).toString("base64url");
+
+/** A new API key, from a running service's admin endpoint. */
+export async function createApiKey(url: string, token: string, label = "tests"): Promise<string> {
+  const res = await fetch(`${url}/admin/keys`, {
+    method: "POST",
+    headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
+    body: JSON.stringify({ label }),
+  });
+  if (res.status !== 201) throw new Error(`creating an API key: ${res.status} ${await res.text()}`);
+  return ((await res.json()) as { key: string }).key;
+}
+
+export type Service = {
+  url: string;
+  child: Child;
+  /** The Postgres schema ponder writes (--schema). */
+  schema: string;
+  /** The service's ADMIN_TOKEN (undefined when the caller turned the admin endpoints off). */
+  adminToken: string | undefined;
+  /** A key made for the test, and the headers that send it: requests with them are not limited. */
+  apiKey: string | undefined;
+  headers: Record<string, string>;
+  /** The Postgres schema of the service's keys and keyless windows (ACCESS_SCHEMA). */
+  accessSchema: string;
+  stop(): Promise<void>;
+};
 
 /**
  * `ponder start` on the given chains, with a fresh schema (and, on PGlite, a fresh directory) per
- * run; on Postgres when DATABASE_URL is set. Resolves when /ready answers 200.
+ * run; on Postgres when DATABASE_URL is set. Resolves when /ready answers 200, with an API key made
+ * through the admin endpoint (unless `env` sets ADMIN_TOKEN to "").
+ *
+ * Each run has its own access schema too, so that keyless windows are not shared with other tests
+ * on the same Postgres; services given the same ACCESS_SCHEMA share them.
  */
 export async function startService(options: { rpc: Record<number, string>; env?: NodeJS.ProcessEnv }): Promise<Service> {
   const port = await freePort();
@@ -118,6 +151,8 @@ export async function startService(options: { rpc: Record<number, string>; env?:
   const env: NodeJS.ProcessEnv = {
     PONDER_TELEMETRY_DISABLED: "true",
     PGLITE_DIR: join(dir, "pglite"),
+    ADMIN_TOKEN: adminToken(),
+    ACCESS_SCHEMA: `access_${schema}`,
     ...Object.fromEntries(Object.entries(options.rpc).map(([id, url]) => [`PONDER_RPC_URL_${id}`, url])),
     ...options.env,
   };
@@ -126,20 +161,31 @@ export async function startService(options: { rpc: Record<number, string>; env?:
     if (name.startsWith("PONDER_RPC_URL_") && !(name in env)) env[name] = "";
   }
   const child = new Child(join(BIN, "ponder"), ["start", "--schema", schema, "--port", String(port)], env);
-  const url = `http://127.0.0.1:${port}`;
+  let url = "";
   const stop = async () => {
     await child.stop();
     rmSync(dir, { recursive: true, force: true });
   };
+  const token = env.ADMIN_TOKEN || undefined;
+  let apiKey: string | undefined;
   try {
+    // Ponder takes the next port when the one given is taken (another test's service can take it
+    // between freePort and listen): the port is the one ponder reports.
+    const listening = await waitFor("ponder's HTTP server", async () => {
+      if (!child.running) throw new GiveUp("ponder exited");
+      return /Created HTTP server port=(\d+)/.exec(child.output.replace(ANSI, ""))?.[1];
+    }, 300_000);
+    url = `http://127.0.0.1:${listening}`;
     await waitFor("the service to be ready", async () => {
       if (!child.running) throw new GiveUp("ponder exited");
       const res = await fetch(`${url}/ready`);
       return res.status === 200 ? true : undefined;
     }, 300_000);
+    if (token) apiKey = await createApiKey(url, token);
   } catch (error) {
     await stop();
     throw new Error(`${(error as Error).message}\n--- ponder output ---\n${child.output.slice(-5000)}`);
   }
-  return { url, child, stop };
+  const headers: Record<string, string> = apiKey ? { "X-API-KEY": apiKey } : {};
+  return { url, child, schema, adminToken: token, apiKey, headers, accessSchema: env.ACCESS_SCHEMA!, stop };
 }

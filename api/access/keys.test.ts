@@ -1,0 +1,89 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { AccessDb } from "./db";
+import { hashKey } from "./key";
+import { openKeyStore, type KeyStore } from "./keys";
+import { pgAccessDb } from "./pg";
+import { pgliteAccessDb } from "./pglite";
+
+const SCHEMA = `access_unit_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
+
+/** The key store on PGlite, and on Postgres too when DATABASE_URL is set (in a schema of its own). */
+const backends: [string, () => Promise<{ db: AccessDb; dispose(): Promise<void> }>][] = [
+  [
+    "PGlite",
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), "access-keys-"));
+      const db = await pgliteAccessDb(join(dir, "db"));
+      return { db, dispose: async () => (await db.close(), rmSync(dir, { recursive: true, force: true })) };
+    },
+  ],
+];
+const url = process.env.DATABASE_URL;
+if (url) {
+  backends.push([
+    "Postgres",
+    async () => {
+      const db = pgAccessDb(url);
+      return { db, dispose: async () => (await db.query(`DROP SCHEMA "${SCHEMA}" CASCADE`), await db.close()) };
+    },
+  ]);
+}
+
+describe.each(backends)("API keys on %s", (_, open) => {
+  let db: AccessDb;
+  let keys: KeyStore;
+  let dispose: () => Promise<void>;
+
+  beforeAll(async () => {
+    ({ db, dispose } = await open());
+    keys = await openKeyStore(db, SCHEMA);
+  });
+
+  afterAll(async () => {
+    await keys?.close();
+    await dispose?.();
+  });
+
+  it("creates a random key, shown once, stored only as its hash", async () => {
+    const a = await keys.create("app a");
+    const b = await keys.create("app b");
+    expect(a.key).toMatch(/^dlk_[0-9a-f]{12}_[A-Za-z0-9_-]{43}$/);
+    expect(a.key).not.toBe(b.key);
+    expect(a.key.startsWith(`dlk_${a.id}_`)).toBe(true);
+    expect(Date.parse(a.createdAt)).toBeGreaterThan(Date.now() - 60_000);
+    const { rows } = await db.query(`SELECT k::text AS row FROM "${SCHEMA}".api_key k WHERE id = $1`, [a.id]);
+    const secret = a.key.split("_").slice(2).join("_");
+    expect(rows[0]!.row).toContain(hashKey(a.key));
+    expect(rows[0]!.row).not.toContain(secret);
+    expect(JSON.stringify(await keys.list())).not.toContain(secret);
+  });
+
+  it("accepts a valid key, refuses anything else, and a revoked key from the next use on", async () => {
+    const { id, key } = await keys.create("revoke me");
+    expect(await keys.use(key)).toBe(true);
+    const last = key.at(-1) === "A" ? "B" : "A";
+    for (const bad of ["", "nonsense", key.slice(0, -1), key.slice(0, -1) + last, key.replace(id, "000000000000"), ` ${key}`]) {
+      expect(await keys.use(bad), bad).toBe(false);
+    }
+    const revoked = await keys.revoke(id);
+    expect(revoked).toMatchObject({ id, label: "revoke me" });
+    expect(Date.parse(revoked!.revokedAt!)).toBeGreaterThan(0);
+    expect(await keys.use(key)).toBe(false);
+    // Revoking again changes nothing; an unknown id is not found.
+    expect((await keys.revoke(id))!.revokedAt).toBe(revoked!.revokedAt);
+    expect(await keys.revoke("ffffffffffff")).toBeUndefined();
+  });
+
+  it("counts the requests made with each key", async () => {
+    const { id, key } = await keys.create("counted");
+    for (let i = 0; i < 7; i++) await keys.use(key);
+    await keys.use(`${key}x`);
+    const listed = (await keys.list()).find((k) => k.id === id);
+    expect(listed).toMatchObject({ id, label: "counted", revokedAt: null, recentRequests: 7 });
+    const all = await keys.list();
+    expect(all.map((k) => k.label)).toEqual(["app a", "app b", "revoke me", "counted"]);
+  });
+});

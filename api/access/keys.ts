@@ -1,0 +1,84 @@
+import { migrate, table, type AccessDb } from "./db";
+import { generateKey, keyId, keyMatches } from "./key";
+import { UsageCounter, usageTable } from "./usage";
+
+export type KeyRecord = { id: string; label: string; createdAt: string; revokedAt: string | null };
+
+export interface KeyStore {
+  /** A new key; the only time its text is seen. */
+  create(label: string): Promise<Omit<KeyRecord, "revokedAt"> & { key: string }>;
+  /** Every key, oldest first, with the requests made with it in the last 24 hours. */
+  list(): Promise<(KeyRecord & { recentRequests: number })[]>;
+  /** Revokes a key (a revoked key stays revoked); undefined when there is no such key. */
+  revoke(id: string): Promise<KeyRecord | undefined>;
+  /** Whether `key` may be used now; counts the request when it may. */
+  use(key: string): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+const iso = (value: unknown) => (value === null ? null : new Date(value as string | Date).toISOString());
+const record = (row: Record<string, unknown>): KeyRecord => ({
+  id: row.id as string,
+  label: row.label as string,
+  createdAt: iso(row.created_at)!,
+  revokedAt: iso(row.revoked_at),
+});
+
+/**
+ * API keys in `schema` of the access database. No lookup is cached: every keyed request reads the
+ * key's row, so a revocation holds from the next request on, in every process.
+ */
+export async function openKeyStore(db: AccessDb, schema: string): Promise<KeyStore> {
+  const keys = table(schema, "api_key");
+  await migrate(db, schema, [
+    `CREATE TABLE IF NOT EXISTS ${keys} (
+      id text PRIMARY KEY,
+      label text NOT NULL,
+      key_hash text NOT NULL,
+      created_at timestamptz NOT NULL DEFAULT now(),
+      revoked_at timestamptz
+    )`,
+    usageTable(schema),
+  ]);
+  const usage = new UsageCounter(db, schema);
+  const columns = "id, label, created_at, revoked_at";
+
+  return {
+    async create(label) {
+      const { id, key, hash } = generateKey();
+      const { rows } = await db.query(`INSERT INTO ${keys} (id, label, key_hash) VALUES ($1, $2, $3) RETURNING created_at`, [id, label, hash]);
+      return { id, label, createdAt: iso(rows[0]!.created_at)!, key };
+    },
+
+    async list() {
+      // This process's counts are written first, so its own requests show at once.
+      await usage.flush();
+      const { rows } = await db.query(
+        `SELECT k.id, k.label, k.created_at, k.revoked_at, coalesce(sum(u.requests), 0)::float8 AS recent
+         FROM ${keys} k LEFT JOIN ${table(schema, "api_key_usage")} u ON u.key_id = k.id AND u.minute >= $1
+         GROUP BY k.id ORDER BY k.created_at, k.id`,
+        [UsageCounter.since()],
+      );
+      return rows.map((row) => ({ ...record(row), recentRequests: Number(row.recent) }));
+    },
+
+    async revoke(id) {
+      const { rows } = await db.query(`UPDATE ${keys} SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 RETURNING ${columns}`, [id]);
+      return rows[0] && record(rows[0]);
+    },
+
+    async use(key) {
+      const id = keyId(key);
+      if (id === undefined) return false;
+      const { rows } = await db.query(`SELECT key_hash FROM ${keys} WHERE id = $1 AND revoked_at IS NULL`, [id]);
+      const row = rows[0];
+      if (row === undefined || !keyMatches(key, row.key_hash as string)) return false;
+      usage.count(id);
+      return true;
+    },
+
+    async close() {
+      await usage.close();
+    },
+  };
+}

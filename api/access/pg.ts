@@ -1,0 +1,28 @@
+import pg from "pg";
+import type { AccessDb } from "./db";
+
+/** The access tables on Postgres, through the service's own small pool (Ponder's handle is read-only). */
+export function pgAccessDb(connectionString: string): AccessDb {
+  const pool = new pg.Pool({ connectionString, max: 4 });
+  // An idle connection dropped by the server must not crash the process; the next query reconnects.
+  pool.on("error", (error) => console.error("access database:", error.message));
+  return {
+    query: (text, params) => pool.query(text, params),
+    async transaction(work) {
+      const client = await pool.connect();
+      try {
+        await client.query("BEGIN");
+        const result = await work((text, params) => client.query(text, params));
+        await client.query("COMMIT");
+        client.release();
+        return result;
+      } catch (error) {
+        // A connection whose rollback failed is in an unknown state: destroy it.
+        const broken = await client.query("ROLLBACK").then(() => undefined, (e: Error) => e);
+        client.release(broken);
+        throw error;
+      }
+    },
+    close: () => pool.end(),
+  };
+}

@@ -1,0 +1,16 @@
+import { PGlite } from "@electric-sql/pglite";
+import type { AccessDb } from "./db";
+
+/**
+ * The access tables in their own PGlite database directory: Ponder's PGlite belongs to the indexer,
+ * and its handle in the API is read-only.
+ */
+export async function pgliteAccessDb(directory: string): Promise<AccessDb> {
+  const db = await PGlite.create(directory);
+  return {
+    query: (text, params) => db.query<Record<string, unknown>>(text, params),
+    // PGlite's transaction resolves to undefined only when `work` rolls back itself, which it never does.
+    transaction: async (work) => (await db.transaction((tx) => work((text, params) => tx.query(text, params))))!,
+    close: () => db.close(),
+  };
+}
