@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getAddress, type Address, type Hex } from "viem";
 import { abis, addresses, installRegistries } from "./helpers/oracle";
-import { startAnvil, waitFor, type Anvil, type Service } from "./helpers/processes";
+import { startAnvil, startService, waitFor, type Anvil, type Service } from "./helpers/processes";
 import { rpcBatch } from "./helpers/v2-writes";
 import {
   callView,
@@ -22,7 +22,6 @@ import {
   rpc,
   sendWrite,
   serviceGet,
-  startOwnService,
   startRpcProxy,
   type HttpAnswer,
   type RecordedCall,
@@ -223,7 +222,7 @@ describe("start-block discovery", () => {
   it("first start: finds each registry's deployment block by eth_getCode, indexes from there, remembers it", async () => {
     const t0 = Date.now();
     const head = BigInt((await rpc(a!.url, "eth_blockNumber")) as Hex);
-    service = await startOwnService({ rpc: { [A_ID]: proxyA!.url }, env: { START_BLOCKS_FILE: startBlocksFile } });
+    service = await startService({ rpc: { [A_ID]: proxyA!.url }, env: { START_BLOCKS_FILE: startBlocksFile } });
     console.log(`[discovery] first start ready in ${Date.now() - t0} ms; RPC calls: ${summary(proxyA!.calls)}`);
 
     // The deployment block is where the code first appears: none at d - 1, code at d.
@@ -287,7 +286,7 @@ describe("start-block discovery", () => {
     const headB = BigInt((await rpc(b!.url, "eth_blockNumber")) as Hex);
 
     const t0 = Date.now();
-    service = await startOwnService({ rpc: { [A_ID]: proxyA!.url, [B_ID]: proxyB!.url }, env: { START_BLOCKS_FILE: startBlocksFile } });
+    service = await startService({ rpc: { [A_ID]: proxyA!.url, [B_ID]: proxyB!.url }, env: { START_BLOCKS_FILE: startBlocksFile } });
     console.log(`[discovery] restart ready in ${Date.now() - t0} ms; RPC calls on ${A_ID}: ${summary(proxyA!.calls)}; on ${B_ID}: ${summary(proxyB!.calls)}`);
 
     // Chain A: no new search. The only historical eth_getCode calls check each remembered block:

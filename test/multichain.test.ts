@@ -15,7 +15,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { encodeFunctionData, getAddress, type Address, type Hex } from "viem";
 import { abis, addresses, installRegistries } from "./helpers/oracle";
-import { startAnvil, waitFor, type Anvil, type Service } from "./helpers/processes";
+import { startAnvil, startService, waitFor, type Anvil, type Service } from "./helpers/processes";
 import {
   ADDRESS_1,
   CONTRACTS as V2_CONTRACTS,
@@ -61,7 +61,7 @@ import {
   type Pools as V1Pools,
   type V1Type,
 } from "./helpers/v1-writes";
-import { callView, hex, indexedBlockOf, rpc, sendTx, serviceGet, serviceHeaders, startOwnService, type HttpAnswer } from "./helpers/chain-tools";
+import { callView, hex, indexedBlockOf, rpc, sendTx, serviceGet, serviceHeaders, type HttpAnswer } from "./helpers/chain-tools";
 
 const SEED = chooseSeed();
 console.log(`[multichain] SEED=${SEED} (rerun with SEED=${SEED} npx vitest run test/multichain.test.ts)`);
@@ -208,7 +208,7 @@ beforeAll(async () => {
   expect(run(A_ID).v1.wallets, tag("contract wallets")).toEqual(run(B_ID).v1.wallets);
 
   const t1 = Date.now();
-  service = await startOwnService({
+  service = await startService({
     rpc: { [A_ID]: run(A_ID).anvil.url, [B_ID]: run(B_ID).anvil.url },
     env: { START_BLOCKS_FILE: join(dir, "start-blocks.json") },
   });

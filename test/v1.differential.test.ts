@@ -92,33 +92,9 @@ let knownBlock = 0n;
 /** Where each known delegation in force was created. */
 const knownAt = new Map<string, Position>();
 
-const ANSI = /\u001b\[[0-9;]*m/g;
-
-/**
- * startService, then the port ponder really listens on: ponder moves to the next port when the one
- * it is given is taken (another test's service can take it between freePort and listen), and the
- * URL startService returns (and its readiness probe) would then reach that other service.
- */
-async function startOwnService(): Promise<Service> {
-  const started = await startService({ rpc: { [CHAIN_ID]: anvil!.url } });
-  const port = await waitFor(
-    "ponder's HTTP port",
-    async () => {
-      const found = [...started.child.output.replace(ANSI, "").matchAll(/Created HTTP server\b.*?\bport[=:]\s*(\d+)/g)];
-      return found.length ? Number(found[found.length - 1]![1]) : undefined;
-    },
-    60_000,
-  );
-  const url = `http://127.0.0.1:${port}`;
-  if (url !== started.url) {
-    console.log(`[v1 differential] ponder listens on ${url}, not ${started.url} (port taken): using ${url}`);
-    await waitFor("the service to be ready", async () => ((await fetch(`${url}/ready`)).status === 200 ? true : undefined), 300_000);
-  }
-  return { ...started, url };
-}
 
 /** The headers that carry the test service's API key, if startService made one. */
-const keyHeaders = (): Record<string, string> => (service as { headers?: Record<string, string> } | undefined)?.headers ?? {};
+const keyHeaders = (): Record<string, string> => service?.headers ?? {};
 
 async function waitForIndexed(block: bigint, timeoutMs = 180_000) {
   await waitFor(
@@ -271,7 +247,7 @@ describe("v1 differential: the service answers what the real DelegationRegistry 
     expect(Math.max(...perBlock.values()), tag("several writes in one block")).toBeGreaterThan(1);
 
     const t1 = Date.now();
-    service = await startOwnService();
+    service = await startService({ rpc: { [CHAIN_ID]: anvil!.url } });
     oracle.serviceUrl = service.url;
     // Tens of thousands of requests: with the service's key (when it makes one), no keyless limit.
     oracle.headers = keyHeaders();

@@ -5,17 +5,14 @@
  */
 import { createServer, type Server } from "node:http";
 import { decodeFunctionResult, encodeFunctionData, type Abi, type Address, type Hex } from "viem";
-import { freePort, startService, waitFor, type Service } from "./processes";
+import { freePort, waitFor, type Service } from "./processes";
 
 // ---------------------------------------------------------------------------------------------
 // Calls to the service
 
-/**
- * The headers every request to the service carries: its API key, once the service has keys
- * (startService then exposes `headers`), so that the keyless rate limit does not apply.
- */
+/** The headers every request to the service carries: its API key, so the keyless limit does not apply. */
 export function serviceHeaders(service: Service): Record<string, string> {
-  return (service as { headers?: Record<string, string> }).headers ?? {};
+  return service.headers;
 }
 
 export type HttpAnswer = { path: string; status: number; headers: Headers; text: string };
@@ -45,40 +42,6 @@ const ANSI = /\u001b\[[0-9;]*m/g;
 /** The service's output without colour codes. */
 export const plainOutput = (service: Service) => service.child.output.replace(ANSI, "");
 
-/**
- * startService, then the port ponder really listens on: ponder moves to the next port when the one
- * it is given is taken (another test's service can take it between freePort and listen), and the
- * URL startService returns would then reach that other service.
- */
-export async function startOwnService(options: Parameters<typeof startService>[0]): Promise<Service> {
-  const started = await startService(options);
-  const port = await waitFor(
-    "ponder's HTTP port",
-    async () => {
-      const found = [...plainOutput(started).matchAll(/Created HTTP server\b.*?\bport[=:]\s*(\d+)/g)];
-      return found.length ? Number(found[found.length - 1]![1]) : undefined;
-    },
-    60_000,
-  ).catch(async (error: Error) => {
-    await started.stop();
-    throw error;
-  });
-  const url = `http://127.0.0.1:${port}`;
-  if (url === started.url) return started;
-  console.log(`ponder listens on ${url}, not ${started.url} (port taken): using ${url}`);
-  await waitFor("the service to be ready", async () => ((await fetch(`${url}/ready`)).status === 200 ? true : undefined), 300_000);
-  // An API key made by startService was made on the other service: make one here.
-  const token = (started as { adminToken?: string }).adminToken;
-  if (!token) return { ...started, url } as Service;
-  const res = await fetch(`${url}/admin/keys`, {
-    method: "POST",
-    headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
-    body: JSON.stringify({ label: "tests" }),
-  });
-  if (res.status !== 201) throw new Error(`creating an API key on ${url}: ${res.status} ${await res.text()}`);
-  const apiKey = ((await res.json()) as { key: string }).key;
-  return { ...started, url, apiKey, headers: { "X-API-KEY": apiKey } } as Service;
-}
 
 // ---------------------------------------------------------------------------------------------
 // A recording JSON-RPC proxy
