@@ -17,6 +17,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getAddress, type Address } from "viem";
 import { abis, addresses, installRegistries } from "./helpers/oracle";
+import { ACCEPTED_ADDRESS_FORMS, REJECTED_ADDRESS_FORMS, lowerHex, upperHex } from "./helpers/address-forms";
 import { GiveUp, startAnvil, startService, waitFor, type Anvil, type Service } from "./helpers/processes";
 import {
   ADDRESS_0,
@@ -384,33 +385,6 @@ function expectOk(a: HttpAnswer, body?: string) {
   if (body !== undefined) expect(a.text, where).toBe(body);
 }
 
-const lowerCase = (a: string) => `0x${a.slice(2).toLowerCase()}`;
-const upperCase = (a: string) => `0x${a.slice(2).toUpperCase()}`;
-function badChecksum(a: Address): string {
-  const i = [...a].findIndex((ch, k) => k >= 2 && /[a-fA-F]/.test(ch));
-  const ch = a[i]!;
-  const bad = a.slice(0, i) + (ch === ch.toLowerCase() ? ch.toUpperCase() : ch.toLowerCase()) + a.slice(i + 1);
-  if (bad.slice(2) === bad.slice(2).toLowerCase() || bad.slice(2) === bad.slice(2).toUpperCase()) throw new Error(`no mixed case: ${bad}`);
-  return bad;
-}
-const ACCEPTED: [string, (a: Address) => string][] = [
-  ["lowercase", lowerCase],
-  ["uppercase hex digits", upperCase],
-  ["EIP-55", (a) => getAddress(a)],
-];
-const REJECTED: [string, (a: Address) => string][] = [
-  ["mixed case with a bad checksum", badChecksum],
-  ["an ENS name", () => "vitalik.eth"],
-  ["a leading space", (a) => ` ${a}`],
-  ["a trailing space", (a) => `${a} `],
-  ["39 hex digits", (a) => a.slice(0, -1)],
-  ["41 hex digits", (a) => `${a}0`],
-  ["no 0x prefix", (a) => a.slice(2)],
-  ["0X prefix", (a) => `0X${a.slice(2)}`],
-  ["non-hex digits", () => `0x${"g".repeat(40)}`],
-  ["0x alone", () => "0x"],
-  ["empty", () => ""],
-];
 
 /** The v1 check routes, each with a known query answered `true`. */
 const ROUTES = () =>
@@ -469,7 +443,7 @@ describe("v1 HTTP contract (api-contract.md)", () => {
     for (const r of ROUTES()) {
       for (const name of r.required.filter((n) => n !== "tokenId")) {
         const value = r.query.find(([k]) => k === name)![1] as Address;
-        for (const [form, spell] of ACCEPTED) {
+        for (const [form, spell] of ACCEPTED_ADDRESS_FORMS) {
           const a = await call(path(r.kind), chain(replace(r.query, name, spell(value))));
           expect(a.text, `check/${r.kind} ${name} ${form}`).toBe("true");
           expectOk(a);
@@ -478,7 +452,7 @@ describe("v1 HTTP contract (api-contract.md)", () => {
     }
     const reference = await call(`/registry/v1/${K.vault}`, chain([]));
     expectOk(reference);
-    for (const [form, spell] of ACCEPTED) {
+    for (const [form, spell] of ACCEPTED_ADDRESS_FORMS) {
       const a = await call(`/registry/v1/${spell(K.vault)}`, chain([]));
       expect(a.text, form).toBe(reference.text);
       expectOk(a);
@@ -489,14 +463,14 @@ describe("v1 HTTP contract (api-contract.md)", () => {
     for (const r of ROUTES()) {
       for (const name of r.required.filter((n) => n !== "tokenId")) {
         const value = r.query.find(([k]) => k === name)![1] as Address;
-        for (const [form, spell] of REJECTED) {
+        for (const [form, spell] of REJECTED_ADDRESS_FORMS) {
           const a = await call(path(r.kind), chain(replace(r.query, name, spell(value))));
           expect(a.status, `check/${r.kind} ${name} ${form}: ${a.text}`).toBe(400);
           expectProblem(a, 400, "invalid_parameter", name);
         }
       }
     }
-    for (const [form, spell] of REJECTED.filter(([f]) => f !== "empty")) {
+    for (const [form, spell] of REJECTED_ADDRESS_FORMS.filter(([f]) => f !== "empty")) {
       const a = await call(`/registry/v1/${encodeURIComponent(spell(K.vault))}`, chain([]));
       expect(a.status, `path ${form}: ${a.text}`).toBe(400);
       expectProblem(a, 400, "invalid_parameter", "wallet");
@@ -593,10 +567,10 @@ describe("v1 HTTP contract (api-contract.md)", () => {
     expect(await list(K.vault)).toEqual(
       byPosition([["TOKEN|vault|delegate", tokenRec], ["CONTRACT|vault|delegate", contractRec], ["CONTRACT0|vault|allDelegate", contract0Rec]]),
     );
-    expect(await list(lowerCase(K.delegate))).toEqual(byPosition([["TOKEN|vault|delegate", tokenRec], ["CONTRACT|vault|delegate", contractRec]]));
+    expect(await list(lowerHex(K.delegate))).toEqual(byPosition([["TOKEN|vault|delegate", tokenRec], ["CONTRACT|vault|delegate", contractRec]]));
     expect(await list(K.allVault)).toEqual([allRec]);
     // The self-delegation appears once.
-    expect(await list(upperCase(K.allDelegate))).toEqual(
+    expect(await list(upperHex(K.allDelegate))).toEqual(
       byPosition([["CONTRACT0|vault|allDelegate", contract0Rec], ["ALL|allVault|allDelegate", allRec], ["ALL|allDelegate|allDelegate", selfRec]]),
     );
     // tokenId is a bare integer literal with every digit.

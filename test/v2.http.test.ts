@@ -14,6 +14,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPublicClient, createWalletClient, getAddress, http, keccak256, toHex, type Address, type Hex } from "viem";
 import { anvil as anvilChain } from "viem/chains";
+import { ACCEPTED_ADDRESS_FORMS, REJECTED_ADDRESS_FORMS, lowerHex, upperHex } from "./helpers/address-forms";
 import { abis, addresses, installRegistries } from "./helpers/oracle";
 import {
   Child,
@@ -152,38 +153,6 @@ function expectOk(a: Answer, body?: string): void {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Address forms
-
-const lower = (a: string) => `0x${a.slice(2).toLowerCase()}`;
-const upper = (a: string) => `0x${a.slice(2).toUpperCase()}`;
-/** A mixed-case address whose checksum is wrong: the case of one letter flipped. */
-function badChecksum(a: Address): string {
-  const i = [...a].findIndex((ch, k) => k >= 2 && /[a-fA-F]/.test(ch));
-  const ch = a[i]!;
-  const flipped = ch === ch.toLowerCase() ? ch.toUpperCase() : ch.toLowerCase();
-  const bad = a.slice(0, i) + flipped + a.slice(i + 1);
-  // Still mixed case, so it must be judged by its checksum.
-  if (bad.slice(2) === bad.slice(2).toLowerCase() || bad.slice(2) === bad.slice(2).toUpperCase()) throw new Error(`no mixed case: ${bad}`);
-  return bad;
-}
-const ACCEPTED_FORMS: [string, (a: Address) => string][] = [
-  ["lowercase", lower],
-  ["uppercase hex digits", upper],
-  ["EIP-55", (a) => getAddress(a)],
-];
-const REJECTED_FORMS: [string, (a: Address) => string][] = [
-  ["mixed case with a bad checksum", badChecksum],
-  ["an ENS name", () => "vitalik.eth"],
-  ["a leading space", (a) => ` ${a}`],
-  ["a trailing space", (a) => `${a} `],
-  ["39 hex digits", (a) => a.slice(0, -1)],
-  ["41 hex digits", (a) => `${a}0`],
-  ["no 0x prefix", (a) => a.slice(2)],
-  ["non-hex digits", () => `0x${"g".repeat(40)}`],
-  ["0x alone", () => "0x"],
-];
-
-// ---------------------------------------------------------------------------------------------
 // The routes, each with a query whose answer is known (true or a non-zero balance), so that a
 // misread parameter shows as a different answer.
 
@@ -313,19 +282,19 @@ describe("inputs: addresses", () => {
       };
       const value = () => base().find(([k]) => k === param)![1] as Address;
 
-      it.each(ACCEPTED_FORMS)(`check/${route.kind} '${param}' accepts %s`, async (_, form) => {
+      it.each(ACCEPTED_ADDRESS_FORMS)(`check/${route.kind} '${param}' accepts %s`, async (_, form) => {
         const a = await get(checkPath(route.kind), withChain(replace(base(), param, form(value()))));
         expectOk(a, route.expected());
       });
 
-      it.each(REJECTED_FORMS)(`check/${route.kind} '${param}' rejects %s`, async (_, form) => {
+      it.each(REJECTED_ADDRESS_FORMS)(`check/${route.kind} '${param}' rejects %s`, async (_, form) => {
         const a = await get(checkPath(route.kind), withChain(replace(base(), param, form(value()))));
         expectProblem(a, 400, "invalid_parameter", param);
       });
     }
   }
 
-  it.each(ACCEPTED_FORMS)("path :wallet accepts %s (same listing)", async (_, form) => {
+  it.each(ACCEPTED_ADDRESS_FORMS)("path :wallet accepts %s (same listing)", async (_, form) => {
     const reference = await get(`/registry/v2/${W.tokFrom}`, withChain([]));
     expectOk(reference);
     const a = await get(`/registry/v2/${form(W.tokFrom)}`, withChain([]));
@@ -333,7 +302,7 @@ describe("inputs: addresses", () => {
     expect((parseExact(a.text) as unknown[]).length).toBe(3);
   });
 
-  it.each(REJECTED_FORMS)("path :wallet rejects %s", async (_, form) => {
+  it.each(REJECTED_ADDRESS_FORMS.filter(([form]) => form !== "empty"))("path :wallet rejects %s", async (_, form) => {
     const a = await get(`/registry/v2/${encodeURIComponent(form(W.tokFrom))}`, withChain([]));
     expectProblem(a, 400, "invalid_parameter", "wallet");
   });
@@ -447,7 +416,7 @@ describe("inputs: rights", () => {
   it("a plain string is bytes32(\"...\"): same answer as its 0x form, and it is not ignored", async () => {
     expectOk(await get(checkPath("contract"), contractQuery("claim")), "true");
     expectOk(await get(checkPath("contract"), contractQuery(CLAIM)), "true");
-    expectOk(await get(checkPath("contract"), contractQuery(upper(CLAIM))), "true");
+    expectOk(await get(checkPath("contract"), contractQuery(upperHex(CLAIM))), "true");
     // The delegation carries "claim": other rights, and no rights, do not match it.
     expectOk(await get(checkPath("contract"), contractQuery("claim2")), "false");
     expectOk(await get(checkPath("contract"), contractQuery("Claim")), "false");
@@ -545,7 +514,7 @@ describe("inputs: party names", () => {
       expectOk(await get(checkPath(kind), withChain([...toFrom(), ["delegate", W.tokTo]])), route.expected());
       expectOk(await get(checkPath(kind), withChain([...toFrom(), ["vault", W.tokFrom]])), route.expected());
       // The same address in another case is the same value.
-      expectOk(await get(checkPath(kind), withChain([...toFrom(), ["delegate", lower(W.tokTo)], ["vault", upper(W.tokFrom)]])), route.expected());
+      expectOk(await get(checkPath(kind), withChain([...toFrom(), ["delegate", lowerHex(W.tokTo)], ["vault", upperHex(W.tokFrom)]])), route.expected());
     });
 
     it(`check/${kind}: both names for one party with different values is conflicting_parameter`, async () => {
@@ -650,7 +619,7 @@ describe("outputs: listing", () => {
   it("ALL: contract, tokenId and amount null, rights 0x00…00, addresses EIP-55", async () => {
     const expected = [record({ type: "ALL", from: W.allFrom, to: W.allTo, contract: null, tokenId: null, delegationType: "ALL", rights: ZERO32, amount: null })];
     expect(normalize(await listing(W.allFrom))).toEqual(expected);
-    expect(normalize(await listing(lower(W.allTo)))).toEqual(expected); // incoming
+    expect(normalize(await listing(lowerHex(W.allTo)))).toEqual(expected); // incoming
   });
 
   it("CONTRACT with rights: the rights' bytes32", async () => {
