@@ -45,6 +45,11 @@ export interface Store {
 /** Runs one SQL statement; Ponder's read-only `db.execute` and drizzle over node-postgres both fit. */
 export type Execute = (query: SQL) => Promise<{ rows: Record<string, unknown>[] }>;
 
+const readPosition = (row: Record<string, unknown>) => ({
+  indexedBlock: BigInt(row.indexed_block as string),
+  ready: Number(row.ready) === 1,
+});
+
 const bigintOrNull = (value: unknown) => (value === null ? null : BigInt(value as string));
 
 /** How long a read waits for a block being written to land whole (PGlite only, see below). */
@@ -68,12 +73,14 @@ export class StoreBusy extends Error {}
  */
 export function createSqlStore(execute: Execute, schema: string): Store {
   const table = (name: string) => sql`${sql.identifier(schema)}.${sql.identifier(name)}`;
+  // A chain's position, from its row `c` of Ponder's checkpoint table: the block number is digits
+  // 27-42 of the fixed-width checkpoint; readiness is Ponder's one flag for all chains.
+  const position = sql`substring(c.latest_checkpoint, 27, 16)::bigint::text AS indexed_block,
+    (SELECT (m.value->>'is_ready')::int FROM ${table("_ponder_meta")} m WHERE m.key = 'app') AS ready`;
 
   async function view<T>(chainId: number, rows: SQL, order: SQL, toData: (rows: Record<string, unknown>[]) => T) {
     const query = sql`
-      SELECT substring(c.latest_checkpoint, 27, 16)::bigint::text AS indexed_block,
-             (SELECT (m.value->>'is_ready')::int FROM ${table("_ponder_meta")} m WHERE m.key = 'app') AS ready,
-             d.*
+      SELECT ${position}, d.*
       FROM ${table("_ponder_checkpoint")} c
       LEFT JOIN (${rows}) d ON d.chain_id = c.chain_id
       WHERE c.chain_id = ${chainId}
@@ -83,8 +90,7 @@ export function createSqlStore(execute: Execute, schema: string): Store {
       const result = await execute(query);
       const first = result.rows[0];
       if (first === undefined) return undefined;
-      const indexedBlock = BigInt(first.indexed_block as string);
-      const ready = Number(first.ready) === 1;
+      const { indexedBlock, ready } = readPosition(first);
       const candidates = result.rows.filter((row) => row.chain_id !== null);
       // While backfilling the answer is a 503 anyway: no need for a whole block.
       const inFlight = ready && candidates.some((row) => BigInt(row.touched as string) > indexedBlock);
@@ -163,15 +169,9 @@ export function createSqlStore(execute: Execute, schema: string): Store {
 
     async chainStates() {
       const result = await execute(sql`
-        SELECT c.chain_id, substring(c.latest_checkpoint, 27, 16)::bigint::text AS indexed_block,
-               (SELECT (m.value->>'is_ready')::int FROM ${table("_ponder_meta")} m WHERE m.key = 'app') AS ready
+        SELECT c.chain_id, ${position}
         FROM ${table("_ponder_checkpoint")} c`);
-      return new Map(
-        result.rows.map((row) => [
-          Number(row.chain_id),
-          { indexedBlock: BigInt(row.indexed_block as string), ready: Number(row.ready) === 1 },
-        ]),
-      );
+      return new Map(result.rows.map((row) => [Number(row.chain_id), readPosition(row)]));
     },
 
     v1Wallet(chainId, wallet) {
