@@ -111,6 +111,26 @@ export async function rpc(url: string, method: string, params: unknown[] = []): 
   return (await rpcBatch(url, [{ method, params }]))[0];
 }
 
+/** How many GETs were sent again because the server closed a kept-alive connection under them. */
+export const resentAfterClose = { count: 0 };
+
+/**
+ * A GET that is sent again (a few times) when the connection closes before any answer: a server may
+ * close an idle kept-alive connection just as the client reuses it, and clients retry idempotent
+ * requests then. Any answer at all, whatever its status, is returned as it is.
+ */
+export async function getResending(url: string, headers: Record<string, string> = {}): Promise<Response> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await fetch(url, { headers, signal: AbortSignal.timeout(30_000) });
+    } catch (error) {
+      const code = ((error as Error).cause as { code?: string } | undefined)?.code;
+      if (attempt >= 3 || (code !== "UND_ERR_SOCKET" && code !== "ECONNRESET")) throw error;
+      resentAfterClose.count++;
+    }
+  }
+}
+
 /** Runs `work` over `items` with at most `limit` in flight; results in input order. */
 export async function pool<T, R>(items: readonly T[], limit: number, work: (item: T, index: number) => Promise<R>): Promise<R[]> {
   const results: R[] = new Array(items.length);

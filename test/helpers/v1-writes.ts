@@ -8,10 +8,10 @@
  *
  * Nothing here uses the service's code to decide what is right.
  */
-import solc from "solc";
 import { decodeEventLog, decodeFunctionResult, encodeFunctionData, getAddress, toHex, type Abi, type Address, type Hex } from "viem";
-import { Rng, canonical, parseJsonExact, pool, rpc, rpcBatch } from "./common";
-export { NonInteger, Rng, canonical, chooseSeed, parseJsonExact, pool, rpc, rpcBatch } from "./common";
+import { compileSolidity } from "../../scripts/solidity";
+import { Rng, canonical, parseJsonExact, pool, rpc, rpcBatch, getResending } from "./common";
+export { NonInteger, Rng, canonical, chooseSeed, parseJsonExact, pool, rpc, rpcBatch, resentAfterClose } from "./common";
 
 export const MAX_UINT256 = (1n << 256n) - 1n;
 export const ADDRESS_0: Address = "0x0000000000000000000000000000000000000000";
@@ -75,24 +75,9 @@ export type CompiledWallet = { abi: Abi; bytecode: Hex };
 
 /** Compiles the wallet with solc (standard JSON, in-process). */
 export function compileWallet(): CompiledWallet {
-  const input = {
-    language: "Solidity",
-    sources: { "ForwardingWallet.sol": { content: WALLET_SOURCE } },
-    settings: {
-      optimizer: { enabled: true, runs: 200 },
-      evmVersion: "paris",
-      outputSelection: { "*": { "*": ["abi", "evm.bytecode.object"] } },
-    },
-  };
-  const output = JSON.parse(solc.compile(JSON.stringify(input))) as {
-    errors?: { severity: string; formattedMessage: string }[];
-    contracts?: Record<string, Record<string, { abi: Abi; evm: { bytecode: { object: string } } }>>;
-  };
-  const errors = (output.errors ?? []).filter((e) => e.severity === "error");
-  if (errors.length) throw new Error(`solc: ${errors.map((e) => e.formattedMessage).join("\n")}`);
-  const contract = output.contracts?.["ForwardingWallet.sol"]?.ForwardingWallet;
+  const contract = compileSolidity("ForwardingWallet.sol", WALLET_SOURCE).ForwardingWallet;
   if (!contract) throw new Error("solc produced no ForwardingWallet");
-  return { abi: contract.abi, bytecode: `0x${contract.evm.bytecode.object}` };
+  return { abi: contract.abi, bytecode: contract.bytecode };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -616,22 +601,22 @@ export type Oracle = {
 export type CheckKind = "all" | "contract" | "token";
 export type CheckSpec = { kind: CheckKind; delegate: Address; vault: Address; contract: Address; tokenId: bigint };
 
-/** About two thirds drawn from a delegation some write named (perturbed now and then), the rest from the pools. */
-export function randomCheck(rng: Rng, pools: Pools, delegations: readonly Delegation[]): CheckSpec {
+/**
+ * About two thirds drawn from a delegation: some write named it, or (a share of those, when the
+ * model's delegations in force are given) it is in force now, so true answers stay common however
+ * much the stream revoked. Perturbed now and then; the rest from the pools.
+ */
+export function randomCheck(rng: Rng, pools: Pools, delegations: readonly Delegation[], inForce: readonly Key[] = []): CheckSpec {
   const vaults = [...pools.eoas, ...pools.wallets];
   if (delegations.length > 0 && rng.chance(0.68)) {
-    const d = rng.pick(delegations);
-    const fitting: Record<DelegateCall["fn"], readonly CheckKind[]> = {
-      delegateForAll: ["all", "contract", "token"],
-      delegateForContract: ["contract", "token"],
-      delegateForToken: ["token"],
-    };
+    const d = inForce.length > 0 && rng.chance(0.4) ? rng.pick(inForce) : namedKey(rng.pick(delegations));
+    const fitting: Record<V1Type, readonly CheckKind[]> = { ALL: ["all", "contract", "token"], CONTRACT: ["contract", "token"], TOKEN: ["token"] };
     const spec: CheckSpec = {
-      kind: rng.chance(0.9) ? rng.pick(fitting[d.fn]) : rng.pick(["all", "contract", "token"] as const),
+      kind: rng.chance(0.9) ? rng.pick(fitting[d.type]) : rng.pick(["all", "contract", "token"] as const),
       delegate: d.delegate,
       vault: d.vault,
-      contract: "contract" in d ? d.contract : rng.pick(pools.contracts),
-      tokenId: "tokenId" in d ? d.tokenId : rng.weighted(pools.tokenIds),
+      contract: d.type === "ALL" ? rng.pick(pools.contracts) : d.contract,
+      tokenId: d.type === "TOKEN" ? d.tokenId : rng.weighted(pools.tokenIds),
     };
     if (rng.chance(0.08)) spec.tokenId = rng.weighted(pools.tokenIds);
     if (rng.chance(0.08)) spec.contract = rng.pick(pools.contracts);
@@ -647,6 +632,8 @@ export function randomCheck(rng: Rng, pools: Pools, delegations: readonly Delega
     tokenId: rng.weighted(pools.tokenIds),
   };
 }
+
+const namedKey = (d: Delegation): Key => keyOf(d.vault, d);
 
 /** An address spelled lowercase, EIP-55 or with uppercase digits: all three are accepted. */
 export function spellAddress(rng: Rng, a: Address): string {
@@ -699,7 +686,7 @@ export type Answer = { url: string; status: number; contentType: string; body: s
 
 export async function get(o: Oracle, url: string): Promise<Answer> {
   for (let attempt = 0; ; attempt++) {
-    const res = await fetch(o.serviceUrl + url, { headers: o.headers ?? {}, signal: AbortSignal.timeout(30_000) });
+    const res = await getResending(o.serviceUrl + url, o.headers);
     const body = await res.text();
     // Should the service ever rate-limit keyless clients, wait it out rather than count a mismatch;
     // a 503 with Retry-After (the chain is being written) is asked again too, as a client would.

@@ -20,7 +20,7 @@ import {
   type Hex,
 } from "viem";
 import { v2DelegationHash, type V2DelegationType } from "../../core/v2";
-import { Rng, canonical, parseJsonExact, pool, rpc, rpcBatch } from "./common";
+import { Rng, canonical, parseJsonExact, pool, rpc, rpcBatch, getResending } from "./common";
 export { NonInteger, Rng, canonical, chooseSeed, parseJsonExact, pool, rpc, rpcBatch } from "./common";
 
 export const ZERO: Hex = `0x${"0".repeat(64)}`;
@@ -519,7 +519,7 @@ export async function ethCalls(
 type Answer = { url: string; status: number; contentType: string; body: string; block: bigint | undefined };
 
 async function get(o: Oracle, url: string): Promise<Answer> {
-  const res = await fetch(o.serviceUrl + url, { headers: o.headers });
+  const res = await getResending(o.serviceUrl + url, o.headers);
   const header = res.headers.get("x-indexed-block");
   return {
     url,
