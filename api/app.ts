@@ -9,14 +9,17 @@ import { chains } from "./chains";
 import { v1 } from "./v1";
 import { v2 } from "./v2";
 
-/** A chain this instance serves, and where each registry it indexes there starts. */
+/** Where a registry is, and the block its indexing starts from (null: not known yet). */
+export type ServedRegistry = { address: string; startBlock: number | null };
+
+/** A chain this instance serves, and the registries it indexes there. */
 export type ServedChain = {
   id: number;
   name: string;
   title: string;
   testnet: boolean;
-  v1?: { address: string; startBlock: number };
-  v2?: { address: string; startBlock: number };
+  v1?: ServedRegistry;
+  v2?: ServedRegistry;
 };
 
 export type Env = { Variables: { store: Store; chains: readonly ServedChain[] } };

@@ -5,9 +5,11 @@
 import { getAddress, isAddress, type Chain } from "viem";
 import * as viemChains from "viem/chains";
 import { describe, expect, it } from "vitest";
-import { CHAINS, V1_ADDRESS, V2_ADDRESS, V2_ADDRESS_ZKSYNC, chainById, configuredChains, rpcUrls, ignoredRpcVariables } from "./chains";
+import { CHAINS, V1_ADDRESS, V2_ADDRESS, V2_ADDRESS_ZKSYNC, chainById, configuredChains, rpcUrls, ignoredRpcVariables, withPublicRpcFallback } from "./chains";
 
 /** The list. */
+const { mainnet } = viemChains;
+
 const MAINNETS = [
   1, 10, 56, 100, 137, 250, 324, 360, 1101, 1284, 1285, 1329, 1996, 2020, 2741, 2911, 5000, 7000, 7700, 8453, 33139, 42161, 42170,
   42220, 43114, 59144, 61166, 81457, 98866, 167000, 534352, 7777777,
@@ -154,5 +156,23 @@ describe("RPC configuration", () => {
     ]);
     expect(ignoredRpcVariables({ PONDER_RPC_URL_31337: "http://127.0.0.1:8545" })).toEqual([]);
     expect(ignoredRpcVariables({})).toEqual([]);
+  });
+});
+
+describe("withPublicRpcFallback", () => {
+  it("with no chain configured: Ethereum mainnet through viem's public RPC, said to the caller", () => {
+    const { env, publicFallback } = withPublicRpcFallback({ PONDER_RPC_URL_10: " , ", OTHER: "x" });
+    expect(publicFallback?.id).toBe(1);
+    expect(env.PONDER_RPC_URL_1).toBe(mainnet.rpcUrls.default.http[0]);
+    expect(env.PONDER_RPC_URL_1).toMatch(/^https:\/\//);
+    expect(env.OTHER).toBe("x");
+    expect(configuredChains(env).map((c) => c.id)).toEqual([1]);
+  });
+
+  it("with any chain configured: the environment unchanged, no fallback", () => {
+    const given = { PONDER_RPC_URL_31337: "http://127.0.0.1:8545" };
+    const { env, publicFallback } = withPublicRpcFallback(given);
+    expect(publicFallback).toBeUndefined();
+    expect(env).toEqual(given);
   });
 });

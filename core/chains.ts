@@ -19,6 +19,8 @@ export type ChainEntry = {
   /** viem's display name. */
   title: string;
   testnet: boolean;
+  /** viem's default RPC for the chain: public, slow and rate-limited; for trying the service only. */
+  publicRpc?: string;
   v2: { address: Address; startBlock?: number };
   /** Where v1 is known to be absent, false; otherwise looked up on the chain at startup. */
   v1: { address: Address; startBlock?: number } | false;
@@ -47,6 +49,7 @@ function entry([name, options]: Line): ChainEntry {
     name,
     title: chain.name,
     testnet: chain.testnet ?? false,
+    publicRpc: chain.rpcUrls.default.http[0],
     v2: { address: options?.zksync ? V2_ADDRESS_ZKSYNC : V2_ADDRESS },
     // v1 was deployed with plain CREATE2, which zkSync-type chains do not reproduce.
     v1: options?.zksync ? false : { address: V1_ADDRESS },
@@ -92,4 +95,14 @@ export function ignoredRpcVariables(env: NodeJS.ProcessEnv = process.env): strin
     if (suffix === undefined || (env[name] ?? "").trim() === "") return false;
     return CHAINS.every((chain) => String(chain.id) !== suffix);
   });
+}
+
+/**
+ * The environment to run with: as given when it configures a chain; otherwise Ethereum mainnet
+ * through its public RPC, returned as `publicFallback` so that the caller can say how slow that is.
+ */
+export function withPublicRpcFallback(env: NodeJS.ProcessEnv): { env: NodeJS.ProcessEnv; publicFallback?: ChainEntry } {
+  if (configuredChains(env).length > 0) return { env };
+  const mainnet = chainById(1)!;
+  return { env: { ...env, PONDER_RPC_URL_1: mainnet.publicRpc }, publicFallback: mainnet };
 }

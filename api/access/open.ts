@@ -1,4 +1,5 @@
 import { resolve } from "node:path";
+import type { AccessDb } from "./db";
 import { openKeyStore } from "./keys";
 import { memoryLimiter } from "./memory-limiter";
 import type { AccessOptions } from "./middleware";
@@ -9,6 +10,11 @@ import { sqlLimiter } from "./sql-limiter";
 export type Access = AccessOptions & {
   /** The admin endpoints' bearer token; undefined: they are off. */
   adminToken: string | undefined;
+  /** The service's own database (keys, windows, served chains) and its schema there. */
+  db: AccessDb;
+  schema: string;
+  /** Closes the access database (a PGlite directory admits one process at a time). */
+  close(): Promise<void>;
 };
 
 /** Long enough that guessing it over HTTP is hopeless. */
@@ -34,5 +40,8 @@ export async function openAccess(env: NodeJS.ProcessEnv = process.env): Promise<
     limiter: env.DATABASE_URL ? await sqlLimiter(db, schema) : memoryLimiter(),
     trustProxy: env.TRUSTED_PROXY === "true",
     adminToken,
+    db,
+    schema,
+    close: () => db.close(),
   };
 }

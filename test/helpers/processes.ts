@@ -84,8 +84,8 @@ export class Child {
 export type Anvil = { url: string; chainId: number; stop(): Promise<void> };
 
 /** A fresh anvil chain with interval mining, as the Ponder notes require. */
-export async function startAnvil(options: { chainId?: number; blockTime?: number } = {}): Promise<Anvil> {
-  const port = await freePort();
+export async function startAnvil(options: { chainId?: number; blockTime?: number; port?: number } = {}): Promise<Anvil> {
+  const port = options.port ?? (await freePort());
   const chainId = options.chainId ?? 31337;
   const child = new Child(join(BIN, "anvil"), [
     "--host", "127.0.0.1",
