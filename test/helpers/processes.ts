@@ -189,3 +189,32 @@ export async function startService(options: { rpc: Record<number, string>; env?:
   const headers: Record<string, string> = apiKey ? { "X-API-KEY": apiKey } : {};
   return { url, child, schema, adminToken: token, apiKey, headers, accessSchema: env.ACCESS_SCHEMA!, stop };
 }
+
+export type Replica = { url: string; child: Child; stop(): Promise<void> };
+
+/**
+ * `npm run serve` over a running service's Postgres schema (its keys too): an API process apart
+ * from the indexer. Resolves when its /ready answers 200.
+ */
+export async function startReplica(service: Service, env: NodeJS.ProcessEnv = {}): Promise<Replica> {
+  if (!process.env.DATABASE_URL) throw new Error("API replicas read Postgres: set DATABASE_URL");
+  const port = await freePort();
+  const child = new Child(join(BIN, "tsx"), ["scripts/serve.ts"], {
+    DATABASE_SCHEMA: service.schema,
+    ACCESS_SCHEMA: service.accessSchema,
+    PORT: String(port),
+    HOST: "127.0.0.1",
+    ...env,
+  });
+  const url = `http://127.0.0.1:${port}`;
+  try {
+    await waitFor("the API replica to be ready", async () => {
+      if (!child.running) throw new GiveUp("npm run serve exited");
+      return (await fetch(`${url}/ready`)).status === 200 ? true : undefined;
+    }, 60_000);
+  } catch (error) {
+    await child.stop();
+    throw new Error(`${(error as Error).message}\n--- serve output ---\n${child.output.slice(-5000)}`);
+  }
+  return { url, child, stop: () => child.stop() };
+}

@@ -1,0 +1,89 @@
+/**
+ * `npm run serve`: the API alone, on node:http, over the tables the indexer (`npm start`) writes in
+ * Postgres. No Ponder in the request path, one worker per core, and any number of such processes
+ * (and hosts) can serve one database. PGlite admits one process: there the API runs inside
+ * `npm start`.
+ */
+import cluster from "node:cluster";
+import type { Server } from "node:http";
+import { availableParallelism } from "node:os";
+import { serve } from "@hono/node-server";
+import { drizzle } from "drizzle-orm/node-postgres";
+import { Hono } from "hono";
+import pg from "pg";
+import { openAccess } from "../api/access/open";
+import { createApp, type ServedChain } from "../api/app";
+import { probes } from "../api/probes";
+import { readServedChains } from "../api/served-chains";
+import { createSqlStore } from "../api/store";
+
+const env = process.env;
+if (!env.DATABASE_URL) {
+  console.error(
+    "npm run serve reads the indexer's tables in Postgres: set DATABASE_URL (and DATABASE_SCHEMA if the indexer runs with another schema than `delegations`). With PGlite the API runs inside `npm start`.",
+  );
+  process.exit(1);
+}
+const port = Number(env.PORT ?? 42070);
+const workers = Number(env.API_WORKERS || availableParallelism());
+/** Clients and load balancers keep connections open for a while: closing first would race them. */
+const KEEP_ALIVE_MS = 65_000;
+/** In-flight requests get this long to finish on SIGTERM. */
+const SHUTDOWN_MS = 8_000;
+
+if (cluster.isPrimary && workers > 1) {
+  console.log(`API on port ${port}: ${workers} workers over ${env.DATABASE_SCHEMA || "delegations"}`);
+  for (let i = 0; i < workers; i++) cluster.fork();
+  let stopping = false;
+  cluster.on("exit", (worker, code) => {
+    if (stopping) return;
+    console.error(`API worker ${worker.process.pid} exited (${code}); starting another`);
+    cluster.fork();
+  });
+  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+    process.on(signal, () => {
+      stopping = true;
+      for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill(signal);
+      setTimeout(() => process.exit(0), SHUTDOWN_MS + 1_000).unref();
+      cluster.on("exit", () => Object.keys(cluster.workers ?? {}).length === 0 && process.exit(0));
+    });
+  }
+} else {
+  await runWorker();
+}
+
+async function runWorker() {
+  const indexerSchema = env.DATABASE_SCHEMA || "delegations";
+  const pool = new pg.Pool({ connectionString: env.DATABASE_URL, max: Number(env.API_DB_CONNECTIONS || 8) });
+  // A connection dropped by the server must not crash the process; the next query reconnects.
+  pool.on("error", (error) => console.error("database:", error.message));
+  const db = drizzle(pool);
+  const store = createSqlStore((query) => db.execute(query), indexerSchema);
+  const access = await openAccess(env);
+
+  let chains: ServedChain[] | undefined;
+  for (let said = false; (chains = await readServedChains(access.db, access.schema, indexerSchema)) === undefined; said = true) {
+    if (!said) console.log(`waiting for the indexer to publish the chains it serves (schema ${indexerSchema}): is \`npm start\` running on this database?`);
+    await new Promise((ok) => setTimeout(ok, 2_000));
+  }
+  const served = chains;
+  const ready = async () => {
+    const states = await store.chainStates();
+    return served.every((chain) => states.get(chain.id)?.ready === true);
+  };
+  const app = new Hono().route("/", probes(ready, "not every chain is backfilled yet")).route("/", createApp({ store, chains: served, access }));
+  const server = serve({ fetch: app.fetch, port, hostname: env.HOST }, () =>
+    console.log(`API worker ${process.pid} serving ${served.map((c) => c.id).join(", ")} on port ${port}`),
+  ) as Server;
+  server.keepAliveTimeout = KEEP_ALIVE_MS;
+
+  const stop = () => {
+    server.close(async () => {
+      await Promise.allSettled([pool.end(), access.close()]);
+      process.exit(0);
+    });
+    server.closeIdleConnections();
+    setTimeout(() => process.exit(0), SHUTDOWN_MS).unref();
+  };
+  process.once("SIGINT", stop).once("SIGTERM", stop);
+}

@@ -1,0 +1,138 @@
+/**
+ * API processes apart from the indexer (`npm run serve`, issues 6 and 7): two of them over the
+ * indexer's Postgres tables answer every check and listing exactly as the real DelegateRegistry
+ * does at the block they report, exactly as the in-Ponder API does, and take the indexer's keys.
+ * Postgres only: PGlite belongs to the indexer's process.
+ *
+ * Reproduce a failure with the seed it prints: SEED=<n> DATABASE_URL=… npx vitest run test/serve.test.ts
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Address, Hex } from "viem";
+import { abis, installRegistries } from "./helpers/oracle";
+import { startAnvil, startReplica, startService, waitFor, type Anvil, type Replica, type Service } from "./helpers/processes";
+import {
+  ADDRESS_0,
+  Rng,
+  WriteGenerator,
+  checkUrl,
+  chooseSeed,
+  compareChecks,
+  compareListings,
+  decodeEvents,
+  firstEnabled,
+  indexedBlock,
+  makePools,
+  randomCheck,
+  report,
+  roomyBlocks,
+  rpc,
+  sendAll,
+  type CheckSpec,
+  type Oracle,
+  type Position,
+} from "./helpers/v2-writes";
+
+const SEED = chooseSeed();
+console.log(`[serve] SEED=${SEED} (rerun with SEED=${SEED} npx vitest run test/serve.test.ts)`);
+const tag = (text: string) => `[SEED=${SEED}] ${text}`;
+const CHAIN_ID = 31337;
+const TXS = 400;
+const CHECKS = 2_000;
+
+describe.runIf(process.env.DATABASE_URL)("npm run serve: API processes apart from the indexer", () => {
+  let anvil: Anvil;
+  let service: Service;
+  const replicas: Replica[] = [];
+  let oracle: Oracle;
+  let wallets: Address[];
+  const positions = new Map<Hex, Position>();
+  let lastWriteBlock = 0n;
+  const queryRng = new Rng(SEED ^ 0x2545f491);
+  let specs: CheckSpec[];
+  let urls: string[];
+
+  beforeAll(async () => {
+    anvil = await startAnvil({ chainId: CHAIN_ID });
+    await roomyBlocks(anvil.url);
+    const installed = await installRegistries(anvil.url);
+    const accounts = (await rpc(anvil.url, "eth_accounts")) as Address[];
+    const pools = makePools(accounts);
+    const generator = new WriteGenerator(new Rng(SEED), pools);
+    for (const sender of pools.senders) {
+      generator.nonces.set(sender, Number(await rpc(anvil.url, "eth_getTransactionCount", [sender, "pending"])));
+    }
+    oracle = { rpcUrl: anvil.url, serviceUrl: "", registry: installed.v2, abi: abis.v2, chainId: CHAIN_ID, seed: SEED };
+    const receipts = await sendAll(anvil.url, installed.v2, abis.v2, Array.from({ length: TXS }, () => generator.nextTx()), SEED);
+    expect(receipts.every((r) => r.status === "0x1"), tag("every write succeeded")).toBe(true);
+    firstEnabled(decodeEvents(abis.v2, installed.v2, receipts), positions);
+    lastWriteBlock = receipts.reduce((max, r) => (BigInt(r.blockNumber) > max ? BigInt(r.blockNumber) : max), 0n);
+    wallets = [...new Set([...pools.senders, ...pools.delegates, accounts[14]!, ADDRESS_0].map((a) => a.toLowerCase()))] as Address[];
+    specs = Array.from({ length: CHECKS }, () => randomCheck(queryRng, pools, generator.history));
+    urls = specs.map((s) => checkUrl(queryRng, CHAIN_ID, s));
+
+    service = await startService({ rpc: { [CHAIN_ID]: anvil.url } });
+    await waitFor("the indexer to reach the last write", async () => {
+      const block = await indexedBlock({ ...oracle, serviceUrl: service.url, headers: service.headers });
+      return block !== undefined && block >= lastWriteBlock ? block : undefined;
+    });
+    // One process with two workers, one with a single worker.
+    replicas.push(await startReplica(service, { API_WORKERS: "2" }), await startReplica(service, { API_WORKERS: "1" }));
+  });
+
+  afterAll(async () => {
+    await Promise.all(replicas.map((r) => r.stop()));
+    await service?.stop();
+    await anvil?.stop();
+  });
+
+  it("each replica answers every check and listing as the contract does at its X-Indexed-Block", async () => {
+    for (const replica of replicas) {
+      const o = { ...oracle, serviceUrl: replica.url, headers: service.headers };
+      const checks = await compareChecks(o, specs, urls, lastWriteBlock);
+      const listings = await compareListings(o, queryRng, wallets, positions, lastWriteBlock);
+      expect(checks.compared, tag("checks compared")).toBe(CHECKS);
+      expect(checks.positive, tag("true/non-zero answers among them")).toBeGreaterThan(CHECKS * 0.1);
+      expect(listings.compared, tag("listings compared")).toBe(wallets.length);
+      expect([...checks.mismatches, ...listings.mismatches].length, report(SEED, `replica ${replica.url}`, [...checks.mismatches, ...listings.mismatches])).toBe(0);
+    }
+  });
+
+  it("the replicas and the in-Ponder API give the same bodies, and the same problems for bad input", async () => {
+    const paths = [
+      ...urls.slice(0, 300),
+      ...wallets.map((w) => `/registry/v2/${w}?chainId=${CHAIN_ID}`),
+      ...wallets.map((w) => `/registry/v1/${w}?chainId=${CHAIN_ID}`),
+      `/registry/v2/check/all?chainId=${CHAIN_ID}&to=0x12&from=${ADDRESS_0}`,
+      `/registry/v2/check/erc20?chainId=10&to=${ADDRESS_0}&from=${ADDRESS_0}&contract=${ADDRESS_0}`,
+      "/registry/v3/nothing",
+      "/registry/chains",
+    ];
+    const bodies = async (base: string) =>
+      Promise.all(paths.map(async (p) => {
+        const res = await fetch(base + p, { headers: service.headers });
+        // The chains listing reports the block indexed now, which moves as anvil mines.
+        const body = (await res.text()).replace(/"indexedBlock":\d+/g, '"indexedBlock":…');
+        return `${res.status} ${res.headers.get("content-type")} ${body}`;
+      }));
+    const [own, ...others] = await Promise.all([service.url, ...replicas.map((r) => r.url)].map(bodies));
+    for (const other of others) {
+      const differing = paths.filter((_, i) => other[i] !== own![i]);
+      expect(differing, tag("paths answered differently from the in-Ponder API")).toEqual([]);
+    }
+    expect(own!.filter((b) => b.startsWith("200 ")).length).toBeGreaterThan(300);
+  });
+
+  it("keys are shared: a revoked key is refused by every process; a bad key too", async () => {
+    const res = await fetch(`${replicas[0]!.url}/registry/chains`, { headers: { "X-API-KEY": "not-a-key" } });
+    expect(res.status).toBe(401);
+    expect(res.headers.get("content-type")).toBe("application/problem+json");
+    const keys = (await (await fetch(`${service.url}/admin/keys`, { headers: { Authorization: `Bearer ${service.adminToken}` } })).json()) as { id: string }[];
+    expect(keys.length).toBeGreaterThan(0);
+    for (const { id } of keys) {
+      expect((await fetch(`${service.url}/admin/keys/${id}`, { method: "DELETE", headers: { Authorization: `Bearer ${service.adminToken}` } })).status).toBe(200);
+    }
+    for (const base of [service.url, ...replicas.map((r) => r.url)]) {
+      expect((await fetch(`${base}/registry/chains`, { headers: service.headers })).status, base).toBe(401);
+    }
+  });
+});
