@@ -5,5 +5,5 @@ COPY package.json package-lock.json ./
 RUN npm install --no-audit --no-fund
 COPY . .
 ENV PONDER_TELEMETRY_DISABLED=true
-EXPOSE 42069
+EXPOSE 42069 42070
 CMD ["npm", "start", "--", "--port", "42069"]
