@@ -33,6 +33,8 @@ export const v2Delegation = onchainTable(
     pk: primaryKey({ columns: [table.chainId, table.hash] }),
     fromIndex: index().on(table.chainId, table.from, table.firstBlock, table.firstLogIndex),
     toIndex: index().on(table.chainId, table.to, table.firstBlock, table.firstLogIndex),
+    // API replicas read what changed since the block they hold (api/replica/feed.ts).
+    updatedIndex: index().on(table.chainId, table.updatedBlock),
   }),
 );
 
@@ -81,7 +83,10 @@ export const v1VaultVersion = onchainTable(
     version: t.integer().notNull(),
     updatedBlock: t.bigint().notNull(),
   }),
-  (table) => ({ pk: primaryKey({ columns: [table.chainId, table.vault] }) }),
+  (table) => ({
+    pk: primaryKey({ columns: [table.chainId, table.vault] }),
+    updatedIndex: index().on(table.chainId, table.updatedBlock),
+  }),
 );
 
 export const v1PairVersion = onchainTable(
@@ -94,7 +99,10 @@ export const v1PairVersion = onchainTable(
     version: t.integer().notNull(),
     updatedBlock: t.bigint().notNull(),
   }),
-  (table) => ({ pk: primaryKey({ columns: [table.chainId, table.vault, table.delegate] }) }),
+  (table) => ({
+    pk: primaryKey({ columns: [table.chainId, table.vault, table.delegate] }),
+    updatedIndex: index().on(table.chainId, table.updatedBlock),
+  }),
 );
 
 export const v1Delegation = onchainTable(
@@ -121,6 +129,7 @@ export const v1Delegation = onchainTable(
     pk: primaryKey({ columns: [table.chainId, table.vault, table.delegate, table.type, table.contract, table.tokenId] }),
     vaultIndex: index().on(table.chainId, table.vault, table.vaultVersion),
     delegateIndex: index().on(table.chainId, table.delegate),
+    updatedIndex: index().on(table.chainId, table.updatedBlock),
   }),
 );
 

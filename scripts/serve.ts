@@ -8,14 +8,13 @@ import cluster from "node:cluster";
 import type { Server } from "node:http";
 import { availableParallelism } from "node:os";
 import { serve } from "@hono/node-server";
-import { drizzle } from "drizzle-orm/node-postgres";
 import { Hono } from "hono";
-import pg from "pg";
 import { openAccess } from "../api/access/open";
 import { createApp, type ServedChain } from "../api/app";
 import { probes } from "../api/probes";
 import { readServedChains } from "../api/served-chains";
-import { createSqlStore } from "../api/store";
+import { pgAccessDb } from "../api/access/pg";
+import { createReplicaStore } from "../api/replica/store";
 
 const env = process.env;
 if (!env.DATABASE_URL) {
@@ -54,12 +53,16 @@ if (cluster.isPrimary && workers > 1) {
 
 async function runWorker() {
   const indexerSchema = env.DATABASE_SCHEMA || "delegations";
-  const pool = new pg.Pool({ connectionString: env.DATABASE_URL, max: Number(env.API_DB_CONNECTIONS || 8) });
-  // A connection dropped by the server must not crash the process; the next query reconnects.
-  pool.on("error", (error) => console.error("database:", error.message));
-  const db = drizzle(pool);
-  const store = createSqlStore((query) => db.execute(query), indexerSchema);
   const access = await openAccess(env);
+  // The state is copied into memory and kept in step: a check is a few map lookups.
+  const database = pgAccessDb(env.DATABASE_URL!);
+  const store = createReplicaStore(
+    (work) => database.transaction(async (query) => {
+      await query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY");
+      return work(query);
+    }),
+    indexerSchema,
+  );
 
   let chains: ServedChain[] | undefined;
   for (let said = false; (chains = await readServedChains(access.db, access.schema, indexerSchema)) === undefined; said = true) {
@@ -67,6 +70,7 @@ async function runWorker() {
     await new Promise((ok) => setTimeout(ok, 2_000));
   }
   const served = chains;
+  await store.started;
   const ready = async () => {
     const states = await store.chainStates();
     return served.every((chain) => states.get(chain.id)?.ready === true);
@@ -79,7 +83,8 @@ async function runWorker() {
 
   const stop = () => {
     server.close(async () => {
-      await Promise.allSettled([pool.end(), access.close()]);
+      store.stop();
+      await Promise.allSettled([database.close(), access.close()]);
       process.exit(0);
     });
     server.closeIdleConnections();

@@ -30,7 +30,9 @@ import {
   type CheckSpec,
   type Oracle,
   type Position,
+  type Receipt,
 } from "./helpers/v2-writes";
+import { callView, plainOutput, sendWrite } from "./helpers/chain-tools";
 
 const SEED = chooseSeed();
 console.log(`[serve] SEED=${SEED} (rerun with SEED=${SEED} npx vitest run test/serve.test.ts)`);
@@ -49,15 +51,20 @@ describe.runIf(process.env.DATABASE_URL)("npm run serve: API processes apart fro
   let lastWriteBlock = 0n;
   const queryRng = new Rng(SEED ^ 0x2545f491);
   let specs: CheckSpec[];
+  let accounts: Address[];
+  let generator: WriteGenerator;
+  let pools: ReturnType<typeof makePools>;
+  let v1Registry: Address;
   let urls: string[];
 
   beforeAll(async () => {
     anvil = await startAnvil({ chainId: CHAIN_ID });
     await roomyBlocks(anvil.url);
     const installed = await installRegistries(anvil.url);
-    const accounts = (await rpc(anvil.url, "eth_accounts")) as Address[];
-    const pools = makePools(accounts);
-    const generator = new WriteGenerator(new Rng(SEED), pools);
+    accounts = (await rpc(anvil.url, "eth_accounts")) as Address[];
+    pools = makePools(accounts);
+    generator = new WriteGenerator(new Rng(SEED), pools);
+    v1Registry = installed.v1;
     for (const sender of pools.senders) {
       generator.nonces.set(sender, Number(await rpc(anvil.url, "eth_getTransactionCount", [sender, "pending"])));
     }
@@ -120,6 +127,75 @@ describe.runIf(process.env.DATABASE_URL)("npm run serve: API processes apart fro
       expect(differing, tag("paths answered differently from the in-Ponder API")).toEqual([]);
     }
     expect(own!.filter((b) => b.startsWith("200 ")).length).toBeGreaterThan(300);
+  });
+
+  it("follows live writes and a reorganization: every process answers what the chain now says", async () => {
+    const processes = [service.url, ...replicas.map((r) => r.url)];
+    const [z, w, x, y] = accounts.slice(15, 19) as [Address, Address, Address, Address];
+    const v1Check = (delegate: Address, vault: Address) => `/registry/v1/check/all?chainId=${CHAIN_ID}&delegate=${delegate}&vault=${vault}`;
+    /** Every process's v1 answer for (delegate, vault), each with the contract's at the block it reports. */
+    const v1Answers = (delegate: Address, vault: Address) =>
+      Promise.all(processes.map(async (base) => {
+        const res = await fetch(base + v1Check(delegate, vault), { headers: service.headers });
+        const block = BigInt(res.headers.get("x-indexed-block") ?? "0");
+        const chain = await callView(anvil.url, abis.v1, v1Registry, "checkDelegateForAll", [delegate, vault], block);
+        return { base, status: res.status, got: await res.text(), want: String(chain), block };
+      }));
+    const untilEvery = (what: string, block: bigint) =>
+      Promise.all(processes.map((base) => waitFor(`${base} to index block ${block} (${what})`, async () => {
+        const indexed = await indexedBlock({ ...oracle, serviceUrl: base, headers: service.headers });
+        return indexed !== undefined && indexed >= block ? indexed : undefined;
+      }, 120_000)));
+    const resetNonces = async () => {
+      for (const sender of pools.senders) generator.nonces.set(sender, Number(await rpc(anvil.url, "eth_getTransactionCount", [sender, "pending"])));
+    };
+    const writeBatch = async (n: number) => {
+      await resetNonces();
+      const receipts = await sendAll(anvil.url, oracle.registry, abis.v2, Array.from({ length: n }, () => generator.nextTx()), SEED);
+      expect(receipts.every((r) => r.status === "0x1"), tag("every write succeeded")).toBe(true);
+      return receipts.reduce((max, r) => (BigInt(r.blockNumber) > max ? BigInt(r.blockNumber) : max), 0n);
+    };
+
+    await sendWrite(anvil.url, abis.v1, z, v1Registry, "delegateForAll", [w, true]);
+    const fork = (await rpc(anvil.url, "evm_snapshot")) as string;
+
+    // Branch A, indexed live by every process.
+    const headA0 = await writeBatch(60);
+    const v1A = await sendWrite(anvil.url, abis.v1, x, v1Registry, "delegateForAll", [y, true]);
+    const headA = v1A > headA0 ? v1A : headA0;
+    await untilEvery("branch A", headA);
+    for (const a of await v1Answers(y, x)) expect(a, tag(`${a.base}: X's delegation on branch A`)).toMatchObject({ status: 200, got: "true", want: "true" });
+
+    // Branch B replaces A from the fork: other writes, Z revokes everything, and more blocks than A.
+    expect(await rpc(anvil.url, "evm_revert", [fork]), tag("evm_revert")).toBe(true);
+    const headB0 = await writeBatch(80);
+    await sendWrite(anvil.url, abis.v1, z, v1Registry, "revokeAllDelegates", []);
+    const head = BigInt((await rpc(anvil.url, "eth_blockNumber")) as string);
+    await rpc(anvil.url, "anvil_mine", [`0x${(headA > head ? headA - head + 3n : 3n).toString(16)}`]);
+    const headB = BigInt((await rpc(anvil.url, "eth_blockNumber")) as string);
+    expect(headB > headA && headB >= headB0, tag("branch B is longer than A")).toBe(true);
+    await untilEvery("branch B", headB);
+    expect(plainOutput(service), tag("the indexer saw the reorganization")).toMatch(/Reorged block/);
+
+    for (const [delegate, vault, want] of [[y, x, "false"], [w, z, "false"]] as const) {
+      for (const a of await v1Answers(delegate, vault)) {
+        expect(a, tag(`${a.base}: v1 (${delegate}, ${vault}) after the reorganization`)).toMatchObject({ status: 200, got: want, want });
+      }
+    }
+    const all = [...generator.history];
+    const after = Array.from({ length: CHECKS }, () => randomCheck(queryRng, pools, all));
+    const afterUrls = after.map((spec) => checkUrl(queryRng, CHAIN_ID, spec));
+    // List positions as the chain now has them: from its logs, the reorganized ones gone.
+    const logs = (await rpc(anvil.url, "eth_getLogs", [{ address: oracle.registry, fromBlock: "0x0", toBlock: "latest" }])) as Receipt["logs"];
+    const onChain = firstEnabled(decodeEvents(abis.v2, oracle.registry, [{ logs } as Receipt]));
+    for (const base of processes) {
+      const o = { ...oracle, serviceUrl: base, headers: service.headers };
+      const checks = await compareChecks(o, after, afterUrls, headB);
+      const listings = await compareListings(o, queryRng, wallets, onChain, headB);
+      const mismatches = [...checks.mismatches, ...listings.mismatches];
+      expect(mismatches.length, report(SEED, `${base} after the reorganization`, mismatches)).toBe(0);
+      expect(checks.compared, tag("checks compared")).toBe(CHECKS);
+    }
   });
 
   it("keys are shared: a revoked key is refused by every process; a bad key too", async () => {

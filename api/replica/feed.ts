@@ -1,0 +1,230 @@
+import type { Address, Hex } from "viem";
+import type { Query } from "../access/db";
+import { table } from "../access/db";
+import { ChainState, rowKey, type StateRow } from "./chain-state";
+
+/** Runs `work` in one read-only snapshot of the database (REPEATABLE READ on Postgres). */
+export type Snapshot = <T>(work: (query: Query) => Promise<T>) => Promise<T>;
+
+/** Rows fetched per round trip while loading a whole table. */
+const LOAD_BATCH = 20_000;
+
+const num = (value: unknown) => Number(value);
+const big = (value: unknown) => (value === null ? null : BigInt(value as string));
+
+const COLUMNS = {
+  v2: `hash, delegation_type, "from", "to", contract, token_id::text, rights, amount::text, enabled,
+       first_block::text, first_log_index, updated_block::text`,
+  v1: `vault, delegate, type, contract, token_id::text, enabled, vault_version, pair_version,
+       created_block::text, created_log_index, updated_block::text`,
+  vault: `vault, version, updated_block::text`,
+  pair: `vault, delegate, version, updated_block::text`,
+} as const;
+type Table = keyof typeof COLUMNS;
+const TABLE_NAME: Record<Table, string> = { v2: "v2_delegation", v1: "v1_delegation", vault: "v1_vault_version", pair: "v1_pair_version" };
+/** Load order within a table: v2 rows in list order, so wallet lists are built without sorting. */
+const LOAD_ORDER: Record<Table, string> = { v2: "first_block, first_log_index", v1: "vault, delegate", vault: "vault", pair: "vault, delegate" };
+
+function stateRow(t: Table, r: Record<string, unknown>): StateRow {
+  switch (t) {
+    case "v2":
+      return {
+        table: t,
+        row: {
+          hash: r.hash as Hex,
+          delegationType: r.delegation_type as never,
+          from: r.from as Address,
+          to: r.to as Address,
+          contract: (r.contract as Address | null) ?? null,
+          tokenId: big(r.token_id),
+          rights: r.rights as Hex,
+          amount: big(r.amount),
+          enabled: r.enabled as boolean,
+          firstBlock: num(r.first_block),
+          firstLogIndex: num(r.first_log_index),
+          updatedBlock: num(r.updated_block),
+        },
+      };
+    case "v1":
+      return {
+        table: t,
+        row: {
+          type: r.type as never,
+          vault: r.vault as Address,
+          delegate: r.delegate as Address,
+          contract: r.contract as Address,
+          tokenId: BigInt(r.token_id as string),
+          enabled: r.enabled as boolean,
+          vaultVersion: num(r.vault_version),
+          pairVersion: num(r.pair_version),
+          createdBlock: num(r.created_block),
+          createdLogIndex: num(r.created_log_index),
+          updatedBlock: num(r.updated_block),
+        },
+      };
+    case "vault":
+      return { table: t, row: { vault: r.vault as Address, version: num(r.version), updatedBlock: num(r.updated_block) } };
+    case "pair":
+      return { table: t, row: { vault: r.vault as Address, delegate: r.delegate as Address, version: num(r.version), updatedBlock: num(r.updated_block) } };
+  }
+}
+
+export type ChainFeed = {
+  state: ChainState;
+  /** Ponder's checkpoint at the last sync, whole (it changes with every block indexed). */
+  checkpoint: string;
+  /** A checkpoint left behind by a revert: while it is current, `state.block` stays at the fork. */
+  heldAt?: string;
+  final: number;
+};
+
+/**
+ * Keeps in-memory copies of the indexer's state tables up to date, one consistent snapshot at a
+ * time: each sync reads Ponder's checkpoint and the rows changed since the last one
+ * (`updated_block`), in one snapshot, so the copy is always the state at exactly one indexed block.
+ *
+ * Reorganizations: Ponder reverts the rows of blocks that left the chain. Each sync compares a
+ * fingerprint of the history rows of every block not yet final with the one held; from the first
+ * block that differs, every row changed since is read again (the rows the copy changed then, and
+ * the rows the database changed then). Ponder reverts before it moves its checkpoint, so until the
+ * checkpoint moves again the copy reports the last block both agree on.
+ */
+export class ReplicaFeed {
+  readonly chains = new Map<number, ChainFeed>();
+  /** Ponder's readiness: every chain backfilled. The copy is loaded only then. */
+  ready = false;
+  /** Each chain's indexed block, also while not ready (answers are then 503 anyway). */
+  readonly positions = new Map<number, number>();
+
+  constructor(
+    private readonly snapshot: Snapshot,
+    private readonly schema: string,
+  ) {}
+
+  private t(name: string) {
+    return table(this.schema, name);
+  }
+
+  /** One sync of every chain. */
+  async sync(): Promise<void> {
+    await this.snapshot(async (query) => {
+      const meta = await query(`SELECT (value->>'is_ready')::int AS ready FROM ${this.t("_ponder_meta")} WHERE key = 'app'`);
+      const ready = num(meta.rows[0]?.ready ?? 0) === 1;
+      const checkpoints = await query(
+        `SELECT chain_id, latest_checkpoint, substring(latest_checkpoint, 27, 16)::bigint::text AS block,
+                substring(finalized_checkpoint, 27, 16)::bigint::text AS final
+         FROM ${this.t("_ponder_checkpoint")}`,
+      );
+      for (const c of checkpoints.rows) {
+        const chainId = num(c.chain_id);
+        const at = { checkpoint: c.latest_checkpoint as string, block: num(c.block), final: num(c.final) };
+        this.positions.set(chainId, at.block);
+        if (!ready) continue;
+        const feed = this.chains.get(chainId);
+        if (feed === undefined) this.chains.set(chainId, await this.load(query, chainId, at));
+        else await this.advance(query, chainId, feed, at);
+      }
+      if (!ready) this.chains.clear();
+      this.ready = ready;
+    });
+  }
+
+  private async load(query: Query, chainId: number, at: { checkpoint: string; block: number; final: number }): Promise<ChainFeed> {
+    const state = new ChainState();
+    for (const t of Object.keys(COLUMNS) as Table[]) {
+      const cursor = `replica_${t}`;
+      await query(`DECLARE ${cursor} NO SCROLL CURSOR FOR SELECT ${COLUMNS[t]} FROM ${this.t(TABLE_NAME[t])} WHERE chain_id = $1 ORDER BY ${LOAD_ORDER[t]}`, [chainId]);
+      for (;;) {
+        const { rows } = await query(`FETCH ${LOAD_BATCH} FROM ${cursor}`);
+        for (const r of rows) {
+          const row = stateRow(t, r);
+          state.put(rowKey(row), row, at.final);
+        }
+        if (rows.length < LOAD_BATCH) break;
+      }
+      await query(`CLOSE ${cursor}`);
+    }
+    for (const [block, fingerprint] of await this.fingerprints(query, chainId, at.final)) state.fingerprints.set(block, fingerprint);
+    state.block = at.block;
+    return { state, checkpoint: at.checkpoint, final: at.final };
+  }
+
+  /** Per block after `after`, a digest of its registry events (ids and transactions). */
+  private async fingerprints(query: Query, chainId: number, after: number): Promise<Map<number, string>> {
+    const { rows } = await query(
+      `SELECT block_number::text AS block, md5(string_agg(id || transaction_hash, ',' ORDER BY id)) AS fingerprint
+       FROM (SELECT block_number, id, transaction_hash FROM ${this.t("v2_event")} WHERE chain_id = $1 AND block_number > $2
+             UNION ALL
+             SELECT block_number, id, transaction_hash FROM ${this.t("v1_event")} WHERE chain_id = $1 AND block_number > $2) e
+       GROUP BY block_number`,
+      [chainId, after],
+    );
+    return new Map(rows.map((r) => [num(r.block), r.fingerprint as string]));
+  }
+
+  private async advance(query: Query, chainId: number, feed: ChainFeed, at: { checkpoint: string; block: number; final: number }) {
+    const { state } = feed;
+    // Compared at every sync: Ponder reverts a reorganized block's rows before it moves its checkpoint.
+    const fingerprints = await this.fingerprints(query, chainId, feed.final);
+    // The last block, among those the copy holds, before the first whose events differ now.
+    let fork: number | undefined;
+    for (const block of new Set([...state.fingerprints.keys(), ...[...fingerprints.keys()].filter((b) => b <= state.block)])) {
+      if (state.fingerprints.get(block) !== fingerprints.get(block) && (fork === undefined || block - 1 < fork)) fork = block - 1;
+    }
+    if (fork === undefined && at.checkpoint === feed.checkpoint) return;
+
+    const since = fork ?? state.block;
+    const changed: StateRow[] = [];
+    for (const t of Object.keys(COLUMNS) as Table[]) {
+      const { rows } = await query(`SELECT ${COLUMNS[t]} FROM ${this.t(TABLE_NAME[t])} WHERE chain_id = $1 AND updated_block > $2`, [chainId, since]);
+      for (const r of rows) changed.push(stateRow(t, r));
+    }
+    // Rows of a block past the checkpoint: the snapshot is mid-write; take the next one.
+    if (changed.some((r) => r.row.updatedBlock > at.block)) return;
+
+    const reread = fork === undefined ? [] : await this.reread(query, chainId, state.takeTouchedAfter(fork));
+    for (const [key, row] of reread) state.put(key, row, at.final);
+    // New v2 rows in list order, so that wallet lists stay sorted without sorting.
+    const listOrder = (r: StateRow) => (r.table === "v2" ? [r.row.firstBlock, r.row.firstLogIndex] : [0, 0]);
+    changed.sort((a, b) => listOrder(a)[0]! - listOrder(b)[0]! || listOrder(a)[1]! - listOrder(b)[1]!);
+    for (const row of changed) state.put(rowKey(row), row, at.final);
+
+    state.fingerprints.clear();
+    for (const [block, fingerprint] of fingerprints) state.fingerprints.set(block, fingerprint);
+    if (at.checkpoint === feed.checkpoint || at.checkpoint === feed.heldAt) {
+      // Reverted, not yet re-indexed: the checkpoint still names the block that left the chain.
+      feed.heldAt = at.checkpoint;
+      state.block = Math.min(state.block, fork ?? state.block);
+    } else {
+      feed.heldAt = undefined;
+      state.block = at.block;
+    }
+    feed.checkpoint = at.checkpoint;
+    feed.final = Math.max(feed.final, at.final);
+    state.finalize(feed.final);
+  }
+
+  /** The rows now in the database for `keys` (undefined for those no longer there). */
+  private async reread(query: Query, chainId: number, keys: Set<string>): Promise<Map<string, StateRow | undefined>> {
+    const out = new Map<string, StateRow | undefined>([...keys].map((k) => [k, undefined]));
+    const ids = (prefix: string) => [...keys].filter((k) => k.startsWith(`${prefix}:`)).map((k) => k.slice(prefix.length + 1));
+    const vaultsOf = (list: string[]) => [...new Set(list.map((id) => id.split("|")[0]!))];
+    const reads: [Table, string, unknown][] = [
+      ["v2", "hash = ANY($2)", ids("v2")],
+      ["v1", "vault = ANY($2)", vaultsOf(ids("v1"))],
+      ["vault", "vault = ANY($2)", ids("vault")],
+      ["pair", "vault = ANY($2)", vaultsOf(ids("pair"))],
+    ];
+    for (const [t, where, values] of reads) {
+      if ((values as unknown[]).length === 0) continue;
+      const { rows } = await query(`SELECT ${COLUMNS[t]} FROM ${this.t(TABLE_NAME[t])} WHERE chain_id = $1 AND ${where}`, [chainId, values]);
+      for (const r of rows) {
+        const row = stateRow(t, r);
+        const key = rowKey(row);
+        if (out.has(key)) out.set(key, row);
+      }
+    }
+    return out;
+  }
+}
+

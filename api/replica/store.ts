@@ -1,0 +1,83 @@
+import { StoreBusy, type ChainView, type Store } from "../store";
+import { ChainState } from "./chain-state";
+import { ReplicaFeed, type Snapshot } from "./feed";
+
+/** How often the copy asks the database for what changed. */
+const SYNC_EVERY_MS = 100;
+/** A copy not brought up to date for this long is not answered from: the database is unreachable. */
+const MAX_SILENCE_MS = 5_000;
+
+const NOTHING = new ChainState();
+
+export type ReplicaStore = Store & {
+  /** Resolves after the first sync (successful or not). */
+  started: Promise<void>;
+  stop(): void;
+};
+
+/**
+ * A Store answering from an in-memory copy of the indexer's state (api/replica/feed.ts), kept in
+ * step with the database: a check is a few map lookups, with no round trip to the database. Each
+ * answer reports the block the copy holds, and it is swapped only between requests, whole.
+ * When the copy cannot be refreshed (the database is down), answers are 503 after a few seconds
+ * rather than ever staler.
+ */
+export function createReplicaStore(snapshot: Snapshot, schema: string, log: (message: string) => void = console.error): ReplicaStore {
+  const feed = new ReplicaFeed(snapshot, schema);
+  let lastSync = 0;
+  let failing: string | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  let stopped = false;
+
+  const sync = async () => {
+    try {
+      await feed.sync();
+      lastSync = Date.now();
+      if (failing) log(`replica: the database answers again`);
+      failing = undefined;
+    } catch (error) {
+      const message = (error as Error).message;
+      if (failing !== message) log(`replica: cannot sync from the database: ${message}`);
+      failing = message;
+    }
+  };
+  const loop = async () => {
+    await sync();
+    if (!stopped) timer = setTimeout(loop, SYNC_EVERY_MS);
+  };
+  const started = sync().then(() => {
+    if (!stopped) timer = setTimeout(loop, SYNC_EVERY_MS);
+  });
+
+  function view<T>(chainId: number, read: (state: ChainState) => T): ChainView<T> | undefined {
+    if (Date.now() - lastSync > MAX_SILENCE_MS) {
+      throw new StoreBusy(`the database has not answered for ${Math.round((Date.now() - lastSync) / 1000)} s`);
+    }
+    const position = feed.positions.get(chainId);
+    if (position === undefined) return undefined;
+    const chain = feed.chains.get(chainId);
+    // Not ready: no copy is held yet, and the answer is a 503 whatever the data.
+    if (!feed.ready || chain === undefined) return { indexedBlock: BigInt(position), ready: false, data: read(NOTHING) };
+    return { indexedBlock: BigInt(chain.state.block), ready: true, data: read(chain.state) };
+  }
+
+  return {
+    started,
+    stop() {
+      stopped = true;
+      clearTimeout(timer);
+    },
+    v2Enabled: async (chainId, hashes) => view(chainId, (s) => s.v2Enabled(hashes)),
+    v2Wallet: async (chainId, wallet) => view(chainId, (s) => s.v2Wallet(wallet)),
+    v1InForce: async (chainId, keys) => view(chainId, (s) => s.v1InForce(keys)),
+    v1Wallet: async (chainId, wallet) => view(chainId, (s) => s.v1Wallet(wallet)),
+    async chainStates() {
+      const states = new Map<number, { indexedBlock: bigint; ready: boolean }>();
+      for (const [chainId, position] of feed.positions) {
+        const chain = feed.chains.get(chainId);
+        states.set(chainId, { indexedBlock: BigInt(chain?.state.block ?? position), ready: feed.ready && chain !== undefined });
+      }
+      return states;
+    },
+  };
+}
