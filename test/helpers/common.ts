@@ -131,6 +131,36 @@ export async function getResending(url: string, headers: Record<string, string> 
   }
 }
 
+/** How many answers were asked again, by status (429, 503). */
+export const retried: Record<number, number> = {};
+
+export type Answer = { url: string; status: number; contentType: string; body: string; block: bigint | undefined };
+
+/**
+ * Asks the service as a client would: a 429 (limit) or a 503 with Retry-After (a chain being
+ * written, a store busy) is asked again after the wait it names (capped), a few dozen times.
+ */
+export async function askService(serviceUrl: string, url: string, headers: Record<string, string> = {}): Promise<Answer> {
+  for (let attempt = 0; ; attempt++) {
+    const res = await getResending(serviceUrl + url, headers);
+    const body = await res.text();
+    if ((res.status === 429 || res.status === 503) && attempt < 30) {
+      retried[res.status] = (retried[res.status] ?? 0) + 1;
+      const seconds = Number(res.headers.get("retry-after")) || 1;
+      await new Promise((ok) => setTimeout(ok, Math.min(seconds, res.status === 503 ? 2 : 11) * 1000));
+      continue;
+    }
+    const header = res.headers.get("x-indexed-block");
+    return {
+      url,
+      status: res.status,
+      contentType: res.headers.get("content-type") ?? "",
+      body,
+      block: header !== null && /^\d+$/.test(header) ? BigInt(header) : undefined,
+    };
+  }
+}
+
 /** Runs `work` over `items` with at most `limit` in flight; results in input order. */
 export async function pool<T, R>(items: readonly T[], limit: number, work: (item: T, index: number) => Promise<R>): Promise<R[]> {
   const results: R[] = new Array(items.length);

@@ -10,8 +10,8 @@
  */
 import { decodeEventLog, decodeFunctionResult, encodeFunctionData, getAddress, toHex, type Abi, type Address, type Hex } from "viem";
 import { compileSolidity } from "../../scripts/solidity";
-import { Rng, canonical, parseJsonExact, pool, rpc, rpcBatch, getResending } from "./common";
-export { NonInteger, Rng, canonical, chooseSeed, parseJsonExact, pool, rpc, rpcBatch, resentAfterClose } from "./common";
+import { Rng, canonical, parseJsonExact, pool, rpc, rpcBatch, askService, type Answer } from "./common";
+export { NonInteger, Rng, canonical, chooseSeed, parseJsonExact, pool, rpc, rpcBatch, resentAfterClose, retried, type Answer } from "./common";
 
 export const MAX_UINT256 = (1n << 256n) - 1n;
 export const ADDRESS_0: Address = "0x0000000000000000000000000000000000000000";
@@ -679,33 +679,7 @@ export async function ethCalls(o: Oracle, calls: { functionName: string; args: r
   return raw.map((data, i) => decodeFunctionResult({ abi: o.abi, functionName: calls[i]!.functionName, data } as never));
 }
 
-/** How many answers were asked again, by status (429, 503). */
-export const retried: Record<number, number> = {};
-
-export type Answer = { url: string; status: number; contentType: string; body: string; block: bigint | undefined };
-
-export async function get(o: Oracle, url: string): Promise<Answer> {
-  for (let attempt = 0; ; attempt++) {
-    const res = await getResending(o.serviceUrl + url, o.headers);
-    const body = await res.text();
-    // Should the service ever rate-limit keyless clients, wait it out rather than count a mismatch;
-    // a 503 with Retry-After (the chain is being written) is asked again too, as a client would.
-    if ((res.status === 429 || res.status === 503) && attempt < 30) {
-      retried[res.status] = (retried[res.status] ?? 0) + 1;
-      const seconds = Number(res.headers.get("retry-after")) || 1;
-      await new Promise((ok) => setTimeout(ok, Math.min(seconds, res.status === 503 ? 2 : 11) * 1000));
-      continue;
-    }
-    const header = res.headers.get("x-indexed-block");
-    return {
-      url,
-      status: res.status,
-      contentType: res.headers.get("content-type") ?? "",
-      body,
-      block: header !== null && /^\d+$/.test(header) ? BigInt(header) : undefined,
-    };
-  }
-}
+const get = (o: Oracle, url: string) => askService(o.serviceUrl, url, o.headers);
 
 /** The block the service has indexed up to, from a v1 answer for the chain. */
 export async function indexedBlock(o: Oracle): Promise<bigint | undefined> {

@@ -20,7 +20,7 @@ import {
   type Hex,
 } from "viem";
 import { v2DelegationHash, type V2DelegationType } from "../../core/v2";
-import { Rng, canonical, parseJsonExact, pool, rpc, rpcBatch, getResending } from "./common";
+import { Rng, canonical, parseJsonExact, pool, rpc, rpcBatch, askService } from "./common";
 export { NonInteger, Rng, canonical, chooseSeed, parseJsonExact, pool, rpc, rpcBatch } from "./common";
 
 export const ZERO: Hex = `0x${"0".repeat(64)}`;
@@ -516,19 +516,7 @@ export async function ethCalls(
   return raw.map((data, i) => decodeFunctionResult({ abi: o.abi, functionName: calls[i]!.functionName, data }));
 }
 
-type Answer = { url: string; status: number; contentType: string; body: string; block: bigint | undefined };
-
-async function get(o: Oracle, url: string): Promise<Answer> {
-  const res = await getResending(o.serviceUrl + url, o.headers);
-  const header = res.headers.get("x-indexed-block");
-  return {
-    url,
-    status: res.status,
-    contentType: res.headers.get("content-type") ?? "",
-    body: await res.text(),
-    block: header !== null && /^\d+$/.test(header) ? BigInt(header) : undefined,
-  };
-}
+const get = (o: Oracle, url: string) => askService(o.serviceUrl, url, o.headers);
 
 /** The block the service has indexed up to, from any answer for the chain. */
 export async function indexedBlock(o: Oracle): Promise<bigint | undefined> {
