@@ -267,10 +267,11 @@ async function v1CompareListings(r: Run, wallets: readonly Address[]) {
   const sets = new Map<string, Set<string>>();
   let compared = 0;
   let records = 0;
-  const head = await headOf(r);
   await pool(wallets, 8, async (w) => {
     const path = `/registry/v1/${w}?chainId=${r.id}`;
     const a = await serviceGet(service!, path);
+    // Read after the answer: the chain mines on meanwhile.
+    const head = await headOf(r);
     const bad = (what: string, expected: string, got: string) => mismatches.push({ what: `chain ${r.id}: ${what}`, query: path, expected, got });
     const block = indexedBlockOf(a);
     if (a.status !== 200 || block === undefined) return bad("v1 listing answer", "200 with X-Indexed-Block", `${a.status} ${a.text.slice(0, 300)}`);
