@@ -4,8 +4,13 @@ import { ReplicaFeed, type Snapshot } from "./feed";
 
 /** How often the copy asks the database for what changed. */
 const SYNC_EVERY_MS = 100;
-/** A copy not brought up to date for this long is not answered from: the database is unreachable. */
+/**
+ * A copy whose syncs have failed, or one sync has hung, for this long is not answered from: the
+ * database is unreachable. A busy process that syncs late is not a reason (its syncs succeed).
+ */
 const MAX_SILENCE_MS = 5_000;
+/** A sync still under way after this long has hung (a process busy with big answers is slower). */
+const MAX_SYNC_MS = 15_000;
 
 const NOTHING = new ChainState();
 
@@ -24,21 +29,28 @@ export type ReplicaStore = Store & {
  */
 export function createReplicaStore(snapshot: Snapshot, schema: string, log: (message: string) => void = console.error): ReplicaStore {
   const feed = new ReplicaFeed(snapshot, schema);
-  let lastSync = 0;
+  /** Since when syncs have failed (undefined: the last one succeeded). */
+  let failingSince: number | undefined = Date.now();
+  /** When the sync under way began. */
+  let syncStarted = 0;
   let failing: string | undefined;
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
 
   const sync = async () => {
+    syncStarted = Date.now();
     try {
       await feed.sync();
-      lastSync = Date.now();
+      failingSince = undefined;
       if (failing) log(`replica: the database answers again`);
       failing = undefined;
     } catch (error) {
       const message = (error as Error).message;
       if (failing !== message) log(`replica: cannot sync from the database: ${message}`);
       failing = message;
+      failingSince ??= syncStarted;
+    } finally {
+      syncStarted = 0;
     }
   };
   const loop = async () => {
@@ -50,8 +62,10 @@ export function createReplicaStore(snapshot: Snapshot, schema: string, log: (mes
   });
 
   function view<T>(chainId: number, read: (state: ChainState) => T): ChainView<T> | undefined {
-    if (Date.now() - lastSync > MAX_SILENCE_MS) {
-      throw new StoreBusy(`the database has not answered for ${Math.round((Date.now() - lastSync) / 1000)} s`);
+    const now = Date.now();
+    if ((failingSince !== undefined && now - failingSince > MAX_SILENCE_MS) || (syncStarted > 0 && now - syncStarted > MAX_SYNC_MS)) {
+      const since = Math.min(failingSince ?? now, syncStarted || now);
+      throw new StoreBusy(`the database has not answered for ${Math.round((now - since) / 1000)} s`);
     }
     const position = feed.positions.get(chainId);
     if (position === undefined) return undefined;

@@ -1,0 +1,132 @@
+/**
+ * Indexing speed: registry events are put on a local chain first (v2 multicall, 50 writes a
+ * transaction, from 20 senders), then a fresh indexer backfills them while its process tree's
+ * memory is sampled.
+ *
+ * The writes are what a registry sees: mostly new delegations of every type, and revokes and
+ * re-enables of a sender's earlier ones (each write emits one event, whatever it changes).
+ */
+import type pg from "pg";
+import { toHex, type Address } from "viem";
+import { ZERO_BYTES32 } from "../core/parse";
+import { Rng, rpc } from "../test/helpers/common";
+import { abis } from "../test/helpers/oracle";
+import { plainOutput } from "../test/helpers/chain-tools";
+import { WRITE_RIGHTS, sendAll, type Tx, type Write } from "../test/helpers/v2-writes";
+import type { Cleanup } from "./cleanup";
+import { randomAddress } from "./dataset";
+import { sampleTreeMemory, tagEnv } from "./procs";
+import { CHAIN_ID, startChain, startIndexer } from "./stack";
+
+const WRITES_PER_TX = 50;
+/** Blocks that hold hundreds of such transactions (anvil's 30M would take a few). */
+const BLOCK_GAS_LIMIT = 4_000_000_000n;
+/** Anvil's finalized block trails its head by this many: only finalized blocks are backfilled. */
+const FINALITY_BLOCKS = 64;
+
+export type BackfillFigures = {
+  events: number;
+  blocks: number;
+  /** Sending the events to anvil (not part of the indexer's figures). */
+  sendMs: number;
+  /** Ponder's backfill phase, from its log: backfill started → /ready answering 200. */
+  backfillMs: number;
+  /** The indexer process started → /ready answering 200. */
+  readyMs: number;
+  /** Highest total resident memory of the indexer's process tree, sampled every 100 ms. */
+  peakRssMb: number;
+};
+
+function makeTxs(events: number, senders: readonly Address[], nonces: Map<Address, number>, rng: Rng): Tx[] {
+  const own = new Map<Address, Write[]>(senders.map((s) => [s, []]));
+  const contracts = Array.from({ length: 200 }, () => randomAddress(rng));
+  const fresh = (from: Address): Write => {
+    const to = randomAddress(rng);
+    const contract = rng.pick(contracts);
+    const tokenId = BigInt(rng.int(1_000_000));
+    const rights = rng.chance(0.8) ? ZERO_BYTES32 : rng.pick(WRITE_RIGHTS);
+    const amount = 1n + rng.bigint(64);
+    const w = rng.weighted<Write>([
+      [20, { fn: "delegateAll", to, rights, enable: true }],
+      [20, { fn: "delegateContract", to, contract, rights, enable: true }],
+      [30, { fn: "delegateERC721", to, contract, tokenId, rights, enable: true }],
+      [15, { fn: "delegateERC20", to, contract, rights, amount }],
+      [15, { fn: "delegateERC1155", to, contract, tokenId, rights, amount }],
+    ]);
+    own.get(from)!.push(w);
+    return w;
+  };
+  const next = (from: Address): Write => {
+    const mine = own.get(from)!;
+    const roll = rng.next();
+    if (mine.length === 0 || roll >= 0.3) return fresh(from);
+    const w = rng.pick(mine);
+    // Two in three: revoke it; else enable it again (or change its amount).
+    const on = roll >= 0.2;
+    return "enable" in w ? { ...w, enable: on } : { ...w, amount: on ? 1n + rng.bigint(64) : 0n };
+  };
+  const txs: Tx[] = [];
+  for (let made = 0; made < events; ) {
+    const from = senders[txs.length % senders.length]!;
+    const writes: Write[] = [];
+    for (; writes.length < WRITES_PER_TX && made < events; made++) writes.push(next(from));
+    const nonce = nonces.get(from)!;
+    nonces.set(from, nonce + 1);
+    txs.push({ from, nonce, writes, multicall: true });
+  }
+  return txs;
+}
+
+/** Puts `events` registry events on the chain and makes them final. */
+async function sendEvents(url: string, registry: Address, events: number, seed: number) {
+  const senders = (await rpc(url, "eth_accounts")) as Address[];
+  const nonces = new Map<Address, number>();
+  for (const s of senders) nonces.set(s, Number(await rpc(url, "eth_getTransactionCount", [s, "pending"])));
+  const txs = makeTxs(events, senders, nonces, new Rng(seed));
+  const receipts = await sendAll(url, registry, abis.v2, txs, seed, { waveSize: 10, spreadMs: 0, timeoutMs: 30 * 60_000 });
+  const failed = receipts.filter((r) => r.status !== "0x1").length;
+  const sent = receipts.reduce((n, r) => n + r.logs.filter((l) => l.address.toLowerCase() === registry.toLowerCase()).length, 0);
+  if (failed > 0 || sent !== events) throw new Error(`backfill data: ${failed} transactions failed, ${sent} of ${events} events emitted`);
+  const blocks = new Set(receipts.map((r) => r.blockNumber));
+  const last = Math.max(...[...blocks].map(Number));
+  await rpc(url, "anvil_mine", [toHex(FINALITY_BLOCKS + 2)]);
+  const finalized = (await rpc(url, "eth_getBlockByNumber", ["finalized", false])) as { number: string };
+  if (Number(finalized.number) < last) throw new Error(`anvil's finalized block ${Number(finalized.number)} is before the last event's ${last}`);
+  return { blocks: blocks.size };
+}
+
+/** Milliseconds of the day of a Ponder log line's leading HH:MM:SS.mmm. */
+function logTime(output: string, message: string): number {
+  const match = new RegExp(`^(\\d\\d):(\\d\\d):(\\d\\d)\\.(\\d{3}) .*${message}`, "m").exec(output);
+  if (!match) throw new Error(`the indexer's log has no line "${message}": has Ponder's log changed?`);
+  const [h, m, s, ms] = match.slice(1).map(Number) as [number, number, number, number];
+  return ((h * 60 + m) * 60 + s) * 1000 + ms;
+}
+
+export async function measureBackfill(cleanup: Cleanup, db: pg.ClientBase, events: number, seed: number, log: (line: string) => void): Promise<BackfillFigures> {
+  return cleanup.scope(async () => {
+    const chain = await startChain(cleanup, BLOCK_GAS_LIMIT);
+    let started = Date.now();
+    const { blocks } = await sendEvents(chain.anvil.url, chain.registry, events, seed);
+    const sendMs = Date.now() - started;
+    log(`${events.toLocaleString("en")} events in ${blocks} blocks sent in ${(sendMs / 1000).toFixed(1)} s; starting a fresh indexer`);
+
+    const tag = `backfill-${process.pid}-${Date.now()}`;
+    const memory = sampleTreeMemory(tag);
+    started = Date.now();
+    let peakRssMb: number;
+    let service;
+    try {
+      service = await startIndexer(cleanup, chain, tagEnv(tag));
+    } finally {
+      peakRssMb = memory.stop();
+    }
+    const readyMs = Date.now() - started;
+    const day = 24 * 3600 * 1000;
+    const output = plainOutput(service);
+    const backfillMs = (logTime(output, "Started returning 200 responses endpoint=/ready") - logTime(output, "Started backfill indexing") + day) % day;
+    const { rows } = await db.query(`SELECT count(*)::int AS n FROM "${service.schema}".v2_event WHERE chain_id = $1`, [CHAIN_ID]);
+    if (rows[0].n !== events) throw new Error(`the indexer indexed ${rows[0].n} of the ${events} events`);
+    return { events, blocks, sendMs, backfillMs, readyMs, peakRssMb };
+  });
+}

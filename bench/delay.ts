@@ -1,0 +1,55 @@
+/**
+ * From a block's inclusion of a new delegation to the API answering it: a delegateAll is sent at a
+ * random moment within a block interval; the receipt and the API's check/all are both polled every
+ * few milliseconds; the delay is from the moment the receipt was first seen (the block mined) to the
+ * first `true`.
+ */
+import { encodeFunctionData, toHex, type Address, type Hex } from "viem";
+import { registryV2Abi } from "../core/abi/registryV2";
+import { ZERO_BYTES32 } from "../core/parse";
+import { Rng, rpc } from "../test/helpers/common";
+import { waitFor } from "../test/helpers/processes";
+import { randomAddress } from "./dataset";
+
+const POLL_MS = 10;
+
+/** The time at which `probe` first holds, polled every POLL_MS. */
+async function when(what: string, probe: () => Promise<boolean>): Promise<number> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (await probe().catch(() => false)) return Date.now();
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((ok) => setTimeout(ok, POLL_MS));
+  }
+}
+
+export async function measureDelays(o: {
+  rpcUrl: string;
+  registry: Address;
+  apiUrl: string;
+  headers: Record<string, string>;
+  chainId: number;
+  samples: number;
+  seed: number;
+}): Promise<number[]> {
+  const rng = new Rng(o.seed);
+  const [from] = (await rpc(o.rpcUrl, "eth_accounts")) as Address[];
+  const delays: number[] = [];
+  for (let i = 0; i < o.samples; i++) {
+    // Start at a random point of a block interval, not always just after a block.
+    const block = await rpc(o.rpcUrl, "eth_blockNumber");
+    await waitFor("the next block", async () => ((await rpc(o.rpcUrl, "eth_blockNumber")) !== block ? true : undefined));
+    await new Promise((ok) => setTimeout(ok, rng.int(900)));
+
+    const to = randomAddress(rng);
+    const data = encodeFunctionData({ abi: registryV2Abi, functionName: "delegateAll", args: [to, ZERO_BYTES32, true] });
+    const hash = (await rpc(o.rpcUrl, "eth_sendTransaction", [{ from, to: o.registry, data, gas: toHex(300_000) }])) as Hex;
+    const path = `/registry/v2/check/all?chainId=${o.chainId}&to=${to}&from=${from!.toLowerCase()}`;
+    const [included, answered] = await Promise.all([
+      when("the delegation's block", async () => (await rpc(o.rpcUrl, "eth_getTransactionReceipt", [hash])) !== null),
+      when("the API to answer true", async () => (await (await fetch(o.apiUrl + path, { headers: o.headers })).text()) === "true"),
+    ]);
+    delays.push(answered - included);
+  }
+  return delays;
+}

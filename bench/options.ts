@@ -1,0 +1,73 @@
+import { chooseSeed } from "../test/helpers/common";
+
+/** What one `npm run bench` measures, and how long each measurement runs. */
+export type BenchOptions = {
+  smoke: boolean;
+  seed: number;
+  /** Connections of every load run (the issue's 64). */
+  connections: number;
+  /** Seconds of each load run, after a warm-up of `warmupS`. */
+  durationS: number;
+  warmupS: number;
+  /** Delegations in the small and in the large database (v1 and v2 together). */
+  small: number;
+  large: number;
+  /** Wallets the delegations are spread over. */
+  wallets: number;
+  /** Delegations of each hot wallet, per registry version (part of `large`); listings are measured for the smallest and largest. */
+  hot: number[];
+  /** Share of the delegations that are v1. */
+  v1Share: number;
+  /** Distinct URLs per check route, and how many of them are verified before each run. */
+  urlsPerRoute: number;
+  verifySample: number;
+  /** Registry events backfilled by a fresh indexer. */
+  backfillEvents: number;
+  /** Samples of the delay from a new delegation's block to the API's answer. */
+  delaySamples: number;
+};
+
+const FULL = {
+  durationS: 10,
+  warmupS: 2,
+  small: 10_000,
+  large: 1_000_000,
+  wallets: 200_000,
+  hot: [1_000, 1_000, 2_500, 5_000, 10_000],
+  urlsPerRoute: 20_000,
+  verifySample: 200,
+  backfillEvents: 200_000,
+  delaySamples: 7,
+};
+
+/** Tiny sizes and short runs: proves the whole bench works (CI), measures nothing worth keeping. */
+const SMOKE = {
+  durationS: 1,
+  warmupS: 0.5,
+  small: 1_000,
+  large: 12_000,
+  wallets: 3_000,
+  hot: [50, 200],
+  urlsPerRoute: 500,
+  verifySample: 20,
+  backfillEvents: 3_000,
+  delaySamples: 2,
+};
+
+/** Flags: `--smoke`, `--duration <s>`; or BENCH_SMOKE=1, BENCH_DURATION=<s>; SEED=<n> as the tests take it. */
+export function parseOptions(argv: readonly string[] = process.argv.slice(2), env: NodeJS.ProcessEnv = process.env): BenchOptions {
+  const smoke = argv.includes("--smoke") || env.BENCH_SMOKE === "1";
+  const at = argv.indexOf("--duration");
+  const duration = Number(at >= 0 ? argv[at + 1] : env.BENCH_DURATION || NaN);
+  const unknown = argv.filter((a, i) => a !== "--smoke" && a !== "--duration" && argv[i - 1] !== "--duration");
+  if (unknown.length > 0) throw new Error(`unknown arguments ${unknown.join(" ")}; use --smoke and --duration <seconds>`);
+  const sizes = smoke ? SMOKE : FULL;
+  return {
+    ...sizes,
+    smoke,
+    seed: chooseSeed(env),
+    connections: 64,
+    durationS: Number.isFinite(duration) && duration > 0 ? duration : sizes.durationS,
+    v1Share: 0.25,
+  };
+}

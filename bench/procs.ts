@@ -1,0 +1,90 @@
+/**
+ * What processes cost, from /proc (Linux): the resident memory of a process tree, found by a tag in
+ * its environment (children inherit it, whatever launched them), and CPU time: the machine's, and
+ * how much of it went to processes the bench did not start (other work on a shared machine).
+ */
+import { readdirSync, readFileSync } from "node:fs";
+
+/** The variable that marks a process tree the bench measures. */
+export const TAG_VARIABLE = "BENCH_PROCESS";
+/** The variable that marks every process of one bench run. */
+export const RUN_VARIABLE = "BENCH_RUN";
+
+export const tagEnv = (tag: string) => ({ [TAG_VARIABLE]: tag });
+
+const read = (path: string) => {
+  try {
+    return readFileSync(path, "latin1");
+  } catch {
+    return undefined; // Gone meanwhile, or another user's.
+  }
+};
+
+const pids = () => readdirSync("/proc").filter((entry) => /^\d+$/.test(entry));
+
+const hasVariable = (pid: string, variable: string, value: string) => `\0${read(`/proc/${pid}/environ`) ?? ""}`.includes(`\0${variable}=${value}\0`);
+
+function taggedPids(tag: string): number[] {
+  return pids().filter((pid) => hasVariable(pid, TAG_VARIABLE, tag)).map(Number);
+}
+
+/** kB of one /proc/<pid>/status field. */
+function statusKb(pid: number, field: "VmRSS" | "VmHWM"): number {
+  const match = new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(read(`/proc/${pid}/status`) ?? "");
+  return match ? Number(match[1]) : 0;
+}
+
+export type TreeMemory = { processes: number; rssMb: number; peakMb: number };
+
+/** The tagged processes' resident memory now, and the sum of each one's own peak (VmHWM). */
+export function treeMemory(tag: string): TreeMemory {
+  const tree = taggedPids(tag);
+  const sum = (field: "VmRSS" | "VmHWM") => tree.reduce((total, pid) => total + statusKb(pid, field), 0) / 1024;
+  return { processes: tree.length, rssMb: sum("VmRSS"), peakMb: sum("VmHWM") };
+}
+
+/** Samples a tagged tree's total resident memory until stopped; the highest total seen. */
+export function sampleTreeMemory(tag: string, everyMs = 100): { stop(): number } {
+  let peak = 0;
+  const timer = setInterval(() => {
+    peak = Math.max(peak, treeMemory(tag).rssMb);
+  }, everyMs);
+  return {
+    stop() {
+      clearInterval(timer);
+      return Math.max(peak, treeMemory(tag).rssMb);
+    },
+  };
+}
+
+/**
+ * CPU time so far, in clock ticks, of each process of bench run `run`: those marked by
+ * RUN_VARIABLE, and the Postgres processes working on its `database` (backends, autovacuum).
+ */
+export function runCpu(run: string, database: string): Map<string, number> {
+  const ticks = new Map<string, number>();
+  for (const pid of pids()) {
+    const command = read(`/proc/${pid}/cmdline`) ?? "";
+    const backend = command.startsWith("postgres: ") && command.split(/[\s\0]+/).includes(database);
+    if (!backend && !hasVariable(pid, RUN_VARIABLE, run)) continue;
+    const stat = read(`/proc/${pid}/stat`);
+    const fields = stat?.slice(stat.lastIndexOf(")") + 2).split(" ") ?? [];
+    ticks.set(pid, (Number(fields[11]) || 0) + (Number(fields[12]) || 0));
+  }
+  return ticks;
+}
+
+/** Ticks spent between two `runCpu` readings by the processes alive at the second (one that ended meanwhile took its own along). */
+export function ticksBetween(before: Map<string, number>, after: Map<string, number>): number {
+  let total = 0;
+  for (const [pid, ticks] of after) total += ticks - (before.get(pid) ?? 0);
+  return total;
+}
+
+/** Busy and total CPU time of the whole machine so far (all cores), in clock ticks. */
+export function machineCpu(): { busy: number; total: number } {
+  const fields = readFileSync("/proc/stat", "latin1").split("\n", 1)[0]!.trim().split(/\s+/).slice(1).map(Number);
+  const total = fields.reduce((a, b) => a + b, 0);
+  const idle = (fields[3] ?? 0) + (fields[4] ?? 0);
+  return { busy: total - idle, total };
+}

@@ -1,0 +1,113 @@
+/**
+ * The figures of one run as a table: every throughput beside the raw node:http hello's of the same
+ * run, and each of the issue's targets, met or missed. A run in which the server failed (answers
+ * other than 2xx, timeouts) is flagged with what failed; its figures are those of its 2xx answers.
+ */
+import type { BackfillFigures } from "./backfill";
+import type { LoadResult } from "./load";
+import type { BenchOptions } from "./options";
+import type { RouteFigure, ServingFigures } from "./serving";
+
+const int = (n: number) => Math.round(n).toLocaleString("en");
+const ms = (n: number | undefined) => (n === undefined ? "—" : n >= 100 ? int(n) : n.toPrecision(3));
+const ratio = (n: number) => n.toPrecision(2);
+const pct = (n: number) => `${int(100 * n)}%`;
+/** A CPU share; "<1" rather than a 0 that would read as none at all. */
+const cpu = (n: number) => (n < 0.5 ? "<1" : int(n));
+const seconds = (n: number) => `${(n / 1000).toFixed(1)} s`;
+const median = (xs: readonly number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
+
+/** Failed: answers other than 2xx, errors (timeouts among them), or not one answer within the run. */
+const failures = (r: LoadResult) => r.non2xx + r.errors + (r.requests === 0 ? 1 : 0);
+function failureText(r: LoadResult, o: BenchOptions): string {
+  const statuses = Object.entries(r.statuses).filter(([status]) => !status.startsWith("2"));
+  const parts = [...statuses.map(([status, n]) => `${int(n)} answered ${status}`), ...(r.errors > 0 ? [`${int(r.errors)} errors (${int(r.timeouts)} of them timeouts)`] : [])];
+  if (r.requests === 0) return [...parts, `no 2xx answer within the ${o.durationS} s run`].join(", ");
+  return `${parts.join(", ")}; its figures are those of its ${int(r.requests)} 2xx answers`;
+}
+
+/** The worst of `figures` by `value` (a run without 2xx answers, or that failed, is worst of all). */
+function worst(figures: readonly RouteFigure[], value: (r: LoadResult) => number | undefined, higherIsWorse = true): { label: string; value: number; failed: boolean } {
+  const scored = figures.map((f) => {
+    const v = value(f.result);
+    const failed = failures(f.result) > 0 || v === undefined;
+    return { label: f.label, value: v ?? NaN, failed, rank: failed ? Infinity : higherIsWorse ? v! : -v! };
+  });
+  return scored.reduce((a, b) => (b.rank > a.rank ? b : a));
+}
+
+function pad(cells: string[], widths: number[]) {
+  return cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ");
+}
+
+export type Environment = { cores: number; apiWorkers: number; autocannon: string; runtimeS: number };
+
+export function report(o: BenchOptions, env: Environment, s: ServingFigures, b: BackfillFigures): string {
+  const hello = s.hello.result.rps;
+  const widths = [60, 9, 7, 8, 8, 6, 9, 8];
+  const all = [s.hello, s.ethCall, s.ponder, ...s.small.checks, ...s.large.checks.map((c) => ({ ...c, label: `${c.label} (large)` })), ...s.large.listings];
+  const row = (f: RouteFigure) => {
+    const r = f.result;
+    const label = failures(r) > 0 ? `${f.label} [failed]` : f.label;
+    return pad([label, int(r.rps), ratio(r.rps / hello), ms(r.p50), ms(r.p99), cpu(r.generatorCpu), cpu(r.machineCpu), cpu(r.othersCpu)], widths);
+  };
+  const small = `${int(s.small.size.v2 + s.small.size.v1)}-delegation database`;
+  const large = `${int(s.large.size.v2 + s.large.size.v1)}-delegation database`;
+  const failed = all.filter((f) => failures(f.result) > 0);
+
+  // Targets. A listing's latency is its own at 1 connection; at 64 it is mostly the queue before it (p50 ≈ 64 / throughput).
+  const checks = s.large.checks;
+  const lowest = worst(checks, (r) => r.rps, false);
+  const slowest = worst(checks, (r) => r.p99);
+  const drift = worst(
+    checks.map((c, i) => ({ ...c, result: { ...c.result, rps: c.result.rps / s.small.checks[i]!.result.rps } })),
+    (r) => Math.max(r.rps, 1 / r.rps),
+  );
+  const [fewest, most] = [Math.min(...o.hot), Math.max(...o.hot)];
+  const listing = (size: number) => worst(s.large.listings.filter((l) => l.delegations === size && l.connections === 1), (r) => r.p50);
+  const why = (w: { label: string; failed: boolean }, text: string) => (w.failed ? `${w.label} failed under load` : text);
+  const backfillRate = b.events / (b.backfillMs / 1000);
+  const maxDelay = Math.max(...s.delays);
+  const targets: [boolean, string, string][] = [
+    [!lowest.failed && lowest.value >= 0.6 * hello, "every check route ≥ 60% of hello's throughput", why(lowest, `lowest ${lowest.label} at ${pct(lowest.value / hello)}`)],
+    [!slowest.failed && slowest.value <= 5, `p99 ≤ 5 ms at ${o.connections} connections, every check route`, why(slowest, `highest ${slowest.label} at ${ms(slowest.value)} ms`)],
+    ...[[fewest, 5] as const, [most, 50] as const].map(([size, limit]): [boolean, string, string] => {
+      const l = listing(size);
+      return [!l.failed && l.value <= limit, `listing of a ${int(size)}-delegation wallet p50 ≤ ${limit} ms (1 connection)`, why(l, `${l.label} at ${ms(l.value)} ms`)];
+    }),
+    [!drift.failed && drift.value <= 1.25, `throughput within 20% between the ${small} and the ${large}`, why(drift, `furthest ${drift.label}, the two ${ratio(drift.value)}× apart`)],
+    [backfillRate >= 10_000 && b.peakRssMb <= 1024, "backfill ≥ 10,000 events/s with ≤ 1 GB RSS", `${int(backfillRate)} events/s, ${int(b.peakRssMb)} MB`],
+    [maxDelay <= 1500, "a new delegation answered ≤ 1 block + 0.5 s after inclusion", `at most ${int(maxDelay)} ms (block time 1 s)`],
+    [s.apiMemory.rssMb <= 1024, `API process RSS with the ${large} ≤ 1 GB`, `${int(s.apiMemory.rssMb)} MB`],
+  ];
+
+  const lines = [
+    `== results (${o.smoke ? "smoke mode: tiny sizes and short runs, the timings mean nothing" : "full mode"}, SEED=${o.seed}, ${int(env.runtimeS)} s) ==`,
+    `setup: one machine, ${env.cores} cores shared by everything: the load generator (autocannon ${env.autocannon}, its own process, ` +
+      `${o.connections} connections, ${o.durationS} s runs after ${o.warmupS} s warm-up, requests drawn at random from each route's list), ` +
+      `the server under test (npm run serve and the hello server with ${env.apiWorkers} worker processes each), Postgres 15, anvil and the indexer.`,
+    `data: small ${small} (${int(s.small.size.v2)} v2, ${int(s.small.size.v1)} v1, seeded in ${seconds(s.small.size.seedMs)}); ` +
+      `large ${large} (${int(s.large.size.v2)} v2, ${int(s.large.size.v1)} v1 over ${int(s.large.size.wallets)} wallets, hot wallets of ` +
+      `${o.hot.map(int).join(", ")} delegations per registry, seeded in ${seconds(s.large.size.seedMs)}).`,
+    `verified: ${int(s.verified.answers)} sampled answers before the runs, all as the seeded data implies ` +
+      `(${pct(s.verified.positive / s.verified.checks)} of ${int(s.verified.checks)} checks true or non-zero).`,
+    "",
+    `load runs, at ${o.connections} connections unless noted: 2xx answers per second and their ratio to (a)'s; latency in ms; CPU: gen% is the ` +
+      "load generator's (% of one core); machine% all cores' busy time, of which others% went to processes the bench did not start " +
+      "(other work on this machine; also the kernel's interrupt time)",
+    pad(["route", "req/s", "×hello", "p50", "p99", "gen%", "machine%", "others%"], widths),
+    ...all.map(row),
+    ...failed.map((f) => `[failed] ${f.label}: ${failureText(f.result, o)}`),
+    "",
+    `indexing: backfill of ${int(b.events)} v2 events in ${int(b.blocks)} blocks: ${int(backfillRate)} events/s in Ponder's backfill phase ` +
+      `(${seconds(b.backfillMs)}), ${int(b.events / (b.readyMs / 1000))} events/s from process start to ready ` +
+      `(${seconds(b.readyMs)}), peak RSS ${int(b.peakRssMb)} MB (indexer process tree)`,
+    `delay: a new delegation answered by npm run serve ${int(median(s.delays))} ms (median), ${int(maxDelay)} ms (max) after its block was seen mined, ` +
+      `${s.delays.length} samples, block time 1 s`,
+    `memory: npm run serve RSS ${int(s.apiMemory.rssMb)} MB (peak ${int(s.apiMemory.peakMb)} MB, ${s.apiMemory.processes} processes) with the ${large}, after the load runs`,
+    "",
+    "targets:",
+    ...targets.map(([met, what, detail]) => `  ${met ? "met   " : "MISSED"}  ${what}: ${detail}`),
+  ];
+  return lines.join("\n");
+}

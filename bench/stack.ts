@@ -1,0 +1,57 @@
+/**
+ * The processes the bench measures, each started with its undo step registered: a local chain with
+ * the real registries, the indexer on it (in fresh schemas of the bench's database), API processes
+ * (`npm run serve`) and the raw node:http hello.
+ */
+import { drizzle } from "drizzle-orm/node-postgres";
+import type pg from "pg";
+import { toHex, type Address } from "viem";
+import { createSqlStore } from "../api/store";
+import { rpc } from "../test/helpers/common";
+import { installRegistries } from "../test/helpers/oracle";
+import { Child, ROOT, freePort, startAnvil, startReplica, startService, waitFor, type Anvil, type Replica, type Service } from "../test/helpers/processes";
+import type { Cleanup } from "./cleanup";
+import { tagEnv } from "./procs";
+
+export const CHAIN_ID = 31337;
+
+export type Chain = { anvil: Anvil; registry: Address };
+
+/** A fresh anvil (one block a second) with both registries at their canonical addresses. */
+export async function startChain(cleanup: Cleanup, blockGasLimit?: bigint): Promise<Chain> {
+  const anvil = await startAnvil({ chainId: CHAIN_ID });
+  cleanup.add("anvil", () => anvil.stop());
+  if (blockGasLimit !== undefined) await rpc(anvil.url, "evm_setBlockGasLimit", [toHex(blockGasLimit)]);
+  const { v2 } = await installRegistries(anvil.url);
+  return { anvil, registry: v2 };
+}
+
+/** The indexer (`ponder start`) on the chain, in fresh schemas, ready, with an API key. */
+export async function startIndexer(cleanup: Cleanup, chain: Chain, env: NodeJS.ProcessEnv = {}): Promise<Service> {
+  const service = await startService({ rpc: { [CHAIN_ID]: chain.anvil.url }, env });
+  cleanup.add("indexer", () => service.stop());
+  return service;
+}
+
+/** `npm run serve` over the indexer's tables, its process tree tagged for memory figures. */
+export async function startServe(cleanup: Cleanup, service: Service, tag: string): Promise<Replica> {
+  const replica = await startReplica(service, tagEnv(tag));
+  cleanup.add("npm run serve", () => replica.stop());
+  return replica;
+}
+
+export async function startHello(cleanup: Cleanup): Promise<string> {
+  const port = await freePort();
+  const child = new Child(`${ROOT}/node_modules/.bin/tsx`, ["bench/hello-server.ts"], { PORT: String(port) });
+  cleanup.add("hello server", () => child.stop());
+  const url = `http://127.0.0.1:${port}`;
+  await waitFor("the hello server", async () => ((await fetch(url)).ok ? true : undefined), 60_000);
+  return url;
+}
+
+/** The last block the indexer has written whole, as the API reads it. */
+export async function indexedBlock(db: pg.Client, schema: string): Promise<bigint | undefined> {
+  const orm = drizzle(db);
+  const states = await createSqlStore((query) => orm.execute(query), schema).chainStates();
+  return states.get(CHAIN_ID)?.indexedBlock;
+}

@@ -1,0 +1,71 @@
+/**
+ * `npm run bench -- --smoke` works (issue 7): it exits 0 and prints every figure — each route,
+ * each baseline, the indexer's backfill speed and memory, the delay, the API's memory — after
+ * verifying sampled answers, and every number it prints is finite and positive. Timings are never
+ * asserted: this is a smoke test of the bench, not a benchmark. Postgres only, as the bench.
+ */
+import { execFile } from "node:child_process";
+import { beforeAll, describe, expect, it } from "vitest";
+import { ROOT } from "./helpers/processes";
+
+type Run = { code: number; output: string };
+
+const runBench = () =>
+  new Promise<Run>((ok) => {
+    execFile("npm", ["run", "bench", "--", "--smoke"], { cwd: ROOT, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) =>
+      ok({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, output: stdout + stderr }),
+    );
+  });
+
+const CHECK_ROUTES = ["v2 check all", "v2 check contract", "v2 check erc721", "v2 check erc20", "v2 check erc1155", "v1 check all", "v1 check contract", "v1 check token"];
+const BASELINES = ["(a) raw node:http hello", "(b) anvil eth_call checkDelegateForAll", "(c) Ponder's built-in server, v2 check all"];
+/** A table row: the label, then req/s, ×hello, p50, p99, and the CPU of the load generator, the machine and other work ("<1" when under 1%). */
+const NUMBER = String.raw`\d[\d,]*(?:\.\d+)?`;
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+const row = (label: string) => new RegExp(`^${escape(label)}\\s+${[...Array(4).fill(NUMBER), ...Array(3).fill(`<?${NUMBER}`)].join("\\s+")}$`, "m");
+
+describe.runIf(process.env.DATABASE_URL)("npm run bench -- --smoke", () => {
+  let run: Run;
+  let results: string;
+
+  beforeAll(async () => {
+    run = await runBench();
+    results = run.output.slice(run.output.indexOf("== results"));
+  }, 900_000);
+
+  it("exits 0 and prints its results", () => {
+    expect(run.code, run.output.slice(-5000)).toBe(0);
+    expect(run.output).toContain("== results");
+  });
+
+  it("prints a row for each baseline, each check route at both sizes, and each listing", () => {
+    for (const label of BASELINES) expect(results).toMatch(row(label));
+    for (const route of CHECK_ROUTES) {
+      expect(results).toMatch(row(`${route} (small)`));
+      expect(results).toMatch(row(`${route} (large)`));
+    }
+    for (const version of ["v2", "v1"]) {
+      const listings = results.match(new RegExp(`^${version} listing, [\\d,]+-delegation wallet(, 1 connection)?\\s`, "gm")) ?? [];
+      expect(listings, `${version} listings`).toHaveLength(4);
+    }
+  });
+
+  it("prints the indexing figures, the delay and the API's memory", () => {
+    expect(results).toMatch(new RegExp(`^indexing: backfill of ${NUMBER} v2 events .*: ${NUMBER} events/s .*, peak RSS ${NUMBER} MB`, "m"));
+    expect(results).toMatch(new RegExp(`^delay: .* ${NUMBER} ms \\(median\\), ${NUMBER} ms \\(max\\)`, "m"));
+    expect(results).toMatch(new RegExp(`^memory: npm run serve RSS ${NUMBER} MB`, "m"));
+    expect(results.match(/^ {2}(met {3}|MISSED) {2}\S/gm)).toHaveLength(8);
+  });
+
+  it("verified sampled answers before the load runs", () => {
+    expect(results).toMatch(new RegExp(`^verified: ${NUMBER} sampled answers before the runs, all as the seeded data implies`, "m"));
+  });
+
+  it("prints only finite, positive numbers", () => {
+    expect(results).not.toMatch(/NaN|Infinity|-\d/);
+    // Versions (autocannon 8.0.0) are not figures.
+    const numbers = (results.match(/\d[\d,]*(?:\.\d+)*/g) ?? []).filter((n) => !/\.\d+\./.test(n));
+    expect(numbers.length).toBeGreaterThan(100);
+    for (const n of numbers) expect(Number(n.replace(/,/g, "")), n).toBeGreaterThan(0);
+  });
+});
