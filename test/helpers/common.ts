@@ -1,3 +1,5 @@
+import { decodeFunctionResult, encodeFunctionData, toHex, type Abi, type Address, type Hex } from "viem";
+
 /** Test utilities shared by the differential tests: the seeded random stream, JSON-RPC, exact JSON. */
 
 /** The run's seed: `SEED` from the environment (decimal), or a fresh random one. */
@@ -159,6 +161,42 @@ export async function askService(serviceUrl: string, url: string, headers: Recor
       block: header !== null && /^\d+$/.test(header) ? BigInt(header) : undefined,
     };
   }
+}
+
+export const chunks = <T>(items: readonly T[], size: number): T[][] =>
+  Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size));
+
+/** Many eth_calls of a contract, each at its own block, in JSON-RPC batches. */
+export async function ethCalls(
+  o: { rpcUrl: string; registry: Address; abi: Abi },
+  calls: { functionName: string; args: readonly unknown[]; block: bigint }[],
+): Promise<unknown[]> {
+  const requests = calls.map((c) => ({
+    method: "eth_call",
+    params: [{ to: o.registry, data: encodeFunctionData({ abi: o.abi, functionName: c.functionName, args: c.args } as never) }, toHex(c.block)],
+  }));
+  const raw = (await pool(chunks(requests, 250), 4, (batch) => rpcBatch(o.rpcUrl, batch))).flat() as Hex[];
+  return raw.map((data, i) => decodeFunctionResult({ abi: o.abi, functionName: calls[i]!.functionName, data } as never));
+}
+
+export type Mismatch = { what: string; query: string; expected: string; got: string };
+
+/**
+ * The check answers fit to compare with the contract (200, JSON, an X-Indexed-Block at least
+ * `minBlock`), each with its index and block; the others as mismatches.
+ */
+export function screenCheckAnswers(answers: Answer[], minBlock: bigint): { toCall: { i: number; block: bigint }[]; mismatches: Mismatch[] } {
+  const mismatches: Mismatch[] = [];
+  const toCall: { i: number; block: bigint }[] = [];
+  answers.forEach((a, i) => {
+    const shape = (got: string) => mismatches.push({ what: "check answer", query: a.url, expected: "200 application/json with X-Indexed-Block", got });
+    if (a.status !== 200) return shape(`${a.status} ${a.body.slice(0, 300)}`);
+    if (!a.contentType.startsWith("application/json")) return shape(`Content-Type ${a.contentType}`);
+    if (a.block === undefined) return shape("no X-Indexed-Block");
+    if (a.block < minBlock) return shape(`X-Indexed-Block ${a.block} < ${minBlock}, the last write's block`);
+    toCall.push({ i, block: a.block });
+  });
+  return { toCall, mismatches };
 }
 
 /** Runs `work` over `items` with at most `limit` in flight; results in input order. */

@@ -8,10 +8,10 @@
  *
  * Nothing here uses the service's code to decide what is right.
  */
-import { decodeEventLog, decodeFunctionResult, encodeFunctionData, getAddress, toHex, type Abi, type Address, type Hex } from "viem";
+import { decodeEventLog, encodeFunctionData, getAddress, toHex, type Abi, type Address, type Hex } from "viem";
 import { compileSolidity } from "../../scripts/solidity";
-import { Rng, canonical, parseJsonExact, pool, rpc, rpcBatch, askService, type Answer } from "./common";
-export { NonInteger, Rng, canonical, chooseSeed, parseJsonExact, pool, rpc, rpcBatch, resentAfterClose, retried, type Answer } from "./common";
+import { Rng, canonical, parseJsonExact, pool, rpc, rpcBatch, askService, chunks, ethCalls, screenCheckAnswers, type Answer, type Mismatch } from "./common";
+export { NonInteger, Rng, canonical, chooseSeed, parseJsonExact, pool, rpc, rpcBatch, resentAfterClose, retried, type Answer, type Mismatch, chunks, ethCalls } from "./common";
 
 export const MAX_UINT256 = (1n << 256n) - 1n;
 export const ADDRESS_0: Address = "0x0000000000000000000000000000000000000000";
@@ -82,9 +82,6 @@ export function compileWallet(): CompiledWallet {
 
 // ---------------------------------------------------------------------------------------------
 // JSON-RPC
-
-export const chunks = <T>(items: readonly T[], size: number): T[][] =>
-  Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size));
 
 export type Receipt = {
   transactionHash: Hex;
@@ -586,8 +583,6 @@ export class Model {
 // ---------------------------------------------------------------------------------------------
 // The comparison
 
-export type Mismatch = { what: string; query: string; expected: string; got: string };
-
 export type Oracle = {
   rpcUrl: string;
   serviceUrl: string;
@@ -669,16 +664,6 @@ export function checkCall(spec: CheckSpec): { functionName: string; args: readon
   }
 }
 
-/** Many eth_calls, each at its own block, in JSON-RPC batches. */
-export async function ethCalls(o: Oracle, calls: { functionName: string; args: readonly unknown[]; block: bigint }[]): Promise<unknown[]> {
-  const requests = calls.map((c) => ({
-    method: "eth_call",
-    params: [{ to: o.registry, data: encodeFunctionData({ abi: o.abi, functionName: c.functionName, args: c.args } as never) }, toHex(c.block)],
-  }));
-  const raw = (await pool(chunks(requests, 250), 4, (batch) => rpcBatch(o.rpcUrl, batch))).flat() as Hex[];
-  return raw.map((data, i) => decodeFunctionResult({ abi: o.abi, functionName: calls[i]!.functionName, data } as never));
-}
-
 const get = (o: Oracle, url: string) => askService(o.serviceUrl, url, o.headers);
 
 /** The block the service has indexed up to, from a v1 answer for the chain. */
@@ -695,16 +680,7 @@ export type CheckResult = { compared: number; positive: number; mismatches: Mism
  */
 export async function compareChecks(o: Oracle, specs: CheckSpec[], urls: string[], minBlock: bigint, concurrency = 32): Promise<CheckResult> {
   const answers = await pool(urls, concurrency, (url) => get(o, url));
-  const mismatches: Mismatch[] = [];
-  const toCall: { i: number; block: bigint }[] = [];
-  answers.forEach((a, i) => {
-    const shape = (got: string) => mismatches.push({ what: "check answer", query: a.url, expected: "200 application/json with X-Indexed-Block", got });
-    if (a.status !== 200) return shape(`${a.status} ${a.body.slice(0, 300)}`);
-    if (!a.contentType.startsWith("application/json")) return shape(`Content-Type ${a.contentType}`);
-    if (a.block === undefined) return shape("no X-Indexed-Block");
-    if (a.block < minBlock) return shape(`X-Indexed-Block ${a.block} < ${minBlock}, the last write's block`);
-    toCall.push({ i, block: a.block });
-  });
+  const { toCall, mismatches } = screenCheckAnswers(answers, minBlock);
   const expected = await ethCalls(o, toCall.map(({ i, block }) => ({ ...checkCall(specs[i]!), block })));
   let positive = 0;
   toCall.forEach(({ i, block }, j) => {

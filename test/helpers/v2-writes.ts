@@ -8,7 +8,6 @@
  */
 import {
   decodeEventLog,
-  decodeFunctionResult,
   encodeFunctionData,
   getAddress,
   hexToBytes,
@@ -20,8 +19,8 @@ import {
   type Hex,
 } from "viem";
 import { v2DelegationHash, type V2DelegationType } from "../../core/v2";
-import { Rng, canonical, parseJsonExact, pool, rpc, rpcBatch, askService } from "./common";
-export { NonInteger, Rng, canonical, chooseSeed, parseJsonExact, pool, rpc, rpcBatch } from "./common";
+import { Rng, canonical, parseJsonExact, pool, rpc, rpcBatch, askService, chunks, ethCalls, screenCheckAnswers, type Mismatch } from "./common";
+export { NonInteger, Rng, canonical, chooseSeed, parseJsonExact, pool, rpc, rpcBatch, type Mismatch, ethCalls } from "./common";
 
 export const ZERO: Hex = `0x${"0".repeat(64)}`;
 export const MAX_UINT256 = (1n << 256n) - 1n;
@@ -248,9 +247,6 @@ export async function roomyBlocks(url: string): Promise<void> {
   await rpc(url, "evm_setBlockGasLimit", [toHex(1_000_000_000)]);
 }
 
-const chunks = <T>(items: readonly T[], size: number): T[][] =>
-  Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size));
-
 export type Receipt = {
   transactionHash: Hex;
   status: Hex;
@@ -362,8 +358,6 @@ export function firstEnabled(events: ChainEvent[], into = new Map<Hex, Position>
 
 // ---------------------------------------------------------------------------------------------
 // The comparison
-
-export type Mismatch = { what: string; query: string; expected: string; got: string };
 
 export type Oracle = {
   rpcUrl: string;
@@ -503,19 +497,6 @@ function checkCall(spec: CheckSpec): { functionName: string; args: readonly unkn
   }
 }
 
-/** Many eth_calls, each at its own block, in JSON-RPC batches. */
-export async function ethCalls(
-  o: Oracle,
-  calls: { functionName: string; args: readonly unknown[]; block: bigint }[],
-): Promise<unknown[]> {
-  const requests = calls.map((c) => ({
-    method: "eth_call",
-    params: [{ to: o.registry, data: encodeFunctionData({ abi: o.abi, functionName: c.functionName, args: c.args }) }, toHex(c.block)],
-  }));
-  const raw = (await pool(chunks(requests, 250), 4, (batch) => rpcBatch(o.rpcUrl, batch))).flat() as Hex[];
-  return raw.map((data, i) => decodeFunctionResult({ abi: o.abi, functionName: calls[i]!.functionName, data }));
-}
-
 const get = (o: Oracle, url: string) => askService(o.serviceUrl, url, o.headers);
 
 /** The block the service has indexed up to, from any answer for the chain. */
@@ -534,16 +515,7 @@ export type CheckResult = { compared: number; positive: number; mismatches: Mism
  */
 export async function compareChecks(o: Oracle, specs: CheckSpec[], urls: string[], minBlock: bigint, concurrency = 32): Promise<CheckResult> {
   const answers = await pool(urls, concurrency, (url) => get(o, url));
-  const mismatches: Mismatch[] = [];
-  const toCall: { i: number; block: bigint }[] = [];
-  answers.forEach((a, i) => {
-    const shape = (got: string) => mismatches.push({ what: "check answer", query: a.url, expected: "200 application/json with X-Indexed-Block", got });
-    if (a.status !== 200) return shape(`${a.status} ${a.body.slice(0, 300)}`);
-    if (!a.contentType.startsWith("application/json")) return shape(`Content-Type ${a.contentType}`);
-    if (a.block === undefined) return shape("no X-Indexed-Block");
-    if (a.block < minBlock) return shape(`X-Indexed-Block ${a.block} < ${minBlock}, the last write's block`);
-    toCall.push({ i, block: a.block });
-  });
+  const { toCall, mismatches } = screenCheckAnswers(answers, minBlock);
   const expected = await ethCalls(o, toCall.map(({ i, block }) => ({ ...checkCall(specs[i]!), block })));
   let positive = 0;
   const wrong: { i: number; block: bigint; got: boolean | bigint | string; want: boolean | bigint }[] = [];
