@@ -52,6 +52,26 @@ const readPosition = (row: Record<string, unknown>) => ({
 
 const bigintOrNull = (value: unknown) => (value === null ? null : BigInt(value as string));
 
+/** A v2_delegation row (token_id and amount as text) as the API lists it. */
+export const v2RowOf = (row: Record<string, unknown>): V2Row => ({
+  delegationType: row.delegation_type as V2DelegationType,
+  from: row.from as Address,
+  to: row.to as Address,
+  contract: (row.contract as Address | null) ?? null,
+  tokenId: bigintOrNull(row.token_id),
+  rights: row.rights as Hex,
+  amount: bigintOrNull(row.amount),
+});
+
+/** A v1_delegation row (token_id as text) as the API lists it. */
+export const v1RowOf = (row: Record<string, unknown>): V1Row => ({
+  type: row.type as V1Type,
+  vault: row.vault as Address,
+  delegate: row.delegate as Address,
+  contract: row.contract as Address,
+  tokenId: BigInt(row.token_id as string),
+});
+
 /** How long a read waits for a block being written to land whole (PGlite only, see below). */
 const WRITE_WAIT_MS = 2_000;
 
@@ -117,16 +137,7 @@ export function createSqlStore(execute: Execute, schema: string): Store {
     LEFT JOIN ${table("v1_pair_version")} pv ON pv.chain_id = d.chain_id AND pv.vault = d.vault AND pv.delegate = d.delegate
     WHERE d.chain_id = ${chainId} AND ${where}`;
 
-  const v1Rows = (rows: Record<string, unknown>[]) =>
-    rows.map(
-      (row): V1Row => ({
-        type: row.type as V1Type,
-        vault: row.vault as Address,
-        delegate: row.delegate as Address,
-        contract: row.contract as Address,
-        tokenId: BigInt(row.token_id as string),
-      }),
-    );
+  const v1Rows = (rows: Record<string, unknown>[]) => rows.map(v1RowOf);
 
   return {
     v2Enabled(chainId, hashes) {
@@ -142,17 +153,7 @@ export function createSqlStore(execute: Execute, schema: string): Store {
     v2Wallet(chainId, wallet) {
       const where = sql`("from" = ${wallet} OR "to" = ${wallet})`;
       return view(chainId, v2(chainId, where), sql`d.first_block, d.first_log_index`, (rows) =>
-        rows.map(
-          (row): V2Row => ({
-            delegationType: row.delegation_type as V2DelegationType,
-            from: row.from as Address,
-            to: row.to as Address,
-            contract: (row.contract as Address | null) ?? null,
-            tokenId: bigintOrNull(row.token_id),
-            rights: row.rights as Hex,
-            amount: bigintOrNull(row.amount),
-          }),
-        ),
+        rows.map(v2RowOf),
       );
     },
 

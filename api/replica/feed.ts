@@ -1,6 +1,7 @@
 import type { Address, Hex } from "viem";
 import type { Query } from "../access/db";
 import { table } from "../access/db";
+import { v1RowOf, v2RowOf } from "../store";
 import { ChainState, rowKey, type StateRow } from "./chain-state";
 
 /** Runs `work` in one read-only snapshot of the database (REPEATABLE READ on Postgres). */
@@ -10,7 +11,6 @@ export type Snapshot = <T>(work: (query: Query) => Promise<T>) => Promise<T>;
 const LOAD_BATCH = 20_000;
 
 const num = (value: unknown) => Number(value);
-const big = (value: unknown) => (value === null ? null : BigInt(value as string));
 
 const COLUMNS = {
   v2: `hash, delegation_type, "from", "to", contract, token_id::text, rights, amount::text, enabled,
@@ -31,14 +31,8 @@ function stateRow(t: Table, r: Record<string, unknown>): StateRow {
       return {
         table: t,
         row: {
+          ...v2RowOf(r),
           hash: r.hash as Hex,
-          delegationType: r.delegation_type as never,
-          from: r.from as Address,
-          to: r.to as Address,
-          contract: (r.contract as Address | null) ?? null,
-          tokenId: big(r.token_id),
-          rights: r.rights as Hex,
-          amount: big(r.amount),
           enabled: r.enabled as boolean,
           firstBlock: num(r.first_block),
           firstLogIndex: num(r.first_log_index),
@@ -49,11 +43,7 @@ function stateRow(t: Table, r: Record<string, unknown>): StateRow {
       return {
         table: t,
         row: {
-          type: r.type as never,
-          vault: r.vault as Address,
-          delegate: r.delegate as Address,
-          contract: r.contract as Address,
-          tokenId: BigInt(r.token_id as string),
+          ...v1RowOf(r),
           enabled: r.enabled as boolean,
           vaultVersion: num(r.vault_version),
           pairVersion: num(r.pair_version),
