@@ -39,8 +39,8 @@ export default createConfig({
   chains: Object.fromEntries(
     plan.map(({ chain, rpc }) => [
       chain.name,
-      // A local chain reorganizes and restarts at will: caching its RPC answers would serve stale data.
-      { id: chain.id, rpc: rpc.length === 1 ? rpc[0] : rpc, disableCache: chain.id === 31337 },
+      // Caching a local chain's RPC answers would serve an earlier run's data (see also scripts/launcher/replaced-chains.ts).
+      { id: chain.id, rpc: rpc.length === 1 ? rpc[0] : rpc, disableCache: chain.local === true },
     ]),
   ),
   contracts: {

@@ -11,7 +11,7 @@ import { availableParallelism } from "node:os";
 import { ROOT } from "../test/helpers/processes";
 import { measureBackfill } from "./backfill";
 import { Cleanup } from "./cleanup";
-import { scratchDatabase } from "./database";
+import { benchDatabase } from "./database";
 import { parseOptions } from "./options";
 import { RUN_VARIABLE } from "./procs";
 import { report } from "./report";
@@ -30,7 +30,7 @@ log(`${options.smoke ? "smoke" : "full"} mode, SEED=${options.seed} (rerun with 
 process.env[RUN_VARIABLE] = `${process.pid}-${Date.now()}`;
 const cleanup = new Cleanup();
 try {
-  const db = await scratchDatabase(cleanup);
+  const db = await benchDatabase(cleanup);
   const serving = await measureServing(options, cleanup, db, log);
   log(`backfill: sending ${options.backfillEvents.toLocaleString("en")} registry events to a fresh chain`);
   const backfill = await measureBackfill(cleanup, db, options.backfillEvents, options.seed + 4, log);

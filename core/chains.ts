@@ -24,6 +24,8 @@ export type ChainEntry = {
   v2: { address: Address; startBlock?: number };
   /** Where v1 is known to be absent, false; otherwise looked up on the chain at startup. */
   v1: { address: Address; startBlock?: number } | false;
+  /** A local chain: it reorganizes and starts afresh at will, so nothing fetched from it is kept. */
+  local?: true;
 };
 
 type Line = [name: keyof typeof viemChains, options?: { zksync?: true }];
@@ -64,6 +66,7 @@ const DEV_CHAIN: ChainEntry = {
   testnet: true,
   v2: { address: V2_ADDRESS },
   v1: { address: V1_ADDRESS },
+  local: true,
 };
 
 export const CHAINS: readonly ChainEntry[] = [...MAINNETS.map(entry), ...TESTNETS.map(entry), DEV_CHAIN];

@@ -13,6 +13,7 @@ import { constants } from "node:os";
 import { resolve } from "node:path";
 import type { ServedChain } from "../api/app";
 import { configuredChains, rpcUrls, withPublicRpcFallback, type ChainEntry } from "../core/chains";
+import { forgetReplacedChains } from "./launcher/replaced-chains";
 import { whyRpcUnusable } from "./launcher/rpc";
 import { openWaitingRoom, type WaitingRoom } from "./launcher/waiting-room";
 
@@ -124,6 +125,18 @@ let restartDelay = 0;
 while (!stopping) {
   await waitForRpcs();
   if (stopping) break;
+  const local = chains.filter((c) => c.local).map((c) => ({ id: c.id, rpcUrls: rpcUrls(c.id, env) }));
+  const forgotten = await forgetReplacedChains(local, env).catch((error: Error) => {
+    console.error(`Cannot tell whether the local chains' fetched data is theirs (${error.message}); trying again in ${MAX_WAIT_S} s.`);
+    return undefined;
+  });
+  if (forgotten === undefined) {
+    await pause(MAX_WAIT_S);
+    continue;
+  }
+  for (const id of forgotten) {
+    console.warn(`chain ${id}: the blocks and logs fetched earlier are another chain's (it was started afresh); dropped them from ponder_sync.`);
+  }
   const started = Date.now();
   const code = await runPonder();
   if (stopping || code !== RETRYABLE_EXIT) process.exit(code);

@@ -8,8 +8,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { encodeFunctionData, zeroHash, type Address, type Hex } from "viem";
 import { mainnet } from "viem/chains";
-import { installRegistries } from "./helpers/oracle";
+import { callView, hex } from "./helpers/chain-tools";
+import { rpc } from "./helpers/common";
+import { abis, installRegistries } from "./helpers/oracle";
 import { Child, GiveUp, ROOT, freePort, startAnvil, waitFor, type Anvil } from "./helpers/processes";
 
 const ANSI = /\u001b\[[0-9;]*m/g;
@@ -17,12 +20,15 @@ const CHECK = "/registry/v2/check/all?chainId=31337&to=0x00000000000000000000000
 
 const started: { stop(): Promise<void> }[] = [];
 afterEach(async () => {
-  await Promise.all(started.splice(0).map((s) => s.stop()));
+  // In reverse: processes first, then the directories they wrote.
+  for (const s of started.splice(0).reverse()) await s.stop();
 });
 
-/** `npm start`'s command with only the given RPC variables, a fresh database and a free port. */
-async function launch(rpc: Record<string, string>): Promise<{ child: Child; port: number; output: () => string }> {
-  const dir = mkdtempSync(join(tmpdir(), "start-test-"));
+/**
+ * `npm start`'s command with only the given RPC variables, a fresh schema and a free port; its
+ * PGlite database in `dir` (a fresh directory unless given; on Postgres, the test file's database).
+ */
+async function launch(rpc: Record<string, string>, dir = newDir()): Promise<{ child: Child; port: number; output: () => string }> {
   const port = await freePort();
   const cleared = Object.fromEntries(Object.keys(process.env).filter((n) => n.startsWith("PONDER_RPC_URL_")).map((n) => [n, ""]));
   const schema = `start_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
@@ -35,13 +41,14 @@ async function launch(rpc: Record<string, string>): Promise<{ child: Child; port
     ACCESS_SCHEMA: `access_${schema}`,
     ADMIN_TOKEN: "",
   });
-  started.push({
-    stop: async () => {
-      await child.stop();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  });
+  started.push(child);
   return { child, port, output: () => child.output.replace(ANSI, "") };
+}
+
+function newDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), "start-test-"));
+  started.push({ stop: async () => rmSync(dir, { recursive: true, force: true }) });
+  return dir;
 }
 
 const problemOf = async (res: Response) => ({
@@ -111,5 +118,60 @@ describe("npm start with an RPC it cannot reach", () => {
     expect(warning).toContain("slow and rate-limited");
     expect(warning).toContain("PONDER_RPC_URL_1=");
     expect(warning).toContain("npm run demo");
+  });
+});
+
+describe("npm start on a local chain started afresh", () => {
+  const from = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266" as const; // anvil's first account
+  const delegates = ["0x00000000000000000000000000000000000000aa", "0x00000000000000000000000000000000000000bb"] as const;
+  /** Both runs delegate at this block, as its only log: the same chain id, block number and log index. */
+  const BLOCK = 40n;
+
+  /** Mines up to BLOCK - 1, then `data` as the only transaction of BLOCK, then 40 more blocks. */
+  async function writeAtBlock(url: string, to: Address, data: Hex): Promise<void> {
+    await rpc(url, "evm_setIntervalMining", [0]);
+    const head = BigInt((await rpc(url, "eth_blockNumber")) as string);
+    expect(head, "the registries' installation fits before the block").toBeLessThan(BLOCK - 1n);
+    await rpc(url, "anvil_mine", [hex(BLOCK - 1n - head)]);
+    const hash = await rpc(url, "eth_sendTransaction", [{ from, to, data, gas: hex(500_000) }]);
+    await rpc(url, "evm_mine", []);
+    const receipt = (await rpc(url, "eth_getTransactionReceipt", [hash])) as { status: string; blockNumber: string };
+    expect(receipt).toMatchObject({ status: "0x1", blockNumber: hex(BLOCK) });
+    // Ponder backfills (and keeps in ponder_sync) up to its finality depth, 30 blocks for this
+    // chain, below the head; the rest comes live and is not kept. The block must be backfilled.
+    await rpc(url, "anvil_mine", [hex(40)]);
+    await rpc(url, "evm_setIntervalMining", [1]);
+  }
+
+  it("answers the new chain's delegations, not the logs an earlier chain left at the same blocks", async () => {
+    const rpcPort = await freePort();
+    const dir = newDir();
+    for (const [run, delegate] of delegates.entries()) {
+      const anvil = await startAnvil({ port: rpcPort });
+      started.push(anvil);
+      const { v2 } = await installRegistries(anvil.url);
+      await writeAtBlock(anvil.url, v2, encodeFunctionData({ abi: abis.v2, functionName: "delegateAll", args: [delegate, zeroHash, true] }));
+      const { child, port, output } = await launch({ PONDER_RPC_URL_31337: anvil.url }, dir);
+      const url = `http://127.0.0.1:${port}`;
+      await waitFor(`run ${run + 1} to be ready`, async () => {
+        if (!child.running) throw new GiveUp(`the service exited:\n${output()}`);
+        return (await fetch(`${url}/ready`)).status === 200 ? true : undefined;
+      }, 120_000);
+      for (const to of delegates) {
+        const query = `${url}/registry/v2/check/all?chainId=31337&from=${from}&to=${to}`;
+        // Ready is the backfill done; the blocks after it come live, a moment later.
+        const res = await waitFor(`run ${run + 1} to index block ${BLOCK}`, async () => {
+          const answer = await fetch(query);
+          return BigInt(answer.headers.get("x-indexed-block") ?? -1) >= BLOCK ? answer : undefined;
+        }, 60_000);
+        const block = BigInt(res.headers.get("x-indexed-block")!);
+        const onChain = await callView(anvil.url, abis.v2, v2, "checkDelegateForAll", [to, from, zeroHash], block);
+        expect(`${run + 1}: ${to} ${await res.text()}`).toBe(`${run + 1}: ${to} ${onChain}`);
+        expect(onChain).toBe(to === delegate);
+      }
+      if (run === 1) expect(output()).toContain("chain 31337: the blocks and logs fetched earlier are another chain's");
+      await child.stop();
+      await anvil.stop();
+    }
   });
 });

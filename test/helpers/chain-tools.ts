@@ -5,7 +5,10 @@
  */
 import { createServer, type Server } from "node:http";
 import { decodeFunctionResult, encodeFunctionData, type Abi, type Address, type Hex } from "viem";
+import { rpc } from "./common";
 import { freePort, waitFor, type Service } from "./processes";
+
+export { rpc };
 
 // ---------------------------------------------------------------------------------------------
 // Calls to the service
@@ -103,17 +106,6 @@ export async function startRpcProxy(target: string): Promise<RpcProxy> {
 
 // ---------------------------------------------------------------------------------------------
 // JSON-RPC
-
-export async function rpc(url: string, method: string, params: unknown[] = []): Promise<unknown> {
-  const res = await fetch(url, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
-  });
-  const body = (await res.json()) as { result?: unknown; error?: { message: string } };
-  if (body.error) throw new Error(`${method}: ${body.error.message}`);
-  return body.result;
-}
 
 export const hex = (n: bigint | number) => `0x${BigInt(n).toString(16)}`;
 

@@ -199,7 +199,7 @@ export type Replica = { url: string; child: Child; stop(): Promise<void> };
 export async function startReplica(service: Service, env: NodeJS.ProcessEnv = {}): Promise<Replica> {
   if (!process.env.DATABASE_URL) throw new Error("API replicas read Postgres: set DATABASE_URL");
   const port = await freePort();
-  const child = new Child(join(BIN, "tsx"), ["scripts/serve.ts"], {
+  const child = new Child("npm", ["run", "--silent", "serve"], {
     DATABASE_SCHEMA: service.schema,
     ACCESS_SCHEMA: service.accessSchema,
     PORT: String(port),

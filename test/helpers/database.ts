@@ -1,0 +1,36 @@
+import pg from "pg";
+
+export type ScratchDatabase = { url: string; drop(): Promise<void> };
+
+/**
+ * A new database on the server of `serverUrl`, and how to drop it.
+ *
+ * Not merely a fresh schema: Ponder keeps the logs it backfills in a `ponder_sync` schema shared by
+ * every indexer on the database, keyed by chain and block, even for a chain with disableCache (that
+ * only stops it from trusting its cached intervals). Every local chain is chain 31337 with the
+ * registries at the same addresses, so an indexer backfilling one would also index the logs that
+ * another chain's indexer left there at the same block numbers.
+ */
+export async function scratchDatabase(serverUrl: string, prefix: string): Promise<ScratchDatabase> {
+  const url = new URL(serverUrl);
+  const name = `${prefix}_${process.pid}_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 6)}`;
+  const admin = new pg.Client({ connectionString: url.toString() });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE "${name}"`);
+  } catch (error) {
+    await admin.end();
+    throw error;
+  }
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      try {
+        await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      } finally {
+        await admin.end();
+      }
+    },
+  };
+}
