@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import { getAddress } from "viem";
-import { V2_RECORD_TYPE, v2CheckAnswer, v2CheckHashes, type V2CheckKind, type V2CheckQuery } from "../core/v2";
+import { V2_RECORD_TYPE, v2Check, type V2CheckKind, type V2CheckQuery } from "../core/v2";
 import type { Env } from "./app";
 import { notFound } from "./problem";
 import { answer } from "./answer";
@@ -33,9 +33,9 @@ export const v2 = new Hono<Env>();
 for (const kind of Object.keys(PARTIES) as V2CheckKind[]) {
   v2.get(`/check/${kind}`, (c) =>
     answer(c, "v2", async (chainId, params) => {
-      const query = checkQuery(kind, params);
-      const view = await c.var.store.v2Enabled(chainId, v2CheckHashes(query));
-      return view && { ...view, body: v2CheckAnswer(query, (hash) => view.data.get(hash)) };
+      const check = v2Check(checkQuery(kind, params));
+      const view = await c.var.store.v2Enabled(chainId, check.hashes);
+      return view && { ...view, body: check.answer((hash) => view.data.get(hash)) };
     }),
   );
 }

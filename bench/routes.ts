@@ -8,7 +8,7 @@ import { toJson } from "../api/json";
 import { registryV2Abi } from "../core/abi/registryV2";
 import { ZERO_BYTES32 } from "../core/parse";
 import { v1CheckKeys, type V1CheckQuery } from "../core/v1";
-import { v2CheckAnswer, type V2CheckQuery } from "../core/v2";
+import { v2Check, type V2CheckQuery } from "../core/v2";
 import { Rng } from "../test/helpers/common";
 import { TOKEN_IDS, type Dataset, type V1CheckKind, type V2CheckKind } from "./dataset";
 import type { LoadRequest } from "./load";
@@ -60,7 +60,7 @@ export function v2CheckRoute(data: Dataset, kind: V2CheckKind, rng: Rng): Route 
     data.v2Samples.get(kind)!.items,
     miss,
     (q) => `/registry/v2/check/${kind}?${query({ chainId: String(data.chainId), to: q.to, from: q.from, contract: q.contract, tokenId: q.tokenId, rights: rightsParam(q.rights) })}`,
-    (q) => toJson(v2CheckAnswer(q, data.v2Enabled)),
+    (q) => toJson(v2Check(q).answer(data.v2Enabled)),
     rng,
   );
 }

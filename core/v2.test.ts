@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { encodePacked, keccak256, type Address, type Hex } from "viem";
 import { MAX_UINT256, ZERO_BYTES32 } from "./parse";
-import { v2CheckAnswer, v2CheckHashes, v2DelegationHash, v2NextState, type V2CheckQuery, type V2State } from "./v2";
+import { v2Check, v2DelegationHash, v2NextState, type V2CheckQuery, type V2State } from "./v2";
 
 const from: Address = "0x1111111111111111111111111111111111111111";
 const to: Address = "0x2222222222222222222222222222222222222222";
@@ -13,6 +13,13 @@ describe("v2DelegationHash", () => {
     const hash = v2DelegationHash({ type: "ALL", from, to, rights: ZERO_BYTES32 });
     const raw = keccak256(encodePacked(["bytes32", "address", "address"], [ZERO_BYTES32, from, to]));
     expect(hash).toBe(`0x${raw.slice(4)}01`);
+  });
+  it("packs each type's fields as encodePacked does", () => {
+    const key = { from, to, rights: claim, contract: token, tokenId: MAX_UINT256 - 5n };
+    const packed = encodePacked(["bytes32", "address", "address", "address", "uint256"], [claim, from, to, token, key.tokenId]);
+    expect(v2DelegationHash({ ...key, type: "ERC1155" })).toBe(`0x${keccak256(packed).slice(4)}05`);
+    const contractPacked = encodePacked(["bytes32", "address", "address", "address"], [claim, from, to, token]);
+    expect(v2DelegationHash({ ...key, type: "ERC20" })).toBe(`0x${keccak256(contractPacked).slice(4)}04`);
   });
   it("gives each type its last byte and keys every field", () => {
     const base = { from, to, rights: ZERO_BYTES32, contract: token, tokenId: 7n };
@@ -49,12 +56,12 @@ describe("v2NextState", () => {
   });
 });
 
-describe("v2CheckAnswer", () => {
+describe("v2Check", () => {
   const answer = (q: Omit<V2CheckQuery, "from" | "to"> & { from?: Address }, enabled: Record<Hex, V2State>) => {
-    const query = { from, to, ...q };
-    const hashes = new Set(v2CheckHashes(query));
-    return v2CheckAnswer(query, (hash) => {
-      expect(hashes.has(hash)).toBe(true); // only what v2CheckHashes announced is looked up
+    const check = v2Check({ from, to, ...q });
+    const hashes = new Set(check.hashes);
+    return check.answer((hash) => {
+      expect(hashes.has(hash)).toBe(true); // only the hashes announced are looked up
       return enabled[hash];
     });
   };
@@ -90,9 +97,9 @@ describe("v2CheckAnswer", () => {
   it("never lets from = 0x0 or 0x1 delegate", () => {
     for (const bad of ["0x0000000000000000000000000000000000000000", "0x0000000000000000000000000000000000000001"] as const) {
       const query = { kind: "erc20", to, from: bad, rights: ZERO_BYTES32, contract: token } as const;
-      expect(v2CheckHashes(query)).toEqual([]);
-      expect(v2CheckAnswer(query, () => on(1n))).toBe(0n);
-      expect(v2CheckAnswer({ ...query, kind: "all" }, () => on())).toBe(false);
+      expect(v2Check(query).hashes).toEqual([]);
+      expect(v2Check(query).answer(() => on(1n))).toBe(0n);
+      expect(v2Check({ ...query, kind: "all" }).answer(() => on())).toBe(false);
     }
   });
 });

@@ -1,4 +1,4 @@
-import { encodePacked, keccak256, type Address, type Hex } from "viem";
+import { keccak256, type Address, type Hex } from "viem";
 import { MAX_UINT256, ZERO_BYTES32 } from "./parse";
 
 /**
@@ -38,15 +38,13 @@ export type V2DelegationKey = {
  * (rights, from, to[, contract][, tokenId]), shifted left one byte, with the type in the last byte.
  */
 export function v2DelegationHash(key: V2DelegationKey): Hex {
-  const { type, from, to, rights } = key;
-  const contract = key.contract ?? "0x0000000000000000000000000000000000000000";
-  const packed = !hasContract(type)
-    ? encodePacked(["bytes32", "address", "address"], [rights, from, to])
-    : !hasTokenId(type)
-      ? encodePacked(["bytes32", "address", "address", "address"], [rights, from, to, contract])
-      : encodePacked(["bytes32", "address", "address", "address", "uint256"], [rights, from, to, contract, key.tokenId ?? 0n]);
-  const shifted = ((BigInt(keccak256(packed)) << 8n) & MAX_UINT256) | BigInt(V2_DELEGATION_TYPES.indexOf(type));
-  return `0x${shifted.toString(16).padStart(64, "0")}`;
+  // Packed by hand: every field has a fixed width (addresses 20 bytes, rights and tokenId 32), and
+  // checks hash up to six keys per request.
+  let packed = `${key.rights}${key.from.slice(2)}${key.to.slice(2)}`;
+  if (hasContract(key.type)) packed += (key.contract ?? "0x0000000000000000000000000000000000000000").slice(2);
+  if (hasTokenId(key.type)) packed += (key.tokenId ?? 0n).toString(16).padStart(64, "0");
+  // Shifting a 32-byte word left one byte drops its first byte; the type fills the last.
+  return `0x${keccak256(packed as Hex).slice(4)}${V2_DELEGATION_TYPES.indexOf(key.type).toString(16).padStart(2, "0")}`;
 }
 
 /** What the contract keeps for one delegation hash. */
@@ -102,24 +100,32 @@ function checkRights(q: V2CheckQuery): RightsKeys[] {
   return q.rights === ZERO_BYTES32 ? [empty] : [empty, keysForRights(q, q.rights)];
 }
 
-/** Every delegation hash a check may need to look up. */
-export function v2CheckHashes(q: V2CheckQuery): Hex[] {
-  return checkRights(q).flatMap((k) => (k.partial ? [...k.full, k.partial] : k.full));
-}
+export type V2Check = {
+  /** Every delegation hash the check may need to look up. */
+  hashes: Hex[];
+  /**
+   * The answer of the contract's checkDelegateFor*: a boolean for all/contract/erc721, a balance
+   * for erc20/erc1155 (2^256-1 when an ALL or CONTRACT delegation covers it). `enabled` gives the
+   * enabled delegations among `hashes`.
+   */
+  answer(enabled: (hash: Hex) => V2State | undefined): boolean | bigint;
+};
 
-/**
- * The answer of the contract's checkDelegateFor*: a boolean for all/contract/erc721, a balance for
- * erc20/erc1155 (2^256-1 when an ALL or CONTRACT delegation covers it). `enabled` gives the enabled
- * delegations among `v2CheckHashes(q)`.
- */
-export function v2CheckAnswer(q: V2CheckQuery, enabled: (hash: Hex) => V2State | undefined): boolean | bigint {
+/** A check's hashes, hashed once, and how to answer it from their states. */
+export function v2Check(q: V2CheckQuery): V2Check {
+  const rights = checkRights(q);
   const balance = q.kind === "erc20" || q.kind === "erc1155";
-  let best = 0n;
-  for (const keys of checkRights(q)) {
-    const full = keys.full.some((h) => enabled(h) !== undefined);
-    const part = keys.partial === undefined ? undefined : enabled(keys.partial);
-    const value = full ? MAX_UINT256 : balance ? (part?.amount ?? 0n) : part !== undefined ? 1n : 0n;
-    if (value > best) best = value;
-  }
-  return balance ? best : best !== 0n;
+  return {
+    hashes: rights.flatMap((k) => (k.partial ? [...k.full, k.partial] : k.full)),
+    answer(enabled) {
+      let best = 0n;
+      for (const keys of rights) {
+        const full = keys.full.some((h) => enabled(h) !== undefined);
+        const part = keys.partial === undefined ? undefined : enabled(keys.partial);
+        const value = full ? MAX_UINT256 : balance ? (part?.amount ?? 0n) : part !== undefined ? 1n : 0n;
+        if (value > best) best = value;
+      }
+      return balance ? best : best !== 0n;
+    },
+  };
 }

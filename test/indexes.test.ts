@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Address, Hex } from "viem";
 import { createSqlStore } from "../api/store";
 import { v1CheckKeys } from "../core/v1";
-import { v2CheckHashes } from "../core/v2";
+import { v2Check } from "../core/v2";
 import { installRegistries } from "./helpers/oracle";
 import { startAnvil, startService, type Anvil, type Service } from "./helpers/processes";
 
@@ -48,7 +48,7 @@ describe.runIf(process.env.DATABASE_URL)("indexes", () => {
     const b = "0x3c44cdddb6a900fa2b585dd299e03d12fa4293bc" as Address;
     const token = "0xbc4ca0eda7647a8ab7c2061c2e118a18a936f13d" as Address;
     const rights = `0x${"0".repeat(64)}` as Hex;
-    await store.v2Enabled(31337, v2CheckHashes({ kind: "erc1155", to: a, from: b, rights, contract: token, tokenId: 1n }));
+    await store.v2Enabled(31337, v2Check({ kind: "erc1155", to: a, from: b, rights, contract: token, tokenId: 1n }).hashes);
     await store.v2Wallet(31337, a);
     await store.v1InForce(31337, v1CheckKeys({ kind: "token", delegate: a, vault: b, contract: token, tokenId: 1n }));
     await store.v1Wallet(31337, a);

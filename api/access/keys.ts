@@ -1,3 +1,4 @@
+import { batchedLookup } from "./batch";
 import { migrate, table, type AccessDb } from "./db";
 import { generateKey, keyId, keyMatches } from "./key";
 import { UsageCounter, usageTable } from "./usage";
@@ -25,8 +26,9 @@ const record = (row: Record<string, unknown>): KeyRecord => ({
 });
 
 /**
- * API keys in `schema` of the access database. No lookup is cached: every keyed request reads the
- * key's row, so a revocation holds from the next request on, in every process.
+ * API keys in `schema` of the access database. No lookup is cached: every keyed request is answered
+ * by a read of the key's row made after the request came (requests arriving together share one
+ * read), so a revocation holds from the next request on, in every process.
  */
 export async function openKeyStore(db: AccessDb, schema: string): Promise<KeyStore> {
   const keys = table(schema, "api_key");
@@ -42,6 +44,10 @@ export async function openKeyStore(db: AccessDb, schema: string): Promise<KeySto
   ]);
   const usage = new UsageCounter(db, schema);
   const columns = "id, label, created_at, revoked_at";
+  const hashOf = batchedLookup(async (ids: string[]) => {
+    const { rows } = await db.query(`SELECT id, key_hash FROM ${keys} WHERE id = ANY($1::text[]) AND revoked_at IS NULL`, [ids]);
+    return new Map(rows.map((row) => [row.id as string, row.key_hash as string]));
+  });
 
   return {
     async create(label) {
@@ -70,9 +76,8 @@ export async function openKeyStore(db: AccessDb, schema: string): Promise<KeySto
     async use(key) {
       const id = keyId(key);
       if (id === undefined) return false;
-      const { rows } = await db.query(`SELECT key_hash FROM ${keys} WHERE id = $1 AND revoked_at IS NULL`, [id]);
-      const row = rows[0];
-      if (row === undefined || !keyMatches(key, row.key_hash as string)) return false;
+      const hash = await hashOf(id);
+      if (hash === undefined || !keyMatches(key, hash)) return false;
       usage.count(id);
       return true;
     },
