@@ -7,7 +7,6 @@
  * carry the service's API key, so the keyless limit (tested in access.test.ts) does not apply; CORS
  * preflights carry none, as browsers send them.
  */
-import { createServer, type Server } from "node:http";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -15,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPublicClient, createWalletClient, getAddress, http, keccak256, toHex, type Address, type Hex } from "viem";
 import { anvil as anvilChain } from "viem/chains";
 import { ACCEPTED_ADDRESS_FORMS, REJECTED_ADDRESS_FORMS, lowerHex, upperHex } from "./helpers/address-forms";
+import { startRpcProxy } from "./helpers/chain-tools";
 import { abis, addresses, installRegistries } from "./helpers/oracle";
 import {
   Child,
@@ -780,50 +780,23 @@ describe("errors: no input gives a 5xx or a hang", () => {
 
 /** A JSON-RPC proxy to `target` that holds eth_getLogs requests until released. */
 async function startGetLogsGate(target: string) {
-  let holding = true;
-  let held: (() => void)[] = [];
+  let release = () => {};
+  const released = new Promise<void>((ok) => (release = ok));
   let getLogsSeen = 0;
-  const server: Server = createServer(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const body = Buffer.concat(chunks).toString();
-    const forward = async () => {
-      try {
-        const upstream = await fetch(target, { method: "POST", headers: { "content-type": "application/json" }, body });
-        const text = await upstream.text();
-        res.writeHead(upstream.status, { "content-type": "application/json" });
-        res.end(text);
-      } catch {
-        res.destroy();
-      }
-    };
-    if (body.includes('"eth_getLogs"')) {
+  const proxy = await startRpcProxy(target, async (calls) => {
+    if (calls.some((c) => c.method === "eth_getLogs")) {
       getLogsSeen++;
-      if (holding) {
-        held.push(forward);
-        return;
-      }
+      await released;
     }
-    await forward();
+    return undefined;
   });
-  const port = await freePort();
-  await new Promise<void>((ok) => server.listen(port, "127.0.0.1", ok));
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: proxy.url,
     get getLogsSeen() {
       return getLogsSeen;
     },
-    release() {
-      holding = false;
-      const list = held;
-      held = [];
-      for (const forward of list) void forward();
-    },
-    close: () =>
-      new Promise<void>((ok) => {
-        server.closeAllConnections();
-        server.close(() => ok());
-      }),
+    release,
+    close: proxy.close,
   };
 }
 

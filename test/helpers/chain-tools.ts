@@ -51,6 +51,14 @@ export const plainOutput = (service: Service) => service.child.output.replace(AN
 
 export type RecordedCall = { method: string; params: unknown[]; at: number };
 
+/** What the proxy does instead of forwarding: drop the connection, or answer with this status and body. */
+export type Fault = { drop: true } | { status: number; body: string };
+/**
+ * Called with each request's calls before it is forwarded; it may take its time (holding the
+ * request), and may return a fault to answer with instead.
+ */
+export type Intercept = (calls: RecordedCall[]) => Promise<Fault | undefined> | Fault | undefined;
+
 export type RpcProxy = {
   url: string;
   /** Every JSON-RPC call forwarded, batches unpacked, in arrival order. */
@@ -61,23 +69,31 @@ export type RpcProxy = {
 };
 
 /** A JSON-RPC proxy in front of `target` (node:http) that records every method and its params. */
-export async function startRpcProxy(target: string): Promise<RpcProxy> {
+export async function startRpcProxy(target: string, intercept?: Intercept): Promise<RpcProxy> {
   let calls: RecordedCall[] = [];
   const server: Server = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const body = Buffer.concat(chunks).toString();
     const at = Date.now();
+    const these: RecordedCall[] = [];
     try {
       const parsed = JSON.parse(body) as unknown;
       for (const item of Array.isArray(parsed) ? parsed : [parsed]) {
         const { method, params } = item as { method?: unknown; params?: unknown };
-        calls.push({ method: String(method), params: Array.isArray(params) ? params : [], at });
+        these.push({ method: String(method), params: Array.isArray(params) ? params : [], at });
       }
     } catch {
-      calls.push({ method: "(not JSON)", params: [body.slice(0, 200)], at });
+      these.push({ method: "(not JSON)", params: [body.slice(0, 200)], at });
     }
+    calls.push(...these);
     try {
+      const fault = await intercept?.(these);
+      if (fault && "drop" in fault) return void res.destroy();
+      if (fault) {
+        res.writeHead(fault.status, { "content-type": "application/json" });
+        return void res.end(fault.body);
+      }
       const upstream = await fetch(target, { method: "POST", headers: { "content-type": "application/json" }, body });
       const text = await upstream.text();
       res.writeHead(upstream.status, { "content-type": "application/json" });

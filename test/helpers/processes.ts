@@ -122,10 +122,13 @@ export async function createApiKey(url: string, token: string, label = "tests"):
 }
 
 export type Service = {
+  /** Where it answers; a restart may move it to another port. */
   url: string;
   child: Child;
   /** The Postgres schema ponder writes (--schema). */
   schema: string;
+  /** Its PGlite directory (unused on Postgres). */
+  pgliteDir: string;
   /** The service's ADMIN_TOKEN (undefined when the caller turned the admin endpoints off). */
   adminToken: string | undefined;
   /** A key made for the test, and the headers that send it: requests with them are not limited. */
@@ -133,18 +136,24 @@ export type Service = {
   headers: Record<string, string>;
   /** The Postgres schema of the service's keys and keyless windows (ACCESS_SCHEMA). */
   accessSchema: string;
+  /** Stops it and deletes its PGlite directory. */
   stop(): Promise<void>;
+  /** kill -9 of ponder and everything it started; its data stays. */
+  kill(): Promise<void>;
+  /** The same command again, on the same schema and data; resolves when it is ready (or only listening). */
+  restart(until?: "ready" | "listening"): Promise<void>;
 };
 
 /**
  * `ponder start` on the given chains, with a fresh schema (and, on PGlite, a fresh directory) per
- * run; on Postgres when DATABASE_URL is set. Resolves when /ready answers 200, with an API key made
- * through the admin endpoint (unless `env` sets ADMIN_TOKEN to "").
+ * run; on Postgres when DATABASE_URL is set. Resolves when /ready answers 200 (or, with
+ * `until: "listening"`, as soon as it answers HTTP), with an API key made through the admin
+ * endpoint (unless `env` sets ADMIN_TOKEN to "").
  *
  * Each run has its own access schema too, so that keyless windows are not shared with other tests
  * on the same Postgres; services given the same ACCESS_SCHEMA share them.
  */
-export async function startService(options: { rpc: Record<number, string>; env?: NodeJS.ProcessEnv }): Promise<Service> {
+export async function startService(options: { rpc: Record<number, string>; env?: NodeJS.ProcessEnv; until?: "ready" | "listening" }): Promise<Service> {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), "delegation-lookup-"));
   const schema = `test_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
@@ -160,34 +169,59 @@ export async function startService(options: { rpc: Record<number, string>; env?:
   for (const name of Object.keys(process.env)) {
     if (name.startsWith("PONDER_RPC_URL_") && !(name in env)) env[name] = "";
   }
-  const child = new Child(join(BIN, "ponder"), ["start", "--schema", schema, "--port", String(port)], env);
-  let url = "";
-  const stop = async () => {
-    await child.stop();
-    rmSync(dir, { recursive: true, force: true });
-  };
   const token = env.ADMIN_TOKEN || undefined;
-  let apiKey: string | undefined;
-  try {
-    // Ponder takes the next port when the one given is taken (another test's service can take it
-    // between freePort and listen): the port is the one ponder reports.
-    const listening = await waitFor("ponder's HTTP server", async () => {
-      if (!child.running) throw new GiveUp("ponder exited");
-      return /Created HTTP server port=(\d+)/.exec(child.output.replace(ANSI, ""))?.[1];
-    }, 300_000);
-    url = `http://127.0.0.1:${listening}`;
-    await waitFor("the service to be ready", async () => {
-      if (!child.running) throw new GiveUp("ponder exited");
-      const res = await fetch(`${url}/ready`);
-      return res.status === 200 ? true : undefined;
-    }, 300_000);
-    if (token) apiKey = await createApiKey(url, token);
-  } catch (error) {
-    await stop();
-    throw new Error(`${(error as Error).message}\n--- ponder output ---\n${child.output.slice(-5000)}`);
+
+  /** Starts ponder and waits for it; the service's url is the port ponder reports. */
+  async function run(until: "ready" | "listening"): Promise<void> {
+    const child = new Child(join(BIN, "ponder"), ["start", "--schema", schema, "--port", String(port)], env);
+    service.child = child;
+    try {
+      // Ponder takes the next port when the one given is taken (another test's service can take it
+      // between freePort and listen).
+      const listening = await waitFor("ponder's HTTP server", async () => {
+        if (!child.running) throw new GiveUp("ponder exited");
+        return /Created HTTP server port=(\d+)/.exec(child.output.replace(ANSI, ""))?.[1];
+      }, 300_000);
+      service.url = `http://127.0.0.1:${listening}`;
+      if (until === "ready") {
+        await waitFor("the service to be ready", async () => {
+          if (!child.running) throw new GiveUp("ponder exited");
+          const res = await fetch(`${service.url}/ready`);
+          return res.status === 200 ? true : undefined;
+        }, 300_000);
+      }
+    } catch (error) {
+      await child.stop();
+      throw new Error(`${(error as Error).message}\n--- ponder output ---\n${child.output.slice(-5000)}`);
+    }
   }
-  const headers: Record<string, string> = apiKey ? { "X-API-KEY": apiKey } : {};
-  return { url, child, schema, adminToken: token, apiKey, headers, accessSchema: env.ACCESS_SCHEMA!, stop };
+
+  const service: Service = {
+    url: "",
+    child: undefined as unknown as Child,
+    schema,
+    pgliteDir: env.PGLITE_DIR!,
+    adminToken: token,
+    apiKey: undefined,
+    headers: {},
+    accessSchema: env.ACCESS_SCHEMA!,
+    stop: async () => {
+      await service.child.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+    kill: () => service.child.stop("SIGKILL"),
+    restart: (until = "ready") => run(until),
+  };
+  try {
+    await run(options.until ?? "ready");
+    if (token) service.apiKey = await createApiKey(service.url, token);
+  } catch (error) {
+    await service.child?.stop();
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
+  service.headers = service.apiKey ? { "X-API-KEY": service.apiKey } : {};
+  return service;
 }
 
 export type Replica = { url: string; child: Child; stop(): Promise<void> };

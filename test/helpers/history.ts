@@ -1,0 +1,61 @@
+import { PGlite } from "@electric-sql/pglite";
+import pg from "pg";
+import type { Address } from "viem";
+import { rpc } from "./common";
+import type { Service } from "./processes";
+
+export type HistoryCheck = { events: { v1: number; v2: number }; mismatches: string[] };
+
+/** Rows of a query on the service's database; on PGlite, only while the service is stopped (one process at a time). */
+async function query(service: Service, sql: string): Promise<Record<string, unknown>[]> {
+  if (process.env.DATABASE_URL) {
+    const client = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    await client.connect();
+    try {
+      return (await client.query(sql)).rows;
+    } finally {
+      await client.end();
+    }
+  }
+  const db = await PGlite.create(service.pgliteDir);
+  try {
+    return (await db.query<Record<string, unknown>>(sql)).rows;
+  } finally {
+    await db.close();
+  }
+}
+
+/**
+ * The service's history tables (v1_event, v2_event) against every log the registries emitted on
+ * the chain: each log must be there exactly once, and nothing else. The mismatches name each log
+ * missing, doubled or unknown.
+ */
+export async function historyMismatches(service: Service, rpcUrl: string, registries: { v1: Address; v2: Address }): Promise<HistoryCheck> {
+  const schema = `"${service.schema}"`;
+  const rows = await query(
+    service,
+    `SELECT 'v2' AS version, block_number::text AS block, log_index, transaction_hash FROM ${schema}.v2_event
+     UNION ALL
+     SELECT 'v1', block_number::text, log_index, transaction_hash FROM ${schema}.v1_event`,
+  );
+  const logs = (await rpc(rpcUrl, "eth_getLogs", [{ address: [registries.v1, registries.v2], fromBlock: "0x0", toBlock: "latest" }])) as {
+    address: string;
+    blockNumber: string;
+    logIndex: string;
+    transactionHash: string;
+  }[];
+  const counts = new Map<string, number>();
+  const events = { v1: 0, v2: 0 };
+  for (const log of logs) {
+    const version = log.address.toLowerCase() === registries.v2.toLowerCase() ? "v2" : "v1";
+    events[version]++;
+    const key = `${version} block ${BigInt(log.blockNumber)} log ${Number(log.logIndex)} tx ${log.transactionHash.toLowerCase()}`;
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  for (const row of rows) {
+    const key = `${row.version} block ${row.block} log ${row.log_index} tx ${String(row.transaction_hash).toLowerCase()}`;
+    counts.set(key, (counts.get(key) ?? 0) - 1);
+  }
+  const mismatches = [...counts].filter(([, n]) => n !== 0).map(([key, n]) => (n > 0 ? `missing: ${key}` : `${-n} extra row(s): ${key}`));
+  return { events, mismatches };
+}
