@@ -1,0 +1,118 @@
+/**
+ * RPC outages (issue 8). The indexer's RPC drops connections, then answers 429, then 500, then
+ * malformed JSON, for a minute in all, while delegations keep arriving on chain. Throughout, the
+ * API answers from what it has indexed, and each answer is the contract's at the block it reports;
+ * afterwards indexing resumes by itself and the history holds each event once. With two RPC URLs
+ * of which one is down, the indexer keeps up through the other.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { zeroHash, type Address } from "viem";
+import { callView, sendWrite, startRpcProxy, type Fault, type RpcProxy } from "./helpers/chain-tools";
+import { rpc } from "./helpers/common";
+import { historyMismatches } from "./helpers/history";
+import { abis, installRegistries } from "./helpers/oracle";
+import { startAnvil, startService, waitFor, type Anvil, type Service } from "./helpers/processes";
+
+const CHAIN_ID = 31337;
+const PHASE_MS = 15_000;
+const FAULTS: [string, Fault][] = [
+  ["connections dropped", { drop: true }],
+  ["429 Too Many Requests", { status: 429, body: '{"jsonrpc":"2.0","id":1,"error":{"code":-32005,"message":"rate limited"}}' }],
+  ["500 Internal Server Error", { status: 500, body: "upstream failure" }],
+  ["malformed JSON", { status: 200, body: '{"jsonrpc":"2.0","id":1,"result":{"number":"0x' }],
+];
+
+describe("the indexer's RPC fails", () => {
+  let anvil: Anvil;
+  let registries: { v1: Address; v2: Address };
+  let accounts: Address[];
+  /** What to stop afterwards, in reverse. */
+  const started: (() => Promise<void>)[] = [];
+
+  beforeAll(async () => {
+    anvil = await startAnvil({ chainId: CHAIN_ID });
+    registries = await installRegistries(anvil.url);
+    accounts = (await rpc(anvil.url, "eth_accounts")) as Address[];
+  });
+
+  afterAll(async () => {
+    for (const stop of started.reverse()) await stop();
+    await anvil?.stop();
+  });
+
+  /** account i delegates everything to account j; the block it landed in. */
+  const delegate = (i: number, j: number) => sendWrite(anvil.url, abis.v2, accounts[i]!, registries.v2, "delegateAll", [accounts[j]!, zeroHash, true]);
+
+  /** The service's answer for (i → j), and the contract's at the block the answer reports. */
+  async function compare(service: Service, i: number, j: number) {
+    const res = await fetch(`${service.url}/registry/v2/check/all?chainId=${CHAIN_ID}&from=${accounts[i]}&to=${accounts[j]}`, { headers: service.headers });
+    const body = await res.text();
+    const block = res.headers.get("x-indexed-block");
+    const expected = block === null ? undefined : String(await callView(anvil.url, abis.v2, registries.v2, "checkDelegateForAll", [accounts[j]!, accounts[i]!, zeroHash], BigInt(block)));
+    return { status: res.status, body, block: block === null ? undefined : BigInt(block), expected };
+  }
+
+  const indexed = async (service: Service) => (await compare(service, 0, 0)).block ?? -1n;
+
+  it("keeps answering from what it indexed, honestly, for a minute of faults; then catches up by itself", async () => {
+    let fault: Fault | undefined;
+    const proxy: RpcProxy = await startRpcProxy(anvil.url, () => fault);
+    started.push(proxy.close);
+    const service = await startService({ rpc: { [CHAIN_ID]: proxy.url } });
+    started.push(service.stop);
+    const first = await delegate(1, 2);
+    await waitFor("the first delegation to be indexed", async () => ((await indexed(service)) >= first ? true : undefined));
+
+    const during: { block?: bigint; written: bigint }[] = [];
+    let last = first;
+    let pair = 3;
+    for (const [name, f] of FAULTS) {
+      fault = f;
+      const until = Date.now() + PHASE_MS;
+      while (Date.now() < until) {
+        // The chain moves on: a new delegation, asked about at once.
+        const j = pair++ % 20;
+        last = await delegate(1, j);
+        const answer = await compare(service, 1, j);
+        during.push({ block: answer.block, written: last });
+        expect(answer.status, `${name}: ${answer.body}`).toBe(200);
+        expect(answer.body, `${name}: the answer at X-Indexed-Block ${answer.block}`).toBe(answer.expected);
+        expect(service.child.running, `${name}: the service is running`).toBe(true);
+        await new Promise((ok) => setTimeout(ok, 1_000));
+      }
+    }
+    // The faults held indexing back: most answers came from before the write just asked about, and said so.
+    expect(during.filter((a) => a.block! < a.written).length).toBeGreaterThan(during.length / 2);
+
+    fault = undefined;
+    await waitFor("indexing to resume by itself", async () => ((await indexed(service)) >= last ? true : undefined), 120_000);
+    for (let j = 2; j < 20; j++) {
+      const answer = await compare(service, 1, j);
+      expect(answer.body, `1 → ${j} at block ${answer.block}`).toBe(answer.expected);
+      expect(answer.body).toBe("true");
+    }
+    await service.child.stop();
+    const history = await historyMismatches(service, anvil.url, registries);
+    expect(history.events.v2).toBeGreaterThan(FAULTS.length * 5);
+    expect(history.mismatches).toEqual([]);
+  });
+
+  it("with two RPC URLs, one of them down, indexes through the other", async () => {
+    const down = await startRpcProxy(anvil.url, () => ({ drop: true }));
+    const up = await startRpcProxy(anvil.url);
+    started.push(down.close, up.close);
+    const service = await startService({ rpc: { [CHAIN_ID]: `${down.url},${up.url}` } });
+    started.push(service.stop);
+    for (let j = 0; j < 5; j++) {
+      const block = await delegate(5, j);
+      const answer = await waitFor(`delegation 5 → ${j} to be indexed`, async () => {
+        const a = await compare(service, 5, j);
+        return a.block !== undefined && a.block >= block ? a : undefined;
+      }, 30_000);
+      expect(answer.body).toBe(answer.expected);
+      expect(answer.body).toBe("true");
+    }
+    expect(down.calls.length, "the broken URL was tried").toBeGreaterThan(0);
+    expect(up.calls.some((c) => c.method === "eth_getLogs" || c.method === "eth_getBlockByNumber")).toBe(true);
+  });
+});

@@ -1,0 +1,127 @@
+/**
+ * Shutdown (issue 8): SIGTERM to `npm start` (the indexer with its API) and to `npm run serve` (an
+ * API replica), each under a steady stream of requests, as an orchestrator stops a container: the
+ * process exits within 10 s, every request answered is answered in full and correctly, and the only
+ * requests not answered are those the process refused once it had begun to stop.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { zeroHash, type Address } from "viem";
+import { callView, sendWrite } from "./helpers/chain-tools";
+import { rpc } from "./helpers/common";
+import { abis, installRegistries } from "./helpers/oracle";
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Child, createApiKey, freePort, startAnvil, startReplica, startService, waitFor, type Anvil } from "./helpers/processes";
+
+const CHAIN_ID = 31337;
+const CONNECTIONS = 16;
+const EXIT_WITHIN_MS = 10_000;
+
+let anvil: Anvil;
+let registries: { v1: Address; v2: Address };
+let accounts: Address[];
+let path: string;
+let expected: string;
+
+beforeAll(async () => {
+  anvil = await startAnvil({ chainId: CHAIN_ID });
+  registries = await installRegistries(anvil.url);
+  accounts = (await rpc(anvil.url, "eth_accounts")) as Address[];
+  const block = await sendWrite(anvil.url, abis.v2, accounts[1]!, registries.v2, "delegateAll", [accounts[2]!, zeroHash, true]);
+  expected = String(await callView(anvil.url, abis.v2, registries.v2, "checkDelegateForAll", [accounts[2]!, accounts[1]!, zeroHash], block));
+  expect(expected).toBe("true");
+  path = `/registry/v2/check/all?chainId=${CHAIN_ID}&from=${accounts[1]}&to=${accounts[2]}`;
+});
+
+afterAll(async () => {
+  await anvil?.stop();
+});
+
+type Outcome = { sentAt: number; status?: number; body?: string; error?: string };
+
+/**
+ * Requests on CONNECTIONS loops until the process exits; SIGTERM goes to `pid` alone once the loops
+ * have run a while. What each request got, when SIGTERM was sent, and how long the exit took.
+ */
+async function stopUnderLoad(url: string, headers: Record<string, string>, child: Child, pid: number) {
+  await waitFor("the delegation to be indexed", async () => ((await (await fetch(url + path, { headers })).text()) === expected ? true : undefined), 60_000);
+  const outcomes: Outcome[] = [];
+  let exited = false;
+  const loops = Array.from({ length: CONNECTIONS }, async () => {
+    while (!exited) {
+      const outcome: Outcome = { sentAt: Date.now() };
+      outcomes.push(outcome);
+      try {
+        const res = await fetch(url + path, { headers });
+        outcome.status = res.status;
+        outcome.body = await res.text();
+      } catch (error) {
+        outcome.error = (error as Error & { cause?: { code?: string } }).cause?.code ?? (error as Error).message;
+        await new Promise((ok) => setTimeout(ok, 50));
+      }
+    }
+  });
+  await new Promise((ok) => setTimeout(ok, 1_500));
+  const signalledAt = Date.now();
+  process.kill(pid, "SIGTERM");
+  await waitFor("the process to exit", async () => (child.running ? undefined : true), 30_000);
+  const exitMs = Date.now() - signalledAt;
+  exited = true;
+  await Promise.all(loops);
+  const refused = outcomes.filter((o) => o.error !== undefined).length;
+  console.log(`[shutdown] ${url}: exited ${exitMs} ms after SIGTERM; ${outcomes.length} requests, ${refused} refused`);
+  return { outcomes, signalledAt, exitMs };
+}
+
+function expectCleanStop({ outcomes, signalledAt, exitMs }: Awaited<ReturnType<typeof stopUnderLoad>>) {
+  expect(exitMs, "exit after SIGTERM, in ms").toBeLessThanOrEqual(EXIT_WITHIN_MS);
+  const before = outcomes.filter((o) => o.sentAt < signalledAt);
+  expect(before.length, "requests answered before SIGTERM").toBeGreaterThan(50);
+  // Sent before the signal: answered, in full, right.
+  expect(before.filter((o) => o.status !== 200 || o.body !== expected).map((o) => o.error ?? `${o.status} ${o.body}`)).toEqual([]);
+  // After it: answered right, or refused; never a server error or a wrong answer.
+  const after = outcomes.filter((o) => o.sentAt >= signalledAt);
+  expect(after.filter((o) => o.status !== undefined && (o.status !== 200 || o.body !== expected)).map((o) => `${o.status} ${o.body}`)).toEqual([]);
+}
+
+describe("SIGTERM", () => {
+  it("npm start: in-flight requests finish, and it exits within 10 s", async () => {
+    const port = await freePort();
+    const schema = `shutdown_${Date.now().toString(36)}`;
+    const cleared = Object.fromEntries(Object.keys(process.env).filter((n) => n.startsWith("PONDER_RPC_URL_")).map((n) => [n, ""]));
+    const dir = mkdtempSync(join(tmpdir(), "shutdown-test-"));
+    const adminToken = randomBytes(24).toString("hex");
+    const child = new Child("npm", ["start", "--silent", "--", "--schema", schema], {
+      ...cleared,
+      PONDER_RPC_URL_31337: anvil.url,
+      PORT: String(port),
+      PGLITE_DIR: `${dir}/pglite`,
+      START_BLOCKS_FILE: `${dir}/start-blocks.json`,
+      ACCESS_SCHEMA: `access_${schema}`,
+      ADMIN_TOKEN: adminToken,
+    });
+    try {
+      const url = `http://127.0.0.1:${port}`;
+      await waitFor("npm start to be ready", async () => ((await fetch(`${url}/ready`)).status === 200 ? true : undefined), 120_000);
+      const headers = { "X-API-KEY": await createApiKey(url, adminToken) };
+      // SIGTERM to npm alone, as a container runtime sends it to its first process.
+      expectCleanStop(await stopUnderLoad(url, headers, child, child.process.pid!));
+    } finally {
+      await child.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it.runIf(process.env.DATABASE_URL)("npm run serve: in-flight requests finish, and it exits within 10 s", async () => {
+    const service = await startService({ rpc: { [CHAIN_ID]: anvil.url } });
+    try {
+      const replica = await startReplica(service, { API_WORKERS: "2" });
+      expectCleanStop(await stopUnderLoad(replica.url, service.headers, replica.child, replica.child.process.pid!));
+      await replica.stop();
+    } finally {
+      await service.stop();
+    }
+  });
+});
