@@ -33,6 +33,7 @@ import {
   type Receipt,
 } from "./helpers/v2-writes";
 import { callView, plainOutput, sendWrite } from "./helpers/chain-tools";
+import { historyMismatches } from "./helpers/history";
 
 const SEED = chooseSeed();
 console.log(`[serve] SEED=${SEED} (rerun with SEED=${SEED} npx vitest run test/serve.test.ts)`);
@@ -196,6 +197,10 @@ describe.runIf(process.env.DATABASE_URL)("npm run serve: API processes apart fro
       expect(mismatches.length, report(SEED, `${base} after the reorganization`, mismatches)).toBe(0);
       expect(checks.compared, tag("checks compared")).toBe(CHECKS);
     }
+    // The history holds branch B's events, each once, and none of branch A's.
+    const history = await historyMismatches(service, anvil.url, { v1: v1Registry, v2: oracle.registry });
+    expect(history.events.v1, tag("v1 events on chain")).toBeGreaterThanOrEqual(2);
+    expect(history.mismatches, tag("history rows against the chain's logs after the reorganization")).toEqual([]);
   });
 
   it("keys are shared: a revoked key is refused by every process; a bad key too", async () => {
