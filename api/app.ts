@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import { requireAccess } from "./access/middleware";
 import type { Access } from "./access/open";
 import { admin } from "./admin";
+import { databaseUnavailable } from "./unavailable";
 import { Problem, notFound } from "./problem";
 import { portal } from "./portal";
 import type { Store } from "./store";
@@ -78,11 +79,16 @@ export function createApp(options: AppOptions): Hono<Env> {
 
   app.all("*", notFound);
 
-  app.onError((error, c) => {
-    const problem =
-      error instanceof Problem ? error : new Problem("internal", "the service failed to answer; the error is logged");
-    if (!(error instanceof Problem)) console.error(error);
-    return problem.response(CORS);
+  app.onError((error) => {
+    if (error instanceof Problem) return error.response(CORS);
+    if (databaseUnavailable(error)) {
+      // Not a bug, and not a reason to guess: the answer needs the database.
+      return new Problem("chain_syncing", "the service's database cannot be reached; ask again in a moment", {
+        headers: { "Retry-After": "5" },
+      }).response(CORS);
+    }
+    console.error(error);
+    return new Problem("internal", "the service failed to answer; the error is logged").response(CORS);
   });
 
   return app;

@@ -35,7 +35,8 @@ export async function startIndexer(cleanup: Cleanup, chain: Chain, env: NodeJS.P
 
 /** `npm run serve` over the indexer's tables, its process tree tagged for memory figures. */
 export async function startServe(cleanup: Cleanup, service: Service, tag: string): Promise<Replica> {
-  const replica = await startReplica(service, tagEnv(tag));
+  // Loading a million delegations into each worker's copy takes a while on 2 cores.
+  const replica = await startReplica(service, tagEnv(tag), 600_000);
   cleanup.add("npm run serve", () => replica.stop());
   return replica;
 }

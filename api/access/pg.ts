@@ -3,7 +3,8 @@ import type { AccessDb } from "./db";
 
 /** The access tables on Postgres, through the service's own small pool (Ponder's handle is read-only). */
 export function pgAccessDb(connectionString: string): AccessDb {
-  const pool = new pg.Pool({ connectionString, max: 4 });
+  // A server that does not answer must not hold requests forever: give up connecting after 5 s.
+  const pool = new pg.Pool({ connectionString, max: 4, connectionTimeoutMillis: 5_000 });
   // An idle connection dropped by the server must not crash the process; the next query reconnects.
   pool.on("error", (error) => console.error("access database:", error.message));
   return {

@@ -7,9 +7,9 @@ import type { Service } from "./processes";
 export type HistoryCheck = { events: { v1: number; v2: number }; mismatches: string[] };
 
 /** Rows of a query on the service's database; on PGlite, only while the service is stopped (one process at a time). */
-async function query(service: Service, sql: string): Promise<Record<string, unknown>[]> {
-  if (process.env.DATABASE_URL) {
-    const client = new pg.Client({ connectionString: process.env.DATABASE_URL });
+async function query(service: Pick<Service, "pgliteDir">, sql: string, databaseUrl = process.env.DATABASE_URL): Promise<Record<string, unknown>[]> {
+  if (databaseUrl) {
+    const client = new pg.Client({ connectionString: databaseUrl });
     await client.connect();
     try {
       return (await client.query(sql)).rows;
@@ -30,13 +30,19 @@ async function query(service: Service, sql: string): Promise<Record<string, unkn
  * the chain: each log must be there exactly once, and nothing else. The mismatches name each log
  * missing, doubled or unknown.
  */
-export async function historyMismatches(service: Service, rpcUrl: string, registries: { v1: Address; v2: Address }): Promise<HistoryCheck> {
+export async function historyMismatches(
+  service: Pick<Service, "schema" | "pgliteDir">,
+  rpcUrl: string,
+  registries: { v1: Address; v2: Address },
+  databaseUrl?: string,
+): Promise<HistoryCheck> {
   const schema = `"${service.schema}"`;
   const rows = await query(
     service,
     `SELECT 'v2' AS version, block_number::text AS block, log_index, transaction_hash FROM ${schema}.v2_event
      UNION ALL
      SELECT 'v1', block_number::text, log_index, transaction_hash FROM ${schema}.v1_event`,
+    databaseUrl,
   );
   const logs = (await rpc(rpcUrl, "eth_getLogs", [{ address: [registries.v1, registries.v2], fromBlock: "0x0", toBlock: "latest" }])) as {
     address: string;

@@ -230,7 +230,7 @@ export type Replica = { url: string; child: Child; stop(): Promise<void> };
  * `npm run serve` over a running service's Postgres schema (its keys too): an API process apart
  * from the indexer. Resolves when its /ready answers 200.
  */
-export async function startReplica(service: Service, env: NodeJS.ProcessEnv = {}): Promise<Replica> {
+export async function startReplica(service: Pick<Service, "schema" | "accessSchema">, env: NodeJS.ProcessEnv = {}, readyWithinMs = 60_000): Promise<Replica> {
   if (!process.env.DATABASE_URL) throw new Error("API replicas read Postgres: set DATABASE_URL");
   const port = await freePort();
   const child = new Child("npm", ["run", "--silent", "serve"], {
@@ -245,7 +245,7 @@ export async function startReplica(service: Service, env: NodeJS.ProcessEnv = {}
     await waitFor("the API replica to be ready", async () => {
       if (!child.running) throw new GiveUp("npm run serve exited");
       return (await fetch(`${url}/ready`)).status === 200 ? true : undefined;
-    }, 60_000);
+    }, readyWithinMs);
   } catch (error) {
     await child.stop();
     throw new Error(`${(error as Error).message}\n--- serve output ---\n${child.output.slice(-5000)}`);

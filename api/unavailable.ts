@@ -1,0 +1,21 @@
+/**
+ * Whether an error means the database cannot be reached right now (refused, dropped, shutting
+ * down, timed out) rather than a bug: such a request gets a 503 with Retry-After, not a 500.
+ * Drivers wrap errors (Ponder's query builder, drizzle), so the whole `cause` chain is examined.
+ */
+const CODES = new Set([
+  "ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "EHOSTUNREACH", "ENOTFOUND",
+  // SQLSTATE class 08 (connection exception) and 57P01-57P03 (admin shutdown, crash shutdown, cannot connect now).
+  "08000", "08001", "08003", "08004", "08006", "57P01", "57P02", "57P03",
+]);
+const MESSAGES = /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|the database system is (starting up|shutting down)/i;
+
+export function databaseUnavailable(error: unknown): boolean {
+  for (let e = error, depth = 0; e instanceof Error && depth < 8; e = (e as { cause?: unknown }).cause, depth++) {
+    const { code } = e as { code?: unknown };
+    if (typeof code === "string" && CODES.has(code)) return true;
+    if (MESSAGES.test(e.message)) return true;
+    if (e instanceof AggregateError && e.errors.some(databaseUnavailable)) return true;
+  }
+  return false;
+}
