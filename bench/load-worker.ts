@@ -23,6 +23,7 @@ function run(durationS: number): Promise<{ result: autocannon.Result; latencies:
         connections: spec.connections,
         duration: durationS,
         headers: spec.headers,
+        ...(spec.overallRate ? { overallRate: spec.overallRate } : {}),
         requests: [{ setupRequest: (request) => ({ ...request, ...pick() }) }],
       },
       (error, result) => (error ? reject(error) : resolve({ result, latencies: latencies.subarray(0, Math.min(ok, latencies.length)), ok })),

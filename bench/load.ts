@@ -18,6 +18,8 @@ export type LoadSpec = {
   headers: Record<string, string>;
   /** Each request is one of these, drawn at random. */
   requests: LoadRequest[];
+  /** Requests per second over all connections; unset: as fast as the server answers. */
+  overallRate?: number;
 };
 
 export type LoadResult = {

@@ -8,13 +8,12 @@
 import type pg from "pg";
 import type { BenchOptions } from "./options";
 import type { Cleanup } from "./cleanup";
-import { Dataset, type BlockRange } from "./dataset";
+import { Dataset } from "./dataset";
 import { measureDelays } from "./delay";
 import { runLoad, type LoadResult } from "./load";
 import { treeMemory, type TreeMemory } from "./procs";
 import { checkRoutes, ethCallRoute, helloRoute, listingRoute, type Route } from "./routes";
-import { seed } from "./seed-db";
-import { CHAIN_ID, indexedBlock, startChain, startHello, startIndexer, startServe } from "./stack";
+import { CHAIN_ID, growDataset, startChain, startHello, startIndexer, startServe } from "./stack";
 import { verifyRoute, type Verified } from "./verify";
 import { waitFor } from "../test/helpers/processes";
 
@@ -72,15 +71,8 @@ export async function measureServing(o: BenchOptions, cleanup: Cleanup, db: pg.C
       return measure(base, ...rest);
     };
 
-    // Seeded rows sit at blocks the indexer has passed, so the API's consistency checks take them.
     const grow = async (total: number, hot: readonly number[]): Promise<Size> => {
-      const last = await waitFor("the indexer's first block", async () => {
-        const block = await indexedBlock(db, service.schema);
-        return block !== undefined && block >= 1n ? block : undefined;
-      });
-      const blocks: BlockRange = { first: 1n, last };
-      const v1 = Math.round(total * o.v1Share);
-      const { rows, ms } = await seed(db, service.schema, data.grow({ v2: total - v1, v1 }, hot, blocks));
+      const { rows, ms } = await growDataset(db, service, data, { v2: total - Math.round(total * o.v1Share), v1: Math.round(total * o.v1Share) }, hot);
       const counts = data.counts;
       log(`seeded ${rows.toLocaleString("en")} delegations in ${(ms / 1000).toFixed(1)} s: now ${counts.v2.toLocaleString("en")} v2 and ${counts.v1.toLocaleString("en")} v1 over ${counts.wallets.toLocaleString("en")} wallets`);
       return { ...counts, seedMs: ms };

@@ -11,7 +11,9 @@ import { rpc } from "../test/helpers/common";
 import { installRegistries } from "../test/helpers/oracle";
 import { Child, ROOT, freePort, startAnvil, startReplica, startService, waitFor, type Anvil, type Replica, type Service } from "../test/helpers/processes";
 import type { Cleanup } from "./cleanup";
+import type { Dataset } from "./dataset";
 import { tagEnv } from "./procs";
+import { seed } from "./seed-db";
 
 export const CHAIN_ID = 31337;
 
@@ -55,4 +57,16 @@ export async function indexedBlock(db: pg.Client, schema: string): Promise<bigin
   const orm = drizzle(db);
   const states = await createSqlStore((query) => orm.execute(query), schema).chainStates();
   return states.get(CHAIN_ID)?.indexedBlock;
+}
+
+/**
+ * Grows the dataset and writes the new rows straight into the indexer's tables. They sit at blocks
+ * the indexer has passed, so the API's consistency checks take them.
+ */
+export async function growDataset(db: pg.Client, service: Service, data: Dataset, counts: { v2: number; v1: number }, hot: readonly number[]) {
+  const last = await waitFor("the indexer's first block", async () => {
+    const block = await indexedBlock(db, service.schema);
+    return block !== undefined && block >= 1n ? block : undefined;
+  });
+  return seed(db, service.schema, data.grow(counts, hot, { first: 1n, last }));
 }

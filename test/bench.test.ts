@@ -4,18 +4,10 @@
  * verifying sampled answers, and every number it prints is finite and positive. Timings are never
  * asserted: this is a smoke test of the bench, not a benchmark. Postgres only, as the bench.
  */
-import { execFile } from "node:child_process";
 import { beforeAll, describe, expect, it } from "vitest";
-import { ROOT } from "./helpers/processes";
+import { runNpm } from "./helpers/processes";
 
 type Run = { code: number; output: string };
-
-const runBench = () =>
-  new Promise<Run>((ok) => {
-    execFile("npm", ["run", "bench", "--", "--smoke"], { cwd: ROOT, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) =>
-      ok({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, output: stdout + stderr }),
-    );
-  });
 
 const CHECK_ROUTES = ["v2 check all", "v2 check contract", "v2 check erc721", "v2 check erc20", "v2 check erc1155", "v1 check all", "v1 check contract", "v1 check token"];
 const BASELINES = ["(a) raw node:http hello", "(b) anvil eth_call checkDelegateForAll", "(c) Ponder's built-in server, v2 check all"];
@@ -29,7 +21,7 @@ describe.runIf(process.env.DATABASE_URL)("npm run bench -- --smoke", () => {
   let results: string;
 
   beforeAll(async () => {
-    run = await runBench();
+    run = await runNpm(["run", "bench", "--", "--smoke"]);
     results = run.output.slice(run.output.indexOf("== results"));
   }, 900_000);
 

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import { execFile, spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
@@ -251,4 +251,13 @@ export async function startReplica(service: Pick<Service, "schema" | "accessSche
     throw new Error(`${(error as Error).message}\n--- serve output ---\n${child.output.slice(-5000)}`);
   }
   return { url, child, stop: () => child.stop() };
+}
+
+/** `npm <args>` in the project, to its end: its exit code and everything it printed. */
+export function runNpm(args: string[]): Promise<{ code: number; output: string }> {
+  return new Promise((ok) => {
+    execFile("npm", args, { cwd: ROOT, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) =>
+      ok({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, output: stdout + stderr }),
+    );
+  });
 }

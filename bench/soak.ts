@@ -1,0 +1,123 @@
+/**
+ * `npm run soak` (`-- --duration <s>`, default 600; `SEED`): sustained mixed traffic on `npm run
+ * serve` — every check route of both versions, and listings — at 70% of the maximum it measures
+ * first, while new delegations keep arriving on chain and being indexed. Throughout, a sample of
+ * answers is compared with the contract's `eth_call` at the block each reports, and the replica's
+ * memory is sampled. Exits non-zero on any 5xx, connection error or timeout, wrong answer, or
+ * memory growth of 10% or more after the warm-up. Needs DATABASE_URL (Postgres).
+ */
+import type { Address } from "viem";
+import { chooseSeed, rpc } from "../test/helpers/common";
+import { abis } from "../test/helpers/oracle";
+import * as v2 from "../test/helpers/v2-writes";
+import { Cleanup } from "./cleanup";
+import { benchDatabase } from "./database";
+import { Dataset } from "./dataset";
+import { runLoad } from "./load";
+import { RUN_VARIABLE, treeMemory } from "./procs";
+import { checkRoutes, listingRoute } from "./routes";
+import { CHAIN_ID, growDataset, startChain, startIndexer, startServe } from "./stack";
+import { verifyRoute } from "./verify";
+
+if (!process.env.DATABASE_URL) {
+  console.error("npm run soak needs Postgres: set DATABASE_URL (e.g. postgres://postgres:postgres@127.0.0.1:5432/soak).");
+  process.exit(1);
+}
+const at = process.argv.indexOf("--duration");
+const durationS = at >= 0 ? Number(process.argv[at + 1]) : 600;
+if (!(durationS >= 30)) {
+  console.error("--duration: a number of seconds, at least 30");
+  process.exit(1);
+}
+const SEED = chooseSeed();
+/** Memory is compared from the end of the warm-up on. */
+const warmupS = Math.min(120, durationS / 4);
+const LOAD_SHARE = 0.7;
+const started = Date.now();
+const log = (line: string) => console.log(`· [${((Date.now() - started) / 1000).toFixed(0)} s] ${line}`);
+log(`soak for ${durationS} s, SEED=${SEED} (rerun with SEED=${SEED} npm run soak -- --duration ${durationS})`);
+
+process.env[RUN_VARIABLE] = `${process.pid}-${Date.now()}`;
+const cleanup = new Cleanup();
+const failures: string[] = [];
+try {
+  const db = await benchDatabase(cleanup);
+  const chain = await startChain(cleanup, 1_000_000_000n);
+  const service = await startIndexer(cleanup, chain);
+  const data = new Dataset(SEED, { chainId: CHAIN_ID, wallets: 20_000, samplesPerRoute: 2_000 });
+  await growDataset(db, service, data, { v2: 15_000, v1: 5_000 }, [200]);
+  const tag = `soak-${process.pid}-${Date.now()}`;
+  const serve = await startServe(cleanup, service, tag);
+  const routes = [...checkRoutes(data, SEED + 1), listingRoute(data, "v2", 200), listingRoute(data, "v1", 200)];
+  for (const route of routes) await verifyRoute(serve.url, route, 20, service.headers);
+  const mixed = routes.flatMap((r) => r.requests);
+  const spec = { url: serve.url, connections: 64, headers: service.headers, requests: mixed };
+  const max = await runLoad("maximum", { ...spec, durationS: 5, warmupS: 1 });
+  const rate = Math.round(LOAD_SHARE * max.rps);
+  log(`seeded 20,000 delegations; mixed maximum ${Math.round(max.rps)} req/s; soaking at ${rate} req/s for ${durationS} s`);
+
+  // New delegations all along, from anvil's accounts (the seeded wallets are others).
+  const accounts = (await rpc(chain.anvil.url, "eth_accounts")) as Address[];
+  const pools = v2.makePools(accounts);
+  const generator = new v2.WriteGenerator(new v2.Rng(SEED), pools);
+  for (const sender of pools.senders) generator.nonces.set(sender, Number(await rpc(chain.anvil.url, "eth_getTransactionCount", [sender, "pending"])));
+  const oracle: v2.Oracle = { rpcUrl: chain.anvil.url, serviceUrl: serve.url, registry: chain.registry, abi: abis.v2, chainId: CHAIN_ID, seed: SEED, headers: service.headers };
+  const queryRng = new v2.Rng(SEED ^ 0x51ed27);
+  let soaking = true;
+  let writes = 0;
+  let sampled = 0;
+  const writer = (async () => {
+    while (soaking) {
+      const receipts = await v2.sendAll(chain.anvil.url, chain.registry, abis.v2, Array.from({ length: 10 }, () => generator.nextTx()), SEED);
+      writes += receipts.length;
+      if (receipts.some((r) => r.status !== "0x1")) failures.push("a write reverted");
+    }
+  })();
+  const sampler = (async () => {
+    while (soaking) {
+      await new Promise((ok) => setTimeout(ok, 2_000));
+      if (generator.history.length === 0) continue;
+      const specs = Array.from({ length: 40 }, () => v2.randomCheck(queryRng, pools, generator.history));
+      const result = await v2.compareChecks(oracle, specs, specs.map((s) => v2.checkUrl(queryRng, CHAIN_ID, s)), 0n, 8);
+      sampled += result.compared;
+      if (result.mismatches.length > 0) failures.push(v2.report(SEED, "answers sampled during the soak", result.mismatches));
+    }
+  })();
+  const memory: { atS: number; rssMb: number }[] = [];
+  const soakStart = Date.now();
+  const sampling = setInterval(() => memory.push({ atS: (Date.now() - soakStart) / 1000, rssMb: treeMemory(tag).rssMb }), 5_000);
+  const load = await runLoad("soak", { ...spec, durationS, warmupS: 0, overallRate: rate });
+  clearInterval(sampling);
+  soaking = false;
+  await Promise.all([writer, sampler]);
+
+  const median = (values: number[]) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;
+  const afterWarmup = median(memory.filter((m) => m.atS >= warmupS && m.atS < warmupS + 20).map((m) => m.rssMb));
+  const atEnd = median(memory.slice(-3).map((m) => m.rssMb));
+  const growth = (atEnd - afterWarmup) / afterWarmup;
+  const fivexx = Object.entries(load.statuses).filter(([status]) => Number(status) >= 500).reduce((n, [, count]) => n + count, 0);
+  console.log(
+    [
+      "",
+      `soak: ${durationS} s at ${rate} req/s (${LOAD_SHARE * 100}% of the ${Math.round(max.rps)} req/s measured), 64 connections, mixed checks and listings`,
+      `  answered: ${load.requests.toLocaleString("en")} 2xx (${Math.round(load.rps)} req/s), p50 ${load.p50?.toFixed(2)} ms, p99 ${load.p99?.toFixed(2)} ms`,
+      `  statuses: ${JSON.stringify(load.statuses)}; 5xx: ${fivexx}; errors: ${load.errors}; timeouts: ${load.timeouts}`,
+      `  new delegations: ${writes} transactions written during the soak; ${sampled} answers sampled against eth_call`,
+      `  replica RSS: ${afterWarmup.toFixed(0)} MB after the ${warmupS} s warm-up, ${atEnd.toFixed(0)} MB at the end (${(growth * 100).toFixed(1)}%)`,
+    ].join("\n"),
+  );
+  if (fivexx > 0 || load.non2xx > 0) failures.push(`answers other than 2xx: ${JSON.stringify(load.statuses)}`);
+  if (load.errors + load.timeouts > 0) failures.push(`${load.errors} connection errors, ${load.timeouts} timeouts`);
+  if (sampled === 0) failures.push("no answer was sampled against eth_call");
+  if (!(growth < 0.1)) failures.push(`replica memory grew ${(growth * 100).toFixed(1)}% after the warm-up`);
+} catch (error) {
+  failures.push(`npm run soak failed: ${(error as Error).stack ?? error}`);
+} finally {
+  await cleanup.all();
+}
+if (failures.length > 0) {
+  console.error(`\nFAILED:\n${failures.join("\n")}`);
+  process.exitCode = 1;
+} else {
+  console.log("\nsoak passed: no 5xx, no errors, no wrong answer, memory steady");
+}
