@@ -2,7 +2,8 @@
  * Shutdown (issue 8): SIGTERM to `npm start` (the indexer with its API) and to `npm run serve` (an
  * API replica), each under a steady stream of requests, as an orchestrator stops a container: the
  * process exits within 10 s, every request answered is answered in full and correctly, and the only
- * requests not answered are those the process refused once it had begun to stop.
+ * requests not answered are those the process refused once it had begun to stop. And kill -9 of one
+ * of two API replicas under load: the other answers every request, right.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { zeroHash, type Address } from "viem";
@@ -42,10 +43,10 @@ afterAll(async () => {
 type Outcome = { sentAt: number; status?: number; body?: string; error?: string };
 
 /**
- * Requests on CONNECTIONS loops until the process exits; SIGTERM goes to `pid` alone once the loops
- * have run a while. What each request got, when SIGTERM was sent, and how long the exit took.
+ * Requests to `url` on CONNECTIONS loops until `child` exits; `signal` is sent once the loops have
+ * run a while. What each request got, when the signal was sent, and how long the exit took.
  */
-async function stopUnderLoad(url: string, headers: Record<string, string>, child: Child, pid: number) {
+async function stopUnderLoad(url: string, headers: Record<string, string>, child: Child, signal: () => void) {
   await waitFor("the delegation to be indexed", async () => ((await (await fetch(url + path, { headers })).text()) === expected ? true : undefined), 60_000);
   const outcomes: Outcome[] = [];
   let exited = false;
@@ -65,13 +66,13 @@ async function stopUnderLoad(url: string, headers: Record<string, string>, child
   });
   await new Promise((ok) => setTimeout(ok, 1_500));
   const signalledAt = Date.now();
-  process.kill(pid, "SIGTERM");
+  signal();
   await waitFor("the process to exit", async () => (child.running ? undefined : true), 30_000);
   const exitMs = Date.now() - signalledAt;
   exited = true;
   await Promise.all(loops);
   const refused = outcomes.filter((o) => o.error !== undefined).length;
-  console.log(`[shutdown] ${url}: exited ${exitMs} ms after SIGTERM; ${outcomes.length} requests, ${refused} refused`);
+  console.log(`[shutdown] ${url}: the process exited ${exitMs} ms after the signal; ${outcomes.length} requests, ${refused} refused`);
   return { outcomes, signalledAt, exitMs };
 }
 
@@ -107,7 +108,7 @@ describe("SIGTERM", () => {
       await waitFor("npm start to be ready", async () => ((await fetch(`${url}/ready`)).status === 200 ? true : undefined), 120_000);
       const headers = { "X-API-KEY": await createApiKey(url, adminToken) };
       // SIGTERM to npm alone, as a container runtime sends it to its first process.
-      expectCleanStop(await stopUnderLoad(url, headers, child, child.process.pid!));
+      expectCleanStop(await stopUnderLoad(url, headers, child, () => process.kill(child.process.pid!, "SIGTERM")));
     } finally {
       await child.stop();
       rmSync(dir, { recursive: true, force: true });
@@ -118,9 +119,23 @@ describe("SIGTERM", () => {
     const service = await startService({ rpc: { [CHAIN_ID]: anvil.url } });
     try {
       const replica = await startReplica(service, { API_WORKERS: "2" });
-      expectCleanStop(await stopUnderLoad(replica.url, service.headers, replica.child, replica.child.process.pid!));
+      expectCleanStop(await stopUnderLoad(replica.url, service.headers, replica.child, () => process.kill(replica.child.process.pid!, "SIGTERM")));
       await replica.stop();
     } finally {
+      await service.stop();
+    }
+  });
+
+  it.runIf(process.env.DATABASE_URL)("kill -9 of one API process under load: the other keeps serving, every answer right", async () => {
+    const service = await startService({ rpc: { [CHAIN_ID]: anvil.url } });
+    const [kept, killed] = await Promise.all([startReplica(service, { API_WORKERS: "1" }), startReplica(service, { API_WORKERS: "1" })]);
+    try {
+      const { outcomes } = await stopUnderLoad(kept.url, service.headers, killed.child, () => process.kill(-killed.child.process.pid!, "SIGKILL"));
+      expect(outcomes.length).toBeGreaterThan(100);
+      expect(outcomes.filter((o) => o.status !== 200 || o.body !== expected).map((o) => o.error ?? `${o.status} ${o.body}`)).toEqual([]);
+      expect(await (await fetch(kept.url + path, { headers: service.headers })).text()).toBe(expected);
+    } finally {
+      await Promise.all([kept.stop(), killed.stop()]);
       await service.stop();
     }
   });

@@ -9,17 +9,35 @@ export const ROOT = resolve(import.meta.dirname, "../..");
 const BIN = join(ROOT, "node_modules/.bin");
 const ANSI = /\u001b\[[0-9;]*m/g;
 
-/** A free TCP port on loopback, chosen by the kernel. */
-export function freePort(): Promise<number> {
-  return new Promise((ok, fail) => {
+/** Whether a TCP server can listen on `port` on loopback now. */
+function canListen(port: number): Promise<boolean> {
+  return new Promise((ok) => {
     const server = createServer();
     server.unref();
-    server.on("error", fail);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => ok(port));
-    });
+    server.once("error", () => ok(false));
+    server.listen(port, "127.0.0.1", () => server.close(() => ok(true)));
   });
+}
+
+const PORTS_PER_WORKER = 1_500;
+const handedOut = new Set<number>();
+
+/**
+ * A free TCP port on loopback. Test files run side by side in vitest workers, and a port the kernel
+ * hands one of them can reach another before the first binds it: a second anvil then fails to
+ * bind, and its test talks to the first one's chain. So each worker draws from a range of its own
+ * (VITEST_POOL_ID; processes a test starts inherit it), below the kernel's ephemeral ports, and a
+ * process never hands out a port twice.
+ */
+export async function freePort(): Promise<number> {
+  const base = 20_000 + (Number(process.env.VITEST_POOL_ID ?? 0) % 8) * PORTS_PER_WORKER;
+  for (let tries = 0; tries < 500; tries++) {
+    const port = base + Math.floor(Math.random() * PORTS_PER_WORKER);
+    if (handedOut.has(port) || !(await canListen(port))) continue;
+    handedOut.add(port);
+    return port;
+  }
+  throw new Error(`no free port in ${base}..${base + PORTS_PER_WORKER - 1}`);
 }
 
 /** Thrown by a probe to stop waiting at once (a failed probe otherwise just means "not yet"). */
@@ -97,6 +115,7 @@ export async function startAnvil(options: { chainId?: number; blockTime?: number
   ]);
   const url = `http://127.0.0.1:${port}`;
   await waitFor("anvil", async () => {
+    if (!child.running) throw new GiveUp(`anvil exited: ${child.output.slice(-1000)}`);
     const res = await fetch(url, {
       method: "POST",
       headers: { "content-type": "application/json" },
