@@ -105,7 +105,11 @@ export type Anvil = { url: string; chainId: number; stop(): Promise<void> };
 export async function startAnvil(options: { chainId?: number; blockTime?: number; port?: number } = {}): Promise<Anvil> {
   const port = options.port ?? (await freePort());
   const chainId = options.chainId ?? 31337;
+  // Anvil keeps the states of older blocks on disk, by default under ~/.foundry/anvil/tmp beside
+  // every other anvil's: each test chain keeps its own, deleted with it.
+  const cache = mkdtempSync(join(tmpdir(), "anvil-cache-"));
   const child = new Child(join(BIN, "anvil"), [
+    "--cache-path", cache,
     "--host", "127.0.0.1",
     "--port", String(port),
     "--chain-id", String(chainId),
@@ -123,7 +127,14 @@ export async function startAnvil(options: { chainId?: number; blockTime?: number
     });
     return res.ok ? true : undefined;
   });
-  return { url, chainId, stop: () => child.stop() };
+  return {
+    url,
+    chainId,
+    stop: async () => {
+      await child.stop();
+      rmSync(cache, { recursive: true, force: true });
+    },
+  };
 }
 
 /** A random admin token for a test service. */
