@@ -1,4 +1,5 @@
 import { createConfig } from "ponder";
+import { ponderPgliteDir } from "./api/access/pglite";
 import { registryV1Abi } from "./core/abi/registryV1";
 import { registryV2Abi } from "./core/abi/registryV2";
 import { configuredChains, ignoredRpcVariables } from "./core/chains";
@@ -35,7 +36,7 @@ const contract = (version: "v1" | "v2") =>
 export default createConfig({
   database: process.env.DATABASE_URL
     ? { kind: "postgres", connectionString: process.env.DATABASE_URL }
-    : { kind: "pglite", directory: process.env.PGLITE_DIR ?? ".ponder/pglite" },
+    : { kind: "pglite", directory: ponderPgliteDir() },
   chains: Object.fromEntries(
     plan.map(({ chain, rpc }) => [
       chain.name,

@@ -1,10 +1,9 @@
-import { resolve } from "node:path";
 import type { AccessDb } from "./db";
 import { openKeyStore } from "./keys";
 import { memoryLimiter } from "./memory-limiter";
 import type { AccessOptions } from "./middleware";
 import { pgAccessDb } from "./pg";
-import { pgliteAccessDb } from "./pglite";
+import { pgliteAccessDb, ponderPgliteDir } from "./pglite";
 import { sqlLimiter } from "./sql-limiter";
 
 export type Access = AccessOptions & {
@@ -34,7 +33,7 @@ export async function openAccess(env: NodeJS.ProcessEnv = process.env): Promise<
   const schema = env.ACCESS_SCHEMA || "delegation_access";
   const db = env.DATABASE_URL
     ? pgAccessDb(env.DATABASE_URL)
-    : await pgliteAccessDb(`${resolve(env.PGLITE_DIR ?? ".ponder/pglite")}-access`);
+    : await pgliteAccessDb(`${ponderPgliteDir(env)}-access`);
   return {
     keys: await openKeyStore(db, schema),
     limiter: env.DATABASE_URL ? await sqlLimiter(db, schema) : memoryLimiter(),

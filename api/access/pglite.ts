@@ -1,3 +1,4 @@
+import { resolve } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import type { AccessDb } from "./db";
 
@@ -14,3 +15,6 @@ export async function pgliteAccessDb(directory: string): Promise<AccessDb> {
     close: () => db.close(),
   };
 }
+
+/** The indexer's PGlite directory (PGLITE_DIR, default .ponder/pglite), absolute. */
+export const ponderPgliteDir = (env: NodeJS.ProcessEnv = process.env) => resolve(env.PGLITE_DIR ?? ".ponder/pglite");

@@ -7,9 +7,8 @@
  * name is missing on the chain, or has another hash there (a hash seals every block before it).
  */
 import { existsSync } from "node:fs";
-import { resolve } from "node:path";
 import { pgAccessDb } from "../../api/access/pg";
-import { pgliteAccessDb } from "../../api/access/pglite";
+import { pgliteAccessDb, ponderPgliteDir } from "../../api/access/pglite";
 import type { AccessDb } from "../../api/access/db";
 import { rpc } from "./rpc";
 
@@ -19,7 +18,7 @@ const SYNC_TABLES = ["blocks", "transactions", "transaction_receipts", "logs", "
 /** The database Ponder will use, or undefined when it does not exist yet (nothing to forget). */
 async function ponderDatabase(env: NodeJS.ProcessEnv): Promise<AccessDb | undefined> {
   if (env.DATABASE_URL) return pgAccessDb(env.DATABASE_URL);
-  const directory = resolve(env.PGLITE_DIR ?? ".ponder/pglite");
+  const directory = ponderPgliteDir(env);
   return existsSync(directory) ? pgliteAccessDb(directory) : undefined;
 }
 
