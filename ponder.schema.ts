@@ -1,6 +1,17 @@
 import { index, onchainTable, primaryKey } from "ponder";
 
 /**
+ * Per chain, the block of the last registry event indexed (0 before any). Every event writes it,
+ * so when Ponder reverts a reorganized block's rows it rewrites this row too, before it moves its
+ * checkpoint: the API tells a reverted state by this row being newer than the checkpoint's
+ * (api/store.ts) and then reports this block.
+ */
+export const chainHead = onchainTable("chain_head", (t) => ({
+  chainId: t.integer().primaryKey(),
+  lastEventBlock: t.bigint().notNull(),
+}));
+
+/**
  * Current v2 state: one row per delegation hash the contract has ever enabled, keyed as the
  * contract keys it. A revoked row stays (enabled = false) because it keeps its list position.
  */

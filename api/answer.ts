@@ -3,7 +3,7 @@ import type { Env } from "./app";
 import { toJson } from "./json";
 import { Params } from "./params";
 import { Problem } from "./problem";
-import { StoreBusy, type ChainView } from "./store";
+import type { ChainView } from "./store";
 
 /** Seconds a client should wait before asking again about a chain that is still syncing. */
 const SYNC_RETRY_AFTER = "5";
@@ -20,12 +20,7 @@ export async function answer(
 ): Promise<Response> {
   const params = new Params(c.req.url);
   const chainId = params.chainId(c.var.chains.filter((chain) => chain[version] !== undefined).map((chain) => chain.id));
-  const view = await read(chainId, params).catch((error) => {
-    if (!(error instanceof StoreBusy)) throw error;
-    throw new Problem("chain_syncing", `chain ${chainId}: ${error.message}; ask again in a moment`, {
-      headers: { "Retry-After": "1" },
-    });
-  });
+  const view = await read(chainId, params);
   if (view === undefined || !view.ready) {
     throw new Problem("chain_syncing", `chain ${chainId} is still being indexed; its answers would be incomplete`, {
       headers: {

@@ -5,8 +5,8 @@ import { admin } from "./admin";
 import { databaseUnavailable } from "./unavailable";
 import { Problem, notFound } from "./problem";
 import { portal } from "./portal";
-import type { Store } from "./store";
-import { chains } from "./chains";
+import { StoreBusy, type Store } from "./store";
+import { behindAfterSeconds, chains } from "./chains";
 import { v1 } from "./v1";
 import { v2 } from "./v2";
 
@@ -23,7 +23,7 @@ export type ServedChain = {
   v2?: ServedRegistry;
 };
 
-export type Env = { Variables: { store: Store; chains: readonly ServedChain[] } };
+export type Env = { Variables: { store: Store; chains: readonly ServedChain[]; behindAfterSeconds: number } };
 
 const ALLOWED_METHODS = "GET, HEAD, OPTIONS";
 const CORS = {
@@ -36,6 +36,8 @@ export type AppOptions = {
   chains: readonly ServedChain[];
   /** Keys and the keyless limit on /registry; the admin endpoints' token. */
   access: Access;
+  /** A chain whose newest indexed block is older is reported `behind` (default: see behindAfterSeconds). */
+  behindAfterSeconds?: number;
 };
 
 /**
@@ -45,6 +47,7 @@ export type AppOptions = {
  */
 export function createApp(options: AppOptions): Hono<Env> {
   const app = new Hono<Env>();
+  const behindAfter = options.behindAfterSeconds ?? behindAfterSeconds(process.env);
 
   // The registry API is read-only: GET and HEAD, and OPTIONS for CORS preflights.
   app.use("/registry/*", async (c, next) => {
@@ -65,6 +68,7 @@ export function createApp(options: AppOptions): Hono<Env> {
     }
     c.set("store", options.store);
     c.set("chains", options.chains);
+    c.set("behindAfterSeconds", behindAfter);
     await next();
     for (const [name, value] of Object.entries(CORS)) c.res.headers.set(name, value);
   });
@@ -81,6 +85,9 @@ export function createApp(options: AppOptions): Hono<Env> {
 
   app.onError((error) => {
     if (error instanceof Problem) return error.response(CORS);
+    if (error instanceof StoreBusy) {
+      return new Problem("chain_syncing", `${error.message}; ask again in a moment`, { headers: { "Retry-After": "1" } }).response(CORS);
+    }
     if (databaseUnavailable(error)) {
       // Not a bug, and not a reason to guess: the answer needs the database.
       return new Problem("chain_syncing", "the service's database cannot be reached; ask again in a moment", {

@@ -1,11 +1,17 @@
 import { Hono } from "hono";
 
+/** What `/ready` says: 200 when `ready`, else 503; `text` tells why, or what to watch (chains behind). */
+export type Readiness = { ready: boolean; text: string };
+
 /**
- * `/health` (the process answers) and `/ready` (200 once `ready` holds), for load balancers and
- * orchestrators, where the API runs outside Ponder (which serves its own inside `npm start`).
+ * `/health` (the process answers) and `/ready`, for load balancers and orchestrators, where the API
+ * runs outside Ponder (which serves its own inside `npm start`).
  */
-export function probes(ready: () => Promise<boolean>, notReady: string): Hono {
+export function probes(readiness: () => Promise<Readiness>): Hono {
   return new Hono()
     .get("/health", (c) => c.text(""))
-    .get("/ready", async (c) => ((await ready().catch(() => false)) ? c.text("") : c.text(notReady, 503)));
+    .get("/ready", async (c) => {
+      const { ready, text } = await readiness().catch((error: Error) => ({ ready: false, text: `cannot tell: ${error.message}` }));
+      return c.text(text, ready ? 200 : 503);
+    });
 }

@@ -2,6 +2,7 @@ import { sql, type SQL } from "drizzle-orm";
 import type { Address, Hex } from "viem";
 import type { V1Key, V1Type } from "../core/v1";
 import type { V2DelegationType, V2State } from "../core/v2";
+import { causes } from "./unavailable";
 
 /** What the store knows of a chain at the moment of one answer. */
 export type ChainView<T> = {
@@ -10,6 +11,12 @@ export type ChainView<T> = {
   /** False while the chain's history is still being backfilled. */
   ready: boolean;
   data: T;
+};
+
+/** Where the store is on a chain, for operators: `/registry/chains`. */
+export type ChainPosition = Omit<ChainView<never>, "data"> & {
+  /** The timestamp (unix seconds) of the block Ponder's checkpoint names. */
+  indexedTimestamp: number;
 };
 
 export type V2Row = {
@@ -39,7 +46,7 @@ export interface Store {
   /** The wallet's v1 delegations in force, as vault or delegate, in creation order. */
   v1Wallet(chainId: number, wallet: Address): Promise<ChainView<V1Row[]> | undefined>;
   /** Every indexed chain's position. */
-  chainStates(): Promise<Map<number, Omit<ChainView<never>, "data">>>;
+  chainStates(): Promise<Map<number, ChainPosition>>;
 }
 
 /** Runs one SQL statement; Ponder's read-only `db.execute` and drizzle over node-postgres both fit. */
@@ -78,6 +85,9 @@ const WRITE_WAIT_MS = 2_000;
 /** A consistent read could not be had in time; the API answers 503 with Retry-After. */
 export class StoreBusy extends Error {}
 
+/** SQLSTATE 55P03 lock_not_available, however the driver wrapped it. */
+const lockTimedOut = (error: unknown) => [...causes(error)].some((e) => (e as { code?: unknown }).code === "55P03");
+
 /**
  * A store over the tables Ponder writes (ponder.schema.ts) in `schema`. Each read takes the chain's
  * checkpoint and the candidate rows in one statement.
@@ -93,21 +103,44 @@ export class StoreBusy extends Error {}
  */
 export function createSqlStore(execute: Execute, schema: string): Store {
   const table = (name: string) => sql`${sql.identifier(schema)}.${sql.identifier(name)}`;
-  // A chain's position, from its row `c` of Ponder's checkpoint table: the block number is digits
-  // 27-42 of the fixed-width checkpoint; readiness is Ponder's one flag for all chains.
-  const position = sql`substring(c.latest_checkpoint, 27, 16)::bigint::text AS indexed_block,
+  // A chain's position, from its row `c` of Ponder's checkpoint table (the block number is digits
+  // 27-42 of the fixed-width checkpoint) and its chain_head row `h`; readiness is Ponder's one flag
+  // for all chains. Ponder reverts a reorganized block's rows in one transaction and moves the
+  // checkpoint only in the next block's; meanwhile the checkpoint names a block whose events are
+  // gone. The revert rewrites `h` (every event writes it), so `h` is then newer than `c` (xmin
+  // age), and the state is the one at `h`'s block.
+  const checkpointBlock = sql`substring(c.latest_checkpoint, 27, 16)::bigint`;
+  const position = sql`(CASE WHEN age(h.xmin) < age(c.xmin) AND h.last_event_block <= ${checkpointBlock}
+      THEN h.last_event_block ELSE ${checkpointBlock} END)::text AS indexed_block,
     (SELECT (m.value->>'is_ready')::int FROM ${table("_ponder_meta")} m WHERE m.key = 'app') AS ready`;
+  const positions = sql`${table("_ponder_checkpoint")} c LEFT JOIN ${table("chain_head")} h ON h.chain_id = c.chain_id`;
+
+  /**
+   * One statement, taken again while it meets a lock timeout: Ponder's read-only connections give
+   * up on a lock after 500 ms, and its reorg revert holds table locks (it drops and recreates its
+   * triggers) for longer under load.
+   */
+  async function read(query: SQL, deadline: number) {
+    for (;;) {
+      try {
+        return await execute(query);
+      } catch (error) {
+        if (!lockTimedOut(error)) throw error;
+        if (Date.now() > deadline) throw new StoreBusy("the indexer holds the tables (a reorganization is being reverted)");
+      }
+    }
+  }
 
   async function view<T>(chainId: number, rows: SQL, order: SQL, toData: (rows: Record<string, unknown>[]) => T) {
     const query = sql`
       SELECT ${position}, d.*
-      FROM ${table("_ponder_checkpoint")} c
+      FROM ${positions}
       LEFT JOIN (${rows}) d ON d.chain_id = c.chain_id
       WHERE c.chain_id = ${chainId}
       ORDER BY ${order}`;
     const deadline = Date.now() + WRITE_WAIT_MS;
     for (;;) {
-      const result = await execute(query);
+      const result = await read(query, deadline);
       const first = result.rows[0];
       if (first === undefined) return undefined;
       const { indexedBlock, ready } = readPosition(first);
@@ -169,10 +202,10 @@ export function createSqlStore(execute: Execute, schema: string): Store {
     },
 
     async chainStates() {
-      const result = await execute(sql`
-        SELECT c.chain_id, ${position}
-        FROM ${table("_ponder_checkpoint")} c`);
-      return new Map(result.rows.map((row) => [Number(row.chain_id), readPosition(row)]));
+      const result = await read(sql`
+        SELECT c.chain_id, ${position}, substring(c.latest_checkpoint, 1, 10)::bigint::text AS indexed_timestamp
+        FROM ${positions}`, Date.now() + WRITE_WAIT_MS);
+      return new Map(result.rows.map((row) => [Number(row.chain_id), { ...readPosition(row), indexedTimestamp: Number(row.indexed_timestamp) }]));
     },
 
     v1Wallet(chainId, wallet) {

@@ -11,11 +11,16 @@ const CODES = new Set([
 const MESSAGES = /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|the database system is (starting up|shutting down)/i;
 
 export function databaseUnavailable(error: unknown): boolean {
-  for (let e = error, depth = 0; e instanceof Error && depth < 8; e = (e as { cause?: unknown }).cause, depth++) {
+  for (const e of causes(error)) {
     const { code } = e as { code?: unknown };
     if (typeof code === "string" && CODES.has(code)) return true;
     if (MESSAGES.test(e.message)) return true;
     if (e instanceof AggregateError && e.errors.some(databaseUnavailable)) return true;
   }
   return false;
+}
+
+/** An error and the errors it wraps (`cause`), outermost first. */
+export function* causes(error: unknown): Generator<Error> {
+  for (let e = error, depth = 0; e instanceof Error && depth < 8; e = (e as { cause?: unknown }).cause, depth++) yield e;
 }

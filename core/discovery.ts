@@ -109,7 +109,10 @@ export async function planChains(
       const plan: IndexedChain = { chain, rpc };
       for (const version of ["v1", "v2"] as const) {
         const registry = chain[version];
-        if (registry === false) continue;
+        if (registry === false) {
+          log(`chain ${chain.id} (${chain.title}): registry ${version} is not deployed there (chain table); not indexed`);
+          continue;
+        }
         const key = `${chain.id}:${genesis.hash}:${registry.address.toLowerCase()}`;
         const block =
           registry.startBlock ?? (await startBlock(client, chain, version, registry.address, latest, key, memory, log));

@@ -11,6 +11,7 @@ import { serve } from "@hono/node-server";
 import { Hono } from "hono";
 import { openAccess } from "../api/access/open";
 import { createApp, type ServedChain } from "../api/app";
+import { behindAfterSeconds, chainStatus } from "../api/chains";
 import { probes } from "../api/probes";
 import { readServedChains } from "../api/served-chains";
 import { pgAccessDb } from "../api/access/pg";
@@ -71,11 +72,20 @@ async function runWorker() {
   }
   const served = chains;
   await store.started;
-  const ready = async () => {
+  const behindAfter = behindAfterSeconds(env);
+  // Ready once every chain is backfilled. A chain behind (its RPC fails) is named but keeps the
+  // replica in service: its answers stay right for the block they report.
+  const readiness = async () => {
     const states = await store.chainStates();
-    return served.every((chain) => states.get(chain.id)?.ready === true);
+    if (!served.every((chain) => states.get(chain.id)?.ready === true)) return { ready: false, text: "not every chain is backfilled yet" };
+    const now = Math.floor(Date.now() / 1000);
+    const behind = served.flatMap((chain) => {
+      const { status, lagSeconds } = chainStatus(states.get(chain.id), now, behindAfter);
+      return status === "behind" ? [`chain ${chain.id} is behind: its newest indexed block is ${lagSeconds} s old`] : [];
+    });
+    return { ready: true, text: behind.join("\n") };
   };
-  const app = new Hono().route("/", probes(ready, "not every chain is backfilled yet")).route("/", createApp({ store, chains: served, access }));
+  const app = new Hono().route("/", probes(readiness)).route("/", createApp({ store, chains: served, access, behindAfterSeconds: behindAfter }));
   const server = serve({ fetch: app.fetch, port, hostname: env.HOST }, () =>
     console.log(`API worker ${process.pid} serving ${served.map((c) => c.id).join(", ")} on port ${port}`),
   ) as Server;

@@ -1,6 +1,7 @@
 import { ponder, type Context, type Event } from "ponder:registry";
 import { v1Delegation, v1Event, v1PairVersion, v1VaultVersion } from "ponder:schema";
 import type { Address, Hex } from "viem";
+import { recordEventBlock } from "./ChainHead";
 import { registryCalls, v1NextState, v1RevokedPair, ZERO_ADDRESS, type CallFrame, type V1Type, type V1Versions } from "../core/v1";
 
 type V1EventName =
@@ -14,9 +15,11 @@ type Args = { vault: Address; delegate?: Address; contract_?: Address; tokenId?:
 
 const lower = (address: Address) => address.toLowerCase() as Address;
 
-function history(event: Event<V1EventName>, context: Context<V1EventName>, kind: string, revokedDelegate?: Address) {
+/** The event's history row; every handler ends with it. */
+async function history(event: Event<V1EventName>, context: Context<V1EventName>, kind: string, revokedDelegate?: Address) {
   const args = event.args as Args;
-  return context.db.insert(v1Event).values({
+  await recordEventBlock(context, event.block.number);
+  await context.db.insert(v1Event).values({
     id: event.id,
     chainId: context.chain.id,
     blockNumber: event.block.number,

@@ -1,6 +1,7 @@
 import { ponder, type Context, type Event } from "ponder:registry";
 import { v2Delegation, v2Event } from "ponder:schema";
 import type { Address, Hex } from "viem";
+import { recordEventBlock } from "./ChainHead";
 import { isAmountType, v2DelegationHash, v2NextState, type V2DelegationType } from "../core/v2";
 
 type V2EventName =
@@ -60,6 +61,7 @@ async function handle(type: V2DelegationType, event: Event<V2EventName>, context
     amount: args.amount ?? null,
     enable: args.enable ?? null,
   });
+  await recordEventBlock(context, event.block.number);
 
   const prev = await context.db.find(v2Delegation, { chainId, hash });
   const next = v2NextState(

@@ -3,7 +3,8 @@
  * malformed JSON, for a minute in all, while delegations keep arriving on chain. Throughout, the
  * API answers from what it has indexed, and each answer is the contract's at the block it reports;
  * afterwards indexing resumes by itself and the history holds each event once. With two RPC URLs
- * of which one is down, the indexer keeps up through the other.
+ * of which one is down, the indexer keeps up through the other. While the faults hold indexing back,
+ * the chains endpoint reports the chain `behind` (and, on Postgres, an API replica's /ready says so).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { zeroHash, type Address } from "viem";
@@ -11,10 +12,12 @@ import { callView, sendWrite, startRpcProxy, type Fault, type RpcProxy } from ".
 import { rpc } from "./helpers/common";
 import { historyMismatches } from "./helpers/history";
 import { abis, installRegistries } from "./helpers/oracle";
-import { startAnvil, startService, waitFor, type Anvil, type Service } from "./helpers/processes";
+import { startAnvil, startReplica, startService, waitFor, type Anvil, type Service } from "./helpers/processes";
 
 const CHAIN_ID = 31337;
 const PHASE_MS = 15_000;
+/** Short, so that the faults make the chain `behind` well within them. */
+const BEHIND_AFTER_SECONDS = 8;
 const FAULTS: [string, Fault][] = [
   ["connections dropped", { drop: true }],
   ["429 Too Many Requests", { status: 429, body: '{"jsonrpc":"2.0","id":1,"error":{"code":-32005,"message":"rate limited"}}' }],
@@ -58,10 +61,20 @@ describe("the indexer's RPC fails", () => {
     let fault: Fault | undefined;
     const proxy: RpcProxy = await startRpcProxy(anvil.url, () => fault);
     started.push(proxy.close);
-    const service = await startService({ rpc: { [CHAIN_ID]: proxy.url } });
+    const service = await startService({ rpc: { [CHAIN_ID]: proxy.url }, env: { BEHIND_AFTER_SECONDS: String(BEHIND_AFTER_SECONDS) } });
     started.push(service.stop);
+    // On Postgres, an API replica too: its /ready names a chain behind and stays 200.
+    const replica = process.env.DATABASE_URL ? await startReplica(service, { BEHIND_AFTER_SECONDS: String(BEHIND_AFTER_SECONDS) }) : undefined;
+    if (replica) started.push(replica.stop);
     const first = await delegate(1, 2);
     await waitFor("the first delegation to be indexed", async () => ((await indexed(service)) >= first ? true : undefined));
+    const status = async () => {
+      const listed = (await (await fetch(`${service.url}/registry/chains`, { headers: service.headers })).json()) as { chainId: number; status: string; lagSeconds: number }[];
+      const ready = replica ? await fetch(`${replica.url}/ready`) : undefined;
+      return { ...listed.find((c) => c.chainId === CHAIN_ID)!, replicaReady: ready && { status: ready.status, text: await ready.text() } };
+    };
+    expect((await status()).status, "before the faults").toBe("live");
+    const seen: Awaited<ReturnType<typeof status>>[] = [];
 
     const during: { block?: bigint; written: bigint }[] = [];
     let last = first;
@@ -78,14 +91,24 @@ describe("the indexer's RPC fails", () => {
         expect(answer.status, `${name}: ${answer.body}`).toBe(200);
         expect(answer.body, `${name}: the answer at X-Indexed-Block ${answer.block}`).toBe(answer.expected);
         expect(service.child.running, `${name}: the service is running`).toBe(true);
+        seen.push(await status());
         await new Promise((ok) => setTimeout(ok, 1_000));
       }
     }
     // The faults held indexing back: most answers came from before the write just asked about, and said so.
     expect(during.filter((a) => a.block! < a.written).length).toBeGreaterThan(during.length / 2);
 
+    // The chains endpoint (and a replica's /ready) said so while the indexed block grew old.
+    const behind = seen.filter((s) => s.status === "behind");
+    expect(behind.length, `statuses during the faults: ${JSON.stringify(seen.map((s) => s.status))}`).toBeGreaterThan(seen.length / 2);
+    expect(behind.every((s) => s.lagSeconds > BEHIND_AFTER_SECONDS)).toBe(true);
+    if (replica) {
+      expect(behind.some((s) => s.replicaReady!.status === 200 && s.replicaReady!.text.includes(`chain ${CHAIN_ID} is behind`)), JSON.stringify(behind.map((s) => s.replicaReady))).toBe(true);
+    }
+
     fault = undefined;
     await waitFor("indexing to resume by itself", async () => ((await indexed(service)) >= last ? true : undefined), 120_000);
+    await waitFor("the chain to be live again", async () => ((await status()).status === "live" ? true : undefined), 60_000);
     for (let j = 2; j < 20; j++) {
       const answer = await compare(service, 1, j);
       expect(answer.body, `1 → ${j} at block ${answer.block}`).toBe(answer.expected);

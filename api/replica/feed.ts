@@ -83,8 +83,8 @@ export class ReplicaFeed {
   readonly chains = new Map<number, ChainFeed>();
   /** Ponder's readiness: every chain backfilled. The copy is loaded only then. */
   ready = false;
-  /** Each chain's indexed block, also while not ready (answers are then 503 anyway). */
-  readonly positions = new Map<number, number>();
+  /** Each chain's indexed block and its timestamp, also while not ready (answers are then 503 anyway). */
+  readonly positions = new Map<number, { block: number; timestamp: number }>();
 
   constructor(
     private readonly snapshot: Snapshot,
@@ -108,7 +108,7 @@ export class ReplicaFeed {
       for (const c of checkpoints.rows) {
         const chainId = num(c.chain_id);
         const at = { checkpoint: c.latest_checkpoint as string, block: num(c.block), final: num(c.final) };
-        this.positions.set(chainId, at.block);
+        this.positions.set(chainId, { block: at.block, timestamp: Number(at.checkpoint.slice(0, 10)) });
         if (!ready) continue;
         const feed = this.chains.get(chainId);
         if (feed === undefined) this.chains.set(chainId, await this.load(query, chainId, at));

@@ -1,4 +1,4 @@
-import { StoreBusy, type ChainView, type Store } from "../store";
+import { StoreBusy, type ChainPosition, type ChainView, type Store } from "../store";
 import { ChainState } from "./chain-state";
 import { ReplicaFeed, type Snapshot } from "./feed";
 
@@ -71,7 +71,7 @@ export function createReplicaStore(snapshot: Snapshot, schema: string, log: (mes
     if (position === undefined) return undefined;
     const chain = feed.chains.get(chainId);
     // Not ready: no copy is held yet, and the answer is a 503 whatever the data.
-    if (!feed.ready || chain === undefined) return { indexedBlock: BigInt(position), ready: false, data: read(NOTHING) };
+    if (!feed.ready || chain === undefined) return { indexedBlock: BigInt(position.block), ready: false, data: read(NOTHING) };
     return { indexedBlock: BigInt(chain.state.block), ready: true, data: read(chain.state) };
   }
 
@@ -86,10 +86,14 @@ export function createReplicaStore(snapshot: Snapshot, schema: string, log: (mes
     v1InForce: async (chainId, keys) => view(chainId, (s) => s.v1InForce(keys)),
     v1Wallet: async (chainId, wallet) => view(chainId, (s) => s.v1Wallet(wallet)),
     async chainStates() {
-      const states = new Map<number, { indexedBlock: bigint; ready: boolean }>();
+      const states = new Map<number, ChainPosition>();
       for (const [chainId, position] of feed.positions) {
         const chain = feed.chains.get(chainId);
-        states.set(chainId, { indexedBlock: BigInt(chain?.state.block ?? position), ready: feed.ready && chain !== undefined });
+        states.set(chainId, {
+          indexedBlock: BigInt(chain?.state.block ?? position.block),
+          ready: feed.ready && chain !== undefined,
+          indexedTimestamp: position.timestamp,
+        });
       }
       return states;
     },

@@ -25,7 +25,7 @@ export type WaitingRoom = { close(): Promise<void> };
 export async function openWaitingRoom(port: number, chains: readonly ServedChain[], env: NodeJS.ProcessEnv): Promise<WaitingRoom> {
   const access = await openAccess(env);
   const app = new Hono()
-    .route("/", probes(async () => false, "waiting for the RPC: not indexing yet"))
+    .route("/", probes(async () => ({ ready: false, text: "waiting for the RPC: not indexing yet" })))
     .route("/", createApp({ store: nothingIndexed, chains, access }));
   const server: ServerType = await new Promise((listening, fail) => {
     const s = serve({ fetch: app.fetch, port }, () => listening(s));

@@ -5,7 +5,7 @@
  */
 import { createServer, type Server } from "node:http";
 import { decodeFunctionResult, encodeFunctionData, type Abi, type Address, type Hex } from "viem";
-import { rpc } from "./common";
+import { rpc, untilPast } from "./common";
 import { freePort, waitFor, type Service } from "./processes";
 
 export { rpc };
@@ -142,7 +142,17 @@ export const sendWrite = (url: string, abi: Abi, from: Address, registry: Addres
   sendTx(url, from, registry, encodeFunctionData({ abi, functionName, args } as never)).then((r) => r.block);
 
 /** A registry view at a block, by eth_call. */
-export async function callView(url: string, abi: Abi, registry: Address, functionName: string, args: readonly unknown[], block: bigint): Promise<unknown> {
+export async function callView(
+  url: string,
+  abi: Abi,
+  registry: Address,
+  functionName: string,
+  args: readonly unknown[],
+  block: bigint,
+  /** Set while mining is paused: then the newest block is whole. */
+  paused = false,
+): Promise<unknown> {
+  if (!paused) await untilPast(url, block);
   const data = (await rpc(url, "eth_call", [{ to: registry, data: encodeFunctionData({ abi, functionName, args } as never) }, hex(block)])) as Hex;
   return decodeFunctionResult({ abi, functionName, data } as never) as unknown;
 }

@@ -166,11 +166,25 @@ export async function askService(serviceUrl: string, url: string, headers: Recor
 export const chunks = <T>(items: readonly T[], size: number): T[][] =>
   Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size));
 
+/**
+ * Waits until `block` is no longer the chain's newest. Anvil answers a call at its newest block
+ * from its live state, which already holds part of the next block while that is being mined
+ * (seen under load: one eth_call at block N gave block N+1's answer, the next gave N's).
+ */
+export async function untilPast(url: string, block: bigint): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (BigInt((await rpc(url, "eth_blockNumber")) as string) <= block) {
+    if (Date.now() > deadline) throw new Error(`block ${block} is still the newest after 60 s`);
+    await new Promise((ok) => setTimeout(ok, 100));
+  }
+}
+
 /** Many eth_calls of a contract, each at its own block, in JSON-RPC batches. */
 export async function ethCalls(
   o: { rpcUrl: string; registry: Address; abi: Abi },
   calls: { functionName: string; args: readonly unknown[]; block: bigint }[],
 ): Promise<unknown[]> {
+  if (calls.length > 0) await untilPast(o.rpcUrl, calls.reduce((max, c) => (c.block > max ? c.block : max), 0n));
   const requests = calls.map((c) => ({
     method: "eth_call",
     params: [{ to: o.registry, data: encodeFunctionData({ abi: o.abi, functionName: c.functionName, args: c.args } as never) }, toHex(c.block)],

@@ -1,0 +1,184 @@
+/**
+ * Answers sampled all through a reorganization (issue 8): every answer equals what the contract
+ * says at the block it reports, on the branch that was canonical then (the old one until the
+ * service follows the new one, the new one after). An answer that matches neither branch at its
+ * X-Indexed-Block reports a block whose events it does not hold.
+ *
+ * ERC20 amounts make the test sharp: each watched pair has one amount before the fork, another on
+ * branch A and a third on branch B, so a half-reverted answer can pass for neither branch.
+ * On Postgres an API replica (npm run serve) is sampled beside the indexer's own API.
+ *
+ * Reproduce a failure with the seed it prints: SEED=<n> npx vitest run test/reorg.test.ts
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Address } from "viem";
+import { abis, installRegistries } from "./helpers/oracle";
+import { startAnvil, startReplica, startService, waitFor, type Anvil, type Replica, type Service } from "./helpers/processes";
+import { callView, plainOutput, rpc, sendWrite } from "./helpers/chain-tools";
+import { chooseSeed, Rng } from "./helpers/common";
+import { historyMismatches } from "./helpers/history";
+
+const SEED = chooseSeed();
+console.log(`[reorg] SEED=${SEED} (rerun with SEED=${SEED} npx vitest run test/reorg.test.ts)`);
+const tag = (text: string) => `[SEED=${SEED}] ${text}`;
+const CHAIN_ID = 31337;
+const RIGHTS = `0x${"00".repeat(32)}` as const;
+/** Requests in flight per sampled process. */
+const SAMPLERS = 6;
+
+/** `paused`: mining is paused, so the newest block may be asked too (see callView). */
+type Query = { path: string; call: (block: bigint, paused?: boolean) => Promise<string> };
+type Sample = { query: number; block: bigint; body: string; status: number; at: number };
+
+describe("answers sampled during a reorganization", () => {
+  let anvil: Anvil;
+  let service: Service;
+  let replica: Replica | undefined;
+  let registries: { v1: Address; v2: Address };
+  let accounts: Address[];
+  const rng = new Rng(SEED);
+
+  beforeAll(async () => {
+    anvil = await startAnvil({ chainId: CHAIN_ID });
+    registries = await installRegistries(anvil.url);
+    accounts = (await rpc(anvil.url, "eth_accounts")) as Address[];
+    service = await startService({ rpc: { [CHAIN_ID]: anvil.url } });
+    if (process.env.DATABASE_URL) replica = await startReplica(service);
+  });
+
+  afterAll(async () => {
+    await replica?.stop();
+    await service?.stop();
+    await anvil?.stop();
+  });
+
+  it("every answer equals the contract at its X-Indexed-Block on the branch canonical then, and none goes back to the old branch", async () => {
+    const [vaultA, vaultB, ...others] = accounts.slice(1) as Address[];
+    const delegates = others.slice(0, 6);
+    const token = accounts[19]!;
+    const v2 = (from: Address, fn: string, args: readonly unknown[]) => sendWrite(anvil.url, abis.v2, from, registries.v2, fn, args);
+    const v1 = (from: Address, fn: string, args: readonly unknown[]) => sendWrite(anvil.url, abis.v1, from, registries.v1, fn, args);
+    const amount = () => BigInt(1 + rng.int(1_000_000));
+
+    // Watched: ERC20 amounts of (vault, delegate) pairs, and v1 delegations for all.
+    const queries: Query[] = [];
+    for (const vault of [vaultA!, vaultB!]) {
+      for (const delegate of delegates) {
+        queries.push({
+          path: `/registry/v2/check/erc20?chainId=${CHAIN_ID}&from=${vault}&to=${delegate}&contract=${token}&rights=`,
+          call: async (block, paused) => String(await callView(anvil.url, abis.v2, registries.v2, "checkDelegateForERC20", [delegate, vault, token, RIGHTS], block, paused)),
+        });
+        queries.push({
+          path: `/registry/v1/check/all?chainId=${CHAIN_ID}&delegate=${delegate}&vault=${vault}`,
+          call: async (block, paused) => String(await callView(anvil.url, abis.v1, registries.v1, "checkDelegateForAll", [delegate, vault], block, paused)),
+        });
+      }
+    }
+
+    // Before the fork: every pair has an amount and a v1 delegation.
+    for (const vault of [vaultA!, vaultB!]) {
+      for (const delegate of delegates) {
+        await v2(vault, "delegateERC20", [delegate, token, RIGHTS, amount()]);
+        await v1(vault, "delegateForAll", [delegate, true]);
+      }
+    }
+    const processes = [service.url, ...(replica ? [replica.url] : [])];
+    const indexedAt = async (base: string) => {
+      const res = await fetch(`${base}${queries[0]!.path}`, { headers: service.headers });
+      return res.status === 200 ? BigInt(res.headers.get("x-indexed-block") ?? "0") : undefined;
+    };
+    const untilEvery = (what: string, block: bigint) =>
+      Promise.all(processes.map((base) => waitFor(`${base} to index block ${block} (${what})`, async () => {
+        const indexed = await indexedAt(base);
+        return indexed !== undefined && indexed >= block ? indexed : undefined;
+      }, 120_000)));
+
+    const fork = BigInt((await rpc(anvil.url, "eth_blockNumber")) as string);
+    const snapshot = (await rpc(anvil.url, "evm_snapshot")) as string;
+    await untilEvery("the fork", fork);
+
+    /** One branch's writes, a few per block over several blocks: new amounts and v1 revocations of each kind. */
+    const branch = async (vault: Address) => {
+      let head = 0n;
+      const max = (b: bigint) => (head = b > head ? b : head);
+      for (const delegate of delegates) max(await v2(vaultA!, "delegateERC20", [delegate, token, RIGHTS, amount()]));
+      for (const delegate of delegates) max(await v2(vaultB!, "delegateERC20", [delegate, token, RIGHTS, amount()]));
+      max(await v1(vault, "revokeDelegate", [rng.pick(delegates)]));
+      max(await v1(rng.pick(delegates), "revokeSelf", [vault]));
+      max(await v1(vault === vaultA ? vaultB! : vaultA!, "revokeAllDelegates", []));
+      return head;
+    };
+
+    // Branch A, indexed live; the contract's answers on it are kept before it goes.
+    const headA = await branch(vaultA!);
+    // Mining pauses until the revert, so that the answers kept cover branch A to its tip.
+    await rpc(anvil.url, "evm_setIntervalMining", [0]);
+    const tipA = BigInt((await rpc(anvil.url, "eth_blockNumber")) as string);
+    await untilEvery("branch A", tipA);
+    const onA = await answersOn(queries, fork + 1n, tipA, true);
+
+    // Sample every process from now until each has followed branch B well past A's head.
+    const samples = new Map<string, Sample[]>(processes.map((p) => [p, []]));
+    let sampling = true;
+    const samplers = processes.flatMap((base) =>
+      Array.from({ length: SAMPLERS }, async (_, worker) => {
+        for (let i = worker; sampling; i += SAMPLERS) {
+          const query = i % queries.length;
+          const res = await fetch(`${base}${queries[query]!.path}`, { headers: service.headers });
+          samples.get(base)!.push({ query, status: res.status, body: await res.text(), block: BigInt(res.headers.get("x-indexed-block") ?? "-1"), at: Date.now() });
+        }
+      }),
+    );
+
+    try {
+      await new Promise((ok) => setTimeout(ok, 1_000));
+      expect(await rpc(anvil.url, "evm_revert", [snapshot]), tag("evm_revert")).toBe(true);
+      await rpc(anvil.url, "evm_setIntervalMining", [1]);
+      const headB0 = await branch(vaultB!);
+      const now = BigInt((await rpc(anvil.url, "eth_blockNumber")) as string);
+      await rpc(anvil.url, "anvil_mine", [`0x${(tipA > now ? tipA - now + 3n : 3n).toString(16)}`]);
+      const headB = BigInt((await rpc(anvil.url, "eth_blockNumber")) as string);
+      expect(headB > tipA && headB >= headB0, tag("branch B is longer than A")).toBe(true);
+      await untilEvery("branch B", headB);
+      await new Promise((ok) => setTimeout(ok, 1_000));
+    } finally {
+      sampling = false;
+      await Promise.all(samplers);
+    }
+    expect(plainOutput(service), tag("the indexer saw the reorganization")).toMatch(/Reorged block/);
+
+    const headB = BigInt((await rpc(anvil.url, "eth_blockNumber")) as string);
+    const lowest = [...samples.values()].flat().reduce((min, s) => (s.block >= 0n && s.block < min ? s.block : min), fork);
+    const onB = await answersOn(queries, lowest, headB);
+    for (const [base, taken] of samples) {
+      const problems: string[] = [];
+      let followedB = false;
+      for (const s of taken) {
+        const where = `${queries[s.query]!.path} at X-Indexed-Block ${s.block}`;
+        if (s.status !== 200) {
+          problems.push(`${s.status} for ${where}: ${s.body}`);
+          continue;
+        }
+        const b = onB.get(s.block)?.[s.query];
+        // Up to the fork both branches are one chain.
+        const a = s.block <= fork ? b : onA.get(s.block)?.[s.query];
+        if (s.body !== a && s.body !== b) problems.push(`${where}: ${s.body}, branch A says ${a ?? "(no such block)"}, branch B ${b ?? "(no such block)"}`);
+        else if (s.body === b && s.body !== a) followedB = true;
+        else if (followedB && s.body !== b) problems.push(`${where}: ${s.body}, branch A's answer after the process had answered from branch B`);
+      }
+      expect(taken.length, tag(`${base}: answers sampled`)).toBeGreaterThan(500);
+      expect(followedB, tag(`${base}: followed branch B`)).toBe(true);
+      expect(problems.slice(0, 10), tag(`${base}: ${problems.length} of ${taken.length} sampled answers wrong`)).toEqual([]);
+    }
+
+    const history = await historyMismatches(service, anvil.url, registries);
+    expect(history.mismatches, tag("history rows against the chain's logs after the reorganization")).toEqual([]);
+
+    /** The contract's answer to every query at every block of [from, to], on the chain as it is now. */
+    async function answersOn(all: Query[], from: bigint, to: bigint, paused = false): Promise<Map<bigint, string[]>> {
+      const out = new Map<bigint, string[]>();
+      for (let block = from; block <= to; block++) out.set(block, await Promise.all(all.map((q) => q.call(block, paused))));
+      return out;
+    }
+  });
+});
