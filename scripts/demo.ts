@@ -33,7 +33,8 @@ function shutdown(code: number): Promise<never> {
     process.exit(code);
   })());
 }
-for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => void shutdown(0));
+// SIGHUP: the terminal was closed.
+for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, () => void shutdown(0));
 
 async function main() {
   if (process.env.DATABASE_URL) log("DATABASE_URL is ignored: the demo's chain is new every run, so it uses a fresh PGlite database in a temporary directory");
