@@ -10,7 +10,12 @@ export type ProblemCode =
   | "method_not_allowed"
   | "rate_limited"
   | "chain_syncing"
-  | "internal";
+  | "internal"
+  // Raised by Node's HTTP parser, before the app (api/client-error.ts).
+  | "malformed_request"
+  | "request_timeout"
+  | "content_too_large"
+  | "headers_too_large";
 
 const TITLES: Record<ProblemCode, [status: number, title: string]> = {
   missing_parameter: [400, "Missing parameter"],
@@ -24,7 +29,17 @@ const TITLES: Record<ProblemCode, [status: number, title: string]> = {
   rate_limited: [429, "Too many requests"],
   chain_syncing: [503, "Chain still syncing"],
   internal: [500, "Internal error"],
+  malformed_request: [400, "Malformed request"],
+  request_timeout: [408, "Request timeout"],
+  content_too_large: [413, "Content too large"],
+  headers_too_large: [431, "Request header fields too large"],
 };
+
+/** The problem+json body of every error: RFC 9457 fields, the code, and any extra fields. */
+export function problemBody(code: ProblemCode, detail: string, fields: Record<string, unknown> = {}) {
+  // A URN, not a URL: the codes are documented in the README, not served as pages.
+  return { type: `urn:delegation-lookup:problem:${code}`, title: TITLES[code][1], status: TITLES[code][0], detail, code, ...fields };
+}
 
 /** An error the API answers with; thrown from anywhere in a request and turned into a response. */
 export class Problem extends Error {
@@ -40,16 +55,7 @@ export class Problem extends Error {
 
   response(headers: Record<string, string> = {}): Response {
     const { headers: own, ...fields } = this.extra;
-    const body = {
-      // A URN, not a URL: the codes are documented in the README, not served as pages.
-      type: `urn:delegation-lookup:problem:${this.code}`,
-      title: TITLES[this.code][1],
-      status: this.status,
-      detail: this.detail,
-      code: this.code,
-      ...fields,
-    };
-    return new Response(JSON.stringify(body), {
+    return new Response(JSON.stringify(problemBody(this.code, this.detail, fields)), {
       status: this.status,
       headers: { ...headers, ...own, "Content-Type": "application/problem+json" },
     });

@@ -91,6 +91,9 @@ async function startBlock(
   return Number(found);
 }
 
+/** Where found start blocks are remembered: START_BLOCKS_FILE, else under .ponder/. */
+export const startBlocksFile = (env: NodeJS.ProcessEnv) => env.START_BLOCKS_FILE ?? ".ponder/start-blocks.json";
+
 /**
  * What to index on each configured chain: the registries that are there, each from its start
  * block (the table's, or the one found and remembered). Registries absent from a chain are skipped.

@@ -10,6 +10,7 @@ import { availableParallelism } from "node:os";
 import { serve } from "@hono/node-server";
 import { Hono } from "hono";
 import { openAccess } from "../api/access/open";
+import { answerClientErrors } from "../api/client-error";
 import { createApp, type ServedChain } from "../api/app";
 import { behindAfterSeconds, chainStatus } from "../api/chains";
 import { probes } from "../api/probes";
@@ -90,6 +91,9 @@ async function runWorker() {
     console.log(`API worker ${process.pid} serving ${served.map((c) => c.id).join(", ")} on port ${port}`),
   ) as Server;
   server.keepAliveTimeout = KEEP_ALIVE_MS;
+  // What Node's parser refuses (headers over its limit, bad bytes, timeouts) never reaches the
+  // app; Node would answer it with a bare status line, the contract wants problem+json.
+  answerClientErrors(server);
 
   const stop = () => {
     server.close(async () => {

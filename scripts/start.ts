@@ -13,6 +13,7 @@ import { constants } from "node:os";
 import { resolve } from "node:path";
 import type { ServedChain } from "../api/app";
 import { configuredChains, rpcUrls, withPublicRpcFallback, type ChainEntry } from "../core/chains";
+import { planChains, startBlocksFile } from "../core/discovery";
 import { forgetReplacedChains } from "./launcher/replaced-chains";
 import { whyRpcUnusable } from "./launcher/rpc";
 import { openWaitingRoom, type WaitingRoom } from "./launcher/waiting-room";
@@ -75,12 +76,24 @@ function pause(seconds: number): Promise<void> {
   });
 }
 
-/** Until every chain's RPC answers: says which cannot be reached and how to fix it, with backoff. */
+/**
+ * The registries' start blocks, found now (and remembered for Ponder's config, which then asks the
+ * chains nothing more): a rate-limited or pruned RPC fails here, where it is retried, rather than
+ * in Ponder's build, which would exit. Undefined when found; else why not.
+ */
+const whyNoStartBlocks = () =>
+  planChains(chains, { memoryFile: startBlocksFile(env), env }).then(() => undefined, (error: Error) => error.message);
+
+/**
+ * Until every chain's RPC answers and the registries' start blocks are known: says what fails and
+ * how to fix it, with backoff.
+ */
 async function waitForRpcs(): Promise<void> {
   let delay = 1;
   for (;;) {
     const down = await unreachableChains();
-    if (down.length === 0 || stopping) break;
+    const why = down.length === 0 && !stopping ? await whyNoStartBlocks() : undefined;
+    if ((down.length === 0 && why === undefined) || stopping) break;
     waitingRoom ??= await openWaitingRoom(port, served, env).catch((error: Error) => {
       console.error(`Cannot answer on port ${port} (${error.message}): set PORT or --port to a free port.`);
       process.exit(1);
@@ -92,6 +105,7 @@ async function waitForRpcs(): Promise<void> {
           "(several may be given, comma-separated), or run `npm run demo` to try the service on a local chain with no internet.",
       );
     }
+    if (why !== undefined) console.error(`${why} Not indexing yet: the API answers chain_syncing on port ${port}. Trying again in ${delay} s.`);
     await pause(delay);
     delay = Math.min(delay * 2, MAX_WAIT_S);
   }

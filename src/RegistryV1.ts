@@ -1,6 +1,7 @@
 import { ponder, type Context, type Event } from "ponder:registry";
 import { v1Delegation, v1Event, v1PairVersion, v1VaultVersion } from "ponder:schema";
 import type { Address, Hex } from "viem";
+import { causes } from "../api/unavailable";
 import { recordEventBlock } from "./ChainHead";
 import { registryCalls, v1NextState, v1RevokedPair, ZERO_ADDRESS, type CallFrame, type V1Type, type V1Versions } from "../core/v1";
 
@@ -82,10 +83,13 @@ async function revokedPair(event: Event<"RegistryV1:RevokeDelegate">, context: C
       params: [tx.hash, { tracer: "callTracer" }],
     } as never)) as CallFrame;
   } catch (error) {
+    // Anything else (a timeout, a 429 after Ponder's retries) is an outage, not a missing capability.
+    if (!methodUnavailable(error)) throw error;
     throw new Error(
       `v1 revokeDelegate in transaction ${tx.hash} (chain ${context.chain.id}) was called through a contract, so only ` +
-        `a call trace names the revoked delegate, and the RPC refused debug_traceTransaction with callTracer ` +
-        `(${(error as Error).message}). Configure an RPC URL for this chain that serves the debug namespace.`,
+        `a call trace names the revoked delegate, and the RPC does not serve debug_traceTransaction with callTracer ` +
+        `("${(error as { shortMessage?: string }).shortMessage ?? (error as Error).message.split("\n")[0]}"). ` +
+        "Configure an RPC URL for this chain that serves the debug namespace.",
     );
   }
   const receipt = await context.client.getTransactionReceipt({ hash: tx.hash });
@@ -94,6 +98,14 @@ async function revokedPair(event: Event<"RegistryV1:RevokeDelegate">, context: C
   if (call === undefined) throw new Error(`no registry call in the trace of ${tx.hash} matches log ${log.logIndex}`);
   return v1RevokedPair(call.from, call.input as Hex);
 }
+
+/** Whether an RPC error says the method is not served (JSON-RPC -32601, or the like in words). */
+const methodUnavailable = (error: unknown) =>
+  [...causes(error)].some(
+    (e) =>
+      (e as { code?: unknown }).code === -32601 ||
+      /method .*(not (found|supported|available|exist)|does not exist|unsupported)|namespace .*(disabled|not enabled)/i.test(e.message),
+  );
 
 async function bumpPair(event: Event<V1EventName>, context: Context<V1EventName>, vault: Address, delegate: Address) {
   const updatedBlock = event.block.number;

@@ -5,12 +5,18 @@ import { createPublicClient, createWalletClient, encodeFunctionData, http, type 
 import { anvil as anvilChain } from "viem/chains";
 import { Rng, chooseSeed } from "./helpers/common";
 import { abis, addresses, installRegistries } from "./helpers/oracle";
-import { startAnvil, startService, type Anvil, type Service } from "./helpers/processes";
+import { startAnvil, startReplica, startService, type Anvil, type Replica, type Service } from "./helpers/processes";
 
 /**
  * Abuse: at least 10,000 seeded random malformed requests against a running service. None may
  * give a 5xx, hang, or crash it; every error must be problem+json; afterwards it still answers
  * right. The seed is printed and named in every failure.
+ *
+ * What Node's HTTP parser refuses (request line and headers past its 16 KiB limit, bytes that are
+ * not HTTP/1.1) never reaches the app. `npm run serve` answers it with a problem (api/client-error.ts):
+ * checked fully against a replica, on Postgres only. Ponder's own server (`npm start`) gives
+ * Node's bare status line: its server is not reachable from our code, so there only the status
+ * (and no hang, no 5xx) is checked.
  */
 
 const SEED = chooseSeed();
@@ -122,6 +128,77 @@ function sendRaw(base: URL, target: Buffer): Promise<number> {
   });
 }
 
+type RawAnswer = { status: number; type: string; body: string; reset: boolean };
+
+/**
+ * One request's bytes on a new connection, and what comes back until the server closes it. A reset
+ * (the server closing while the client still sends) is reported, not thrown; no answer in 20 s is.
+ */
+function exchange(base: URL, bytes: Buffer): Promise<RawAnswer> {
+  return new Promise((ok, fail) => {
+    const socket = connect(Number(base.port), base.hostname);
+    let data = "";
+    let reset = false;
+    socket.setTimeout(20_000, () => socket.destroy(new Error(`no answer in 20 s to ${JSON.stringify(bytes.toString("latin1").slice(0, 60))}`)));
+    socket.on("data", (chunk) => (data += chunk.toString("latin1")));
+    socket.on("error", (error: NodeJS.ErrnoException) => (error.code === "ECONNRESET" || error.code === "EPIPE" ? (reset = true) : fail(error)));
+    socket.on("close", () => {
+      const split = data.indexOf("\r\n\r\n");
+      const head = split < 0 ? data : data.slice(0, split);
+      ok({
+        status: Number(/^HTTP\/1\.1 (\d{3}) /.exec(head)?.[1] ?? 0),
+        type: /\r\ncontent-type: *([^\r]*)/i.exec(head)?.[1] ?? "",
+        body: split < 0 ? "" : data.slice(split + 4),
+        reset,
+      });
+    });
+    socket.end(bytes);
+  });
+}
+
+const rawGet = (target: string, headers: Record<string, string> = {}) =>
+  Buffer.from(`GET ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\n${Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join("")}Connection: close\r\n\r\n`, "latin1");
+
+/** Past Node's 16 KiB limit on the request line and headers: 431. */
+const OVERSIZED: [what: string, target: string, headers: Record<string, string>][] = [
+  ["a 20 KiB header", "/registry/chains", { "X-Filler": "h".repeat(20 * 1024) }],
+  ["a 100 KiB header", "/registry/chains", { "X-Filler": "h".repeat(100 * 1024) }],
+  ["a 70 KiB URL", `/registry/v2/check/all?chainId=31337&to=${"a".repeat(70 * 1024)}`, {}],
+];
+
+/** Bytes Node's HTTP parser refuses: 400. */
+const MALFORMED: [what: string, bytes: Buffer][] = [
+  ["invalid UTF-8 in the target", Buffer.concat([Buffer.from("GET /r"), Buffer.from([0xff, 0xfe, 0x80]), Buffer.from(" HTTP/1.1\r\nHost: x\r\n\r\n")])],
+  ["a raw latin-1 byte in the query", Buffer.from("GET /registry/v2/check/all?to=\u00e9 HTTP/1.1\r\nHost: x\r\n\r\n", "latin1")],
+  ["control bytes in the target", Buffer.from("GET /registry/v2/\u0001\u0002 HTTP/1.1\r\nHost: x\r\n\r\n")],
+  ["a space in the target", Buffer.from("GET /registry/v2/check all HTTP/1.1\r\nHost: x\r\n\r\n")],
+  ["a header line without a colon", Buffer.from("GET /registry/chains HTTP/1.1\r\nHost x\r\n\r\n")],
+  ["a NUL in a header value", Buffer.from("GET /registry/chains HTTP/1.1\r\nHost: x\r\nX-API-KEY: a\u0000b\r\n\r\n")],
+  ["a Content-Length that is no number", Buffer.from("GET /registry/chains HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n")],
+  ["Content-Length and Transfer-Encoding both", Buffer.from("POST /registry/chains HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n")],
+  ["an unknown HTTP version", Buffer.from("GET /registry/chains HTTP/7.3\r\nHost: x\r\n\r\n")],
+  ["bare LF line ends", Buffer.from("GET /registry/chains HTTP/1.1\nHost: x\n\n")],
+  ["not HTTP", Buffer.from("GARBAGE\r\n\r\n")],
+  ["a TLS ClientHello on the plain port", Buffer.from([0x16, 0x03, 0x01, 0x00, 0xa5, 0x01, 0x00, 0x00, 0xa1, 0x03, 0x03])],
+];
+
+/** Everything wrong with a problem+json answer; empty when it is a complete problem with `status`. */
+function problemFaults(answer: { status: number; type: string; body: string }, status: number, code: string): string[] {
+  const faults: string[] = [];
+  if (answer.status !== status) faults.push(`status ${answer.status}, not ${status}`);
+  if (!answer.type.startsWith("application/problem+json")) faults.push(`Content-Type ${JSON.stringify(answer.type)}`);
+  let problem: Record<string, unknown> = {};
+  try {
+    problem = JSON.parse(answer.body) as Record<string, unknown>;
+  } catch {
+    faults.push(`body not JSON: ${JSON.stringify(answer.body.slice(0, 200))}`);
+  }
+  if (problem.status !== answer.status || problem.code !== code || !problem.title || !problem.detail || !problem.type) {
+    faults.push(`incomplete problem: ${answer.body.slice(0, 300)}`);
+  }
+  return faults;
+}
+
 let anvil: Anvil;
 let service: Service;
 let from: Address;
@@ -168,7 +245,8 @@ describe("abuse", () => {
         if (chance(0.05)) headers["X-Filler"] = repeat("h", 8_000);
         if (chance(0.05)) headers["X-Forwarded-For"] = values().replace(/[^\x21-\x7e]/g, "") || "x";
         // Past 16 KiB of request line and headers Node's HTTP parser answers 431 before any
-        // application code runs; that case is the raw test's.
+        // application code runs, on Ponder's server without a problem body: those requests are
+        // the tests' below.
         if (target.length + JSON.stringify(headers).length > 15_000) continue;
         sent++;
         const answer = await send(base, method, target, headers);
@@ -204,6 +282,20 @@ describe("abuse", () => {
     }
   });
 
+  it("Ponder's server (npm start) refuses oversized headers and malformed bytes with Node's bare 431 and 400: status only, no problem+json", async () => {
+    const base = new URL(service.url);
+    for (const [what, target, headers] of OVERSIZED) {
+      const answer = await exchange(base, rawGet(target, headers));
+      // Node's default handler destroys the socket at once: a client still sending can get a
+      // reset, and the status with it may be lost. Never a hang or a 5xx.
+      if (!answer.reset || answer.status !== 0) expect(answer.status, tag(`Ponder, ${what}`)).toBe(431);
+    }
+    for (const [what, bytes] of MALFORMED) {
+      const answer = await exchange(base, bytes);
+      if (!answer.reset || answer.status !== 0) expect(answer.status, tag(`Ponder, ${what}`)).toBe(400);
+    }
+  });
+
   it("still answers correctly afterwards", async () => {
     const check = async (hot: Address, cold: Address) => {
       const res = await fetch(`${service.url}/registry/v2/check/all?chainId=31337&to=${hot}&from=${cold}`, { headers: service.headers });
@@ -215,5 +307,56 @@ describe("abuse", () => {
     const health = await fetch(`${service.url}/health`);
     expect(health.status).toBe(200);
     expect(service.child.running, tag("the service process is alive")).toBe(true);
+  });
+});
+
+describe.runIf(process.env.DATABASE_URL)("abuse of an API replica (npm run serve): what Node's parser refuses is a problem too", () => {
+  let replica: Replica;
+  beforeAll(async () => {
+    replica = await startReplica(service);
+  });
+  afterAll(async () => {
+    await replica?.stop();
+  });
+
+  it("answers request lines and headers past 16 KiB with a 431 problem, raw or from an HTTP client, without a hang", async () => {
+    const base = new URL(replica.url);
+    const bad: string[] = [];
+    for (const [what, target, headers] of OVERSIZED) {
+      const raw = await exchange(base, rawGet(target, headers));
+      if (raw.reset) bad.push(`raw, ${what}: connection reset (got ${JSON.stringify(raw.body.slice(0, 100))})`);
+      bad.push(...problemFaults(raw, 431, "headers_too_large").map((fault) => `raw, ${what}: ${fault}`));
+      const fetched = async () => {
+        const res = await fetch(new URL(target, base), { headers: { ...service.headers, ...headers }, signal: AbortSignal.timeout(20_000) });
+        return { status: res.status, type: res.headers.get("content-type") ?? "", body: await res.text() };
+      };
+      for (const [client, answer] of [["http.request", () => send(base, "GET", target, { ...service.headers, ...headers })], ["fetch", fetched]] as const) {
+        try {
+          bad.push(...problemFaults(await answer(), 431, "headers_too_large").map((fault) => `${client}, ${what}: ${fault}`));
+        } catch (error) {
+          const cause = (error as { cause?: { code?: string } }).cause?.code;
+          bad.push(`${client}, ${what}: ${(error as Error).message}${cause ? ` (${cause})` : ""}`);
+        }
+      }
+    }
+    expect(bad, tag("oversized requests")).toEqual([]);
+  });
+
+  it("answers malformed request bytes with a 400 problem, without a hang", async () => {
+    const base = new URL(replica.url);
+    const bad: string[] = [];
+    for (const [what, bytes] of MALFORMED) {
+      const answer = await exchange(base, bytes);
+      if (answer.reset) bad.push(`${what}: connection reset`);
+      bad.push(...problemFaults(answer, 400, "malformed_request").map((fault) => `${what}: ${fault}`));
+    }
+    expect(bad, tag("malformed requests")).toEqual([]);
+  });
+
+  it("still answers correctly afterwards", async () => {
+    const res = await fetch(`${replica.url}/registry/v2/check/all?chainId=31337&to=${to}&from=${from}`, { headers: service.headers });
+    expect(res.status, tag("check on the replica after the abuse")).toBe(200);
+    expect(await res.text(), tag(`the delegation made before the fuzz (${from} → ${to})`)).toBe("true");
+    expect(replica.child.running, tag("the replica process is alive")).toBe(true);
   });
 });

@@ -1,7 +1,8 @@
 /**
  * `npm start` when an RPC cannot be reached (issue 6): the service stays up, says in its log which
  * RPC failed and how to fix it, retries with growing pauses, answers chain_syncing meanwhile (not
- * a crash), and starts indexing by itself once the RPC answers. With no RPC configured at all it
+ * a crash), and starts indexing by itself once the RPC answers; the same when the RPC answers but
+ * fails the search for the registries' start blocks. With no RPC configured at all it
  * goes to Ethereum mainnet's public RPC and says that this is slow and rate-limited.
  */
 import { mkdtempSync, rmSync } from "node:fs";
@@ -10,7 +11,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { encodeFunctionData, zeroHash, type Address, type Hex } from "viem";
 import { mainnet } from "viem/chains";
-import { callView, hex } from "./helpers/chain-tools";
+import { callView, hex, startRpcProxy } from "./helpers/chain-tools";
 import { rpc } from "./helpers/common";
 import { abis, installRegistries } from "./helpers/oracle";
 import { Child, GiveUp, ROOT, freePort, startAnvil, waitFor, type Anvil } from "./helpers/processes";
@@ -106,6 +107,32 @@ describe("npm start with an RPC it cannot reach", () => {
     expect(answered.status).toBe(200);
     expect(await answered.text()).toBe("false");
     expect(answered.headers.get("x-indexed-block")).toMatch(/^\d+$/);
+  });
+
+  it("an RPC that answers but fails the start-block search (rate-limited, pruned): retried with backoff, not an exit", async () => {
+    const anvil: Anvil = await startAnvil();
+    started.push(anvil);
+    await installRegistries(anvil.url);
+    let failing = true;
+    const proxy = await startRpcProxy(anvil.url, (calls) =>
+      failing && calls.some((c) => c.method === "eth_getCode") ? { status: 429, body: '{"jsonrpc":"2.0","id":1,"error":{"code":-32005,"message":"rate limited"}}' } : undefined,
+    );
+    started.push({ stop: proxy.close });
+    const { child, port, output } = await launch({ PONDER_RPC_URL_31337: proxy.url });
+    const said = await waitFor("the start-block message twice", async () => {
+      if (!child.running) throw new GiveUp(`the service exited:\n${output()}`);
+      const lines = output().split("\n").filter((l) => l.includes("could not find where registry"));
+      return lines.length >= 2 ? lines : undefined;
+    }, 60_000);
+    for (const line of said) expect(line).toMatch(/archive node.*Trying again in \d+ s/);
+    expect((await problemOf(await fetch(`http://127.0.0.1:${port}${CHECK}`))).body.code).toBe("chain_syncing");
+
+    failing = false;
+    await waitFor("the service to be ready once the search succeeds", async () => {
+      if (!child.running) throw new GiveUp(`the service exited:\n${output()}`);
+      return (await fetch(`http://127.0.0.1:${port}/ready`)).status === 200 ? true : undefined;
+    }, 120_000);
+    expect(output()).toMatch(/registry v2 was deployed in block \d+/);
   });
 
   it("with no RPC configured: Ethereum mainnet through viem's public RPC, and the log says it is slow and rate-limited", async () => {

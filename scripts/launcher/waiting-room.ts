@@ -3,6 +3,7 @@ import { Hono } from "hono";
 import type { Server } from "node:http";
 import { openAccess } from "../../api/access/open";
 import { createApp, type ServedChain } from "../../api/app";
+import { answerClientErrors } from "../../api/client-error";
 import { probes } from "../../api/probes";
 import type { Store } from "../../api/store";
 
@@ -31,6 +32,7 @@ export async function openWaitingRoom(port: number, chains: readonly ServedChain
     const s = serve({ fetch: app.fetch, port }, () => listening(s));
     s.once("error", fail);
   });
+  answerClientErrors(server as Server);
   return {
     async close() {
       // Idle keep-alive connections would hold the port past the handover to the indexer.
