@@ -615,14 +615,23 @@ describe("v1 HTTP contract (api-contract.md)", () => {
     for (const method of ["POST", "PUT", "DELETE", "PATCH"]) {
       const a = await call(path("all"), chain(ROUTES()[0].query), { method });
       expectProblem(a, 405, "method_not_allowed");
-      expect(a.headers.get("allow")).toMatch(/GET/);
+      expect(a.headers.get("allow")).toBe("GET, HEAD, OPTIONS");
     }
     const pre = await call(path("all"), [], { method: "OPTIONS", headers: { Origin: "https://example.org", "Access-Control-Request-Method": "GET" } });
     expect(pre.status).toBeLessThan(300);
     expect(pre.headers.get("access-control-allow-origin")).toBe("*");
-    const head = await call(path("all"), chain(ROUTES()[0].query), { method: "HEAD" });
-    expect(head.status).toBe(200);
-    expect(head.headers.get("x-indexed-block")).toMatch(/^\d+$/);
+    // HEAD: the GET's status and headers, no body; on answers, on errors, on a listing.
+    const cases: [string, Query][] = [[path("all"), chain(ROUTES()[0].query)], [path("all"), []], [`/registry/v1/${K.vault}`, chain([])]];
+    for (const [p, query] of cases) {
+      const g = await call(p, query);
+      const h = await call(p, query, { method: "HEAD" });
+      expect(h.status, p).toBe(g.status);
+      expect(h.text, p).toBe("");
+      for (const name of ["content-type", "access-control-allow-origin"]) expect(h.headers.get(name), `${p} ${name}`).toBe(g.headers.get(name));
+      const [gb, hb] = [g.headers.get("x-indexed-block"), h.headers.get("x-indexed-block")];
+      expect(hb === null, `${p} x-indexed-block on HEAD iff on GET`).toBe(gb === null);
+      if (gb !== null) expect(BigInt(hb!) >= BigInt(gb), `${p} x-indexed-block ${hb} after ${gb}`).toBe(true);
+    }
   });
 
   it("malformed percent-encoding is a 400, not a 5xx", async () => {
