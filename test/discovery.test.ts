@@ -1,6 +1,8 @@
 /**
  * Start-block discovery against a real chain (issue 4): the service finds where each registry was
- * deployed by eth_getCode bisection, indexes from exactly there (never asks for logs before it),
+ * deployed by eth_getCode bisection, indexes from exactly there (never asks for logs before it,
+ * nor blocks, receipts, transactions, state or traces of blocks before it, but for the genesis
+ * lookup of the discovery and the one header of Ponder's sync cursor: see expectNothingBeforeStart),
  * remembers it in START_BLOCKS_FILE and, restarted, uses what it remembered without searching
  * again; a registry with no code on a chain is skipped there, and said to be.
  *
@@ -164,6 +166,146 @@ async function expectNoLogsBeforeStart(proxy: RpcProxy, url: string, start: Reco
   return { requests, ranged, emptyBlocks };
 }
 
+// ---------------------------------------------------------------------------------------------
+// Nothing else before the start block either
+
+/** Calls that name no block (nothing historical): they cannot reach before a start block. */
+const BLOCKLESS = new Set(["eth_chainId", "eth_blockNumber", "net_version", "web3_clientVersion", "eth_syncing", "eth_gasPrice", "eth_maxPriorityFeePerGas"]);
+
+/** A 32-byte hash (of a block or a transaction), as opposed to a block number. */
+const isHash = (value: unknown): value is Hex => typeof value === "string" && /^0x[0-9a-f]{64}$/i.test(value);
+
+/** Where a call reaches: these blocks, the head ("latest", "pending"), or somewhere the test cannot tell. */
+type Place = { blocks: bigint[] } | { head: true } | { unplaced: string };
+
+/** A block parameter: a number, a tag, a block hash, or an EIP-1898 object ({ blockNumber } / { blockHash }). */
+async function blockRef(url: string, value: unknown): Promise<Place> {
+  if (typeof value === "string") {
+    if (value === "latest" || value === "pending") return { head: true };
+    if (value === "earliest") return { blocks: [0n] };
+    if (isHash(value)) {
+      const block = (await rpc(url, "eth_getBlockByHash", [value, false])) as { number: Hex } | null;
+      return block ? { blocks: [BigInt(block.number)] } : { unplaced: `a block hash the chain does not know: ${value}` };
+    }
+    const n = blockParam(value);
+    if (n !== undefined) return { blocks: [n] };
+  } else if (value !== null && typeof value === "object") {
+    const ref = value as { blockNumber?: unknown; blockHash?: unknown };
+    if (ref.blockHash !== undefined) return blockRef(url, ref.blockHash);
+    if (ref.blockNumber !== undefined) return blockRef(url, ref.blockNumber);
+  }
+  // "safe" and "finalized" too: where they are depends on the moment, so they are not guessed.
+  return { unplaced: `block ${JSON.stringify(value)}` };
+}
+
+/** The block of a transaction, by its hash. */
+async function txRef(url: string, value: unknown): Promise<Place> {
+  if (!isHash(value)) return { unplaced: `transaction ${JSON.stringify(value)}` };
+  const tx = (await rpc(url, "eth_getTransactionByHash", [value])) as { blockNumber: Hex | null } | null;
+  return tx?.blockNumber ? { blocks: [BigInt(tx.blockNumber)] } : { unplaced: `a transaction the chain has not mined: ${value}` };
+}
+
+/**
+ * The block each historical method reaches, by its params: blocks (headers and bodies), receipts,
+ * transactions, state (eth_call and friends), and the debug_trace* / trace_* namespaces. A method
+ * the service calls that is in neither this table nor BLOCKLESS fails the test: it must be placed
+ * here before it can be said not to reach before the start block.
+ */
+const PLACES: Record<string, (url: string, params: unknown[]) => Promise<Place>> = {
+  eth_getBlockByNumber: (u, p) => blockRef(u, p[0]),
+  eth_getBlockByHash: (u, p) => blockRef(u, p[0]),
+  eth_getBlockReceipts: (u, p) => blockRef(u, p[0]),
+  eth_getBlockTransactionCountByNumber: (u, p) => blockRef(u, p[0]),
+  eth_getBlockTransactionCountByHash: (u, p) => blockRef(u, p[0]),
+  eth_getTransactionByBlockNumberAndIndex: (u, p) => blockRef(u, p[0]),
+  eth_getTransactionByBlockHashAndIndex: (u, p) => blockRef(u, p[0]),
+  eth_getTransactionReceipt: (u, p) => txRef(u, p[0]),
+  eth_getTransactionByHash: (u, p) => txRef(u, p[0]),
+  eth_call: (u, p) => blockRef(u, p[1] ?? "latest"),
+  eth_getCode: (u, p) => blockRef(u, p[1] ?? "latest"),
+  eth_getBalance: (u, p) => blockRef(u, p[1] ?? "latest"),
+  eth_getTransactionCount: (u, p) => blockRef(u, p[1] ?? "latest"),
+  eth_getStorageAt: (u, p) => blockRef(u, p[2] ?? "latest"),
+  debug_traceBlockByNumber: (u, p) => blockRef(u, p[0]),
+  debug_traceBlockByHash: (u, p) => blockRef(u, p[0]),
+  debug_traceTransaction: (u, p) => txRef(u, p[0]),
+  debug_traceCall: (u, p) => blockRef(u, p[1] ?? "latest"),
+  trace_block: (u, p) => blockRef(u, p[0]),
+  trace_replayBlockTransactions: (u, p) => blockRef(u, p[0]),
+  trace_transaction: (u, p) => txRef(u, p[0]),
+  trace_get: (u, p) => txRef(u, p[0]),
+  trace_replayTransaction: (u, p) => txRef(u, p[0]),
+  trace_call: (u, p) => blockRef(u, p[2] ?? "latest"),
+  // A filter without fromBlock starts at "earliest", block 0.
+  trace_filter: (u, p) => blockRef(u, (p[0] as { fromBlock?: unknown } | undefined)?.fromBlock ?? "earliest"),
+};
+
+/**
+ * No request of any kind but eth_getLogs (held to the start blocks above) reaches a block before
+ * the chain's earliest start block: no eth_getBlockByNumber / eth_getBlockByHash, no receipts
+ * (eth_getBlockReceipts, eth_getTransactionReceipt), no transactions, no state, no debug_trace* or
+ * trace_*. Two requests do, on purpose, and are told apart exactly, not by a margin:
+ *
+ * - The discovery (core/discovery.ts planChains), run as ponder.config.ts is loaded, before Ponder
+ *   makes its first request (eth_chainId): `eth_blockNumber`, `eth_getBlockByNumber ["0x0", false]`
+ *   (the genesis hash that keys START_BLOCKS_FILE; once per chain) and its eth_getCode lookups
+ *   (held to one bisection, or to the remembered blocks' checks, by the tests below). Every call
+ *   before eth_chainId must be one of these three, and block 0 is never asked for after it.
+ * - Ponder's sync cursor: on a database with nothing synced, Ponder 0.16 (runtime/index.ts,
+ *   getLocalSyncProgress and getCachedBlock: "first missing block - 1 is the last completed block")
+ *   fetches the header of block `earliest start - 1` (`eth_getBlockByNumber [start - 1, false]`, no
+ *   transactions) as the block its sync has completed up to. That one header, at most once.
+ *
+ * Ponder also fetches every block of its unfinalized window at startup (the last `finality`
+ * blocks), whatever the start block; the test's chains are built so that window lies after the
+ * start blocks, and that is checked first, so a block before the start asked for is a finding.
+ */
+async function expectNothingBeforeStart(proxy: RpcProxy, url: string, earliest: bigint, window: { head: bigint; finality: bigint }) {
+  expect(window.head - window.finality, `Ponder's unfinalized window at startup (from block ${window.head - window.finality}) after the start block ${earliest}`).toBeGreaterThan(earliest);
+  const calls = proxy.calls;
+  const indexerFrom = calls.findIndex((c) => c.method === "eth_chainId");
+  expect(indexerFrom, `Ponder's first request (eth_chainId) after the discovery's: ${summary(calls)}`).toBeGreaterThan(0);
+  const show = (c: RecordedCall) => `${c.method} ${JSON.stringify(c.params)}`;
+
+  // Before Ponder's first request: the discovery's, and nothing else.
+  const beforeIndexer = calls.slice(0, indexerFrom);
+  const genesis = beforeIndexer.filter((c) => c.method === "eth_getBlockByNumber" && c.params[0] === "0x0" && c.params[1] === false);
+  const notDiscovery = beforeIndexer.filter((c) => c.method !== "eth_blockNumber" && c.method !== "eth_getCode" && !genesis.includes(c));
+  expect(notDiscovery.map(show), "requests before Ponder's first one that are not the discovery's").toEqual([]);
+  expect(genesis.length, "the discovery's genesis lookup (eth_getBlockByNumber [\"0x0\", false]), once").toBe(1);
+
+  // From Ponder's first request on: every request placed, and none before the start block but the cursor.
+  const counts: Record<string, number> = {};
+  const cursor: RecordedCall[] = [];
+  const unknown: string[] = [];
+  const unplaced: string[] = [];
+  const below: string[] = [];
+  for (const call of calls.slice(indexerFrom)) {
+    if (call.method === "eth_getLogs" || BLOCKLESS.has(call.method)) continue;
+    const place = PLACES[call.method];
+    if (!place) {
+      unknown.push(show(call));
+      continue;
+    }
+    counts[call.method] = (counts[call.method] ?? 0) + 1;
+    const where = await place(url, call.params);
+    if ("unplaced" in where) unplaced.push(`${show(call)}: ${where.unplaced}`);
+    if (!("blocks" in where)) continue;
+    for (const n of where.blocks) {
+      if (n >= earliest) continue;
+      const isCursor = call.method === "eth_getBlockByNumber" && n === earliest - 1n && call.params[1] === false;
+      if (isCursor) cursor.push(call);
+      else below.push(`block ${n} < start block ${earliest}: ${show(call)}`);
+    }
+  }
+  expect(unknown, "requests of a method this test cannot place (add it to PLACES)").toEqual([]);
+  expect(unplaced, "requests whose block this test cannot tell").toEqual([]);
+  expect(below, "requests for blocks before the start block").toEqual([]);
+  expect(cursor.length, `Ponder's sync cursor, the header of block ${earliest - 1n}: at most once`).toBeLessThanOrEqual(1);
+  expect(counts.eth_getBlockByNumber ?? 0, "the indexer fetched blocks by number").toBeGreaterThan(0);
+  return { counts, cursor: cursor.length };
+}
+
 function remembered(): Record<string, number> {
   return JSON.parse(readFileSync(startBlocksFile, "utf8")) as Record<string, number>;
 }
@@ -266,6 +408,8 @@ describe("start-block discovery", () => {
       `[discovery] first start: ${logs.requests.length} eth_getLogs, ${logs.ranged.length} ranged, the earliest from block ` +
         `${logs.ranged.map((r) => r.from!).reduce((m, v) => (v < m ? v : m))}; ${logs.emptyBlocks} of empty blocks below a start block`,
     );
+    const rest = await expectNothingBeforeStart(proxyA!, a!.url, deployedA.v1 < deployedA.v2 ? deployedA.v1 : deployedA.v2, { head, finality: FINALITY[A_ID]! });
+    console.log(`[discovery] first start: other requests placed, none before the start block: ${JSON.stringify(rest.counts)}; sync cursor headers: ${rest.cursor}`);
   });
 
   it("first start: the delegations written after the install are answered, as the contracts answer", async () => {
@@ -338,6 +482,12 @@ describe("start-block discovery", () => {
     console.log(
       `[discovery] restart: chain ${A_ID}: ${logsA.ranged.length} ranged eth_getLogs, ${logsA.emptyBlocks} of empty blocks below a start block; ` +
         `chain ${B_ID}: ${logsB.ranged.length} ranged, ${logsB.emptyBlocks} of empty blocks below the start block`,
+    );
+    const restA = await expectNothingBeforeStart(proxyA!, a!.url, deployedA.v1 < deployedA.v2 ? deployedA.v1 : deployedA.v2, { head: headA, finality: FINALITY[A_ID]! });
+    const restB = await expectNothingBeforeStart(proxyB!, b!.url, deployedBv2, { head: headB, finality: FINALITY[B_ID]! });
+    console.log(
+      `[discovery] restart: other requests placed, none before the start block: chain ${A_ID}: ${JSON.stringify(restA.counts)}, ` +
+        `sync cursor headers: ${restA.cursor}; chain ${B_ID}: ${JSON.stringify(restB.counts)}, sync cursor headers: ${restB.cursor}`,
     );
     const yes = await checkAllV2(B_ID, accountsB[6]!, accountsB[5]!);
     expect(`${yes.status} ${yes.text}`).toBe("200 true");

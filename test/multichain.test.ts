@@ -61,7 +61,7 @@ import {
   type Pools as V1Pools,
   type V1Type,
 } from "./helpers/v1-writes";
-import { callView, hex, indexedBlockOf, rpc, sendTx, serviceGet, serviceHeaders, type HttpAnswer } from "./helpers/chain-tools";
+import { callView, hex, indexedBlockOf, rpc, sendTx, serviceGet, serviceHeaders, type HttpAnswer, type ListedChain } from "./helpers/chain-tools";
 
 const SEED = chooseSeed();
 console.log(`[multichain] SEED=${SEED} (rerun with SEED=${SEED} npx vitest run test/multichain.test.ts)`);
@@ -506,15 +506,7 @@ describe("two chains in one service: every answer is the asked chain's contract'
     const a = await serviceGet(service!, "/registry/chains");
     expect(a.status, tag(a.text)).toBe(200);
     expect(a.headers.get("content-type"), tag("Content-Type")).toMatch(/^application\/json/);
-    const list = JSON.parse(a.text) as {
-      chainId: number;
-      name: string;
-      title: string;
-      testnet: boolean;
-      registries: Record<"v1" | "v2", { address: string; startBlock: number } | null>;
-      indexedBlock: number | null;
-      status: string;
-    }[];
+    const list = JSON.parse(a.text) as ListedChain[];
     expect(list.map((c) => c.chainId).sort((x, y) => x - y), tag(a.text)).toEqual([A_ID, B_ID]);
     for (const c of list) {
       const r = run(c.chainId);
