@@ -16,12 +16,11 @@
  * 3. control: the proxy lets `debug_*` through and the same service is started again; it indexes
  *    past the revocation and answers (x, wallet) as the contract does at the block it reports.
  */
-import { createServer, type Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { encodeFunctionData, getAddress, type Address, type Hex } from "viem";
-import { callView, plainOutput, rpc, sendTx } from "./helpers/chain-tools";
+import { callView, plainOutput, rpc, sendTx, startRpcProxy, type RecordedCall, type Reply, type RpcProxy } from "./helpers/chain-tools";
 import { abis, installRegistries } from "./helpers/oracle";
-import { GiveUp, freePort, startAnvil, startService, waitFor, type Anvil, type Service } from "./helpers/processes";
+import { GiveUp, startAnvil, startService, waitFor, type Anvil, type Service } from "./helpers/processes";
 import { compileWallet, sendAll } from "./helpers/v1-writes";
 
 const CHAIN_ID = 31337;
@@ -36,90 +35,25 @@ const log = (text: string) => console.log(`[no-debug-rpc] ${text}`);
 // ---------------------------------------------------------------------------------------------
 // An RPC without the debug namespace
 
-type Call = { method: string; params: unknown[]; id: unknown; batch: boolean; refused: boolean };
-type DebuglessRpc = {
-  url: string;
+type DebuglessRpc = RpcProxy & {
   /** While true, every debug_* call is answered "method not found"; otherwise everything is forwarded. */
   refuseDebug: boolean;
-  readonly calls: Call[];
-  close(): Promise<void>;
+  /** The debug_* calls answered "method not found", in order. */
+  readonly refused: RecordedCall[];
 };
 
 /** What geth (and most public RPCs) answer for a namespace they do not serve. */
-const methodNotFound = (id: unknown, method: string) => ({
-  jsonrpc: "2.0",
-  id: id ?? null,
-  error: { code: -32601, message: `the method ${method} does not exist/is not available` },
-});
+const methodNotFound = (method: string): Reply => ({ error: { code: -32601, message: `the method ${method} does not exist/is not available` } });
 
-type Request = { jsonrpc?: string; id?: unknown; method?: unknown; params?: unknown };
-
-/**
- * A JSON-RPC proxy in front of `target` that answers debug_* calls itself, with the request's id (the
- * intercept of ./helpers/chain-tools' startRpcProxy sees each call's method and params, not its id); a
- * batch is answered as a batch (the other calls of it forwarded as one batch, their answers matched
- * by id). Every call is recorded, with whether it came in a batch.
- */
+/** A proxy in front of `target` that answers as an RPC without the debug namespace while `refuseDebug`. */
 async function startDebuglessRpc(target: string): Promise<DebuglessRpc> {
-  const calls: Call[] = [];
-  const forward = async (body: string) => {
-    const upstream = await fetch(target, { method: "POST", headers: { "content-type": "application/json" }, body });
-    return { status: upstream.status, text: await upstream.text() };
+  const refused: RecordedCall[] = [];
+  const reply = (call: RecordedCall) => {
+    if (!call.method.startsWith("debug_")) return undefined;
+    refused.push(call);
+    return methodNotFound(call.method);
   };
-  const server: Server = createServer(async (req, res) => {
-    try {
-      const chunks: Buffer[] = [];
-      for await (const chunk of req) chunks.push(chunk as Buffer);
-      const body = Buffer.concat(chunks).toString();
-      let parsed: Request | Request[];
-      try {
-        parsed = JSON.parse(body) as Request | Request[];
-      } catch {
-        const answer = await forward(body);
-        res.writeHead(answer.status, { "content-type": "application/json" });
-        return void res.end(answer.text);
-      }
-      const batch = Array.isArray(parsed);
-      const items: Request[] = Array.isArray(parsed) ? parsed : [parsed];
-      const refuse = (item: Request) => proxy.refuseDebug && typeof item.method === "string" && item.method.startsWith("debug_");
-      for (const item of items) {
-        calls.push({ method: String(item.method), params: Array.isArray(item.params) ? item.params : [], id: item.id, batch, refused: refuse(item) });
-      }
-      if (!items.some(refuse)) {
-        const answer = await forward(body);
-        res.writeHead(answer.status, { "content-type": "application/json" });
-        return void res.end(answer.text);
-      }
-      let out: unknown;
-      if (!batch) {
-        out = methodNotFound(items[0]!.id, String(items[0]!.method));
-      } else {
-        const rest = items.filter((item) => !refuse(item));
-        const byId = new Map<string, unknown>();
-        if (rest.length > 0) {
-          const answer = await forward(JSON.stringify(rest));
-          for (const a of JSON.parse(answer.text) as { id?: unknown }[]) byId.set(JSON.stringify(a.id ?? null), a);
-        }
-        out = items.map((item) => (refuse(item) ? methodNotFound(item.id, String(item.method)) : byId.get(JSON.stringify(item.id ?? null))));
-      }
-      res.writeHead(200, { "content-type": "application/json" });
-      res.end(JSON.stringify(out));
-    } catch {
-      res.destroy();
-    }
-  });
-  const port = await freePort();
-  await new Promise<void>((ok) => server.listen(port, "127.0.0.1", ok));
-  const proxy: DebuglessRpc = {
-    url: `http://127.0.0.1:${port}`,
-    refuseDebug: true,
-    calls,
-    close: () =>
-      new Promise<void>((ok) => {
-        server.closeAllConnections();
-        server.close(() => ok());
-      }),
-  };
+  const proxy: DebuglessRpc = Object.assign(await startRpcProxy(target, () => (proxy.refuseDebug ? { reply } : undefined)), { refuseDebug: true, refused });
   return proxy;
 }
 
@@ -253,7 +187,8 @@ describe("v1 revokeDelegate through a contract wallet, on an RPC without debug_t
       { jsonrpc: "2.0", id: 8, result: `0x${CHAIN_ID.toString(16)}` },
       notFound(9),
     ]);
-    proxy.calls.splice(0);
+    proxy.clear();
+    proxy.refused.splice(0);
   });
 
   afterAll(async () => {
@@ -277,7 +212,7 @@ describe("v1 revokeDelegate through a contract wallet, on an RPC without debug_t
       expect(a.body, `(${delegate}, vault) at ${a.block}`).toBe(a.expected);
       expect(a.body).toBe(want);
     }
-    expect(proxy.calls.filter((c) => c.refused), "no trace was needed so far").toEqual([]);
+    expect(proxy.refused, "no trace was needed so far").toEqual([]);
 
     // The wallet revokes x: only a call trace says so.
     const watcher = watch(service, checkPath(x, wallet));
@@ -291,7 +226,7 @@ describe("v1 revokeDelegate through a contract wallet, on an RPC without debug_t
     const seen = await watcher.stop();
     const output = plainOutput(service);
     log(`live: ${typeof exited === "number" ? `ponder exited with code ${exited}` : `ponder still running after ${EXIT_WITHIN_MS / 1000} s`}; answers seen: ${summary(seen)}`);
-    const refused = proxy.calls.filter((c) => c.refused);
+    const refused = proxy.refused;
     log(`live: debug calls refused: ${refused.length} (${refused.map((c) => `${c.method} id ${JSON.stringify(c.id)}`).join(", ")}); calls that came in batches: ${proxy.calls.filter((c) => c.batch).length} of ${proxy.calls.length}`);
     const message = output.split("\n").find((line) => line.includes(`v1 revokeDelegate in transaction ${revoke.hash}`));
     log(`live: the error line: ${message?.trim()}`);
@@ -318,7 +253,7 @@ describe("v1 revokeDelegate through a contract wallet, on an RPC without debug_t
     await rpc(anvil.url, "anvil_mine", [`0x${(FINALITY + 10).toString(16)}`]);
     const head = BigInt((await rpc(anvil.url, "eth_blockNumber")) as string);
     expect(head - FINALITY_MARGIN, "the revocation lies below Ponder's finality depth").toBeGreaterThan(revoke.block);
-    const refusedBefore = proxy.calls.filter((c) => c.refused).length;
+    const refusedBefore = proxy.refused.length;
 
     const watcher = watch(service!, checkPath(x, wallet));
     // It may stop before its HTTP server is up: then restart throws, and the exit is what counts.
@@ -326,7 +261,7 @@ describe("v1 revokeDelegate through a contract wallet, on an RPC without debug_t
     const exited = await exitOf(service!).catch((error: Error) => error);
     const seen = await watcher.stop();
     const output = plainOutput(service!);
-    const refused = proxy.calls.filter((c) => c.refused).slice(refusedBefore);
+    const refused = proxy.refused.slice(refusedBefore);
     log(`restart: ${started}; ${typeof exited === "number" ? `ponder exited with code ${exited}` : `ponder still running after ${EXIT_WITHIN_MS / 1000} s`}; answers seen: ${summary(seen)}`);
     log(`restart: debug calls refused: ${refused.length}`);
 

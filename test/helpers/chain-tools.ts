@@ -35,6 +35,18 @@ export async function serviceGet(service: Service, path: string): Promise<HttpAn
 }
 
 /** X-Indexed-Block of an answer, when it has a valid one. */
+/** One chain of `GET /registry/chains`, as README documents it. */
+export type ListedChain = {
+  chainId: number;
+  name: string;
+  title: string;
+  testnet: boolean;
+  registries: Record<"v1" | "v2", { address: string; startBlock: number } | null>;
+  indexedBlock: number | null;
+  status: string;
+  lagSeconds: number | null;
+};
+
 export function indexedBlockOf(a: HttpAnswer): bigint | undefined {
   const header = a.headers.get("x-indexed-block");
   return header !== null && /^\d+$/.test(header) ? BigInt(header) : undefined;
@@ -49,10 +61,16 @@ export const plainOutput = (service: Service) => service.child.output.replace(AN
 // ---------------------------------------------------------------------------------------------
 // A recording JSON-RPC proxy
 
-export type RecordedCall = { method: string; params: unknown[]; at: number };
+export type RecordedCall = { method: string; params: unknown[]; at: number; id?: unknown; batch?: boolean };
 
-/** What the proxy does instead of forwarding: drop the connection, or answer with this status and body. */
-export type Fault = { drop: true } | { status: number; body: string };
+/** A call answered by the proxy itself (with the call's id), as an RPC would: an error or a result. */
+export type Reply = { error: { code: number; message: string } } | { result: unknown };
+
+/**
+ * What the proxy does instead of forwarding: drop the connection; answer with this status and
+ * body; or answer the calls `reply` answers itself and forward the others (a batch stays a batch).
+ */
+export type Fault = { drop: true } | { status: number; body: string } | { reply: (call: RecordedCall) => Reply | undefined };
 /**
  * Called with each request's calls before it is forwarded; it may take its time (holding the
  * request), and may return a fault to answer with instead.
@@ -77,27 +95,42 @@ export async function startRpcProxy(target: string, intercept?: Intercept): Prom
     const body = Buffer.concat(chunks).toString();
     const at = Date.now();
     const these: RecordedCall[] = [];
+    let items: unknown[] | undefined;
+    let batch = false;
     try {
       const parsed = JSON.parse(body) as unknown;
-      for (const item of Array.isArray(parsed) ? parsed : [parsed]) {
-        const { method, params } = item as { method?: unknown; params?: unknown };
-        these.push({ method: String(method), params: Array.isArray(params) ? params : [], at });
+      batch = Array.isArray(parsed);
+      items = Array.isArray(parsed) ? parsed : [parsed];
+      for (const item of items) {
+        const { method, params, id } = item as { method?: unknown; params?: unknown; id?: unknown };
+        these.push({ method: String(method), params: Array.isArray(params) ? params : [], at, id, batch });
       }
     } catch {
       these.push({ method: "(not JSON)", params: [body.slice(0, 200)], at });
     }
     calls.push(...these);
+    const forward = async (text: string) => {
+      const upstream = await fetch(target, { method: "POST", headers: { "content-type": "application/json" }, body: text });
+      return { status: upstream.status, text: await upstream.text() };
+    };
+    const send = (status: number, text: string) => {
+      res.writeHead(status, { "content-type": "application/json" });
+      res.end(text);
+    };
     try {
       const fault = await intercept?.(these);
       if (fault && "drop" in fault) return void res.destroy();
-      if (fault) {
-        res.writeHead(fault.status, { "content-type": "application/json" });
-        return void res.end(fault.body);
+      if (fault && "status" in fault) return send(fault.status, fault.body);
+      const replies = fault && items ? these.map((call) => fault.reply(call)) : [];
+      if (!replies.some((r) => r !== undefined)) {
+        const upstream = await forward(body);
+        return send(upstream.status, upstream.text);
       }
-      const upstream = await fetch(target, { method: "POST", headers: { "content-type": "application/json" }, body });
-      const text = await upstream.text();
-      res.writeHead(upstream.status, { "content-type": "application/json" });
-      res.end(text);
+      // Some calls answered here: the others go upstream together, their answers matched by id.
+      const rest = items!.filter((_, i) => replies[i] === undefined);
+      const upstream = rest.length > 0 ? (JSON.parse((await forward(JSON.stringify(rest))).text) as { id?: unknown }[]) : [];
+      const answers = these.map((call, i) => replies[i] ? { jsonrpc: "2.0", id: call.id ?? null, ...replies[i] } : upstream.find((a) => a.id === call.id));
+      send(200, JSON.stringify(batch ? answers : answers[0]));
     } catch {
       res.destroy();
     }
