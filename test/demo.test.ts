@@ -1,11 +1,14 @@
 /**
- * `npm run demo` as a user runs it, with no RPC URL and no database configured: every request it
- * prints answers what it says, and Ctrl-C (SIGINT to its process group, as a terminal sends it)
- * stops everything it started and removes its temporary directory.
+ * `npm run demo` as a user runs it, with no RPC URL, no database configured and no network beyond
+ * this machine (its Node processes refuse any other connection, and the test shows none was
+ * tried): every request it prints answers what it says, and Ctrl-C (SIGINT to its process group,
+ * as a terminal sends it) stops everything it started and removes its temporary directory.
  */
-import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, readdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Child, GiveUp, freePort, waitFor } from "./helpers/processes";
+import { Child, GiveUp, ROOT, freePort, waitFor } from "./helpers/processes";
 
 const ANSI = /\u001b\[[0-9;]*m/g;
 
@@ -68,8 +71,19 @@ let demo: Child | undefined;
 /** The demo's processes, recorded before it is stopped. */
 let recorded: number[] = [];
 
+/** Where the demo's Node processes write any attempt to reach beyond this machine (none is let through). */
+const networkLog = join(mkdtempSync(join(tmpdir(), "demo-network-")), "attempts.log");
+
 beforeAll(async () => {
-  const env: NodeJS.ProcessEnv = { PORT: String(await freePort()), DATABASE_URL: undefined };
+  const env: NodeJS.ProcessEnv = {
+    PORT: String(await freePort()),
+    DATABASE_URL: undefined,
+    // No internet: every Node process the demo starts (npm, tsx, the launcher, Ponder) refuses
+    // connections and name lookups beyond loopback, and records them. npm's own update check is off.
+    NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --require ${join(ROOT, "test/helpers/no-network.cjs")}`.trim(),
+    NO_NETWORK_LOG: networkLog,
+    npm_config_update_notifier: "false",
+  };
   for (const name of Object.keys(process.env)) if (name.startsWith("PONDER_RPC_URL_")) env[name] = undefined;
   demo = new Child("npm", ["run", "demo"], env);
   await waitFor("the demo's examples", async () => {
@@ -90,6 +104,10 @@ afterAll(async () => {
 });
 
 describe("npm run demo", () => {
+  it("needs no network: none of its Node processes tried to reach beyond this machine", () => {
+    expect(existsSync(networkLog) ? readFileSync(networkLog, "utf8") : "").toBe("");
+  });
+
   it("prints ready-to-paste requests, and each answers what it printed", async () => {
     const printed = examples(demo!.output);
     const paths = printed.map((e) => new URL(e.url).pathname);
