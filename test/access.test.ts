@@ -210,6 +210,13 @@ describe("the keyless limit: 25 requests in any 10 seconds per client", () => {
     expect(rateLimit(await ask(proxied, { client: ` ${b} , ${a}` })).remaining).toBe(LIMIT - 2);
   });
 
+  it("behind a trusted proxy, a forwarded value that is not an IP address mints no budget: it counts as the proxy's own", async () => {
+    const first = rateLimit(await ask(proxied, { client: "not-an-address-1" })).remaining;
+    expect(rateLimit(await ask(proxied, { client: `not-an-address-2, ${newClient()}` })).remaining).toBe(first - 1);
+    expect(rateLimit(await ask(proxied, { client: "x".repeat(2_000) })).remaining).toBe(first - 2);
+    expect(rateLimit(await ask(proxied)).remaining).toBe(first - 3);
+  });
+
   it("without TRUSTED_PROXY, X-Forwarded-For is ignored: the socket's address is the client", async () => {
     for (let i = 0; i < LIMIT; i++) {
       const a = await ask(direct, { client: newClient() });

@@ -1,3 +1,4 @@
+import { isIP } from "node:net";
 import { getConnInfo } from "@hono/node-server/conninfo";
 import type { Context, MiddlewareHandler } from "hono";
 import { Problem } from "../problem";
@@ -11,10 +12,14 @@ export type AccessOptions = {
   trustProxy: boolean;
 };
 
-/** The client a keyless request is counted against. */
+/**
+ * The client a keyless request is counted against. A forwarded value that is not an IP address is
+ * not one the proxy wrote: it is ignored, so that clients cannot mint budgets (or fill the limiter's
+ * memory) with made-up names.
+ */
 function client(c: Context, trustProxy: boolean): string {
   const forwarded = trustProxy ? c.req.header("X-Forwarded-For")?.split(",")[0]?.trim() : undefined;
-  return forwarded || getConnInfo(c).remote.address || "unknown";
+  return (forwarded && isIP(forwarded) ? forwarded : undefined) || getConnInfo(c).remote.address || "unknown";
 }
 
 const seconds = (ms: number) => String(Math.ceil(ms / 1000));
