@@ -160,14 +160,18 @@ export function createSqlStore(execute: Execute, schema: string): Store {
     FROM ${table("v2_delegation")} WHERE chain_id = ${chainId} AND ${where}`;
 
   // In force: enabled at the vault's and the pair's current versions (core/v1.ts, v1InForce).
+  // The versions are looked up per candidate row (LIMIT 1, one row by primary key, keeps the
+  // planner from making them joins): a hash join would read the whole version tables.
   const v1 = (chainId: number, where: SQL) => sql`
     SELECT d.chain_id, d.type, d.vault, d.delegate, d.contract, d.token_id::text AS token_id,
            d.created_block, d.created_log_index,
            d.enabled AND d.vault_version = coalesce(vv.version, 0) AND d.pair_version = coalesce(pv.version, 0) AS counts,
            greatest(d.updated_block, coalesce(vv.updated_block, 0), coalesce(pv.updated_block, 0))::text AS touched
     FROM ${table("v1_delegation")} d
-    LEFT JOIN ${table("v1_vault_version")} vv ON vv.chain_id = d.chain_id AND vv.vault = d.vault
-    LEFT JOIN ${table("v1_pair_version")} pv ON pv.chain_id = d.chain_id AND pv.vault = d.vault AND pv.delegate = d.delegate
+    LEFT JOIN LATERAL (SELECT v.version, v.updated_block FROM ${table("v1_vault_version")} v
+      WHERE v.chain_id = d.chain_id AND v.vault = d.vault LIMIT 1) vv ON true
+    LEFT JOIN LATERAL (SELECT p.version, p.updated_block FROM ${table("v1_pair_version")} p
+      WHERE p.chain_id = d.chain_id AND p.vault = d.vault AND p.delegate = d.delegate LIMIT 1) pv ON true
     WHERE d.chain_id = ${chainId} AND ${where}`;
 
   const v1Rows = (rows: Record<string, unknown>[]) => rows.map(v1RowOf);
@@ -209,8 +213,17 @@ export function createSqlStore(execute: Execute, schema: string): Store {
     },
 
     v1Wallet(chainId, wallet) {
-      const where = sql`(d.vault = ${wallet} OR d.delegate = ${wallet})`;
-      return view(chainId, v1(chainId, where), sql`d.created_block, d.created_log_index`, v1Rows);
+      // As vault, only the rows at the vault's current version: one revokeAllDelegates voids any
+      // number of rows, and they are never read again (an index range on vault_version).
+      const version = sql`coalesce((SELECT v.version FROM ${table("v1_vault_version")} v WHERE v.chain_id = ${chainId} AND v.vault = ${wallet}), 0)`;
+      const where = sql`((d.vault = ${wallet} AND d.vault_version = ${version}) OR d.delegate = ${wallet})`;
+      // The vault's version row is a candidate too (never counted): a revokeAllDelegates in flight
+      // touches none of the rows the range reads.
+      const rows = sql`${v1(chainId, where)}
+        UNION ALL
+        SELECT v.chain_id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, false, v.updated_block::text
+        FROM ${table("v1_vault_version")} v WHERE v.chain_id = ${chainId} AND v.vault = ${wallet}`;
+      return view(chainId, rows, sql`d.created_block, d.created_log_index`, v1Rows);
     },
   };
 }
