@@ -83,19 +83,27 @@ export class Child {
   }
 
   async stop(signal: NodeJS.Signals = "SIGTERM"): Promise<void> {
-    if (!this.running) return;
-    try {
-      process.kill(-this.process.pid!, signal);
-    } catch {
-      return;
-    }
-    const killed = setTimeout(() => {
+    const group = -this.process.pid!;
+    const signalGroup = (s: NodeJS.Signals | 0) => {
       try {
-        process.kill(-this.process.pid!, "SIGKILL");
-      } catch {}
-    }, 10_000);
-    await this.exited;
-    clearTimeout(killed);
+        process.kill(group, s);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    if (this.running) {
+      if (!signalGroup(signal)) return;
+      const killed = setTimeout(() => signalGroup("SIGKILL"), 10_000);
+      await this.exited;
+      clearTimeout(killed);
+    }
+    // The leader may exit before what it started (npm before Ponder): wait until the whole group
+    // is gone, so that nothing still writes the files a test removes next.
+    for (let waited = 0; signalGroup(0) && waited < 20_000; waited += 50) {
+      if (waited === 10_000) signalGroup("SIGKILL");
+      await new Promise((ok) => setTimeout(ok, 50));
+    }
   }
 }
 
