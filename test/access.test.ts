@@ -218,10 +218,16 @@ describe("the keyless limit: 25 requests in any 10 seconds per client", () => {
   });
 
   it("without TRUSTED_PROXY, X-Forwarded-For is ignored: the socket's address is the client", async () => {
-    for (let i = 0; i < LIMIT; i++) {
+    // On Postgres both test services share one limiter, so this socket's budget may be partly spent:
+    // every answer takes one more from the same budget whatever X-Forwarded-For says.
+    const opening = await ask(direct, { client: newClient() });
+    expect(opening.status, opening.text).toBe(200);
+    const first = rateLimit(opening).remaining;
+    expect(first).toBeGreaterThan(10);
+    for (let i = 1; i <= first; i++) {
       const a = await ask(direct, { client: newClient() });
       expect(a.status, a.text).toBe(200);
-      expect(rateLimit(a).remaining).toBe(LIMIT - 1 - i);
+      expect(rateLimit(a).remaining).toBe(first - i);
     }
     expectProblem(await ask(direct, { client: newClient() }), 429, "rate_limited");
     expectProblem(await ask(direct), 429, "rate_limited");
