@@ -1,7 +1,7 @@
-import { createServer, type Server } from "node:http";
+import http, { createServer, type Server } from "node:http";
 import { connect, type AddressInfo } from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { answerClientErrors, clientErrorCode, clientErrorResponse } from "./client-error";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { answerClientErrors, answerClientErrorsOnNewServers, clientErrorCode, clientErrorResponse } from "./client-error";
 import { Problem } from "./problem";
 
 /** Writes `bytes` on a new connection and reads until the server closes it. */
@@ -84,6 +84,15 @@ describe("answerClientErrors", () => {
     }
   });
 
+  it("answers a HEAD request with the problem's head and no body", async () => {
+    for (const request of [`HEAD /x HTTP/1.1\r\nHost: x\r\nX-Filler: ${"h".repeat(20 * 1024)}\r\n\r\n`, "HEAD /x HTTP/1.1\r\nHost x\r\n\r\n"]) {
+      const answer = await exchange(port, request);
+      const [head, body] = answer.split("\r\n\r\n");
+      expect(head, request.slice(0, 40)).toMatch(/^HTTP\/1\.1 4\d\d .*\r\nContent-Type: application\/problem\+json\r\n/);
+      expect(body, request.slice(0, 40)).toBe("");
+    }
+  });
+
   it("drops the connection of a client that keeps it open after the answer, soon", async () => {
     const socket = connect({ port, host: "127.0.0.1", allowHalfOpen: true });
     let data = "";
@@ -136,5 +145,27 @@ describe("answerClientErrors", () => {
     expect(answer).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
     expect(answer).toContain("partial");
     expect(answer).not.toContain("problem");
+  });
+});
+
+describe("answerClientErrorsOnNewServers", () => {
+  const original = http.createServer;
+  afterEach(() => {
+    http.createServer = original;
+  });
+
+  it("makes servers created afterwards through http.createServer answer with problems, once however often it is called", async () => {
+    answerClientErrorsOnNewServers();
+    answerClientErrorsOnNewServers();
+    const server = http.createServer((_req, res) => res.end("ok"));
+    expect(server.listenerCount("clientError"), "one answer per refused request").toBe(1);
+    await new Promise<void>((ok) => server.listen(0, "127.0.0.1", ok));
+    try {
+      const answer = parse(await exchange((server.address() as AddressInfo).port, "GARBAGE\r\n\r\n"));
+      expect(answer.status).toBe(400);
+      expect(answer.problem).toMatchObject({ status: 400, code: "malformed_request" });
+    } finally {
+      await new Promise<void>((ok) => server.close(() => ok()));
+    }
   });
 });

@@ -2,7 +2,7 @@
  * Requests Node's HTTP parser refuses never reach the app: without a `clientError` listener Node
  * answers them with a bare status line. This answers them as problem+json, like every other error.
  */
-import { STATUS_CODES, maxHeaderSize, type Server, type ServerResponse } from "node:http";
+import http, { STATUS_CODES, maxHeaderSize, type Server, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import { problemBody } from "./problem";
 
@@ -28,8 +28,11 @@ export function clientErrorCode(error: { code?: string }): ClientErrorCode {
   }
 }
 
-/** A whole HTTP/1.1 response, bytes for the socket: the body has Problem.response()'s shape. */
-export function clientErrorResponse(code: ClientErrorCode): string {
+/**
+ * A whole HTTP/1.1 response, bytes for the socket: the body has Problem.response()'s shape. To a
+ * HEAD request, the same head without the body (its client would read the body as a next answer).
+ */
+export function clientErrorResponse(code: ClientErrorCode, head = false): string {
   const problem = problemBody(code, REFUSALS[code]);
   const { status } = problem;
   const body = JSON.stringify(problem);
@@ -39,7 +42,7 @@ export function clientErrorResponse(code: ClientErrorCode): string {
     `Content-Length: ${Buffer.byteLength(body)}\r\n` +
     "Access-Control-Allow-Origin: *\r\n" +
     "Connection: close\r\n\r\n" +
-    body
+    (head ? "" : body)
   );
 }
 
@@ -54,7 +57,7 @@ export function answerClientErrors(server: Server): void {
   const responses = new WeakMap<Socket, ServerResponse>();
   const answered = new WeakSet<Socket>();
   server.on("request", (req, res) => responses.set(req.socket, res));
-  server.on("clientError", (error: NodeJS.ErrnoException, socket: Socket) => {
+  server.on("clientError", (error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Socket) => {
     // The parser reports every later chunk of a refused request again: the answer is on its way.
     if (answered.has(socket)) return;
     const res = responses.get(socket);
@@ -63,9 +66,31 @@ export function answerClientErrors(server: Server): void {
       return;
     }
     answered.add(socket);
-    socket.end(clientErrorResponse(clientErrorCode(error)));
+    // The chunk the parser failed in: a request's first bytes come in a chunk of their own, as a
+    // client writes a request after reading the answer before, and the parser fails within 64 KiB.
+    socket.end(clientErrorResponse(clientErrorCode(error), error.rawPacket?.subarray(0, 5).toString("latin1") === "HEAD "));
     // Destroying it now would reset the connection if the client is still sending (a long header):
     // its TCP stack could then drop the answer unread. It goes when the client closes, or soon.
     setTimeout(() => socket.destroy(), LINGER_MS).unref();
   });
+}
+
+const ANSWERING = Symbol.for("delegation-lookup.answers-client-errors");
+type CreateServer = typeof http.createServer & { [ANSWERING]?: true };
+
+/**
+ * From now on every server `http.createServer` makes in this process answers what the parser
+ * refuses: for a server built by code we do not control. Ponder reads `http.createServer` when it
+ * starts serving, after loading our API. Once per process (Ponder's dev mode reloads the API).
+ */
+export function answerClientErrorsOnNewServers(): void {
+  const create: CreateServer = http.createServer;
+  if (create[ANSWERING]) return;
+  const answering = ((...args: Parameters<typeof http.createServer>) => {
+    const server = create(...args);
+    answerClientErrors(server);
+    return server;
+  }) as CreateServer;
+  answering[ANSWERING] = true;
+  (http as { createServer: CreateServer }).createServer = answering;
 }

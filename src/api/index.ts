@@ -3,6 +3,7 @@ import { db } from "ponder:api";
 import { v2Delegation } from "ponder:schema";
 import { openAccess } from "../../api/access/open";
 import { createApp } from "../../api/app";
+import { answerClientErrorsOnNewServers } from "../../api/client-error";
 import { publishServedChains } from "../../api/served-chains";
 import { createSqlStore } from "../../api/store";
 import { plan } from "../../ponder.config";
@@ -16,6 +17,9 @@ const chains = plan.map(({ chain, v1, v2 }) => ({ id: chain.id, name: chain.name
 const access = await openAccess(process.env);
 // API processes run apart from this one (npm run serve) serve the chains it indexes.
 await publishServedChains(access.db, access.schema, schema, chains);
+
+// Ponder's server, created after this loads, answers what Node's parser refuses as replicas do.
+answerClientErrorsOnNewServers();
 
 export default createApp({ store: createSqlStore((query) => db.execute(query), schema), chains, access });
 
