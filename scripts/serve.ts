@@ -13,10 +13,12 @@ import { openAccess } from "../api/access/open";
 import { answerClientErrors } from "../api/client-error";
 import { createApp, type ServedChain } from "../api/app";
 import { behindAfterSeconds, chainStatus } from "../api/chains";
+import { countRequests, metricsText, sumFigures, type RequestCounts } from "../api/metrics";
 import { probes } from "../api/probes";
 import { readServedChains } from "../api/served-chains";
 import { pgAccessDb } from "../api/access/pg";
 import { createReplicaStore } from "../api/replica/store";
+import { gatherWorkerFigures, workerFigures } from "./cluster-figures";
 
 const env = process.env;
 if (!env.DATABASE_URL) {
@@ -35,6 +37,7 @@ const SHUTDOWN_MS = 8_000;
 if (cluster.isPrimary && workers > 1) {
   console.log(`API on port ${port}: ${workers} workers over ${env.DATABASE_SCHEMA || "delegations"}`);
   for (let i = 0; i < workers; i++) cluster.fork();
+  gatherWorkerFigures();
   let stopping = false;
   cluster.on("exit", (worker, code) => {
     if (stopping) return;
@@ -86,7 +89,17 @@ async function runWorker() {
     });
     return { ready: true, text: behind.join("\n") };
   };
-  const app = new Hono().route("/", probes(readiness)).route("/", createApp({ store, chains: served, access, behindAfterSeconds: behindAfter }));
+  const requests: RequestCounts = {};
+  const figures = workerFigures(() => ({ requests, rssBytes: process.memoryUsage.rss() }));
+  const app = new Hono()
+    .use(countRequests(requests))
+    .route("/", probes(readiness))
+    .get("/metrics", async (c) => {
+      const [all, states] = await Promise.all([figures(), store.chainStates()]);
+      const text = metricsText({ figures: sumFigures(all), workers: all.length, chains: served, states, nowSeconds: Math.floor(Date.now() / 1000), behindAfterSeconds: behindAfter });
+      return c.text(text, 200, { "Content-Type": "text/plain; version=0.0.4; charset=utf-8" });
+    })
+    .route("/", createApp({ store, chains: served, access, behindAfterSeconds: behindAfter }));
   const server = serve({ fetch: app.fetch, port, hostname: env.HOST }, () =>
     console.log(`API worker ${process.pid} serving ${served.map((c) => c.id).join(", ")} on port ${port}`),
   ) as Server;

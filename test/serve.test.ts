@@ -6,6 +6,7 @@
  *
  * Reproduce a failure with the seed it prints: SEED=<n> DATABASE_URL=… npx vitest run test/serve.test.ts
  */
+import { get as httpGet, type IncomingMessage } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Address, Hex } from "viem";
 import { abis, installRegistries } from "./helpers/oracle";
@@ -201,6 +202,49 @@ describe.runIf(process.env.DATABASE_URL)("npm run serve: API processes apart fro
     const history = await historyMismatches(service, anvil.url, { v1: v1Registry, v2: oracle.registry });
     expect(history.events.v1, tag("v1 events on chain")).toBeGreaterThanOrEqual(2);
     expect(history.mismatches, tag("history rows against the chain's logs after the reorganization")).toEqual([]);
+  });
+
+  it("a replica's /metrics sums the requests of all its workers and shows each chain's position", async () => {
+    const replica = replicas[0]!; // the one with two workers
+    const scrape = async () => {
+      const res = await fetch(`${replica.url}/metrics`);
+      expect(res.status, tag("/metrics")).toBe(200);
+      expect(res.headers.get("content-type"), tag("/metrics")).toMatch(/^text\/plain; version=0\.0\.4/);
+      return res.text();
+    };
+    /** A sample's value: `labels` as written between the braces ("" for none). */
+    const sample = (text: string, name: string, labels = "") => {
+      const line = `${name}${labels ? `{${labels}}` : ""} `;
+      return Number(text.split("\n").find((l) => l.startsWith(line))?.slice(line.length) ?? 0);
+    };
+    const chainsAnswered = (text: string) => sample(text, "delegation_api_requests_total", 'route="/registry/chains",status="200"');
+    const blockListed = async () => {
+      const listed = (await (await fetch(`${replica.url}/registry/chains`, { headers: service.headers })).json()) as { chainId: number; indexedBlock: number }[];
+      return listed.find((c) => c.chainId === CHAIN_ID)!.indexedBlock;
+    };
+
+    const before = await scrape();
+    const lowest = await blockListed();
+    // A new connection each: the cluster hands connections to its workers in turn, so both serve some.
+    const COUNT = 40;
+    for (let i = 0; i < COUNT; i++) {
+      const res = await new Promise<IncomingMessage>((ok, fail) =>
+        httpGet(`${replica.url}/registry/chains`, { agent: false, headers: service.headers }, ok).on("error", fail),
+      );
+      res.resume();
+      expect(res.statusCode).toBe(200);
+    }
+    const after = await scrape();
+    const highest = await blockListed();
+
+    expect(sample(after, "delegation_api_workers"), tag("workers summed")).toBe(2);
+    expect(chainsAnswered(after) - chainsAnswered(before), tag("chains listings counted across both workers")).toBe(COUNT + 1);
+    const block = sample(after, "delegation_chain_indexed_block", `chain_id="${CHAIN_ID}"`);
+    expect(block, tag("indexed block in /metrics, between the chains endpoint's before and after")).toBeGreaterThanOrEqual(lowest);
+    expect(block, tag("indexed block in /metrics")).toBeLessThanOrEqual(highest);
+    expect(sample(after, "delegation_chain_ready", `chain_id="${CHAIN_ID}"`), tag("chain ready")).toBe(1);
+    expect(sample(after, "delegation_chain_behind", `chain_id="${CHAIN_ID}"`), tag("chain not behind")).toBe(0);
+    expect(sample(after, "delegation_api_resident_memory_bytes"), tag("memory of both workers")).toBeGreaterThan(2 * 20 * 1024 * 1024);
   });
 
   it("keys are shared: a revoked key is refused by every process; a bad key too", async () => {
