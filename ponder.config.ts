@@ -3,7 +3,7 @@ import { ponderPgliteDir } from "./api/access/pglite";
 import { registryV1Abi } from "./core/abi/registryV1";
 import { registryV2Abi } from "./core/abi/registryV2";
 import { configuredChains, ignoredRpcVariables } from "./core/chains";
-import { planChains, startBlocksFile, type IndexedChain, type Registry } from "./core/discovery";
+import { type IndexedChain, planChains, type Registry, startBlocksFile } from "./core/discovery";
 
 const ignored = ignoredRpcVariables();
 if (ignored.length > 0) {
@@ -17,12 +17,13 @@ if (configured.length === 0) {
 }
 
 /** The chains indexed and the registries on each; the API serves exactly these. */
-export const plan: IndexedChain[] = (
-  await planChains(configured, { memoryFile: startBlocksFile(process.env) })
-).filter((p) => {
-  if (p.v1 === undefined && p.v2 === undefined) console.warn(`chain ${p.chain.id} (${p.chain.title}): neither registry is there; not indexed`);
-  return p.v1 !== undefined || p.v2 !== undefined;
-});
+export const plan: IndexedChain[] = (await planChains(configured, { memoryFile: startBlocksFile(process.env) })).filter(
+  (p) => {
+    if (p.v1 === undefined && p.v2 === undefined)
+      console.warn(`chain ${p.chain.id} (${p.chain.title}): neither registry is there; not indexed`);
+    return p.v1 !== undefined || p.v2 !== undefined;
+  },
+);
 if (plan.length === 0) throw new Error("None of the configured chains has a registry deployed: nothing to index.");
 
 const contract = (version: "v1" | "v2") =>

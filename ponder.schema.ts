@@ -137,7 +137,9 @@ export const v1Delegation = onchainTable(
     updatedBlock: t.bigint().notNull(),
   }),
   (table) => ({
-    pk: primaryKey({ columns: [table.chainId, table.vault, table.delegate, table.type, table.contract, table.tokenId] }),
+    pk: primaryKey({
+      columns: [table.chainId, table.vault, table.delegate, table.type, table.contract, table.tokenId],
+    }),
     vaultIndex: index().on(table.chainId, table.vault, table.vaultVersion),
     delegateIndex: index().on(table.chainId, table.delegate),
     updatedIndex: index().on(table.chainId, table.updatedBlock),

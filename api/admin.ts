@@ -22,9 +22,14 @@ function methodNotAllowed(allow: string) {
 /** The new key's label, from a JSON body `{"label": "..."}` (a body that is not JSON has none). */
 function label(body: unknown): string {
   const value = (body as { label?: unknown } | null | undefined)?.label;
-  if (value === undefined) throw new Problem("missing_parameter", `'label' is required: send JSON {"label": "<what the key is for>"}`, { param: "label" });
+  if (value === undefined)
+    throw new Problem("missing_parameter", `'label' is required: send JSON {"label": "<what the key is for>"}`, {
+      param: "label",
+    });
   if (typeof value !== "string" || value.trim() === "" || value.length > MAX_LABEL) {
-    throw new Problem("invalid_parameter", `'label' must be a non-blank string of at most ${MAX_LABEL} characters`, { param: "label" });
+    throw new Problem("invalid_parameter", `'label' must be a non-blank string of at most ${MAX_LABEL} characters`, {
+      param: "label",
+    });
   }
   return value.trim();
 }
@@ -37,7 +42,8 @@ export function admin(keys: KeyStore, token: string | undefined): Hono {
   const app = new Hono();
 
   app.use(async (c, next) => {
-    if (token === undefined) throw new Problem("not_found", "the admin endpoints are off: the operator has not set ADMIN_TOKEN");
+    if (token === undefined)
+      throw new Problem("not_found", "the admin endpoints are off: the operator has not set ADMIN_TOKEN");
     if (!bearerMatches(c.req.header("Authorization"), token)) {
       throw new Problem("invalid_admin_token", "send the operator's token as Authorization: Bearer <ADMIN_TOKEN>", {
         headers: { "WWW-Authenticate": 'Bearer realm="admin"' },

@@ -16,7 +16,10 @@ const SYNC_RETRY_AFTER = "5";
 export async function answer(
   c: Context<Env>,
   version: "v1" | "v2",
-  read: (chainId: number, params: Params) => Promise<(Omit<ChainView<unknown>, "data"> & { body: unknown }) | undefined>,
+  read: (
+    chainId: number,
+    params: Params,
+  ) => Promise<(Omit<ChainView<unknown>, "data"> & { body: unknown }) | undefined>,
 ): Promise<Response> {
   const params = new Params(c.req.url);
   const chainId = params.chainId(c.var.chains.filter((chain) => chain[version] !== undefined).map((chain) => chain.id));

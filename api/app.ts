@@ -2,11 +2,11 @@ import { Hono } from "hono";
 import { requireAccess } from "./access/middleware";
 import type { Access } from "./access/open";
 import { admin } from "./admin";
-import { databaseUnavailable } from "./unavailable";
-import { Problem, notFound } from "./problem";
-import { portal } from "./portal";
-import { StoreBusy, type Store } from "./store";
 import { behindAfterSeconds, chains } from "./chains";
+import { portal } from "./portal";
+import { notFound, Problem } from "./problem";
+import { type Store, StoreBusy } from "./store";
+import { databaseUnavailable } from "./unavailable";
 import { v1 } from "./v1";
 import { v2 } from "./v2";
 
@@ -28,7 +28,8 @@ export type Env = { Variables: { store: Store; chains: readonly ServedChain[]; b
 const ALLOWED_METHODS = "GET, HEAD, OPTIONS";
 const CORS = {
   "Access-Control-Allow-Origin": "*",
-  "Access-Control-Expose-Headers": "X-Indexed-Block, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset",
+  "Access-Control-Expose-Headers":
+    "X-Indexed-Block, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset",
 };
 
 export type AppOptions = {
@@ -86,7 +87,9 @@ export function createApp(options: AppOptions): Hono<Env> {
   app.onError((error) => {
     if (error instanceof Problem) return error.response(CORS);
     if (error instanceof StoreBusy) {
-      return new Problem("chain_syncing", `${error.message}; ask again in a moment`, { headers: { "Retry-After": "1" } }).response(CORS);
+      return new Problem("chain_syncing", `${error.message}; ask again in a moment`, {
+        headers: { "Retry-After": "1" },
+      }).response(CORS);
     }
     if (databaseUnavailable(error)) {
       // Not a bug, and not a reason to guess: the answer needs the database.

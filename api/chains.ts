@@ -9,7 +9,11 @@ export type ChainStatus = { status: "syncing" | "live" | "behind"; lagSeconds: n
  * A chain's sync state: `syncing` until its backfill is done; then `behind` while the newest block
  * indexed is older than `behindAfterSeconds` (the RPC fails, or the indexer stopped), else `live`.
  */
-export function chainStatus(position: ChainPosition | undefined, nowSeconds: number, behindAfterSeconds: number): ChainStatus {
+export function chainStatus(
+  position: ChainPosition | undefined,
+  nowSeconds: number,
+  behindAfterSeconds: number,
+): ChainStatus {
   if (position === undefined) return { status: "syncing", lagSeconds: null };
   const lagSeconds = Math.max(0, nowSeconds - position.indexedTimestamp);
   if (!position.ready) return { status: "syncing", lagSeconds };

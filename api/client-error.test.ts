@@ -1,7 +1,12 @@
 import http, { createServer, type Server } from "node:http";
-import { connect, type AddressInfo } from "node:net";
+import { type AddressInfo, connect } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { answerClientErrors, answerClientErrorsOnNewServers, clientErrorCode, clientErrorResponse } from "./client-error";
+import {
+  answerClientErrors,
+  answerClientErrorsOnNewServers,
+  clientErrorCode,
+  clientErrorResponse,
+} from "./client-error";
 import { Problem } from "./problem";
 
 /** Writes `bytes` on a new connection and reads until the server closes it. */
@@ -9,7 +14,9 @@ function exchange(port: number, bytes: string | Buffer, end = true): Promise<str
   return new Promise((ok, fail) => {
     const socket = connect(port, "127.0.0.1");
     let data = "";
-    socket.setTimeout(5_000, () => socket.destroy(new Error(`no close in 5 s; got ${JSON.stringify(data.slice(0, 200))}`)));
+    socket.setTimeout(5_000, () =>
+      socket.destroy(new Error(`no close in 5 s; got ${JSON.stringify(data.slice(0, 200))}`)),
+    );
     socket.on("data", (chunk) => (data += chunk.toString("latin1")));
     socket.on("error", fail);
     socket.on("close", () => ok(data));
@@ -42,7 +49,12 @@ describe("clientErrorResponse", () => {
 
   it("is a whole response whose body has the shape of every other problem", async () => {
     const shape = (await new Problem("not_found", "x").response().json()) as Record<string, unknown>;
-    for (const [code, status] of [["headers_too_large", 431], ["content_too_large", 413], ["request_timeout", 408], ["malformed_request", 400]] as const) {
+    for (const [code, status] of [
+      ["headers_too_large", 431],
+      ["content_too_large", 413],
+      ["request_timeout", 408],
+      ["malformed_request", 400],
+    ] as const) {
       const answer = parse(clientErrorResponse(code));
       expect(answer.status).toBe(status);
       expect(answer.type).toBe("application/problem+json");
@@ -58,13 +70,16 @@ describe("answerClientErrors", () => {
   let server: Server;
   let port: number;
   beforeAll(async () => {
-    server = createServer({ headersTimeout: 500, requestTimeout: 1_000, connectionsCheckingInterval: 100 }, (req, res) => {
-      if (req.url === "/slow") {
-        res.writeHead(200, { "Content-Type": "text/plain" });
-        res.write("partial");
-        setTimeout(() => res.end(), 1_000);
-      } else res.end("ok");
-    });
+    server = createServer(
+      { headersTimeout: 500, requestTimeout: 1_000, connectionsCheckingInterval: 100 },
+      (req, res) => {
+        if (req.url === "/slow") {
+          res.writeHead(200, { "Content-Type": "text/plain" });
+          res.write("partial");
+          setTimeout(() => res.end(), 1_000);
+        } else res.end("ok");
+      },
+    );
     answerClientErrors(server);
     await new Promise<void>((ok) => server.listen(0, "127.0.0.1", ok));
     port = (server.address() as AddressInfo).port;
@@ -85,10 +100,15 @@ describe("answerClientErrors", () => {
   });
 
   it("answers a HEAD request with the problem's head and no body", async () => {
-    for (const request of [`HEAD /x HTTP/1.1\r\nHost: x\r\nX-Filler: ${"h".repeat(20 * 1024)}\r\n\r\n`, "HEAD /x HTTP/1.1\r\nHost x\r\n\r\n"]) {
+    for (const request of [
+      `HEAD /x HTTP/1.1\r\nHost: x\r\nX-Filler: ${"h".repeat(20 * 1024)}\r\n\r\n`,
+      "HEAD /x HTTP/1.1\r\nHost x\r\n\r\n",
+    ]) {
       const answer = await exchange(port, request);
       const [head, body] = answer.split("\r\n\r\n");
-      expect(head, request.slice(0, 40)).toMatch(/^HTTP\/1\.1 4\d\d .*\r\nContent-Type: application\/problem\+json\r\n/);
+      expect(head, request.slice(0, 40)).toMatch(
+        /^HTTP\/1\.1 4\d\d .*\r\nContent-Type: application\/problem\+json\r\n/,
+      );
       expect(body, request.slice(0, 40)).toBe("");
     }
   });
@@ -100,7 +120,8 @@ describe("answerClientErrors", () => {
     socket.write(`GET /x HTTP/1.1\r\nHost: x\r\nX-Filler: ${"h".repeat(20 * 1024)}`);
     await new Promise((ok) => socket.once("end", ok));
     const answered = Date.now();
-    const open = () => new Promise<number>((ok, fail) => server.getConnections((error, count) => (error ? fail(error) : ok(count))));
+    const open = () =>
+      new Promise<number>((ok, fail) => server.getConnections((error, count) => (error ? fail(error) : ok(count))));
     while ((await open()) > 0 && Date.now() - answered < 4_000) await new Promise((ok) => setTimeout(ok, 50));
     socket.destroy();
     expect(parse(data).status).toBe(431);
@@ -109,7 +130,11 @@ describe("answerClientErrors", () => {
   });
 
   it("answers malformed bytes with 400", async () => {
-    for (const request of [Buffer.from("GET /\u0001 HTTP/1.1\r\nHost: x\r\n\r\n"), Buffer.from("GARBAGE\r\n\r\n"), Buffer.from([0xff, 0xfe, 0x0d, 0x0a, 0x0d, 0x0a])]) {
+    for (const request of [
+      Buffer.from("GET /\u0001 HTTP/1.1\r\nHost: x\r\n\r\n"),
+      Buffer.from("GARBAGE\r\n\r\n"),
+      Buffer.from([0xff, 0xfe, 0x0d, 0x0a, 0x0d, 0x0a]),
+    ]) {
       const answer = parse(await exchange(port, request));
       expect(answer.status, JSON.stringify(request.toString("latin1"))).toBe(400);
       expect(answer.problem).toMatchObject({ status: 400, code: "malformed_request" });
@@ -124,7 +149,7 @@ describe("answerClientErrors", () => {
 
   it("answers after a finished response on the same connection", async () => {
     const answer = await exchange(port, "GET / HTTP/1.1\r\nHost: x\r\n\r\nGET /\u0001 HTTP/1.1\r\n\r\n");
-    expect(answer).toMatch(/^HTTP\/1\.1 200 OK\r\n[^]*\r\n\r\nokHTTP\/1\.1 400 Bad Request\r\n/);
+    expect(answer).toMatch(/^HTTP\/1\.1 200 OK\r\n[\s\S]*\r\n\r\nokHTTP\/1\.1 400 Bad Request\r\n/);
     expect(parse(answer.slice(answer.indexOf("okHTTP") + 2)).problem).toMatchObject({ status: 400 });
   });
 

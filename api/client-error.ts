@@ -2,7 +2,7 @@
  * Requests Node's HTTP parser refuses never reach the app: without a `clientError` listener Node
  * answers them with a bare status line. This answers them as problem+json, like every other error.
  */
-import http, { STATUS_CODES, maxHeaderSize, type Server, type ServerResponse } from "node:http";
+import http, { maxHeaderSize, type Server, type ServerResponse, STATUS_CODES } from "node:http";
 import type { Socket } from "node:net";
 import { problemBody } from "./problem";
 
@@ -61,14 +61,16 @@ export function answerClientErrors(server: Server): void {
     // The parser reports every later chunk of a refused request again: the answer is on its way.
     if (answered.has(socket)) return;
     const res = responses.get(socket);
-    if (!socket.writable || error.code === "ECONNRESET" || (res && res.headersSent && !res.writableEnded)) {
+    if (!socket.writable || error.code === "ECONNRESET" || (res?.headersSent && !res.writableEnded)) {
       socket.destroy();
       return;
     }
     answered.add(socket);
     // The chunk the parser failed in: a request's first bytes come in a chunk of their own, as a
     // client writes a request after reading the answer before, and the parser fails within 64 KiB.
-    socket.end(clientErrorResponse(clientErrorCode(error), error.rawPacket?.subarray(0, 5).toString("latin1") === "HEAD "));
+    socket.end(
+      clientErrorResponse(clientErrorCode(error), error.rawPacket?.subarray(0, 5).toString("latin1") === "HEAD "),
+    );
     // Destroying it now would reset the connection if the client is still sending (a long header):
     // its TCP stack could then drop the answer unread. It goes when the client closes, or soon.
     setTimeout(() => socket.destroy(), LINGER_MS).unref();

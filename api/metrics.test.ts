@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
-import { countRequests, metricsText, sumFigures, type RequestCounts } from "./metrics";
+import { countRequests, metricsText, type RequestCounts, sumFigures } from "./metrics";
 
 describe("countRequests", () => {
   it("counts each answer by the route pattern that gave it and its status, errors and misses included", async () => {
@@ -13,17 +13,32 @@ describe("countRequests", () => {
       })
       .all("*", (c) => c.text("none", 404))
       .onError((_error, c) => c.text("failed", 500));
-    for (const path of ["/registry/v2/0x1", "/registry/v2/0x2", "/registry/v2/bad", "/boom", "/elsewhere", "/else/where"]) await app.request(path);
-    expect(counts).toEqual({ "/registry/v2/:wallet 200": 2, "/registry/v2/:wallet 400": 1, "/boom 500": 1, "/* 404": 2 });
+    for (const path of [
+      "/registry/v2/0x1",
+      "/registry/v2/0x2",
+      "/registry/v2/bad",
+      "/boom",
+      "/elsewhere",
+      "/else/where",
+    ])
+      await app.request(path);
+    expect(counts).toEqual({
+      "/registry/v2/:wallet 200": 2,
+      "/registry/v2/:wallet 400": 1,
+      "/boom 500": 1,
+      "/* 404": 2,
+    });
   });
 });
 
 describe("sumFigures", () => {
   it("adds the processes' counts key by key, and their memory", () => {
-    expect(sumFigures([
-      { requests: { "/a 200": 2, "/a 404": 1 }, rssBytes: 10 },
-      { requests: { "/a 200": 3, "/b 200": 4 }, rssBytes: 5 },
-    ])).toEqual({ requests: { "/a 200": 5, "/a 404": 1, "/b 200": 4 }, rssBytes: 15 });
+    expect(
+      sumFigures([
+        { requests: { "/a 200": 2, "/a 404": 1 }, rssBytes: 10 },
+        { requests: { "/a 200": 3, "/b 200": 4 }, rssBytes: 5 },
+      ]),
+    ).toEqual({ requests: { "/a 200": 5, "/a 404": 1, "/b 200": 4 }, rssBytes: 15 });
     expect(sumFigures([])).toEqual({ requests: {}, rssBytes: 0 });
   });
 });

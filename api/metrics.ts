@@ -73,9 +73,15 @@ export function metricsText(options: {
       if (v !== null) lines.push(`${name}{chain_id=${label(chain.id)}} ${v}`);
     }
   };
-  gauge("delegation_chain_indexed_block", "The newest block indexed (absent until the chain's first position).", (c) => c.position?.indexedBlock ?? null);
+  gauge(
+    "delegation_chain_indexed_block",
+    "The newest block indexed (absent until the chain's first position).",
+    (c) => c.position?.indexedBlock ?? null,
+  );
   gauge("delegation_chain_lag_seconds", "Age of the newest block indexed.", (c) => c.lagSeconds);
   gauge("delegation_chain_ready", "1 once the chain's backfill is done.", (c) => (c.status === "syncing" ? 0 : 1));
-  gauge("delegation_chain_behind", "1 while the newest block indexed is older than BEHIND_AFTER_SECONDS.", (c) => (c.status === "behind" ? 1 : 0));
+  gauge("delegation_chain_behind", "1 while the newest block indexed is older than BEHIND_AFTER_SECONDS.", (c) =>
+    c.status === "behind" ? 1 : 0,
+  );
   return `${lines.join("\n")}\n`;
 }

@@ -1,5 +1,5 @@
 import type { Address, Hex } from "viem";
-import { ParseError, ZERO_BYTES32, parseAddress, parseChainId, parseRights, parseUint256 } from "../core/parse";
+import { ParseError, parseAddress, parseChainId, parseRights, parseUint256, ZERO_BYTES32 } from "../core/parse";
 import { Problem } from "./problem";
 
 /**
@@ -28,7 +28,8 @@ export class Params {
   get(name: string): string | undefined {
     const list = this.values.get(name);
     if (list === undefined) return undefined;
-    if (list.length > 1) throw new Problem("invalid_parameter", `'${name}' is given ${list.length} times; give it once`, { param: name });
+    if (list.length > 1)
+      throw new Problem("invalid_parameter", `'${name}' is given ${list.length} times; give it once`, { param: name });
     return list[0];
   }
 
@@ -40,9 +41,13 @@ export class Params {
       if (raw === undefined) continue;
       const value = parseParam(name, raw, parse);
       if (found && !same(found.value, value)) {
-        throw new Problem("conflicting_parameter", `'${found.name}' and '${name}' name the same party with different values`, {
-          param: name,
-        });
+        throw new Problem(
+          "conflicting_parameter",
+          `'${found.name}' and '${name}' name the same party with different values`,
+          {
+            param: name,
+          },
+        );
       }
       found ??= { name, value };
     }
@@ -72,10 +77,14 @@ export class Params {
     const id = raw === undefined ? 1 : parseChainId(raw);
     if (id === undefined || !served.includes(id)) {
       const list = served.length ? served.join(", ") : "none";
-      throw new Problem("unsupported_chain", `chainId ${JSON.stringify(raw ?? "1")} is not served here; this instance serves chainId ${list}`, {
-        param: "chainId",
-        chains: served,
-      });
+      throw new Problem(
+        "unsupported_chain",
+        `chainId ${JSON.stringify(raw ?? "1")} is not served here; this instance serves chainId ${list}`,
+        {
+          param: "chainId",
+          chains: served,
+        },
+      );
     }
     return id;
   }

@@ -11,7 +11,10 @@ export function probes(readiness: () => Promise<Readiness>): Hono {
   return new Hono()
     .get("/health", (c) => c.text(""))
     .get("/ready", async (c) => {
-      const { ready, text } = await readiness().catch((error: Error) => ({ ready: false, text: `cannot tell: ${error.message}` }));
+      const { ready, text } = await readiness().catch((error: Error) => ({
+        ready: false,
+        text: `cannot tell: ${error.message}`,
+      }));
       return c.text(text, ready ? 200 : 503);
     });
 }

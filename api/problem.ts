@@ -38,7 +38,14 @@ const TITLES: Record<ProblemCode, [status: number, title: string]> = {
 /** The problem+json body of every error: RFC 9457 fields, the code, and any extra fields. */
 export function problemBody(code: ProblemCode, detail: string, fields: Record<string, unknown> = {}) {
   // A URN, not a URL: the codes are documented in the README, not served as pages.
-  return { type: `urn:delegation-lookup:problem:${code}`, title: TITLES[code][1], status: TITLES[code][0], detail, code, ...fields };
+  return {
+    type: `urn:delegation-lookup:problem:${code}`,
+    title: TITLES[code][1],
+    status: TITLES[code][0],
+    detail,
+    code,
+    ...fields,
+  };
 }
 
 /** An error the API answers with; thrown from anywhere in a request and turned into a response. */

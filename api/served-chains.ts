@@ -1,4 +1,4 @@
-import { migrate, table, type AccessDb } from "./access/db";
+import { type AccessDb, migrate, table } from "./access/db";
 import type { ServedChain } from "./app";
 
 /**
@@ -7,7 +7,12 @@ import type { ServedChain } from "./app";
  * apart from the indexer (`npm run serve`) read them, so that every process serves the same chains
  * without asking an RPC.
  */
-export async function publishServedChains(db: AccessDb, schema: string, indexerSchema: string, chains: readonly ServedChain[]): Promise<void> {
+export async function publishServedChains(
+  db: AccessDb,
+  schema: string,
+  indexerSchema: string,
+  chains: readonly ServedChain[],
+): Promise<void> {
   const served = table(schema, "served_chains");
   await migrate(db, schema, [
     `CREATE TABLE IF NOT EXISTS ${served} (indexer_schema text PRIMARY KEY, chains jsonb NOT NULL, published_at timestamptz NOT NULL DEFAULT now())`,
@@ -20,7 +25,11 @@ export async function publishServedChains(db: AccessDb, schema: string, indexerS
 }
 
 /** The chains the indexer writing `indexerSchema` serves; undefined until it has published them. */
-export async function readServedChains(db: AccessDb, schema: string, indexerSchema: string): Promise<ServedChain[] | undefined> {
+export async function readServedChains(
+  db: AccessDb,
+  schema: string,
+  indexerSchema: string,
+): Promise<ServedChain[] | undefined> {
   const { rows } = await db
     .query(`SELECT chains FROM ${table(schema, "served_chains")} WHERE indexer_schema = $1`, [indexerSchema])
     .catch((error: { code?: string }) => {
@@ -29,5 +38,7 @@ export async function readServedChains(db: AccessDb, schema: string, indexerSche
       throw error;
     });
   const chains = rows[0]?.chains;
-  return chains === undefined ? undefined : ((typeof chains === "string" ? JSON.parse(chains) : chains) as ServedChain[]);
+  return chains === undefined
+    ? undefined
+    : ((typeof chains === "string" ? JSON.parse(chains) : chains) as ServedChain[]);
 }

@@ -1,4 +1,4 @@
-import { sql, type SQL } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
 import type { Address, Hex } from "viem";
 import type { V1Key, V1Type } from "../core/v1";
 import type { V2DelegationType, V2State } from "../core/v2";
@@ -126,7 +126,8 @@ export function createSqlStore(execute: Execute, schema: string): Store {
         return await execute(query);
       } catch (error) {
         if (!lockTimedOut(error)) throw error;
-        if (Date.now() > deadline) throw new StoreBusy("the indexer holds the tables (a reorganization is being reverted)");
+        if (Date.now() > deadline)
+          throw new StoreBusy("the indexer holds the tables (a reorganization is being reverted)");
       }
     }
   }
@@ -148,7 +149,8 @@ export function createSqlStore(execute: Execute, schema: string): Store {
       // While backfilling the answer is a 503 anyway: no need for a whole block.
       const inFlight = ready && candidates.some((row) => BigInt(row.touched as string) > indexedBlock);
       if (!inFlight) return { indexedBlock, ready, data: toData(candidates.filter((row) => row.counts === true)) };
-      if (Date.now() > deadline) throw new StoreBusy(`block ${indexedBlock + 1n} of chain ${chainId} is still being written`);
+      if (Date.now() > deadline)
+        throw new StoreBusy(`block ${indexedBlock + 1n} of chain ${chainId} is still being written`);
       await new Promise((ok) => setTimeout(ok, 2));
     }
   }
@@ -179,7 +181,12 @@ export function createSqlStore(execute: Execute, schema: string): Store {
   return {
     v2Enabled(chainId, hashes) {
       // No hashes (from = 0x0 or 0x1): still read the chain's checkpoint.
-      const where = hashes.length ? sql`hash IN (${sql.join(hashes.map((h) => sql`${h}`), sql`, `)})` : sql`false`;
+      const where = hashes.length
+        ? sql`hash IN (${sql.join(
+            hashes.map((h) => sql`${h}`),
+            sql`, `,
+          )})`
+        : sql`false`;
       return view(chainId, v2(chainId, where), sql`d.hash`, (rows) => {
         const data = new Map<Hex, V2State>();
         for (const row of rows) data.set(row.hash as Hex, { enabled: true, amount: bigintOrNull(row.amount) ?? 0n });
@@ -189,16 +196,16 @@ export function createSqlStore(execute: Execute, schema: string): Store {
 
     v2Wallet(chainId, wallet) {
       const where = sql`("from" = ${wallet} OR "to" = ${wallet})`;
-      return view(chainId, v2(chainId, where), sql`d.first_block, d.first_log_index`, (rows) =>
-        rows.map(v2RowOf),
-      );
+      return view(chainId, v2(chainId, where), sql`d.first_block, d.first_log_index`, (rows) => rows.map(v2RowOf));
     },
 
     v1InForce(chainId, keys) {
       const [first] = keys;
       if (first === undefined) throw new Error("v1InForce needs at least one key");
       const anyKey = sql.join(
-        keys.map((k) => sql`(d.type = ${k.type} AND d.contract = ${k.contract} AND d.token_id = ${k.tokenId.toString()})`),
+        keys.map(
+          (k) => sql`(d.type = ${k.type} AND d.contract = ${k.contract} AND d.token_id = ${k.tokenId.toString()})`,
+        ),
         sql` OR `,
       );
       const where = sql`d.vault = ${first.vault} AND d.delegate = ${first.delegate} AND (${anyKey})`;
@@ -206,10 +213,18 @@ export function createSqlStore(execute: Execute, schema: string): Store {
     },
 
     async chainStates() {
-      const result = await read(sql`
+      const result = await read(
+        sql`
         SELECT c.chain_id, ${position}, substring(c.latest_checkpoint, 1, 10)::bigint::text AS indexed_timestamp
-        FROM ${positions}`, Date.now() + WRITE_WAIT_MS);
-      return new Map(result.rows.map((row) => [Number(row.chain_id), { ...readPosition(row), indexedTimestamp: Number(row.indexed_timestamp) }]));
+        FROM ${positions}`,
+        Date.now() + WRITE_WAIT_MS,
+      );
+      return new Map(
+        result.rows.map((row) => [
+          Number(row.chain_id),
+          { ...readPosition(row), indexedTimestamp: Number(row.indexed_timestamp) },
+        ]),
+      );
     },
 
     v1Wallet(chainId, wallet) {

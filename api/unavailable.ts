@@ -4,11 +4,24 @@
  * Drivers wrap errors (Ponder's query builder, drizzle), so the whole `cause` chain is examined.
  */
 const CODES = new Set([
-  "ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "EHOSTUNREACH", "ENOTFOUND",
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "EPIPE",
+  "EHOSTUNREACH",
+  "ENOTFOUND",
   // SQLSTATE class 08 (connection exception) and 57P01-57P03 (admin shutdown, crash shutdown, cannot connect now).
-  "08000", "08001", "08003", "08004", "08006", "57P01", "57P02", "57P03",
+  "08000",
+  "08001",
+  "08003",
+  "08004",
+  "08006",
+  "57P01",
+  "57P02",
+  "57P03",
 ]);
-const MESSAGES = /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|the database system is (starting up|shutting down)/i;
+const MESSAGES =
+  /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|the database system is (starting up|shutting down)/i;
 
 export function databaseUnavailable(error: unknown): boolean {
   for (const e of causes(error)) {
@@ -22,5 +35,6 @@ export function databaseUnavailable(error: unknown): boolean {
 
 /** An error and the errors it wraps (`cause`), outermost first. */
 export function* causes(error: unknown): Generator<Error> {
-  for (let e = error, depth = 0; e instanceof Error && depth < 8; e = (e as { cause?: unknown }).cause, depth++) yield e;
+  for (let e = error, depth = 0; e instanceof Error && depth < 8; e = (e as { cause?: unknown }).cause, depth++)
+    yield e;
 }

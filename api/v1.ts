@@ -1,11 +1,11 @@
 import { Hono } from "hono";
 import { getAddress } from "viem";
 import { parseAddress } from "../core/parse";
-import { v1CheckKeys, type V1CheckKind, type V1CheckQuery } from "../core/v1";
+import { type V1CheckKind, type V1CheckQuery, v1CheckKeys } from "../core/v1";
 import { answer } from "./answer";
 import type { Env } from "./app";
+import { type Params, parseParam } from "./params";
 import { notFound } from "./problem";
-import { parseParam, type Params } from "./params";
 
 function checkQuery(kind: V1CheckKind, params: Params): V1CheckQuery {
   const query: V1CheckQuery = { kind, delegate: params.address("delegate"), vault: params.address("vault") };

@@ -1,11 +1,11 @@
 import { Hono } from "hono";
 import { getAddress } from "viem";
-import { V2_RECORD_TYPE, v2Check, type V2CheckKind, type V2CheckQuery } from "../core/v2";
-import type { Env } from "./app";
-import { notFound } from "./problem";
-import { answer } from "./answer";
-import { parseParam, type Params } from "./params";
 import { parseAddress } from "../core/parse";
+import { V2_RECORD_TYPE, type V2CheckKind, type V2CheckQuery, v2Check } from "../core/v2";
+import { answer } from "./answer";
+import type { Env } from "./app";
+import { type Params, parseParam } from "./params";
+import { notFound } from "./problem";
 
 /** Hot wallet and cold wallet: erc* checks take either name for each party (api-contract.md). */
 const PARTIES: Record<V2CheckKind, { to: string[]; from: string[] }> = {
@@ -44,7 +44,7 @@ for (const kind of Object.keys(PARTIES) as V2CheckKind[]) {
 v2.all("/check", notFound);
 
 v2.get("/:wallet", (c) =>
-  answer(c, "v2", async (chainId, params) => {
+  answer(c, "v2", async (chainId) => {
     const wallet = parseParam("wallet", c.req.param("wallet"), parseAddress);
     const view = await c.var.store.v2Wallet(chainId, wallet);
     return (

@@ -7,12 +7,12 @@
  * re-enables of a sender's earlier ones (each write emits one event, whatever it changes).
  */
 import type pg from "pg";
-import { toHex, type Address } from "viem";
+import { type Address, toHex } from "viem";
 import { ZERO_BYTES32 } from "../core/parse";
+import { plainOutput } from "../test/helpers/chain-tools";
 import { Rng, rpc } from "../test/helpers/common";
 import { abis } from "../test/helpers/oracle";
-import { plainOutput } from "../test/helpers/chain-tools";
-import { WRITE_RIGHTS, sendAll, type Tx, type Write } from "../test/helpers/v2-writes";
+import { sendAll, type Tx, WRITE_RIGHTS, type Write } from "../test/helpers/v2-writes";
 import type { Cleanup } from "./cleanup";
 import { randomAddress } from "./dataset";
 import { sampleTreeMemory, tagEnv } from "./procs";
@@ -83,15 +83,24 @@ async function sendEvents(url: string, registry: Address, events: number, seed: 
   const nonces = new Map<Address, number>();
   for (const s of senders) nonces.set(s, Number(await rpc(url, "eth_getTransactionCount", [s, "pending"])));
   const txs = makeTxs(events, senders, nonces, new Rng(seed));
-  const receipts = await sendAll(url, registry, abis.v2, txs, seed, { waveSize: 10, spreadMs: 0, timeoutMs: 30 * 60_000 });
+  const receipts = await sendAll(url, registry, abis.v2, txs, seed, {
+    waveSize: 10,
+    spreadMs: 0,
+    timeoutMs: 30 * 60_000,
+  });
   const failed = receipts.filter((r) => r.status !== "0x1").length;
-  const sent = receipts.reduce((n, r) => n + r.logs.filter((l) => l.address.toLowerCase() === registry.toLowerCase()).length, 0);
-  if (failed > 0 || sent !== events) throw new Error(`backfill data: ${failed} transactions failed, ${sent} of ${events} events emitted`);
+  const sent = receipts.reduce(
+    (n, r) => n + r.logs.filter((l) => l.address.toLowerCase() === registry.toLowerCase()).length,
+    0,
+  );
+  if (failed > 0 || sent !== events)
+    throw new Error(`backfill data: ${failed} transactions failed, ${sent} of ${events} events emitted`);
   const blocks = new Set(receipts.map((r) => r.blockNumber));
   const last = Math.max(...[...blocks].map(Number));
   await rpc(url, "anvil_mine", [toHex(FINALITY_BLOCKS + 2)]);
   const finalized = (await rpc(url, "eth_getBlockByNumber", ["finalized", false])) as { number: string };
-  if (Number(finalized.number) < last) throw new Error(`anvil's finalized block ${Number(finalized.number)} is before the last event's ${last}`);
+  if (Number(finalized.number) < last)
+    throw new Error(`anvil's finalized block ${Number(finalized.number)} is before the last event's ${last}`);
   return { blocks: blocks.size };
 }
 
@@ -103,29 +112,40 @@ function logTime(output: string, message: string): number {
   return ((h * 60 + m) * 60 + s) * 1000 + ms;
 }
 
-export async function measureBackfill(cleanup: Cleanup, db: pg.ClientBase, events: number, seed: number, log: (line: string) => void): Promise<BackfillFigures> {
+export async function measureBackfill(
+  cleanup: Cleanup,
+  db: pg.ClientBase,
+  events: number,
+  seed: number,
+  log: (line: string) => void,
+): Promise<BackfillFigures> {
   return cleanup.scope(async () => {
     const chain = await startChain(cleanup, BLOCK_GAS_LIMIT);
     let started = Date.now();
     const { blocks } = await sendEvents(chain.anvil.url, chain.registry, events, seed);
     const sendMs = Date.now() - started;
-    log(`${events.toLocaleString("en")} events in ${blocks} blocks sent in ${(sendMs / 1000).toFixed(1)} s; starting a fresh indexer`);
+    log(
+      `${events.toLocaleString("en")} events in ${blocks} blocks sent in ${(sendMs / 1000).toFixed(1)} s; starting a fresh indexer`,
+    );
 
     const tag = `backfill-${process.pid}-${Date.now()}`;
     const memory = sampleTreeMemory(tag);
     started = Date.now();
-    let peakRssMb: number;
-    let service;
-    try {
-      service = await startIndexer(cleanup, chain, tagEnv(tag));
-    } finally {
+    let peakRssMb = 0;
+    const service = await startIndexer(cleanup, chain, tagEnv(tag)).finally(() => {
       peakRssMb = memory.stop();
-    }
+    });
     const readyMs = Date.now() - started;
     const day = 24 * 3600 * 1000;
     const output = plainOutput(service);
-    const backfillMs = (logTime(output, "Started returning 200 responses endpoint=/ready") - logTime(output, "Started backfill indexing") + day) % day;
-    const { rows } = await db.query(`SELECT count(*)::int AS n FROM "${service.schema}".v2_event WHERE chain_id = $1`, [CHAIN_ID]);
+    const backfillMs =
+      (logTime(output, "Started returning 200 responses endpoint=/ready") -
+        logTime(output, "Started backfill indexing") +
+        day) %
+      day;
+    const { rows } = await db.query(`SELECT count(*)::int AS n FROM "${service.schema}".v2_event WHERE chain_id = $1`, [
+      CHAIN_ID,
+    ]);
     if (rows[0].n !== events) throw new Error(`the indexer indexed ${rows[0].n} of the ${events} events`);
     return { events, blocks, sendMs, backfillMs, readyMs, peakRssMb };
   });

@@ -7,9 +7,17 @@
  * versions current when it was written, so that v1InForce decides which count.
  */
 import type { Address, Hex } from "viem";
-import { v1InForce, ZERO_ADDRESS, type V1CheckQuery, type V1Key, type V1State, type V1Type, type V1Versions } from "../core/v1";
-import { v2DelegationHash, isAmountType, type V2CheckQuery, type V2DelegationType, type V2State } from "../core/v2";
 import { ZERO_BYTES32 } from "../core/parse";
+import {
+  type V1CheckQuery,
+  type V1Key,
+  type V1State,
+  type V1Type,
+  type V1Versions,
+  v1InForce,
+  ZERO_ADDRESS,
+} from "../core/v1";
+import { isAmountType, type V2CheckQuery, type V2DelegationType, type V2State, v2DelegationHash } from "../core/v2";
 import type { v1Delegation, v1PairVersion, v1VaultVersion, v2Delegation } from "../ponder.schema";
 import { Rng } from "../test/helpers/common";
 import { WRITE_RIGHTS } from "../test/helpers/v2-writes";
@@ -35,18 +43,32 @@ const CONTRACTS = 1_000;
 /** Token ids are drawn below this. */
 export const TOKEN_IDS = 100_000;
 
-const V2_TYPES: readonly (readonly [number, V2DelegationType])[] = [[20, "ALL"], [20, "CONTRACT"], [30, "ERC721"], [15, "ERC20"], [15, "ERC1155"]];
-const V1_TYPES: readonly (readonly [number, V1Type])[] = [[30, "ALL"], [30, "CONTRACT"], [40, "TOKEN"]];
+const V2_TYPES: readonly (readonly [number, V2DelegationType])[] = [
+  [20, "ALL"],
+  [20, "CONTRACT"],
+  [30, "ERC721"],
+  [15, "ERC20"],
+  [15, "ERC1155"],
+];
+const V1_TYPES: readonly (readonly [number, V1Type])[] = [
+  [30, "ALL"],
+  [30, "CONTRACT"],
+  [40, "TOKEN"],
+];
 
 export const randomAddress = (rng: Rng): Address => `0x${rng.bigint(160).toString(16).padStart(40, "0")}`;
-const v1KeyString = (k: Pick<V1Key, "type" | "vault" | "delegate" | "contract" | "tokenId">) => `${k.type}|${k.vault}|${k.delegate}|${k.contract}|${k.tokenId}`;
+const v1KeyString = (k: Pick<V1Key, "type" | "vault" | "delegate" | "contract" | "tokenId">) =>
+  `${k.type}|${k.vault}|${k.delegate}|${k.contract}|${k.tokenId}`;
 const pairString = (vault: Address, delegate: Address) => `${vault}|${delegate}`;
 
 /** A uniform sample of a stream, kept at a fixed size (reservoir sampling). */
 class Reservoir<T> {
   readonly items: T[] = [];
   private seen = 0;
-  constructor(private readonly size: number, private readonly rng: Rng) {}
+  constructor(
+    private readonly size: number,
+    private readonly rng: Rng,
+  ) {}
   offer(item: T): void {
     this.seen++;
     if (this.items.length < this.size) this.items.push(item);
@@ -59,7 +81,13 @@ class Reservoir<T> {
 
 export type V2CheckKind = V2CheckQuery["kind"];
 export type V1CheckKind = V1CheckQuery["kind"];
-const V2_KIND: Record<V2DelegationType, V2CheckKind> = { ALL: "all", CONTRACT: "contract", ERC721: "erc721", ERC20: "erc20", ERC1155: "erc1155" };
+const V2_KIND: Record<V2DelegationType, V2CheckKind> = {
+  ALL: "all",
+  CONTRACT: "contract",
+  ERC721: "erc721",
+  ERC20: "erc20",
+  ERC1155: "erc1155",
+};
 const V1_KIND: Record<V1Type, V1CheckKind> = { ALL: "all", CONTRACT: "contract", TOKEN: "token" };
 
 export class Dataset {
@@ -70,7 +98,10 @@ export class Dataset {
   private readonly v2 = new Map<Hex, V2State>();
   private readonly v1 = new Map<string, V1State>();
   private readonly vaultVersions = new Map<Address, { version: number; updatedBlock: bigint }>();
-  private readonly pairVersions = new Map<string, { vault: Address; delegate: Address; version: number; updatedBlock: bigint }>();
+  private readonly pairVersions = new Map<
+    string,
+    { vault: Address; delegate: Address; version: number; updatedBlock: bigint }
+  >();
   /** Hot wallets (apart from `wallets`: only their own rows name them) and their delegations, per version. */
   readonly hot = { v2: new Map<Address, number>(), v1: new Map<Address, number>() };
   /** Checks built from seeded rows, a uniform sample of all rows so far, per route. */
@@ -87,8 +118,10 @@ export class Dataset {
     this.contracts = Array.from({ length: CONTRACTS }, () => randomAddress(this.rng));
     this.used = new Uint8Array(options.wallets);
     const sampling = new Rng(seed ^ 0x5bd1e995);
-    for (const kind of Object.values(V2_KIND)) this.v2Samples.set(kind, new Reservoir(options.samplesPerRoute, sampling));
-    for (const kind of Object.values(V1_KIND)) this.v1Samples.set(kind, new Reservoir(options.samplesPerRoute, sampling));
+    for (const kind of Object.values(V2_KIND))
+      this.v2Samples.set(kind, new Reservoir(options.samplesPerRoute, sampling));
+    for (const kind of Object.values(V1_KIND))
+      this.v1Samples.set(kind, new Reservoir(options.samplesPerRoute, sampling));
   }
 
   get counts() {
@@ -138,12 +171,18 @@ export class Dataset {
         this.hot[version].set(wallet, size);
         return { wallet, size };
       });
-    const self = this;
     const moved = { vaults: new Set<Address>(), pairs: new Set<string>() };
 
-    function* batches<R>(count: number, hotOnes: { wallet: Address; size: number }[], make: (hot: Address | undefined, outgoing: boolean) => R | undefined) {
-      const plan = hotOnes.flatMap(({ wallet, size }) => Array.from({ length: size }, (_, i) => [wallet, i % 2 === 0] as const));
-      if (plan.length > count) throw new Error(`hot wallets need ${plan.length} delegations, more than the ${count} of this step`);
+    function* batches<R>(
+      count: number,
+      hotOnes: { wallet: Address; size: number }[],
+      make: (hot: Address | undefined, outgoing: boolean) => R | undefined,
+    ) {
+      const plan = hotOnes.flatMap(({ wallet, size }) =>
+        Array.from({ length: size }, (_, i) => [wallet, i % 2 === 0] as const),
+      );
+      if (plan.length > count)
+        throw new Error(`hot wallets need ${plan.length} delegations, more than the ${count} of this step`);
       let batch: R[] = [];
       for (let i = 0; i < count; ) {
         const [wallet, outgoing] = plan[i] ?? [undefined, false];
@@ -160,8 +199,10 @@ export class Dataset {
     }
 
     return {
-      v2: batches(counts.v2, hotWallets("v2"), (hotWallet, outgoing) => self.v2Row(hotWallet, outgoing, position)),
-      v1: batches(counts.v1, hotWallets("v1"), (hotWallet, outgoing) => self.v1Row(hotWallet, outgoing, position, moved)),
+      v2: batches(counts.v2, hotWallets("v2"), (hotWallet, outgoing) => this.v2Row(hotWallet, outgoing, position)),
+      v1: batches(counts.v1, hotWallets("v1"), (hotWallet, outgoing) =>
+        this.v1Row(hotWallet, outgoing, position, moved),
+      ),
       versions: () => ({
         vaults: [...moved.vaults].map((vault) => ({ chainId: this.chainId, vault, ...this.vaultVersions.get(vault)! })),
         pairs: [...moved.pairs].map((pair) => {
@@ -172,7 +213,11 @@ export class Dataset {
     };
   }
 
-  private v2Row(hot: Address | undefined, outgoing: boolean, position: () => { block: bigint; logIndex: number }): V2DelegationRow | undefined {
+  private v2Row(
+    hot: Address | undefined,
+    outgoing: boolean,
+    position: () => { block: bigint; logIndex: number },
+  ): V2DelegationRow | undefined {
     const rng = this.rng;
     const type = rng.weighted(V2_TYPES);
     const from = hot && outgoing ? hot : this.counterpart(hot);
@@ -186,7 +231,8 @@ export class Dataset {
     const enabled = hot !== undefined || rng.chance(0.9);
     const amount = enabled ? 1n + rng.bigint(64) : 0n;
     this.v2.set(hash, { enabled, amount: isAmountType(type) ? amount : 0n });
-    if (hot === undefined) this.v2Samples.get(V2_KIND[type])!.offer({ kind: V2_KIND[type], from, to, rights, contract, tokenId });
+    if (hot === undefined)
+      this.v2Samples.get(V2_KIND[type])!.offer({ kind: V2_KIND[type], from, to, rights, contract, tokenId });
     const { block, logIndex } = position();
     return {
       chainId: this.chainId,
@@ -223,17 +269,32 @@ export class Dataset {
     const { block, logIndex } = position();
     // Before this delegation, some vaults revoked all their delegates and some pairs were revoked:
     // the rows written before it at the older versions are void from then on.
-    if (hot === undefined && rng.chance(0.04)) {
-      this.vaultVersions.set(vault, { version: (this.vaultVersions.get(vault)?.version ?? 0) + 1, updatedBlock: block });
+    const revokeAll = hot === undefined && rng.chance(0.04);
+    if (revokeAll) {
+      this.vaultVersions.set(vault, {
+        version: (this.vaultVersions.get(vault)?.version ?? 0) + 1,
+        updatedBlock: block,
+      });
       moved.vaults.add(vault);
     } else if (hot === undefined && rng.chance(0.04)) {
       const pair = pairString(vault, delegate);
-      this.pairVersions.set(pair, { vault, delegate, version: (this.pairVersions.get(pair)?.version ?? 0) + 1, updatedBlock: block });
+      this.pairVersions.set(pair, {
+        vault,
+        delegate,
+        version: (this.pairVersions.get(pair)?.version ?? 0) + 1,
+        updatedBlock: block,
+      });
       moved.pairs.add(pair);
     }
     const current = this.v1Versions(vault, delegate);
     const enabled = hot !== undefined || rng.chance(0.93);
-    this.v1.set(key, { enabled, vaultVersion: current.vault, pairVersion: current.pair, createdBlock: block, createdLogIndex: logIndex });
+    this.v1.set(key, {
+      enabled,
+      vaultVersion: current.vault,
+      pairVersion: current.pair,
+      createdBlock: block,
+      createdLogIndex: logIndex,
+    });
     if (hot === undefined) {
       this.v1Samples.get(V1_KIND[type])!.offer({ kind: V1_KIND[type], vault, delegate, contract, tokenId });
     }
@@ -254,7 +315,10 @@ export class Dataset {
   }
 
   private v1Versions(vault: Address, delegate: Address): V1Versions {
-    return { vault: this.vaultVersions.get(vault)?.version ?? 0, pair: this.pairVersions.get(pairString(vault, delegate))?.version ?? 0 };
+    return {
+      vault: this.vaultVersions.get(vault)?.version ?? 0,
+      pair: this.pairVersions.get(pairString(vault, delegate))?.version ?? 0,
+    };
   }
 
   /** The v2 delegations in force among the seeded ones, as core/v2.ts's checks take them. */
@@ -264,5 +328,6 @@ export class Dataset {
   };
 
   /** Whether a v1 delegation key is in force in the seeded state. */
-  v1InForce = (key: V1Key): boolean => v1InForce(this.v1.get(v1KeyString(key)), this.v1Versions(key.vault, key.delegate));
+  v1InForce = (key: V1Key): boolean =>
+    v1InForce(this.v1.get(v1KeyString(key)), this.v1Versions(key.vault, key.delegate));
 }

@@ -4,7 +4,7 @@
  * few milliseconds; the delay is from the moment the receipt was first seen (the block mined) to the
  * first `true`.
  */
-import { encodeFunctionData, toHex, type Address, type Hex } from "viem";
+import { type Address, encodeFunctionData, type Hex, toHex } from "viem";
 import { registryV2Abi } from "../core/abi/registryV2";
 import { ZERO_BYTES32 } from "../core/parse";
 import { Rng, rpc } from "../test/helpers/common";
@@ -38,16 +38,27 @@ export async function measureDelays(o: {
   for (let i = 0; i < o.samples; i++) {
     // Start at a random point of a block interval, not always just after a block.
     const block = await rpc(o.rpcUrl, "eth_blockNumber");
-    await waitFor("the next block", async () => ((await rpc(o.rpcUrl, "eth_blockNumber")) !== block ? true : undefined));
+    await waitFor("the next block", async () =>
+      (await rpc(o.rpcUrl, "eth_blockNumber")) !== block ? true : undefined,
+    );
     await new Promise((ok) => setTimeout(ok, rng.int(900)));
 
     const to = randomAddress(rng);
-    const data = encodeFunctionData({ abi: registryV2Abi, functionName: "delegateAll", args: [to, ZERO_BYTES32, true] });
-    const hash = (await rpc(o.rpcUrl, "eth_sendTransaction", [{ from, to: o.registry, data, gas: toHex(300_000) }])) as Hex;
+    const data = encodeFunctionData({
+      abi: registryV2Abi,
+      functionName: "delegateAll",
+      args: [to, ZERO_BYTES32, true],
+    });
+    const hash = (await rpc(o.rpcUrl, "eth_sendTransaction", [
+      { from, to: o.registry, data, gas: toHex(300_000) },
+    ])) as Hex;
     const path = `/registry/v2/check/all?chainId=${o.chainId}&to=${to}&from=${from!.toLowerCase()}`;
     const [included, answered] = await Promise.all([
       when("the delegation's block", async () => (await rpc(o.rpcUrl, "eth_getTransactionReceipt", [hash])) !== null),
-      when("the API to answer true", async () => (await (await fetch(o.apiUrl + path, { headers: o.headers })).text()) === "true"),
+      when(
+        "the API to answer true",
+        async () => (await (await fetch(o.apiUrl + path, { headers: o.headers })).text()) === "true",
+      ),
     ]);
     delays.push(answered - included);
   }

@@ -6,10 +6,11 @@
 import { readFileSync } from "node:fs";
 import autocannon from "autocannon";
 import type { LoadRequest, LoadResult, LoadSpec } from "./load";
-import { RUN_VARIABLE, machineCpu, runCpu, ticksBetween } from "./procs";
+import { machineCpu, RUN_VARIABLE, runCpu, ticksBetween } from "./procs";
 
 const spec = JSON.parse(readFileSync(process.argv[2]!, "utf8")) as LoadSpec;
-const ours = () => runCpu(process.env[RUN_VARIABLE] ?? "", new URL(process.env.DATABASE_URL ?? "postgres://-/-").pathname.slice(1));
+const ours = () =>
+  runCpu(process.env[RUN_VARIABLE] ?? "", new URL(process.env.DATABASE_URL ?? "postgres://-/-").pathname.slice(1));
 
 const pick = (): LoadRequest => spec.requests[Math.floor(Math.random() * spec.requests.length)]!;
 
@@ -26,7 +27,10 @@ function run(durationS: number): Promise<{ result: autocannon.Result; latencies:
         ...(spec.overallRate ? { overallRate: spec.overallRate } : {}),
         requests: [{ setupRequest: (request) => ({ ...request, ...pick() }) }],
       },
-      (error, result) => (error ? reject(error) : resolve({ result, latencies: latencies.subarray(0, Math.min(ok, latencies.length)), ok })),
+      (error, result) =>
+        error
+          ? reject(error)
+          : resolve({ result, latencies: latencies.subarray(0, Math.min(ok, latencies.length)), ok }),
     );
     instance.on("response", (_client, status, _bytes, ms) => {
       if (status < 200 || status >= 300) return;
@@ -37,7 +41,8 @@ function run(durationS: number): Promise<{ result: autocannon.Result; latencies:
 }
 
 /** Undefined when nothing was answered with a 2xx. */
-const percentile = (sorted: Float64Array, p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
+const percentile = (sorted: Float64Array, p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
 
 if (spec.warmupS > 0) await run(spec.warmupS);
 const [cpu, owned, own] = [machineCpu(), ours(), process.cpuUsage()];
@@ -51,7 +56,9 @@ const output: LoadResult = {
   p99: percentile(latencies, 0.99),
   requests: ok,
   non2xx: result.non2xx,
-  statuses: Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([status, { count }]) => [status, count ?? 0])),
+  statuses: Object.fromEntries(
+    Object.entries(result.statusCodeStats ?? {}).map(([status, { count }]) => [status, count ?? 0]),
+  ),
   errors: result.errors,
   timeouts: result.timeouts,
   generatorCpu: (100 * (ownUs.user + ownUs.system)) / 1e6 / result.duration,

@@ -53,9 +53,16 @@ export async function runLoad(label: string, spec: LoadSpec): Promise<LoadResult
   writeFileSync(file, JSON.stringify(spec));
   const child = new Child(join(ROOT, "node_modules/.bin/tsx"), ["bench/load-worker.ts", file]);
   try {
-    const code = child.running ? await new Promise<number | null>((ok) => child.process.once("exit", ok)) : child.process.exitCode;
-    const line = child.output.trim().split("\n").reverse().find((l) => l.startsWith('{"rps"'));
-    if (code !== 0 || line === undefined) throw new Error(`${label}: the load run failed (exit ${code}):\n${child.output.slice(-3000)}`);
+    const code = child.running
+      ? await new Promise<number | null>((ok) => child.process.once("exit", ok))
+      : child.process.exitCode;
+    const line = child.output
+      .trim()
+      .split("\n")
+      .reverse()
+      .find((l) => l.startsWith('{"rps"'));
+    if (code !== 0 || line === undefined)
+      throw new Error(`${label}: the load run failed (exit ${code}):\n${child.output.slice(-3000)}`);
     return JSON.parse(line) as LoadResult;
   } finally {
     await child.stop();

@@ -55,12 +55,16 @@ const SMOKE = {
 };
 
 /** Flags: `--smoke`, `--duration <s>`; or BENCH_SMOKE=1, BENCH_DURATION=<s>; SEED=<n> as the tests take it. */
-export function parseOptions(argv: readonly string[] = process.argv.slice(2), env: NodeJS.ProcessEnv = process.env): BenchOptions {
+export function parseOptions(
+  argv: readonly string[] = process.argv.slice(2),
+  env: NodeJS.ProcessEnv = process.env,
+): BenchOptions {
   const smoke = argv.includes("--smoke") || env.BENCH_SMOKE === "1";
   const at = argv.indexOf("--duration");
   const duration = Number(at >= 0 ? argv[at + 1] : env.BENCH_DURATION || NaN);
   const unknown = argv.filter((a, i) => a !== "--smoke" && a !== "--duration" && argv[i - 1] !== "--duration");
-  if (unknown.length > 0) throw new Error(`unknown arguments ${unknown.join(" ")}; use --smoke and --duration <seconds>`);
+  if (unknown.length > 0)
+    throw new Error(`unknown arguments ${unknown.join(" ")}; use --smoke and --duration <seconds>`);
   const sizes = smoke ? SMOKE : FULL;
   return {
     ...sizes,

@@ -22,10 +22,13 @@ const read = (path: string) => {
 
 const pids = () => readdirSync("/proc").filter((entry) => /^\d+$/.test(entry));
 
-const hasVariable = (pid: string, variable: string, value: string) => `\0${read(`/proc/${pid}/environ`) ?? ""}`.includes(`\0${variable}=${value}\0`);
+const hasVariable = (pid: string, variable: string, value: string) =>
+  `\0${read(`/proc/${pid}/environ`) ?? ""}`.includes(`\0${variable}=${value}\0`);
 
 function taggedPids(tag: string): number[] {
-  return pids().filter((pid) => hasVariable(pid, TAG_VARIABLE, tag)).map(Number);
+  return pids()
+    .filter((pid) => hasVariable(pid, TAG_VARIABLE, tag))
+    .map(Number);
 }
 
 /** kB of one /proc/<pid>/status field. */

@@ -21,13 +21,20 @@ const median = (xs: readonly number[]) => [...xs].sort((a, b) => a - b)[Math.flo
 const failures = (r: LoadResult) => r.non2xx + r.errors + (r.requests === 0 ? 1 : 0);
 function failureText(r: LoadResult, o: BenchOptions): string {
   const statuses = Object.entries(r.statuses).filter(([status]) => !status.startsWith("2"));
-  const parts = [...statuses.map(([status, n]) => `${int(n)} answered ${status}`), ...(r.errors > 0 ? [`${int(r.errors)} errors (${int(r.timeouts)} of them timeouts)`] : [])];
+  const parts = [
+    ...statuses.map(([status, n]) => `${int(n)} answered ${status}`),
+    ...(r.errors > 0 ? [`${int(r.errors)} errors (${int(r.timeouts)} of them timeouts)`] : []),
+  ];
   if (r.requests === 0) return [...parts, `no 2xx answer within the ${o.durationS} s run`].join(", ");
   return `${parts.join(", ")}; its figures are those of its ${int(r.requests)} 2xx answers`;
 }
 
 /** The worst of `figures` by `value` (a run without 2xx answers, or that failed, is worst of all). */
-function worst(figures: readonly RouteFigure[], value: (r: LoadResult) => number | undefined, higherIsWorse = true): { label: string; value: number; failed: boolean } {
+function worst(
+  figures: readonly RouteFigure[],
+  value: (r: LoadResult) => number | undefined,
+  higherIsWorse = true,
+): { label: string; value: number; failed: boolean } {
   const scored = figures.map((f) => {
     const v = value(f.result);
     const failed = failures(f.result) > 0 || v === undefined;
@@ -45,11 +52,30 @@ export type Environment = { cores: number; apiWorkers: number; autocannon: strin
 export function report(o: BenchOptions, env: Environment, s: ServingFigures, b: BackfillFigures): string {
   const hello = s.hello.result.rps;
   const widths = [60, 9, 7, 8, 8, 6, 9, 8];
-  const all = [s.hello, s.ethCall, s.ponder, ...s.small.checks, ...s.large.checks.map((c) => ({ ...c, label: `${c.label} (large)` })), ...s.large.listings];
+  const all = [
+    s.hello,
+    s.ethCall,
+    s.ponder,
+    ...s.small.checks,
+    ...s.large.checks.map((c) => ({ ...c, label: `${c.label} (large)` })),
+    ...s.large.listings,
+  ];
   const row = (f: RouteFigure) => {
     const r = f.result;
     const label = failures(r) > 0 ? `${f.label} [failed]` : f.label;
-    return pad([label, int(r.rps), ratio(r.rps / hello), ms(r.p50), ms(r.p99), cpu(r.generatorCpu), cpu(r.machineCpu), cpu(r.othersCpu)], widths);
+    return pad(
+      [
+        label,
+        int(r.rps),
+        ratio(r.rps / hello),
+        ms(r.p50),
+        ms(r.p99),
+        cpu(r.generatorCpu),
+        cpu(r.machineCpu),
+        cpu(r.othersCpu),
+      ],
+      widths,
+    );
   };
   const small = `${int(s.small.size.v2 + s.small.size.v1)}-delegation database`;
   const large = `${int(s.large.size.v2 + s.large.size.v1)}-delegation database`;
@@ -64,20 +90,49 @@ export function report(o: BenchOptions, env: Environment, s: ServingFigures, b: 
     (r) => Math.max(r.rps, 1 / r.rps),
   );
   const [fewest, most] = [Math.min(...o.hot), Math.max(...o.hot)];
-  const listing = (size: number) => worst(s.large.listings.filter((l) => l.delegations === size && l.connections === 1), (r) => r.p50);
-  const why = (w: { label: string; failed: boolean }, text: string) => (w.failed ? `${w.label} failed under load` : text);
+  const listing = (size: number) =>
+    worst(
+      s.large.listings.filter((l) => l.delegations === size && l.connections === 1),
+      (r) => r.p50,
+    );
+  const why = (w: { label: string; failed: boolean }, text: string) =>
+    w.failed ? `${w.label} failed under load` : text;
   const backfillRate = b.events / (b.backfillMs / 1000);
   const maxDelay = Math.max(...s.delays);
   const targets: [boolean, string, string][] = [
-    [!lowest.failed && lowest.value >= 0.6 * hello, "every check route ≥ 60% of hello's throughput", why(lowest, `lowest ${lowest.label} at ${pct(lowest.value / hello)}`)],
-    [!slowest.failed && slowest.value <= 5, `p99 ≤ 5 ms at ${o.connections} connections, every check route`, why(slowest, `highest ${slowest.label} at ${ms(slowest.value)} ms`)],
+    [
+      !lowest.failed && lowest.value >= 0.6 * hello,
+      "every check route ≥ 60% of hello's throughput",
+      why(lowest, `lowest ${lowest.label} at ${pct(lowest.value / hello)}`),
+    ],
+    [
+      !slowest.failed && slowest.value <= 5,
+      `p99 ≤ 5 ms at ${o.connections} connections, every check route`,
+      why(slowest, `highest ${slowest.label} at ${ms(slowest.value)} ms`),
+    ],
     ...[[fewest, 5] as const, [most, 50] as const].map(([size, limit]): [boolean, string, string] => {
       const l = listing(size);
-      return [!l.failed && l.value <= limit, `listing of a ${int(size)}-delegation wallet p50 ≤ ${limit} ms (1 connection)`, why(l, `${l.label} at ${ms(l.value)} ms`)];
+      return [
+        !l.failed && l.value <= limit,
+        `listing of a ${int(size)}-delegation wallet p50 ≤ ${limit} ms (1 connection)`,
+        why(l, `${l.label} at ${ms(l.value)} ms`),
+      ];
     }),
-    [!drift.failed && drift.value <= 1.25, `throughput within 20% between the ${small} and the ${large}`, why(drift, `furthest ${drift.label}, the two ${ratio(drift.value)}× apart`)],
-    [backfillRate >= 10_000 && b.peakRssMb <= 1024, "backfill ≥ 10,000 events/s with ≤ 1 GB RSS", `${int(backfillRate)} events/s, ${int(b.peakRssMb)} MB`],
-    [maxDelay <= 1500, "a new delegation answered ≤ 1 block + 0.5 s after inclusion", `at most ${int(maxDelay)} ms (block time 1 s)`],
+    [
+      !drift.failed && drift.value <= 1.25,
+      `throughput within 20% between the ${small} and the ${large}`,
+      why(drift, `furthest ${drift.label}, the two ${ratio(drift.value)}× apart`),
+    ],
+    [
+      backfillRate >= 10_000 && b.peakRssMb <= 1024,
+      "backfill ≥ 10,000 events/s with ≤ 1 GB RSS",
+      `${int(backfillRate)} events/s, ${int(b.peakRssMb)} MB`,
+    ],
+    [
+      maxDelay <= 1500,
+      "a new delegation answered ≤ 1 block + 0.5 s after inclusion",
+      `at most ${int(maxDelay)} ms (block time 1 s)`,
+    ],
     [s.apiMemory.rssMb <= 1024, `API process RSS with the ${large} ≤ 1 GB`, `${int(s.apiMemory.rssMb)} MB`],
   ];
 

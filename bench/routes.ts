@@ -3,14 +3,14 @@
  * wallets (most checks built from a seeded delegation, some from wallets that never delegated to
  * each other), the listings of the hot wallets, and the baselines' requests.
  */
-import { encodeFunctionData, type Address } from "viem";
+import { type Address, encodeFunctionData } from "viem";
 import { toJson } from "../api/json";
 import { registryV2Abi } from "../core/abi/registryV2";
 import { ZERO_BYTES32 } from "../core/parse";
-import { v1CheckKeys, type V1CheckQuery } from "../core/v1";
-import { v2Check, type V2CheckQuery } from "../core/v2";
+import { type V1CheckQuery, v1CheckKeys } from "../core/v1";
+import { type V2CheckQuery, v2Check } from "../core/v2";
 import { Rng } from "../test/helpers/common";
-import { TOKEN_IDS, type Dataset, type V1CheckKind, type V2CheckKind } from "./dataset";
+import { type Dataset, TOKEN_IDS, type V1CheckKind, type V2CheckKind } from "./dataset";
 import type { LoadRequest } from "./load";
 
 export type Route = {
@@ -28,8 +28,18 @@ const exactly = (expected: string) => (status: number, body: string) =>
 /** Checks that miss: wallets of the pool that never delegated to each other, most likely. */
 const MISS_SHARE = 0.25;
 
-function checkRoute<Q>(label: string, hits: readonly Q[], miss: () => Q, path: (q: Q) => string, answer: (q: Q) => string, rng: Rng): Route {
-  const queries = rng.shuffle([...hits, ...Array.from({ length: Math.round((hits.length * MISS_SHARE) / (1 - MISS_SHARE)) }, miss)]);
+function checkRoute<Q>(
+  label: string,
+  hits: readonly Q[],
+  miss: () => Q,
+  path: (q: Q) => string,
+  answer: (q: Q) => string,
+  rng: Rng,
+): Route {
+  const queries = rng.shuffle([
+    ...hits,
+    ...Array.from({ length: Math.round((hits.length * MISS_SHARE) / (1 - MISS_SHARE)) }, miss),
+  ]);
   return {
     label,
     requests: queries.map((q) => ({ method: "GET", path: path(q) })),
@@ -59,7 +69,8 @@ export function v2CheckRoute(data: Dataset, kind: V2CheckKind, rng: Rng): Route 
     `v2 check ${kind}`,
     data.v2Samples.get(kind)!.items,
     miss,
-    (q) => `/registry/v2/check/${kind}?${query({ chainId: String(data.chainId), to: q.to, from: q.from, contract: q.contract, tokenId: q.tokenId, rights: rightsParam(q.rights) })}`,
+    (q) =>
+      `/registry/v2/check/${kind}?${query({ chainId: String(data.chainId), to: q.to, from: q.from, contract: q.contract, tokenId: q.tokenId, rights: rightsParam(q.rights) })}`,
     (q) => toJson(v2Check(q).answer(data.v2Enabled)),
     rng,
   );
@@ -77,7 +88,8 @@ export function v1CheckRoute(data: Dataset, kind: V1CheckKind, rng: Rng): Route 
     `v1 check ${kind}`,
     data.v1Samples.get(kind)!.items,
     miss,
-    (q) => `/registry/v1/check/${kind}?${query({ chainId: String(data.chainId), delegate: q.delegate, vault: q.vault, contract: q.contract, tokenId: q.tokenId })}`,
+    (q) =>
+      `/registry/v1/check/${kind}?${query({ chainId: String(data.chainId), delegate: q.delegate, vault: q.vault, contract: q.contract, tokenId: q.tokenId })}`,
     (q) => toJson(v1CheckKeys(q).some(data.v1InForce)),
     rng,
   );
@@ -98,7 +110,10 @@ export function listingRoute(data: Dataset, version: "v1" | "v2", size: number):
   const parties = version === "v2" ? ["from", "to"] : ["vault", "delegate"];
   return {
     label: `${version} listing, ${size.toLocaleString("en")}-delegation wallet`,
-    requests: wallets.map((wallet) => ({ method: "GET", path: `/registry/${version}/${wallet}?chainId=${data.chainId}` })),
+    requests: wallets.map((wallet) => ({
+      method: "GET",
+      path: `/registry/${version}/${wallet}?chainId=${data.chainId}`,
+    })),
     wrong(i, status, body) {
       const wallet = wallets[i]!;
       if (status !== 200) return `expected 200, got ${status} ${body.slice(0, 200)}`;
@@ -111,7 +126,11 @@ export function listingRoute(data: Dataset, version: "v1" | "v2", size: number):
 }
 
 /** (a) The raw node:http hello: the ceiling of any node:http server here. */
-export const helloRoute: Route = { label: "(a) raw node:http hello", requests: [{ method: "GET", path: "/" }], wrong: (_i, status, body) => exactly("hello")(status, body) };
+export const helloRoute: Route = {
+  label: "(a) raw node:http hello",
+  requests: [{ method: "GET", path: "/" }],
+  wrong: (_i, status, body) => exactly("hello")(status, body),
+};
 
 /**
  * (b) What a user does instead of asking the API: anvil's eth_call of checkDelegateForAll, for the
@@ -121,14 +140,25 @@ export const helloRoute: Route = { label: "(a) raw node:http hello", requests: [
 export function ethCallRoute(registry: Address, checks: Route): Route {
   const requests = checks.requests.map((r): LoadRequest => {
     const params = new URLSearchParams(r.path.split("?")[1]);
-    const args = [params.get("to") as Address, params.get("from") as Address, (params.get("rights") ?? ZERO_BYTES32) as `0x${string}`] as const;
+    const args = [
+      params.get("to") as Address,
+      params.get("from") as Address,
+      (params.get("rights") ?? ZERO_BYTES32) as `0x${string}`,
+    ] as const;
     const data = encodeFunctionData({ abi: registryV2Abi, functionName: "checkDelegateForAll", args });
-    return { method: "POST", path: "/", body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_call", params: [{ to: registry, data }, "latest"] }) };
+    return {
+      method: "POST",
+      path: "/",
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_call", params: [{ to: registry, data }, "latest"] }),
+    };
   });
   const no = `0x${"0".repeat(64)}`;
   return {
     label: "(b) anvil eth_call checkDelegateForAll",
     requests,
-    wrong: (_i, status, body) => (status === 200 && (JSON.parse(body) as { result?: string }).result === no ? undefined : `expected the result ${no}, got ${status} ${body.slice(0, 200)}`),
+    wrong: (_i, status, body) =>
+      status === 200 && (JSON.parse(body) as { result?: string }).result === no
+        ? undefined
+        : `expected the result ${no}, got ${status} ${body.slice(0, 200)}`,
   };
 }

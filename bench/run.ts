@@ -18,13 +18,17 @@ import { report } from "./report";
 import { measureServing } from "./serving";
 
 if (!process.env.DATABASE_URL) {
-  console.error("npm run bench needs Postgres: set DATABASE_URL (e.g. postgres://postgres:postgres@127.0.0.1:5432/bench).");
+  console.error(
+    "npm run bench needs Postgres: set DATABASE_URL (e.g. postgres://postgres:postgres@127.0.0.1:5432/bench).",
+  );
   process.exit(1);
 }
 const options = parseOptions();
 const started = Date.now();
 const log = (line: string) => console.log(`· [${((Date.now() - started) / 1000).toFixed(0)} s] ${line}`);
-log(`${options.smoke ? "smoke" : "full"} mode, SEED=${options.seed} (rerun with SEED=${options.seed} npm run bench${options.smoke ? " -- --smoke" : ""})`);
+log(
+  `${options.smoke ? "smoke" : "full"} mode, SEED=${options.seed} (rerun with SEED=${options.seed} npm run bench${options.smoke ? " -- --smoke" : ""})`,
+);
 
 // Every process started from here on is this run's: CPU of any other is another's work on this machine.
 process.env[RUN_VARIABLE] = `${process.pid}-${Date.now()}`;
@@ -34,7 +38,9 @@ try {
   const serving = await measureServing(options, cleanup, db, log);
   log(`backfill: sending ${options.backfillEvents.toLocaleString("en")} registry events to a fresh chain`);
   const backfill = await measureBackfill(cleanup, db, options.backfillEvents, options.seed + 4, log);
-  const autocannon = (JSON.parse(readFileSync(`${ROOT}/node_modules/autocannon/package.json`, "utf8")) as { version: string }).version;
+  const autocannon = (
+    JSON.parse(readFileSync(`${ROOT}/node_modules/autocannon/package.json`, "utf8")) as { version: string }
+  ).version;
   const environment = {
     cores: availableParallelism(),
     apiWorkers: Number(process.env.API_WORKERS || availableParallelism()),

@@ -13,23 +13,37 @@ type Table = typeof v2Delegation | typeof v1Delegation | typeof v1VaultVersion |
 const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
 const cell = (value: unknown) => (typeof value === "bigint" ? value.toString() : (value ?? null));
 
-async function insert<T extends Table>(client: pg.ClientBase, schema: string, table: T, rows: T["$inferInsert"][], onConflict = "") {
+async function insert<T extends Table>(
+  client: pg.ClientBase,
+  schema: string,
+  table: T,
+  rows: T["$inferInsert"][],
+  onConflict = "",
+) {
   if (rows.length === 0) return;
   const columns = Object.entries(getTableColumns(table));
   const names = columns.map(([, column]) => quote(column.name)).join(", ");
   const arrays = columns.map(([, column], i) => `$${i + 1}::${column.getSQLType()}[]`).join(", ");
   const values = columns.map(([key]) => rows.map((row) => cell((row as Record<string, unknown>)[key])));
-  await client.query(`INSERT INTO ${quote(schema)}.${quote(getTableName(table))} (${names}) SELECT * FROM unnest(${arrays}) ${onConflict}`, values);
+  await client.query(
+    `INSERT INTO ${quote(schema)}.${quote(getTableName(table))} (${names}) SELECT * FROM unnest(${arrays}) ${onConflict}`,
+    values,
+  );
 }
 
 /** A version counter already written by an earlier step is moved on, not inserted again. */
-const moveOn = (key: string) => `ON CONFLICT (${key}) DO UPDATE SET version = excluded.version, updated_block = excluded.updated_block`;
+const moveOn = (key: string) =>
+  `ON CONFLICT (${key}) DO UPDATE SET version = excluded.version, updated_block = excluded.updated_block`;
 
 /**
  * Writes one growth step. The session skips triggers (session_replication_role = replica): the
  * indexer's own triggers record its writes for reorgs and live queries, and these rows are neither.
  */
-export async function seed(client: pg.ClientBase, schema: string, growth: Growth): Promise<{ rows: number; ms: number }> {
+export async function seed(
+  client: pg.ClientBase,
+  schema: string,
+  growth: Growth,
+): Promise<{ rows: number; ms: number }> {
   const started = Date.now();
   let rows = 0;
   await client.query("SET session_replication_role = replica");

@@ -6,23 +6,27 @@
  * Beside them: the raw node:http hello, anvil's eth_call and Ponder's own server, at the large size.
  */
 import type pg from "pg";
-import type { BenchOptions } from "./options";
+import { waitFor } from "../test/helpers/processes";
 import type { Cleanup } from "./cleanup";
 import { Dataset } from "./dataset";
 import { measureDelays } from "./delay";
-import { runLoad, type LoadResult } from "./load";
-import { treeMemory, type TreeMemory } from "./procs";
+import { type LoadResult, runLoad } from "./load";
+import type { BenchOptions } from "./options";
+import { type TreeMemory, treeMemory } from "./procs";
 import { checkRoutes, ethCallRoute, helloRoute, listingRoute, type Route } from "./routes";
 import { CHAIN_ID, growDataset, startChain, startHello, startIndexer, startServe } from "./stack";
-import { verifyRoute, type Verified } from "./verify";
-import { waitFor } from "../test/helpers/processes";
+import { type Verified, verifyRoute } from "./verify";
 
 export type RouteFigure = { label: string; result: LoadResult };
 export type Size = { v2: number; v1: number; wallets: number; seedMs: number };
 
 export type ServingFigures = {
   small: { size: Size; checks: RouteFigure[] };
-  large: { size: Size; checks: RouteFigure[]; listings: (RouteFigure & { delegations: number; connections: number })[] };
+  large: {
+    size: Size;
+    checks: RouteFigure[];
+    listings: (RouteFigure & { delegations: number; connections: number })[];
+  };
   hello: RouteFigure;
   ethCall: RouteFigure;
   ponder: RouteFigure;
@@ -48,22 +52,49 @@ async function settle(base: string, headers: Record<string, string>) {
   });
 }
 
-export async function measureServing(o: BenchOptions, cleanup: Cleanup, db: pg.Client, log: (line: string) => void): Promise<ServingFigures> {
+export async function measureServing(
+  o: BenchOptions,
+  cleanup: Cleanup,
+  db: pg.Client,
+  log: (line: string) => void,
+): Promise<ServingFigures> {
   return cleanup.scope(async () => {
     const chain = await startChain(cleanup);
     const service = await startIndexer(cleanup, chain);
     log(`indexer ready on a fresh chain (schema ${service.schema})`);
-    const data = new Dataset(o.seed, { chainId: CHAIN_ID, wallets: o.wallets, samplesPerRoute: Math.round(o.urlsPerRoute * 0.75) });
+    const data = new Dataset(o.seed, {
+      chainId: CHAIN_ID,
+      wallets: o.wallets,
+      samplesPerRoute: Math.round(o.urlsPerRoute * 0.75),
+    });
     const verified: Verified = { answers: 0, checks: 0, positive: 0 };
 
-    const measure = async (base: string, route: Route, headers: Record<string, string>, label = route.label, connections = o.connections): Promise<RouteFigure> => {
+    const measure = async (
+      base: string,
+      route: Route,
+      headers: Record<string, string>,
+      label = route.label,
+      connections = o.connections,
+    ): Promise<RouteFigure> => {
       const v = await verifyRoute(base, route, o.verifySample, headers);
       verified.answers += v.answers;
       verified.checks += v.checks;
       verified.positive += v.positive;
-      const result = await runLoad(label, { url: base, connections, durationS: o.durationS, warmupS: o.warmupS, headers, requests: route.requests });
-      const failed = result.non2xx + result.errors > 0 ? `; FAILED: ${JSON.stringify(result.statuses)}, ${result.errors} errors` : "";
-      log(`${label}: ${Math.round(result.rps)} req/s, p50 ${result.p50?.toFixed(2)} ms, p99 ${result.p99?.toFixed(2)} ms (${v.answers} sampled answer${v.answers === 1 ? "" : "s"} verified first${failed})`);
+      const result = await runLoad(label, {
+        url: base,
+        connections,
+        durationS: o.durationS,
+        warmupS: o.warmupS,
+        headers,
+        requests: route.requests,
+      });
+      const failed =
+        result.non2xx + result.errors > 0
+          ? `; FAILED: ${JSON.stringify(result.statuses)}, ${result.errors} errors`
+          : "";
+      log(
+        `${label}: ${Math.round(result.rps)} req/s, p50 ${result.p50?.toFixed(2)} ms, p99 ${result.p99?.toFixed(2)} ms (${v.answers} sampled answer${v.answers === 1 ? "" : "s"} verified first${failed})`,
+      );
       return { label, result };
     };
     const measureApi: typeof measure = async (base, ...rest) => {
@@ -72,9 +103,17 @@ export async function measureServing(o: BenchOptions, cleanup: Cleanup, db: pg.C
     };
 
     const grow = async (total: number, hot: readonly number[]): Promise<Size> => {
-      const { rows, ms } = await growDataset(db, service, data, { v2: total - Math.round(total * o.v1Share), v1: Math.round(total * o.v1Share) }, hot);
+      const { rows, ms } = await growDataset(
+        db,
+        service,
+        data,
+        { v2: total - Math.round(total * o.v1Share), v1: Math.round(total * o.v1Share) },
+        hot,
+      );
       const counts = data.counts;
-      log(`seeded ${rows.toLocaleString("en")} delegations in ${(ms / 1000).toFixed(1)} s: now ${counts.v2.toLocaleString("en")} v2 and ${counts.v1.toLocaleString("en")} v1 over ${counts.wallets.toLocaleString("en")} wallets`);
+      log(
+        `seeded ${rows.toLocaleString("en")} delegations in ${(ms / 1000).toFixed(1)} s: now ${counts.v2.toLocaleString("en")} v2 and ${counts.v1.toLocaleString("en")} v1 over ${counts.wallets.toLocaleString("en")} wallets`,
+      );
       return { ...counts, seedMs: ms };
     };
 
@@ -84,7 +123,8 @@ export async function measureServing(o: BenchOptions, cleanup: Cleanup, db: pg.C
       const size = await grow(o.small, []);
       const serve = await startServe(cleanup, service, `${serveTag}-small`);
       const checks: RouteFigure[] = [];
-      for (const route of checkRoutes(data, o.seed + 1)) checks.push(await measureApi(serve.url, route, service.headers, `${route.label} (small)`));
+      for (const route of checkRoutes(data, o.seed + 1))
+        checks.push(await measureApi(serve.url, route, service.headers, `${route.label} (small)`));
       return { size, checks };
     });
 
@@ -95,7 +135,9 @@ export async function measureServing(o: BenchOptions, cleanup: Cleanup, db: pg.C
 
     const helloUrl = await startHello(cleanup);
     const hello = await measure(helloUrl, helloRoute, {});
-    const ethCall = await measure(chain.anvil.url, ethCallRoute(chain.registry, v2All), { "Content-Type": "application/json" });
+    const ethCall = await measure(chain.anvil.url, ethCallRoute(chain.registry, v2All), {
+      "Content-Type": "application/json",
+    });
     const ponder = await measureApi(service.url, v2All, service.headers, "(c) Ponder's built-in server, v2 check all");
     const checks: RouteFigure[] = [];
     for (const route of routes) checks.push(await measureApi(serve.url, route, service.headers));
@@ -107,7 +149,11 @@ export async function measureServing(o: BenchOptions, cleanup: Cleanup, db: pg.C
         for (const delegations of [...new Set([Math.min(...o.hot), Math.max(...o.hot)])]) {
           const route = listingRoute(data, version, delegations);
           const label = connections === o.connections ? route.label : `${route.label}, 1 connection`;
-          listings.push({ delegations, connections, ...(await measureApi(serve.url, route, service.headers, label, connections)) });
+          listings.push({
+            delegations,
+            connections,
+            ...(await measureApi(serve.url, route, service.headers, label, connections)),
+          });
         }
       }
     }

@@ -20,7 +20,9 @@ import { CHAIN_ID, growDataset, startChain, startIndexer, startServe } from "./s
 import { verifyRoute } from "./verify";
 
 if (!process.env.DATABASE_URL) {
-  console.error("npm run soak needs Postgres: set DATABASE_URL (e.g. postgres://postgres:postgres@127.0.0.1:5432/soak).");
+  console.error(
+    "npm run soak needs Postgres: set DATABASE_URL (e.g. postgres://postgres:postgres@127.0.0.1:5432/soak).",
+  );
   process.exit(1);
 }
 const at = process.argv.indexOf("--duration");
@@ -54,21 +56,38 @@ try {
   const spec = { url: serve.url, connections: 64, headers: service.headers, requests: mixed };
   const max = await runLoad("maximum", { ...spec, durationS: 5, warmupS: 1 });
   const rate = Math.round(LOAD_SHARE * max.rps);
-  log(`seeded 20,000 delegations; mixed maximum ${Math.round(max.rps)} req/s; soaking at ${rate} req/s for ${durationS} s`);
+  log(
+    `seeded 20,000 delegations; mixed maximum ${Math.round(max.rps)} req/s; soaking at ${rate} req/s for ${durationS} s`,
+  );
 
   // New delegations all along, from anvil's accounts (the seeded wallets are others).
   const accounts = (await rpc(chain.anvil.url, "eth_accounts")) as Address[];
   const pools = v2.makePools(accounts);
   const generator = new v2.WriteGenerator(new v2.Rng(SEED), pools);
-  for (const sender of pools.senders) generator.nonces.set(sender, Number(await rpc(chain.anvil.url, "eth_getTransactionCount", [sender, "pending"])));
-  const oracle: v2.Oracle = { rpcUrl: chain.anvil.url, serviceUrl: serve.url, registry: chain.registry, abi: abis.v2, chainId: CHAIN_ID, seed: SEED, headers: service.headers };
+  for (const sender of pools.senders)
+    generator.nonces.set(sender, Number(await rpc(chain.anvil.url, "eth_getTransactionCount", [sender, "pending"])));
+  const oracle: v2.Oracle = {
+    rpcUrl: chain.anvil.url,
+    serviceUrl: serve.url,
+    registry: chain.registry,
+    abi: abis.v2,
+    chainId: CHAIN_ID,
+    seed: SEED,
+    headers: service.headers,
+  };
   const queryRng = new v2.Rng(SEED ^ 0x51ed27);
   let soaking = true;
   let writes = 0;
   let sampled = 0;
   const writer = (async () => {
     while (soaking) {
-      const receipts = await v2.sendAll(chain.anvil.url, chain.registry, abis.v2, Array.from({ length: 10 }, () => generator.nextTx()), SEED);
+      const receipts = await v2.sendAll(
+        chain.anvil.url,
+        chain.registry,
+        abis.v2,
+        Array.from({ length: 10 }, () => generator.nextTx()),
+        SEED,
+      );
       writes += receipts.length;
       if (receipts.some((r) => r.status !== "0x1")) failures.push("a write reverted");
     }
@@ -78,14 +97,24 @@ try {
       await new Promise((ok) => setTimeout(ok, 2_000));
       if (generator.history.length === 0) continue;
       const specs = Array.from({ length: 40 }, () => v2.randomCheck(queryRng, pools, generator.history));
-      const result = await v2.compareChecks(oracle, specs, specs.map((s) => v2.checkUrl(queryRng, CHAIN_ID, s)), 0n, 8);
+      const result = await v2.compareChecks(
+        oracle,
+        specs,
+        specs.map((s) => v2.checkUrl(queryRng, CHAIN_ID, s)),
+        0n,
+        8,
+      );
       sampled += result.compared;
-      if (result.mismatches.length > 0) failures.push(v2.report(SEED, "answers sampled during the soak", result.mismatches));
+      if (result.mismatches.length > 0)
+        failures.push(v2.report(SEED, "answers sampled during the soak", result.mismatches));
     }
   })();
   const memory: { atS: number; rssMb: number }[] = [];
   const soakStart = Date.now();
-  const sampling = setInterval(() => memory.push({ atS: (Date.now() - soakStart) / 1000, rssMb: treeMemory(tag).rssMb }), 5_000);
+  const sampling = setInterval(
+    () => memory.push({ atS: (Date.now() - soakStart) / 1000, rssMb: treeMemory(tag).rssMb }),
+    5_000,
+  );
   const load = await runLoad("soak", { ...spec, durationS, warmupS: 0, overallRate: rate });
   clearInterval(sampling);
   soaking = false;
@@ -95,7 +124,9 @@ try {
   const afterWarmup = median(memory.filter((m) => m.atS >= warmupS && m.atS < warmupS + 20).map((m) => m.rssMb));
   const atEnd = median(memory.slice(-3).map((m) => m.rssMb));
   const growth = (atEnd - afterWarmup) / afterWarmup;
-  const fivexx = Object.entries(load.statuses).filter(([status]) => Number(status) >= 500).reduce((n, [, count]) => n + count, 0);
+  const fivexx = Object.entries(load.statuses)
+    .filter(([status]) => Number(status) >= 500)
+    .reduce((n, [, count]) => n + count, 0);
   console.log(
     [
       "",

@@ -5,11 +5,22 @@
  */
 import { drizzle } from "drizzle-orm/node-postgres";
 import type pg from "pg";
-import { toHex, type Address } from "viem";
+import { type Address, toHex } from "viem";
 import { createSqlStore } from "../api/store";
 import { rpc } from "../test/helpers/common";
 import { installRegistries } from "../test/helpers/oracle";
-import { Child, ROOT, freePort, startAnvil, startReplica, startService, waitFor, type Anvil, type Replica, type Service } from "../test/helpers/processes";
+import {
+  type Anvil,
+  Child,
+  freePort,
+  type Replica,
+  ROOT,
+  type Service,
+  startAnvil,
+  startReplica,
+  startService,
+  waitFor,
+} from "../test/helpers/processes";
 import type { Cleanup } from "./cleanup";
 import type { Dataset } from "./dataset";
 import { tagEnv } from "./procs";
@@ -63,7 +74,13 @@ export async function indexedBlock(db: pg.Client, schema: string): Promise<bigin
  * Grows the dataset and writes the new rows straight into the indexer's tables. They sit at blocks
  * the indexer has passed, so the API's consistency checks take them.
  */
-export async function growDataset(db: pg.Client, service: Service, data: Dataset, counts: { v2: number; v1: number }, hot: readonly number[]) {
+export async function growDataset(
+  db: pg.Client,
+  service: Service,
+  data: Dataset,
+  counts: { v2: number; v1: number },
+  hot: readonly number[],
+) {
   const last = await waitFor("the indexer's first block", async () => {
     const block = await indexedBlock(db, service.schema);
     return block !== undefined && block >= 1n ? block : undefined;

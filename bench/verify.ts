@@ -13,7 +13,12 @@ const RETRY_503_MS = 30_000;
 async function ask(base: string, request: Route["requests"][number], headers: Record<string, string>) {
   const deadline = Date.now() + RETRY_503_MS;
   for (;;) {
-    const res = await fetch(base + request.path, { method: request.method, body: request.body, headers, signal: AbortSignal.timeout(30_000) });
+    const res = await fetch(base + request.path, {
+      method: request.method,
+      body: request.body,
+      headers,
+      signal: AbortSignal.timeout(30_000),
+    });
     const body = await res.text();
     if (res.status !== 503 || Date.now() > deadline) return { status: res.status, body };
     await new Promise((ok) => setTimeout(ok, 1000 * (Number(res.headers.get("retry-after")) || 1)));
@@ -22,7 +27,12 @@ async function ask(base: string, request: Route["requests"][number], headers: Re
 
 export type Verified = { answers: number; checks: number; positive: number };
 
-export async function verifyRoute(base: string, route: Route, sample: number, headers: Record<string, string>): Promise<Verified> {
+export async function verifyRoute(
+  base: string,
+  route: Route,
+  sample: number,
+  headers: Record<string, string>,
+): Promise<Verified> {
   const step = Math.max(1, Math.floor(route.requests.length / sample));
   const picked = Array.from({ length: Math.min(sample, route.requests.length) }, (_, k) => k * step);
   const problems: string[] = [];
@@ -30,14 +40,19 @@ export async function verifyRoute(base: string, route: Route, sample: number, he
     const request = route.requests[i]!;
     const { status, body } = await ask(base, request, headers);
     const why = route.wrong(i, status, body);
-    if (why !== undefined) problems.push(`${request.method} ${request.path}${request.body ? ` ${request.body.slice(0, 200)}` : ""}: ${why}`);
+    if (why !== undefined)
+      problems.push(`${request.method} ${request.path}${request.body ? ` ${request.body.slice(0, 200)}` : ""}: ${why}`);
   });
   if (problems.length > 0) {
-    throw new Error(`${route.label} at ${base}: ${problems.length} of ${picked.length} sampled answers are wrong; not measuring it:\n  ${problems.slice(0, 5).join("\n  ")}`);
+    throw new Error(
+      `${route.label} at ${base}: ${problems.length} of ${picked.length} sampled answers are wrong; not measuring it:\n  ${problems.slice(0, 5).join("\n  ")}`,
+    );
   }
   const positive = route.positive ? picked.filter((i) => route.positive!(i)).length : 0;
   if (route.positive && positive < MIN_POSITIVE * picked.length) {
-    throw new Error(`${route.label}: only ${positive} of ${picked.length} sampled checks are true or non-zero; the run would measure misses`);
+    throw new Error(
+      `${route.label}: only ${positive} of ${picked.length} sampled checks are true or non-zero; the run would measure misses`,
+    );
   }
   return { answers: picked.length, checks: route.positive ? picked.length : 0, positive };
 }

@@ -2,17 +2,27 @@
  * The chain table (issue 4): exactly the registries' deployment list, each entry's addresses, and
  * its names taken from viem's chain definitions; and how the RPC environment selects chains.
  */
-import { getAddress, isAddress, type Chain } from "viem";
+import { type Chain, getAddress, isAddress } from "viem";
 import * as viemChains from "viem/chains";
 import { describe, expect, it } from "vitest";
-import { CHAINS, V1_ADDRESS, V2_ADDRESS, V2_ADDRESS_ZKSYNC, chainById, configuredChains, rpcUrls, ignoredRpcVariables, withPublicRpcFallback } from "./chains";
+import {
+  CHAINS,
+  chainById,
+  configuredChains,
+  ignoredRpcVariables,
+  rpcUrls,
+  V1_ADDRESS,
+  V2_ADDRESS,
+  V2_ADDRESS_ZKSYNC,
+  withPublicRpcFallback,
+} from "./chains";
 
 /** The issue's list. */
 const { mainnet } = viemChains;
 
 const MAINNETS = [
-  1, 10, 56, 100, 137, 250, 324, 360, 1101, 1284, 1285, 1329, 1996, 2020, 2741, 2911, 5000, 7000, 7700, 8453, 33139, 42161, 42170,
-  42220, 43114, 59144, 61166, 81457, 98866, 167000, 534352, 7777777,
+  1, 10, 56, 100, 137, 250, 324, 360, 1101, 1284, 1285, 1329, 1996, 2020, 2741, 2911, 5000, 7000, 7700, 8453, 33139,
+  42161, 42170, 42220, 43114, 59144, 61166, 81457, 98866, 167000, 534352, 7777777,
 ];
 const TESTNETS = [11155111, 17000, 84532, 80084, 10143, 11124];
 const DEV = 31337;
@@ -54,7 +64,10 @@ describe("the chain table", () => {
         expect(isAddress(registry.address, { strict: true }), `chain ${c.id}: ${registry.address}`).toBe(true);
         expect(getAddress(registry.address), `chain ${c.id}: checksum case`).toBe(registry.address);
         if (registry.startBlock !== undefined) {
-          expect(Number.isSafeInteger(registry.startBlock) && registry.startBlock >= 0, `chain ${c.id}: startBlock`).toBe(true);
+          expect(
+            Number.isSafeInteger(registry.startBlock) && registry.startBlock >= 0,
+            `chain ${c.id}: startBlock`,
+          ).toBe(true);
         }
       }
     }

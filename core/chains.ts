@@ -33,18 +33,50 @@ type Line = [name: keyof typeof viemChains, options?: { zksync?: true }];
 // Start blocks are not listed: the service finds each registry's deployment block on first start
 // (core/discovery.ts) and remembers it. A known one can be added here as `startBlock`.
 const MAINNETS: Line[] = [
-  ["mainnet"], ["optimism"], ["bsc"], ["gnosis"], ["polygon"], ["fantom"], ["zksync", { zksync: true }],
-  ["shape"], ["polygonZkEvm"], ["moonbeam"], ["moonriver"], ["sei"], ["sanko"], ["ronin"],
-  ["abstract", { zksync: true }], ["hychain"], ["mantle"], ["zetachain"], ["canto"], ["base"], ["apeChain"],
-  ["arbitrum"], ["arbitrumNova"], ["celo"], ["avalanche"], ["linea"], ["treasure", { zksync: true }], ["blast"],
-  ["plumeMainnet"], ["taiko"], ["scroll"], ["zora"],
+  ["mainnet"],
+  ["optimism"],
+  ["bsc"],
+  ["gnosis"],
+  ["polygon"],
+  ["fantom"],
+  ["zksync", { zksync: true }],
+  ["shape"],
+  ["polygonZkEvm"],
+  ["moonbeam"],
+  ["moonriver"],
+  ["sei"],
+  ["sanko"],
+  ["ronin"],
+  ["abstract", { zksync: true }],
+  ["hychain"],
+  ["mantle"],
+  ["zetachain"],
+  ["canto"],
+  ["base"],
+  ["apeChain"],
+  ["arbitrum"],
+  ["arbitrumNova"],
+  ["celo"],
+  ["avalanche"],
+  ["linea"],
+  ["treasure", { zksync: true }],
+  ["blast"],
+  ["plumeMainnet"],
+  ["taiko"],
+  ["scroll"],
+  ["zora"],
 ];
 const TESTNETS: Line[] = [
-  ["sepolia"], ["holesky"], ["baseSepolia"], ["berachainTestnetbArtio"], ["monadTestnet"],
+  ["sepolia"],
+  ["holesky"],
+  ["baseSepolia"],
+  ["berachainTestnetbArtio"],
+  ["monadTestnet"],
   ["abstractTestnet", { zksync: true }],
 ];
 
 function entry([name, options]: Line): ChainEntry {
+  // biome-ignore lint/performance/noDynamicNamespaceImportAccess: the table names viem's chains; a server does not tree-shake
   const chain = viemChains[name] as Chain;
   return {
     id: chain.id,

@@ -32,14 +32,25 @@ describe("findDeploymentBlock", () => {
         const { hasCode, asked } = fakeChain(d);
         const found = await findDeploymentBlock(hasCode, latest);
         expect(found, `latest ${latest}, deployed in ${d}`).toBe(d);
-        expect(asked.length, `latest ${latest}, deployed in ${d}: ${asked.length} lookups`).toBeLessThanOrEqual(maxCalls(latest));
-        expect(asked.every((b) => b >= 0n && b <= latest), `latest ${latest}: asked outside [0, latest]: ${asked}`).toBe(true);
+        expect(asked.length, `latest ${latest}, deployed in ${d}: ${asked.length} lookups`).toBeLessThanOrEqual(
+          maxCalls(latest),
+        );
+        expect(
+          asked.every((b) => b >= 0n && b <= latest),
+          `latest ${latest}: asked outside [0, latest]: ${asked}`,
+        ).toBe(true);
       }
     }
   });
 
   it("returns undefined, after one lookup at latest, when there is no code at latest", async () => {
-    for (const [latest, d] of [[0n, undefined], [100n, undefined], [100n, 101n], [20_000_000n, 20_000_001n], [20_000_000n, undefined]] as const) {
+    for (const [latest, d] of [
+      [0n, undefined],
+      [100n, undefined],
+      [100n, 101n],
+      [20_000_000n, 20_000_001n],
+      [20_000_000n, undefined],
+    ] as const) {
       const { hasCode, asked } = fakeChain(d);
       expect(await findDeploymentBlock(hasCode, latest), `latest ${latest}, deployed ${d ?? "never"}`).toBeUndefined();
       expect(asked).toEqual([latest]);
@@ -56,7 +67,14 @@ describe("findDeploymentBlock", () => {
       return state % below;
     };
     for (const latest of [1n, 2n, 1_000n, 1_023n, 1_024n, 21_000_000n, 300_000_000n, (1n << 48n) - 1n, 1n << 48n]) {
-      const points = [0n, 1n, latest / 2n, latest - 1n, latest, ...Array.from({ length: 200 }, () => random(latest + 1n))];
+      const points = [
+        0n,
+        1n,
+        latest / 2n,
+        latest - 1n,
+        latest,
+        ...Array.from({ length: 200 }, () => random(latest + 1n)),
+      ];
       for (const d of points.filter((p) => p >= 0n && p <= latest)) {
         const { hasCode, asked } = fakeChain(d);
         expect(await findDeploymentBlock(hasCode, latest), `latest ${latest}, deployed in ${d}`).toBe(d);
@@ -68,7 +86,12 @@ describe("findDeploymentBlock", () => {
   });
 
   it("never asks the same block twice, and the lookups it makes justify the answer", async () => {
-    for (const [latest, d] of [[1_000_000n, 765_432n], [999n, 0n], [999n, 999n], [64n, 33n]] as const) {
+    for (const [latest, d] of [
+      [1_000_000n, 765_432n],
+      [999n, 0n],
+      [999n, 999n],
+      [64n, 33n],
+    ] as const) {
       const { hasCode, asked } = fakeChain(d);
       const found = await findDeploymentBlock(hasCode, latest);
       expect(new Set(asked).size, `latest ${latest}, d ${d}: ${asked}`).toBe(asked.length);

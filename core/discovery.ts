@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
-import { createPublicClient, fallback, http, type Address, type PublicClient } from "viem";
-import { rpcUrls, type ChainEntry } from "./chains";
+import { type Address, createPublicClient, fallback, http, type PublicClient } from "viem";
+import { type ChainEntry, rpcUrls } from "./chains";
 
 /**
  * The first block at which `hasCode` holds, by binary search over [0, latest]; undefined when
@@ -79,11 +79,15 @@ async function startBlock(
   if (remembered !== undefined) {
     const block = BigInt(remembered);
     if ((await hasCode(block)) && (block === 0n || !(await hasCode(block - 1n)))) return remembered;
-    log(`chain ${chain.id} (${chain.title}): the remembered start of registry ${version} (block ${remembered}) does not hold; searching again`);
+    log(
+      `chain ${chain.id} (${chain.title}): the remembered start of registry ${version} (block ${remembered}) does not hold; searching again`,
+    );
   }
   const found = await findDeploymentBlock(hasCode, latest);
   if (found === undefined) {
-    log(`chain ${chain.id} (${chain.title}): registry ${version} has no code at ${address}; not indexing ${version} there`);
+    log(
+      `chain ${chain.id} (${chain.title}): registry ${version} has no code at ${address}; not indexing ${version} there`,
+    );
     return undefined;
   }
   log(`chain ${chain.id} (${chain.title}): registry ${version} was deployed in block ${found}; indexing from there`);
@@ -113,7 +117,9 @@ export async function planChains(
       for (const version of ["v1", "v2"] as const) {
         const registry = chain[version];
         if (registry === false) {
-          log(`chain ${chain.id} (${chain.title}): registry ${version} is not deployed there (chain table); not indexed`);
+          log(
+            `chain ${chain.id} (${chain.title}): registry ${version} is not deployed there (chain table); not indexed`,
+          );
           continue;
         }
         const key = `${chain.id}:${genesis.hash}:${registry.address.toLowerCase()}`;

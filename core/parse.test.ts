@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MAX_UINT256, ParseError, ZERO_BYTES32, parseAddress, parseChainId, parseRights, parseUint256 } from "./parse";
+import { MAX_UINT256, ParseError, parseAddress, parseChainId, parseRights, parseUint256, ZERO_BYTES32 } from "./parse";
 
 describe("parseAddress", () => {
   const checksummed = "0x00000000000000447e69651d841bD8D104Bed493";
@@ -48,7 +48,7 @@ describe("parseRights", () => {
   it("is zero when empty", () => {
     expect(parseRights("")).toBe(ZERO_BYTES32);
   });
-  it("takes a string as Solidity bytes32(\"...\")", () => {
+  it('takes a string as Solidity bytes32("...")', () => {
     expect(parseRights("claim")).toBe(`0x636c61696d${"0".repeat(54)}`);
     expect(parseRights("a".repeat(32))).toBe(`0x${"61".repeat(32)}`);
   });

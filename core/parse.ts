@@ -1,4 +1,4 @@
-import { getAddress, type Address, type Hex } from "viem";
+import { type Address, getAddress, type Hex } from "viem";
 
 /** Why a value was rejected; `expected` reads as the end of "expected …". */
 export class ParseError extends Error {
@@ -39,7 +39,7 @@ export function parseUint256(input: string): bigint {
 }
 
 const BYTES32 = /^0x[0-9a-fA-F]{64}$/;
-const RIGHTS_STRING = /^[\x00-\x7f]{0,32}$/;
+const RIGHTS_STRING = /^\p{ASCII}{0,32}$/u;
 
 /**
  * Parses v2 `rights`: 0x + 64 hex digits, or a plain ASCII string of at most 32 bytes taken as

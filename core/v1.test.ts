@@ -1,18 +1,18 @@
+import { type Address, encodeFunctionData, getAddress, type Hex } from "viem";
 import { describe, expect, it } from "vitest";
-import { encodeFunctionData, getAddress, type Address, type Hex } from "viem";
 import { registryV1Abi } from "./abi/registryV1";
 import { V1_ADDRESS } from "./chains";
 import { MAX_UINT256 } from "./parse";
 import {
+  type CallFrame,
   registryCalls,
+  type V1State,
+  type V1Versions,
   v1CheckKeys,
   v1InForce,
   v1NextState,
   v1RevokedPair,
   ZERO_ADDRESS,
-  type CallFrame,
-  type V1State,
-  type V1Versions,
 } from "./v1";
 
 const vault: Address = "0x1111111111111111111111111111111111111111";
@@ -252,7 +252,12 @@ describe("registryCalls", () => {
       from: vault,
       to: wallet,
       calls: [
-        frame({ from: wallet, to: wallet, error: "execution reverted", calls: [undone1, frame({ from: wallet, to: token, calls: [undone2] })] }),
+        frame({
+          from: wallet,
+          to: wallet,
+          error: "execution reverted",
+          calls: [undone1, frame({ from: wallet, to: token, calls: [undone2] })],
+        }),
         ok,
       ],
     });
@@ -260,9 +265,16 @@ describe("registryCalls", () => {
   });
 
   it("a reverted transaction has no registry calls", () => {
-    const root = frame({ from: vault, to: wallet, error: "execution reverted", calls: [toRegistry(wallet, data("revokeDelegate", [delegate]))] });
+    const root = frame({
+      from: vault,
+      to: wallet,
+      error: "execution reverted",
+      calls: [toRegistry(wallet, data("revokeDelegate", [delegate]))],
+    });
     expect(registryCalls(root, registry)).toEqual([]);
-    expect(registryCalls(toRegistry(vault, data("revokeDelegate", [delegate]), { error: "out of gas" }), registry)).toEqual([]);
+    expect(
+      registryCalls(toRegistry(vault, data("revokeDelegate", [delegate]), { error: "out of gas" }), registry),
+    ).toEqual([]);
   });
 
   it("skips frames that are not CALLs (STATICCALL, DELEGATECALL, CALLCODE, CREATE) but walks into them", () => {

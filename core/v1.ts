@@ -1,4 +1,4 @@
-import { decodeFunctionData, toFunctionSelector, type AbiFunction, type Address, type Hex } from "viem";
+import { type AbiFunction, type Address, decodeFunctionData, type Hex, toFunctionSelector } from "viem";
 import { registryV1Abi } from "./abi/registryV1";
 
 /**
@@ -37,7 +37,7 @@ export type V1State = {
 
 /** Whether a delegation counts now: set at the current vault and pair versions, and not unset since. */
 export function v1InForce(state: V1State | undefined, current: V1Versions): boolean {
-  return state !== undefined && state.enabled && state.vaultVersion === current.vault && state.pairVersion === current.pair;
+  return state?.enabled === true && state.vaultVersion === current.vault && state.pairVersion === current.pair;
 }
 
 /**
@@ -64,7 +64,13 @@ export function v1NextState(
 }
 
 export type V1CheckKind = "all" | "contract" | "token";
-export type V1CheckQuery = { kind: V1CheckKind; delegate: Address; vault: Address; contract?: Address; tokenId?: bigint };
+export type V1CheckQuery = {
+  kind: V1CheckKind;
+  delegate: Address;
+  vault: Address;
+  contract?: Address;
+  tokenId?: bigint;
+};
 
 export const ZERO_ADDRESS: Address = "0x0000000000000000000000000000000000000000";
 

@@ -1,7 +1,7 @@
+import { type Address, encodePacked, type Hex, keccak256 } from "viem";
 import { describe, expect, it } from "vitest";
-import { encodePacked, keccak256, type Address, type Hex } from "viem";
 import { MAX_UINT256, ZERO_BYTES32 } from "./parse";
-import { v2Check, v2DelegationHash, v2NextState, type V2CheckQuery, type V2State } from "./v2";
+import { type V2CheckQuery, type V2State, v2Check, v2DelegationHash, v2NextState } from "./v2";
 
 const from: Address = "0x1111111111111111111111111111111111111111";
 const to: Address = "0x2222222222222222222222222222222222222222";
@@ -16,7 +16,10 @@ describe("v2DelegationHash", () => {
   });
   it("packs each type's fields as encodePacked does", () => {
     const key = { from, to, rights: claim, contract: token, tokenId: MAX_UINT256 - 5n };
-    const packed = encodePacked(["bytes32", "address", "address", "address", "uint256"], [claim, from, to, token, key.tokenId]);
+    const packed = encodePacked(
+      ["bytes32", "address", "address", "address", "uint256"],
+      [claim, from, to, token, key.tokenId],
+    );
     expect(v2DelegationHash({ ...key, type: "ERC1155" })).toBe(`0x${keccak256(packed).slice(4)}05`);
     const contractPacked = encodePacked(["bytes32", "address", "address", "address"], [claim, from, to, token]);
     expect(v2DelegationHash({ ...key, type: "ERC20" })).toBe(`0x${keccak256(contractPacked).slice(4)}04`);
@@ -85,17 +88,24 @@ describe("v2Check", () => {
   });
   it("accepts empty-rights delegations for a rights check, but not the reverse", () => {
     expect(answer({ kind: "erc721", rights: claim, contract: token, tokenId: 1n }, { [erc721()]: on() })).toBe(true);
-    expect(answer({ kind: "erc721", rights: ZERO_BYTES32, contract: token, tokenId: 1n }, { [erc721(claim)]: on() })).toBe(false);
+    expect(
+      answer({ kind: "erc721", rights: ZERO_BYTES32, contract: token, tokenId: 1n }, { [erc721(claim)]: on() }),
+    ).toBe(false);
     expect(answer({ kind: "all", rights: claim }, { [all(claim)]: on() })).toBe(true);
   });
   it("takes the larger balance of the empty-rights and the rights delegation", () => {
     const state = { [erc20()]: on(5n), [erc20(claim)]: on(9n) };
     expect(answer({ kind: "erc20", rights: claim, contract: token }, state)).toBe(9n);
     expect(answer({ kind: "erc20", rights: ZERO_BYTES32, contract: token }, state)).toBe(5n);
-    expect(answer({ kind: "erc20", rights: claim, contract: token }, { ...state, [all(claim)]: on() })).toBe(MAX_UINT256);
+    expect(answer({ kind: "erc20", rights: claim, contract: token }, { ...state, [all(claim)]: on() })).toBe(
+      MAX_UINT256,
+    );
   });
   it("never lets from = 0x0 or 0x1 delegate", () => {
-    for (const bad of ["0x0000000000000000000000000000000000000000", "0x0000000000000000000000000000000000000001"] as const) {
+    for (const bad of [
+      "0x0000000000000000000000000000000000000000",
+      "0x0000000000000000000000000000000000000001",
+    ] as const) {
       const query = { kind: "erc20", to, from: bad, rights: ZERO_BYTES32, contract: token } as const;
       expect(v2Check(query).hashes).toEqual([]);
       expect(v2Check(query).answer(() => on(1n))).toBe(0n);

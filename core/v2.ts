@@ -1,4 +1,4 @@
-import { keccak256, type Address, type Hex } from "viem";
+import { type Address, type Hex, keccak256 } from "viem";
 import { MAX_UINT256, ZERO_BYTES32 } from "./parse";
 
 /**
@@ -87,11 +87,17 @@ function keysForRights(q: V2CheckQuery, rights: Hex): RightsKeys {
   const contract = v2DelegationHash({ ...base, type: "CONTRACT", contract: q.contract });
   if (q.kind === "contract") return { full: [all, contract] };
   const type = q.kind === "erc721" ? "ERC721" : q.kind === "erc20" ? "ERC20" : "ERC1155";
-  return { full: [all, contract], partial: v2DelegationHash({ ...base, type, contract: q.contract, tokenId: q.tokenId }) };
+  return {
+    full: [all, contract],
+    partial: v2DelegationHash({ ...base, type, contract: q.contract, tokenId: q.tokenId }),
+  };
 }
 
 /** `from` = 0x0 (empty) and 0x1 (the contract's revoked marker) never delegate. */
-const INVALID_FROM = new Set(["0x0000000000000000000000000000000000000000", "0x0000000000000000000000000000000000000001"]);
+const INVALID_FROM = new Set([
+  "0x0000000000000000000000000000000000000000",
+  "0x0000000000000000000000000000000000000001",
+]);
 
 /** Checks with non-empty rights also accept delegations with empty rights. */
 function checkRights(q: V2CheckQuery): RightsKeys[] {

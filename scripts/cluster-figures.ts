@@ -18,21 +18,31 @@ const GATHER_MS = 1_000;
 
 /** In the primary: gathers the workers' figures for whichever worker asks. */
 export function gatherWorkerFigures(): void {
-  const gathers = new Map<number, { asker: Worker; askerId: number; all: ProcessFigures[]; expected: number; timer: NodeJS.Timeout }>();
+  const gathers = new Map<
+    number,
+    { asker: Worker; askerId: number; all: ProcessFigures[]; expected: number; timer: NodeJS.Timeout }
+  >();
   let next = 0;
   const finish = (id: number) => {
     const gather = gathers.get(id);
     if (!gather) return;
     gathers.delete(id);
     clearTimeout(gather.timer);
-    if (gather.asker.isConnected()) gather.asker.send({ figures: "gathered", id: gather.askerId, all: gather.all } satisfies Message);
+    if (gather.asker.isConnected())
+      gather.asker.send({ figures: "gathered", id: gather.askerId, all: gather.all } satisfies Message);
   };
   cluster.on("message", (worker, message: unknown) => {
     if (!isMessage(message)) return;
     if (message.figures === "gather") {
       const workers = Object.values(cluster.workers ?? {}).filter((w): w is Worker => w?.isConnected() === true);
       const id = next++;
-      gathers.set(id, { asker: worker, askerId: message.id, all: [], expected: workers.length, timer: setTimeout(() => finish(id), GATHER_MS) });
+      gathers.set(id, {
+        asker: worker,
+        askerId: message.id,
+        all: [],
+        expected: workers.length,
+        timer: setTimeout(() => finish(id), GATHER_MS),
+      });
       for (const w of workers) w.send({ figures: "report", id } satisfies Message);
     } else if (message.figures === "reported") {
       const gather = gathers.get(message.id);
@@ -54,7 +64,8 @@ export function workerFigures(own: () => ProcessFigures): () => Promise<ProcessF
   let next = 0;
   process.on("message", (message: unknown) => {
     if (!isMessage(message)) return;
-    if (message.figures === "report") process.send!({ figures: "reported", id: message.id, own: own() } satisfies Message);
+    if (message.figures === "report")
+      process.send!({ figures: "reported", id: message.id, own: own() } satisfies Message);
     else if (message.figures === "gathered") waiting.get(message.id)?.(message.all);
   });
   return () =>

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Anvil } from "../test/helpers/processes";
 import { Activity, PEOPLE } from "./demo/activity";
-import { Sender, compileStandIns, finalize, startDemoChain } from "./demo/chain";
+import { compileStandIns, finalize, Sender, startDemoChain } from "./demo/chain";
 import { chooseExamples, examplesText } from "./demo/examples";
 import { DemoModel } from "./demo/model";
 import { DemoService } from "./demo/service";
@@ -24,20 +24,28 @@ let stopping: Promise<never> | undefined;
 
 /** Stops the service and the chain (their whole process groups), removes the temp directory, exits. */
 function shutdown(code: number): Promise<never> {
-  return (stopping ??= (async () => {
+  stopping ??= (async () => {
     log("stopping…");
     await service?.child.stop();
     await (await chain?.catch(() => undefined))?.stop();
     if (dir) rmSync(dir, { recursive: true, force: true });
-    log(code === 0 ? `stopped: the chain and the service have exited${dir ? `, ${dir} is removed` : ""}` : "stopped after the error above");
+    log(
+      code === 0
+        ? `stopped: the chain and the service have exited${dir ? `, ${dir} is removed` : ""}`
+        : "stopped after the error above",
+    );
     process.exit(code);
-  })());
+  })();
+  return stopping;
 }
 // SIGHUP: the terminal was closed.
 for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, () => void shutdown(0));
 
 async function main() {
-  if (process.env.DATABASE_URL) log("DATABASE_URL is ignored: the demo's chain is new every run, so it uses a fresh PGlite database in a temporary directory");
+  if (process.env.DATABASE_URL)
+    log(
+      "DATABASE_URL is ignored: the demo's chain is new every run, so it uses a fresh PGlite database in a temporary directory",
+    );
   const seconds = (since: number) => `${((Date.now() - since) / 1000).toFixed(1)} s`;
 
   // The long computations come first, before anything is started: when Ctrl-C finds the demo busy
@@ -76,13 +84,16 @@ async function main() {
   log(`the service is ready at ${url}, ${seconds(writing)} after the chain started`);
   service.quiet = true;
   process.stdout.write(examplesText(url, examples));
-  log(`writing a few delegations every ${LIVE_EVERY_MS / 1000} s (never on the wallets above). Ctrl-C stops everything.`);
+  log(
+    `writing a few delegations every ${LIVE_EVERY_MS / 1000} s (never on the wallets above). Ctrl-C stops everything.`,
+  );
 
   const shown = new Set(examples.flatMap((e) => e.wallets.map((w) => w.toLowerCase())));
   const live = PEOPLE.filter((p) => !shown.has(p.toLowerCase()));
   for (;;) {
     await new Promise((ok) => setTimeout(ok, LIVE_EVERY_MS));
-    if (!service.child.running) throw new Error(`the service exited (code ${service.child.process.exitCode}); its output is above`);
+    if (!service.child.running)
+      throw new Error(`the service exited (code ${service.child.process.exitCode}); its output is above`);
     await sender.send(anvil.url, sender.prepare(activity.live(live)));
   }
 }

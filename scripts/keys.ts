@@ -22,24 +22,30 @@ async function admin(method: string, path: string, body?: unknown): Promise<unkn
   const base = (process.env.SERVICE_URL || "http://127.0.0.1:42069").replace(/\/+$/, "");
   const headers: Record<string, string> = { Authorization: `Bearer ${token}` };
   if (body !== undefined) headers["Content-Type"] = "application/json";
-  const res = await fetch(`${base}/admin${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) }).catch(
-    (error: Error) => {
-      throw new Failure(`cannot reach the service at ${base}: ${(error.cause as Error | undefined)?.message ?? error.message}`);
-    },
-  );
+  const res = await fetch(`${base}/admin${path}`, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+  }).catch((error: Error) => {
+    throw new Failure(
+      `cannot reach the service at ${base}: ${(error.cause as Error | undefined)?.message ?? error.message}`,
+    );
+  });
   const data = (await res.json().catch(() => undefined)) as { detail?: string } | undefined;
   if (!res.ok) throw new Failure(`${res.status}: ${data?.detail ?? res.statusText}`);
   return data;
 }
 
-async function main(argv: string[]): Promise<void> {
-  let parsed;
+function parseCommandLine(argv: string[]) {
   try {
-    parsed = parseArgs({ args: argv, allowPositionals: true, options: { label: { type: "string" } } });
+    return parseArgs({ args: argv, allowPositionals: true, options: { label: { type: "string" } } });
   } catch (error) {
     throw new Failure(`${(error as Error).message}\n${USAGE}`);
   }
-  const { positionals, values } = parsed;
+}
+
+async function main(argv: string[]): Promise<void> {
+  const { positionals, values } = parseCommandLine(argv);
   const [command, ...rest] = positionals;
   if (command === "create" && rest.length === 0 && values.label !== undefined) {
     const key = (await admin("POST", "/keys", { label: values.label })) as Key & { key: string };
@@ -50,7 +56,9 @@ async function main(argv: string[]): Promise<void> {
     if (keys.length === 0) console.log("no keys");
     for (const key of keys) {
       const status = key.revokedAt ? `revoked ${key.revokedAt}` : "active";
-      console.log(`${key.id}  ${key.createdAt}  ${status.padEnd(32)}  ${String(key.recentRequests).padStart(9)} requests/24h  ${key.label}`);
+      console.log(
+        `${key.id}  ${key.createdAt}  ${status.padEnd(32)}  ${String(key.recentRequests).padStart(9)} requests/24h  ${key.label}`,
+      );
     }
   } else if (command === "revoke" && rest.length === 1 && values.label === undefined) {
     const key = (await admin("DELETE", `/keys/${encodeURIComponent(rest[0]!)}`)) as Key;

@@ -10,14 +10,14 @@ import { availableParallelism } from "node:os";
 import { serve } from "@hono/node-server";
 import { Hono } from "hono";
 import { openAccess } from "../api/access/open";
-import { answerClientErrors } from "../api/client-error";
-import { createApp, type ServedChain } from "../api/app";
-import { behindAfterSeconds, chainStatus } from "../api/chains";
-import { countRequests, metricsText, sumFigures, type RequestCounts } from "../api/metrics";
-import { probes } from "../api/probes";
-import { readServedChains } from "../api/served-chains";
 import { pgAccessDb } from "../api/access/pg";
+import { createApp } from "../api/app";
+import { behindAfterSeconds, chainStatus } from "../api/chains";
+import { answerClientErrors } from "../api/client-error";
+import { countRequests, metricsText, type RequestCounts, sumFigures } from "../api/metrics";
+import { probes } from "../api/probes";
 import { createReplicaStore } from "../api/replica/store";
+import { readServedChains } from "../api/served-chains";
 import { gatherWorkerFigures, workerFigures } from "./cluster-figures";
 
 const env = process.env;
@@ -62,30 +62,38 @@ async function runWorker() {
   // The state is copied into memory and kept in step: a check is a few map lookups.
   const database = pgAccessDb(env.DATABASE_URL!);
   const store = createReplicaStore(
-    (work) => database.transaction(async (query) => {
-      await query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY");
-      return work(query);
-    }),
+    (work) =>
+      database.transaction(async (query) => {
+        await query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY");
+        return work(query);
+      }),
     indexerSchema,
   );
 
-  let chains: ServedChain[] | undefined;
-  for (let said = false; (chains = await readServedChains(access.db, access.schema, indexerSchema)) === undefined; said = true) {
-    if (!said) console.log(`waiting for the indexer to publish the chains it serves (schema ${indexerSchema}): is \`npm start\` running on this database?`);
-    await new Promise((ok) => setTimeout(ok, 2_000));
+  let served = await readServedChains(access.db, access.schema, indexerSchema);
+  if (served === undefined) {
+    console.log(
+      `waiting for the indexer to publish the chains it serves (schema ${indexerSchema}): is \`npm start\` running on this database?`,
+    );
   }
-  const served = chains;
+  while (served === undefined) {
+    await new Promise((ok) => setTimeout(ok, 2_000));
+    served = await readServedChains(access.db, access.schema, indexerSchema);
+  }
   await store.started;
   const behindAfter = behindAfterSeconds(env);
   // Ready once every chain is backfilled. A chain behind (its RPC fails) is named but keeps the
   // replica in service: its answers stay right for the block they report.
   const readiness = async () => {
     const states = await store.chainStates();
-    if (!served.every((chain) => states.get(chain.id)?.ready === true)) return { ready: false, text: "not every chain is backfilled yet" };
+    if (!served.every((chain) => states.get(chain.id)?.ready === true))
+      return { ready: false, text: "not every chain is backfilled yet" };
     const now = Math.floor(Date.now() / 1000);
     const behind = served.flatMap((chain) => {
       const { status, lagSeconds } = chainStatus(states.get(chain.id), now, behindAfter);
-      return status === "behind" ? [`chain ${chain.id} is behind: its newest indexed block is ${lagSeconds} s old`] : [];
+      return status === "behind"
+        ? [`chain ${chain.id} is behind: its newest indexed block is ${lagSeconds} s old`]
+        : [];
     });
     return { ready: true, text: behind.join("\n") };
   };
@@ -96,7 +104,14 @@ async function runWorker() {
     .route("/", probes(readiness))
     .get("/metrics", async (c) => {
       const [all, states] = await Promise.all([figures(), store.chainStates()]);
-      const text = metricsText({ figures: sumFigures(all), workers: all.length, chains: served, states, nowSeconds: Math.floor(Date.now() / 1000), behindAfterSeconds: behindAfter });
+      const text = metricsText({
+        figures: sumFigures(all),
+        workers: all.length,
+        chains: served,
+        states,
+        nowSeconds: Math.floor(Date.now() / 1000),
+        behindAfterSeconds: behindAfter,
+      });
       return c.text(text, 200, { "Content-Type": "text/plain; version=0.0.4; charset=utf-8" });
     })
     .route("/", createApp({ store, chains: served, access, behindAfterSeconds: behindAfter }));

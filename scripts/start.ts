@@ -12,7 +12,7 @@ import { spawn } from "node:child_process";
 import { constants } from "node:os";
 import { resolve } from "node:path";
 import type { ServedChain } from "../api/app";
-import { configuredChains, rpcUrls, withPublicRpcFallback, type ChainEntry } from "../core/chains";
+import { type ChainEntry, configuredChains, rpcUrls, withPublicRpcFallback } from "../core/chains";
 import { planChains, startBlocksFile } from "../core/discovery";
 import { forgetReplacedChains } from "./launcher/replaced-chains";
 import { whyRpcUnusable } from "./launcher/rpc";
@@ -54,10 +54,12 @@ async function unreachableChains(): Promise<{ chain: ChainEntry; reasons: string
   const probed = await Promise.all(
     chains.map(async (chain) => {
       const urls = rpcUrls(chain.id, env);
-      const reasons = await Promise.all(urls.map(async (url) => {
-        const why = await whyRpcUnusable(url, chain.id);
-        return why === undefined ? undefined : `${url}: ${why}`;
-      }));
+      const reasons = await Promise.all(
+        urls.map(async (url) => {
+          const why = await whyRpcUnusable(url, chain.id);
+          return why === undefined ? undefined : `${url}: ${why}`;
+        }),
+      );
       return { chain, reasons: reasons.some((r) => r === undefined) ? [] : (reasons as string[]) };
     }),
   );
@@ -82,7 +84,10 @@ function pause(seconds: number): Promise<void> {
  * in Ponder's build, which would exit. Undefined when found; else why not.
  */
 const whyNoStartBlocks = () =>
-  planChains(chains, { memoryFile: startBlocksFile(env), env }).then(() => undefined, (error: Error) => error.message);
+  planChains(chains, { memoryFile: startBlocksFile(env), env }).then(
+    () => undefined,
+    (error: Error) => error.message,
+  );
 
 /**
  * Until every chain's RPC answers and the registries' start blocks are known: says what fails and
@@ -105,7 +110,10 @@ async function waitForRpcs(): Promise<void> {
           "(several may be given, comma-separated), or run `npm run demo` to try the service on a local chain with no internet.",
       );
     }
-    if (why !== undefined) console.error(`${why} Not indexing yet: the API answers chain_syncing on port ${port}. Trying again in ${delay} s.`);
+    if (why !== undefined)
+      console.error(
+        `${why} Not indexing yet: the API answers chain_syncing on port ${port}. Trying again in ${delay} s.`,
+      );
     await pause(delay);
     delay = Math.min(delay * 2, MAX_WAIT_S);
   }
@@ -141,7 +149,9 @@ while (!stopping) {
   if (stopping) break;
   const local = chains.filter((c) => c.local).map((c) => ({ id: c.id, rpcUrls: rpcUrls(c.id, env) }));
   const forgotten = await forgetReplacedChains(local, env).catch((error: Error) => {
-    console.error(`Cannot tell whether the local chains' fetched data is theirs (${error.message}); trying again in ${MAX_WAIT_S} s.`);
+    console.error(
+      `Cannot tell whether the local chains' fetched data is theirs (${error.message}); trying again in ${MAX_WAIT_S} s.`,
+    );
     return undefined;
   });
   if (forgotten === undefined) {
@@ -149,13 +159,17 @@ while (!stopping) {
     continue;
   }
   for (const id of forgotten) {
-    console.warn(`chain ${id}: the blocks and logs fetched earlier are another chain's (it was started afresh); dropped them from ponder_sync.`);
+    console.warn(
+      `chain ${id}: the blocks and logs fetched earlier are another chain's (it was started afresh); dropped them from ponder_sync.`,
+    );
   }
   const started = Date.now();
   const code = await runPonder();
   if (stopping || code !== RETRYABLE_EXIT) process.exit(code);
   restartDelay = Date.now() - started > HEALTHY_RUN_MS ? 1 : Math.min(Math.max(restartDelay * 2, 1), MAX_WAIT_S);
-  console.error(`The indexer stopped after a failure worth retrying (exit ${code}, see above); restarting it in ${restartDelay} s.`);
+  console.error(
+    `The indexer stopped after a failure worth retrying (exit ${code}, see above); restarting it in ${restartDelay} s.`,
+  );
   await pause(restartDelay);
 }
 process.exit(0);

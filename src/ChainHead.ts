@@ -1,4 +1,4 @@
-import { ponder, type Context } from "ponder:registry";
+import { type Context, ponder } from "ponder:registry";
 import { chainHead } from "ponder:schema";
 
 /** Every event handler calls this (see chainHead in ponder.schema.ts). */

@@ -1,9 +1,17 @@
-import { ponder, type Context, type Event } from "ponder:registry";
+import { type Context, type Event, ponder } from "ponder:registry";
 import { v1Delegation, v1Event, v1PairVersion, v1VaultVersion } from "ponder:schema";
 import type { Address, Hex } from "viem";
 import { causes } from "../api/unavailable";
+import {
+  type CallFrame,
+  registryCalls,
+  type V1Type,
+  type V1Versions,
+  v1NextState,
+  v1RevokedPair,
+  ZERO_ADDRESS,
+} from "../core/v1";
 import { recordEventBlock } from "./ChainHead";
-import { registryCalls, v1NextState, v1RevokedPair, ZERO_ADDRESS, type CallFrame, type V1Type, type V1Versions } from "../core/v1";
 
 type V1EventName =
   | "RegistryV1:DelegateForAll"
@@ -17,7 +25,12 @@ type Args = { vault: Address; delegate?: Address; contract_?: Address; tokenId?:
 const lower = (address: Address) => address.toLowerCase() as Address;
 
 /** The event's history row; every handler ends with it. */
-async function history(event: Event<V1EventName>, context: Context<V1EventName>, kind: string, revokedDelegate?: Address) {
+async function history(
+  event: Event<V1EventName>,
+  context: Context<V1EventName>,
+  kind: string,
+  revokedDelegate?: Address,
+) {
   const args = event.args as Args;
   await recordEventBlock(context, event.block.number);
   await context.db.insert(v1Event).values({
@@ -57,12 +70,28 @@ async function delegate(type: V1Type, kind: string, event: Event<V1EventName>, c
     contract: type === "ALL" ? ZERO_ADDRESS : lower(args.contract_),
     tokenId: type === "TOKEN" ? args.tokenId : 0n,
   };
-  const [prev, current] = await Promise.all([context.db.find(v1Delegation, key), versions(context, key.vault, key.delegate)]);
-  const next = v1NextState(prev ?? undefined, args.value, current, { block: event.block.number, logIndex: event.log.logIndex });
+  const [prev, current] = await Promise.all([
+    context.db.find(v1Delegation, key),
+    versions(context, key.vault, key.delegate),
+  ]);
+  const next = v1NextState(prev ?? undefined, args.value, current, {
+    block: event.block.number,
+    logIndex: event.log.logIndex,
+  });
   if (next) {
     const { enabled, vaultVersion, pairVersion, createdBlock, createdLogIndex } = next;
-    const state = { enabled, vaultVersion, pairVersion, createdBlock, createdLogIndex, updatedBlock: event.block.number };
-    await context.db.insert(v1Delegation).values({ ...key, ...state }).onConflictDoUpdate(state);
+    const state = {
+      enabled,
+      vaultVersion,
+      pairVersion,
+      createdBlock,
+      createdLogIndex,
+      updatedBlock: event.block.number,
+    };
+    await context.db
+      .insert(v1Delegation)
+      .values({ ...key, ...state })
+      .onConflictDoUpdate(state);
   }
   await history(event, context, kind);
 }
@@ -104,7 +133,9 @@ const methodUnavailable = (error: unknown) =>
   [...causes(error)].some(
     (e) =>
       (e as { code?: unknown }).code === -32601 ||
-      /method .*(not (found|supported|available|exist)|does not exist|unsupported)|namespace .*(disabled|not enabled)/i.test(e.message),
+      /method .*(not (found|supported|available|exist)|does not exist|unsupported)|namespace .*(disabled|not enabled)/i.test(
+        e.message,
+      ),
   );
 
 async function bumpPair(event: Event<V1EventName>, context: Context<V1EventName>, vault: Address, delegate: Address) {
@@ -133,7 +164,10 @@ ponder.on("RegistryV1:RevokeAllDelegates", async ({ event, context }) => {
 ponder.on("RegistryV1:RevokeDelegate", async ({ event, context }) => {
   const { vault, delegate: sender } = event.args;
   // revokeSelf emits the real pair; only (vault, vault) can hide a revokeDelegate(x).
-  const pair = lower(vault) === lower(sender) ? await revokedPair(event, context) : { vault: lower(vault), delegate: lower(sender) };
+  const pair =
+    lower(vault) === lower(sender)
+      ? await revokedPair(event, context)
+      : { vault: lower(vault), delegate: lower(sender) };
   await bumpPair(event, context, pair.vault, pair.delegate);
   await history(event, context, "RevokeDelegate", pair.delegate);
 });

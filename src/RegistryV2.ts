@@ -1,8 +1,8 @@
-import { ponder, type Context, type Event } from "ponder:registry";
+import { type Context, type Event, ponder } from "ponder:registry";
 import { v2Delegation, v2Event } from "ponder:schema";
 import type { Address, Hex } from "viem";
+import { isAmountType, type V2DelegationType, v2DelegationHash, v2NextState } from "../core/v2";
 import { recordEventBlock } from "./ChainHead";
-import { isAmountType, v2DelegationHash, v2NextState, type V2DelegationType } from "../core/v2";
 
 type V2EventName =
   | "RegistryV2:DelegateAll"

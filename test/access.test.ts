@@ -12,12 +12,12 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import pg from "pg";
 import { PGlite } from "@electric-sql/pglite";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hashKey } from "../api/access/key";
 import { installRegistries } from "./helpers/oracle";
-import { ROOT, createApiKey, startAnvil, startService, type Anvil, type Service } from "./helpers/processes";
+import { type Anvil, ROOT, type Service, startAnvil, startService } from "./helpers/processes";
 
 const HOT = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
 const COLD = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266";
@@ -42,7 +42,10 @@ const newClient = () => `198.51.100.${++lastClient}`;
 
 type Answer = { status: number; headers: Headers; text: string };
 
-async function ask(to: Service, options: { path?: string; client?: string; key?: string; headers?: Record<string, string> } = {}): Promise<Answer> {
+async function ask(
+  to: Service,
+  options: { path?: string; client?: string; key?: string; headers?: Record<string, string> } = {},
+): Promise<Answer> {
   const headers: Record<string, string> = { ...options.headers };
   if (options.client !== undefined) headers["X-Forwarded-For"] = options.client;
   if (options.key !== undefined) headers["X-API-KEY"] = options.key;
@@ -50,12 +53,22 @@ async function ask(to: Service, options: { path?: string; client?: string; key?:
   return { status: res.status, headers: res.headers, text: await res.text() };
 }
 
-async function admin(to: Service, method: string, path: string, options: { body?: unknown; token?: string | null } = {}): Promise<Answer> {
+async function admin(
+  to: Service,
+  method: string,
+  path: string,
+  options: { body?: unknown; token?: string | null } = {},
+): Promise<Answer> {
   const headers: Record<string, string> = {};
   const token = options.token === undefined ? to.adminToken : options.token;
   if (token !== null) headers.Authorization = `Bearer ${token}`;
   if (options.body !== undefined) headers["Content-Type"] = "application/json";
-  const body = options.body === undefined ? undefined : typeof options.body === "string" ? options.body : JSON.stringify(options.body);
+  const body =
+    options.body === undefined
+      ? undefined
+      : typeof options.body === "string"
+        ? options.body
+        : JSON.stringify(options.body);
   const res = await fetch(`${to.url}/admin${path}`, { method, headers, body, signal: AbortSignal.timeout(20_000) });
   return { status: res.status, headers: res.headers, text: await res.text() };
 }
@@ -85,7 +98,11 @@ function rateLimit(a: Answer) {
     expect(value, `${name} on ${a.status} ${a.text.slice(0, 200)}`).toMatch(/^\d+$/);
     return Number(value);
   };
-  return { limit: number("ratelimit-limit"), remaining: number("ratelimit-remaining"), reset: number("ratelimit-reset") };
+  return {
+    limit: number("ratelimit-limit"),
+    remaining: number("ratelimit-remaining"),
+    reset: number("ratelimit-reset"),
+  };
 }
 
 const sleep = (ms: number) => new Promise((ok) => setTimeout(ok, ms));
@@ -242,7 +259,11 @@ describe("API keys", () => {
     const paths = Array.from({ length: 500 }, (_, i) => [V2, V1, CHAINS][i % 3]!);
     const answers: Answer[] = [];
     for (let i = 0; i < paths.length; i += 50) {
-      answers.push(...(await Promise.all(paths.slice(i, i + 50).map((path) => ask(proxied, { client, path, key: proxied.apiKey })))));
+      answers.push(
+        ...(await Promise.all(
+          paths.slice(i, i + 50).map((path) => ask(proxied, { client, path, key: proxied.apiKey })),
+        )),
+      );
     }
     expect(answers.filter((a) => a.status !== 200).map((a) => `${a.status} ${a.text}`)).toEqual([]);
     for (const a of answers) expect(a.headers.get("ratelimit-remaining")).toBeNull();
@@ -252,7 +273,14 @@ describe("API keys", () => {
     const client = newClient();
     const key = proxied.apiKey!;
     const flipped = key.slice(0, -1) + (key.endsWith("A") ? "B" : "A");
-    const bad = ["", "nonsense", flipped, key.slice(0, -1), `dlk_000000000000_${"A".repeat(43)}`, key.replace(/^dlk_[0-9a-f]{12}/, "dlk_ffffffffffff")];
+    const bad = [
+      "",
+      "nonsense",
+      flipped,
+      key.slice(0, -1),
+      `dlk_000000000000_${"A".repeat(43)}`,
+      key.replace(/^dlk_[0-9a-f]{12}/, "dlk_ffffffffffff"),
+    ];
     for (const candidate of bad) {
       for (const path of [V2, V1, CHAINS]) {
         const a = await ask(proxied, { client, path, key: candidate });
@@ -271,31 +299,52 @@ describe("API keys", () => {
     expect(revoked.status, revoked.text).toBe(200);
     expect(JSON.parse(revoked.text)).toMatchObject({ id, label: "revoked at once", revokedAt: expect.any(String) });
     for (const path of [V2, V1, CHAINS]) expectProblem(await ask(proxied, { path, key }), 401, "invalid_api_key");
-    const listed = (JSON.parse((await admin(proxied, "GET", "/keys")).text) as { id: string; revokedAt: string | null }[]).find((k) => k.id === id);
+    const listed = (
+      JSON.parse((await admin(proxied, "GET", "/keys")).text) as { id: string; revokedAt: string | null }[]
+    ).find((k) => k.id === id);
     expect(listed?.revokedAt).toBe(JSON.parse(revoked.text).revokedAt);
   });
 
   it("the admin list counts the requests made with each key", async () => {
     const { id, key } = await newKey(proxied, "counted");
-    for (const path of [V2, V2, V1, CHAINS, "/registry/v2/check/all?chainId=31337", V2, V1]) await ask(proxied, { path, key });
+    for (const path of [V2, V2, V1, CHAINS, "/registry/v2/check/all?chainId=31337", V2, V1])
+      await ask(proxied, { path, key });
     await ask(proxied, { key: `${key}x` });
     const list = JSON.parse((await admin(proxied, "GET", "/keys")).text) as Record<string, unknown>[];
-    expect(list.find((k) => k.id === id)).toEqual({ id, label: "counted", createdAt: expect.any(String), revokedAt: null, recentRequests: 7 });
+    expect(list.find((k) => k.id === id)).toEqual({
+      id,
+      label: "counted",
+      createdAt: expect.any(String),
+      revokedAt: null,
+      recentRequests: 7,
+    });
   });
 });
 
 describe("the admin endpoints", () => {
   it("need Authorization: Bearer <ADMIN_TOKEN>", async () => {
     const token = proxied.adminToken!;
-    const wrong = [null, "", token.slice(0, -1), `${token}x`, token.toUpperCase() === token ? token.toLowerCase() : token.toUpperCase()];
+    const wrong = [
+      null,
+      "",
+      token.slice(0, -1),
+      `${token}x`,
+      token.toUpperCase() === token ? token.toLowerCase() : token.toUpperCase(),
+    ];
     for (const candidate of wrong) {
-      for (const [method, path, body] of [["GET", "/keys"], ["POST", "/keys", { label: "x" }], ["DELETE", "/keys/000000000000"]] as const) {
+      for (const [method, path, body] of [
+        ["GET", "/keys"],
+        ["POST", "/keys", { label: "x" }],
+        ["DELETE", "/keys/000000000000"],
+      ] as const) {
         const a = await admin(proxied, method, path, { token: candidate, body });
         expectProblem(a, 401, "invalid_admin_token");
         expect(a.headers.get("www-authenticate")).toMatch(/^Bearer/);
       }
     }
-    const basic = await fetch(`${proxied.url}/admin/keys`, { headers: { Authorization: `Basic ${Buffer.from(`admin:${token}`).toString("base64")}` } });
+    const basic = await fetch(`${proxied.url}/admin/keys`, {
+      headers: { Authorization: `Basic ${Buffer.from(`admin:${token}`).toString("base64")}` },
+    });
     expect(basic.status).toBe(401);
     expect((await admin(proxied, "GET", "/keys")).status).toBe(200);
   });
@@ -307,15 +356,26 @@ describe("the admin endpoints", () => {
     const created = JSON.parse(a.text) as Record<string, string>;
     shownKeys.push(created.key!);
     expect(Object.keys(created).sort()).toEqual(["createdAt", "id", "key", "label"]);
-    expect(created).toMatchObject({ label: "shown once", key: expect.stringMatching(/^dlk_[0-9a-f]{12}_[A-Za-z0-9_-]{43}$/) });
+    expect(created).toMatchObject({
+      label: "shown once",
+      key: expect.stringMatching(/^dlk_[0-9a-f]{12}_[A-Za-z0-9_-]{43}$/),
+    });
     expect(Math.abs(Date.parse(created.createdAt!) - Date.now())).toBeLessThan(60_000);
     // The list never shows a key's text.
     const list = await admin(proxied, "GET", "/keys");
     expect(list.headers.get("cache-control")).toBe("no-store");
     for (const key of shownKeys) expect(list.text).not.toContain(key.slice(17));
-    expect(JSON.parse(list.text)).toContainEqual({ id: created.id, label: "shown once", createdAt: created.createdAt, revokedAt: null, recentRequests: 0 });
+    expect(JSON.parse(list.text)).toContainEqual({
+      id: created.id,
+      label: "shown once",
+      createdAt: created.createdAt,
+      revokedAt: null,
+      recentRequests: 0,
+    });
 
-    expect(expectProblem(await admin(proxied, "POST", "/keys", { body: {} }), 400, "missing_parameter").param).toBe("label");
+    expect(expectProblem(await admin(proxied, "POST", "/keys", { body: {} }), 400, "missing_parameter").param).toBe(
+      "label",
+    );
     expectProblem(await admin(proxied, "POST", "/keys", { body: "not json" }), 400, "missing_parameter");
     for (const label of ["", "   ", 42, null, "x".repeat(101)]) {
       expectProblem(await admin(proxied, "POST", "/keys", { body: { label } }), 400, "invalid_parameter");
@@ -338,8 +398,16 @@ describe("the admin endpoints", () => {
   });
 
   it("without ADMIN_TOKEN they are off, and say so", async () => {
-    for (const [method, path] of [["GET", "/keys"], ["POST", "/keys"], ["DELETE", "/keys/000000000000"]]) {
-      const body = expectProblem(await admin(direct, method!, path!, { token: "anything at all, long enough" }), 404, "not_found");
+    for (const [method, path] of [
+      ["GET", "/keys"],
+      ["POST", "/keys"],
+      ["DELETE", "/keys/000000000000"],
+    ]) {
+      const body = expectProblem(
+        await admin(direct, method!, path!, { token: "anything at all, long enough" }),
+        404,
+        "not_found",
+      );
       expect(body.detail).toContain("ADMIN_TOKEN");
     }
   });
@@ -351,7 +419,11 @@ describe("the keys CLI", () => {
     const env = { ...process.env, SERVICE_URL: proxied.url, ADMIN_TOKEN: token };
     return run("npm", ["run", "keys", "--", ...args], { cwd: ROOT, env, timeout: 60_000 }).then(
       ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
-      (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, stdout: error.stdout, stderr: error.stderr }),
+      (error: { code: number; stdout: string; stderr: string }) => ({
+        code: error.code,
+        stdout: error.stdout,
+        stderr: error.stderr,
+      }),
     );
   };
 
@@ -394,7 +466,10 @@ describe.runIf(process.env.DATABASE_URL)("several API processes on one Postgres"
 
   beforeAll(async () => {
     // Its own Ponder schema, the same access schema (and the same proxy trust) as `proxied`.
-    second = await startService({ rpc: { 31337: anvil.url }, env: { TRUSTED_PROXY: "true", ACCESS_SCHEMA, ADMIN_TOKEN: "" } });
+    second = await startService({
+      rpc: { 31337: anvil.url },
+      env: { TRUSTED_PROXY: "true", ACCESS_SCHEMA, ADMIN_TOKEN: "" },
+    });
   });
 
   afterAll(async () => {
@@ -453,11 +528,14 @@ describe("storage", () => {
 
   /** Every row of every table in the access schema, as text. */
   async function dump(query: (sql: string) => Promise<Record<string, unknown>[]>): Promise<string[]> {
-    const tables = await query(`SELECT table_name FROM information_schema.tables WHERE table_schema = '${ACCESS_SCHEMA}'`);
+    const tables = await query(
+      `SELECT table_name FROM information_schema.tables WHERE table_schema = '${ACCESS_SCHEMA}'`,
+    );
     expect(tables.map((t) => t.table_name)).toContain("api_key");
     const rows: string[] = [];
     for (const { table_name } of tables) {
-      for (const row of await query(`SELECT t::text AS row FROM "${ACCESS_SCHEMA}"."${table_name as string}" t`)) rows.push(row.row as string);
+      for (const row of await query(`SELECT t::text AS row FROM "${ACCESS_SCHEMA}"."${table_name as string}" t`))
+        rows.push(row.row as string);
     }
     return rows;
   }

@@ -9,12 +9,29 @@ import { runNpm } from "./helpers/processes";
 
 type Run = { code: number; output: string };
 
-const CHECK_ROUTES = ["v2 check all", "v2 check contract", "v2 check erc721", "v2 check erc20", "v2 check erc1155", "v1 check all", "v1 check contract", "v1 check token"];
-const BASELINES = ["(a) raw node:http hello", "(b) anvil eth_call checkDelegateForAll", "(c) Ponder's built-in server, v2 check all"];
+const CHECK_ROUTES = [
+  "v2 check all",
+  "v2 check contract",
+  "v2 check erc721",
+  "v2 check erc20",
+  "v2 check erc1155",
+  "v1 check all",
+  "v1 check contract",
+  "v1 check token",
+];
+const BASELINES = [
+  "(a) raw node:http hello",
+  "(b) anvil eth_call checkDelegateForAll",
+  "(c) Ponder's built-in server, v2 check all",
+];
 /** A table row: the label, then req/s, ×hello, p50, p99, and the CPU of the load generator, the machine and other work ("<1" when under 1%). */
 const NUMBER = String.raw`\d[\d,]*(?:\.\d+)?`;
-const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-const row = (label: string) => new RegExp(`^${escape(label)}\\s+${[...Array(4).fill(NUMBER), ...Array(3).fill(`<?${NUMBER}`)].join("\\s+")}$`, "m");
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+const row = (label: string) =>
+  new RegExp(
+    `^${escapeRegExp(label)}\\s+${[...Array(4).fill(NUMBER), ...Array(3).fill(`<?${NUMBER}`)].join("\\s+")}$`,
+    "m",
+  );
 
 describe.runIf(process.env.DATABASE_URL)("npm run bench -- --smoke", () => {
   let run: Run;
@@ -37,20 +54,25 @@ describe.runIf(process.env.DATABASE_URL)("npm run bench -- --smoke", () => {
       expect(results).toMatch(row(`${route} (large)`));
     }
     for (const version of ["v2", "v1"]) {
-      const listings = results.match(new RegExp(`^${version} listing, [\\d,]+-delegation wallet(, 1 connection)?\\s`, "gm")) ?? [];
+      const listings =
+        results.match(new RegExp(`^${version} listing, [\\d,]+-delegation wallet(, 1 connection)?\\s`, "gm")) ?? [];
       expect(listings, `${version} listings`).toHaveLength(4);
     }
   });
 
   it("prints the indexing figures, the delay and the API's memory", () => {
-    expect(results).toMatch(new RegExp(`^indexing: backfill of ${NUMBER} v2 events .*: ${NUMBER} events/s .*, peak RSS ${NUMBER} MB`, "m"));
+    expect(results).toMatch(
+      new RegExp(`^indexing: backfill of ${NUMBER} v2 events .*: ${NUMBER} events/s .*, peak RSS ${NUMBER} MB`, "m"),
+    );
     expect(results).toMatch(new RegExp(`^delay: .* ${NUMBER} ms \\(median\\), ${NUMBER} ms \\(max\\)`, "m"));
     expect(results).toMatch(new RegExp(`^memory: npm run serve RSS ${NUMBER} MB`, "m"));
     expect(results.match(/^ {2}(met {3}|MISSED) {2}\S/gm)).toHaveLength(8);
   });
 
   it("verified sampled answers before the load runs", () => {
-    expect(results).toMatch(new RegExp(`^verified: ${NUMBER} sampled answers before the runs, all as the seeded data implies`, "m"));
+    expect(results).toMatch(
+      new RegExp(`^verified: ${NUMBER} sampled answers before the runs, all as the seeded data implies`, "m"),
+    );
   });
 
   it("prints only finite, positive numbers", () => {

@@ -6,17 +6,16 @@
  *
  * Reproduce a failure with the seed it prints: SEED=<n> npx vitest run test/crash.test.ts
  */
+
+import { type Address, getAddress, type Hex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { getAddress, type Address, type Hex } from "viem";
-import { abis, installRegistries } from "./helpers/oracle";
-import { startAnvil, startService, waitFor, type Anvil, type Service } from "./helpers/processes";
-import { startRpcProxy, type RpcProxy } from "./helpers/chain-tools";
+import { type RpcProxy, startRpcProxy } from "./helpers/chain-tools";
 import { historyMismatches } from "./helpers/history";
+import { abis, installRegistries } from "./helpers/oracle";
+import { type Anvil, type Service, startAnvil, startService, waitFor } from "./helpers/processes";
 import * as v1 from "./helpers/v1-writes";
 import {
   ADDRESS_0,
-  Rng,
-  WriteGenerator,
   checkUrl,
   chooseSeed,
   compareChecks,
@@ -25,14 +24,16 @@ import {
   firstEnabled,
   indexedBlock,
   makePools,
+  type Oracle,
+  type Position,
+  type Receipt,
+  Rng,
   randomCheck,
   report,
   roomyBlocks,
   rpc,
   sendAll,
-  type Oracle,
-  type Position,
-  type Receipt,
+  WriteGenerator,
 } from "./helpers/v2-writes";
 
 const SEED = chooseSeed();
@@ -63,14 +64,27 @@ describe("kill -9 of the indexer, then the same command again", () => {
 
   /** v2 writes, then v1 writes (from the same accounts: the nonces go on); each one must succeed. */
   async function write(counts: { v2: number; v1: number }): Promise<void> {
-    const v2Receipts = await sendAll(anvil.url, registries.v2, abis.v2, Array.from({ length: counts.v2 }, () => generator.nextTx()), SEED);
+    const v2Receipts = await sendAll(
+      anvil.url,
+      registries.v2,
+      abis.v2,
+      Array.from({ length: counts.v2 }, () => generator.nextTx()),
+      SEED,
+    );
     // The v1 helpers spell addresses in lowercase, the v2 ones checksummed.
     for (const [account, nonce] of generator.nonces) v1Generator.nonces.set(account.toLowerCase() as Address, nonce);
     const v1Txs = Array.from({ length: counts.v1 }, () => v1Generator.nextTx());
-    const v1Receipts = await v1.sendAll(anvil.url, v1Txs.map((tx) => v1.txRequest(tx, registries.v1, abis.v1, wallet)), SEED);
+    const v1Receipts = await v1.sendAll(
+      anvil.url,
+      v1Txs.map((tx) => v1.txRequest(tx, registries.v1, abis.v1, wallet)),
+      SEED,
+    );
     for (const [account, nonce] of v1Generator.nonces) generator.nonces.set(getAddress(account), nonce);
     const receipts: (Receipt | v1.Receipt)[] = [...v2Receipts, ...v1Receipts];
-    expect(receipts.filter((r) => r.status !== "0x1").map((r) => r.transactionHash), tag("reverted writes")).toEqual([]);
+    expect(
+      receipts.filter((r) => r.status !== "0x1").map((r) => r.transactionHash),
+      tag("reverted writes"),
+    ).toEqual([]);
     firstEnabled(decodeEvents(abis.v2, registries.v2, v2Receipts), positions);
     for (const r of receipts) if (BigInt(r.blockNumber) > lastWriteBlock) lastWriteBlock = BigInt(r.blockNumber);
   }
@@ -86,13 +100,28 @@ describe("kill -9 of the indexer, then the same command again", () => {
     wallet = v1.compileWallet();
     const deployer = accounts[19]!;
     const deployerNonce = Number(await rpc(anvil.url, "eth_getTransactionCount", [deployer, "pending"]));
-    const deployed = await v1.sendAll(anvil.url, [0, 1].map((i) => ({ from: deployer, data: wallet.bytecode, gas: 1_500_000n, nonce: deployerNonce + i })), SEED);
+    const deployed = await v1.sendAll(
+      anvil.url,
+      [0, 1].map((i) => ({ from: deployer, data: wallet.bytecode, gas: 1_500_000n, nonce: deployerNonce + i })),
+      SEED,
+    );
     pools = makePools(accounts);
     generator = new WriteGenerator(new Rng(SEED), pools);
-    v1Pools = v1.makePools(accounts, deployed.map((r) => getAddress(r.contractAddress!)));
+    v1Pools = v1.makePools(
+      accounts,
+      deployed.map((r) => getAddress(r.contractAddress!)),
+    );
     v1Generator = new v1.WriteGenerator(new Rng(SEED ^ 0x165667b1), v1Pools);
-    for (const a of accounts) generator.nonces.set(a, Number(await rpc(anvil.url, "eth_getTransactionCount", [a, "pending"])));
-    oracle = { rpcUrl: anvil.url, serviceUrl: "", registry: registries.v2, abi: abis.v2, chainId: CHAIN_ID, seed: SEED };
+    for (const a of accounts)
+      generator.nonces.set(a, Number(await rpc(anvil.url, "eth_getTransactionCount", [a, "pending"])));
+    oracle = {
+      rpcUrl: anvil.url,
+      serviceUrl: "",
+      registry: registries.v2,
+      abi: abis.v2,
+      chainId: CHAIN_ID,
+      seed: SEED,
+    };
     await write(BACKFILL);
     // Ponder backfills up to its finality depth below the head (30 blocks for this chain) and
     // indexes the rest live: these writes must lie below it to make a backfill.
@@ -109,20 +138,30 @@ describe("kill -9 of the indexer, then the same command again", () => {
     // Call traces (one per v1 revokeDelegate transaction) come slowly, as from a busy archive node:
     // the backfill lasts long enough to be killed in its middle.
     rpcProxy = await startRpcProxy(anvil.url, async (calls) => {
-      if (calls.some((c) => c.method.startsWith("debug_trace"))) await new Promise((ok) => setTimeout(ok, TRACE_DELAY_MS));
+      if (calls.some((c) => c.method.startsWith("debug_trace")))
+        await new Promise((ok) => setTimeout(ok, TRACE_DELAY_MS));
       return undefined;
     });
     service = await startService({ rpc: { [CHAIN_ID]: rpcProxy.url }, until: "listening" });
-    const progress = await waitFor("the backfill to make progress", async () => {
-      const status = (await (await fetch(`${service.url}/status`)).json()) as Record<string, { block?: { number: number } }>;
-      const block = Object.values(status)[0]?.block?.number ?? 0;
-      return block > 0 ? block : undefined;
-    }, 120_000);
+    const progress = await waitFor(
+      "the backfill to make progress",
+      async () => {
+        const status = (await (await fetch(`${service.url}/status`)).json()) as Record<
+          string,
+          { block?: { number: number } }
+        >;
+        const block = Object.values(status)[0]?.block?.number ?? 0;
+        return block > 0 ? block : undefined;
+      },
+      120_000,
+    );
     // Killed at a seeded moment of the backfill, before it is done.
     await new Promise((ok) => setTimeout(ok, rng.int(2_000)));
     const readyBeforeKill = (await fetch(`${service.url}/ready`)).status;
     await service.kill();
-    console.log(`[crash] killed during the backfill at block ${progress} of ${lastWriteBlock} (ready: ${readyBeforeKill})`);
+    console.log(
+      `[crash] killed during the backfill at block ${progress} of ${lastWriteBlock} (ready: ${readyBeforeKill})`,
+    );
     expect(readyBeforeKill, tag("the backfill was still running when killed")).toBe(503);
 
     await service.restart();
@@ -134,10 +173,14 @@ describe("kill -9 of the indexer, then the same command again", () => {
     const head = BigInt((await rpc(anvil.url, "eth_blockNumber")) as string);
     const writing = write(LIVE);
     // Killed once it has indexed some of the new blocks.
-    await waitFor("the indexer to index some of the live writes", async () => {
-      const block = await indexed();
-      return block !== undefined && block > head + 1n ? block : undefined;
-    }, 120_000);
+    await waitFor(
+      "the indexer to index some of the live writes",
+      async () => {
+        const block = await indexed();
+        return block !== undefined && block > head + 1n ? block : undefined;
+      },
+      120_000,
+    );
     await service.kill();
     await writing;
     console.log(`[crash] killed during live indexing; writes went on to block ${lastWriteBlock}`);
@@ -147,18 +190,34 @@ describe("kill -9 of the indexer, then the same command again", () => {
 
   /** Checks, listings and both registries' history against the chain, once indexed past the last write. */
   async function verify(label: string): Promise<void> {
-    await waitFor("the indexer to reach the last write", async () => {
-      const block = await indexed();
-      return block !== undefined && block >= lastWriteBlock ? block : undefined;
-    }, 120_000);
+    await waitFor(
+      "the indexer to reach the last write",
+      async () => {
+        const block = await indexed();
+        return block !== undefined && block >= lastWriteBlock ? block : undefined;
+      },
+      120_000,
+    );
     const o = { ...oracle, serviceUrl: service.url, headers: service.headers };
     const specs = Array.from({ length: CHECKS.v2 }, () => randomCheck(rng, pools, generator.history));
-    const checks = await compareChecks(o, specs, specs.map((s) => checkUrl(rng, CHAIN_ID, s)), lastWriteBlock);
-    const wallets = [...new Set([...pools.senders, ...pools.delegates, ADDRESS_0].map((a) => a.toLowerCase()))] as Address[];
+    const checks = await compareChecks(
+      o,
+      specs,
+      specs.map((s) => checkUrl(rng, CHAIN_ID, s)),
+      lastWriteBlock,
+    );
+    const wallets = [
+      ...new Set([...pools.senders, ...pools.delegates, ADDRESS_0].map((a) => a.toLowerCase())),
+    ] as Address[];
     const listings = await compareListings(o, rng, wallets, positions, lastWriteBlock);
     const o1 = { ...o, registry: registries.v1, abi: abis.v1 };
     const v1Specs = Array.from({ length: CHECKS.v1 }, () => v1.randomCheck(rng, v1Pools, v1Generator.delegations));
-    const v1Checks = await v1.compareChecks(o1, v1Specs, v1Specs.map((s) => v1.checkUrl(rng, CHAIN_ID, s)), lastWriteBlock);
+    const v1Checks = await v1.compareChecks(
+      o1,
+      v1Specs,
+      v1Specs.map((s) => v1.checkUrl(rng, CHAIN_ID, s)),
+      lastWriteBlock,
+    );
     const v1Wallets = [...new Set([...v1Pools.eoas, ...v1Pools.wallets, ...v1Pools.delegates])];
     const v1Listings = await v1.compareListings(o1, rng, v1Wallets, lastWriteBlock);
     expect(checks.compared, tag(`${label}: v2 checks compared`)).toBe(CHECKS.v2);

@@ -9,14 +9,23 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { type Address, zeroHash } from "viem";
 import { afterAll, describe, expect, it } from "vitest";
-import { zeroHash, type Address } from "viem";
 import { callView, sendWrite } from "./helpers/chain-tools";
 import { rpc } from "./helpers/common";
 import { historyMismatches } from "./helpers/history";
 import { abis, installRegistries } from "./helpers/oracle";
-import { startPrivatePostgres, type PrivatePostgres } from "./helpers/postgres";
-import { Child, createApiKey, freePort, startAnvil, startReplica, waitFor, type Anvil, type Replica } from "./helpers/processes";
+import { type PrivatePostgres, startPrivatePostgres } from "./helpers/postgres";
+import {
+  type Anvil,
+  Child,
+  createApiKey,
+  freePort,
+  type Replica,
+  startAnvil,
+  startReplica,
+  waitFor,
+} from "./helpers/processes";
 
 const CHAIN_ID = 31337;
 const OUTAGE_MS = 30_000;
@@ -40,7 +49,8 @@ describe.runIf(process.env.DATABASE_URL)("the database stops for 30 s", () => {
     const accounts = (await rpc(anvil.url, "eth_accounts")) as Address[];
     /** The j-th delegate: a fresh address per delegation. */
     const target = (j: number) => `0x${(0x1000 + j).toString(16).padStart(40, "0")}` as Address;
-    const delegate = (j: number) => sendWrite(anvil.url, abis.v2, accounts[1]!, registries.v2, "delegateAll", [target(j), zeroHash, true]);
+    const delegate = (j: number) =>
+      sendWrite(anvil.url, abis.v2, accounts[1]!, registries.v2, "delegateAll", [target(j), zeroHash, true]);
 
     // The indexer as operators run it: `npm start`, which restarts Ponder after a retryable exit.
     const dir = mkdtempSync(join(tmpdir(), "db-outage-"));
@@ -49,7 +59,11 @@ describe.runIf(process.env.DATABASE_URL)("the database stops for 30 s", () => {
     const schema = `outage_${Date.now().toString(36)}`;
     const accessSchema = `access_${schema}`;
     const adminToken = randomBytes(24).toString("hex");
-    const cleared = Object.fromEntries(Object.keys(process.env).filter((n) => n.startsWith("PONDER_RPC_URL_")).map((n) => [n, ""]));
+    const cleared = Object.fromEntries(
+      Object.keys(process.env)
+        .filter((n) => n.startsWith("PONDER_RPC_URL_"))
+        .map((n) => [n, ""]),
+    );
     const indexer = new Child("npm", ["start", "--silent", "--", "--schema", schema], {
       ...cleared,
       DATABASE_URL: pg.url,
@@ -61,7 +75,11 @@ describe.runIf(process.env.DATABASE_URL)("the database stops for 30 s", () => {
     });
     cleanup.push(() => indexer.stop());
     const indexerUrl = `http://127.0.0.1:${port}`;
-    await waitFor("the indexer to be ready", async () => ((await fetch(`${indexerUrl}/ready`)).status === 200 ? true : undefined), 120_000);
+    await waitFor(
+      "the indexer to be ready",
+      async () => ((await fetch(`${indexerUrl}/ready`)).status === 200 ? true : undefined),
+      120_000,
+    );
     const headers = { "X-API-KEY": await createApiKey(indexerUrl, adminToken) };
     const replica: Replica = await startReplica({ schema, accessSchema }, { DATABASE_URL: pg.url, API_WORKERS: "1" });
     cleanup.push(replica.stop);
@@ -70,38 +88,69 @@ describe.runIf(process.env.DATABASE_URL)("the database stops for 30 s", () => {
     const ask = async (base: string, j: number): Promise<Outcome & { expected?: string; block?: bigint }> => {
       const started = Date.now();
       try {
-        const res = await fetch(`${base}/registry/v2/check/all?chainId=${CHAIN_ID}&from=${accounts[1]}&to=${target(j)}`, {
-          headers,
-          signal: AbortSignal.timeout(ANSWER_WITHIN_MS * 3),
-        });
+        const res = await fetch(
+          `${base}/registry/v2/check/all?chainId=${CHAIN_ID}&from=${accounts[1]}&to=${target(j)}`,
+          {
+            headers,
+            signal: AbortSignal.timeout(ANSWER_WITHIN_MS * 3),
+          },
+        );
         const body = await res.text();
         const block = res.headers.get("x-indexed-block");
-        const expected = res.status === 200 && block !== null
-          ? String(await callView(anvil.url, abis.v2, registries.v2, "checkDelegateForAll", [target(j), accounts[1]!, zeroHash], BigInt(block)))
-          : undefined;
-        return { base, ms: Date.now() - started, status: res.status, type: res.headers.get("content-type"), body, expected, block: block === null ? undefined : BigInt(block) };
+        const expected =
+          res.status === 200 && block !== null
+            ? String(
+                await callView(
+                  anvil.url,
+                  abis.v2,
+                  registries.v2,
+                  "checkDelegateForAll",
+                  [target(j), accounts[1]!, zeroHash],
+                  BigInt(block),
+                ),
+              )
+            : undefined;
+        return {
+          base,
+          ms: Date.now() - started,
+          status: res.status,
+          type: res.headers.get("content-type"),
+          body,
+          expected,
+          block: block === null ? undefined : BigInt(block),
+        };
       } catch (error) {
         return { base, ms: Date.now() - started, error: (error as Error).name };
       }
     };
     const bases = [indexerUrl, replica.url];
     const caughtUp = (j: number, block: bigint) =>
-      Promise.all(bases.map((base) => waitFor(`${base} to answer 1 → ${j} from block ${block}`, async () => {
-        const a = await ask(base, j);
-        return a.status === 200 && a.block! >= block && a.body === "true" ? true : undefined;
-      }, 180_000)));
+      Promise.all(
+        bases.map((base) =>
+          waitFor(
+            `${base} to answer 1 → ${j} from block ${block}`,
+            async () => {
+              const a = await ask(base, j);
+              return a.status === 200 && a.block! >= block && a.body === "true" ? true : undefined;
+            },
+            180_000,
+          ),
+        ),
+      );
     await caughtUp(2, await delegate(2));
 
     // Requests on both processes all along; the database stops, delegations keep coming.
     const outcomes: (Outcome & { expected?: string })[] = [];
     let loading = true;
     let j = 3;
-    const loops = bases.flatMap((base) => [0, 1].map(async () => {
-      while (loading) {
-        outcomes.push(await ask(base, 2 + (outcomes.length % Math.max(1, j - 2))));
-        await new Promise((ok) => setTimeout(ok, 100));
-      }
-    }));
+    const loops = bases.flatMap((base) =>
+      [0, 1].map(async () => {
+        while (loading) {
+          outcomes.push(await ask(base, 2 + (outcomes.length % Math.max(1, j - 2))));
+          await new Promise((ok) => setTimeout(ok, 100));
+        }
+      }),
+    );
     pg.stop();
     const outageEnds = Date.now() + OUTAGE_MS;
     let last = 0n;
@@ -113,12 +162,24 @@ describe.runIf(process.env.DATABASE_URL)("the database stops for 30 s", () => {
 
     expect(indexer.running, "npm start is still running").toBe(true);
     const slow = outcomes.filter((o) => o.error !== undefined || o.ms > ANSWER_WITHIN_MS);
-    expect(slow.map((o) => `${o.base}: ${o.error ?? `${o.ms} ms`}`), "answers that hung or took too long").toEqual([]);
-    const wrong = outcomes.filter((o) => !(o.status === 200 && o.body === o.expected) && !(o.status === 503 && o.type === "application/problem+json"));
-    expect(wrong.map((o) => `${o.base}: ${o.status} ${o.type} ${o.body?.slice(0, 200)} (expected ${o.expected})`), "answers neither right nor 503").toEqual([]);
+    expect(
+      slow.map((o) => `${o.base}: ${o.error ?? `${o.ms} ms`}`),
+      "answers that hung or took too long",
+    ).toEqual([]);
+    const wrong = outcomes.filter(
+      (o) =>
+        !(o.status === 200 && o.body === o.expected) && !(o.status === 503 && o.type === "application/problem+json"),
+    );
+    expect(
+      wrong.map((o) => `${o.base}: ${o.status} ${o.type} ${o.body?.slice(0, 200)} (expected ${o.expected})`),
+      "answers neither right nor 503",
+    ).toEqual([]);
     for (const base of bases) {
       const mine = outcomes.filter((o) => o.base === base);
-      expect(mine.filter((o) => o.status === 503).length, `${base}: said 503 while the database was down`).toBeGreaterThan(0);
+      expect(
+        mine.filter((o) => o.status === 503).length,
+        `${base}: said 503 while the database was down`,
+      ).toBeGreaterThan(0);
     }
     const history = await historyMismatches({ schema, pgliteDir: "" }, anvil.url, registries, pg.url);
     expect(history.events.v2).toBe(j - 2);

@@ -13,12 +13,22 @@
  * contract holds for the wallet, in the order they were made. /registry/chains lists chain 1 only,
  * and another chain id is refused.
  */
+
+import { type Abi, type Address, getAddress, type Hex, stringToHex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { getAddress, stringToHex, type Abi, type Address, type Hex } from "viem";
-import { callView, hex, indexedBlockOf, rpc, sendWrite, serviceGet, type HttpAnswer, type ListedChain } from "./helpers/chain-tools";
+import {
+  callView,
+  type HttpAnswer,
+  hex,
+  indexedBlockOf,
+  type ListedChain,
+  rpc,
+  sendWrite,
+  serviceGet,
+} from "./helpers/chain-tools";
 import { canonical, parseJsonExact } from "./helpers/common";
 import { abis, installRegistries } from "./helpers/oracle";
-import { startAnvil, startService, waitFor, type Anvil, type Service } from "./helpers/processes";
+import { type Anvil, type Service, startAnvil, startService, waitFor } from "./helpers/processes";
 import { expectedRecord } from "./helpers/v2-writes";
 
 const CHAIN_ID = 1;
@@ -60,7 +70,12 @@ beforeAll(async () => {
   anvil = await startAnvil({ chainId: CHAIN_ID });
   expect(BigInt((await rpc(anvil.url, "eth_chainId")) as Hex), "anvil's chain id").toBe(1n);
   registries = await installRegistries(anvil.url);
-  [P, Q, R, S] = ((await rpc(anvil.url, "eth_accounts")) as Address[]).slice(1, 5).map((a) => getAddress(a)) as [Address, Address, Address, Address];
+  [P, Q, R, S] = ((await rpc(anvil.url, "eth_accounts")) as Address[]).slice(1, 5).map((a) => getAddress(a)) as [
+    Address,
+    Address,
+    Address,
+    Address,
+  ];
 
   // Finalized by the time the service starts: backfilled.
   const early = await write([
@@ -80,30 +95,44 @@ beforeAll(async () => {
     { by: S, version: "v1", fn: "delegateForToken", args: [Q, BAYC, 7n, true] },
   ]);
   const head = BigInt((await rpc(anvil.url, "eth_blockNumber")) as Hex);
-  log(`chain ${CHAIN_ID}: early delegations by block ${early}, the rest by block ${lastWrite}; head ${head}; ${Date.now() - t0} ms`);
+  log(
+    `chain ${CHAIN_ID}: early delegations by block ${early}, the rest by block ${lastWrite}; head ${head}; ${Date.now() - t0} ms`,
+  );
 
   service = await startService({ rpc: { [CHAIN_ID]: anvil.url } });
   const started = BigInt((await rpc(anvil.url, "eth_blockNumber")) as Hex);
   // The premise of "some backfilled, some realtime": Ponder took the head (somewhere in head..started)
   // and finalized everything `FINALITY` blocks below it.
-  expect(early, `early writes finalized when the service started (head ${head}..${started})`).toBeLessThanOrEqual(head - FINALITY);
-  expect(lastWrite, `later writes unfinalized when the service started (head ${head}..${started})`).toBeGreaterThan(started - FINALITY);
+  expect(early, `early writes finalized when the service started (head ${head}..${started})`).toBeLessThanOrEqual(
+    head - FINALITY,
+  );
+  expect(lastWrite, `later writes unfinalized when the service started (head ${head}..${started})`).toBeGreaterThan(
+    started - FINALITY,
+  );
 
   // Indexed past the last write, asked without chainId (the default).
-  await waitFor(`chain ${CHAIN_ID} indexed to block ${lastWrite}`, async () => {
-    const a = await serviceGet(service!, `/registry/v2/check/all?to=${Q}&from=${P}`);
-    const block = a.status === 200 ? indexedBlockOf(a) : undefined;
-    return block !== undefined && block >= lastWrite ? block : undefined;
-  }, 60_000);
+  await waitFor(
+    `chain ${CHAIN_ID} indexed to block ${lastWrite}`,
+    async () => {
+      const a = await serviceGet(service!, `/registry/v2/check/all?to=${Q}&from=${P}`);
+      const block = a.status === 200 ? indexedBlockOf(a) : undefined;
+      return block !== undefined && block >= lastWrite ? block : undefined;
+    },
+    60_000,
+  );
 
   // Hold the chain still, so that both answers of a pair reflect the same block, and wait for the
   // service to reach the head.
   await rpc(anvil.url, "evm_setIntervalMining", [0]);
   held = BigInt((await rpc(anvil.url, "eth_blockNumber")) as Hex);
-  await waitFor(`the service at the held head ${held}`, async () => {
-    const a = await serviceGet(service!, `/registry/v2/check/all?to=${Q}&from=${P}`);
-    return a.status === 200 && indexedBlockOf(a) === held ? true : undefined;
-  }, 30_000);
+  await waitFor(
+    `the service at the held head ${held}`,
+    async () => {
+      const a = await serviceGet(service!, `/registry/v2/check/all?to=${Q}&from=${P}`);
+      return a.status === 200 && indexedBlockOf(a) === held ? true : undefined;
+    },
+    30_000,
+  );
   log(`service ready and at the held head ${held} (mining paused); ${Date.now() - t0} ms since anvil started`);
 });
 
@@ -143,30 +172,121 @@ async function expectChecks(version: "v1" | "v2", checks: Check[]) {
   log(`${version}: ${checks.length} checks, without chainId = with chainId=1 = the contract at block ${held}`);
 }
 
-const pick = (list: Record<string, unknown>[], keys: string[]) => list.map((x) => Object.fromEntries(keys.map((k) => [k, x[k]])));
+const pick = (list: Record<string, unknown>[], keys: string[]) =>
+  list.map((x) => Object.fromEntries(keys.map((k) => [k, x[k]])));
 const asSet = (records: unknown[]) => [...new Set(records.map(canonical))].sort();
 
 describe("Default chainId 1 behaves as documented", () => {
   it("v2 checks (all, contract, erc721, erc1155, erc20): without chainId = chainId=1 = the contract", async () => {
     await expectChecks("v2", [
-      { path: `/registry/v2/check/all?to=${Q}&from=${P}`, fn: "checkDelegateForAll", args: [Q, P, ZERO32], want: "true" },
-      { path: `/registry/v2/check/all?to=${R}&from=${P}`, fn: "checkDelegateForAll", args: [R, P, ZERO32], want: "false" },
-      { path: `/registry/v2/check/all?to=${P}&from=${Q}`, fn: "checkDelegateForAll", args: [P, Q, ZERO32], want: "false" },
-      { path: `/registry/v2/check/contract?to=${R}&from=${P}&contract=${BAYC}`, fn: "checkDelegateForContract", args: [R, P, BAYC, ZERO32], want: "true" },
-      { path: `/registry/v2/check/contract?to=${Q}&from=${P}&contract=${BAYC}`, fn: "checkDelegateForContract", args: [Q, P, BAYC, ZERO32], want: "true" },
-      { path: `/registry/v2/check/contract?to=${S}&from=${P}&contract=${BAYC}`, fn: "checkDelegateForContract", args: [S, P, BAYC, ZERO32], want: "false" },
-      { path: `/registry/v2/check/contract?to=${P}&from=${Q}&contract=${BAYC}`, fn: "checkDelegateForContract", args: [P, Q, BAYC, ZERO32], want: "false" },
-      { path: `/registry/v2/check/contract?to=${P}&from=${Q}&contract=${BAYC}&rights=claim`, fn: "checkDelegateForContract", args: [P, Q, BAYC, CLAIM], want: "true" },
-      { path: `/registry/v2/check/contract?to=${P}&from=${S}&contract=${BAYC}`, fn: "checkDelegateForContract", args: [P, S, BAYC, ZERO32], want: "true" },
-      { path: `/registry/v2/check/erc721?to=${R}&from=${P}&contract=${BAYC}&tokenId=1`, fn: "checkDelegateForERC721", args: [R, P, BAYC, 1n, ZERO32], want: "true" },
-      { path: `/registry/v2/check/erc721?to=${S}&from=${P}&contract=${BAYC}&tokenId=1`, fn: "checkDelegateForERC721", args: [S, P, BAYC, 1n, ZERO32], want: "false" },
-      { path: `/registry/v2/check/erc1155?to=${R}&from=${P}&contract=${BAYC}&tokenId=1`, fn: "checkDelegateForERC1155", args: [R, P, BAYC, 1n, ZERO32], want: MAX_UINT256.toString() },
-      { path: `/registry/v2/check/erc20?to=${S}&from=${P}&contract=${USDC}`, fn: "checkDelegateForERC20", args: [S, P, USDC, ZERO32], want: "1234" },
-      { path: `/registry/v2/check/erc20?delegate=${S}&vault=${P}&contract=${USDC}`, fn: "checkDelegateForERC20", args: [S, P, USDC, ZERO32], want: "1234" },
-      { path: `/registry/v2/check/erc20?to=${Q}&from=${P}&contract=${USDC}`, fn: "checkDelegateForERC20", args: [Q, P, USDC, ZERO32], want: MAX_UINT256.toString() },
-      { path: `/registry/v2/check/erc20?to=${R}&from=${Q}&contract=${USDC}`, fn: "checkDelegateForERC20", args: [R, Q, USDC, ZERO32], want: BIG.toString() },
-      { path: `/registry/v2/check/erc20?to=${S}&from=${Q}&contract=${USDC}`, fn: "checkDelegateForERC20", args: [S, Q, USDC, ZERO32], want: "0" },
-      { path: `/registry/v2/check/erc20?to=${R}&from=${P}&contract=${BAYC}`, fn: "checkDelegateForERC20", args: [R, P, BAYC, ZERO32], want: MAX_UINT256.toString() },
+      {
+        path: `/registry/v2/check/all?to=${Q}&from=${P}`,
+        fn: "checkDelegateForAll",
+        args: [Q, P, ZERO32],
+        want: "true",
+      },
+      {
+        path: `/registry/v2/check/all?to=${R}&from=${P}`,
+        fn: "checkDelegateForAll",
+        args: [R, P, ZERO32],
+        want: "false",
+      },
+      {
+        path: `/registry/v2/check/all?to=${P}&from=${Q}`,
+        fn: "checkDelegateForAll",
+        args: [P, Q, ZERO32],
+        want: "false",
+      },
+      {
+        path: `/registry/v2/check/contract?to=${R}&from=${P}&contract=${BAYC}`,
+        fn: "checkDelegateForContract",
+        args: [R, P, BAYC, ZERO32],
+        want: "true",
+      },
+      {
+        path: `/registry/v2/check/contract?to=${Q}&from=${P}&contract=${BAYC}`,
+        fn: "checkDelegateForContract",
+        args: [Q, P, BAYC, ZERO32],
+        want: "true",
+      },
+      {
+        path: `/registry/v2/check/contract?to=${S}&from=${P}&contract=${BAYC}`,
+        fn: "checkDelegateForContract",
+        args: [S, P, BAYC, ZERO32],
+        want: "false",
+      },
+      {
+        path: `/registry/v2/check/contract?to=${P}&from=${Q}&contract=${BAYC}`,
+        fn: "checkDelegateForContract",
+        args: [P, Q, BAYC, ZERO32],
+        want: "false",
+      },
+      {
+        path: `/registry/v2/check/contract?to=${P}&from=${Q}&contract=${BAYC}&rights=claim`,
+        fn: "checkDelegateForContract",
+        args: [P, Q, BAYC, CLAIM],
+        want: "true",
+      },
+      {
+        path: `/registry/v2/check/contract?to=${P}&from=${S}&contract=${BAYC}`,
+        fn: "checkDelegateForContract",
+        args: [P, S, BAYC, ZERO32],
+        want: "true",
+      },
+      {
+        path: `/registry/v2/check/erc721?to=${R}&from=${P}&contract=${BAYC}&tokenId=1`,
+        fn: "checkDelegateForERC721",
+        args: [R, P, BAYC, 1n, ZERO32],
+        want: "true",
+      },
+      {
+        path: `/registry/v2/check/erc721?to=${S}&from=${P}&contract=${BAYC}&tokenId=1`,
+        fn: "checkDelegateForERC721",
+        args: [S, P, BAYC, 1n, ZERO32],
+        want: "false",
+      },
+      {
+        path: `/registry/v2/check/erc1155?to=${R}&from=${P}&contract=${BAYC}&tokenId=1`,
+        fn: "checkDelegateForERC1155",
+        args: [R, P, BAYC, 1n, ZERO32],
+        want: MAX_UINT256.toString(),
+      },
+      {
+        path: `/registry/v2/check/erc20?to=${S}&from=${P}&contract=${USDC}`,
+        fn: "checkDelegateForERC20",
+        args: [S, P, USDC, ZERO32],
+        want: "1234",
+      },
+      {
+        path: `/registry/v2/check/erc20?delegate=${S}&vault=${P}&contract=${USDC}`,
+        fn: "checkDelegateForERC20",
+        args: [S, P, USDC, ZERO32],
+        want: "1234",
+      },
+      {
+        path: `/registry/v2/check/erc20?to=${Q}&from=${P}&contract=${USDC}`,
+        fn: "checkDelegateForERC20",
+        args: [Q, P, USDC, ZERO32],
+        want: MAX_UINT256.toString(),
+      },
+      {
+        path: `/registry/v2/check/erc20?to=${R}&from=${Q}&contract=${USDC}`,
+        fn: "checkDelegateForERC20",
+        args: [R, Q, USDC, ZERO32],
+        want: BIG.toString(),
+      },
+      {
+        path: `/registry/v2/check/erc20?to=${S}&from=${Q}&contract=${USDC}`,
+        fn: "checkDelegateForERC20",
+        args: [S, Q, USDC, ZERO32],
+        want: "0",
+      },
+      {
+        path: `/registry/v2/check/erc20?to=${R}&from=${P}&contract=${BAYC}`,
+        fn: "checkDelegateForERC20",
+        args: [R, P, BAYC, ZERO32],
+        want: MAX_UINT256.toString(),
+      },
     ]);
   });
 
@@ -179,21 +299,66 @@ describe("Default chainId 1 behaves as documented", () => {
       // The contract's delegations from and to the wallet, as API records.
       const out = (await contract("v2", "getOutgoingDelegations", [wallet])) as Parameters<typeof expectedRecord>[0][];
       const inc = (await contract("v2", "getIncomingDelegations", [wallet])) as Parameters<typeof expectedRecord>[0][];
-      expect(asSet(list), `v2 listing of ${wallet} vs the contract at block ${held}`).toEqual(asSet([...out, ...inc].map(expectedRecord)));
+      expect(asSet(list), `v2 listing of ${wallet} vs the contract at block ${held}`).toEqual(
+        asSet([...out, ...inc].map(expectedRecord)),
+      );
       expect(list.length, `v2 listing of ${wallet}: each delegation once`).toBe(asSet(list).length);
     }
     const keys = ["delegationType", "from", "to", "contract", "tokenId", "rights", "amount"];
     const all = { delegationType: "ALL", from: P, to: Q, contract: null, tokenId: null, rights: ZERO32, amount: null };
-    const contractPR = { delegationType: "CONTRACT", from: P, to: R, contract: BAYC, tokenId: null, rights: ZERO32, amount: null };
-    const erc20PS = { delegationType: "ERC20", from: P, to: S, contract: USDC, tokenId: null, rights: ZERO32, amount: 1234n };
-    const erc20QR = { delegationType: "ERC20", from: Q, to: R, contract: USDC, tokenId: null, rights: ZERO32, amount: BIG };
-    const claimQP = { delegationType: "CONTRACT", from: Q, to: P, contract: BAYC, tokenId: null, rights: CLAIM, amount: null };
-    const contractSP = { delegationType: "CONTRACT", from: S, to: P, contract: BAYC, tokenId: null, rights: ZERO32, amount: null };
+    const contractPR = {
+      delegationType: "CONTRACT",
+      from: P,
+      to: R,
+      contract: BAYC,
+      tokenId: null,
+      rights: ZERO32,
+      amount: null,
+    };
+    const erc20PS = {
+      delegationType: "ERC20",
+      from: P,
+      to: S,
+      contract: USDC,
+      tokenId: null,
+      rights: ZERO32,
+      amount: 1234n,
+    };
+    const erc20QR = {
+      delegationType: "ERC20",
+      from: Q,
+      to: R,
+      contract: USDC,
+      tokenId: null,
+      rights: ZERO32,
+      amount: BIG,
+    };
+    const claimQP = {
+      delegationType: "CONTRACT",
+      from: Q,
+      to: P,
+      contract: BAYC,
+      tokenId: null,
+      rights: CLAIM,
+      amount: null,
+    };
+    const contractSP = {
+      delegationType: "CONTRACT",
+      from: S,
+      to: P,
+      contract: BAYC,
+      tokenId: null,
+      rights: ZERO32,
+      amount: null,
+    };
     expect(pick(listings.get(P)!, keys), "v2 listing of P").toEqual([all, contractPR, erc20PS, claimQP, contractSP]);
     expect(pick(listings.get(Q)!, keys), "v2 listing of Q").toEqual([all, erc20QR, claimQP]);
     expect(pick(listings.get(R)!, keys), "v2 listing of R").toEqual([contractPR, erc20QR]);
     expect(pick(listings.get(S)!, keys), "v2 listing of S").toEqual([erc20PS, contractSP]);
-    expect(listings.get(P)!.map((d) => d.type), "v2 listing of P: the spec's types").toEqual(["ALL", "CONTRACT", "CONTRACT", "CONTRACT", "CONTRACT"]);
+    expect(
+      listings.get(P)!.map((d) => d.type),
+      "v2 listing of P: the spec's types",
+    ).toEqual(["ALL", "CONTRACT", "CONTRACT", "CONTRACT", "CONTRACT"]);
     // A wallet with none.
     expect((await same(`/registry/v2/${getAddress(registries.v1)}`)).text).toBe("[]");
     log(`v2: 5 listings, without chainId = with chainId=1 = the contract at block ${held}`);
@@ -201,18 +366,78 @@ describe("Default chainId 1 behaves as documented", () => {
 
   it("v1 checks (all, contract, token): without chainId = chainId=1 = the contract", async () => {
     await expectChecks("v1", [
-      { path: `/registry/v1/check/all?delegate=${R}&vault=${P}`, fn: "checkDelegateForAll", args: [R, P], want: "true" },
-      { path: `/registry/v1/check/all?delegate=${P}&vault=${R}`, fn: "checkDelegateForAll", args: [P, R], want: "true" },
-      { path: `/registry/v1/check/all?delegate=${Q}&vault=${P}`, fn: "checkDelegateForAll", args: [Q, P], want: "false" },
-      { path: `/registry/v1/check/all?delegate=${S}&vault=${Q}`, fn: "checkDelegateForAll", args: [S, Q], want: "false" },
-      { path: `/registry/v1/check/contract?delegate=${R}&vault=${P}&contract=${BAYC}`, fn: "checkDelegateForContract", args: [R, P, BAYC], want: "true" },
-      { path: `/registry/v1/check/contract?delegate=${S}&vault=${Q}&contract=${BAYC}`, fn: "checkDelegateForContract", args: [S, Q, BAYC], want: "false" },
-      { path: `/registry/v1/check/token?delegate=${S}&vault=${Q}&contract=${BAYC}&tokenId=42`, fn: "checkDelegateForToken", args: [S, Q, BAYC, 42n], want: "true" },
-      { path: `/registry/v1/check/token?delegate=${S}&vault=${Q}&contract=${BAYC}&tokenId=0x2a`, fn: "checkDelegateForToken", args: [S, Q, BAYC, 42n], want: "true" },
-      { path: `/registry/v1/check/token?delegate=${S}&vault=${Q}&contract=${BAYC}&tokenId=43`, fn: "checkDelegateForToken", args: [S, Q, BAYC, 43n], want: "false" },
-      { path: `/registry/v1/check/token?delegate=${Q}&vault=${S}&contract=${BAYC}&tokenId=7`, fn: "checkDelegateForToken", args: [Q, S, BAYC, 7n], want: "true" },
-      { path: `/registry/v1/check/token?delegate=${Q}&vault=${S}&contract=${USDC}&tokenId=7`, fn: "checkDelegateForToken", args: [Q, S, USDC, 7n], want: "false" },
-      { path: `/registry/v1/check/token?delegate=${R}&vault=${P}&contract=${USDC}&tokenId=1`, fn: "checkDelegateForToken", args: [R, P, USDC, 1n], want: "true" },
+      {
+        path: `/registry/v1/check/all?delegate=${R}&vault=${P}`,
+        fn: "checkDelegateForAll",
+        args: [R, P],
+        want: "true",
+      },
+      {
+        path: `/registry/v1/check/all?delegate=${P}&vault=${R}`,
+        fn: "checkDelegateForAll",
+        args: [P, R],
+        want: "true",
+      },
+      {
+        path: `/registry/v1/check/all?delegate=${Q}&vault=${P}`,
+        fn: "checkDelegateForAll",
+        args: [Q, P],
+        want: "false",
+      },
+      {
+        path: `/registry/v1/check/all?delegate=${S}&vault=${Q}`,
+        fn: "checkDelegateForAll",
+        args: [S, Q],
+        want: "false",
+      },
+      {
+        path: `/registry/v1/check/contract?delegate=${R}&vault=${P}&contract=${BAYC}`,
+        fn: "checkDelegateForContract",
+        args: [R, P, BAYC],
+        want: "true",
+      },
+      {
+        path: `/registry/v1/check/contract?delegate=${S}&vault=${Q}&contract=${BAYC}`,
+        fn: "checkDelegateForContract",
+        args: [S, Q, BAYC],
+        want: "false",
+      },
+      {
+        path: `/registry/v1/check/token?delegate=${S}&vault=${Q}&contract=${BAYC}&tokenId=42`,
+        fn: "checkDelegateForToken",
+        args: [S, Q, BAYC, 42n],
+        want: "true",
+      },
+      {
+        path: `/registry/v1/check/token?delegate=${S}&vault=${Q}&contract=${BAYC}&tokenId=0x2a`,
+        fn: "checkDelegateForToken",
+        args: [S, Q, BAYC, 42n],
+        want: "true",
+      },
+      {
+        path: `/registry/v1/check/token?delegate=${S}&vault=${Q}&contract=${BAYC}&tokenId=43`,
+        fn: "checkDelegateForToken",
+        args: [S, Q, BAYC, 43n],
+        want: "false",
+      },
+      {
+        path: `/registry/v1/check/token?delegate=${Q}&vault=${S}&contract=${BAYC}&tokenId=7`,
+        fn: "checkDelegateForToken",
+        args: [Q, S, BAYC, 7n],
+        want: "true",
+      },
+      {
+        path: `/registry/v1/check/token?delegate=${Q}&vault=${S}&contract=${USDC}&tokenId=7`,
+        fn: "checkDelegateForToken",
+        args: [Q, S, USDC, 7n],
+        want: "false",
+      },
+      {
+        path: `/registry/v1/check/token?delegate=${R}&vault=${P}&contract=${USDC}&tokenId=1`,
+        fn: "checkDelegateForToken",
+        args: [R, P, USDC, 1n],
+        want: "true",
+      },
     ]);
   });
 
@@ -231,10 +456,23 @@ describe("Default chainId 1 behaves as documented", () => {
         contract: type === "ALL" ? null : getAddress(contract_!),
         tokenId: type === "TOKEN" ? tokenId! : null,
       });
-      const asDelegate = (await contract("v1", "getDelegationsByDelegate", [wallet])) as { type_: number; vault: Address; delegate: Address; contract_: Address; tokenId: bigint }[];
+      const asDelegate = (await contract("v1", "getDelegationsByDelegate", [wallet])) as {
+        type_: number;
+        vault: Address;
+        delegate: Address;
+        contract_: Address;
+        tokenId: bigint;
+      }[];
       const forAll = (await contract("v1", "getDelegatesForAll", [wallet])) as Address[];
-      const forContracts = (await contract("v1", "getContractLevelDelegations", [wallet])) as { contract_: Address; delegate: Address }[];
-      const forTokens = (await contract("v1", "getTokenLevelDelegations", [wallet])) as { contract_: Address; tokenId: bigint; delegate: Address }[];
+      const forContracts = (await contract("v1", "getContractLevelDelegations", [wallet])) as {
+        contract_: Address;
+        delegate: Address;
+      }[];
+      const forTokens = (await contract("v1", "getTokenLevelDelegations", [wallet])) as {
+        contract_: Address;
+        tokenId: bigint;
+        delegate: Address;
+      }[];
       const onChain = [
         ...asDelegate.map((d) => record(V1_TYPES[d.type_]!, d.vault, d.delegate, d.contract_, d.tokenId)),
         ...forAll.map((d) => record("ALL", wallet, d)),
@@ -260,16 +498,31 @@ describe("Default chainId 1 behaves as documented", () => {
     const a = await serviceGet(service!, "/registry/chains");
     expect(a.status, a.text).toBe(200);
     const list = JSON.parse(a.text) as ListedChain[];
-    expect(list.map((c) => c.chainId), a.text).toEqual([CHAIN_ID]);
+    expect(
+      list.map((c) => c.chainId),
+      a.text,
+    ).toEqual([CHAIN_ID]);
     const [chain] = list;
-    expect(chain, a.text).toMatchObject({ chainId: 1, name: "mainnet", title: "Ethereum", testnet: false, indexedBlock: Number(held), status: "live" });
+    expect(chain, a.text).toMatchObject({
+      chainId: 1,
+      name: "mainnet",
+      title: "Ethereum",
+      testnet: false,
+      indexedBlock: Number(held),
+      status: "live",
+    });
     for (const version of ["v1", "v2"] as const) {
       const registry = chain!.registries[version];
       expect(registry?.address, `${version} address`).toBe(getAddress(registries[version]));
       // The start block found by the discovery is where the code first appears.
       const sb = BigInt(registry!.startBlock);
-      expect(await rpc(anvil!.url, "eth_getCode", [registry!.address, hex(sb - 1n)]), `${version} code at ${sb - 1n}`).toBe("0x");
-      expect(await rpc(anvil!.url, "eth_getCode", [registry!.address, hex(sb)]), `${version} code at ${sb}`).not.toBe("0x");
+      expect(
+        await rpc(anvil!.url, "eth_getCode", [registry!.address, hex(sb - 1n)]),
+        `${version} code at ${sb - 1n}`,
+      ).toBe("0x");
+      expect(await rpc(anvil!.url, "eth_getCode", [registry!.address, hex(sb)]), `${version} code at ${sb}`).not.toBe(
+        "0x",
+      );
     }
     // Not an "any chain" default: another chain is refused, and the refusal names chain 1.
     const other = await serviceGet(service!, `/registry/v2/check/all?to=${Q}&from=${P}&chainId=31337`);

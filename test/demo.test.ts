@@ -4,19 +4,20 @@
  * tried): every request it prints answers what it says, and Ctrl-C (SIGINT to its process group,
  * as a terminal sends it) stops everything it started and removes its temporary directory.
  */
-import { existsSync, mkdtempSync, readFileSync, readdirSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { stripVTControlCharacters } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Child, GiveUp, ROOT, freePort, waitFor } from "./helpers/processes";
-
-const ANSI = /\u001b\[[0-9;]*m/g;
+import { Child, freePort, GiveUp, ROOT, waitFor } from "./helpers/processes";
 
 type Example = { url: string; length: boolean; answer: string };
 
 /** Each printed `curl -s '<url>'` line (maybe `| jq length`) with the `# → <answer>` line after it. */
 function examples(output: string): Example[] {
-  const lines = output.replace(ANSI, "").split("\n").map((l) => l.trim());
+  const lines = stripVTControlCharacters(output)
+    .split("\n")
+    .map((l) => l.trim());
   const out: Example[] = [];
   lines.forEach((line, i) => {
     const curl = /^curl -s '([^']+)'( \| jq length)?$/.exec(line);
@@ -86,10 +87,15 @@ beforeAll(async () => {
   };
   for (const name of Object.keys(process.env)) if (name.startsWith("PONDER_RPC_URL_")) env[name] = undefined;
   demo = new Child("npm", ["run", "demo"], env);
-  await waitFor("the demo's examples", async () => {
-    if (!demo!.running) throw new GiveUp(`the demo exited (code ${demo!.process.exitCode})\n${demo!.output.slice(-5000)}`);
-    return demo!.output.includes("Ctrl-C stops everything") ? true : undefined;
-  }, 300_000).catch((error: Error) => {
+  await waitFor(
+    "the demo's examples",
+    async () => {
+      if (!demo!.running)
+        throw new GiveUp(`the demo exited (code ${demo!.process.exitCode})\n${demo!.output.slice(-5000)}`);
+      return demo!.output.includes("Ctrl-C stops everything") ? true : undefined;
+    },
+    300_000,
+  ).catch((error: Error) => {
     throw new Error(`${error.message}\n--- demo output ---\n${demo!.output.slice(-5000)}`);
   });
 });
@@ -112,11 +118,24 @@ describe("npm run demo", () => {
     const printed = examples(demo!.output);
     const paths = printed.map((e) => new URL(e.url).pathname);
     // What the examples must cover.
-    for (const path of ["/registry/v2/check/all", "/registry/v2/check/erc20", "/registry/chains"]) expect(paths).toContain(path);
-    expect(paths.some((p) => p.startsWith("/registry/v1/check/")), "a v1 check").toBe(true);
-    expect(printed.some((e) => e.length && /^\/registry\/v2\/0x/.test(new URL(e.url).pathname) && Number(e.answer) >= 100), "a v2 listing of hundreds").toBe(true);
-    expect(printed.some((e) => e.length && /^\/registry\/v1\/0x/.test(new URL(e.url).pathname)), "a v1 listing").toBe(true);
-    expect(printed.some((e) => /\/check\//.test(e.url) && e.answer === "false"), "a check that answers false").toBe(true);
+    for (const path of ["/registry/v2/check/all", "/registry/v2/check/erc20", "/registry/chains"])
+      expect(paths).toContain(path);
+    expect(
+      paths.some((p) => p.startsWith("/registry/v1/check/")),
+      "a v1 check",
+    ).toBe(true);
+    expect(
+      printed.some((e) => e.length && /^\/registry\/v2\/0x/.test(new URL(e.url).pathname) && Number(e.answer) >= 100),
+      "a v2 listing of hundreds",
+    ).toBe(true);
+    expect(
+      printed.some((e) => e.length && /^\/registry\/v1\/0x/.test(new URL(e.url).pathname)),
+      "a v1 listing",
+    ).toBe(true);
+    expect(
+      printed.some((e) => /\/check\//.test(e.url) && e.answer === "false"),
+      "a check that answers false",
+    ).toBe(true);
 
     for (const e of printed) {
       const res = await fetch(e.url);
@@ -140,8 +159,13 @@ describe("npm run demo", () => {
     await waitFor("the demo to exit", async () => (demo!.running ? undefined : true), 60_000);
     // npm runs the script through sh, which ends itself with the SIGINT it got once the demo has
     // exited (as every npm script does on Ctrl-C): the demo's own clean end is its last line.
-    expect(demo!.process.exitCode === 0 || demo!.process.signalCode === "SIGINT", `npm ended with ${demo!.process.exitCode ?? demo!.process.signalCode}`).toBe(true);
-    expect(demo!.output.trimEnd(), demo!.output.slice(-3000)).toMatch(/\[demo\] stopped: the chain and the service have exited, \S+ is removed$/);
+    expect(
+      demo!.process.exitCode === 0 || demo!.process.signalCode === "SIGINT",
+      `npm ended with ${demo!.process.exitCode ?? demo!.process.signalCode}`,
+    ).toBe(true);
+    expect(demo!.output.trimEnd(), demo!.output.slice(-3000)).toMatch(
+      /\[demo\] stopped: the chain and the service have exited, \S+ is removed$/,
+    );
     expect(recorded.filter(alive), "processes left running").toEqual([]);
     await expect(fetch(`http://127.0.0.1:${port}/health`)).rejects.toThrow();
     expect(existsSync(dir!), `${dir} is left`).toBe(false);

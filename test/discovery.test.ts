@@ -11,24 +11,24 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { type Address, getAddress, type Hex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { getAddress, type Address, type Hex } from "viem";
-import { abis, addresses, installRegistries } from "./helpers/oracle";
-import { startAnvil, startService, waitFor, type Anvil, type Service } from "./helpers/processes";
-import { rpcBatch } from "./helpers/v2-writes";
 import {
   callView,
+  type HttpAnswer,
   hex,
   indexedBlockOf,
   plainOutput,
+  type RecordedCall,
+  type RpcProxy,
   rpc,
   sendWrite,
   serviceGet,
   startRpcProxy,
-  type HttpAnswer,
-  type RecordedCall,
-  type RpcProxy,
 } from "./helpers/chain-tools";
+import { abis, addresses, installRegistries } from "./helpers/oracle";
+import { type Anvil, type Service, startAnvil, startService, waitFor } from "./helpers/processes";
+import { rpcBatch } from "./helpers/v2-writes";
 
 const A_ID = 31337;
 const B_ID = 11155111;
@@ -63,7 +63,8 @@ async function codeByBlock(url: string, address: Address, latest: bigint): Promi
   const out: boolean[] = [];
   for (let start = 0n; start <= latest; start += 200n) {
     const calls = [];
-    for (let n = start; n <= latest && n < start + 200n; n++) calls.push({ method: "eth_getCode", params: [address, hex(n)] });
+    for (let n = start; n <= latest && n < start + 200n; n++)
+      calls.push({ method: "eth_getCode", params: [address, hex(n)] });
     out.push(...((await rpcBatch(url, calls)) as Hex[]).map((code) => code !== "0x"));
   }
   return out;
@@ -84,7 +85,10 @@ type ChainsBody = {
   name: string;
   title: string;
   testnet: boolean;
-  registries: { v1: { address: string; startBlock: number } | null; v2: { address: string; startBlock: number } | null };
+  registries: {
+    v1: { address: string; startBlock: number } | null;
+    v2: { address: string; startBlock: number } | null;
+  };
   indexedBlock: number | null;
   status: string;
 }[];
@@ -95,20 +99,26 @@ async function chainsList(): Promise<ChainsBody> {
   return JSON.parse(res.text) as ChainsBody;
 }
 
-const checkAllV2 = (chainId: number, to: Address, from: Address) => serviceGet(service!, `/registry/v2/check/all?chainId=${chainId}&to=${to}&from=${from}`);
+const checkAllV2 = (chainId: number, to: Address, from: Address) =>
+  serviceGet(service!, `/registry/v2/check/all?chainId=${chainId}&to=${to}&from=${from}`);
 const checkAllV1 = (chainId: number, delegate: Address, vault: Address) =>
   serviceGet(service!, `/registry/v1/check/all?chainId=${chainId}&delegate=${delegate}&vault=${vault}`);
 
 async function waitForIndexed(chainId: number, block: bigint) {
-  await waitFor(`chain ${chainId} indexed to block ${block}`, async () => {
-    const answer = await checkAllV2(chainId, V2, V2);
-    const indexed = answer.status === 200 ? indexedBlockOf(answer) : undefined;
-    return indexed !== undefined && indexed >= block ? indexed : undefined;
-  }, 120_000);
+  await waitFor(
+    `chain ${chainId} indexed to block ${block}`,
+    async () => {
+      const answer = await checkAllV2(chainId, V2, V2);
+      const indexed = answer.status === 200 ? indexedBlockOf(answer) : undefined;
+      return indexed !== undefined && indexed >= block ? indexed : undefined;
+    },
+    120_000,
+  );
 }
 
 /** What a block tag or number asks for, as a number ("latest" and friends: undefined). */
-const blockParam = (value: unknown): bigint | undefined => (typeof value === "string" && /^0x[0-9a-f]+$/i.test(value) ? BigInt(value) : undefined);
+const blockParam = (value: unknown): bigint | undefined =>
+  typeof value === "string" && /^0x[0-9a-f]+$/i.test(value) ? BigInt(value) : undefined;
 
 const ZERO_BLOOM = `0x${"0".repeat(512)}`;
 
@@ -117,18 +127,33 @@ const ZERO_BLOOM = `0x${"0".repeat(512)}`;
  * blockHash, with that block's logsBloom) and the addresses it names.
  */
 async function getLogsRequests(proxy: RpcProxy, url: string) {
-  const out: { from: bigint | undefined; byHash: boolean; emptyBloom: boolean; addresses: string[]; call: RecordedCall }[] = [];
+  const out: {
+    from: bigint | undefined;
+    byHash: boolean;
+    emptyBloom: boolean;
+    addresses: string[];
+    call: RecordedCall;
+  }[] = [];
   for (const call of proxy.calls.filter((c) => c.method === "eth_getLogs")) {
     const filter = (call.params[0] ?? {}) as { fromBlock?: string; blockHash?: Hex; address?: string | string[] };
     let from = blockParam(filter.fromBlock);
     let emptyBloom = false;
     if (filter.blockHash) {
-      const block = (await rpc(url, "eth_getBlockByHash", [filter.blockHash, false])) as { number: Hex; logsBloom: Hex } | null;
+      const block = (await rpc(url, "eth_getBlockByHash", [filter.blockHash, false])) as {
+        number: Hex;
+        logsBloom: Hex;
+      } | null;
       from = block ? BigInt(block.number) : undefined;
       emptyBloom = block?.logsBloom === ZERO_BLOOM;
     }
     const list = filter.address === undefined ? [] : Array.isArray(filter.address) ? filter.address : [filter.address];
-    out.push({ from, byHash: filter.blockHash !== undefined, emptyBloom, addresses: list.map((x) => x.toLowerCase()), call });
+    out.push({
+      from,
+      byHash: filter.blockHash !== undefined,
+      emptyBloom,
+      addresses: list.map((x) => x.toLowerCase()),
+      call,
+    });
   }
   return out;
 }
@@ -141,7 +166,12 @@ async function getLogsRequests(proxy: RpcProxy, url: string) {
  * against chains that report empty blooms. Those blocks hold no logs at all, and are only there
  * when a registry was deployed within that window of the head; they are counted, not failed.
  */
-async function expectNoLogsBeforeStart(proxy: RpcProxy, url: string, start: Record<string, bigint>, window: { head: bigint; finality: bigint }) {
+async function expectNoLogsBeforeStart(
+  proxy: RpcProxy,
+  url: string,
+  start: Record<string, bigint>,
+  window: { head: bigint; finality: bigint },
+) {
   const requests = await getLogsRequests(proxy, url);
   expect(requests.length, "the service asked for logs").toBeGreaterThan(0);
   const earliest = Object.values(start).reduce((m, v) => (v < m ? v : m));
@@ -149,7 +179,10 @@ async function expectNoLogsBeforeStart(proxy: RpcProxy, url: string, start: Reco
   for (const r of requests) {
     const what = JSON.stringify(r.call.params);
     expect(r.from, `eth_getLogs without a block: ${what}`).toBeDefined();
-    const bound = r.addresses.length === 0 ? earliest : r.addresses.map((x) => start[x] ?? earliest).reduce((m, v) => (v < m ? v : m));
+    const bound =
+      r.addresses.length === 0
+        ? earliest
+        : r.addresses.map((x) => start[x] ?? earliest).reduce((m, v) => (v < m ? v : m));
     if (r.from! >= bound) continue;
     const allowed = r.byHash && r.emptyBloom && r.from! >= window.head - window.finality;
     expect(allowed, `eth_getLogs at block ${r.from} < start block ${bound}: ${what}`).toBe(true);
@@ -161,7 +194,10 @@ async function expectNoLogsBeforeStart(proxy: RpcProxy, url: string, start: Reco
   for (const [address, block] of Object.entries(start)) {
     const naming = ranged.filter((r) => r.addresses.length === 0 || r.addresses.includes(address)).map((r) => r.from!);
     expect(naming.length, `ranged eth_getLogs for ${address}`).toBeGreaterThan(0);
-    expect(naming.reduce((m, v) => (v < m ? v : m)), `the first block asked for ${address}`).toBe(block);
+    expect(
+      naming.reduce((m, v) => (v < m ? v : m)),
+      `the first block asked for ${address}`,
+    ).toBe(block);
   }
   return { requests, ranged, emptyBlocks };
 }
@@ -170,7 +206,15 @@ async function expectNoLogsBeforeStart(proxy: RpcProxy, url: string, start: Reco
 // Nothing else before the start block either
 
 /** Calls that name no block (nothing historical): they cannot reach before a start block. */
-const BLOCKLESS = new Set(["eth_chainId", "eth_blockNumber", "net_version", "web3_clientVersion", "eth_syncing", "eth_gasPrice", "eth_maxPriorityFeePerGas"]);
+const BLOCKLESS = new Set([
+  "eth_chainId",
+  "eth_blockNumber",
+  "net_version",
+  "web3_clientVersion",
+  "eth_syncing",
+  "eth_gasPrice",
+  "eth_maxPriorityFeePerGas",
+]);
 
 /** A 32-byte hash (of a block or a transaction), as opposed to a block number. */
 const isHash = (value: unknown): value is Hex => typeof value === "string" && /^0x[0-9a-f]{64}$/i.test(value);
@@ -185,7 +229,9 @@ async function blockRef(url: string, value: unknown): Promise<Place> {
     if (value === "earliest") return { blocks: [0n] };
     if (isHash(value)) {
       const block = (await rpc(url, "eth_getBlockByHash", [value, false])) as { number: Hex } | null;
-      return block ? { blocks: [BigInt(block.number)] } : { unplaced: `a block hash the chain does not know: ${value}` };
+      return block
+        ? { blocks: [BigInt(block.number)] }
+        : { unplaced: `a block hash the chain does not know: ${value}` };
     }
     const n = blockParam(value);
     if (n !== undefined) return { blocks: [n] };
@@ -202,7 +248,9 @@ async function blockRef(url: string, value: unknown): Promise<Place> {
 async function txRef(url: string, value: unknown): Promise<Place> {
   if (!isHash(value)) return { unplaced: `transaction ${JSON.stringify(value)}` };
   const tx = (await rpc(url, "eth_getTransactionByHash", [value])) as { blockNumber: Hex | null } | null;
-  return tx?.blockNumber ? { blocks: [BigInt(tx.blockNumber)] } : { unplaced: `a transaction the chain has not mined: ${value}` };
+  return tx?.blockNumber
+    ? { blocks: [BigInt(tx.blockNumber)] }
+    : { unplaced: `a transaction the chain has not mined: ${value}` };
 }
 
 /**
@@ -260,19 +308,33 @@ const PLACES: Record<string, (url: string, params: unknown[]) => Promise<Place>>
  * blocks), whatever the start block; the test's chains are built so that window lies after the
  * start blocks, and that is checked first, so a block before the start asked for is a finding.
  */
-async function expectNothingBeforeStart(proxy: RpcProxy, url: string, earliest: bigint, window: { head: bigint; finality: bigint }) {
-  expect(window.head - window.finality, `Ponder's unfinalized window at startup (from block ${window.head - window.finality}) after the start block ${earliest}`).toBeGreaterThan(earliest);
+async function expectNothingBeforeStart(
+  proxy: RpcProxy,
+  url: string,
+  earliest: bigint,
+  window: { head: bigint; finality: bigint },
+) {
+  expect(
+    window.head - window.finality,
+    `Ponder's unfinalized window at startup (from block ${window.head - window.finality}) after the start block ${earliest}`,
+  ).toBeGreaterThan(earliest);
   const calls = proxy.calls;
   const indexerFrom = calls.findIndex((c) => c.method === "eth_chainId");
-  expect(indexerFrom, `Ponder's first request (eth_chainId) after the discovery's: ${summary(calls)}`).toBeGreaterThan(0);
+  expect(indexerFrom, `Ponder's first request (eth_chainId) after the discovery's: ${summary(calls)}`).toBeGreaterThan(
+    0,
+  );
   const show = (c: RecordedCall) => `${c.method} ${JSON.stringify(c.params)}`;
 
   // Before Ponder's first request: the discovery's, and nothing else.
   const beforeIndexer = calls.slice(0, indexerFrom);
-  const genesis = beforeIndexer.filter((c) => c.method === "eth_getBlockByNumber" && c.params[0] === "0x0" && c.params[1] === false);
-  const notDiscovery = beforeIndexer.filter((c) => c.method !== "eth_blockNumber" && c.method !== "eth_getCode" && !genesis.includes(c));
+  const genesis = beforeIndexer.filter(
+    (c) => c.method === "eth_getBlockByNumber" && c.params[0] === "0x0" && c.params[1] === false,
+  );
+  const notDiscovery = beforeIndexer.filter(
+    (c) => c.method !== "eth_blockNumber" && c.method !== "eth_getCode" && !genesis.includes(c),
+  );
   expect(notDiscovery.map(show), "requests before Ponder's first one that are not the discovery's").toEqual([]);
-  expect(genesis.length, "the discovery's genesis lookup (eth_getBlockByNumber [\"0x0\", false]), once").toBe(1);
+  expect(genesis.length, 'the discovery\'s genesis lookup (eth_getBlockByNumber ["0x0", false]), once').toBe(1);
 
   // From Ponder's first request on: every request placed, and none before the start block but the cursor.
   const counts: Record<string, number> = {};
@@ -301,7 +363,9 @@ async function expectNothingBeforeStart(proxy: RpcProxy, url: string, earliest: 
   expect(unknown, "requests of a method this test cannot place (add it to PLACES)").toEqual([]);
   expect(unplaced, "requests whose block this test cannot tell").toEqual([]);
   expect(below, "requests for blocks before the start block").toEqual([]);
-  expect(cursor.length, `Ponder's sync cursor, the header of block ${earliest - 1n}: at most once`).toBeLessThanOrEqual(1);
+  expect(cursor.length, `Ponder's sync cursor, the header of block ${earliest - 1n}: at most once`).toBeLessThanOrEqual(
+    1,
+  );
   expect(counts.eth_getBlockByNumber ?? 0, "the indexer fetched blocks by number").toBeGreaterThan(0);
   return { counts, cursor: cursor.length };
 }
@@ -368,7 +432,10 @@ describe("start-block discovery", () => {
     console.log(`[discovery] first start ready in ${Date.now() - t0} ms; RPC calls: ${summary(proxyA!.calls)}`);
 
     // The deployment block is where the code first appears: none at d - 1, code at d.
-    for (const [version, address, d] of [["v1", V1, deployedA.v1], ["v2", V2, deployedA.v2]] as const) {
+    for (const [version, address, d] of [
+      ["v1", V1, deployedA.v1],
+      ["v2", V2, deployedA.v2],
+    ] as const) {
       expect(await rpc(a!.url, "eth_getCode", [address, hex(d - 1n)]), `${version} at block ${d - 1n}`).toBe("0x");
       expect(await rpc(a!.url, "eth_getCode", [address, hex(d)]), `${version} at block ${d}`).not.toBe("0x");
     }
@@ -380,8 +447,18 @@ describe("start-block discovery", () => {
     expect(entry!.registries.v1).toEqual({ address: V1, startBlock: Number(deployedA.v1) });
     expect(entry!.registries.v2).toEqual({ address: V2, startBlock: Number(deployedA.v2) });
     const output = plainOutput(service);
-    for (const [version, d] of [["v1", deployedA.v1], ["v2", deployedA.v2]] as const) {
-      const logged = [...output.matchAll(new RegExp(`chain ${A_ID} \\([^)]*\\): registry ${version} was deployed in block (\\d+); indexing from there`, "g"))];
+    for (const [version, d] of [
+      ["v1", deployedA.v1],
+      ["v2", deployedA.v2],
+    ] as const) {
+      const logged = [
+        ...output.matchAll(
+          new RegExp(
+            `chain ${A_ID} \\([^)]*\\): registry ${version} was deployed in block (\\d+); indexing from there`,
+            "g",
+          ),
+        ),
+      ];
       expect(logged.length, `the log line for ${version}:\n${output.slice(-3000)}`).toBeGreaterThan(0);
       for (const m of logged) expect(BigInt(m[1]!), `logged ${version} start`).toBe(d);
     }
@@ -390,7 +467,10 @@ describe("start-block discovery", () => {
     const getCode = proxyA!.calls.filter((c) => c.method === "eth_getCode");
     const latest = BigInt((await rpc(a!.url, "eth_blockNumber")) as Hex);
     const perSearch = 1 + Math.ceil(Math.log2(Number(latest) + 1));
-    expect(getCode.length, `eth_getCode calls: ${getCode.map((c) => JSON.stringify(c.params)).join(" ")}`).toBeGreaterThan(0);
+    expect(
+      getCode.length,
+      `eth_getCode calls: ${getCode.map((c) => JSON.stringify(c.params)).join(" ")}`,
+    ).toBeGreaterThan(0);
     expect(getCode.length, "eth_getCode calls: at most one bisection per registry").toBeLessThanOrEqual(2 * perSearch);
     for (const c of getCode) expect([V1.toLowerCase(), V2.toLowerCase()]).toContain(String(c.params[0]).toLowerCase());
 
@@ -408,8 +488,15 @@ describe("start-block discovery", () => {
       `[discovery] first start: ${logs.requests.length} eth_getLogs, ${logs.ranged.length} ranged, the earliest from block ` +
         `${logs.ranged.map((r) => r.from!).reduce((m, v) => (v < m ? v : m))}; ${logs.emptyBlocks} of empty blocks below a start block`,
     );
-    const rest = await expectNothingBeforeStart(proxyA!, a!.url, deployedA.v1 < deployedA.v2 ? deployedA.v1 : deployedA.v2, { head, finality: FINALITY[A_ID]! });
-    console.log(`[discovery] first start: other requests placed, none before the start block: ${JSON.stringify(rest.counts)}; sync cursor headers: ${rest.cursor}`);
+    const rest = await expectNothingBeforeStart(
+      proxyA!,
+      a!.url,
+      deployedA.v1 < deployedA.v2 ? deployedA.v1 : deployedA.v2,
+      { head, finality: FINALITY[A_ID]! },
+    );
+    console.log(
+      `[discovery] first start: other requests placed, none before the start block: ${JSON.stringify(rest.counts)}; sync cursor headers: ${rest.cursor}`,
+    );
   });
 
   it("first start: the delegations written after the install are answered, as the contracts answer", async () => {
@@ -430,8 +517,13 @@ describe("start-block discovery", () => {
     const headB = BigInt((await rpc(b!.url, "eth_blockNumber")) as Hex);
 
     const t0 = Date.now();
-    service = await startService({ rpc: { [A_ID]: proxyA!.url, [B_ID]: proxyB!.url }, env: { START_BLOCKS_FILE: startBlocksFile } });
-    console.log(`[discovery] restart ready in ${Date.now() - t0} ms; RPC calls on ${A_ID}: ${summary(proxyA!.calls)}; on ${B_ID}: ${summary(proxyB!.calls)}`);
+    service = await startService({
+      rpc: { [A_ID]: proxyA!.url, [B_ID]: proxyB!.url },
+      env: { START_BLOCKS_FILE: startBlocksFile },
+    });
+    console.log(
+      `[discovery] restart ready in ${Date.now() - t0} ms; RPC calls on ${A_ID}: ${summary(proxyA!.calls)}; on ${B_ID}: ${summary(proxyB!.calls)}`,
+    );
 
     // Chain A: no new search. The only historical eth_getCode calls check each remembered block:
     // code at it, none just before (two dev chains started in one second share a genesis hash).
@@ -440,7 +532,9 @@ describe("start-block discovery", () => {
       const n = blockParam(c.params[1]);
       return n !== undefined && n < headA;
     });
-    const rememberedA = Object.entries(JSON.parse(file) as Record<string, number>).filter(([key]) => key.startsWith(`${A_ID}:`));
+    const rememberedA = Object.entries(JSON.parse(file) as Record<string, number>).filter(([key]) =>
+      key.startsWith(`${A_ID}:`),
+    );
     const checks = rememberedA.flatMap(([key, d]) => {
       const address = key.split(":")[2]!;
       return [`${address}@${d}`, `${address}@${d - 1}`];
@@ -468,23 +562,45 @@ describe("start-block discovery", () => {
     // Chain B: v2 found by bisection; v1 has no code at the head, so it is skipped, and said so.
     expect(entryB!.registries.v1, "v1 on chain B").toBeNull();
     expect(entryB!.registries.v2).toEqual({ address: V2, startBlock: Number(deployedBv2) });
-    expect(output).toMatch(new RegExp(`chain ${B_ID} \\([^)]*\\): registry v1 has no code at ${V1}; not indexing v1 there`));
-    expect(output).toMatch(new RegExp(`chain ${B_ID} \\([^)]*\\): registry v2 was deployed in block ${deployedBv2}; indexing from there`));
-    const v1Lookups = proxyB!.calls.filter((c) => c.method === "eth_getCode" && String(c.params[0]).toLowerCase() === V1.toLowerCase());
+    expect(output).toMatch(
+      new RegExp(`chain ${B_ID} \\([^)]*\\): registry v1 has no code at ${V1}; not indexing v1 there`),
+    );
+    expect(output).toMatch(
+      new RegExp(`chain ${B_ID} \\([^)]*\\): registry v2 was deployed in block ${deployedBv2}; indexing from there`),
+    );
+    const v1Lookups = proxyB!.calls.filter(
+      (c) => c.method === "eth_getCode" && String(c.params[0]).toLowerCase() === V1.toLowerCase(),
+    );
     expect(v1Lookups.length, "v1 on chain B: one lookup at the head, no search").toBe(1);
 
     // The file: chain A's entries untouched, chain B's v2 added, nothing for B's v1.
     const genesisB = ((await rpc(b!.url, "eth_getBlockByNumber", ["0x0", false])) as { hash: Hex }).hash;
-    expect(remembered()).toEqual({ ...(JSON.parse(file) as Record<string, number>), [`${B_ID}:${genesisB}:${V2.toLowerCase()}`]: Number(deployedBv2) });
+    expect(remembered()).toEqual({
+      ...(JSON.parse(file) as Record<string, number>),
+      [`${B_ID}:${genesisB}:${V2.toLowerCase()}`]: Number(deployedBv2),
+    });
 
     await waitForIndexed(B_ID, writtenB);
-    const logsB = await expectNoLogsBeforeStart(proxyB!, b!.url, { [V2.toLowerCase()]: deployedBv2 }, { head: headB, finality: FINALITY[B_ID]! });
+    const logsB = await expectNoLogsBeforeStart(
+      proxyB!,
+      b!.url,
+      { [V2.toLowerCase()]: deployedBv2 },
+      { head: headB, finality: FINALITY[B_ID]! },
+    );
     console.log(
       `[discovery] restart: chain ${A_ID}: ${logsA.ranged.length} ranged eth_getLogs, ${logsA.emptyBlocks} of empty blocks below a start block; ` +
         `chain ${B_ID}: ${logsB.ranged.length} ranged, ${logsB.emptyBlocks} of empty blocks below the start block`,
     );
-    const restA = await expectNothingBeforeStart(proxyA!, a!.url, deployedA.v1 < deployedA.v2 ? deployedA.v1 : deployedA.v2, { head: headA, finality: FINALITY[A_ID]! });
-    const restB = await expectNothingBeforeStart(proxyB!, b!.url, deployedBv2, { head: headB, finality: FINALITY[B_ID]! });
+    const restA = await expectNothingBeforeStart(
+      proxyA!,
+      a!.url,
+      deployedA.v1 < deployedA.v2 ? deployedA.v1 : deployedA.v2,
+      { head: headA, finality: FINALITY[A_ID]! },
+    );
+    const restB = await expectNothingBeforeStart(proxyB!, b!.url, deployedBv2, {
+      head: headB,
+      finality: FINALITY[B_ID]!,
+    });
     console.log(
       `[discovery] restart: other requests placed, none before the start block: chain ${A_ID}: ${JSON.stringify(restA.counts)}, ` +
         `sync cursor headers: ${restA.cursor}; chain ${B_ID}: ${JSON.stringify(restB.counts)}, sync cursor headers: ${restB.cursor}`,

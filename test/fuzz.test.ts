@@ -1,11 +1,11 @@
 import { request } from "node:http";
 import { connect } from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createPublicClient, createWalletClient, encodeFunctionData, http, type Address } from "viem";
+import { type Address, createPublicClient, createWalletClient, encodeFunctionData, http } from "viem";
 import { anvil as anvilChain } from "viem/chains";
-import { Rng, chooseSeed } from "./helpers/common";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { chooseSeed, Rng } from "./helpers/common";
 import { abis, addresses, installRegistries } from "./helpers/oracle";
-import { startAnvil, startReplica, startService, type Anvil, type Replica, type Service } from "./helpers/processes";
+import { type Anvil, type Replica, type Service, startAnvil, startReplica, startService } from "./helpers/processes";
 
 /**
  * Abuse: at least 10,000 seeded random malformed requests against a running service. None may
@@ -65,7 +65,23 @@ const values = (): string =>
     () => "Infinity",
   ])();
 
-const NAMES = ["to", "from", "delegate", "vault", "contract", "tokenId", "rights", "chainId", "wallet", "x", "", "%ZZ", "to[]", "__proto__", "constructor"];
+const NAMES = [
+  "to",
+  "from",
+  "delegate",
+  "vault",
+  "contract",
+  "tokenId",
+  "rights",
+  "chainId",
+  "wallet",
+  "x",
+  "",
+  "%ZZ",
+  "to[]",
+  "__proto__",
+  "constructor",
+];
 const query = () => {
   const pairs: string[] = [];
   const count = Math.floor(next() * 9);
@@ -82,9 +98,19 @@ const path = () =>
   pick([
     () => `/registry/v2/${values()}`,
     () => `/registry/v1/${values()}`,
-    () => `/registry/v2/check/${pick(["all", "contract", "erc721", "erc1155", "erc20", "token", "", "ALL", "all/", "all/x"])}`,
+    () =>
+      `/registry/v2/check/${pick(["all", "contract", "erc721", "erc1155", "erc20", "token", "", "ALL", "all/", "all/x"])}`,
     () => `/registry/v1/check/${pick(["all", "contract", "token", "erc20", ""])}`,
-    () => pick(["/registry/chains", "/registry", "/registry/", "/registry/v3/x", "//registry//v2", "/registry/v2/%2F", "/registry/v2/..%2F..%2F"]),
+    () =>
+      pick([
+        "/registry/chains",
+        "/registry",
+        "/registry/",
+        "/registry/v3/x",
+        "//registry//v2",
+        "/registry/v2/%2F",
+        "/registry/v2/..%2F..%2F",
+      ]),
     () => `/${repeat("a/", Math.floor(next() * 50))}`,
     () => `/registry/v2/${repeat("%", 3)}`,
     () => "/developer/../registry/v2/check/all",
@@ -124,9 +150,14 @@ function exchange(base: URL, bytes: Buffer): Promise<RawAnswer> {
     const socket = connect(Number(base.port), base.hostname);
     let data = "";
     let reset = false;
-    socket.setTimeout(20_000, () => socket.destroy(new Error(`no answer in 20 s to ${JSON.stringify(bytes.toString("latin1").slice(0, 60))}`)));
+    socket.setTimeout(20_000, () =>
+      socket.destroy(new Error(`no answer in 20 s to ${JSON.stringify(bytes.toString("latin1").slice(0, 60))}`)),
+    );
     socket.on("data", (chunk) => (data += chunk.toString("latin1")));
-    socket.on("error", (error: NodeJS.ErrnoException) => (error.code === "ECONNRESET" || error.code === "EPIPE" ? (reset = true) : fail(error)));
+    socket.on("error", (error: NodeJS.ErrnoException) => {
+      if (error.code === "ECONNRESET" || error.code === "EPIPE") reset = true;
+      else fail(error);
+    });
     socket.on("close", () => {
       const split = data.indexOf("\r\n\r\n");
       const head = split < 0 ? data : data.slice(0, split);
@@ -142,7 +173,12 @@ function exchange(base: URL, bytes: Buffer): Promise<RawAnswer> {
 }
 
 const rawGet = (target: string, headers: Record<string, string> = {}) =>
-  Buffer.from(`GET ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\n${Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join("")}Connection: close\r\n\r\n`, "latin1");
+  Buffer.from(
+    `GET ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\n${Object.entries(headers)
+      .map(([name, value]) => `${name}: ${value}\r\n`)
+      .join("")}Connection: close\r\n\r\n`,
+    "latin1",
+  );
 
 /** Past Node's 16 KiB limit on the request line and headers: 431. */
 const OVERSIZED: [what: string, target: string, headers: Record<string, string>][] = [
@@ -153,18 +189,39 @@ const OVERSIZED: [what: string, target: string, headers: Record<string, string>]
 
 /** Bytes Node's HTTP parser refuses: 400. */
 const MALFORMED: [what: string, bytes: Buffer][] = [
-  ["invalid UTF-8 in the target", Buffer.concat([Buffer.from("GET /r"), Buffer.from([0xff, 0xfe, 0x80]), Buffer.from(" HTTP/1.1\r\nHost: x\r\n\r\n")])],
-  ["a raw latin-1 byte in the query", Buffer.from("GET /registry/v2/check/all?to=\u00e9 HTTP/1.1\r\nHost: x\r\n\r\n", "latin1")],
+  [
+    "invalid UTF-8 in the target",
+    Buffer.concat([
+      Buffer.from("GET /r"),
+      Buffer.from([0xff, 0xfe, 0x80]),
+      Buffer.from(" HTTP/1.1\r\nHost: x\r\n\r\n"),
+    ]),
+  ],
+  [
+    "a raw latin-1 byte in the query",
+    Buffer.from("GET /registry/v2/check/all?to=\u00e9 HTTP/1.1\r\nHost: x\r\n\r\n", "latin1"),
+  ],
   ["control bytes in the target", Buffer.from("GET /registry/v2/\u0001\u0002 HTTP/1.1\r\nHost: x\r\n\r\n")],
   ["a space in the target", Buffer.from("GET /registry/v2/check all HTTP/1.1\r\nHost: x\r\n\r\n")],
   ["a header line without a colon", Buffer.from("GET /registry/chains HTTP/1.1\r\nHost x\r\n\r\n")],
   ["a NUL in a header value", Buffer.from("GET /registry/chains HTTP/1.1\r\nHost: x\r\nX-API-KEY: a\u0000b\r\n\r\n")],
-  ["a Content-Length that is no number", Buffer.from("GET /registry/chains HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n")],
-  ["Content-Length and Transfer-Encoding both", Buffer.from("POST /registry/chains HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n")],
+  [
+    "a Content-Length that is no number",
+    Buffer.from("GET /registry/chains HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n"),
+  ],
+  [
+    "Content-Length and Transfer-Encoding both",
+    Buffer.from(
+      "POST /registry/chains HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+    ),
+  ],
   ["an unknown HTTP version", Buffer.from("GET /registry/chains HTTP/7.3\r\nHost: x\r\n\r\n")],
   ["bare LF line ends", Buffer.from("GET /registry/chains HTTP/1.1\nHost: x\n\n")],
   ["not HTTP", Buffer.from("GARBAGE\r\n\r\n")],
-  ["a TLS ClientHello on the plain port", Buffer.from([0x16, 0x03, 0x01, 0x00, 0xa5, 0x01, 0x00, 0x00, 0xa1, 0x03, 0x03])],
+  [
+    "a TLS ClientHello on the plain port",
+    Buffer.from([0x16, 0x03, 0x01, 0x00, 0xa5, 0x01, 0x00, 0x00, 0xa1, 0x03, 0x03]),
+  ],
 ];
 
 /** Everything wrong with a problem+json answer; empty when it is a complete problem with `status`. */
@@ -194,12 +251,20 @@ function parserRefusals(server: string, url: () => string) {
       if (raw.reset) bad.push(`raw, ${what}: connection reset (got ${JSON.stringify(raw.body.slice(0, 100))})`);
       bad.push(...problemFaults(raw, 431, "headers_too_large").map((fault) => `raw, ${what}: ${fault}`));
       const fetched = async () => {
-        const res = await fetch(new URL(target, base), { headers: { ...service.headers, ...headers }, signal: AbortSignal.timeout(20_000) });
+        const res = await fetch(new URL(target, base), {
+          headers: { ...service.headers, ...headers },
+          signal: AbortSignal.timeout(20_000),
+        });
         return { status: res.status, type: res.headers.get("content-type") ?? "", body: await res.text() };
       };
-      for (const [client, answer] of [["http.request", () => send(base, "GET", target, { ...service.headers, ...headers })], ["fetch", fetched]] as const) {
+      for (const [client, answer] of [
+        ["http.request", () => send(base, "GET", target, { ...service.headers, ...headers })],
+        ["fetch", fetched],
+      ] as const) {
         try {
-          bad.push(...problemFaults(await answer(), 431, "headers_too_large").map((fault) => `${client}, ${what}: ${fault}`));
+          bad.push(
+            ...problemFaults(await answer(), 431, "headers_too_large").map((fault) => `${client}, ${what}: ${fault}`),
+          );
         } catch (error) {
           const cause = (error as { cause?: { code?: string } }).cause?.code;
           bad.push(`${client}, ${what}: ${(error as Error).message}${cause ? ` (${cause})` : ""}`);
@@ -280,8 +345,20 @@ describe("abuse", () => {
         else if (answer.status >= 400 && method !== "HEAD") {
           if (!answer.type.startsWith("application/problem+json")) bad.push(`not problem+json: ${where}`);
           else {
-            const problem = JSON.parse(answer.body) as { status?: number; code?: string; title?: string; detail?: string; type?: string };
-            if (problem.status !== answer.status || !problem.code || !problem.title || !problem.detail || !problem.type) {
+            const problem = JSON.parse(answer.body) as {
+              status?: number;
+              code?: string;
+              title?: string;
+              detail?: string;
+              type?: string;
+            };
+            if (
+              problem.status !== answer.status ||
+              !problem.code ||
+              !problem.title ||
+              !problem.detail ||
+              !problem.type
+            ) {
               bad.push(`incomplete problem: ${where}`);
             }
           }
@@ -297,7 +374,9 @@ describe("abuse", () => {
 
   it("still answers correctly afterwards", async () => {
     const check = async (hot: Address, cold: Address) => {
-      const res = await fetch(`${service.url}/registry/v2/check/all?chainId=31337&to=${hot}&from=${cold}`, { headers: service.headers });
+      const res = await fetch(`${service.url}/registry/v2/check/all?chainId=31337&to=${hot}&from=${cold}`, {
+        headers: service.headers,
+      });
       expect(res.status, tag("check after fuzz")).toBe(200);
       return res.text();
     };
@@ -309,21 +388,26 @@ describe("abuse", () => {
   });
 });
 
-describe.runIf(process.env.DATABASE_URL)("abuse of an API replica (npm run serve): what Node's parser refuses is a problem too", () => {
-  let replica: Replica;
-  beforeAll(async () => {
-    replica = await startReplica(service);
-  });
-  afterAll(async () => {
-    await replica?.stop();
-  });
+describe.runIf(process.env.DATABASE_URL)(
+  "abuse of an API replica (npm run serve): what Node's parser refuses is a problem too",
+  () => {
+    let replica: Replica;
+    beforeAll(async () => {
+      replica = await startReplica(service);
+    });
+    afterAll(async () => {
+      await replica?.stop();
+    });
 
-  parserRefusals("npm run serve", () => replica.url);
+    parserRefusals("npm run serve", () => replica.url);
 
-  it("still answers correctly afterwards", async () => {
-    const res = await fetch(`${replica.url}/registry/v2/check/all?chainId=31337&to=${to}&from=${from}`, { headers: service.headers });
-    expect(res.status, tag("check on the replica after the abuse")).toBe(200);
-    expect(await res.text(), tag(`the delegation made before the fuzz (${from} → ${to})`)).toBe("true");
-    expect(replica.child.running, tag("the replica process is alive")).toBe(true);
-  });
-});
+    it("still answers correctly afterwards", async () => {
+      const res = await fetch(`${replica.url}/registry/v2/check/all?chainId=31337&to=${to}&from=${from}`, {
+        headers: service.headers,
+      });
+      expect(res.status, tag("check on the replica after the abuse")).toBe(200);
+      expect(await res.text(), tag(`the delegation made before the fuzz (${from} → ${to})`)).toBe("true");
+      expect(replica.child.running, tag("the replica process is alive")).toBe(true);
+    });
+  },
+);

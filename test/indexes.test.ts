@@ -1,12 +1,12 @@
 import { PgDialect } from "drizzle-orm/pg-core";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Address, Hex } from "viem";
-import { createSqlStore, StoreBusy, v1RowOf, v2RowOf, type Store } from "../api/store";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createSqlStore, type Store, StoreBusy, v1RowOf, v2RowOf } from "../api/store";
 import { v1CheckKeys, v1InForce, ZERO_ADDRESS } from "../core/v1";
 import { v2Check } from "../core/v2";
 import { installRegistries } from "./helpers/oracle";
-import { startAnvil, startService, type Anvil, type Service } from "./helpers/processes";
+import { type Anvil, type Service, startAnvil, startService } from "./helpers/processes";
 
 /**
  * Every read the API makes is an index lookup, never a scan: each of the store's statements is
@@ -57,8 +57,11 @@ function render(plan: PlanNode, depth = 0): string {
   const name = `${plan["Subplan Name"] ? `${plan["Subplan Name"]}: ` : ""}${plan["Node Type"]}`;
   const on = `${plan["Relation Name"] ? ` on ${plan["Relation Name"]}` : ""}${plan["Index Name"] ? ` using ${plan["Index Name"]}` : ""}`;
   const removed = plan["Rows Removed by Filter"] ? ` removed=${plan["Rows Removed by Filter"]}` : "";
-  const rows = plan["Actual Rows"] === undefined ? "" : ` (rows=${plan["Actual Rows"]} loops=${plan["Actual Loops"]}${removed})`;
-  const details = ["Index Cond", "Recheck Cond", "Filter", "Join Filter", "Hash Cond"].filter((k) => plan[k] !== undefined);
+  const rows =
+    plan["Actual Rows"] === undefined ? "" : ` (rows=${plan["Actual Rows"]} loops=${plan["Actual Loops"]}${removed})`;
+  const details = ["Index Cond", "Recheck Cond", "Filter", "Join Filter", "Hash Cond"].filter(
+    (k) => plan[k] !== undefined,
+  );
   return [
     `${pad}${name}${on}${rows}`,
     ...details.map((k) => `${pad}    ${k}: ${plan[k]}`),
@@ -67,7 +70,8 @@ function render(plan: PlanNode, depth = 0): string {
 }
 
 /** The table of one of Ponder's index names (`<table>_<columns>_index`, `<table>_<columns>_pk`). */
-const tableOfIndex = (name: string) => TABLES.filter((t) => name.startsWith(`${t}_`)).sort((a, b) => b.length - a.length)[0];
+const tableOfIndex = (name: string) =>
+  TABLES.filter((t) => name.startsWith(`${t}_`)).sort((a, b) => b.length - a.length)[0];
 
 /** What is wrong with a plan: scans of a delegation table, and index probes by chain alone. */
 function problems(plan: PlanNode): string[] {
@@ -75,12 +79,14 @@ function problems(plan: PlanNode): string[] {
   for (const node of nodes(plan)) {
     const type = node["Node Type"];
     const index = node["Index Name"] as string | undefined;
-    const table = (node["Relation Name"] as string | undefined) ?? (index === undefined ? undefined : tableOfIndex(index));
+    const table =
+      (node["Relation Name"] as string | undefined) ?? (index === undefined ? undefined : tableOfIndex(index));
     if (table === undefined || !TABLES.includes(table)) continue;
     // A bitmap heap scan reads the pages its bitmap index scans (children, checked) found.
     if (type === "Bitmap Heap Scan") continue;
     if (!["Index Scan", "Index Only Scan", "Bitmap Index Scan"].includes(type)) found.push(`${type} on ${table}`);
-    else if (!KEY.test(String(node["Index Cond"] ?? ""))) found.push(`${type} on ${table} using ${index} by ${node["Index Cond"] ?? "nothing"}`);
+    else if (!KEY.test(String(node["Index Cond"] ?? "")))
+      found.push(`${type} on ${table} using ${index} by ${node["Index Cond"] ?? "nothing"}`);
   }
   return found;
 }
@@ -147,7 +153,9 @@ async function fill(client: pg.Client, t: (name: string) => string) {
       100000 + n / 100, n % 100, 100000 + n / 100
     FROM generate_series(0, 9999) n`);
   await client.query(`INSERT INTO ${t("v1_vault_version")} VALUES (${CHAIN}, ${BIG_VAULT}, 1, 200000)`);
-  await client.query(`INSERT INTO ${t("v1_pair_version")} VALUES (${CHAIN}, ${BIG_VAULT}, ${w(5)}, 1, 200000), (${CHAIN}, ${BIG_VAULT}, ${w(7)}, 1, 200000)`);
+  await client.query(
+    `INSERT INTO ${t("v1_pair_version")} VALUES (${CHAIN}, ${BIG_VAULT}, ${w(5)}, 1, 200000), (${CHAIN}, ${BIG_VAULT}, ${w(7)}, 1, 200000)`,
+  );
   await client.query(`
     ${v1} VALUES
       (${CHAIN}, ${BIG_VAULT}, ${w(1)}, 'ALL', ${ZERO}, 0, true, 1, 0, 200001, 0, 200001),
@@ -167,9 +175,18 @@ async function fill(client: pg.Client, t: (name: string) => string) {
 
   // One transaction: the same xmin, so the position is the checkpoint's block.
   await client.query(`UPDATE ${t("chain_head")} SET last_event_block = ${HEAD} WHERE chain_id = ${CHAIN}`);
-  await client.query(`UPDATE ${t("_ponder_checkpoint")} SET latest_checkpoint = overlay(latest_checkpoint placing '${HEAD.toString().padStart(16, "0")}' from 27 for 16) WHERE chain_id = ${CHAIN}`);
+  await client.query(
+    `UPDATE ${t("_ponder_checkpoint")} SET latest_checkpoint = overlay(latest_checkpoint placing '${HEAD.toString().padStart(16, "0")}' from 27 for 16) WHERE chain_id = ${CHAIN}`,
+  );
   await client.query("COMMIT");
-  for (const table of ["v2_delegation", "v1_delegation", "v1_vault_version", "v1_pair_version", "chain_head", "_ponder_checkpoint"]) {
+  for (const table of [
+    "v2_delegation",
+    "v1_delegation",
+    "v1_vault_version",
+    "v1_pair_version",
+    "chain_head",
+    "_ponder_checkpoint",
+  ]) {
     await client.query(`ANALYZE ${t(table)}`);
   }
 }
@@ -199,10 +216,18 @@ describe.runIf(process.env.DATABASE_URL)("indexes", () => {
       [CHAIN, wallet],
     );
     return rows
-      .filter((r) => v1InForce(
-        { enabled: r.enabled, vaultVersion: r.vault_version, pairVersion: r.pair_version, createdBlock: 0n, createdLogIndex: 0 },
-        { vault: r.vault_now ?? 0, pair: r.pair_now ?? 0 },
-      ))
+      .filter((r) =>
+        v1InForce(
+          {
+            enabled: r.enabled,
+            vaultVersion: r.vault_version,
+            pairVersion: r.pair_version,
+            createdBlock: 0n,
+            createdLogIndex: 0,
+          },
+          { vault: r.vault_now ?? 0, pair: r.pair_now ?? 0 },
+        ),
+      )
       .sort((a, b) => Number(a.created_block) - Number(b.created_block) || a.created_log_index - b.created_log_index)
       .map(v1RowOf);
   }
@@ -214,7 +239,9 @@ describe.runIf(process.env.DATABASE_URL)("indexes", () => {
        WHERE chain_id = $1 AND ("from" = $2 OR "to" = $2) AND enabled`,
       [CHAIN, wallet],
     );
-    return rows.sort((a, b) => Number(a.first_block) - Number(b.first_block) || a.first_log_index - b.first_log_index).map(v2RowOf);
+    return rows
+      .sort((a, b) => Number(a.first_block) - Number(b.first_block) || a.first_log_index - b.first_log_index)
+      .map(v2RowOf);
   }
 
   /** A store over `schema` that explains (and runs) each statement it runs, into `explained`. */
@@ -258,21 +285,72 @@ describe.runIf(process.env.DATABASE_URL)("indexes", () => {
     const bigVault = await value(BIG_VAULT);
     const token = await value(TOKEN);
     const hotWallet = await value(HOT);
-    const busiest = await value(`(SELECT v FROM (SELECT "from" AS v FROM ${t("v2_delegation")} UNION ALL SELECT "to" FROM ${t("v2_delegation")}) x GROUP BY v ORDER BY count(*) DESC LIMIT 1)`);
-    const pair = (await client.query(`SELECT vault, delegate, contract, token_id::text FROM ${t("v1_delegation")} WHERE type = 'TOKEN' AND vault <> ${BIG_VAULT} LIMIT 1`)).rows[0];
-    const hashes = (await client.query(`SELECT hash FROM ${t("v2_delegation")} ORDER BY hash LIMIT 3`)).rows.map((r) => r.hash as Hex);
+    const busiest = await value(
+      `(SELECT v FROM (SELECT "from" AS v FROM ${t("v2_delegation")} UNION ALL SELECT "to" FROM ${t("v2_delegation")}) x GROUP BY v ORDER BY count(*) DESC LIMIT 1)`,
+    );
+    const pair = (
+      await client.query(
+        `SELECT vault, delegate, contract, token_id::text FROM ${t("v1_delegation")} WHERE type = 'TOKEN' AND vault <> ${BIG_VAULT} LIMIT 1`,
+      )
+    ).rows[0];
+    const hashes = (await client.query(`SELECT hash FROM ${t("v2_delegation")} ORDER BY hash LIMIT 3`)).rows.map(
+      (r) => r.hash as Hex,
+    );
     const rights = `0x${"0".repeat(64)}` as Hex;
 
     const reads: [string, () => Promise<unknown>, "hot"?][] = [
-      ["v2Enabled (a check)", () => store.v2Enabled(CHAIN, v2Check({ kind: "erc1155", to: w42, from: busiest, rights, contract: token, tokenId: 1n }).hashes)],
+      [
+        "v2Enabled (a check)",
+        () =>
+          store.v2Enabled(
+            CHAIN,
+            v2Check({ kind: "erc1155", to: w42, from: busiest, rights, contract: token, tokenId: 1n }).hashes,
+          ),
+      ],
       ["v2Enabled (known hashes)", () => store.v2Enabled(CHAIN, hashes)],
       ["v2Wallet", () => store.v2Wallet(CHAIN, w42)],
       ["v2Wallet (busiest)", () => store.v2Wallet(CHAIN, busiest)],
-      ["v1InForce", () => store.v1InForce(CHAIN, v1CheckKeys({ kind: "token", vault: pair.vault, delegate: pair.delegate, contract: pair.contract, tokenId: BigInt(pair.token_id) }))],
-      ["v1InForce (big vault)", () => store.v1InForce(CHAIN, v1CheckKeys({ kind: "token", vault: bigVault, delegate: w42, contract: token, tokenId: 42n }))],
-      ["v1InForce (a hot delegate)", () => store.v1InForce(CHAIN, v1CheckKeys({ kind: "token", vault: w42, delegate: hotWallet, contract: token, tokenId: 1n })), "hot"],
+      [
+        "v1InForce",
+        () =>
+          store.v1InForce(
+            CHAIN,
+            v1CheckKeys({
+              kind: "token",
+              vault: pair.vault,
+              delegate: pair.delegate,
+              contract: pair.contract,
+              tokenId: BigInt(pair.token_id),
+            }),
+          ),
+      ],
+      [
+        "v1InForce (big vault)",
+        () =>
+          store.v1InForce(
+            CHAIN,
+            v1CheckKeys({ kind: "token", vault: bigVault, delegate: w42, contract: token, tokenId: 42n }),
+          ),
+      ],
+      [
+        "v1InForce (a hot delegate)",
+        () =>
+          store.v1InForce(
+            CHAIN,
+            v1CheckKeys({ kind: "token", vault: w42, delegate: hotWallet, contract: token, tokenId: 1n }),
+          ),
+        "hot",
+      ],
       // 3,000 rows of this pair, all voided: the check probes its three keys.
-      ["v1InForce (big vault, hot delegate)", () => store.v1InForce(CHAIN, v1CheckKeys({ kind: "token", vault: bigVault, delegate: hotWallet, contract: token, tokenId: 42n })), "hot"],
+      [
+        "v1InForce (big vault, hot delegate)",
+        () =>
+          store.v1InForce(
+            CHAIN,
+            v1CheckKeys({ kind: "token", vault: bigVault, delegate: hotWallet, contract: token, tokenId: 42n }),
+          ),
+        "hot",
+      ],
       ["v1Wallet", () => store.v1Wallet(CHAIN, w42)],
       ["v1Wallet (big vault)", () => store.v1Wallet(CHAIN, bigVault)],
       ["v1Wallet (a delegate of the big vault)", () => store.v1Wallet(CHAIN, w5)],
@@ -286,7 +364,12 @@ describe.runIf(process.env.DATABASE_URL)("indexes", () => {
       expect(plans, name).toHaveLength(1);
       const [{ query, plan, text }] = plans as [Explained];
       const counts = Object.fromEntries(TABLES.map((table) => [table, rowsRead(plan, table)]).filter(([, n]) => n));
-      const wrong = [...problems(plan), ...Object.entries(counts).filter(([, n]) => Number(n) > FEW).map(([table, n]) => `${n} rows of ${table}`)];
+      const wrong = [
+        ...problems(plan),
+        ...Object.entries(counts)
+          .filter(([, n]) => Number(n) > FEW)
+          .map(([table, n]) => `${n} rows of ${table}`),
+      ];
       report.push(`${name}: rows read ${JSON.stringify(counts)}\n${text}${wrong.length ? `\n${query}` : ""}`);
       failures.push(...wrong.map((problem) => `${name}: ${problem}`));
     }
@@ -307,11 +390,24 @@ describe.runIf(process.env.DATABASE_URL)("indexes", () => {
   it("serves every store read from index lookups without statistics too, as on PGlite", async () => {
     const bare = `${service.schema}_bare`;
     await client.query(`CREATE SCHEMA "${bare}"`);
-    for (const table of ["_ponder_meta", "_ponder_checkpoint", "chain_head", "v2_delegation", "v1_delegation", "v1_vault_version", "v1_pair_version"]) {
-      await client.query(`CREATE TABLE "${bare}"."${table}" (LIKE ${t(table)} INCLUDING ALL) WITH (autovacuum_enabled = false)`);
+    for (const table of [
+      "_ponder_meta",
+      "_ponder_checkpoint",
+      "chain_head",
+      "v2_delegation",
+      "v1_delegation",
+      "v1_vault_version",
+      "v1_pair_version",
+    ]) {
+      await client.query(
+        `CREATE TABLE "${bare}"."${table}" (LIKE ${t(table)} INCLUDING ALL) WITH (autovacuum_enabled = false)`,
+      );
       await client.query(`INSERT INTO "${bare}"."${table}" SELECT * FROM ${t(table)}`);
     }
-    const { rows } = await client.query(`SELECT count(*)::int AS n FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relkind = 'r' AND c.reltuples >= 0`, [bare]);
+    const { rows } = await client.query(
+      `SELECT count(*)::int AS n FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relkind = 'r' AND c.reltuples >= 0`,
+      [bare],
+    );
     expect(rows[0].n).toBe(0);
     const { failures, report } = await checkReads(tracingStore(bare), false);
     expect(failures, report).toEqual([]);
@@ -322,14 +418,25 @@ describe.runIf(process.env.DATABASE_URL)("indexes", () => {
     const values: Address[] = [];
     for (const expression of [TOKEN, w(1), w(2), w(3), w(7), w(9)]) values.push(await value(expression));
     const [token, w1, w2, w3, w7, w9] = values as [Address, Address, Address, Address, Address, Address];
-    const { rows: [{ voided }] } = await client.query(`SELECT count(*)::int AS voided FROM ${t("v1_delegation")} WHERE vault = $1 AND vault_version = 0`, [bigVault]);
+    const {
+      rows: [{ voided }],
+    } = await client.query(
+      `SELECT count(*)::int AS voided FROM ${t("v1_delegation")} WHERE vault = $1 AND vault_version = 0`,
+      [bigVault],
+    );
     expect(voided).toBe(10_000);
 
     const { result, plans } = await traced(() => store.v1Wallet(CHAIN, bigVault));
     const [{ plan, text }] = plans as [Explained];
     expect(rowsRead(plan, "v1_delegation"), text).toBeLessThanOrEqual(20);
     expect(result?.indexedBlock).toBe(BigInt(HEAD));
-    const out = (delegate: Address, type: "ALL" | "CONTRACT" | "TOKEN", contract: Address, tokenId: bigint) => ({ type, vault: bigVault, delegate, contract, tokenId });
+    const out = (delegate: Address, type: "ALL" | "CONTRACT" | "TOKEN", contract: Address, tokenId: bigint) => ({
+      type,
+      vault: bigVault,
+      delegate,
+      contract,
+      tokenId,
+    });
     expect(result?.data).toEqual([
       out(w1, "ALL", ZERO_ADDRESS, 0n),
       out(w2, "CONTRACT", token, 0n),
@@ -345,7 +452,9 @@ describe.runIf(process.env.DATABASE_URL)("indexes", () => {
   // them: with one of the next block visible (PGlite shows a block's writes table by table, the
   // checkpoint last), the listing waits for the block rather than answer for the last one.
   it("waits for a revokeAllDelegates being written", async () => {
-    const { rows: [{ vault }] } = await client.query(
+    const {
+      rows: [{ vault }],
+    } = await client.query(
       // One never revoked, with delegations in force and none to itself (whose rows it would read).
       `SELECT d.vault FROM ${t("v1_delegation")} d WHERE d.enabled AND d.vault_version = 0 AND d.pair_version = 0
          AND NOT EXISTS (SELECT 1 FROM ${t("v1_vault_version")} v WHERE v.vault = d.vault)
@@ -375,7 +484,9 @@ describe.runIf(process.env.DATABASE_URL)("indexes", () => {
     const wallets = [await value(BIG_VAULT), await value(HOT)];
     for (const i of ids) wallets.push(await value(w(i)));
     // Self-delegations are listed once.
-    const selves = await client.query(`SELECT vault FROM ${t("v1_delegation")} WHERE vault = delegate AND vault_version = 0 AND pair_version = 0 AND enabled AND vault <> ${BIG_VAULT} LIMIT 3`);
+    const selves = await client.query(
+      `SELECT vault FROM ${t("v1_delegation")} WHERE vault = delegate AND vault_version = 0 AND pair_version = 0 AND enabled AND vault <> ${BIG_VAULT} LIMIT 3`,
+    );
     wallets.push(...selves.rows.map((r) => r.vault as Address));
     let listed = 0;
     for (const wallet of wallets) {

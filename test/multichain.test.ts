@@ -12,56 +12,66 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { type Address, encodeFunctionData, getAddress, type Hex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { encodeFunctionData, getAddress, type Address, type Hex } from "viem";
+import {
+  callView,
+  type HttpAnswer,
+  hex,
+  indexedBlockOf,
+  type ListedChain,
+  rpc,
+  sendTx,
+  serviceGet,
+  serviceHeaders,
+} from "./helpers/chain-tools";
 import { abis, addresses, installRegistries } from "./helpers/oracle";
-import { startAnvil, startService, waitFor, type Anvil, type Service } from "./helpers/processes";
+import { type Anvil, type Service, startAnvil, startService, waitFor } from "./helpers/processes";
 import {
-  ADDRESS_1,
-  CONTRACTS as V2_CONTRACTS,
-  Rng,
-  WriteGenerator as V2Generator,
-  chooseSeed,
-  checkUrl as v2CheckUrl,
-  compareChecks as v2CompareChecks,
-  compareListings as v2CompareListings,
-  decodeEvents,
-  ethCalls as v2EthCalls,
-  firstEnabled,
-  makePools as makeV2Pools,
-  pool,
-  randomCheck as v2RandomCheck,
-  report,
-  roomyBlocks,
-  sendAll as v2SendAll,
-  type CheckSpec as V2CheckSpec,
-  type Mismatch,
-  type Oracle as V2Oracle,
-  type Pools as V2Pools,
-  type Position,
-} from "./helpers/v2-writes";
-import {
-  Rng as V1Rng,
-  WriteGenerator as V1Generator,
+  type CompiledWallet,
   canonical,
-  checkCall as v1CheckCall,
-  checkUrl as v1CheckUrl,
   compileWallet,
   effectsOf,
-  ethCalls as v1EthCalls,
   makePools as makeV1Pools,
   parseJsonExact,
+  txRequest,
+  type CheckSpec as V1CheckSpec,
+  WriteGenerator as V1Generator,
+  type Oracle as V1Oracle,
+  type Pools as V1Pools,
+  Rng as V1Rng,
+  type V1Type,
+  checkCall as v1CheckCall,
+  checkUrl as v1CheckUrl,
+  ethCalls as v1EthCalls,
   randomCheck as v1RandomCheck,
   record as v1Record,
   sendAll as v1SendAll,
-  txRequest,
-  type CheckSpec as V1CheckSpec,
-  type CompiledWallet,
-  type Oracle as V1Oracle,
-  type Pools as V1Pools,
-  type V1Type,
 } from "./helpers/v1-writes";
-import { callView, hex, indexedBlockOf, rpc, sendTx, serviceGet, serviceHeaders, type HttpAnswer, type ListedChain } from "./helpers/chain-tools";
+import {
+  ADDRESS_1,
+  chooseSeed,
+  decodeEvents,
+  firstEnabled,
+  type Mismatch,
+  makePools as makeV2Pools,
+  type Position,
+  pool,
+  Rng,
+  report,
+  roomyBlocks,
+  CONTRACTS as V2_CONTRACTS,
+  type CheckSpec as V2CheckSpec,
+  WriteGenerator as V2Generator,
+  type Oracle as V2Oracle,
+  type Pools as V2Pools,
+  checkUrl as v2CheckUrl,
+  compareChecks as v2CompareChecks,
+  compareListings as v2CompareListings,
+  ethCalls as v2EthCalls,
+  randomCheck as v2RandomCheck,
+  sendAll as v2SendAll,
+} from "./helpers/v2-writes";
 
 const SEED = chooseSeed();
 console.log(`[multichain] SEED=${SEED} (rerun with SEED=${SEED} npx vitest run test/multichain.test.ts)`);
@@ -95,7 +105,6 @@ let runs: Run[] = [];
 let service: Service | undefined;
 let dir: string;
 const run = (id: number) => runs.find((r) => r.id === id)!;
-const other = (r: Run) => runs.find((x) => x !== r)!;
 
 /** The wallets of the explicit one-chain delegations: accounts no random write uses. */
 const who = (accounts: Address[]) => ({ P: accounts[16]!, Q: accounts[17]!, R: accounts[15]!, S: accounts[18]! });
@@ -120,7 +129,11 @@ async function prepare(id: number): Promise<Run> {
   // Two forwarding wallets (v1's contract-wallet routes), by the last account.
   const deployer = accounts[19]!;
   const nonce = await pending(deployer);
-  const deployed = await v1SendAll(anvil.url, [0, 1].map((k) => ({ from: deployer, data: wallet.bytecode, gas: 1_500_000n, nonce: nonce + k })), SEED);
+  const deployed = await v1SendAll(
+    anvil.url,
+    [0, 1].map((k) => ({ from: deployer, data: wallet.bytecode, gas: 1_500_000n, nonce: nonce + k })),
+    SEED,
+  );
   const wallets = deployed.map((r) => {
     expect(r.status, tag(`chain ${id}: wallet deployment`)).toBe("0x1");
     return getAddress(r.contractAddress!);
@@ -135,33 +148,53 @@ async function prepare(id: number): Promise<Run> {
   const v2Failed = v2Receipts.filter((r) => r.status !== "0x1").map((r) => r.transactionHash);
   expect(v2Failed, tag(`chain ${id}: v2 transactions that reverted`)).toEqual([]);
   const events = decodeEvents(abis.v2, V2, v2Receipts);
-  expect(events.length, tag(`chain ${id}: one v2 event per write`)).toBe(v2Txs.reduce((n, tx) => n + tx.writes.length, 0));
+  expect(events.length, tag(`chain ${id}: one v2 event per write`)).toBe(
+    v2Txs.reduce((n, tx) => n + tx.writes.length, 0),
+  );
   const positions = firstEnabled(events);
-  v2Receipts.forEach((r) => seen(r.blockNumber));
+  for (const r of v2Receipts) seen(r.blockNumber);
 
   // v1: seeded random writes, direct and through the wallets.
   const v1Pools = makeV1Pools(accounts, wallets);
   const v1Generator = new V1Generator(new V1Rng((SEED ^ salt ^ 0x5be0cd19) >>> 0), v1Pools);
   for (const e of v1Pools.eoas) v1Generator.nonces.set(e, await pending(e));
   const v1Txs = Array.from({ length: V1_TXS }, () => v1Generator.nextTx());
-  const v1Receipts = await v1SendAll(anvil.url, v1Txs.map((tx) => txRequest(tx, V1, abis.v1, wallet)), SEED);
+  const v1Receipts = await v1SendAll(
+    anvil.url,
+    v1Txs.map((tx) => txRequest(tx, V1, abis.v1, wallet)),
+    SEED,
+  );
   const v1Failed = v1Receipts.filter((r) => r.status !== "0x1").map((r) => r.transactionHash);
   expect(v1Failed, tag(`chain ${id}: v1 transactions that reverted`)).toEqual([]);
   const { effects, problems } = effectsOf(abis.v1, V1, v1Txs, v1Receipts);
   expect(problems, tag(`chain ${id}: v1 logs are the events of the calls`)).toEqual([]);
-  v1Receipts.forEach((r) => seen(r.blockNumber));
+  for (const r of v1Receipts) seen(r.blockNumber);
 
   // Explicit delegations on one chain only: P → Q and P → S (ERC20) on B, P → R on A.
   const { P, Q, R, S } = who(accounts);
   const explicit: [string, readonly unknown[], "v1" | "v2"][] =
     id === B_ID
-      ? [["delegateAll", [Q, ZERO32, true], "v2"], ["delegateERC20", [S, TOKEN, ZERO32, 1234n], "v2"], ["delegateForAll", [Q, true], "v1"]]
-      : [["delegateAll", [R, ZERO32, true], "v2"], ["delegateForAll", [R, true], "v1"]];
+      ? [
+          ["delegateAll", [Q, ZERO32, true], "v2"],
+          ["delegateERC20", [S, TOKEN, ZERO32, 1234n], "v2"],
+          ["delegateForAll", [Q, true], "v1"],
+        ]
+      : [
+          ["delegateAll", [R, ZERO32, true], "v2"],
+          ["delegateForAll", [R, true], "v1"],
+        ];
   for (const [fn, args, version] of explicit) {
     const registry = version === "v1" ? V1 : V2;
-    const { block, hash } = await sendTx(anvil.url, P, registry, encodeFunctionData({ abi: abis[version], functionName: fn, args } as never));
+    const { block, hash } = await sendTx(
+      anvil.url,
+      P,
+      registry,
+      encodeFunctionData({ abi: abis[version], functionName: fn, args } as never),
+    );
     seen(block);
-    const receipt = (await rpc(anvil.url, "eth_getTransactionReceipt", [hash])) as Parameters<typeof decodeEvents>[2][number];
+    const receipt = (await rpc(anvil.url, "eth_getTransactionReceipt", [hash])) as Parameters<
+      typeof decodeEvents
+    >[2][number];
     if (version === "v2") firstEnabled(decodeEvents(abis.v2, V2, [receipt]), positions);
   }
 
@@ -176,17 +209,30 @@ async function prepare(id: number): Promise<Run> {
       positions,
       writes: events.length,
     },
-    v1: { oracle: { rpcUrl: anvil.url, serviceUrl: "", registry: V1, abi: abis.v1, chainId: id }, pools: v1Pools, generator: v1Generator, wallets, writes: effects.length },
+    v1: {
+      oracle: { rpcUrl: anvil.url, serviceUrl: "", registry: V1, abi: abis.v1, chainId: id },
+      pools: v1Pools,
+      generator: v1Generator,
+      wallets,
+      writes: effects.length,
+    },
     lastWrite,
   };
 }
 
 async function waitForIndexed(r: Run) {
-  await waitFor(`chain ${r.id} indexed to block ${r.lastWrite}`, async () => {
-    const answer = await serviceGet(service!, `/registry/v2/check/all?chainId=${r.id}&to=${ADDRESS_1}&from=${ADDRESS_1}`);
-    const block = answer.status === 200 ? indexedBlockOf(answer) : undefined;
-    return block !== undefined && block >= r.lastWrite ? block : undefined;
-  }, 180_000);
+  await waitFor(
+    `chain ${r.id} indexed to block ${r.lastWrite}`,
+    async () => {
+      const answer = await serviceGet(
+        service!,
+        `/registry/v2/check/all?chainId=${r.id}&to=${ADDRESS_1}&from=${ADDRESS_1}`,
+      );
+      const block = answer.status === 200 ? indexedBlockOf(answer) : undefined;
+      return block !== undefined && block >= r.lastWrite ? block : undefined;
+    },
+    180_000,
+  );
 }
 
 beforeAll(async () => {
@@ -237,23 +283,52 @@ async function v1CompareChecks(r: Run, specs: V1CheckSpec[], urls: string[]): Pr
   const head = await headOf(r);
   const mismatches: Mismatch[] = [];
   const toCall: { i: number; block: bigint }[] = [];
-  answers.forEach((a, i) => {
-    const bad = (got: string) => mismatches.push({ what: `chain ${r.id}: v1 check answer`, query: a.path, expected: "200 application/json with X-Indexed-Block", got });
+  for (const [i, a] of answers.entries()) {
+    const bad = (got: string) =>
+      mismatches.push({
+        what: `chain ${r.id}: v1 check answer`,
+        query: a.path,
+        expected: "200 application/json with X-Indexed-Block",
+        got,
+      });
     const block = indexedBlockOf(a);
-    if (a.status !== 200) return bad(`${a.status} ${a.text.slice(0, 300)}`);
-    if (!(a.headers.get("content-type") ?? "").startsWith("application/json")) return bad(`Content-Type ${a.headers.get("content-type")}`);
-    if (block === undefined) return bad("no X-Indexed-Block");
-    if (block < r.lastWrite) return bad(`X-Indexed-Block ${block} < ${r.lastWrite}, the chain's last write`);
-    if (block > head) return bad(`X-Indexed-Block ${block} > ${head}, this chain's head (another chain's block?)`);
+    if (a.status !== 200) {
+      bad(`${a.status} ${a.text.slice(0, 300)}`);
+      continue;
+    }
+    if (!(a.headers.get("content-type") ?? "").startsWith("application/json")) {
+      bad(`Content-Type ${a.headers.get("content-type")}`);
+      continue;
+    }
+    if (block === undefined) {
+      bad("no X-Indexed-Block");
+      continue;
+    }
+    if (block < r.lastWrite) {
+      bad(`X-Indexed-Block ${block} < ${r.lastWrite}, the chain's last write`);
+      continue;
+    }
+    if (block > head) {
+      bad(`X-Indexed-Block ${block} > ${head}, this chain's head (another chain's block?)`);
+      continue;
+    }
     toCall.push({ i, block });
-  });
-  const expected = (await v1EthCalls(r.v1.oracle, toCall.map(({ i, block }) => ({ ...v1CheckCall(specs[i]!), block })))) as boolean[];
+  }
+  const expected = (await v1EthCalls(
+    r.v1.oracle,
+    toCall.map(({ i, block }) => ({ ...v1CheckCall(specs[i]!), block })),
+  )) as boolean[];
   let positive = 0;
   toCall.forEach(({ i, block }, j) => {
     const want = expected[j]!;
     if (want) positive++;
     if (answers[i]!.text !== String(want)) {
-      mismatches.push({ what: `chain ${r.id}: v1 check at X-Indexed-Block ${block}`, query: answers[i]!.path, expected: String(want), got: answers[i]!.text.slice(0, 300) });
+      mismatches.push({
+        what: `chain ${r.id}: v1 check at X-Indexed-Block ${block}`,
+        query: answers[i]!.path,
+        expected: String(want),
+        got: answers[i]!.text.slice(0, 300),
+      });
     }
   });
   return { compared: toCall.length, positive, mismatches };
@@ -272,10 +347,13 @@ async function v1CompareListings(r: Run, wallets: readonly Address[]) {
     const a = await serviceGet(service!, path);
     // Read after the answer: the chain mines on meanwhile.
     const head = await headOf(r);
-    const bad = (what: string, expected: string, got: string) => mismatches.push({ what: `chain ${r.id}: ${what}`, query: path, expected, got });
+    const bad = (what: string, expected: string, got: string) =>
+      mismatches.push({ what: `chain ${r.id}: ${what}`, query: path, expected, got });
     const block = indexedBlockOf(a);
-    if (a.status !== 200 || block === undefined) return bad("v1 listing answer", "200 with X-Indexed-Block", `${a.status} ${a.text.slice(0, 300)}`);
-    if (block < r.lastWrite || block > head) return bad("v1 listing X-Indexed-Block", `${r.lastWrite}..${head}`, String(block));
+    if (a.status !== 200 || block === undefined)
+      return bad("v1 listing answer", "200 with X-Indexed-Block", `${a.status} ${a.text.slice(0, 300)}`);
+    if (block < r.lastWrite || block > head)
+      return bad("v1 listing X-Indexed-Block", `${r.lastWrite}..${head}`, String(block));
     let list: Record<string, unknown>[];
     try {
       const parsed = parseJsonExact(a.text);
@@ -298,7 +376,8 @@ async function v1CompareListings(r: Run, wallets: readonly Address[]) {
       { contract_: Address; tokenId: bigint; delegate: Address }[],
     ];
     const want = new Set<string>();
-    for (const d of byDelegate) want.add(canonical(v1Record(V1_TYPE[d.type_]!, d.vault, d.delegate, d.contract_, d.tokenId)));
+    for (const d of byDelegate)
+      want.add(canonical(v1Record(V1_TYPE[d.type_]!, d.vault, d.delegate, d.contract_, d.tokenId)));
     for (const d of forAll) want.add(canonical(v1Record("ALL", w, d, null, null)));
     for (const d of contractLevel) want.add(canonical(v1Record("CONTRACT", w, d.delegate, d.contract_, null)));
     for (const d of tokenLevel) want.add(canonical(v1Record("TOKEN", w, d.delegate, d.contract_, d.tokenId)));
@@ -340,7 +419,10 @@ describe("two chains in one service: every answer is the asked chain's contract'
     const [a, b] = [run(A_ID), run(B_ID)];
     const senders = a.v2.pools.senders;
     const outgoing = async (r: Run) =>
-      (await v2EthCalls(r.v2.oracle, senders.map((s) => ({ functionName: "getOutgoingDelegationHashes", args: [s], block: r.lastWrite })))) as Hex[][];
+      (await v2EthCalls(
+        r.v2.oracle,
+        senders.map((s) => ({ functionName: "getOutgoingDelegationHashes", args: [s], block: r.lastWrite })),
+      )) as Hex[][];
     const [outA, outB] = await Promise.all([outgoing(a), outgoing(b)]);
     const onA = new Set(outA.flat());
     const onB = new Set(outB.flat());
@@ -377,18 +459,28 @@ describe("two chains in one service: every answer is the asked chain's contract'
       counts.push([`chain ${r.id}: v2 listings compared`, 0, 0]);
       positives.push([`chain ${r.id}: share of true/non-zero v2 answers`, checks.positive, V2_CHECKS * 0.1]);
       mismatches.push(...checks.mismatches.map((m) => ({ ...m, what: `chain ${r.id}: ${m.what}` })));
-      answersByChain.set(r.id, await v2EthCalls(r.v2.oracle, specs.map((s) => ({ ...v2CheckCall(s), block: r.lastWrite }))));
+      answersByChain.set(
+        r.id,
+        await v2EthCalls(
+          r.v2.oracle,
+          specs.map((s) => ({ ...v2CheckCall(s), block: r.lastWrite })),
+        ),
+      );
 
       const wallets = listedV2(r);
       const listings = await v2CompareListings(r.v2.oracle, queryRng, wallets, r.v2.positions, r.lastWrite);
       counts[counts.length - 1] = [`chain ${r.id}: v2 listings compared`, listings.compared, wallets.length];
       mismatches.push(...listings.mismatches.map((m) => ({ ...m, what: `chain ${r.id}: ${m.what}` })));
-      console.log(`[multichain] chain ${r.id}: ${checks.compared} v2 checks (${checks.positive} true/non-zero), ${listings.compared} v2 listings (${listings.records} records)`);
+      console.log(
+        `[multichain] chain ${r.id}: ${checks.compared} v2 checks (${checks.positive} true/non-zero), ${listings.compared} v2 listings (${listings.records} records)`,
+      );
     }
     // The checks tell the chains apart: a service answering from the other chain would fail these.
     const [ansA, ansB] = [answersByChain.get(A_ID)!, answersByChain.get(B_ID)!];
     const telling = specs.filter((_, i) => ansA[i] !== ansB[i]).length;
-    console.log(`[multichain] v2: ${telling} of ${V2_CHECKS} checks answer differently on the two chains; ${Date.now() - t0} ms`);
+    console.log(
+      `[multichain] v2: ${telling} of ${V2_CHECKS} checks answer differently on the two chains; ${Date.now() - t0} ms`,
+    );
     expect(mismatches.length, report(SEED, "v2 on two chains", mismatches)).toBe(0);
     for (const [what, got, want] of counts) expect(got, tag(what)).toBe(want);
     for (const [what, got, least] of positives) expect(got, tag(what)).toBeGreaterThan(least);
@@ -411,18 +503,31 @@ describe("two chains in one service: every answer is the asked chain's contract'
       counts.push([`chain ${r.id}: v1 checks compared`, checks.compared, V1_CHECKS]);
       positives.push([`chain ${r.id}: share of true v1 answers`, checks.positive, V1_CHECKS * 0.07]);
       mismatches.push(...checks.mismatches);
-      answersByChain.set(r.id, await v1EthCalls(r.v1.oracle, specs.map((s) => ({ ...v1CheckCall(s), block: r.lastWrite }))));
+      answersByChain.set(
+        r.id,
+        await v1EthCalls(
+          r.v1.oracle,
+          specs.map((s) => ({ ...v1CheckCall(s), block: r.lastWrite })),
+        ),
+      );
       const wallets = listedV1(r);
       const listings = await v1CompareListings(r, wallets);
       mismatches.push(...listings.mismatches);
       setsByChain.set(r.id, listings.sets);
       counts.push([`chain ${r.id}: v1 listings compared`, listings.compared, wallets.length]);
-      console.log(`[multichain] chain ${r.id}: ${checks.compared} v1 checks (${checks.positive} true), ${listings.compared} v1 listings (${listings.records} records)`);
+      console.log(
+        `[multichain] chain ${r.id}: ${checks.compared} v1 checks (${checks.positive} true), ${listings.compared} v1 listings (${listings.records} records)`,
+      );
     }
     const [ansA, ansB] = [answersByChain.get(A_ID)!, answersByChain.get(B_ID)!];
     const telling = specs.filter((_, i) => ansA[i] !== ansB[i]).length;
     const [setsA, setsB] = [setsByChain.get(A_ID)!, setsByChain.get(B_ID)!];
-    const differing = [...setsA.keys()].filter((w) => setsA.get(w)!.size > 0 && setsB.get(w)?.size && [...setsA.get(w)!].sort().join() !== [...setsB.get(w)!].sort().join());
+    const differing = [...setsA.keys()].filter(
+      (w) =>
+        setsA.get(w)!.size > 0 &&
+        setsB.get(w)?.size &&
+        [...setsA.get(w)!].sort().join() !== [...setsB.get(w)!].sort().join(),
+    );
     console.log(
       `[multichain] v1: ${telling} of ${V1_CHECKS} checks answer differently on the two chains; ${differing.length} wallets listed on both chains with different delegations; ${Date.now() - t0} ms`,
     );
@@ -440,7 +545,10 @@ describe("two chains in one service: every answer is the asked chain's contract'
       expect(a.status, tag(`${a.path}: ${a.text}`)).toBe(200);
       const block = indexedBlockOf(a);
       const r = run(chainId);
-      expect(block !== undefined && block >= r.lastWrite && block <= (await headOf(r)), tag(`${a.path}: X-Indexed-Block ${block} of chain ${chainId}`)).toBe(true);
+      expect(
+        block !== undefined && block >= r.lastWrite && block <= (await headOf(r)),
+        tag(`${a.path}: X-Indexed-Block ${block} of chain ${chainId}`),
+      ).toBe(true);
       return a;
     };
     const expectBody = async (chainId: number, path: string, body: string) => {
@@ -452,7 +560,11 @@ describe("two chains in one service: every answer is the asked chain's contract'
     await expectBody(B_ID, `/registry/v2/check/all?to=${Q}&from=${P}`, "true");
     await expectBody(A_ID, `/registry/v2/check/erc20?to=${Q}&from=${P}&contract=${TOKEN}`, "0");
     // ALL covers every amount.
-    await expectBody(B_ID, `/registry/v2/check/erc20?to=${Q}&from=${P}&contract=${TOKEN}&rights=${ZERO32}`, (2n ** 256n - 1n).toString());
+    await expectBody(
+      B_ID,
+      `/registry/v2/check/erc20?to=${Q}&from=${P}&contract=${TOKEN}&rights=${ZERO32}`,
+      (2n ** 256n - 1n).toString(),
+    );
     // P → S, ERC20 1234: only on B.
     await expectBody(A_ID, `/registry/v2/check/erc20?to=${S}&from=${P}&contract=${TOKEN}`, "0");
     await expectBody(B_ID, `/registry/v2/check/erc20?to=${S}&from=${P}&contract=${TOKEN}`, "1234");
@@ -474,13 +586,20 @@ describe("two chains in one service: every answer is the asked chain's contract'
     await expectBody(B_ID, `/registry/v1/${R}`, "[]");
 
     // Listings name only the asked chain's delegations.
-    const v2List = async (chainId: number, w: Address) => parseJsonExact((await ask(chainId, `/registry/v2/${w}`)).text) as Record<string, unknown>[];
-    const v1List = async (chainId: number, w: Address) => parseJsonExact((await ask(chainId, `/registry/v1/${w}`)).text) as Record<string, unknown>[];
-    const pick = (list: Record<string, unknown>[], keys: string[]) => list.map((x) => Object.fromEntries(keys.map((k) => [k, x[k]])));
-    expect(pick(await v2List(A_ID, P), ["delegationType", "from", "to", "amount"]), tag(`v2 listing of P on ${A_ID}`)).toEqual([
-      { delegationType: "ALL", from: P, to: R, amount: null },
-    ]);
-    expect(pick(await v2List(B_ID, P), ["delegationType", "from", "to", "contract", "amount"]), tag(`v2 listing of P on ${B_ID}`)).toEqual([
+    const v2List = async (chainId: number, w: Address) =>
+      parseJsonExact((await ask(chainId, `/registry/v2/${w}`)).text) as Record<string, unknown>[];
+    const v1List = async (chainId: number, w: Address) =>
+      parseJsonExact((await ask(chainId, `/registry/v1/${w}`)).text) as Record<string, unknown>[];
+    const pick = (list: Record<string, unknown>[], keys: string[]) =>
+      list.map((x) => Object.fromEntries(keys.map((k) => [k, x[k]])));
+    expect(
+      pick(await v2List(A_ID, P), ["delegationType", "from", "to", "amount"]),
+      tag(`v2 listing of P on ${A_ID}`),
+    ).toEqual([{ delegationType: "ALL", from: P, to: R, amount: null }]);
+    expect(
+      pick(await v2List(B_ID, P), ["delegationType", "from", "to", "contract", "amount"]),
+      tag(`v2 listing of P on ${B_ID}`),
+    ).toEqual([
       { delegationType: "ALL", from: P, to: Q, contract: null, amount: null },
       { delegationType: "ERC20", from: P, to: S, contract: TOKEN, amount: 1234n },
     ]);
@@ -488,17 +607,30 @@ describe("two chains in one service: every answer is the asked chain's contract'
     expect(await v2List(B_ID, Q), tag(`v2 listing of Q on ${B_ID}`)).toEqual([listB[0]]);
     expect(await v2List(B_ID, S), tag(`v2 listing of S on ${B_ID}`)).toEqual([listB[1]]);
     expect(await v2List(A_ID, R), tag(`v2 listing of R on ${A_ID}`)).toEqual(await v2List(A_ID, P));
-    expect(await v1List(A_ID, P), tag(`v1 listing of P on ${A_ID}`)).toEqual([{ type: "ALL", vault: P, delegate: R, contract: null, tokenId: null }]);
-    expect(await v1List(B_ID, P), tag(`v1 listing of P on ${B_ID}`)).toEqual([{ type: "ALL", vault: P, delegate: Q, contract: null, tokenId: null }]);
+    expect(await v1List(A_ID, P), tag(`v1 listing of P on ${A_ID}`)).toEqual([
+      { type: "ALL", vault: P, delegate: R, contract: null, tokenId: null },
+    ]);
+    expect(await v1List(B_ID, P), tag(`v1 listing of P on ${B_ID}`)).toEqual([
+      { type: "ALL", vault: P, delegate: Q, contract: null, tokenId: null },
+    ]);
     expect(await v1List(B_ID, Q), tag(`v1 listing of Q on ${B_ID}`)).toEqual(await v1List(B_ID, P));
 
     // And each chain's contract agrees.
     for (const r of runs) {
       const block = await headOf(r);
       const onB = r.id === B_ID;
-      expect(await callView(r.anvil.url, abis.v2, V2, "checkDelegateForAll", [Q, P, ZERO32], block), tag(`chain ${r.id}: contract P → Q`)).toBe(onB);
-      expect(await callView(r.anvil.url, abis.v2, V2, "checkDelegateForAll", [R, P, ZERO32], block), tag(`chain ${r.id}: contract P → R`)).toBe(!onB);
-      expect(await callView(r.anvil.url, abis.v1, V1, "checkDelegateForAll", [Q, P], block), tag(`chain ${r.id}: v1 contract P → Q`)).toBe(onB);
+      expect(
+        await callView(r.anvil.url, abis.v2, V2, "checkDelegateForAll", [Q, P, ZERO32], block),
+        tag(`chain ${r.id}: contract P → Q`),
+      ).toBe(onB);
+      expect(
+        await callView(r.anvil.url, abis.v2, V2, "checkDelegateForAll", [R, P, ZERO32], block),
+        tag(`chain ${r.id}: contract P → R`),
+      ).toBe(!onB);
+      expect(
+        await callView(r.anvil.url, abis.v1, V1, "checkDelegateForAll", [Q, P], block),
+        tag(`chain ${r.id}: v1 contract P → Q`),
+      ).toBe(onB);
     }
   });
 
@@ -507,13 +639,19 @@ describe("two chains in one service: every answer is the asked chain's contract'
     expect(a.status, tag(a.text)).toBe(200);
     expect(a.headers.get("content-type"), tag("Content-Type")).toMatch(/^application\/json/);
     const list = JSON.parse(a.text) as ListedChain[];
-    expect(list.map((c) => c.chainId).sort((x, y) => x - y), tag(a.text)).toEqual([A_ID, B_ID]);
+    expect(
+      list.map((c) => c.chainId).sort((x, y) => x - y),
+      tag(a.text),
+    ).toEqual([A_ID, B_ID]);
     for (const c of list) {
       const r = run(c.chainId);
       const head = await headOf(r);
       expect(c.status, tag(`chain ${c.chainId}`)).toBe("live");
       expect(typeof c.indexedBlock, tag(`chain ${c.chainId}: indexedBlock`)).toBe("number");
-      expect(BigInt(c.indexedBlock!) >= r.lastWrite && BigInt(c.indexedBlock!) <= head, tag(`chain ${c.chainId}: indexedBlock ${c.indexedBlock} in ${r.lastWrite}..${head}`)).toBe(true);
+      expect(
+        BigInt(c.indexedBlock!) >= r.lastWrite && BigInt(c.indexedBlock!) <= head,
+        tag(`chain ${c.chainId}: indexedBlock ${c.indexedBlock} in ${r.lastWrite}..${head}`),
+      ).toBe(true);
       expect(c.testnet, tag(`chain ${c.chainId}: testnet`)).toBe(true);
       for (const version of ["v1", "v2"] as const) {
         const registry = c.registries[version];
@@ -521,20 +659,39 @@ describe("two chains in one service: every answer is the asked chain's contract'
         expect(registry!.address, tag(`chain ${c.chainId} ${version}: address`)).toBe(version === "v1" ? V1 : V2);
         // The start block is where the code appears on THIS chain.
         const sb = BigInt(registry!.startBlock);
-        expect(await rpc(r.anvil.url, "eth_getCode", [registry!.address, hex(sb - 1n)]), tag(`chain ${c.chainId} ${version} at ${sb - 1n}`)).toBe("0x");
-        expect(await rpc(r.anvil.url, "eth_getCode", [registry!.address, hex(sb)]), tag(`chain ${c.chainId} ${version} at ${sb}`)).not.toBe("0x");
+        expect(
+          await rpc(r.anvil.url, "eth_getCode", [registry!.address, hex(sb - 1n)]),
+          tag(`chain ${c.chainId} ${version} at ${sb - 1n}`),
+        ).toBe("0x");
+        expect(
+          await rpc(r.anvil.url, "eth_getCode", [registry!.address, hex(sb)]),
+          tag(`chain ${c.chainId} ${version} at ${sb}`),
+        ).not.toBe("0x");
       }
     }
     expect(list.find((c) => c.chainId === A_ID)!.name, tag("name of 31337")).toBe("anvil");
-    expect(list.find((c) => c.chainId === B_ID), tag("11155111")).toMatchObject({ name: "sepolia", title: "Sepolia" });
+    expect(
+      list.find((c) => c.chainId === B_ID),
+      tag("11155111"),
+    ).toMatchObject({ name: "sepolia", title: "Sepolia" });
     // The chains are told apart by their block numbers too: B runs ahead.
-    expect(list.find((c) => c.chainId === B_ID)!.registries.v2!.startBlock, tag("start block on 11155111")).toBeGreaterThan(B_HEAD_START);
-    expect(list.find((c) => c.chainId === A_ID)!.registries.v2!.startBlock, tag("start block on 31337")).toBeLessThan(B_HEAD_START);
+    expect(
+      list.find((c) => c.chainId === B_ID)!.registries.v2!.startBlock,
+      tag("start block on 11155111"),
+    ).toBeGreaterThan(B_HEAD_START);
+    expect(list.find((c) => c.chainId === A_ID)!.registries.v2!.startBlock, tag("start block on 31337")).toBeLessThan(
+      B_HEAD_START,
+    );
   });
 
   it("chainId absent (= 1), unknown or malformed: 400 unsupported_chain listing the served chains", async () => {
-    const served = (JSON.parse((await serviceGet(service!, "/registry/chains")).text) as { chainId: number }[]).map((c) => c.chainId);
-    expect([...served].sort((x, y) => x - y), tag("served chains")).toEqual([A_ID, B_ID]);
+    const served = (JSON.parse((await serviceGet(service!, "/registry/chains")).text) as { chainId: number }[]).map(
+      (c) => c.chainId,
+    );
+    expect(
+      [...served].sort((x, y) => x - y),
+      tag("served chains"),
+    ).toEqual([A_ID, B_ID]);
     const { P, Q } = who(run(A_ID).accounts);
     const routes = [
       `/registry/v2/check/all?to=${Q}&from=${P}`,
@@ -548,7 +705,23 @@ describe("two chains in one service: every answer is the asked chain's contract'
       `/registry/v1/check/token?delegate=${Q}&vault=${P}&contract=${TOKEN}&tokenId=1`,
       `/registry/v1/${P}?x=1`,
     ];
-    const bad = ["1", "137", "10", "5", "0", "-1", "1.5", "1e3", "0x7a69", "abc", "", " 31337", "31337 ", "31337,11155111", "99999999999999999999999"];
+    const bad = [
+      "1",
+      "137",
+      "10",
+      "5",
+      "0",
+      "-1",
+      "1.5",
+      "1e3",
+      "0x7a69",
+      "abc",
+      "",
+      " 31337",
+      "31337 ",
+      "31337,11155111",
+      "99999999999999999999999",
+    ];
     for (const route of routes) {
       for (const chainId of [undefined, ...bad]) {
         const path = chainId === undefined ? route : `${route}&chainId=${encodeURIComponent(chainId)}`;
@@ -578,10 +751,20 @@ describe("two chains in one service: every answer is the asked chain's contract'
 /** Every wallet the v2 stream touched, the explicit ones, one never touched, and the odd addresses. */
 function listedV2(r: Run): Address[] {
   const { P, Q, R, S } = who(r.accounts);
-  return [...new Set([...r.v2.pools.senders, ...r.v2.pools.delegates, P, Q, R, S, ADDRESS_1, V2_CONTRACTS[0]!].map((a) => a.toLowerCase()))] as Address[];
+  return [
+    ...new Set(
+      [...r.v2.pools.senders, ...r.v2.pools.delegates, P, Q, R, S, ADDRESS_1, V2_CONTRACTS[0]!].map((a) =>
+        a.toLowerCase(),
+      ),
+    ),
+  ] as Address[];
 }
 
 function listedV1(r: Run): Address[] {
   const { P, Q, R, S } = who(r.accounts);
-  return [...new Set([...r.v1.pools.eoas, ...r.v1.pools.wallets, ...r.v1.pools.delegates, P, Q, R, S].map((a) => a.toLowerCase()))] as Address[];
+  return [
+    ...new Set(
+      [...r.v1.pools.eoas, ...r.v1.pools.wallets, ...r.v1.pools.delegates, P, Q, R, S].map((a) => a.toLowerCase()),
+    ),
+  ] as Address[];
 }

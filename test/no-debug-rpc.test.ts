@@ -16,11 +16,21 @@
  * 3. control: the proxy lets `debug_*` through and the same service is started again; it indexes
  *    past the revocation and answers (x, wallet) as the contract does at the block it reports.
  */
+
+import { type Address, encodeFunctionData, getAddress, type Hex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { encodeFunctionData, getAddress, type Address, type Hex } from "viem";
-import { callView, plainOutput, rpc, sendTx, startRpcProxy, type RecordedCall, type Reply, type RpcProxy } from "./helpers/chain-tools";
+import {
+  callView,
+  plainOutput,
+  type RecordedCall,
+  type Reply,
+  type RpcProxy,
+  rpc,
+  sendTx,
+  startRpcProxy,
+} from "./helpers/chain-tools";
 import { abis, installRegistries } from "./helpers/oracle";
-import { GiveUp, startAnvil, startService, waitFor, type Anvil, type Service } from "./helpers/processes";
+import { type Anvil, GiveUp, type Service, startAnvil, startService, waitFor } from "./helpers/processes";
 import { compileWallet, sendAll } from "./helpers/v1-writes";
 
 const CHAIN_ID = 31337;
@@ -43,7 +53,9 @@ type DebuglessRpc = RpcProxy & {
 };
 
 /** What geth (and most public RPCs) answer for a namespace they do not serve. */
-const methodNotFound = (method: string): Reply => ({ error: { code: -32601, message: `the method ${method} does not exist/is not available` } });
+const methodNotFound = (method: string): Reply => ({
+  error: { code: -32601, message: `the method ${method} does not exist/is not available` },
+});
 
 /** A proxy in front of `target` that answers as an RPC without the debug namespace while `refuseDebug`. */
 async function startDebuglessRpc(target: string): Promise<DebuglessRpc> {
@@ -53,7 +65,10 @@ async function startDebuglessRpc(target: string): Promise<DebuglessRpc> {
     refused.push(call);
     return methodNotFound(call.method);
   };
-  const proxy: DebuglessRpc = Object.assign(await startRpcProxy(target, () => (proxy.refuseDebug ? { reply } : undefined)), { refuseDebug: true, refused });
+  const proxy: DebuglessRpc = Object.assign(
+    await startRpcProxy(target, () => (proxy.refuseDebug ? { reply } : undefined)),
+    { refuseDebug: true, refused },
+  );
   return proxy;
 }
 
@@ -118,22 +133,41 @@ describe("v1 revokeDelegate through a contract wallet, on an RPC without debug_t
   /** The revocation only a call trace shows; set by the first test. */
   let walletRevoke: { block: bigint; hash: Hex } | undefined;
 
-  const v1Call = (functionName: string, args: readonly unknown[]) => encodeFunctionData({ abi: abis.v1, functionName, args } as never);
+  const v1Call = (functionName: string, args: readonly unknown[]) =>
+    encodeFunctionData({ abi: abis.v1, functionName, args } as never);
   const throughWallet = (functionName: string, args: readonly unknown[]) =>
-    sendTx(anvil.url, sender, wallet, encodeFunctionData({ abi: walletAbi, functionName: "forward", args: [registries.v1, v1Call(functionName, args)] }));
+    sendTx(
+      anvil.url,
+      sender,
+      wallet,
+      encodeFunctionData({
+        abi: walletAbi,
+        functionName: "forward",
+        args: [registries.v1, v1Call(functionName, args)],
+      }),
+    );
 
-  const checkPath = (delegate: Address, of: Address) => `/registry/v1/check/all?chainId=${CHAIN_ID}&delegate=${delegate}&vault=${of}`;
+  const checkPath = (delegate: Address, of: Address) =>
+    `/registry/v1/check/all?chainId=${CHAIN_ID}&delegate=${delegate}&vault=${of}`;
   /** The contract's checkDelegateForAll(delegate, vault) at `block`. */
   const contractSays = async (delegate: Address, of: Address, block: bigint) =>
     String(await callView(anvil.url, abis.v1, registries.v1, "checkDelegateForAll", [delegate, of], block));
 
   /** One answer of the service, and the contract's at the block it reports. */
   async function ask(delegate: Address, of: Address) {
-    const res = await fetch(service!.url + checkPath(delegate, of), { headers: service!.headers, signal: AbortSignal.timeout(10_000) });
+    const res = await fetch(service!.url + checkPath(delegate, of), {
+      headers: service!.headers,
+      signal: AbortSignal.timeout(10_000),
+    });
     const header = res.headers.get("x-indexed-block");
     const block = header === null ? undefined : BigInt(header);
     const body = await res.text();
-    return { status: res.status, body, block, expected: res.status === 200 && block !== undefined ? await contractSays(delegate, of, block) : undefined };
+    return {
+      status: res.status,
+      body,
+      block,
+      expected: res.status === 200 && block !== undefined ? await contractSays(delegate, of, block) : undefined,
+    };
   }
 
   /** Waits for the service to exit by itself; its exit code. */
@@ -147,7 +181,9 @@ describe("v1 revokeDelegate through a contract wallet, on an RPC without debug_t
     const past = seen.filter((o) => o.block !== undefined && o.block >= walletRevoke!.block);
     expect(past, `${label}: answers reporting block ${walletRevoke!.block} (the revocation) or later`).toEqual([]);
     for (const o of seen.filter((o) => o.status === 200)) {
-      expect(o.body, `${label}: (x, wallet) at X-Indexed-Block ${o.block}`).toBe(await contractSays(x, wallet, o.block!));
+      expect(o.body, `${label}: (x, wallet) at X-Indexed-Block ${o.block}`).toBe(
+        await contractSays(x, wallet, o.block!),
+      );
     }
   }
 
@@ -168,7 +204,11 @@ describe("v1 revokeDelegate through a contract wallet, on an RPC without debug_t
     walletAbi = compiled.abi;
     const deployer = accounts[19]!;
     const nonce = Number(await rpc(anvil.url, "eth_getTransactionCount", [deployer, "pending"]));
-    const [deployed] = await sendAll(anvil.url, [{ from: deployer, data: compiled.bytecode, gas: 1_500_000n, nonce }], 0);
+    const [deployed] = await sendAll(
+      anvil.url,
+      [{ from: deployer, data: compiled.bytecode, gas: 1_500_000n, nonce }],
+      0,
+    );
     expect(deployed!.status, "wallet deployment").toBe("0x1");
     wallet = getAddress(deployed!.contractAddress!);
     walletDelegation = await throughWallet("delegateForAll", [x, true]);
@@ -179,9 +219,24 @@ describe("v1 revokeDelegate through a contract wallet, on an RPC without debug_t
     proxy = await startDebuglessRpc(anvil.url);
     // The proxy answers as such an RPC does, a batch as a batch, each error with its request's id.
     const post = async (body: unknown) =>
-      (await (await fetch(proxy.url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) })).json()) as unknown;
-    const trace = (id: number) => ({ jsonrpc: "2.0", id, method: "debug_traceTransaction", params: [walletDelegation.hash, { tracer: "callTracer" }] });
-    const notFound = (id: number) => ({ jsonrpc: "2.0", id, error: { code: -32601, message: "the method debug_traceTransaction does not exist/is not available" } });
+      (await (
+        await fetch(proxy.url, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify(body),
+        })
+      ).json()) as unknown;
+    const trace = (id: number) => ({
+      jsonrpc: "2.0",
+      id,
+      method: "debug_traceTransaction",
+      params: [walletDelegation.hash, { tracer: "callTracer" }],
+    });
+    const notFound = (id: number) => ({
+      jsonrpc: "2.0",
+      id,
+      error: { code: -32601, message: "the method debug_traceTransaction does not exist/is not available" },
+    });
     expect(await post(trace(7))).toEqual(notFound(7));
     expect(await post([{ jsonrpc: "2.0", id: 8, method: "eth_chainId", params: [] }, trace(9)])).toEqual([
       { jsonrpc: "2.0", id: 8, result: `0x${CHAIN_ID.toString(16)}` },
@@ -200,13 +255,20 @@ describe("v1 revokeDelegate through a contract wallet, on an RPC without debug_t
   it("indexing live, answers right until the revocation, then stops loudly naming the transaction; never answers past it", async () => {
     service = await startService({ rpc: { [CHAIN_ID]: proxy.url } });
     // Before the revocation the service is live and right, the direct revokeDelegate included.
-    const before = await waitFor("the wallet's delegation to be indexed", async () => {
-      const a = await ask(x, wallet);
-      return a.status === 200 && a.block! >= walletDelegation.block ? a : undefined;
-    }, 60_000);
+    const before = await waitFor(
+      "the wallet's delegation to be indexed",
+      async () => {
+        const a = await ask(x, wallet);
+        return a.status === 200 && a.block! >= walletDelegation.block ? a : undefined;
+      },
+      60_000,
+    );
     expect(before.body, `(x, wallet) at ${before.block}`).toBe(before.expected);
     expect(before.body).toBe("true");
-    for (const [delegate, want] of [[revoked, "false"], [kept, "true"]] as const) {
+    for (const [delegate, want] of [
+      [revoked, "false"],
+      [kept, "true"],
+    ] as const) {
       const a = await ask(delegate, vault);
       expect(a.status).toBe(200);
       expect(a.body, `(${delegate}, vault) at ${a.block}`).toBe(a.expected);
@@ -225,9 +287,13 @@ describe("v1 revokeDelegate through a contract wallet, on an RPC without debug_t
     const exited = await exitOf(service).catch((error: Error) => error);
     const seen = await watcher.stop();
     const output = plainOutput(service);
-    log(`live: ${typeof exited === "number" ? `ponder exited with code ${exited}` : `ponder still running after ${EXIT_WITHIN_MS / 1000} s`}; answers seen: ${summary(seen)}`);
+    log(
+      `live: ${typeof exited === "number" ? `ponder exited with code ${exited}` : `ponder still running after ${EXIT_WITHIN_MS / 1000} s`}; answers seen: ${summary(seen)}`,
+    );
     const refused = proxy.refused;
-    log(`live: debug calls refused: ${refused.length} (${refused.map((c) => `${c.method} id ${JSON.stringify(c.id)}`).join(", ")}); calls that came in batches: ${proxy.calls.filter((c) => c.batch).length} of ${proxy.calls.length}`);
+    log(
+      `live: debug calls refused: ${refused.length} (${refused.map((c) => `${c.method} id ${JSON.stringify(c.id)}`).join(", ")}); calls that came in batches: ${proxy.calls.filter((c) => c.batch).length} of ${proxy.calls.length}`,
+    );
     const message = output.split("\n").find((line) => line.includes(`v1 revokeDelegate in transaction ${revoke.hash}`));
     log(`live: the error line: ${message?.trim()}`);
 
@@ -236,13 +302,18 @@ describe("v1 revokeDelegate through a contract wallet, on an RPC without debug_t
     expect(message).toContain("debug_traceTransaction");
     expect(output).toContain("Configure an RPC URL for this chain that serves the debug namespace");
     // Only that transaction needed a trace, and Ponder did not retry a "method not found".
-    expect(refused.map((c) => [c.method, c.params[0]])).toEqual(refused.map(() => ["debug_traceTransaction", revoke.hash]));
+    expect(refused.map((c) => [c.method, c.params[0]])).toEqual(
+      refused.map(() => ["debug_traceTransaction", revoke.hash]),
+    );
     expect(refused.length).toBeGreaterThanOrEqual(1);
     expect(proxy.calls.some((c) => c.params[0] === directRevoke.hash && c.method.startsWith("debug_"))).toBe(false);
     // It stops (Ponder: a non-retryable indexing error ends the process, code 1)…
     expect(exited, "ponder exits by itself").toBe(1);
     // …and until then never reported the revocation's block: no answer ignored the revocation.
-    expect(seen.filter((o) => o.status === 200).length, "the service answered while it waited for the revocation's block").toBeGreaterThan(0);
+    expect(
+      seen.filter((o) => o.status === 200).length,
+      "the service answered while it waited for the revocation's block",
+    ).toBeGreaterThan(0);
     await expectNoAnswerPast(seen, "live");
   });
 
@@ -257,12 +328,17 @@ describe("v1 revokeDelegate through a contract wallet, on an RPC without debug_t
 
     const watcher = watch(service!, checkPath(x, wallet));
     // It may stop before its HTTP server is up: then restart throws, and the exit is what counts.
-    const started = await service!.restart("listening").then(() => "listening", (error: Error) => error.message.split("\n")[0]!);
+    const started = await service!.restart("listening").then(
+      () => "listening",
+      (error: Error) => error.message.split("\n")[0]!,
+    );
     const exited = await exitOf(service!).catch((error: Error) => error);
     const seen = await watcher.stop();
     const output = plainOutput(service!);
     const refused = proxy.refused.slice(refusedBefore);
-    log(`restart: ${started}; ${typeof exited === "number" ? `ponder exited with code ${exited}` : `ponder still running after ${EXIT_WITHIN_MS / 1000} s`}; answers seen: ${summary(seen)}`);
+    log(
+      `restart: ${started}; ${typeof exited === "number" ? `ponder exited with code ${exited}` : `ponder still running after ${EXIT_WITHIN_MS / 1000} s`}; answers seen: ${summary(seen)}`,
+    );
     log(`restart: debug calls refused: ${refused.length}`);
 
     expect(output).toContain(`v1 revokeDelegate in transaction ${revoke.hash} (chain ${CHAIN_ID})`);
@@ -279,16 +355,25 @@ describe("v1 revokeDelegate through a contract wallet, on an RPC without debug_t
     proxy.refuseDebug = false;
     const tracesBefore = proxy.calls.length;
     await service!.restart("ready");
-    const after = await waitFor("the revocation's block to be indexed", async () => {
-      if (!service!.child.running) throw new GiveUp(`ponder exited:\n${plainOutput(service!).slice(-3000)}`);
-      const a = await ask(x, wallet);
-      return a.status === 200 && a.block! >= revoke.block ? a : undefined;
-    }, 60_000);
+    const after = await waitFor(
+      "the revocation's block to be indexed",
+      async () => {
+        if (!service!.child.running) throw new GiveUp(`ponder exited:\n${plainOutput(service!).slice(-3000)}`);
+        const a = await ask(x, wallet);
+        return a.status === 200 && a.block! >= revoke.block ? a : undefined;
+      },
+      60_000,
+    );
     const traces = proxy.calls.slice(tracesBefore).filter((c) => c.method === "debug_traceTransaction");
-    log(`control: (x, wallet) at X-Indexed-Block ${after.block}: ${after.body} (contract: ${after.expected}); traces asked: ${traces.length}`);
+    log(
+      `control: (x, wallet) at X-Indexed-Block ${after.block}: ${after.body} (contract: ${after.expected}); traces asked: ${traces.length}`,
+    );
     expect(after.body, `(x, wallet) at ${after.block}`).toBe(after.expected);
     expect(after.body).toBe("false");
-    for (const [delegate, want] of [[revoked, "false"], [kept, "true"]] as const) {
+    for (const [delegate, want] of [
+      [revoked, "false"],
+      [kept, "true"],
+    ] as const) {
       const a = await ask(delegate, vault);
       expect(a.body, `(${delegate}, vault) at ${a.block}`).toBe(a.expected);
       expect(a.body).toBe(want);

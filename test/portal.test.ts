@@ -7,13 +7,14 @@
  * Controls are found by their accessible names (labels, button names, roles), as assistive
  * technology finds them.
  */
-import { chromium, type Browser, type Page } from "playwright-core";
+import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { installRegistries } from "./helpers/oracle";
-import { startAnvil, startService, type Anvil, type Service } from "./helpers/processes";
+import { type Anvil, type Service, startAnvil, startService } from "./helpers/processes";
 
 const CHROMIUM = "/usr/bin/chromium";
-const V2 = "/registry/v2/check/all?to=0x70997970C51812dc3A010C7d01b50e0d17dc79C8&from=0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266&chainId=31337";
+const V2 =
+  "/registry/v2/check/all?to=0x70997970C51812dc3A010C7d01b50e0d17dc79C8&from=0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266&chainId=31337";
 
 let anvil: Anvil;
 let service: Service;
@@ -26,7 +27,16 @@ beforeAll(async () => {
     startService({ rpc: { 31337: anvil.url } }),
     chromium.launch({
       executablePath: CHROMIUM,
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+      args: [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+      ],
     }),
   ]);
 });
@@ -83,14 +93,9 @@ describe("the developer portal", () => {
 
     const row = page.locator(`#key-rows tr[data-key-id="${id}"]`);
     await page.getByRole("button", { name: "Refresh" }).click();
-    await expect.poll(async () => (await row.locator("td").allTextContents()).map((t) => t.trim()), POLL).toEqual([
-      id,
-      "portal test",
-      expect.any(String),
-      "Active",
-      "40",
-      "Revoke",
-    ]);
+    await expect
+      .poll(async () => (await row.locator("td").allTextContents()).map((t) => t.trim()), POLL)
+      .toEqual([id, "portal test", expect.any(String), "Active", "40", "Revoke"]);
 
     // Signed in for the rest of the tab's session; the key itself is not shown again.
     await page.reload();

@@ -10,13 +10,22 @@
  *
  * Reproduce a failure with the seed it prints: SEED=<n> npx vitest run test/reorg.test.ts
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
 import type { Address } from "viem";
-import { abis, installRegistries } from "./helpers/oracle";
-import { startAnvil, startReplica, startService, waitFor, type Anvil, type Replica, type Service } from "./helpers/processes";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { callView, plainOutput, rpc, sendWrite } from "./helpers/chain-tools";
 import { chooseSeed, Rng } from "./helpers/common";
 import { historyMismatches } from "./helpers/history";
+import { abis, installRegistries } from "./helpers/oracle";
+import {
+  type Anvil,
+  type Replica,
+  type Service,
+  startAnvil,
+  startReplica,
+  startService,
+  waitFor,
+} from "./helpers/processes";
 
 const SEED = chooseSeed();
 console.log(`[reorg] SEED=${SEED} (rerun with SEED=${SEED} npx vitest run test/reorg.test.ts)`);
@@ -56,8 +65,10 @@ describe("answers sampled during a reorganization", () => {
     const [vaultA, vaultB, ...others] = accounts.slice(1) as Address[];
     const delegates = others.slice(0, 6);
     const token = accounts[19]!;
-    const v2 = (from: Address, fn: string, args: readonly unknown[]) => sendWrite(anvil.url, abis.v2, from, registries.v2, fn, args);
-    const v1 = (from: Address, fn: string, args: readonly unknown[]) => sendWrite(anvil.url, abis.v1, from, registries.v1, fn, args);
+    const v2 = (from: Address, fn: string, args: readonly unknown[]) =>
+      sendWrite(anvil.url, abis.v2, from, registries.v2, fn, args);
+    const v1 = (from: Address, fn: string, args: readonly unknown[]) =>
+      sendWrite(anvil.url, abis.v1, from, registries.v1, fn, args);
     const amount = () => BigInt(1 + rng.int(1_000_000));
 
     // Watched: ERC20 amounts of (vault, delegate) pairs, and v1 delegations for all.
@@ -66,11 +77,33 @@ describe("answers sampled during a reorganization", () => {
       for (const delegate of delegates) {
         queries.push({
           path: `/registry/v2/check/erc20?chainId=${CHAIN_ID}&from=${vault}&to=${delegate}&contract=${token}&rights=`,
-          call: async (block, paused) => String(await callView(anvil.url, abis.v2, registries.v2, "checkDelegateForERC20", [delegate, vault, token, RIGHTS], block, paused)),
+          call: async (block, paused) =>
+            String(
+              await callView(
+                anvil.url,
+                abis.v2,
+                registries.v2,
+                "checkDelegateForERC20",
+                [delegate, vault, token, RIGHTS],
+                block,
+                paused,
+              ),
+            ),
         });
         queries.push({
           path: `/registry/v1/check/all?chainId=${CHAIN_ID}&delegate=${delegate}&vault=${vault}`,
-          call: async (block, paused) => String(await callView(anvil.url, abis.v1, registries.v1, "checkDelegateForAll", [delegate, vault], block, paused)),
+          call: async (block, paused) =>
+            String(
+              await callView(
+                anvil.url,
+                abis.v1,
+                registries.v1,
+                "checkDelegateForAll",
+                [delegate, vault],
+                block,
+                paused,
+              ),
+            ),
         });
       }
     }
@@ -88,10 +121,18 @@ describe("answers sampled during a reorganization", () => {
       return res.status === 200 ? BigInt(res.headers.get("x-indexed-block") ?? "0") : undefined;
     };
     const untilEvery = (what: string, block: bigint) =>
-      Promise.all(processes.map((base) => waitFor(`${base} to index block ${block} (${what})`, async () => {
-        const indexed = await indexedAt(base);
-        return indexed !== undefined && indexed >= block ? indexed : undefined;
-      }, 120_000)));
+      Promise.all(
+        processes.map((base) =>
+          waitFor(
+            `${base} to index block ${block} (${what})`,
+            async () => {
+              const indexed = await indexedAt(base);
+              return indexed !== undefined && indexed >= block ? indexed : undefined;
+            },
+            120_000,
+          ),
+        ),
+      );
 
     const fork = BigInt((await rpc(anvil.url, "eth_blockNumber")) as string);
     const snapshot = (await rpc(anvil.url, "evm_snapshot")) as string;
@@ -110,7 +151,7 @@ describe("answers sampled during a reorganization", () => {
     };
 
     // Branch A, indexed live; the contract's answers on it are kept before it goes.
-    const headA = await branch(vaultA!);
+    await branch(vaultA!);
     // Mining pauses until the revert, so that the answers kept cover branch A to its tip.
     await rpc(anvil.url, "evm_setIntervalMining", [0]);
     const tipA = BigInt((await rpc(anvil.url, "eth_blockNumber")) as string);
@@ -125,7 +166,13 @@ describe("answers sampled during a reorganization", () => {
         for (let i = worker; sampling; i += SAMPLERS) {
           const query = i % queries.length;
           const res = await fetch(`${base}${queries[query]!.path}`, { headers: service.headers });
-          samples.get(base)!.push({ query, status: res.status, body: await res.text(), block: BigInt(res.headers.get("x-indexed-block") ?? "-1"), at: Date.now() });
+          samples.get(base)!.push({
+            query,
+            status: res.status,
+            body: await res.text(),
+            block: BigInt(res.headers.get("x-indexed-block") ?? "-1"),
+            at: Date.now(),
+          });
         }
       }),
     );
@@ -148,7 +195,9 @@ describe("answers sampled during a reorganization", () => {
     expect(plainOutput(service), tag("the indexer saw the reorganization")).toMatch(/Reorged block/);
 
     const headB = BigInt((await rpc(anvil.url, "eth_blockNumber")) as string);
-    const lowest = [...samples.values()].flat().reduce((min, s) => (s.block >= 0n && s.block < min ? s.block : min), fork);
+    const lowest = [...samples.values()]
+      .flat()
+      .reduce((min, s) => (s.block >= 0n && s.block < min ? s.block : min), fork);
     const onB = await answersOn(queries, lowest, headB);
     for (const [base, taken] of samples) {
       const problems: string[] = [];
@@ -162,13 +211,20 @@ describe("answers sampled during a reorganization", () => {
         const b = onB.get(s.block)?.[s.query];
         // Up to the fork both branches are one chain.
         const a = s.block <= fork ? b : onA.get(s.block)?.[s.query];
-        if (s.body !== a && s.body !== b) problems.push(`${where}: ${s.body}, branch A says ${a ?? "(no such block)"}, branch B ${b ?? "(no such block)"}`);
+        if (s.body !== a && s.body !== b)
+          problems.push(
+            `${where}: ${s.body}, branch A says ${a ?? "(no such block)"}, branch B ${b ?? "(no such block)"}`,
+          );
         else if (s.body === b && s.body !== a) followedB = true;
-        else if (followedB && s.body !== b) problems.push(`${where}: ${s.body}, branch A's answer after the process had answered from branch B`);
+        else if (followedB && s.body !== b)
+          problems.push(`${where}: ${s.body}, branch A's answer after the process had answered from branch B`);
       }
       expect(taken.length, tag(`${base}: answers sampled`)).toBeGreaterThan(500);
       expect(followedB, tag(`${base}: followed branch B`)).toBe(true);
-      expect(problems.slice(0, 10), tag(`${base}: ${problems.length} of ${taken.length} sampled answers wrong`)).toEqual([]);
+      expect(
+        problems.slice(0, 10),
+        tag(`${base}: ${problems.length} of ${taken.length} sampled answers wrong`),
+      ).toEqual([]);
     }
 
     const history = await historyMismatches(service, anvil.url, registries);
@@ -177,7 +233,8 @@ describe("answers sampled during a reorganization", () => {
     /** The contract's answer to every query at every block of [from, to], on the chain as it is now. */
     async function answersOn(all: Query[], from: bigint, to: bigint, paused = false): Promise<Map<bigint, string[]>> {
       const out = new Map<bigint, string[]>();
-      for (let block = from; block <= to; block++) out.set(block, await Promise.all(all.map((q) => q.call(block, paused))));
+      for (let block = from; block <= to; block++)
+        out.set(block, await Promise.all(all.map((q) => q.call(block, paused))));
       return out;
     }
   });

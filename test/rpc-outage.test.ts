@@ -6,13 +6,14 @@
  * of which one is down, the indexer keeps up through the other. While the faults hold indexing back,
  * the chains endpoint reports the chain `behind` (and, on Postgres, an API replica's /ready says so).
  */
+
+import { type Address, zeroHash } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { zeroHash, type Address } from "viem";
-import { callView, sendWrite, startRpcProxy, type Fault, type RpcProxy } from "./helpers/chain-tools";
+import { callView, type Fault, type RpcProxy, sendWrite, startRpcProxy } from "./helpers/chain-tools";
 import { rpc } from "./helpers/common";
 import { historyMismatches } from "./helpers/history";
 import { abis, installRegistries } from "./helpers/oracle";
-import { startAnvil, startReplica, startService, waitFor, type Anvil, type Service } from "./helpers/processes";
+import { type Anvil, type Service, startAnvil, startReplica, startService, waitFor } from "./helpers/processes";
 
 const CHAIN_ID = 31337;
 const PHASE_MS = 15_000;
@@ -20,7 +21,10 @@ const PHASE_MS = 15_000;
 const BEHIND_AFTER_SECONDS = 8;
 const FAULTS: [string, Fault][] = [
   ["connections dropped", { drop: true }],
-  ["429 Too Many Requests", { status: 429, body: '{"jsonrpc":"2.0","id":1,"error":{"code":-32005,"message":"rate limited"}}' }],
+  [
+    "429 Too Many Requests",
+    { status: 429, body: '{"jsonrpc":"2.0","id":1,"error":{"code":-32005,"message":"rate limited"}}' },
+  ],
   ["500 Internal Server Error", { status: 500, body: "upstream failure" }],
   ["malformed JSON", { status: 200, body: '{"jsonrpc":"2.0","id":1,"result":{"number":"0x' }],
 ];
@@ -44,14 +48,30 @@ describe("the indexer's RPC fails", () => {
   });
 
   /** account i delegates everything to account j; the block it landed in. */
-  const delegate = (i: number, j: number) => sendWrite(anvil.url, abis.v2, accounts[i]!, registries.v2, "delegateAll", [accounts[j]!, zeroHash, true]);
+  const delegate = (i: number, j: number) =>
+    sendWrite(anvil.url, abis.v2, accounts[i]!, registries.v2, "delegateAll", [accounts[j]!, zeroHash, true]);
 
   /** The service's answer for (i → j), and the contract's at the block the answer reports. */
   async function compare(service: Service, i: number, j: number) {
-    const res = await fetch(`${service.url}/registry/v2/check/all?chainId=${CHAIN_ID}&from=${accounts[i]}&to=${accounts[j]}`, { headers: service.headers });
+    const res = await fetch(
+      `${service.url}/registry/v2/check/all?chainId=${CHAIN_ID}&from=${accounts[i]}&to=${accounts[j]}`,
+      { headers: service.headers },
+    );
     const body = await res.text();
     const block = res.headers.get("x-indexed-block");
-    const expected = block === null ? undefined : String(await callView(anvil.url, abis.v2, registries.v2, "checkDelegateForAll", [accounts[j]!, accounts[i]!, zeroHash], BigInt(block)));
+    const expected =
+      block === null
+        ? undefined
+        : String(
+            await callView(
+              anvil.url,
+              abis.v2,
+              registries.v2,
+              "checkDelegateForAll",
+              [accounts[j]!, accounts[i]!, zeroHash],
+              BigInt(block),
+            ),
+          );
     return { status: res.status, body, block: block === null ? undefined : BigInt(block), expected };
   }
 
@@ -61,17 +81,31 @@ describe("the indexer's RPC fails", () => {
     let fault: Fault | undefined;
     const proxy: RpcProxy = await startRpcProxy(anvil.url, () => fault);
     started.push(proxy.close);
-    const service = await startService({ rpc: { [CHAIN_ID]: proxy.url }, env: { BEHIND_AFTER_SECONDS: String(BEHIND_AFTER_SECONDS) } });
+    const service = await startService({
+      rpc: { [CHAIN_ID]: proxy.url },
+      env: { BEHIND_AFTER_SECONDS: String(BEHIND_AFTER_SECONDS) },
+    });
     started.push(service.stop);
     // On Postgres, an API replica too: its /ready names a chain behind and stays 200.
-    const replica = process.env.DATABASE_URL ? await startReplica(service, { BEHIND_AFTER_SECONDS: String(BEHIND_AFTER_SECONDS) }) : undefined;
+    const replica = process.env.DATABASE_URL
+      ? await startReplica(service, { BEHIND_AFTER_SECONDS: String(BEHIND_AFTER_SECONDS) })
+      : undefined;
     if (replica) started.push(replica.stop);
     const first = await delegate(1, 2);
-    await waitFor("the first delegation to be indexed", async () => ((await indexed(service)) >= first ? true : undefined));
+    await waitFor("the first delegation to be indexed", async () =>
+      (await indexed(service)) >= first ? true : undefined,
+    );
     const status = async () => {
-      const listed = (await (await fetch(`${service.url}/registry/chains`, { headers: service.headers })).json()) as { chainId: number; status: string; lagSeconds: number }[];
+      const listed = (await (await fetch(`${service.url}/registry/chains`, { headers: service.headers })).json()) as {
+        chainId: number;
+        status: string;
+        lagSeconds: number;
+      }[];
       const ready = replica ? await fetch(`${replica.url}/ready`) : undefined;
-      return { ...listed.find((c) => c.chainId === CHAIN_ID)!, replicaReady: ready && { status: ready.status, text: await ready.text() } };
+      return {
+        ...listed.find((c) => c.chainId === CHAIN_ID)!,
+        replicaReady: ready && { status: ready.status, text: await ready.text() },
+      };
     };
     expect((await status()).status, "before the faults").toBe("live");
     const seen: Awaited<ReturnType<typeof status>>[] = [];
@@ -100,15 +134,30 @@ describe("the indexer's RPC fails", () => {
 
     // The chains endpoint (and a replica's /ready) said so while the indexed block grew old.
     const behind = seen.filter((s) => s.status === "behind");
-    expect(behind.length, `statuses during the faults: ${JSON.stringify(seen.map((s) => s.status))}`).toBeGreaterThan(seen.length / 2);
+    expect(behind.length, `statuses during the faults: ${JSON.stringify(seen.map((s) => s.status))}`).toBeGreaterThan(
+      seen.length / 2,
+    );
     expect(behind.every((s) => s.lagSeconds > BEHIND_AFTER_SECONDS)).toBe(true);
     if (replica) {
-      expect(behind.some((s) => s.replicaReady!.status === 200 && s.replicaReady!.text.includes(`chain ${CHAIN_ID} is behind`)), JSON.stringify(behind.map((s) => s.replicaReady))).toBe(true);
+      expect(
+        behind.some(
+          (s) => s.replicaReady!.status === 200 && s.replicaReady!.text.includes(`chain ${CHAIN_ID} is behind`),
+        ),
+        JSON.stringify(behind.map((s) => s.replicaReady)),
+      ).toBe(true);
     }
 
     fault = undefined;
-    await waitFor("indexing to resume by itself", async () => ((await indexed(service)) >= last ? true : undefined), 120_000);
-    await waitFor("the chain to be live again", async () => ((await status()).status === "live" ? true : undefined), 60_000);
+    await waitFor(
+      "indexing to resume by itself",
+      async () => ((await indexed(service)) >= last ? true : undefined),
+      120_000,
+    );
+    await waitFor(
+      "the chain to be live again",
+      async () => ((await status()).status === "live" ? true : undefined),
+      60_000,
+    );
     for (let j = 2; j < 20; j++) {
       const answer = await compare(service, 1, j);
       expect(answer.body, `1 → ${j} at block ${answer.block}`).toBe(answer.expected);
@@ -128,10 +177,14 @@ describe("the indexer's RPC fails", () => {
     started.push(service.stop);
     for (let j = 0; j < 5; j++) {
       const block = await delegate(5, j);
-      const answer = await waitFor(`delegation 5 → ${j} to be indexed`, async () => {
-        const a = await compare(service, 5, j);
-        return a.block !== undefined && a.block >= block ? a : undefined;
-      }, 30_000);
+      const answer = await waitFor(
+        `delegation 5 → ${j} to be indexed`,
+        async () => {
+          const a = await compare(service, 5, j);
+          return a.block !== undefined && a.block >= block ? a : undefined;
+        },
+        30_000,
+      );
       expect(answer.body).toBe(answer.expected);
       expect(answer.body).toBe("true");
     }

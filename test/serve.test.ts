@@ -7,14 +7,23 @@
  * Reproduce a failure with the seed it prints: SEED=<n> DATABASE_URL=… npx vitest run test/serve.test.ts
  */
 import { get as httpGet, type IncomingMessage } from "node:http";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Address, Hex } from "viem";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { callView, plainOutput, sendWrite } from "./helpers/chain-tools";
+import { historyMismatches } from "./helpers/history";
 import { abis, installRegistries } from "./helpers/oracle";
-import { startAnvil, startReplica, startService, waitFor, type Anvil, type Replica, type Service } from "./helpers/processes";
+import {
+  type Anvil,
+  type Replica,
+  type Service,
+  startAnvil,
+  startReplica,
+  startService,
+  waitFor,
+} from "./helpers/processes";
 import {
   ADDRESS_0,
-  Rng,
-  WriteGenerator,
+  type CheckSpec,
   checkUrl,
   chooseSeed,
   compareChecks,
@@ -23,18 +32,17 @@ import {
   firstEnabled,
   indexedBlock,
   makePools,
+  type Oracle,
+  type Position,
+  type Receipt,
+  Rng,
   randomCheck,
   report,
   roomyBlocks,
   rpc,
   sendAll,
-  type CheckSpec,
-  type Oracle,
-  type Position,
-  type Receipt,
+  WriteGenerator,
 } from "./helpers/v2-writes";
-import { callView, plainOutput, sendWrite } from "./helpers/chain-tools";
-import { historyMismatches } from "./helpers/history";
 
 const SEED = chooseSeed();
 console.log(`[serve] SEED=${SEED} (rerun with SEED=${SEED} npx vitest run test/serve.test.ts)`);
@@ -71,11 +79,22 @@ describe.runIf(process.env.DATABASE_URL)("npm run serve: API processes apart fro
       generator.nonces.set(sender, Number(await rpc(anvil.url, "eth_getTransactionCount", [sender, "pending"])));
     }
     oracle = { rpcUrl: anvil.url, serviceUrl: "", registry: installed.v2, abi: abis.v2, chainId: CHAIN_ID, seed: SEED };
-    const receipts = await sendAll(anvil.url, installed.v2, abis.v2, Array.from({ length: TXS }, () => generator.nextTx()), SEED);
-    expect(receipts.every((r) => r.status === "0x1"), tag("every write succeeded")).toBe(true);
+    const receipts = await sendAll(
+      anvil.url,
+      installed.v2,
+      abis.v2,
+      Array.from({ length: TXS }, () => generator.nextTx()),
+      SEED,
+    );
+    expect(
+      receipts.every((r) => r.status === "0x1"),
+      tag("every write succeeded"),
+    ).toBe(true);
     firstEnabled(decodeEvents(abis.v2, installed.v2, receipts), positions);
     lastWriteBlock = receipts.reduce((max, r) => (BigInt(r.blockNumber) > max ? BigInt(r.blockNumber) : max), 0n);
-    wallets = [...new Set([...pools.senders, ...pools.delegates, accounts[14]!, ADDRESS_0].map((a) => a.toLowerCase()))] as Address[];
+    wallets = [
+      ...new Set([...pools.senders, ...pools.delegates, accounts[14]!, ADDRESS_0].map((a) => a.toLowerCase())),
+    ] as Address[];
     specs = Array.from({ length: CHECKS }, () => randomCheck(queryRng, pools, generator.history));
     urls = specs.map((s) => checkUrl(queryRng, CHAIN_ID, s));
 
@@ -102,7 +121,10 @@ describe.runIf(process.env.DATABASE_URL)("npm run serve: API processes apart fro
       expect(checks.compared, tag("checks compared")).toBe(CHECKS);
       expect(checks.positive, tag("true/non-zero answers among them")).toBeGreaterThan(CHECKS * 0.1);
       expect(listings.compared, tag("listings compared")).toBe(wallets.length);
-      expect([...checks.mismatches, ...listings.mismatches].length, report(SEED, `replica ${replica.url}`, [...checks.mismatches, ...listings.mismatches])).toBe(0);
+      expect(
+        [...checks.mismatches, ...listings.mismatches].length,
+        report(SEED, `replica ${replica.url}`, [...checks.mismatches, ...listings.mismatches]),
+      ).toBe(0);
     }
   });
 
@@ -117,12 +139,16 @@ describe.runIf(process.env.DATABASE_URL)("npm run serve: API processes apart fro
       "/registry/chains",
     ];
     const bodies = async (base: string) =>
-      Promise.all(paths.map(async (p) => {
-        const res = await fetch(base + p, { headers: service.headers });
-        // The chains listing reports the block indexed now and its age, which move as anvil mines.
-        const body = (await res.text()).replace(/"indexedBlock":\d+/g, '"indexedBlock":…').replace(/"lagSeconds":\d+/g, '"lagSeconds":…');
-        return `${res.status} ${res.headers.get("content-type")} ${body}`;
-      }));
+      Promise.all(
+        paths.map(async (p) => {
+          const res = await fetch(base + p, { headers: service.headers });
+          // The chains listing reports the block indexed now and its age, which move as anvil mines.
+          const body = (await res.text())
+            .replace(/"indexedBlock":\d+/g, '"indexedBlock":…')
+            .replace(/"lagSeconds":\d+/g, '"lagSeconds":…');
+          return `${res.status} ${res.headers.get("content-type")} ${body}`;
+        }),
+      );
     const [own, ...others] = await Promise.all([service.url, ...replicas.map((r) => r.url)].map(bodies));
     for (const other of others) {
       const differing = paths.filter((_, i) => other[i] !== own![i]);
@@ -134,27 +160,48 @@ describe.runIf(process.env.DATABASE_URL)("npm run serve: API processes apart fro
   it("follows live writes and a reorganization: every process answers what the chain now says", async () => {
     const processes = [service.url, ...replicas.map((r) => r.url)];
     const [z, w, x, y] = accounts.slice(15, 19) as [Address, Address, Address, Address];
-    const v1Check = (delegate: Address, vault: Address) => `/registry/v1/check/all?chainId=${CHAIN_ID}&delegate=${delegate}&vault=${vault}`;
+    const v1Check = (delegate: Address, vault: Address) =>
+      `/registry/v1/check/all?chainId=${CHAIN_ID}&delegate=${delegate}&vault=${vault}`;
     /** Every process's v1 answer for (delegate, vault), each with the contract's at the block it reports. */
     const v1Answers = (delegate: Address, vault: Address) =>
-      Promise.all(processes.map(async (base) => {
-        const res = await fetch(base + v1Check(delegate, vault), { headers: service.headers });
-        const block = BigInt(res.headers.get("x-indexed-block") ?? "0");
-        const chain = await callView(anvil.url, abis.v1, v1Registry, "checkDelegateForAll", [delegate, vault], block);
-        return { base, status: res.status, got: await res.text(), want: String(chain), block };
-      }));
+      Promise.all(
+        processes.map(async (base) => {
+          const res = await fetch(base + v1Check(delegate, vault), { headers: service.headers });
+          const block = BigInt(res.headers.get("x-indexed-block") ?? "0");
+          const chain = await callView(anvil.url, abis.v1, v1Registry, "checkDelegateForAll", [delegate, vault], block);
+          return { base, status: res.status, got: await res.text(), want: String(chain), block };
+        }),
+      );
     const untilEvery = (what: string, block: bigint) =>
-      Promise.all(processes.map((base) => waitFor(`${base} to index block ${block} (${what})`, async () => {
-        const indexed = await indexedBlock({ ...oracle, serviceUrl: base, headers: service.headers });
-        return indexed !== undefined && indexed >= block ? indexed : undefined;
-      }, 120_000)));
+      Promise.all(
+        processes.map((base) =>
+          waitFor(
+            `${base} to index block ${block} (${what})`,
+            async () => {
+              const indexed = await indexedBlock({ ...oracle, serviceUrl: base, headers: service.headers });
+              return indexed !== undefined && indexed >= block ? indexed : undefined;
+            },
+            120_000,
+          ),
+        ),
+      );
     const resetNonces = async () => {
-      for (const sender of pools.senders) generator.nonces.set(sender, Number(await rpc(anvil.url, "eth_getTransactionCount", [sender, "pending"])));
+      for (const sender of pools.senders)
+        generator.nonces.set(sender, Number(await rpc(anvil.url, "eth_getTransactionCount", [sender, "pending"])));
     };
     const writeBatch = async (n: number) => {
       await resetNonces();
-      const receipts = await sendAll(anvil.url, oracle.registry, abis.v2, Array.from({ length: n }, () => generator.nextTx()), SEED);
-      expect(receipts.every((r) => r.status === "0x1"), tag("every write succeeded")).toBe(true);
+      const receipts = await sendAll(
+        anvil.url,
+        oracle.registry,
+        abis.v2,
+        Array.from({ length: n }, () => generator.nextTx()),
+        SEED,
+      );
+      expect(
+        receipts.every((r) => r.status === "0x1"),
+        tag("every write succeeded"),
+      ).toBe(true);
       return receipts.reduce((max, r) => (BigInt(r.blockNumber) > max ? BigInt(r.blockNumber) : max), 0n);
     };
 
@@ -166,7 +213,8 @@ describe.runIf(process.env.DATABASE_URL)("npm run serve: API processes apart fro
     const v1A = await sendWrite(anvil.url, abis.v1, x, v1Registry, "delegateForAll", [y, true]);
     const headA = v1A > headA0 ? v1A : headA0;
     await untilEvery("branch A", headA);
-    for (const a of await v1Answers(y, x)) expect(a, tag(`${a.base}: X's delegation on branch A`)).toMatchObject({ status: 200, got: "true", want: "true" });
+    for (const a of await v1Answers(y, x))
+      expect(a, tag(`${a.base}: X's delegation on branch A`)).toMatchObject({ status: 200, got: "true", want: "true" });
 
     // Branch B replaces A from the fork: other writes, Z revokes everything, and more blocks than A.
     expect(await rpc(anvil.url, "evm_revert", [fork]), tag("evm_revert")).toBe(true);
@@ -179,16 +227,25 @@ describe.runIf(process.env.DATABASE_URL)("npm run serve: API processes apart fro
     await untilEvery("branch B", headB);
     expect(plainOutput(service), tag("the indexer saw the reorganization")).toMatch(/Reorged block/);
 
-    for (const [delegate, vault, want] of [[y, x, "false"], [w, z, "false"]] as const) {
+    for (const [delegate, vault, want] of [
+      [y, x, "false"],
+      [w, z, "false"],
+    ] as const) {
       for (const a of await v1Answers(delegate, vault)) {
-        expect(a, tag(`${a.base}: v1 (${delegate}, ${vault}) after the reorganization`)).toMatchObject({ status: 200, got: want, want });
+        expect(a, tag(`${a.base}: v1 (${delegate}, ${vault}) after the reorganization`)).toMatchObject({
+          status: 200,
+          got: want,
+          want,
+        });
       }
     }
     const all = [...generator.history];
     const after = Array.from({ length: CHECKS }, () => randomCheck(queryRng, pools, all));
     const afterUrls = after.map((spec) => checkUrl(queryRng, CHAIN_ID, spec));
     // List positions as the chain now has them: from its logs, the reorganized ones gone.
-    const logs = (await rpc(anvil.url, "eth_getLogs", [{ address: oracle.registry, fromBlock: "0x0", toBlock: "latest" }])) as Receipt["logs"];
+    const logs = (await rpc(anvil.url, "eth_getLogs", [
+      { address: oracle.registry, fromBlock: "0x0", toBlock: "latest" },
+    ])) as Receipt["logs"];
     const onChain = firstEnabled(decodeEvents(abis.v2, oracle.registry, [{ logs } as Receipt]));
     for (const base of processes) {
       const o = { ...oracle, serviceUrl: base, headers: service.headers };
@@ -215,11 +272,20 @@ describe.runIf(process.env.DATABASE_URL)("npm run serve: API processes apart fro
     /** A sample's value: `labels` as written between the braces ("" for none). */
     const sample = (text: string, name: string, labels = "") => {
       const line = `${name}${labels ? `{${labels}}` : ""} `;
-      return Number(text.split("\n").find((l) => l.startsWith(line))?.slice(line.length) ?? 0);
+      return Number(
+        text
+          .split("\n")
+          .find((l) => l.startsWith(line))
+          ?.slice(line.length) ?? 0,
+      );
     };
-    const chainsAnswered = (text: string) => sample(text, "delegation_api_requests_total", 'route="/registry/chains",status="200"');
+    const chainsAnswered = (text: string) =>
+      sample(text, "delegation_api_requests_total", 'route="/registry/chains",status="200"');
     const blockListed = async () => {
-      const listed = (await (await fetch(`${replica.url}/registry/chains`, { headers: service.headers })).json()) as { chainId: number; indexedBlock: number }[];
+      const listed = (await (await fetch(`${replica.url}/registry/chains`, { headers: service.headers })).json()) as {
+        chainId: number;
+        indexedBlock: number;
+      }[];
       return listed.find((c) => c.chainId === CHAIN_ID)!.indexedBlock;
     };
 
@@ -238,23 +304,39 @@ describe.runIf(process.env.DATABASE_URL)("npm run serve: API processes apart fro
     const highest = await blockListed();
 
     expect(sample(after, "delegation_api_workers"), tag("workers summed")).toBe(2);
-    expect(chainsAnswered(after) - chainsAnswered(before), tag("chains listings counted across both workers")).toBe(COUNT + 1);
+    expect(chainsAnswered(after) - chainsAnswered(before), tag("chains listings counted across both workers")).toBe(
+      COUNT + 1,
+    );
     const block = sample(after, "delegation_chain_indexed_block", `chain_id="${CHAIN_ID}"`);
-    expect(block, tag("indexed block in /metrics, between the chains endpoint's before and after")).toBeGreaterThanOrEqual(lowest);
+    expect(
+      block,
+      tag("indexed block in /metrics, between the chains endpoint's before and after"),
+    ).toBeGreaterThanOrEqual(lowest);
     expect(block, tag("indexed block in /metrics")).toBeLessThanOrEqual(highest);
     expect(sample(after, "delegation_chain_ready", `chain_id="${CHAIN_ID}"`), tag("chain ready")).toBe(1);
     expect(sample(after, "delegation_chain_behind", `chain_id="${CHAIN_ID}"`), tag("chain not behind")).toBe(0);
-    expect(sample(after, "delegation_api_resident_memory_bytes"), tag("memory of both workers")).toBeGreaterThan(2 * 20 * 1024 * 1024);
+    expect(sample(after, "delegation_api_resident_memory_bytes"), tag("memory of both workers")).toBeGreaterThan(
+      2 * 20 * 1024 * 1024,
+    );
   });
 
   it("keys are shared: a revoked key is refused by every process; a bad key too", async () => {
     const res = await fetch(`${replicas[0]!.url}/registry/chains`, { headers: { "X-API-KEY": "not-a-key" } });
     expect(res.status).toBe(401);
     expect(res.headers.get("content-type")).toBe("application/problem+json");
-    const keys = (await (await fetch(`${service.url}/admin/keys`, { headers: { Authorization: `Bearer ${service.adminToken}` } })).json()) as { id: string }[];
+    const keys = (await (
+      await fetch(`${service.url}/admin/keys`, { headers: { Authorization: `Bearer ${service.adminToken}` } })
+    ).json()) as { id: string }[];
     expect(keys.length).toBeGreaterThan(0);
     for (const { id } of keys) {
-      expect((await fetch(`${service.url}/admin/keys/${id}`, { method: "DELETE", headers: { Authorization: `Bearer ${service.adminToken}` } })).status).toBe(200);
+      expect(
+        (
+          await fetch(`${service.url}/admin/keys/${id}`, {
+            method: "DELETE",
+            headers: { Authorization: `Bearer ${service.adminToken}` },
+          })
+        ).status,
+      ).toBe(200);
     }
     for (const base of [service.url, ...replicas.map((r) => r.url)]) {
       expect((await fetch(`${base}/registry/chains`, { headers: service.headers })).status, base).toBe(401);

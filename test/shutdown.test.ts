@@ -5,16 +5,26 @@
  * requests not answered are those the process refused once it had begun to stop. And kill -9 of one
  * of two API replicas under load: the other answers every request, right.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { zeroHash, type Address } from "viem";
-import { callView, sendWrite } from "./helpers/chain-tools";
-import { rpc } from "./helpers/common";
-import { abis, installRegistries } from "./helpers/oracle";
+
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Child, createApiKey, freePort, startAnvil, startReplica, startService, waitFor, type Anvil } from "./helpers/processes";
+import { type Address, zeroHash } from "viem";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { callView, sendWrite } from "./helpers/chain-tools";
+import { rpc } from "./helpers/common";
+import { abis, installRegistries } from "./helpers/oracle";
+import {
+  type Anvil,
+  Child,
+  createApiKey,
+  freePort,
+  startAnvil,
+  startReplica,
+  startService,
+  waitFor,
+} from "./helpers/processes";
 
 const CHAIN_ID = 31337;
 const CONNECTIONS = 16;
@@ -30,8 +40,21 @@ beforeAll(async () => {
   anvil = await startAnvil({ chainId: CHAIN_ID });
   registries = await installRegistries(anvil.url);
   accounts = (await rpc(anvil.url, "eth_accounts")) as Address[];
-  const block = await sendWrite(anvil.url, abis.v2, accounts[1]!, registries.v2, "delegateAll", [accounts[2]!, zeroHash, true]);
-  expected = String(await callView(anvil.url, abis.v2, registries.v2, "checkDelegateForAll", [accounts[2]!, accounts[1]!, zeroHash], block));
+  const block = await sendWrite(anvil.url, abis.v2, accounts[1]!, registries.v2, "delegateAll", [
+    accounts[2]!,
+    zeroHash,
+    true,
+  ]);
+  expected = String(
+    await callView(
+      anvil.url,
+      abis.v2,
+      registries.v2,
+      "checkDelegateForAll",
+      [accounts[2]!, accounts[1]!, zeroHash],
+      block,
+    ),
+  );
   expect(expected).toBe("true");
   path = `/registry/v2/check/all?chainId=${CHAIN_ID}&from=${accounts[1]}&to=${accounts[2]}`;
 });
@@ -47,7 +70,11 @@ type Outcome = { sentAt: number; status?: number; body?: string; error?: string 
  * run a while. What each request got, when the signal was sent, and how long the exit took.
  */
 async function stopUnderLoad(url: string, headers: Record<string, string>, child: Child, signal: () => void) {
-  await waitFor("the delegation to be indexed", async () => ((await (await fetch(url + path, { headers })).text()) === expected ? true : undefined), 60_000);
+  await waitFor(
+    "the delegation to be indexed",
+    async () => ((await (await fetch(url + path, { headers })).text()) === expected ? true : undefined),
+    60_000,
+  );
   const outcomes: Outcome[] = [];
   let exited = false;
   const loops = Array.from({ length: CONNECTIONS }, async () => {
@@ -72,7 +99,9 @@ async function stopUnderLoad(url: string, headers: Record<string, string>, child
   exited = true;
   await Promise.all(loops);
   const refused = outcomes.filter((o) => o.error !== undefined).length;
-  console.log(`[shutdown] ${url}: the process exited ${exitMs} ms after the signal; ${outcomes.length} requests, ${refused} refused`);
+  console.log(
+    `[shutdown] ${url}: the process exited ${exitMs} ms after the signal; ${outcomes.length} requests, ${refused} refused`,
+  );
   return { outcomes, signalledAt, exitMs };
 }
 
@@ -81,17 +110,27 @@ function expectCleanStop({ outcomes, signalledAt, exitMs }: Awaited<ReturnType<t
   const before = outcomes.filter((o) => o.sentAt < signalledAt);
   expect(before.length, "requests answered before SIGTERM").toBeGreaterThan(50);
   // Sent before the signal: answered, in full, right.
-  expect(before.filter((o) => o.status !== 200 || o.body !== expected).map((o) => o.error ?? `${o.status} ${o.body}`)).toEqual([]);
+  expect(
+    before.filter((o) => o.status !== 200 || o.body !== expected).map((o) => o.error ?? `${o.status} ${o.body}`),
+  ).toEqual([]);
   // After it: answered right, or refused; never a server error or a wrong answer.
   const after = outcomes.filter((o) => o.sentAt >= signalledAt);
-  expect(after.filter((o) => o.status !== undefined && (o.status !== 200 || o.body !== expected)).map((o) => `${o.status} ${o.body}`)).toEqual([]);
+  expect(
+    after
+      .filter((o) => o.status !== undefined && (o.status !== 200 || o.body !== expected))
+      .map((o) => `${o.status} ${o.body}`),
+  ).toEqual([]);
 }
 
 describe("SIGTERM", () => {
   it("npm start: in-flight requests finish, and it exits within 10 s", async () => {
     const port = await freePort();
     const schema = `shutdown_${Date.now().toString(36)}`;
-    const cleared = Object.fromEntries(Object.keys(process.env).filter((n) => n.startsWith("PONDER_RPC_URL_")).map((n) => [n, ""]));
+    const cleared = Object.fromEntries(
+      Object.keys(process.env)
+        .filter((n) => n.startsWith("PONDER_RPC_URL_"))
+        .map((n) => [n, ""]),
+    );
     const dir = mkdtempSync(join(tmpdir(), "shutdown-test-"));
     const adminToken = randomBytes(24).toString("hex");
     const child = new Child("npm", ["start", "--silent", "--", "--schema", schema], {
@@ -105,7 +144,11 @@ describe("SIGTERM", () => {
     });
     try {
       const url = `http://127.0.0.1:${port}`;
-      await waitFor("npm start to be ready", async () => ((await fetch(`${url}/ready`)).status === 200 ? true : undefined), 120_000);
+      await waitFor(
+        "npm start to be ready",
+        async () => ((await fetch(`${url}/ready`)).status === 200 ? true : undefined),
+        120_000,
+      );
       const headers = { "X-API-KEY": await createApiKey(url, adminToken) };
       // SIGTERM to npm alone, as a container runtime sends it to its first process.
       expectCleanStop(await stopUnderLoad(url, headers, child, () => process.kill(child.process.pid!, "SIGTERM")));
@@ -119,24 +162,40 @@ describe("SIGTERM", () => {
     const service = await startService({ rpc: { [CHAIN_ID]: anvil.url } });
     try {
       const replica = await startReplica(service, { API_WORKERS: "2" });
-      expectCleanStop(await stopUnderLoad(replica.url, service.headers, replica.child, () => process.kill(replica.child.process.pid!, "SIGTERM")));
+      expectCleanStop(
+        await stopUnderLoad(replica.url, service.headers, replica.child, () =>
+          process.kill(replica.child.process.pid!, "SIGTERM"),
+        ),
+      );
       await replica.stop();
     } finally {
       await service.stop();
     }
   });
 
-  it.runIf(process.env.DATABASE_URL)("kill -9 of one API process under load: the other keeps serving, every answer right", async () => {
-    const service = await startService({ rpc: { [CHAIN_ID]: anvil.url } });
-    const [kept, killed] = await Promise.all([startReplica(service, { API_WORKERS: "1" }), startReplica(service, { API_WORKERS: "1" })]);
-    try {
-      const { outcomes } = await stopUnderLoad(kept.url, service.headers, killed.child, () => process.kill(-killed.child.process.pid!, "SIGKILL"));
-      expect(outcomes.length).toBeGreaterThan(100);
-      expect(outcomes.filter((o) => o.status !== 200 || o.body !== expected).map((o) => o.error ?? `${o.status} ${o.body}`)).toEqual([]);
-      expect(await (await fetch(kept.url + path, { headers: service.headers })).text()).toBe(expected);
-    } finally {
-      await Promise.all([kept.stop(), killed.stop()]);
-      await service.stop();
-    }
-  });
+  it.runIf(process.env.DATABASE_URL)(
+    "kill -9 of one API process under load: the other keeps serving, every answer right",
+    async () => {
+      const service = await startService({ rpc: { [CHAIN_ID]: anvil.url } });
+      const [kept, killed] = await Promise.all([
+        startReplica(service, { API_WORKERS: "1" }),
+        startReplica(service, { API_WORKERS: "1" }),
+      ]);
+      try {
+        const { outcomes } = await stopUnderLoad(kept.url, service.headers, killed.child, () =>
+          process.kill(-killed.child.process.pid!, "SIGKILL"),
+        );
+        expect(outcomes.length).toBeGreaterThan(100);
+        expect(
+          outcomes
+            .filter((o) => o.status !== 200 || o.body !== expected)
+            .map((o) => o.error ?? `${o.status} ${o.body}`),
+        ).toEqual([]);
+        expect(await (await fetch(kept.url + path, { headers: service.headers })).text()).toBe(expected);
+      } finally {
+        await Promise.all([kept.stop(), killed.stop()]);
+        await service.stop();
+      }
+    },
+  );
 });

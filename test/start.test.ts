@@ -8,16 +8,17 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { encodeFunctionData, zeroHash, type Address, type Hex } from "viem";
+import { stripVTControlCharacters } from "node:util";
+import { type Address, encodeFunctionData, type Hex, zeroHash } from "viem";
 import { mainnet } from "viem/chains";
+import { afterEach, describe, expect, it } from "vitest";
 import { callView, hex, startRpcProxy } from "./helpers/chain-tools";
 import { rpc } from "./helpers/common";
 import { abis, installRegistries } from "./helpers/oracle";
-import { Child, GiveUp, ROOT, freePort, startAnvil, waitFor, type Anvil } from "./helpers/processes";
+import { type Anvil, Child, freePort, GiveUp, ROOT, startAnvil, waitFor } from "./helpers/processes";
 
-const ANSI = /\u001b\[[0-9;]*m/g;
-const CHECK = "/registry/v2/check/all?chainId=31337&to=0x0000000000000000000000000000000000000002&from=0x0000000000000000000000000000000000000003";
+const CHECK =
+  "/registry/v2/check/all?chainId=31337&to=0x0000000000000000000000000000000000000002&from=0x0000000000000000000000000000000000000003";
 
 const started: { stop(): Promise<void> }[] = [];
 afterEach(async () => {
@@ -29,9 +30,16 @@ afterEach(async () => {
  * `npm start`'s command with only the given RPC variables, a fresh schema and a free port; its
  * PGlite database in `dir` (a fresh directory unless given; on Postgres, the test file's database).
  */
-async function launch(rpc: Record<string, string>, dir = newDir()): Promise<{ child: Child; port: number; output: () => string }> {
+async function launch(
+  rpc: Record<string, string>,
+  dir = newDir(),
+): Promise<{ child: Child; port: number; output: () => string }> {
   const port = await freePort();
-  const cleared = Object.fromEntries(Object.keys(process.env).filter((n) => n.startsWith("PONDER_RPC_URL_")).map((n) => [n, ""]));
+  const cleared = Object.fromEntries(
+    Object.keys(process.env)
+      .filter((n) => n.startsWith("PONDER_RPC_URL_"))
+      .map((n) => [n, ""]),
+  );
   const schema = `start_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
   const child = new Child(join(ROOT, "node_modules/.bin/tsx"), ["scripts/start.ts", "--schema", schema], {
     ...cleared,
@@ -43,7 +51,7 @@ async function launch(rpc: Record<string, string>, dir = newDir()): Promise<{ ch
     ADMIN_TOKEN: "",
   });
   started.push(child);
-  return { child, port, output: () => child.output.replace(ANSI, "") };
+  return { child, port, output: () => stripVTControlCharacters(child.output) };
 }
 
 function newDir(): string {
@@ -67,11 +75,17 @@ describe("npm start with an RPC it cannot reach", () => {
     const url = `http://127.0.0.1:${port}`;
 
     // Three rounds of the message, with the pause growing.
-    const said = await waitFor("the unreachable-RPC message three times", async () => {
-      if (!child.running) throw new GiveUp(`the service exited:\n${output()}`);
-      const lines = output().split("\n").filter((l) => l.includes("cannot reach its RPC"));
-      return lines.length >= 3 ? lines : undefined;
-    }, 60_000);
+    const said = await waitFor(
+      "the unreachable-RPC message three times",
+      async () => {
+        if (!child.running) throw new GiveUp(`the service exited:\n${output()}`);
+        const lines = output()
+          .split("\n")
+          .filter((l) => l.includes("cannot reach its RPC"));
+        return lines.length >= 3 ? lines : undefined;
+      },
+      60_000,
+    );
     for (const line of said) {
       expect(line).toContain("chain 31337");
       expect(line).toContain(rpcUrl);
@@ -83,14 +97,33 @@ describe("npm start with an RPC it cannot reach", () => {
 
     // Meanwhile the API is up and honest: syncing, not down, not a guess.
     const check = await problemOf(await fetch(url + CHECK));
-    expect(check).toMatchObject({ status: 503, type: "application/problem+json", retryAfter: "5", body: { code: "chain_syncing", status: 503 } });
-    const v1 = await problemOf(await fetch(`${url}/registry/v1/0x0000000000000000000000000000000000000002?chainId=31337`));
+    expect(check).toMatchObject({
+      status: 503,
+      type: "application/problem+json",
+      retryAfter: "5",
+      body: { code: "chain_syncing", status: 503 },
+    });
+    const v1 = await problemOf(
+      await fetch(`${url}/registry/v1/0x0000000000000000000000000000000000000002?chainId=31337`),
+    );
     expect(v1).toMatchObject({ status: 503, body: { code: "chain_syncing" } });
     // A chain it is not configured for is still unsupported_chain, not syncing.
-    expect((await problemOf(await fetch(`${url}/registry/v2/check/all?chainId=10&to=0x0000000000000000000000000000000000000002&from=0x0000000000000000000000000000000000000003`))).body.code).toBe("unsupported_chain");
+    expect(
+      (
+        await problemOf(
+          await fetch(
+            `${url}/registry/v2/check/all?chainId=10&to=0x0000000000000000000000000000000000000002&from=0x0000000000000000000000000000000000000003`,
+          ),
+        )
+      ).body.code,
+    ).toBe("unsupported_chain");
     expect((await fetch(`${url}/health`)).status).toBe(200);
     expect((await fetch(`${url}/ready`)).status).toBe(503);
-    const chains = (await (await fetch(`${url}/registry/chains`)).json()) as { chainId: number; status: string; indexedBlock: unknown }[];
+    const chains = (await (await fetch(`${url}/registry/chains`)).json()) as {
+      chainId: number;
+      status: string;
+      indexedBlock: unknown;
+    }[];
     expect(chains).toEqual([expect.objectContaining({ chainId: 31337, status: "syncing", indexedBlock: null })]);
     expect(child.running).toBe(true);
     expect(output()).not.toMatch(/Build failed|uncaught|unhandled/i);
@@ -99,10 +132,14 @@ describe("npm start with an RPC it cannot reach", () => {
     const anvil: Anvil = await startAnvil({ port: rpcPort });
     started.push(anvil);
     await installRegistries(anvil.url);
-    await waitFor("the service to be ready after the RPC came up", async () => {
-      if (!child.running) throw new GiveUp(`the service exited:\n${output()}`);
-      return (await fetch(`${url}/ready`)).status === 200 ? true : undefined;
-    }, 120_000);
+    await waitFor(
+      "the service to be ready after the RPC came up",
+      async () => {
+        if (!child.running) throw new GiveUp(`the service exited:\n${output()}`);
+        return (await fetch(`${url}/ready`)).status === 200 ? true : undefined;
+      },
+      120_000,
+    );
     const answered = await fetch(url + CHECK);
     expect(answered.status).toBe(200);
     expect(await answered.text()).toBe("false");
@@ -115,32 +152,50 @@ describe("npm start with an RPC it cannot reach", () => {
     await installRegistries(anvil.url);
     let failing = true;
     const proxy = await startRpcProxy(anvil.url, (calls) =>
-      failing && calls.some((c) => c.method === "eth_getCode") ? { status: 429, body: '{"jsonrpc":"2.0","id":1,"error":{"code":-32005,"message":"rate limited"}}' } : undefined,
+      failing && calls.some((c) => c.method === "eth_getCode")
+        ? { status: 429, body: '{"jsonrpc":"2.0","id":1,"error":{"code":-32005,"message":"rate limited"}}' }
+        : undefined,
     );
     started.push({ stop: proxy.close });
     const { child, port, output } = await launch({ PONDER_RPC_URL_31337: proxy.url });
-    const said = await waitFor("the start-block message twice", async () => {
-      if (!child.running) throw new GiveUp(`the service exited:\n${output()}`);
-      const lines = output().split("\n").filter((l) => l.includes("could not find where registry"));
-      return lines.length >= 2 ? lines : undefined;
-    }, 60_000);
+    const said = await waitFor(
+      "the start-block message twice",
+      async () => {
+        if (!child.running) throw new GiveUp(`the service exited:\n${output()}`);
+        const lines = output()
+          .split("\n")
+          .filter((l) => l.includes("could not find where registry"));
+        return lines.length >= 2 ? lines : undefined;
+      },
+      60_000,
+    );
     for (const line of said) expect(line).toMatch(/archive node.*Trying again in \d+ s/);
     expect((await problemOf(await fetch(`http://127.0.0.1:${port}${CHECK}`))).body.code).toBe("chain_syncing");
 
     failing = false;
-    await waitFor("the service to be ready once the search succeeds", async () => {
-      if (!child.running) throw new GiveUp(`the service exited:\n${output()}`);
-      return (await fetch(`http://127.0.0.1:${port}/ready`)).status === 200 ? true : undefined;
-    }, 120_000);
+    await waitFor(
+      "the service to be ready once the search succeeds",
+      async () => {
+        if (!child.running) throw new GiveUp(`the service exited:\n${output()}`);
+        return (await fetch(`http://127.0.0.1:${port}/ready`)).status === 200 ? true : undefined;
+      },
+      120_000,
+    );
     expect(output()).toMatch(/registry v2 was deployed in block \d+/);
   });
 
   it("with no RPC configured: Ethereum mainnet through viem's public RPC, and the log says it is slow and rate-limited", async () => {
     const { child, output } = await launch({});
-    const warning = await waitFor("the public-RPC warning", async () => {
-      if (!child.running) throw new GiveUp(`the service exited:\n${output()}`);
-      return output().split("\n").find((l) => l.includes("No PONDER_RPC_URL_<chainId> is set"));
-    }, 60_000);
+    const warning = await waitFor(
+      "the public-RPC warning",
+      async () => {
+        if (!child.running) throw new GiveUp(`the service exited:\n${output()}`);
+        return output()
+          .split("\n")
+          .find((l) => l.includes("No PONDER_RPC_URL_<chainId> is set"));
+      },
+      60_000,
+    );
     expect(warning).toContain(mainnet.rpcUrls.default.http[0]);
     expect(warning).toContain("slow and rate-limited");
     expect(warning).toContain("PONDER_RPC_URL_1=");
@@ -150,7 +205,10 @@ describe("npm start with an RPC it cannot reach", () => {
 
 describe("npm start on a local chain started afresh", () => {
   const from = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266" as const; // anvil's first account
-  const delegates = ["0x00000000000000000000000000000000000000aa", "0x00000000000000000000000000000000000000bb"] as const;
+  const delegates = [
+    "0x00000000000000000000000000000000000000aa",
+    "0x00000000000000000000000000000000000000bb",
+  ] as const;
   /** Both runs delegate at this block, as its only log: the same chain id, block number and log index. */
   const BLOCK = 40n;
 
@@ -177,20 +235,32 @@ describe("npm start on a local chain started afresh", () => {
       const anvil = await startAnvil({ port: rpcPort });
       started.push(anvil);
       const { v2 } = await installRegistries(anvil.url);
-      await writeAtBlock(anvil.url, v2, encodeFunctionData({ abi: abis.v2, functionName: "delegateAll", args: [delegate, zeroHash, true] }));
+      await writeAtBlock(
+        anvil.url,
+        v2,
+        encodeFunctionData({ abi: abis.v2, functionName: "delegateAll", args: [delegate, zeroHash, true] }),
+      );
       const { child, port, output } = await launch({ PONDER_RPC_URL_31337: anvil.url }, dir);
       const url = `http://127.0.0.1:${port}`;
-      await waitFor(`run ${run + 1} to be ready`, async () => {
-        if (!child.running) throw new GiveUp(`the service exited:\n${output()}`);
-        return (await fetch(`${url}/ready`)).status === 200 ? true : undefined;
-      }, 120_000);
+      await waitFor(
+        `run ${run + 1} to be ready`,
+        async () => {
+          if (!child.running) throw new GiveUp(`the service exited:\n${output()}`);
+          return (await fetch(`${url}/ready`)).status === 200 ? true : undefined;
+        },
+        120_000,
+      );
       for (const to of delegates) {
         const query = `${url}/registry/v2/check/all?chainId=31337&from=${from}&to=${to}`;
         // Ready is the backfill done; the blocks after it come live, a moment later.
-        const res = await waitFor(`run ${run + 1} to index block ${BLOCK}`, async () => {
-          const answer = await fetch(query);
-          return BigInt(answer.headers.get("x-indexed-block") ?? -1) >= BLOCK ? answer : undefined;
-        }, 60_000);
+        const res = await waitFor(
+          `run ${run + 1} to index block ${BLOCK}`,
+          async () => {
+            const answer = await fetch(query);
+            return BigInt(answer.headers.get("x-indexed-block") ?? -1) >= BLOCK ? answer : undefined;
+          },
+          60_000,
+        );
         const block = BigInt(res.headers.get("x-indexed-block")!);
         const onChain = await callView(anvil.url, abis.v2, v2, "checkDelegateForAll", [to, from, zeroHash], block);
         expect(`${run + 1}: ${to} ${await res.text()}`).toBe(`${run + 1}: ${to} ${onChain}`);

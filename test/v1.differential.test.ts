@@ -14,46 +14,47 @@
  *
  * Reproduce a failure with the seed it prints: SEED=<n> npx vitest run test/v1.differential.test.ts
  */
+
+import { type Address, getAddress } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { getAddress, type Address } from "viem";
+import { ACCEPTED_ADDRESS_FORMS, lowerHex, REJECTED_ADDRESS_FORMS, upperHex } from "./helpers/address-forms";
 import { abis, addresses, installRegistries } from "./helpers/oracle";
-import { ACCEPTED_ADDRESS_FORMS, REJECTED_ADDRESS_FORMS, lowerHex, upperHex } from "./helpers/address-forms";
-import { GiveUp, startAnvil, startService, waitFor, type Anvil, type Service } from "./helpers/processes";
+import { type Anvil, GiveUp, type Service, startAnvil, startService, waitFor } from "./helpers/processes";
 import {
   ADDRESS_0,
-  CONTRACTS,
-  DEAD,
-  MAX_UINT256,
-  Model,
-  Rng,
-  WriteGenerator,
   before,
+  type CheckSpec,
+  CONTRACTS,
+  type CompiledWallet,
   checkUrl,
   chooseSeed,
   compareChecks,
   compareListings,
   compileWallet,
+  DEAD,
+  type Effect,
   effectsOf,
   indexedBlock,
-  makePools,
-  parseJsonExact,
-  randomCheck,
-  report,
-  retried,
-  resentAfterClose,
-  rpc,
-  sendAll,
-  txRequest,
-  type CheckSpec,
-  type CompiledWallet,
-  type Effect,
+  MAX_UINT256,
   type Mismatch,
+  Model,
+  makePools,
   type Oracle,
   type Pools,
   type Position,
+  parseJsonExact,
   type Receipt,
   type RegistryCall,
+  Rng,
+  randomCheck,
+  report,
+  resentAfterClose,
+  retried,
+  rpc,
+  sendAll,
   type Tx,
+  txRequest,
+  WriteGenerator,
 } from "./helpers/v1-writes";
 
 const SEED = chooseSeed();
@@ -94,7 +95,6 @@ let knownBlock = 0n;
 /** Where each known delegation in force was created. */
 const knownAt = new Map<string, Position>();
 
-
 /** The headers that carry the test service's API key, if startService made one. */
 const keyHeaders = (): Record<string, string> => service?.headers ?? {};
 
@@ -124,7 +124,14 @@ async function write(txs: Tx[]): Promise<{ receipts: Receipt[]; effects: Effect[
 }
 
 function drawChecks(n: number): { specs: CheckSpec[]; urls: string[] } {
-  const specs = Array.from({ length: n }, () => randomCheck(queryRng, pools, generator.delegations, model.inForce().map((d) => d.key)));
+  const specs = Array.from({ length: n }, () =>
+    randomCheck(
+      queryRng,
+      pools,
+      generator.delegations,
+      model.inForce().map((d) => d.key),
+    ),
+  );
   return { specs, urls: specs.map((s) => checkUrl(queryRng, CHAIN_ID, s)) };
 }
 
@@ -152,13 +159,31 @@ beforeAll(async () => {
 
   // The HTTP rows' delegations, by accounts 16..19; each transaction makes one log.
   model = new Model(new Set(walletAddresses.map((w) => w.toLowerCase() as Address)));
-  Object.assign(K, { vault: accounts[16]!, delegate: accounts[17]!, allVault: accounts[18]!, allDelegate: accounts[19]!, nobody: accounts[15]! });
+  Object.assign(K, {
+    vault: accounts[16]!,
+    delegate: accounts[17]!,
+    allVault: accounts[18]!,
+    allDelegate: accounts[19]!,
+    nobody: accounts[15]!,
+  });
   const known: [Address, RegistryCall, string | undefined][] = [
-    [K.vault, { fn: "delegateForToken", delegate: K.delegate, contract: C_TOK, tokenId: MAX_UINT256, value: true }, "TOKEN|vault|delegate"],
-    [K.vault, { fn: "delegateForContract", delegate: K.delegate, contract: C_CON, value: true }, "CONTRACT|vault|delegate"],
+    [
+      K.vault,
+      { fn: "delegateForToken", delegate: K.delegate, contract: C_TOK, tokenId: MAX_UINT256, value: true },
+      "TOKEN|vault|delegate",
+    ],
+    [
+      K.vault,
+      { fn: "delegateForContract", delegate: K.delegate, contract: C_CON, value: true },
+      "CONTRACT|vault|delegate",
+    ],
     [K.vault, { fn: "delegateForAll", delegate: K.allDelegate, value: true }, undefined],
     [K.vault, { fn: "revokeDelegate", delegate: K.allDelegate }, undefined],
-    [K.vault, { fn: "delegateForContract", delegate: K.allDelegate, contract: ADDRESS_0, value: true }, "CONTRACT0|vault|allDelegate"],
+    [
+      K.vault,
+      { fn: "delegateForContract", delegate: K.allDelegate, contract: ADDRESS_0, value: true },
+      "CONTRACT0|vault|allDelegate",
+    ],
     [K.allVault, { fn: "delegateForAll", delegate: K.allDelegate, value: true }, "ALL|allVault|allDelegate"],
     [K.allDelegate, { fn: "delegateForAll", delegate: K.allDelegate, value: true }, "ALL|allDelegate|allDelegate"],
   ];
@@ -186,9 +211,17 @@ beforeAll(async () => {
   }
   listed = [
     ...new Set(
-      [...pools.eoas, ...pools.wallets, ...pools.delegates, K.vault, K.delegate, K.allVault, K.allDelegate, K.nobody, CONTRACTS[0]!].map(
-        (a) => a.toLowerCase() as Address,
-      ),
+      [
+        ...pools.eoas,
+        ...pools.wallets,
+        ...pools.delegates,
+        K.vault,
+        K.delegate,
+        K.allVault,
+        K.allDelegate,
+        K.nobody,
+        CONTRACTS[0]!,
+      ].map((a) => a.toLowerCase() as Address),
     ),
   ];
 });
@@ -255,8 +288,17 @@ describe("v1 differential: the service answers what the real DelegationRegistry 
     oracle.headers = keyHeaders();
     await waitForIndexed(lastWriteBlock);
     // Make sure the service answering is the one indexing this chain: a known delegation is true.
-    const known = await call(path("all"), chain([["delegate", K.allDelegate], ["vault", K.allVault]]));
-    expect(known.text, tag(`the service at ${service.url} does not index this test's chain: ${known.status} ${known.text}`)).toBe("true");
+    const known = await call(
+      path("all"),
+      chain([
+        ["delegate", K.allDelegate],
+        ["vault", K.allVault],
+      ]),
+    );
+    expect(
+      known.text,
+      tag(`the service at ${service.url} does not index this test's chain: ${known.status} ${known.text}`),
+    ).toBe("true");
     console.log(`[v1 differential] service ready and indexed past block ${lastWriteBlock} in ${Date.now() - t1} ms`);
 
     const t2 = Date.now();
@@ -269,7 +311,10 @@ describe("v1 differential: the service answers what the real DelegationRegistry 
     );
     const mismatches: Mismatch[] = [...checks.mismatches, ...listings.mismatches];
     expect(mismatches.length, report(SEED, "phase 1", mismatches)).toBe(0);
-    expect(listings.modelMismatches.length, report(SEED, "phase 1: the test's own model disagrees with the contract", listings.modelMismatches)).toBe(0);
+    expect(
+      listings.modelMismatches.length,
+      report(SEED, "phase 1: the test's own model disagrees with the contract", listings.modelMismatches),
+    ).toBe(0);
     expect(checks.compared, tag("checks compared")).toBe(PHASE1_CHECKS);
     expect(listings.compared, tag("listings compared")).toBe(listed.length);
     expect(checks.positive, tag("share of true answers")).toBeGreaterThan(PHASE1_CHECKS * 0.15);
@@ -312,7 +357,10 @@ describe("v1 differential: the service answers what the real DelegationRegistry 
       `[v1 differential] phase 2: ${writes} registry writes up to block ${lastWriteBlock} in ${Date.now() - t0} ms; ` +
         `${liveCompared} checks compared while indexing live (${livePositive} true)`,
     );
-    expect((model.stats["revokeDelegate by a contract wallet"] ?? 0) - walletRevokesBefore, tag("contract-wallet revokeDelegate in phase 2")).toBeGreaterThan(0);
+    expect(
+      (model.stats["revokeDelegate by a contract wallet"] ?? 0) - walletRevokesBefore,
+      tag("contract-wallet revokeDelegate in phase 2"),
+    ).toBeGreaterThan(0);
 
     await waitForIndexed(lastWriteBlock);
     const t1 = Date.now();
@@ -325,7 +373,10 @@ describe("v1 differential: the service answers what the real DelegationRegistry 
     );
     mismatches.push(...checks.mismatches, ...listings.mismatches);
     expect(mismatches.length, report(SEED, "phase 2", mismatches)).toBe(0);
-    expect(listings.modelMismatches.length, report(SEED, "phase 2: the test's own model disagrees with the contract", listings.modelMismatches)).toBe(0);
+    expect(
+      listings.modelMismatches.length,
+      report(SEED, "phase 2: the test's own model disagrees with the contract", listings.modelMismatches),
+    ).toBe(0);
     expect(checks.compared, tag("checks compared")).toBe(PHASE2_CHECKS);
     expect(listings.compared, tag("listings compared")).toBe(listed.length);
     expect(liveCompared, tag("checks compared during live indexing")).toBeGreaterThan(0);
@@ -340,14 +391,17 @@ type HttpAnswer = { status: number; headers: Headers; text: string };
 
 async function call(path: string, query: Query = [], init: RequestInit = {}): Promise<HttpAnswer> {
   if (!service) throw new Error("the service did not start (phase 1)");
-  const qs = query.length ? `?${query.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join("&")}` : "";
+  const qs = query.length
+    ? `?${query.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join("&")}`
+    : "";
   const headers = { ...keyHeaders(), ...((init.headers as Record<string, string> | undefined) ?? {}) };
   const res = await fetch(`${service.url}${path}${qs}`, { ...init, headers, signal: AbortSignal.timeout(20_000) });
   return { status: res.status, headers: res.headers, text: await res.text() };
 }
 
 const chain = (query: Query): Query => [...query, ["chainId", String(CHAIN_ID)]];
-const replace = (query: Query, name: string, value: string): Query => query.map(([k, v]) => [k, k === name ? value : v]);
+const replace = (query: Query, name: string, value: string): Query =>
+  query.map(([k, v]) => [k, k === name ? value : v]);
 const without = (query: Query, name: string): Query => query.filter(([k]) => k !== name);
 const rename = (query: Query, from: string, to: string): Query => query.map(([k, v]) => [k === from ? to : k, v]);
 
@@ -386,15 +440,34 @@ function expectOk(a: HttpAnswer, body?: string) {
   if (body !== undefined) expect(a.text, where).toBe(body);
 }
 
-
 /** The v1 check routes, each with a known query answered `true`. */
 const ROUTES = () =>
   [
-    { kind: "all", query: [["delegate", K.allDelegate], ["vault", K.allVault]] as Query, required: ["delegate", "vault"] },
-    { kind: "contract", query: [["delegate", K.delegate], ["vault", K.vault], ["contract", C_CON]] as Query, required: ["delegate", "vault", "contract"] },
+    {
+      kind: "all",
+      query: [
+        ["delegate", K.allDelegate],
+        ["vault", K.allVault],
+      ] as Query,
+      required: ["delegate", "vault"],
+    },
+    {
+      kind: "contract",
+      query: [
+        ["delegate", K.delegate],
+        ["vault", K.vault],
+        ["contract", C_CON],
+      ] as Query,
+      required: ["delegate", "vault", "contract"],
+    },
     {
       kind: "token",
-      query: [["delegate", K.delegate], ["vault", K.vault], ["contract", C_TOK], ["tokenId", MAX_S]] as Query,
+      query: [
+        ["delegate", K.delegate],
+        ["vault", K.vault],
+        ["contract", C_TOK],
+        ["tokenId", MAX_S],
+      ] as Query,
       required: ["delegate", "vault", "contract", "tokenId"],
     },
   ] as const;
@@ -402,30 +475,132 @@ const path = (kind: string) => `/registry/v1/check/${kind}`;
 
 describe("v1 HTTP contract (api-contract.md)", () => {
   it("checks answer a bare true/false as application/json with X-Indexed-Block, as the contract's fallbacks say", async () => {
-    const check = async (kind: string, query: Query, body: string) => expectOk(await call(path(kind), chain(query)), body);
+    const check = async (kind: string, query: Query, body: string) =>
+      expectOk(await call(path(kind), chain(query)), body);
     for (const r of ROUTES()) await check(r.kind, r.query, "true");
     // TOKEN at 2^256-1 only; CONTRACT covers every token of its contract; ALL covers everything.
-    await check("token", [["delegate", K.delegate], ["vault", K.vault], ["contract", C_TOK], ["tokenId", "1"]], "false");
-    await check("contract", [["delegate", K.delegate], ["vault", K.vault], ["contract", C_TOK]], "false");
-    await check("all", [["delegate", K.delegate], ["vault", K.vault]], "false");
-    await check("token", [["delegate", K.delegate], ["vault", K.vault], ["contract", C_CON], ["tokenId", "0"]], "true");
-    await check("token", [["delegate", K.allDelegate], ["vault", K.allVault], ["contract", C_OTHER], ["tokenId", "5"]], "true");
-    await check("contract", [["delegate", K.allDelegate], ["vault", K.allVault], ["contract", ADDRESS_0]], "true");
+    await check(
+      "token",
+      [
+        ["delegate", K.delegate],
+        ["vault", K.vault],
+        ["contract", C_TOK],
+        ["tokenId", "1"],
+      ],
+      "false",
+    );
+    await check(
+      "contract",
+      [
+        ["delegate", K.delegate],
+        ["vault", K.vault],
+        ["contract", C_TOK],
+      ],
+      "false",
+    );
+    await check(
+      "all",
+      [
+        ["delegate", K.delegate],
+        ["vault", K.vault],
+      ],
+      "false",
+    );
+    await check(
+      "token",
+      [
+        ["delegate", K.delegate],
+        ["vault", K.vault],
+        ["contract", C_CON],
+        ["tokenId", "0"],
+      ],
+      "true",
+    );
+    await check(
+      "token",
+      [
+        ["delegate", K.allDelegate],
+        ["vault", K.allVault],
+        ["contract", C_OTHER],
+        ["tokenId", "5"],
+      ],
+      "true",
+    );
+    await check(
+      "contract",
+      [
+        ["delegate", K.allDelegate],
+        ["vault", K.allVault],
+        ["contract", ADDRESS_0],
+      ],
+      "true",
+    );
     // Reversed parties.
-    await check("all", [["delegate", K.allVault], ["vault", K.allDelegate]], "false");
+    await check(
+      "all",
+      [
+        ["delegate", K.allVault],
+        ["vault", K.allDelegate],
+      ],
+      "false",
+    );
     // revokeDelegate voided vault → allDelegate ALL; the CONTRACT on 0x0 made after it is in force.
-    await check("all", [["delegate", K.allDelegate], ["vault", K.vault]], "false");
-    await check("contract", [["delegate", K.allDelegate], ["vault", K.vault], ["contract", ADDRESS_0]], "true");
-    await check("contract", [["delegate", K.allDelegate], ["vault", K.vault], ["contract", C_CON]], "false");
-    await check("token", [["delegate", K.allDelegate], ["vault", K.vault], ["contract", ADDRESS_0], ["tokenId", "0"]], "true");
+    await check(
+      "all",
+      [
+        ["delegate", K.allDelegate],
+        ["vault", K.vault],
+      ],
+      "false",
+    );
+    await check(
+      "contract",
+      [
+        ["delegate", K.allDelegate],
+        ["vault", K.vault],
+        ["contract", ADDRESS_0],
+      ],
+      "true",
+    );
+    await check(
+      "contract",
+      [
+        ["delegate", K.allDelegate],
+        ["vault", K.vault],
+        ["contract", C_CON],
+      ],
+      "false",
+    );
+    await check(
+      "token",
+      [
+        ["delegate", K.allDelegate],
+        ["vault", K.vault],
+        ["contract", ADDRESS_0],
+        ["tokenId", "0"],
+      ],
+      "true",
+    );
     // A self-delegation.
-    await check("all", [["delegate", K.allDelegate], ["vault", K.allDelegate]], "true");
+    await check(
+      "all",
+      [
+        ["delegate", K.allDelegate],
+        ["vault", K.allDelegate],
+      ],
+      "true",
+    );
   });
 
   it("v1 checks take delegate and vault only: to/from are missing_parameter", async () => {
     for (const r of ROUTES()) {
       const q = chain(r.query);
-      expectProblem(await call(path(r.kind), rename(rename(q, "delegate", "to"), "vault", "from")), 400, "missing_parameter", "delegate");
+      expectProblem(
+        await call(path(r.kind), rename(rename(q, "delegate", "to"), "vault", "from")),
+        400,
+        "missing_parameter",
+        "delegate",
+      );
       expectProblem(await call(path(r.kind), rename(q, "delegate", "to")), 400, "missing_parameter", "delegate");
       expectProblem(await call(path(r.kind), rename(q, "vault", "from")), 400, "missing_parameter", "vault");
       // Beside delegate/vault, to/from are unknown parameters: ignored, whatever their value.
@@ -435,7 +610,8 @@ describe("v1 HTTP contract (api-contract.md)", () => {
 
   it("each required parameter missing is missing_parameter naming it", async () => {
     for (const r of ROUTES()) {
-      for (const name of r.required) expectProblem(await call(path(r.kind), without(chain(r.query), name)), 400, "missing_parameter", name);
+      for (const name of r.required)
+        expectProblem(await call(path(r.kind), without(chain(r.query), name)), 400, "missing_parameter", name);
       expectProblem(await call(path(r.kind), chain([])), 400, "missing_parameter");
     }
   });
@@ -497,7 +673,24 @@ describe("v1 HTTP contract (api-contract.md)", () => {
 
   it("tokenId: negative, fractional, exponent, > 2^256-1, empty, malformed are invalid_parameter", async () => {
     const token = ROUTES()[2];
-    for (const tokenId of ["-1", "-0", "1.5", "7.0", "1e3", "1E3", (MAX_UINT256 + 1n).toString(), `0x1${"0".repeat(64)}`, "", "0x", "abc", " 1", "1 ", "+1", "0b1", "1_000"]) {
+    for (const tokenId of [
+      "-1",
+      "-0",
+      "1.5",
+      "7.0",
+      "1e3",
+      "1E3",
+      (MAX_UINT256 + 1n).toString(),
+      `0x1${"0".repeat(64)}`,
+      "",
+      "0x",
+      "abc",
+      " 1",
+      "1 ",
+      "+1",
+      "0b1",
+      "1_000",
+    ]) {
       const a = await call(path("token"), chain(replace(token.query, "tokenId", tokenId)));
       expect(a.status, `tokenId ${JSON.stringify(tokenId)}: ${a.text}`).toBe(400);
       expectProblem(a, 400, "invalid_parameter", "tokenId");
@@ -518,15 +711,38 @@ describe("v1 HTTP contract (api-contract.md)", () => {
         expectProblem(a, 400, undefined, name);
       }
     }
-    expectProblem(await call(`/registry/v1/${K.vault}`, [["chainId", "31337"], ["chainId", "31337"]]), 400, undefined, "chainId");
+    expectProblem(
+      await call(`/registry/v1/${K.vault}`, [
+        ["chainId", "31337"],
+        ["chainId", "31337"],
+      ]),
+      400,
+      undefined,
+      "chainId",
+    );
   });
 
   it("unknown parameters are ignored", async () => {
     for (const r of ROUTES()) {
-      expectOk(await call(path(r.kind), chain([["foo", "bar"], ...r.query, ["utm_source", "x"], ["DELEGATE", "nonsense"], ["empty", ""]])), "true");
+      expectOk(
+        await call(
+          path(r.kind),
+          chain([["foo", "bar"], ...r.query, ["utm_source", "x"], ["DELEGATE", "nonsense"], ["empty", ""]]),
+        ),
+        "true",
+      );
     }
     const reference = await call(`/registry/v1/${K.vault}`, chain([]));
-    expectOk(await call(`/registry/v1/${K.vault}`, chain([["vault", "x"], ["foo", ""]])), reference.text);
+    expectOk(
+      await call(
+        `/registry/v1/${K.vault}`,
+        chain([
+          ["vault", "x"],
+          ["foo", ""],
+        ]),
+      ),
+      reference.text,
+    );
   });
 
   it("chainId: absent is 1, not served here; anything but a served chain is unsupported_chain listing 31337", async () => {
@@ -544,7 +760,13 @@ describe("v1 HTTP contract (api-contract.md)", () => {
   });
 
   it("listing: records with type, vault, delegate (EIP-55), contract null for ALL, tokenId exact or null, in creation order", async () => {
-    const rec = (type: string, vault: Address, delegate: Address, contract: Address | null, tokenId: bigint | null) => ({
+    const rec = (
+      type: string,
+      vault: Address,
+      delegate: Address,
+      contract: Address | null,
+      tokenId: bigint | null,
+    ) => ({
       type,
       vault: getAddress(vault),
       delegate: getAddress(delegate),
@@ -557,22 +779,33 @@ describe("v1 HTTP contract (api-contract.md)", () => {
       return parseJsonExact(a.text) as Record<string, unknown>[];
     };
     const byPosition = (entries: [string, Record<string, unknown>][]) =>
-      entries
-        .sort(([a], [b]) => (before(knownAt.get(a)!, knownAt.get(b)!) ? -1 : 1))
-        .map(([, r]) => r);
+      entries.sort(([a], [b]) => (before(knownAt.get(a)!, knownAt.get(b)!) ? -1 : 1)).map(([, r]) => r);
     const tokenRec = rec("TOKEN", K.vault, K.delegate, C_TOK, MAX_UINT256);
     const contractRec = rec("CONTRACT", K.vault, K.delegate, C_CON, null);
     const contract0Rec = rec("CONTRACT", K.vault, K.allDelegate, ADDRESS_0, null);
     const allRec = rec("ALL", K.allVault, K.allDelegate, null, null);
     const selfRec = rec("ALL", K.allDelegate, K.allDelegate, null, null);
     expect(await list(K.vault)).toEqual(
-      byPosition([["TOKEN|vault|delegate", tokenRec], ["CONTRACT|vault|delegate", contractRec], ["CONTRACT0|vault|allDelegate", contract0Rec]]),
+      byPosition([
+        ["TOKEN|vault|delegate", tokenRec],
+        ["CONTRACT|vault|delegate", contractRec],
+        ["CONTRACT0|vault|allDelegate", contract0Rec],
+      ]),
     );
-    expect(await list(lowerHex(K.delegate))).toEqual(byPosition([["TOKEN|vault|delegate", tokenRec], ["CONTRACT|vault|delegate", contractRec]]));
+    expect(await list(lowerHex(K.delegate))).toEqual(
+      byPosition([
+        ["TOKEN|vault|delegate", tokenRec],
+        ["CONTRACT|vault|delegate", contractRec],
+      ]),
+    );
     expect(await list(K.allVault)).toEqual([allRec]);
     // The self-delegation appears once.
     expect(await list(upperHex(K.allDelegate))).toEqual(
-      byPosition([["CONTRACT0|vault|allDelegate", contract0Rec], ["ALL|allVault|allDelegate", allRec], ["ALL|allDelegate|allDelegate", selfRec]]),
+      byPosition([
+        ["CONTRACT0|vault|allDelegate", contract0Rec],
+        ["ALL|allVault|allDelegate", allRec],
+        ["ALL|allDelegate|allDelegate", selfRec],
+      ]),
     );
     // tokenId is a bare integer literal with every digit.
     const a = await call(`/registry/v1/${K.vault}`, chain([]));
@@ -590,7 +823,10 @@ describe("v1 HTTP contract (api-contract.md)", () => {
   });
 
   it("X-Indexed-Block: every 200 carries the same, current block for checks and listings", async () => {
-    const answers = await Promise.all([call(path("all"), chain(ROUTES()[0].query)), call(`/registry/v1/${K.vault}`, chain([]))]);
+    const answers = await Promise.all([
+      call(path("all"), chain(ROUTES()[0].query)),
+      call(`/registry/v1/${K.vault}`, chain([])),
+    ]);
     const blocks = answers.map((a) => {
       expectOk(a);
       return BigInt(a.headers.get("x-indexed-block")!);
@@ -601,15 +837,24 @@ describe("v1 HTTP contract (api-contract.md)", () => {
       expect(b <= head, `X-Indexed-Block ${b} > chain head ${head}`).toBe(true);
     }
     // It follows the chain: anvil mines a block a second.
-    await waitFor("X-Indexed-Block to advance", async () => {
-      const a = await call(path("all"), chain(ROUTES()[0].query));
-      const b = BigInt(a.headers.get("x-indexed-block") ?? "0");
-      return b > blocks[0]! ? b : undefined;
-    }, 30_000);
+    await waitFor(
+      "X-Indexed-Block to advance",
+      async () => {
+        const a = await call(path("all"), chain(ROUTES()[0].query));
+        const b = BigInt(a.headers.get("x-indexed-block") ?? "0");
+        return b > blocks[0]! ? b : undefined;
+      },
+      30_000,
+    );
   });
 
   it("paths and methods: unknown v1 paths 404, writes 405 with Allow, preflight answered", async () => {
-    for (const p of ["/registry/v1/check/erc721", "/registry/v1/check/all/extra", `/registry/v1/${K.vault}/extra`, "/registry/v1/check/nothing"]) {
+    for (const p of [
+      "/registry/v1/check/erc721",
+      "/registry/v1/check/all/extra",
+      `/registry/v1/${K.vault}/extra`,
+      "/registry/v1/check/nothing",
+    ]) {
       expectProblem(await call(p, chain(ROUTES()[0].query)), 404, "not_found");
     }
     for (const method of ["POST", "PUT", "DELETE", "PATCH"]) {
@@ -617,17 +862,25 @@ describe("v1 HTTP contract (api-contract.md)", () => {
       expectProblem(a, 405, "method_not_allowed");
       expect(a.headers.get("allow")).toBe("GET, HEAD, OPTIONS");
     }
-    const pre = await call(path("all"), [], { method: "OPTIONS", headers: { Origin: "https://example.org", "Access-Control-Request-Method": "GET" } });
+    const pre = await call(path("all"), [], {
+      method: "OPTIONS",
+      headers: { Origin: "https://example.org", "Access-Control-Request-Method": "GET" },
+    });
     expect(pre.status).toBeLessThan(300);
     expect(pre.headers.get("access-control-allow-origin")).toBe("*");
     // HEAD: the GET's status and headers, no body; on answers, on errors, on a listing.
-    const cases: [string, Query][] = [[path("all"), chain(ROUTES()[0].query)], [path("all"), []], [`/registry/v1/${K.vault}`, chain([])]];
+    const cases: [string, Query][] = [
+      [path("all"), chain(ROUTES()[0].query)],
+      [path("all"), []],
+      [`/registry/v1/${K.vault}`, chain([])],
+    ];
     for (const [p, query] of cases) {
       const g = await call(p, query);
       const h = await call(p, query, { method: "HEAD" });
       expect(h.status, p).toBe(g.status);
       expect(h.text, p).toBe("");
-      for (const name of ["content-type", "access-control-allow-origin"]) expect(h.headers.get(name), `${p} ${name}`).toBe(g.headers.get(name));
+      for (const name of ["content-type", "access-control-allow-origin"])
+        expect(h.headers.get(name), `${p} ${name}`).toBe(g.headers.get(name));
       const [gb, hb] = [g.headers.get("x-indexed-block"), h.headers.get("x-indexed-block")];
       expect(hb === null, `${p} x-indexed-block on HEAD iff on GET`).toBe(gb === null);
       if (gb !== null) expect(BigInt(hb!) >= BigInt(gb), `${p} x-indexed-block ${hb} after ${gb}`).toBe(true);
@@ -636,7 +889,9 @@ describe("v1 HTTP contract (api-contract.md)", () => {
 
   it("malformed percent-encoding is a 400, not a 5xx", async () => {
     if (!service) throw new Error("no service");
-    const res = await fetch(`${service.url}${path("all")}?chainId=31337&delegate=%E0%A4%A&vault=${K.allVault}`, { headers: keyHeaders() });
+    const res = await fetch(`${service.url}${path("all")}?chainId=31337&delegate=%E0%A4%A&vault=${K.allVault}`, {
+      headers: keyHeaders(),
+    });
     expect(res.status).toBe(400);
     expect(res.headers.get("content-type")).toMatch(/^application\/problem\+json/);
   });
@@ -656,7 +911,14 @@ describe("v1 traces: a contract wallet calls a registry view with CALL in a revo
   const viaWallet = async (w: Address, calls: RegistryCall[]) => {
     const from = accounts[14]!;
     const nonce = Number(await rpc(anvil!.url, "eth_getTransactionCount", [from, "pending"]));
-    const tx: Tx = { from, nonce, route: "forwardMany", actor: w, via: [w], calls: calls.map((call) => ({ call, fate: "done" })) };
+    const tx: Tx = {
+      from,
+      nonce,
+      route: "forwardMany",
+      actor: w,
+      via: [w],
+      calls: calls.map((call) => ({ call, fate: "done" })),
+    };
     return write([tx]);
   };
   const compareAround = async (label: string, checks: CheckSpec[], wallets: Address[], timeoutMs: number) => {
@@ -664,8 +926,9 @@ describe("v1 traces: a contract wallet calls a registry view with CALL in a revo
       await waitForIndexed(lastWriteBlock, timeoutMs);
     } catch (error) {
       throw new Error(
-        tag(`${label}: ${(error as Error).message}${service!.child.running ? " (the service is still running)" : ""}; ponder's last output:\n`) +
-          service!.child.output.slice(-3000),
+        tag(
+          `${label}: ${(error as Error).message}${service!.child.running ? " (the service is still running)" : ""}; ponder's last output:\n`,
+        ) + service!.child.output.slice(-3000),
       );
     }
     const urls = checks.map((s) => checkUrl(queryRng, CHAIN_ID, s));
@@ -681,14 +944,29 @@ describe("v1 traces: a contract wallet calls a registry view with CALL in a revo
     const vault = accounts[13]!; // never writes in the random stream
     const b = getAddress("0x00000000000000000000000000000000000b0b01");
     // vault → w and w → b, both in force.
-    await write([{ from: vault, nonce: Number(await rpc(anvil!.url, "eth_getTransactionCount", [vault, "pending"])), route: "direct", actor: vault, via: [], calls: [{ call: { fn: "delegateForAll", delegate: w, value: true }, fate: "done" }] }]);
+    await write([
+      {
+        from: vault,
+        nonce: Number(await rpc(anvil!.url, "eth_getTransactionCount", [vault, "pending"])),
+        route: "direct",
+        actor: vault,
+        via: [],
+        calls: [{ call: { fn: "delegateForAll", delegate: w, value: true }, fate: "done" }],
+      },
+    ]);
     await viaWallet(w, [{ fn: "delegateForAll", delegate: b, value: true }]);
     await viaWallet(w, [
       { fn: "checkDelegateForAll", delegate: b, vault: w },
       { fn: "revokeSelf", vault },
       { fn: "revokeDelegate", delegate: b },
     ]);
-    const all = (delegate: Address, v: Address): CheckSpec => ({ kind: "all", delegate, vault: v, contract: ADDRESS_0, tokenId: 0n });
+    const all = (delegate: Address, v: Address): CheckSpec => ({
+      kind: "all",
+      delegate,
+      vault: v,
+      contract: ADDRESS_0,
+      tokenId: 0n,
+    });
     // The contract: both false. A shifted pairing voids (vault, w) twice and leaves (w, b) in force.
     await compareAround("view + revokeSelf + revokeDelegate", [all(b, w), all(w, vault)], [w, b, vault], 60_000);
   });
@@ -702,6 +980,11 @@ describe("v1 traces: a contract wallet calls a registry view with CALL in a revo
       { fn: "checkDelegateForAll", delegate: b, vault: w },
       { fn: "revokeDelegate", delegate: b },
     ]);
-    await compareAround("view + revokeDelegate", [{ kind: "all", delegate: b, vault: w, contract: ADDRESS_0, tokenId: 0n }], [w, b], 60_000);
+    await compareAround(
+      "view + revokeDelegate",
+      [{ kind: "all", delegate: b, vault: w, contract: ADDRESS_0, tokenId: 0n }],
+      [w, b],
+      60_000,
+    );
   });
 });

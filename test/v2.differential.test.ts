@@ -9,37 +9,38 @@
  *
  * Reproduce a failure with the seed it prints: SEED=<n> npx vitest run test/v2.differential.test.ts
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
 import type { Address, Hex } from "viem";
-import { startAnvil, startService, waitFor, type Anvil, type Service } from "./helpers/processes";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { abis, addresses, installRegistries } from "./helpers/oracle";
+import { type Anvil, type Service, startAnvil, startService, waitFor } from "./helpers/processes";
 import {
   ADDRESS_0,
   ADDRESS_1,
+  type ChainEvent,
+  type CheckSpec,
   CONTRACTS,
-  Rng,
-  WriteGenerator,
-  chooseSeed,
   checkUrl,
+  chooseSeed,
   compareChecks,
   compareListings,
   decodeEvents,
   firstEnabled,
   indexedBlock,
+  type Mismatch,
   makePools,
+  type Oracle,
+  type Pools,
+  type Position,
+  type Receipt,
+  Rng,
   randomCheck,
   report,
   roomyBlocks,
   rpc,
   sendAll,
-  type CheckSpec,
-  type ChainEvent,
-  type Mismatch,
-  type Oracle,
-  type Pools,
-  type Position,
-  type Receipt,
   type Tx,
+  WriteGenerator,
 } from "./helpers/v2-writes";
 
 const SEED = chooseSeed();
@@ -82,10 +83,14 @@ describe("v2 differential: the service answers what the real DelegateRegistry an
   }
 
   async function waitForIndexed(block: bigint) {
-    await waitFor(`the service to index block ${block}`, async () => {
-      const indexed = await indexedBlock(oracle);
-      return indexed !== undefined && indexed >= block ? indexed : undefined;
-    }, 180_000);
+    await waitFor(
+      `the service to index block ${block}`,
+      async () => {
+        const indexed = await indexedBlock(oracle);
+        return indexed !== undefined && indexed >= block ? indexed : undefined;
+      },
+      180_000,
+    );
   }
 
   function drawChecks(n: number): { specs: CheckSpec[]; urls: string[] } {
@@ -108,7 +113,13 @@ describe("v2 differential: the service answers what the real DelegateRegistry an
     }
     oracle = { rpcUrl: anvil.url, serviceUrl: "", registry: installed.v2, abi: abis.v2, chainId: CHAIN_ID, seed: SEED };
     // Every wallet any write touched, one that none did, the odd addresses, and a token contract.
-    wallets = [...new Set([...pools.senders, ...pools.delegates, accounts[14]!, ADDRESS_0, ADDRESS_1, CONTRACTS[0]!].map((a) => a.toLowerCase()))] as Address[];
+    wallets = [
+      ...new Set(
+        [...pools.senders, ...pools.delegates, accounts[14]!, ADDRESS_0, ADDRESS_1, CONTRACTS[0]!].map((a) =>
+          a.toLowerCase(),
+        ),
+      ),
+    ] as Address[];
   });
 
   afterAll(async () => {
@@ -132,10 +143,22 @@ describe("v2 differential: the service answers what the real DelegateRegistry an
     // The stream covers what it is meant to cover.
     const s = generator.stats;
     for (const name of [
-      "delegateAll", "delegateContract", "delegateERC721", "delegateERC20", "delegateERC1155",
-      "first enables", "re-enables of revoked", "disables of never-enabled", "revokes of enabled",
-      "revokes by amount 0", "amount changes", "enables of enabled", "self-delegations",
-      "non-empty rights", "tokenId near 2^256-1", "multicall batches",
+      "delegateAll",
+      "delegateContract",
+      "delegateERC721",
+      "delegateERC20",
+      "delegateERC1155",
+      "first enables",
+      "re-enables of revoked",
+      "disables of never-enabled",
+      "revokes of enabled",
+      "revokes by amount 0",
+      "amount changes",
+      "enables of enabled",
+      "self-delegations",
+      "non-empty rights",
+      "tokenId near 2^256-1",
+      "multicall batches",
     ]) {
       expect(s[name] ?? 0, tag(`the write stream has no "${name}"`)).toBeGreaterThan(0);
     }

@@ -10,24 +10,33 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createPublicClient, createWalletClient, getAddress, http, keccak256, toHex, type Address, type Hex } from "viem";
+import {
+  type Address,
+  createPublicClient,
+  createWalletClient,
+  getAddress,
+  type Hex,
+  http,
+  keccak256,
+  toHex,
+} from "viem";
 import { anvil as anvilChain } from "viem/chains";
-import { ACCEPTED_ADDRESS_FORMS, REJECTED_ADDRESS_FORMS, lowerHex, upperHex } from "./helpers/address-forms";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ACCEPTED_ADDRESS_FORMS, lowerHex, REJECTED_ADDRESS_FORMS, upperHex } from "./helpers/address-forms";
 import { startRpcProxy } from "./helpers/chain-tools";
 import { abis, addresses, installRegistries } from "./helpers/oracle";
 import {
-  Child,
-  GiveUp,
-  ROOT,
+  type Anvil,
   adminToken,
+  Child,
   createApiKey,
   freePort,
+  GiveUp,
+  ROOT,
+  type Service,
   startAnvil,
   startService,
   waitFor,
-  type Anvil,
-  type Service,
 } from "./helpers/processes";
 
 const CHAIN = 31337;
@@ -63,12 +72,17 @@ let lastBlock = 0n;
 
 /** The parties, filled in from anvil's accounts (EIP-55 case). */
 const W = {} as {
-  allFrom: Address; allTo: Address; // ALL, empty rights
-  conFrom: Address; conTo: Address; // CONTRACT on C_CONTRACT, rights "claim"
-  tokFrom: Address; tokTo: Address; // ERC721 at 2^256-1, ERC20 1000, ERC1155 #7 big amount
-  revFrom: Address; revTo: Address; // ALL enabled then revoked; ERC20 set then set to 0
+  allFrom: Address;
+  allTo: Address; // ALL, empty rights
+  conFrom: Address;
+  conTo: Address; // CONTRACT on C_CONTRACT, rights "claim"
+  tokFrom: Address;
+  tokTo: Address; // ERC721 at 2^256-1, ERC20 1000, ERC1155 #7 big amount
+  revFrom: Address;
+  revTo: Address; // ALL enabled then revoked; ERC20 set then set to 0
   self: Address; // ALL to itself
-  r32From: Address; r32To: Address; // ALL with 32-character rights
+  r32From: Address;
+  r32To: Address; // ALL with 32-character rights
   nobody: Address; // never in any delegation
 };
 
@@ -92,7 +106,7 @@ type Query = [name: string, value: string][];
 /** A query string with each name and value percent-encoded exactly once. */
 function qs(query: Query): string {
   if (query.length === 0) return "";
-  return "?" + query.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join("&");
+  return `?${query.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join("&")}`;
 }
 
 const get = (path: string, query: Query = [], init: RequestInit = {}) => call(service, `${path}${qs(query)}`, init);
@@ -116,7 +130,15 @@ const PROBLEM_CODES: Record<number, string[]> = {
   500: ["internal"],
 };
 
-type ProblemBody = { type: string; title: string; status: number; detail: string; code: string; param?: string; [k: string]: unknown };
+type ProblemBody = {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code: string;
+  param?: string;
+  [k: string]: unknown;
+};
 
 /** Asserts an RFC 9457 problem with the contract's fields, and returns its body. */
 function expectProblem(a: Answer, status: number, code?: string, param?: string | string[]): ProblemBody {
@@ -168,31 +190,53 @@ type CheckRoute = {
 const CHECKS: CheckRoute[] = [
   {
     kind: "all",
-    query: () => [["to", W.allTo], ["from", W.allFrom]],
+    query: () => [
+      ["to", W.allTo],
+      ["from", W.allFrom],
+    ],
     expected: () => "true",
     required: [["to"], ["from"]],
   },
   {
     kind: "contract",
-    query: () => [["to", W.conTo], ["from", W.conFrom], ["contract", C_CONTRACT], ["rights", "claim"]],
+    query: () => [
+      ["to", W.conTo],
+      ["from", W.conFrom],
+      ["contract", C_CONTRACT],
+      ["rights", "claim"],
+    ],
     expected: () => "true",
     required: [["to"], ["from"], ["contract"]],
   },
   {
     kind: "erc721",
-    query: () => [["delegate", W.tokTo], ["vault", W.tokFrom], ["contract", C_721], ["tokenId", MAX_S]],
+    query: () => [
+      ["delegate", W.tokTo],
+      ["vault", W.tokFrom],
+      ["contract", C_721],
+      ["tokenId", MAX_S],
+    ],
     expected: () => "true",
     required: [["delegate", "to"], ["vault", "from"], ["contract"], ["tokenId"]],
   },
   {
     kind: "erc1155",
-    query: () => [["to", W.tokTo], ["from", W.tokFrom], ["contract", C_1155], ["tokenId", String(ERC1155_TOKEN)]],
+    query: () => [
+      ["to", W.tokTo],
+      ["from", W.tokFrom],
+      ["contract", C_1155],
+      ["tokenId", String(ERC1155_TOKEN)],
+    ],
     expected: () => String(ERC1155_AMOUNT),
     required: [["to", "delegate"], ["from", "vault"], ["contract"], ["tokenId"]],
   },
   {
     kind: "erc20",
-    query: () => [["delegate", W.tokTo], ["vault", W.tokFrom], ["contract", C_20]],
+    query: () => [
+      ["delegate", W.tokTo],
+      ["vault", W.tokFrom],
+      ["contract", C_20],
+    ],
     expected: () => String(ERC20_AMOUNT),
     required: [["delegate", "to"], ["vault", "from"], ["contract"]],
   },
@@ -200,7 +244,8 @@ const CHECKS: CheckRoute[] = [
 
 const checkPath = (kind: CheckRoute["kind"]) => `/registry/v2/check/${kind}`;
 const withChain = (query: Query): Query => [...query, ["chainId", String(CHAIN)]];
-const replace = (query: Query, name: string, value: string): Query => query.map(([k, v]) => [k, k === name ? value : v]);
+const replace = (query: Query, name: string, value: string): Query =>
+  query.map(([k, v]) => [k, k === name ? value : v]);
 const without = (query: Query, name: string): Query => query.filter(([k]) => k !== name);
 const rename = (query: Query, from: string, to: string): Query => query.map(([k, v]) => [k === from ? to : k, v]);
 
@@ -213,12 +258,17 @@ async function makeDelegations(url: string): Promise<bigint> {
   const accounts = await wallet.getAddresses();
   const at = (i: number) => getAddress(accounts[i]!);
   Object.assign(W, {
-    allFrom: at(1), allTo: at(2),
-    conFrom: at(3), conTo: at(4),
-    tokFrom: at(5), tokTo: at(6),
-    revFrom: at(7), revTo: at(8),
+    allFrom: at(1),
+    allTo: at(2),
+    conFrom: at(3),
+    conTo: at(4),
+    tokFrom: at(5),
+    tokTo: at(6),
+    revFrom: at(7),
+    revTo: at(8),
     self: at(9),
-    r32From: at(10), r32To: at(11),
+    r32From: at(10),
+    r32To: at(11),
     nobody: at(15),
   });
   const registry = addresses.v2.address;
@@ -226,7 +276,16 @@ async function makeDelegations(url: string): Promise<bigint> {
   const write = async (account: Address, functionName: string, args: readonly unknown[]) => {
     // Sent one after another: each sender's transactions keep their order (nonces).
     // Explicit gas: an estimate made before the sender's previous transaction is mined can be short.
-    hashes.push(await wallet.writeContract({ account, address: registry, abi: abis.v2, functionName, args, gas: 500_000n } as never));
+    hashes.push(
+      await wallet.writeContract({
+        account,
+        address: registry,
+        abi: abis.v2,
+        functionName,
+        args,
+        gas: 500_000n,
+      } as never),
+    );
   };
   await write(W.allFrom, "delegateAll", [W.allTo, ZERO32, true]);
   await write(W.conFrom, "delegateContract", [W.conTo, C_CONTRACT, CLAIM, true]);
@@ -255,7 +314,9 @@ beforeAll(async () => {
   service = await startService({ rpc: { [CHAIN]: anvil.url } });
   // /ready means the backfill is done; wait until the answers also reflect our last write.
   await waitFor("the service to index the delegations", async () => {
-    const res = await fetch(`${service.url}/registry/v2/check/all?to=${W.allTo}&from=${W.allFrom}&chainId=${CHAIN}`, { headers: service.headers });
+    const res = await fetch(`${service.url}/registry/v2/check/all?to=${W.allTo}&from=${W.allFrom}&chainId=${CHAIN}`, {
+      headers: service.headers,
+    });
     const block = res.headers.get("x-indexed-block");
     return res.status === 200 && block !== null && BigInt(block) >= lastBlock ? true : undefined;
   });
@@ -308,9 +369,38 @@ describe("inputs: addresses", () => {
   });
 
   it("a different address gives a different answer (the forms above are not ignored)", async () => {
-    expectOk(await get(checkPath("all"), withChain([["to", W.allTo], ["from", W.conFrom]])), "false");
-    expectOk(await get(checkPath("all"), withChain([["to", W.conTo], ["from", W.allFrom]])), "false");
-    expectOk(await get(checkPath("contract"), withChain([["to", W.conTo], ["from", W.conFrom], ["contract", C_OTHER], ["rights", "claim"]])), "false");
+    expectOk(
+      await get(
+        checkPath("all"),
+        withChain([
+          ["to", W.allTo],
+          ["from", W.conFrom],
+        ]),
+      ),
+      "false",
+    );
+    expectOk(
+      await get(
+        checkPath("all"),
+        withChain([
+          ["to", W.conTo],
+          ["from", W.allFrom],
+        ]),
+      ),
+      "false",
+    );
+    expectOk(
+      await get(
+        checkPath("contract"),
+        withChain([
+          ["to", W.conTo],
+          ["from", W.conFrom],
+          ["contract", C_OTHER],
+          ["rights", "claim"],
+        ]),
+      ),
+      "false",
+    );
   });
 });
 
@@ -353,7 +443,12 @@ describe("inputs: tokenId", () => {
   ];
   for (const route of [erc721, erc1155]) {
     it.each(REJECTED)(`check/${route.kind} rejects a tokenId that is %s`, async (_, tokenId) => {
-      expectProblem(await get(checkPath(route.kind), withChain(replace(route.query(), "tokenId", tokenId))), 400, "invalid_parameter", "tokenId");
+      expectProblem(
+        await get(checkPath(route.kind), withChain(replace(route.query(), "tokenId", tokenId))),
+        400,
+        "invalid_parameter",
+        "tokenId",
+      );
     });
   }
 });
@@ -413,7 +508,7 @@ describe("inputs: rights", () => {
     return withChain(rights === undefined ? q : [...q, ["rights", rights]]);
   };
 
-  it("a plain string is bytes32(\"...\"): same answer as its 0x form, and it is not ignored", async () => {
+  it('a plain string is bytes32("..."): same answer as its 0x form, and it is not ignored', async () => {
     expectOk(await get(checkPath("contract"), contractQuery("claim")), "true");
     expectOk(await get(checkPath("contract"), contractQuery(CLAIM)), "true");
     expectOk(await get(checkPath("contract"), contractQuery(upperHex(CLAIM))), "true");
@@ -429,12 +524,23 @@ describe("inputs: rights", () => {
     expectOk(await get(checkPath("contract"), contractQuery("")), "false");
     expectOk(await get(checkPath("contract"), contractQuery(ZERO32)), "false");
     // ... while an empty-rights delegation answers every rights value, zero or not.
-    const all = (rights?: string) => withChain([["to", W.allTo], ["from", W.allFrom], ...(rights === undefined ? [] : [["rights", rights] as [string, string]])]);
-    for (const rights of [undefined, "", ZERO32, "claim", CLAIM]) expectOk(await get(checkPath("all"), all(rights)), "true");
+    const all = (rights?: string) =>
+      withChain([
+        ["to", W.allTo],
+        ["from", W.allFrom],
+        ...(rights === undefined ? [] : [["rights", rights] as [string, string]]),
+      ]);
+    for (const rights of [undefined, "", ZERO32, "claim", CLAIM])
+      expectOk(await get(checkPath("all"), all(rights)), "true");
   });
 
   it("a 32-character string is accepted and taken as exactly those 32 bytes", async () => {
-    const q = (rights?: string) => withChain([["to", W.r32To], ["from", W.r32From], ...(rights === undefined ? [] : [["rights", rights] as [string, string]])]);
+    const q = (rights?: string) =>
+      withChain([
+        ["to", W.r32To],
+        ["from", W.r32From],
+        ...(rights === undefined ? [] : [["rights", rights] as [string, string]]),
+      ]);
     expectOk(await get(checkPath("all"), q(RIGHTS_32)), "true");
     expectOk(await get(checkPath("all"), q(bytes32(RIGHTS_32))), "true");
     expectOk(await get(checkPath("all"), q(RIGHTS_32.slice(0, 31))), "false");
@@ -443,7 +549,11 @@ describe("inputs: rights", () => {
 
   it("rights apply to every check route (erc* answered through the ALL delegation)", async () => {
     for (const kind of ["erc721", "erc1155", "erc20"] as const) {
-      const base: Query = [["to", W.allTo], ["from", W.allFrom], ["contract", C_OTHER]];
+      const base: Query = [
+        ["to", W.allTo],
+        ["from", W.allFrom],
+        ["contract", C_OTHER],
+      ];
       if (kind !== "erc20") base.push(["tokenId", "1"]);
       const expected = kind === "erc721" ? "true" : MAX_S;
       expectOk(await get(checkPath(kind), withChain([...base, ["rights", "claim"]])), expected);
@@ -473,7 +583,14 @@ describe("inputs: rights", () => {
 describe("inputs: unknown and repeated parameters", () => {
   for (const route of CHECKS) {
     it(`check/${route.kind} ignores unknown parameters`, async () => {
-      const q = withChain([["foo", "bar"], ...route.query(), ["utm_source", "x"], ["empty", ""], ["chain", "1"], ["TO", "nonsense"]]);
+      const q = withChain([
+        ["foo", "bar"],
+        ...route.query(),
+        ["utm_source", "x"],
+        ["empty", ""],
+        ["chain", "1"],
+        ["TO", "nonsense"],
+      ]);
       expectOk(await get(checkPath(route.kind), q), route.expected());
     });
 
@@ -488,11 +605,28 @@ describe("inputs: unknown and repeated parameters", () => {
 
   it("the listing ignores unknown parameters", async () => {
     const reference = await get(`/registry/v2/${W.tokFrom}`, withChain([]));
-    expectOk(await get(`/registry/v2/${W.tokFrom}`, withChain([["foo", "bar"], ["to", "x"]])), reference.text);
+    expectOk(
+      await get(
+        `/registry/v2/${W.tokFrom}`,
+        withChain([
+          ["foo", "bar"],
+          ["to", "x"],
+        ]),
+      ),
+      reference.text,
+    );
   });
 
   it("the listing rejects chainId given twice", async () => {
-    expectProblem(await get(`/registry/v2/${W.tokFrom}`, [["chainId", "31337"], ["chainId", "31337"]]), 400, undefined, "chainId");
+    expectProblem(
+      await get(`/registry/v2/${W.tokFrom}`, [
+        ["chainId", "31337"],
+        ["chainId", "31337"],
+      ]),
+      400,
+      undefined,
+      "chainId",
+    );
   });
 });
 
@@ -514,13 +648,34 @@ describe("inputs: party names", () => {
       expectOk(await get(checkPath(kind), withChain([...toFrom(), ["delegate", W.tokTo]])), route.expected());
       expectOk(await get(checkPath(kind), withChain([...toFrom(), ["vault", W.tokFrom]])), route.expected());
       // The same address in another case is the same value.
-      expectOk(await get(checkPath(kind), withChain([...toFrom(), ["delegate", lowerHex(W.tokTo)], ["vault", upperHex(W.tokFrom)]])), route.expected());
+      expectOk(
+        await get(
+          checkPath(kind),
+          withChain([...toFrom(), ["delegate", lowerHex(W.tokTo)], ["vault", upperHex(W.tokFrom)]]),
+        ),
+        route.expected(),
+      );
     });
 
     it(`check/${kind}: both names for one party with different values is conflicting_parameter`, async () => {
-      expectProblem(await get(checkPath(kind), withChain([...toFrom(), ["delegate", W.allTo]])), 400, "conflicting_parameter", ["to", "delegate"]);
-      expectProblem(await get(checkPath(kind), withChain([...toFrom(), ["vault", W.allFrom]])), 400, "conflicting_parameter", ["from", "vault"]);
-      expectProblem(await get(checkPath(kind), withChain([...delegateVault(), ["to", W.allTo]])), 400, "conflicting_parameter", ["to", "delegate"]);
+      expectProblem(
+        await get(checkPath(kind), withChain([...toFrom(), ["delegate", W.allTo]])),
+        400,
+        "conflicting_parameter",
+        ["to", "delegate"],
+      );
+      expectProblem(
+        await get(checkPath(kind), withChain([...toFrom(), ["vault", W.allFrom]])),
+        400,
+        "conflicting_parameter",
+        ["from", "vault"],
+      );
+      expectProblem(
+        await get(checkPath(kind), withChain([...delegateVault(), ["to", W.allTo]])),
+        400,
+        "conflicting_parameter",
+        ["to", "delegate"],
+      );
     });
   }
 
@@ -529,7 +684,12 @@ describe("inputs: party names", () => {
     it(`check/${kind} takes to/from only: delegate/vault are unknown parameters`, async () => {
       const dv = rename(rename(route.query(), "to", "delegate"), "from", "vault");
       expectProblem(await get(checkPath(kind), withChain(dv)), 400, "missing_parameter", "to");
-      expectProblem(await get(checkPath(kind), withChain(rename(route.query(), "from", "vault"))), 400, "missing_parameter", "from");
+      expectProblem(
+        await get(checkPath(kind), withChain(rename(route.query(), "from", "vault"))),
+        400,
+        "missing_parameter",
+        "from",
+      );
       // Given beside to/from, they are ignored, whatever their value.
       const extra = withChain([...route.query(), ["delegate", W.nobody], ["vault", "not an address"]]);
       expectOk(await get(checkPath(kind), extra), route.expected());
@@ -557,29 +717,167 @@ describe("inputs: missing parameters", () => {
 
 describe("outputs: checks", () => {
   it("boolean checks answer exactly true or false, as application/json", async () => {
-    expectOk(await get(checkPath("all"), withChain([["to", W.allTo], ["from", W.allFrom]])), "true");
-    expectOk(await get(checkPath("all"), withChain([["to", W.revTo], ["from", W.revFrom]])), "false"); // revoked
-    expectOk(await get(checkPath("all"), withChain([["to", W.allFrom], ["from", W.allTo]])), "false"); // reversed
-    expectOk(await get(checkPath("all"), withChain([["to", W.self], ["from", W.self]])), "true");
-    expectOk(await get(checkPath("contract"), withChain([["to", W.allTo], ["from", W.allFrom], ["contract", C_OTHER]])), "true"); // ALL covers it
-    expectOk(await get(checkPath("contract"), withChain([["to", W.revTo], ["from", W.revFrom], ["contract", C_OTHER]])), "false");
-    expectOk(await get(checkPath("erc721"), withChain([["to", W.allTo], ["from", W.allFrom], ["contract", C_OTHER], ["tokenId", "5"]])), "true");
-    expectOk(await get(checkPath("erc721"), withChain([["to", W.tokTo], ["from", W.tokFrom], ["contract", C_20], ["tokenId", MAX_S]])), "false");
+    expectOk(
+      await get(
+        checkPath("all"),
+        withChain([
+          ["to", W.allTo],
+          ["from", W.allFrom],
+        ]),
+      ),
+      "true",
+    );
+    expectOk(
+      await get(
+        checkPath("all"),
+        withChain([
+          ["to", W.revTo],
+          ["from", W.revFrom],
+        ]),
+      ),
+      "false",
+    ); // revoked
+    expectOk(
+      await get(
+        checkPath("all"),
+        withChain([
+          ["to", W.allFrom],
+          ["from", W.allTo],
+        ]),
+      ),
+      "false",
+    ); // reversed
+    expectOk(
+      await get(
+        checkPath("all"),
+        withChain([
+          ["to", W.self],
+          ["from", W.self],
+        ]),
+      ),
+      "true",
+    );
+    expectOk(
+      await get(
+        checkPath("contract"),
+        withChain([
+          ["to", W.allTo],
+          ["from", W.allFrom],
+          ["contract", C_OTHER],
+        ]),
+      ),
+      "true",
+    ); // ALL covers it
+    expectOk(
+      await get(
+        checkPath("contract"),
+        withChain([
+          ["to", W.revTo],
+          ["from", W.revFrom],
+          ["contract", C_OTHER],
+        ]),
+      ),
+      "false",
+    );
+    expectOk(
+      await get(
+        checkPath("erc721"),
+        withChain([
+          ["to", W.allTo],
+          ["from", W.allFrom],
+          ["contract", C_OTHER],
+          ["tokenId", "5"],
+        ]),
+      ),
+      "true",
+    );
+    expectOk(
+      await get(
+        checkPath("erc721"),
+        withChain([
+          ["to", W.tokTo],
+          ["from", W.tokFrom],
+          ["contract", C_20],
+          ["tokenId", MAX_S],
+        ]),
+      ),
+      "false",
+    );
   });
 
   it("balance checks answer a bare exact integer literal", async () => {
     const q = (kind: "erc20" | "erc1155", query: Query) => get(checkPath(kind), withChain(query));
     // Covered by ALL: 2^256-1, every digit.
-    expectOk(await q("erc20", [["to", W.allTo], ["from", W.allFrom], ["contract", C_OTHER]]), MAX_S);
-    expectOk(await q("erc1155", [["to", W.allTo], ["from", W.allFrom], ["contract", C_OTHER], ["tokenId", "3"]]), MAX_S);
+    expectOk(
+      await q("erc20", [
+        ["to", W.allTo],
+        ["from", W.allFrom],
+        ["contract", C_OTHER],
+      ]),
+      MAX_S,
+    );
+    expectOk(
+      await q("erc1155", [
+        ["to", W.allTo],
+        ["from", W.allFrom],
+        ["contract", C_OTHER],
+        ["tokenId", "3"],
+      ]),
+      MAX_S,
+    );
     // Covered by CONTRACT (with the rights it carries): 2^256-1 too.
-    expectOk(await q("erc20", [["to", W.conTo], ["from", W.conFrom], ["contract", C_CONTRACT], ["rights", "claim"]]), MAX_S);
-    expectOk(await q("erc20", [["to", W.tokTo], ["from", W.tokFrom], ["contract", C_20]]), "1000");
-    expectOk(await q("erc1155", [["to", W.tokTo], ["from", W.tokFrom], ["contract", C_1155], ["tokenId", "7"]]), "123456789012345678901234567890");
+    expectOk(
+      await q("erc20", [
+        ["to", W.conTo],
+        ["from", W.conFrom],
+        ["contract", C_CONTRACT],
+        ["rights", "claim"],
+      ]),
+      MAX_S,
+    );
+    expectOk(
+      await q("erc20", [
+        ["to", W.tokTo],
+        ["from", W.tokFrom],
+        ["contract", C_20],
+      ]),
+      "1000",
+    );
+    expectOk(
+      await q("erc1155", [
+        ["to", W.tokTo],
+        ["from", W.tokFrom],
+        ["contract", C_1155],
+        ["tokenId", "7"],
+      ]),
+      "123456789012345678901234567890",
+    );
     // None: 0. Revoked by amount 0: 0.
-    expectOk(await q("erc20", [["to", W.tokTo], ["from", W.tokFrom], ["contract", C_OTHER]]), "0");
-    expectOk(await q("erc20", [["to", W.revTo], ["from", W.revFrom], ["contract", C_20]]), "0");
-    expectOk(await q("erc1155", [["to", W.nobody], ["from", W.tokFrom], ["contract", C_1155], ["tokenId", "7"]]), "0");
+    expectOk(
+      await q("erc20", [
+        ["to", W.tokTo],
+        ["from", W.tokFrom],
+        ["contract", C_OTHER],
+      ]),
+      "0",
+    );
+    expectOk(
+      await q("erc20", [
+        ["to", W.revTo],
+        ["from", W.revFrom],
+        ["contract", C_20],
+      ]),
+      "0",
+    );
+    expectOk(
+      await q("erc1155", [
+        ["to", W.nobody],
+        ["from", W.tokFrom],
+        ["contract", C_1155],
+        ["tokenId", "7"],
+      ]),
+      "0",
+    );
   });
 });
 
@@ -592,8 +890,14 @@ describe("outputs: listing", () => {
     return body as Record<string, unknown>[];
   };
   const record = (r: {
-    type: string; from: Address; to: Address; contract: Address | null; tokenId: bigint | null;
-    delegationType: string; rights: Hex; amount: bigint | null;
+    type: string;
+    from: Address;
+    to: Address;
+    contract: Address | null;
+    tokenId: bigint | null;
+    delegationType: string;
+    rights: Hex;
+    amount: bigint | null;
   }) => ({
     type: r.type,
     from: getAddress(r.from),
@@ -611,19 +915,68 @@ describe("outputs: listing", () => {
     });
 
   const tokRecords = () => [
-    record({ type: "TOKEN", from: W.tokFrom, to: W.tokTo, contract: C_721, tokenId: MAX, delegationType: "ERC721", rights: ZERO32, amount: null }),
-    record({ type: "CONTRACT", from: W.tokFrom, to: W.tokTo, contract: C_20, tokenId: null, delegationType: "ERC20", rights: ZERO32, amount: ERC20_AMOUNT }),
-    record({ type: "TOKEN", from: W.tokFrom, to: W.tokTo, contract: C_1155, tokenId: ERC1155_TOKEN, delegationType: "ERC1155", rights: ZERO32, amount: ERC1155_AMOUNT }),
+    record({
+      type: "TOKEN",
+      from: W.tokFrom,
+      to: W.tokTo,
+      contract: C_721,
+      tokenId: MAX,
+      delegationType: "ERC721",
+      rights: ZERO32,
+      amount: null,
+    }),
+    record({
+      type: "CONTRACT",
+      from: W.tokFrom,
+      to: W.tokTo,
+      contract: C_20,
+      tokenId: null,
+      delegationType: "ERC20",
+      rights: ZERO32,
+      amount: ERC20_AMOUNT,
+    }),
+    record({
+      type: "TOKEN",
+      from: W.tokFrom,
+      to: W.tokTo,
+      contract: C_1155,
+      tokenId: ERC1155_TOKEN,
+      delegationType: "ERC1155",
+      rights: ZERO32,
+      amount: ERC1155_AMOUNT,
+    }),
   ];
 
   it("ALL: contract, tokenId and amount null, rights 0x00…00, addresses EIP-55", async () => {
-    const expected = [record({ type: "ALL", from: W.allFrom, to: W.allTo, contract: null, tokenId: null, delegationType: "ALL", rights: ZERO32, amount: null })];
+    const expected = [
+      record({
+        type: "ALL",
+        from: W.allFrom,
+        to: W.allTo,
+        contract: null,
+        tokenId: null,
+        delegationType: "ALL",
+        rights: ZERO32,
+        amount: null,
+      }),
+    ];
     expect(normalize(await listing(W.allFrom))).toEqual(expected);
     expect(normalize(await listing(lowerHex(W.allTo)))).toEqual(expected); // incoming
   });
 
   it("CONTRACT with rights: the rights' bytes32", async () => {
-    const expected = [record({ type: "CONTRACT", from: W.conFrom, to: W.conTo, contract: C_CONTRACT, tokenId: null, delegationType: "CONTRACT", rights: CLAIM, amount: null })];
+    const expected = [
+      record({
+        type: "CONTRACT",
+        from: W.conFrom,
+        to: W.conTo,
+        contract: C_CONTRACT,
+        tokenId: null,
+        delegationType: "CONTRACT",
+        rights: CLAIM,
+        amount: null,
+      }),
+    ];
     expect(normalize(await listing(W.conFrom))).toEqual(expected);
   });
 
@@ -646,7 +999,16 @@ describe("outputs: listing", () => {
 
   it("a self-delegation appears once", async () => {
     expect(normalize(await listing(W.self))).toEqual([
-      record({ type: "ALL", from: W.self, to: W.self, contract: null, tokenId: null, delegationType: "ALL", rights: ZERO32, amount: null }),
+      record({
+        type: "ALL",
+        from: W.self,
+        to: W.self,
+        contract: null,
+        tokenId: null,
+        delegationType: "ALL",
+        rights: ZERO32,
+        amount: null,
+      }),
     ]);
   });
 
@@ -681,13 +1043,20 @@ describe("errors: paths and methods", () => {
     `/registry/v2/${W.tokFrom}${qs(withChain([]))}`,
   ];
 
-  it.each(["POST", "PUT", "DELETE", "PATCH"])("%s is 405 method_not_allowed with Allow: GET, HEAD, OPTIONS", async (method) => {
-    for (const path of PATHS()) {
-      const a = await call(service, path, { method, headers: { "content-type": "application/json" }, body: method === "DELETE" ? undefined : "{}" });
-      expectProblem(a, 405, "method_not_allowed");
-      expect(a.headers.get("allow")).toBe("GET, HEAD, OPTIONS");
-    }
-  });
+  it.each(["POST", "PUT", "DELETE", "PATCH"])(
+    "%s is 405 method_not_allowed with Allow: GET, HEAD, OPTIONS",
+    async (method) => {
+      for (const path of PATHS()) {
+        const a = await call(service, path, {
+          method,
+          headers: { "content-type": "application/json" },
+          body: method === "DELETE" ? undefined : "{}",
+        });
+        expectProblem(a, 405, "method_not_allowed");
+        expect(a.headers.get("allow")).toBe("GET, HEAD, OPTIONS");
+      }
+    },
+  );
 
   it("HEAD answers the GET headers with an empty body", async () => {
     for (const path of [...PATHS(), `${checkPath("all")}?chainId=${CHAIN}`, "/nothing", `${checkPath("all")}`]) {
@@ -709,26 +1078,40 @@ describe("errors: paths and methods", () => {
     for (const path of PATHS()) {
       const res = await fetch(`${service.url}${path}`, {
         method: "OPTIONS",
-        headers: { Origin: "https://example.org", "Access-Control-Request-Method": "GET", "Access-Control-Request-Headers": "X-API-KEY" },
+        headers: {
+          Origin: "https://example.org",
+          "Access-Control-Request-Method": "GET",
+          "Access-Control-Request-Headers": "X-API-KEY",
+        },
       });
       expect([200, 204]).toContain(res.status);
       expect(res.headers.get("access-control-allow-origin")).toBe("*");
-      const methods = (res.headers.get("access-control-allow-methods") ?? "").split(",").map((m) => m.trim().toUpperCase()).filter(Boolean);
+      const methods = (res.headers.get("access-control-allow-methods") ?? "")
+        .split(",")
+        .map((m) => m.trim().toUpperCase())
+        .filter(Boolean);
       // Inside Ponder's server the preflight is answered by Ponder's own CORS middleware, which
       // lists every method; the API then refuses all but GET/HEAD/OPTIONS with 405 (tested above).
       expect(methods).toContain("GET");
       const headers = (res.headers.get("access-control-allow-headers") ?? "").toLowerCase();
-      expect(headers === "*" || headers.split(",").map((h) => h.trim()).includes("x-api-key"), `Access-Control-Allow-Headers: ${headers}`).toBe(true);
+      expect(
+        headers === "*" ||
+          headers
+            .split(",")
+            .map((h) => h.trim())
+            .includes("x-api-key"),
+        `Access-Control-Allow-Headers: ${headers}`,
+      ).toBe(true);
     }
   });
 
   it("GET answers and errors carry Access-Control-Allow-Origin: *", async () => {
-    for (const path of PATHS()) expect((await call(service, path)).headers.get("access-control-allow-origin")).toBe("*");
+    for (const path of PATHS())
+      expect((await call(service, path)).headers.get("access-control-allow-origin")).toBe("*");
     expect((await get(checkPath("all"), withChain([]))).headers.get("access-control-allow-origin")).toBe("*");
     expect((await get("/nothing")).headers.get("access-control-allow-origin")).toBe("*");
     expect((await get(checkPath("all"))).headers.get("access-control-allow-origin")).toBe("*");
   });
-
 });
 
 describe("errors: no input gives a 5xx or a hang", () => {
@@ -767,12 +1150,15 @@ describe("errors: no input gives a 5xx or a hang", () => {
     `/registry/v2//check/all?chainId=31337`,
     `/%2e%2e/%2e%2e/`,
   ];
-  it.each(RAW.map((path) => [path.length > 110 ? `${path.slice(0, 100)}…(${path.length} chars)` : path, path]))("GET %s", async (_, path) => {
-    const a = await call(service, path);
-    expect(a.status, `${a.status} ${a.text.slice(0, 300)}`).toBeLessThan(500);
-    if (a.status >= 400) expectProblem(a, a.status);
-    else expectOk(a);
-  });
+  it.each(RAW.map((path) => [path.length > 110 ? `${path.slice(0, 100)}…(${path.length} chars)` : path, path]))(
+    "GET %s",
+    async (_, path) => {
+      const a = await call(service, path);
+      expect(a.status, `${a.status} ${a.text.slice(0, 300)}`).toBeLessThan(500);
+      if (a.status >= 400) expectProblem(a, a.status);
+      else expectOk(a);
+    },
+  );
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -832,15 +1218,23 @@ describe("errors: 503 chain_syncing while the backfill is incomplete", () => {
     for (const name of Object.keys(process.env)) {
       if (name.startsWith("PONDER_RPC_URL_") && !(name in env)) env[name] = "";
     }
-    ponder = new Child(join(ROOT, "node_modules/.bin/ponder"), ["start", "--schema", schema, "--port", String(port)], env);
+    ponder = new Child(
+      join(ROOT, "node_modules/.bin/ponder"),
+      ["start", "--schema", schema, "--port", String(port)],
+      env,
+    );
     url = `http://127.0.0.1:${port}`;
     try {
       // The API is up, and ponder has asked for the logs it will not get.
-      await waitFor("the syncing service's API", async () => {
-        if (!ponder.running) throw new GiveUp("ponder exited");
-        const res = await fetch(`${url}/health`);
-        return res.status === 200 && gate.getLogsSeen > 0 ? true : undefined;
-      }, 300_000);
+      await waitFor(
+        "the syncing service's API",
+        async () => {
+          if (!ponder.running) throw new GiveUp("ponder exited");
+          const res = await fetch(`${url}/health`);
+          return res.status === 200 && gate.getLogsSeen > 0 ? true : undefined;
+        },
+        300_000,
+      );
       syncing = { url, headers: { "X-API-KEY": await createApiKey(url, token) } };
     } catch (error) {
       throw new Error(`${(error as Error).message}\n--- ponder output ---\n${ponder.output.slice(-5000)}`);
@@ -860,7 +1254,12 @@ describe("errors: 503 chain_syncing while the backfill is incomplete", () => {
       ...CHECKS.map((r) => `${checkPath(r.kind)}${qs(withChain(r.query()))}`),
       `/registry/v2/${W.tokFrom}${qs(withChain([]))}`,
       `/registry/v2/${W.nobody}${qs(withChain([]))}`,
-      `${checkPath("all")}${qs(withChain([["to", W.nobody], ["from", W.nobody]]))}`,
+      `${checkPath("all")}${qs(
+        withChain([
+          ["to", W.nobody],
+          ["from", W.nobody],
+        ]),
+      )}`,
     ];
     for (const path of paths) {
       const a = await call(syncing, path);
@@ -876,14 +1275,22 @@ describe("errors: 503 chain_syncing while the backfill is incomplete", () => {
 
   it("once the logs flow, the same requests answer", async () => {
     gate.release();
-    await waitFor("the syncing service to be ready", async () => {
-      if (!ponder.running) throw new GiveUp(`ponder exited\n${ponder.output.slice(-3000)}`);
-      return (await fetch(`${url}/ready`)).status === 200 ? true : undefined;
-    }, 300_000);
-    await waitFor("the delegations to be indexed", async () => {
-      const a = await call(syncing, `${checkPath("erc1155")}${qs(withChain(CHECKS[3]!.query()))}`);
-      return a.status === 200 && a.text === String(ERC1155_AMOUNT) ? true : undefined;
-    }, 60_000);
+    await waitFor(
+      "the syncing service to be ready",
+      async () => {
+        if (!ponder.running) throw new GiveUp(`ponder exited\n${ponder.output.slice(-3000)}`);
+        return (await fetch(`${url}/ready`)).status === 200 ? true : undefined;
+      },
+      300_000,
+    );
+    await waitFor(
+      "the delegations to be indexed",
+      async () => {
+        const a = await call(syncing, `${checkPath("erc1155")}${qs(withChain(CHECKS[3]!.query()))}`);
+        return a.status === 200 && a.text === String(ERC1155_AMOUNT) ? true : undefined;
+      },
+      60_000,
+    );
     for (const route of CHECKS) {
       const a = await call(syncing, `${checkPath(route.kind)}${qs(withChain(route.query()))}`);
       expect(a.status).toBe(200);

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AccessDb } from "./db";
 import { hashKey } from "./key";
-import { openKeyStore, type KeyStore } from "./keys";
+import { type KeyStore, openKeyStore } from "./keys";
 import { pgAccessDb } from "./pg";
 import { pgliteAccessDb } from "./pglite";
 
@@ -17,7 +17,13 @@ const backends: [string, () => Promise<{ db: AccessDb; dispose(): Promise<void> 
     async () => {
       const dir = mkdtempSync(join(tmpdir(), "access-keys-"));
       const db = await pgliteAccessDb(join(dir, "db"));
-      return { db, dispose: async () => (await db.close(), rmSync(dir, { recursive: true, force: true })) };
+      return {
+        db,
+        dispose: async () => {
+          await db.close();
+          rmSync(dir, { recursive: true, force: true });
+        },
+      };
     },
   ],
 ];
@@ -27,7 +33,13 @@ if (url) {
     "Postgres",
     async () => {
       const db = pgAccessDb(url);
-      return { db, dispose: async () => (await db.query(`DROP SCHEMA "${SCHEMA}" CASCADE`), await db.close()) };
+      return {
+        db,
+        dispose: async () => {
+          await db.query(`DROP SCHEMA "${SCHEMA}" CASCADE`);
+          await db.close();
+        },
+      };
     },
   ]);
 }
@@ -65,7 +77,14 @@ describe.each(backends)("API keys on %s", (_, open) => {
     const { id, key } = await keys.create("revoke me");
     expect(await keys.use(key)).toBe(true);
     const last = key.at(-1) === "A" ? "B" : "A";
-    for (const bad of ["", "nonsense", key.slice(0, -1), key.slice(0, -1) + last, key.replace(id, "000000000000"), ` ${key}`]) {
+    for (const bad of [
+      "",
+      "nonsense",
+      key.slice(0, -1),
+      key.slice(0, -1) + last,
+      key.replace(id, "000000000000"),
+      ` ${key}`,
+    ]) {
       expect(await keys.use(bad), bad).toBe(false);
     }
     const revoked = await keys.revoke(id);

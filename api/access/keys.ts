@@ -1,5 +1,5 @@
 import { batchedLookup } from "./batch";
-import { migrate, table, type AccessDb } from "./db";
+import { type AccessDb, migrate, table } from "./db";
 import { generateKey, keyId, keyMatches } from "./key";
 import { UsageCounter, usageTable } from "./usage";
 
@@ -45,14 +45,20 @@ export async function openKeyStore(db: AccessDb, schema: string): Promise<KeySto
   const usage = new UsageCounter(db, schema);
   const columns = "id, label, created_at, revoked_at";
   const hashOf = batchedLookup(async (ids: string[]) => {
-    const { rows } = await db.query(`SELECT id, key_hash FROM ${keys} WHERE id = ANY($1::text[]) AND revoked_at IS NULL`, [ids]);
+    const { rows } = await db.query(
+      `SELECT id, key_hash FROM ${keys} WHERE id = ANY($1::text[]) AND revoked_at IS NULL`,
+      [ids],
+    );
     return new Map(rows.map((row) => [row.id as string, row.key_hash as string]));
   });
 
   return {
     async create(label) {
       const { id, key, hash } = generateKey();
-      const { rows } = await db.query(`INSERT INTO ${keys} (id, label, key_hash) VALUES ($1, $2, $3) RETURNING created_at`, [id, label, hash]);
+      const { rows } = await db.query(
+        `INSERT INTO ${keys} (id, label, key_hash) VALUES ($1, $2, $3) RETURNING created_at`,
+        [id, label, hash],
+      );
       return { id, label, createdAt: iso(rows[0]!.created_at)!, key };
     },
 
@@ -69,7 +75,10 @@ export async function openKeyStore(db: AccessDb, schema: string): Promise<KeySto
     },
 
     async revoke(id) {
-      const { rows } = await db.query(`UPDATE ${keys} SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 RETURNING ${columns}`, [id]);
+      const { rows } = await db.query(
+        `UPDATE ${keys} SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 RETURNING ${columns}`,
+        [id],
+      );
       return rows[0] && record(rows[0]);
     },
 

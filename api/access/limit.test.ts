@@ -22,9 +22,24 @@ describe("the sliding window", () => {
   });
 
   it("reports the requests remaining, and when the oldest leaves the window", () => {
-    expect(slide([0, 4_000], 5_000, policy).verdict).toMatchObject({ allowed: true, limit: 3, remaining: 0, resetMs: 5_000 });
-    expect(slide([-6_000, 1_000], 5_000, policy).verdict).toMatchObject({ allowed: true, remaining: 1, resetMs: 6_000 });
-    expect(slide([], 0, KEYLESS).verdict).toMatchObject({ allowed: true, limit: 25, windowMs: 10_000, remaining: 24, resetMs: 10_000 });
+    expect(slide([0, 4_000], 5_000, policy).verdict).toMatchObject({
+      allowed: true,
+      limit: 3,
+      remaining: 0,
+      resetMs: 5_000,
+    });
+    expect(slide([-6_000, 1_000], 5_000, policy).verdict).toMatchObject({
+      allowed: true,
+      remaining: 1,
+      resetMs: 6_000,
+    });
+    expect(slide([], 0, KEYLESS).verdict).toMatchObject({
+      allowed: true,
+      limit: 25,
+      windowMs: 10_000,
+      remaining: 24,
+      resetMs: 10_000,
+    });
   });
 });
 

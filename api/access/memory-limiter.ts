@@ -1,4 +1,4 @@
-import { KEYLESS, slide, type Policy, type RateLimiter } from "./limit";
+import { KEYLESS, type Policy, type RateLimiter, slide } from "./limit";
 
 /**
  * The keyless limit kept in this process's memory: exact for one process (PGlite runs only one).

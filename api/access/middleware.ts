@@ -41,7 +41,10 @@ export function requireAccess(options: AccessOptions): MiddlewareHandler {
     const key = c.req.header("X-API-KEY");
     if (key !== undefined) {
       if (!(await options.keys.use(key))) {
-        throw new Problem("invalid_api_key", "the X-API-KEY is unknown or revoked; send a valid key, or no key to be served within the keyless limit");
+        throw new Problem(
+          "invalid_api_key",
+          "the X-API-KEY is unknown or revoked; send a valid key, or no key to be served within the keyless limit",
+        );
       }
       return next();
     }

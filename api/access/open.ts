@@ -28,12 +28,12 @@ const MIN_ADMIN_TOKEN = 16;
 export async function openAccess(env: NodeJS.ProcessEnv = process.env): Promise<Access> {
   const adminToken = env.ADMIN_TOKEN || undefined;
   if (adminToken !== undefined && adminToken.length < MIN_ADMIN_TOKEN) {
-    throw new Error(`ADMIN_TOKEN is too short to resist guessing: use at least ${MIN_ADMIN_TOKEN} random characters (e.g. openssl rand -base64 32)`);
+    throw new Error(
+      `ADMIN_TOKEN is too short to resist guessing: use at least ${MIN_ADMIN_TOKEN} random characters (e.g. openssl rand -base64 32)`,
+    );
   }
   const schema = env.ACCESS_SCHEMA || "delegation_access";
-  const db = env.DATABASE_URL
-    ? pgAccessDb(env.DATABASE_URL)
-    : await pgliteAccessDb(`${ponderPgliteDir(env)}-access`);
+  const db = env.DATABASE_URL ? pgAccessDb(env.DATABASE_URL) : await pgliteAccessDb(`${ponderPgliteDir(env)}-access`);
   return {
     keys: await openKeyStore(db, schema),
     limiter: env.DATABASE_URL ? await sqlLimiter(db, schema) : memoryLimiter(),

@@ -19,7 +19,10 @@ export function pgAccessDb(connectionString: string): AccessDb {
         return result;
       } catch (error) {
         // A connection whose rollback failed is in an unknown state: destroy it.
-        const broken = await client.query("ROLLBACK").then(() => undefined, (e: Error) => e);
+        const broken = await client.query("ROLLBACK").then(
+          () => undefined,
+          (e: Error) => e,
+        );
         client.release(broken);
         throw error;
       }

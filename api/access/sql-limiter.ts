@@ -1,5 +1,5 @@
-import { migrate, table, type AccessDb } from "./db";
-import { KEYLESS, slide, type Policy, type RateLimiter } from "./limit";
+import { type AccessDb, migrate, table } from "./db";
+import { KEYLESS, type Policy, type RateLimiter, slide } from "./limit";
 
 /** How often rows of clients whose window has emptied are deleted. */
 const SWEEP_EVERY_MS = 30_000;
@@ -21,9 +21,9 @@ export async function sqlLimiter(db: AccessDb, schema: string, policy: Policy = 
   const lockSpace = `rate ${schema}`;
 
   const sweep = setInterval(() => {
-    db.query(`DELETE FROM ${windows} WHERE newest <= (extract(epoch FROM clock_timestamp()) * 1000) - $1`, [policy.windowMs]).catch(
-      (error: Error) => console.error("rate limit sweep:", error.message),
-    );
+    db.query(`DELETE FROM ${windows} WHERE newest <= (extract(epoch FROM clock_timestamp()) * 1000) - $1`, [
+      policy.windowMs,
+    ]).catch((error: Error) => console.error("rate limit sweep:", error.message));
   }, SWEEP_EVERY_MS);
   sweep.unref();
 

@@ -1,4 +1,4 @@
-import { table, type AccessDb } from "./db";
+import { type AccessDb, table } from "./db";
 
 const MINUTE_MS = 60_000;
 /** "Recent" requests: those of the last 24 hours, by minute. */
@@ -24,9 +24,15 @@ export class UsageCounter {
   private readonly timer: NodeJS.Timeout;
   private readonly usage: string;
 
-  constructor(private readonly db: AccessDb, schema: string) {
+  constructor(
+    private readonly db: AccessDb,
+    schema: string,
+  ) {
     this.usage = table(schema, "api_key_usage");
-    this.timer = setInterval(() => this.flush().catch((error: Error) => console.error("key usage:", error.message)), FLUSH_EVERY_MS);
+    this.timer = setInterval(
+      () => this.flush().catch((error: Error) => console.error("key usage:", error.message)),
+      FLUSH_EVERY_MS,
+    );
     this.timer.unref();
   }
 

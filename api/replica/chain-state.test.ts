@@ -1,5 +1,5 @@
-import { describe, expect, it } from "vitest";
 import type { Address, Hex } from "viem";
+import { describe, expect, it } from "vitest";
 import { ChainState, rowKey, type StateRow, type V1Entry, type V2Entry } from "./chain-state";
 
 const A = "0x000000000000000000000000000000000000000a" as Address;
@@ -12,15 +12,36 @@ const hash = (n: number) => `0x${n.toString(16).padStart(64, "0")}` as Hex;
 const v2 = (n: number, from: Address, to: Address, at: [number, number], more: Partial<V2Entry> = {}): StateRow => ({
   table: "v2",
   row: {
-    hash: hash(n), delegationType: "ALL", from, to, contract: null, tokenId: null, rights: RIGHTS, amount: null,
-    enabled: true, firstBlock: at[0], firstLogIndex: at[1], updatedBlock: at[0], ...more,
+    hash: hash(n),
+    delegationType: "ALL",
+    from,
+    to,
+    contract: null,
+    tokenId: null,
+    rights: RIGHTS,
+    amount: null,
+    enabled: true,
+    firstBlock: at[0],
+    firstLogIndex: at[1],
+    updatedBlock: at[0],
+    ...more,
   },
 });
 const v1 = (vault: Address, delegate: Address, at: [number, number], more: Partial<V1Entry> = {}): StateRow => ({
   table: "v1",
   row: {
-    type: "ALL", vault, delegate, contract: ZERO, tokenId: 0n, enabled: true, vaultVersion: 0, pairVersion: 0,
-    createdBlock: at[0], createdLogIndex: at[1], updatedBlock: at[0], ...more,
+    type: "ALL",
+    vault,
+    delegate,
+    contract: ZERO,
+    tokenId: 0n,
+    enabled: true,
+    vaultVersion: 0,
+    pairVersion: 0,
+    createdBlock: at[0],
+    createdLogIndex: at[1],
+    updatedBlock: at[0],
+    ...more,
   },
 });
 const put = (s: ChainState, r: StateRow, final = 0) => s.put(rowKey(r), r, final);
@@ -33,7 +54,11 @@ describe("ChainState", () => {
     put(s, v2(2, C, A, [3, 1]));
     put(s, v2(3, A, A, [7, 2]));
     put(s, v2(4, A, C, [6, 0], { enabled: false }));
-    expect(s.v2Wallet(A).map((r) => [r.from, r.to])).toEqual([[C, A], [A, B], [A, A]]);
+    expect(s.v2Wallet(A).map((r) => [r.from, r.to])).toEqual([
+      [C, A],
+      [A, B],
+      [A, A],
+    ]);
     expect(s.v2Wallet(B).map((r) => r.from)).toEqual([A]);
   });
 
@@ -72,7 +97,11 @@ describe("ChainState", () => {
     put(s, v1(A, B, [4, 0]));
     put(s, v1(A, C, [2, 0]));
     put(s, v1(C, A, [3, 0], { type: "TOKEN", contract: B, tokenId: 9n }));
-    expect(s.v1Wallet(A).map((r) => [r.vault, r.delegate])).toEqual([[A, C], [C, A], [A, B]]);
+    expect(s.v1Wallet(A).map((r) => [r.vault, r.delegate])).toEqual([
+      [A, C],
+      [C, A],
+      [A, B],
+    ]);
     // revokeDelegate(B) by A: the pair's version moves on.
     put(s, { table: "pair", row: { vault: A, delegate: B, version: 1, updatedBlock: 5 } });
     expect(s.v1Wallet(A).map((r) => r.delegate)).toEqual([C, A]);

@@ -1,10 +1,16 @@
 import type { Address, Hex } from "viem";
-import { v1InForce, type V1Key, type V1State, type V1Type } from "../../core/v1";
+import { type V1Key, type V1State, type V1Type, v1InForce } from "../../core/v1";
 import type { V2DelegationType, V2State } from "../../core/v2";
 import type { V1Row, V2Row } from "../store";
 
 /** A row of v2_delegation, as held in memory. */
-export type V2Entry = V2Row & { hash: Hex; enabled: boolean; firstBlock: number; firstLogIndex: number; updatedBlock: number };
+export type V2Entry = V2Row & {
+  hash: Hex;
+  enabled: boolean;
+  firstBlock: number;
+  firstLogIndex: number;
+  updatedBlock: number;
+};
 /** A row of v1_delegation. */
 export type V1Entry = V1Row & Omit<V1State, "createdBlock"> & { createdBlock: number; updatedBlock: number };
 /** A row of v1_vault_version (`delegate` undefined) or v1_pair_version. */
@@ -34,7 +40,8 @@ export function rowKey(r: StateRow): string {
   }
 }
 
-const byPosition = <T extends { block: number; logIndex: number }>(a: T, b: T) => a.block - b.block || a.logIndex - b.logIndex;
+const byPosition = <T extends { block: number; logIndex: number }>(a: T, b: T) =>
+  a.block - b.block || a.logIndex - b.logIndex;
 
 /**
  * One chain's indexed state, in memory: the four state tables as maps, indexed by wallet, with
@@ -106,7 +113,10 @@ export class ChainState {
   private v2Order(a: Hex, b: Hex): number {
     const x = this.v2.get(a)!;
     const y = this.v2.get(b)!;
-    return byPosition({ block: x.firstBlock, logIndex: x.firstLogIndex }, { block: y.firstBlock, logIndex: y.firstLogIndex });
+    return byPosition(
+      { block: x.firstBlock, logIndex: x.firstLogIndex },
+      { block: y.firstBlock, logIndex: y.firstLogIndex },
+    );
   }
 
   private remove(key: string) {
@@ -169,7 +179,10 @@ export class ChainState {
   }
 
   private current(vault: Address, delegate: Address) {
-    return { vault: this.vaults.get(vault)?.version ?? 0, pair: this.pairs.get(pairKeyOf(vault, delegate))?.version ?? 0 };
+    return {
+      vault: this.vaults.get(vault)?.version ?? 0,
+      pair: this.pairs.get(pairKeyOf(vault, delegate))?.version ?? 0,
+    };
   }
 
   private inForce(row: V1Entry): boolean {
@@ -177,18 +190,27 @@ export class ChainState {
   }
 
   v1InForce(keys: readonly V1Key[]): V1Row[] {
-    const rows = keys.map((k) => this.v1.get(v1KeyOf(k))).filter((row): row is V1Entry => row !== undefined && this.inForce(row));
+    const rows = keys
+      .map((k) => this.v1.get(v1KeyOf(k)))
+      .filter((row): row is V1Entry => row !== undefined && this.inForce(row));
     return sortV1(rows).map(v1Row);
   }
 
   v1Wallet(wallet: Address): V1Row[] {
-    const rows = [...(this.v1ByWallet.get(wallet) ?? [])].map((k) => this.v1.get(k)!).filter((row) => this.inForce(row));
+    const rows = [...(this.v1ByWallet.get(wallet) ?? [])]
+      .map((k) => this.v1.get(k)!)
+      .filter((row) => this.inForce(row));
     return sortV1(rows).map(v1Row);
   }
 }
 
 const sortV1 = (rows: V1Entry[]) =>
-  rows.sort((a, b) => byPosition({ block: a.createdBlock, logIndex: a.createdLogIndex }, { block: b.createdBlock, logIndex: b.createdLogIndex }));
+  rows.sort((a, b) =>
+    byPosition(
+      { block: a.createdBlock, logIndex: a.createdLogIndex },
+      { block: b.createdBlock, logIndex: b.createdLogIndex },
+    ),
+  );
 
 const v2Row = (e: V2Entry): V2Row => ({
   delegationType: e.delegationType as V2DelegationType,
@@ -200,4 +222,10 @@ const v2Row = (e: V2Entry): V2Row => ({
   amount: e.amount,
 });
 
-const v1Row = (e: V1Entry): V1Row => ({ type: e.type as V1Type, vault: e.vault, delegate: e.delegate, contract: e.contract, tokenId: e.tokenId });
+const v1Row = (e: V1Entry): V1Row => ({
+  type: e.type as V1Type,
+  vault: e.vault,
+  delegate: e.delegate,
+  contract: e.contract,
+  tokenId: e.tokenId,
+});

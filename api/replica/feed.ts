@@ -21,9 +21,19 @@ const COLUMNS = {
   pair: `vault, delegate, version, updated_block::text`,
 } as const;
 type Table = keyof typeof COLUMNS;
-const TABLE_NAME: Record<Table, string> = { v2: "v2_delegation", v1: "v1_delegation", vault: "v1_vault_version", pair: "v1_pair_version" };
+const TABLE_NAME: Record<Table, string> = {
+  v2: "v2_delegation",
+  v1: "v1_delegation",
+  vault: "v1_vault_version",
+  pair: "v1_pair_version",
+};
 /** Load order within a table: v2 rows in list order, so wallet lists are built without sorting. */
-const LOAD_ORDER: Record<Table, string> = { v2: "first_block, first_log_index", v1: "vault, delegate", vault: "vault", pair: "vault, delegate" };
+const LOAD_ORDER: Record<Table, string> = {
+  v2: "first_block, first_log_index",
+  v1: "vault, delegate",
+  vault: "vault",
+  pair: "vault, delegate",
+};
 
 function stateRow(t: Table, r: Record<string, unknown>): StateRow {
   switch (t) {
@@ -53,9 +63,20 @@ function stateRow(t: Table, r: Record<string, unknown>): StateRow {
         },
       };
     case "vault":
-      return { table: t, row: { vault: r.vault as Address, version: num(r.version), updatedBlock: num(r.updated_block) } };
+      return {
+        table: t,
+        row: { vault: r.vault as Address, version: num(r.version), updatedBlock: num(r.updated_block) },
+      };
     case "pair":
-      return { table: t, row: { vault: r.vault as Address, delegate: r.delegate as Address, version: num(r.version), updatedBlock: num(r.updated_block) } };
+      return {
+        table: t,
+        row: {
+          vault: r.vault as Address,
+          delegate: r.delegate as Address,
+          version: num(r.version),
+          updatedBlock: num(r.updated_block),
+        },
+      };
   }
 }
 
@@ -98,7 +119,9 @@ export class ReplicaFeed {
   /** One sync of every chain. */
   async sync(): Promise<void> {
     await this.snapshot(async (query) => {
-      const meta = await query(`SELECT (value->>'is_ready')::int AS ready FROM ${this.t("_ponder_meta")} WHERE key = 'app'`);
+      const meta = await query(
+        `SELECT (value->>'is_ready')::int AS ready FROM ${this.t("_ponder_meta")} WHERE key = 'app'`,
+      );
       const ready = num(meta.rows[0]?.ready ?? 0) === 1;
       const checkpoints = await query(
         `SELECT chain_id, latest_checkpoint, substring(latest_checkpoint, 27, 16)::bigint::text AS block,
@@ -119,11 +142,18 @@ export class ReplicaFeed {
     });
   }
 
-  private async load(query: Query, chainId: number, at: { checkpoint: string; block: number; final: number }): Promise<ChainFeed> {
+  private async load(
+    query: Query,
+    chainId: number,
+    at: { checkpoint: string; block: number; final: number },
+  ): Promise<ChainFeed> {
     const state = new ChainState();
     for (const t of Object.keys(COLUMNS) as Table[]) {
       const cursor = `replica_${t}`;
-      await query(`DECLARE ${cursor} NO SCROLL CURSOR FOR SELECT ${COLUMNS[t]} FROM ${this.t(TABLE_NAME[t])} WHERE chain_id = $1 ORDER BY ${LOAD_ORDER[t]}`, [chainId]);
+      await query(
+        `DECLARE ${cursor} NO SCROLL CURSOR FOR SELECT ${COLUMNS[t]} FROM ${this.t(TABLE_NAME[t])} WHERE chain_id = $1 ORDER BY ${LOAD_ORDER[t]}`,
+        [chainId],
+      );
       for (;;) {
         const { rows } = await query(`FETCH ${LOAD_BATCH} FROM ${cursor}`);
         for (const r of rows) {
@@ -134,7 +164,8 @@ export class ReplicaFeed {
       }
       await query(`CLOSE ${cursor}`);
     }
-    for (const [block, fingerprint] of await this.fingerprints(query, chainId, at.final)) state.fingerprints.set(block, fingerprint);
+    for (const [block, fingerprint] of await this.fingerprints(query, chainId, at.final))
+      state.fingerprints.set(block, fingerprint);
     state.block = at.block;
     return { state, checkpoint: at.checkpoint, final: at.final };
   }
@@ -152,21 +183,33 @@ export class ReplicaFeed {
     return new Map(rows.map((r) => [num(r.block), r.fingerprint as string]));
   }
 
-  private async advance(query: Query, chainId: number, feed: ChainFeed, at: { checkpoint: string; block: number; final: number }) {
+  private async advance(
+    query: Query,
+    chainId: number,
+    feed: ChainFeed,
+    at: { checkpoint: string; block: number; final: number },
+  ) {
     const { state } = feed;
     // Compared at every sync: Ponder reverts a reorganized block's rows before it moves its checkpoint.
     const fingerprints = await this.fingerprints(query, chainId, feed.final);
     // The last block, among those the copy holds, before the first whose events differ now.
     let fork: number | undefined;
-    for (const block of new Set([...state.fingerprints.keys(), ...[...fingerprints.keys()].filter((b) => b <= state.block)])) {
-      if (state.fingerprints.get(block) !== fingerprints.get(block) && (fork === undefined || block - 1 < fork)) fork = block - 1;
+    for (const block of new Set([
+      ...state.fingerprints.keys(),
+      ...[...fingerprints.keys()].filter((b) => b <= state.block),
+    ])) {
+      if (state.fingerprints.get(block) !== fingerprints.get(block) && (fork === undefined || block - 1 < fork))
+        fork = block - 1;
     }
     if (fork === undefined && at.checkpoint === feed.checkpoint) return;
 
     const since = fork ?? state.block;
     const changed: StateRow[] = [];
     for (const t of Object.keys(COLUMNS) as Table[]) {
-      const { rows } = await query(`SELECT ${COLUMNS[t]} FROM ${this.t(TABLE_NAME[t])} WHERE chain_id = $1 AND updated_block > $2`, [chainId, since]);
+      const { rows } = await query(
+        `SELECT ${COLUMNS[t]} FROM ${this.t(TABLE_NAME[t])} WHERE chain_id = $1 AND updated_block > $2`,
+        [chainId, since],
+      );
       for (const r of rows) changed.push(stateRow(t, r));
     }
     // Rows of a block past the checkpoint: the snapshot is mid-write; take the next one.
@@ -197,7 +240,8 @@ export class ReplicaFeed {
   /** The rows now in the database for `keys` (undefined for those no longer there). */
   private async reread(query: Query, chainId: number, keys: Set<string>): Promise<Map<string, StateRow | undefined>> {
     const out = new Map<string, StateRow | undefined>([...keys].map((k) => [k, undefined]));
-    const ids = (prefix: string) => [...keys].filter((k) => k.startsWith(`${prefix}:`)).map((k) => k.slice(prefix.length + 1));
+    const ids = (prefix: string) =>
+      [...keys].filter((k) => k.startsWith(`${prefix}:`)).map((k) => k.slice(prefix.length + 1));
     const vaultsOf = (list: string[]) => [...new Set(list.map((id) => id.split("|")[0]!))];
     const reads: [Table, string, unknown][] = [
       ["v2", "hash = ANY($2)", ids("v2")],
@@ -207,7 +251,10 @@ export class ReplicaFeed {
     ];
     for (const [t, where, values] of reads) {
       if ((values as unknown[]).length === 0) continue;
-      const { rows } = await query(`SELECT ${COLUMNS[t]} FROM ${this.t(TABLE_NAME[t])} WHERE chain_id = $1 AND ${where}`, [chainId, values]);
+      const { rows } = await query(
+        `SELECT ${COLUMNS[t]} FROM ${this.t(TABLE_NAME[t])} WHERE chain_id = $1 AND ${where}`,
+        [chainId, values],
+      );
       for (const r of rows) {
         const row = stateRow(t, r);
         const key = rowKey(row);
@@ -217,4 +264,3 @@ export class ReplicaFeed {
     return out;
   }
 }
-

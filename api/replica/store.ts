@@ -1,4 +1,4 @@
-import { StoreBusy, type ChainPosition, type ChainView, type Store } from "../store";
+import { type ChainPosition, type ChainView, type Store, StoreBusy } from "../store";
 import { ChainState } from "./chain-state";
 import { ReplicaFeed, type Snapshot } from "./feed";
 
@@ -27,7 +27,11 @@ export type ReplicaStore = Store & {
  * When the copy cannot be refreshed (the database is down), answers are 503 after a few seconds
  * rather than ever staler.
  */
-export function createReplicaStore(snapshot: Snapshot, schema: string, log: (message: string) => void = console.error): ReplicaStore {
+export function createReplicaStore(
+  snapshot: Snapshot,
+  schema: string,
+  log: (message: string) => void = console.error,
+): ReplicaStore {
   const feed = new ReplicaFeed(snapshot, schema);
   /** Since when syncs have failed (undefined: the last one succeeded). */
   let failingSince: number | undefined = Date.now();
@@ -63,7 +67,10 @@ export function createReplicaStore(snapshot: Snapshot, schema: string, log: (mes
 
   function view<T>(chainId: number, read: (state: ChainState) => T): ChainView<T> | undefined {
     const now = Date.now();
-    if ((failingSince !== undefined && now - failingSince > MAX_SILENCE_MS) || (syncStarted > 0 && now - syncStarted > MAX_SYNC_MS)) {
+    if (
+      (failingSince !== undefined && now - failingSince > MAX_SILENCE_MS) ||
+      (syncStarted > 0 && now - syncStarted > MAX_SYNC_MS)
+    ) {
       const since = Math.min(failingSince ?? now, syncStarted || now);
       throw new StoreBusy(`the database has not answered for ${Math.round((now - since) / 1000)} s`);
     }
@@ -71,7 +78,8 @@ export function createReplicaStore(snapshot: Snapshot, schema: string, log: (mes
     if (position === undefined) return undefined;
     const chain = feed.chains.get(chainId);
     // Not ready: no copy is held yet, and the answer is a 503 whatever the data.
-    if (!feed.ready || chain === undefined) return { indexedBlock: BigInt(position.block), ready: false, data: read(NOTHING) };
+    if (!feed.ready || chain === undefined)
+      return { indexedBlock: BigInt(position.block), ready: false, data: read(NOTHING) };
     return { indexedBlock: BigInt(chain.state.block), ready: true, data: read(chain.state) };
   }
 

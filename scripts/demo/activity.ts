@@ -3,16 +3,17 @@
  * making thousands of delegations of every kind on both registries, revoking and delegating again,
  * a few wallets with hundreds; then, while the demo runs, a few writes every few seconds.
  */
-import { getAddress, keccak256, stringToHex, type Address, type Hex } from "viem";
+import { type Address, getAddress, type Hex, keccak256, stringToHex } from "viem";
 import { Rng } from "../../test/helpers/common";
 import type { DelegateCall, RegistryCall } from "../../test/helpers/v1-writes";
-import { ZERO, bytes32String, type Write } from "../../test/helpers/v2-writes";
+import { bytes32String, type Write, ZERO } from "../../test/helpers/v2-writes";
 import type { DemoTx } from "./chain";
 
 export const SEED = 20_240_917;
 
 /** A made-up wallet: the demo sends from it through anvil's impersonation, no key needed. */
-const wallet = (i: number): Address => getAddress(`0x${keccak256(stringToHex(`delegation demo wallet ${i}`)).slice(-40)}`);
+const wallet = (i: number): Address =>
+  getAddress(`0x${keccak256(stringToHex(`delegation demo wallet ${i}`)).slice(-40)}`);
 
 export const PEOPLE: readonly Address[] = Array.from({ length: 500 }, (_, i) => wallet(i));
 /** A guild lending hundreds of NFTs to its players, a hot wallet many vaults trust, a v1 power user. */
@@ -54,27 +55,54 @@ export class Activity {
     const rng = this.rng;
     const v2: [Address, Write][] = [];
     for (const from of PEOPLE.slice(3, 330)) {
-      const n = rng.weighted([[30, 1], [25, 2], [15, 3], [10, 5], [8, 8], [6, 12], [6, 20]] as const);
+      const n = rng.weighted([
+        [30, 1],
+        [25, 2],
+        [15, 3],
+        [10, 5],
+        [8, 8],
+        [6, 12],
+        [6, 20],
+      ] as const);
       for (let i = 0; i < n; i++) v2.push([from, this.v2Write(from, PEOPLE)]);
-      if (rng.chance(0.8)) v2.push([from, { fn: "delegateAll", to: WHALES.hotWallet, rights: this.rights(), enable: true }]);
+      if (rng.chance(0.8))
+        v2.push([from, { fn: "delegateAll", to: WHALES.hotWallet, rights: this.rights(), enable: true }]);
     }
     for (let i = 0; i < 320; i++) {
-      const write: Write = { fn: "delegateERC721", to: rng.pick(PLAYERS), contract: rng.pick(NFTS), tokenId: BigInt(1 + rng.int(10_000)), rights: ZERO, enable: true };
+      const write: Write = {
+        fn: "delegateERC721",
+        to: rng.pick(PLAYERS),
+        contract: rng.pick(NFTS),
+        tokenId: BigInt(1 + rng.int(10_000)),
+        rights: ZERO,
+        enable: true,
+      };
       v2.push([WHALES.guild, write]);
     }
-    const v1: [Address, RegistryCall][] = PEOPLE.slice(180, 380).flatMap((vault) => this.v1Story(vault).map((c): [Address, RegistryCall] => [vault, c]));
+    const v1: [Address, RegistryCall][] = PEOPLE.slice(180, 380).flatMap((vault) =>
+      this.v1Story(vault).map((c): [Address, RegistryCall] => [vault, c]),
+    );
     for (let i = 0; i < 150; i++) v1.push([WHALES.v1Vault, this.v1Delegation(WHALES.v1Vault, PEOPLE)]);
     const round1 = [...this.v2Txs(bySender(v2)), ...this.v1Txs(bySender(v1))];
 
     // Round 2: revocations (v2 writes, v1 revokeSelf by delegates) and v2 amounts changed.
     const revoked = v2.filter(() => rng.chance(0.12));
-    const changed = v2.filter((e): e is [Address, Extract<Write, { fn: "delegateERC20" }>] => e[1].fn === "delegateERC20" && rng.chance(0.2));
-    const selfRevoked = rng.shuffle(v1.filter((e): e is [Address, DelegateCall] => "value" in e[1] && e[1].value)).slice(0, 30);
+    const changed = v2.filter(
+      (e): e is [Address, Extract<Write, { fn: "delegateERC20" }>] => e[1].fn === "delegateERC20" && rng.chance(0.2),
+    );
+    const selfRevoked = rng
+      .shuffle(v1.filter((e): e is [Address, DelegateCall] => "value" in e[1] && e[1].value))
+      .slice(0, 30);
     const round2 = [
-      ...this.v2Txs(bySender([
-        ...revoked.map(([from, w]): [Address, Write] => [from, "enable" in w ? { ...w, enable: false } : { ...w, amount: 0n }]),
-        ...changed.map(([from, w]): [Address, Write] => [from, { ...w, amount: this.erc20Amount(w.contract) }]),
-      ])),
+      ...this.v2Txs(
+        bySender([
+          ...revoked.map(([from, w]): [Address, Write] => [
+            from,
+            "enable" in w ? { ...w, enable: false } : { ...w, amount: 0n },
+          ]),
+          ...changed.map(([from, w]): [Address, Write] => [from, { ...w, amount: this.erc20Amount(w.contract) }]),
+        ]),
+      ),
       ...this.v1Txs(bySender(selfRevoked.map(([vault, c]) => [getAddress(c.delegate), { fn: "revokeSelf", vault }]))),
     ];
     // Round 3: some of those delegated again.
@@ -133,7 +161,17 @@ export class Activity {
       [20, { fn: "delegateContract", to, contract: nft, rights, enable: true }],
       [35, { fn: "delegateERC721", to, contract: nft, tokenId: BigInt(1 + rng.int(10_000)), rights, enable: true }],
       [15, { fn: "delegateERC20", to, contract: token, rights, amount: this.erc20Amount(token) }],
-      [15, { fn: "delegateERC1155", to, contract: rng.pick(MULTI_TOKENS), tokenId: BigInt(1 + rng.int(20)), rights, amount: BigInt(1 + rng.int(25)) }],
+      [
+        15,
+        {
+          fn: "delegateERC1155",
+          to,
+          contract: rng.pick(MULTI_TOKENS),
+          tokenId: BigInt(1 + rng.int(20)),
+          rights,
+          amount: BigInt(1 + rng.int(25)),
+        },
+      ],
     ]);
   }
 
@@ -159,7 +197,10 @@ export class Activity {
   private v2Txs(writesBySender: Map<Address, Write[]>): DemoTx[] {
     return [...writesBySender].flatMap(([from, writes]) => {
       const size = this.rng.chance(0.5) ? 40 : 1;
-      return Array.from({ length: Math.ceil(writes.length / size) }, (_, i) => ({ from, v2: writes.slice(i * size, (i + 1) * size) }));
+      return Array.from({ length: Math.ceil(writes.length / size) }, (_, i) => ({
+        from,
+        v2: writes.slice(i * size, (i + 1) * size),
+      }));
     });
   }
 

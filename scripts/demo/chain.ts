@@ -1,12 +1,12 @@
 /** The demo's chain: a fresh anvil with the stand-in registries, and the demo's transactions to it. */
 import { readFileSync } from "node:fs";
-import { toHex, type Address, type Hex } from "viem";
+import { type Address, type Hex, toHex } from "viem";
 import { registryV1Abi } from "../../core/abi/registryV1";
 import { registryV2Abi } from "../../core/abi/registryV2";
 import { V1_ADDRESS, V2_ADDRESS } from "../../core/chains";
 import { rpc, rpcBatch } from "../../test/helpers/common";
-import { startAnvil, type Anvil } from "../../test/helpers/processes";
-import { encodeCall, sendAll, type RegistryCall, type TxRequest } from "../../test/helpers/v1-writes";
+import { type Anvil, startAnvil } from "../../test/helpers/processes";
+import { encodeCall, type RegistryCall, sendAll, type TxRequest } from "../../test/helpers/v1-writes";
 import { txData, type Write } from "../../test/helpers/v2-writes";
 import { compileSolidity } from "../solidity";
 import { SEED } from "./activity";
@@ -56,7 +56,8 @@ export class Sender {
     return txs.map((tx) => {
       const nonce = this.nonces.get(tx.from) ?? 0;
       this.nonces.set(tx.from, nonce + 1);
-      if ("v1" in tx) return { from: tx.from, to: V1_ADDRESS, data: encodeCall(registryV1Abi, tx.v1), gas: V1_GAS, nonce };
+      if ("v1" in tx)
+        return { from: tx.from, to: V1_ADDRESS, data: encodeCall(registryV1Abi, tx.v1), gas: V1_GAS, nonce };
       const data = txData(registryV2Abi, { from: tx.from, nonce, writes: tx.v2, multicall: tx.v2.length > 1 });
       return { from: tx.from, to: V2_ADDRESS, data, gas: v2Gas(tx.v2.length), nonce };
     });
@@ -67,9 +68,10 @@ export class Sender {
     const fresh = [...new Set(requests.map((r) => r.from))].filter((a) => !this.funded.has(a));
     const funding = fresh.map((a) => ({ method: "anvil_setBalance", params: [a, toHex(10n ** 21n)] }));
     for (let i = 0; i < funding.length; i += 500) await rpcBatch(url, funding.slice(i, i + 500));
-    fresh.forEach((a) => this.funded.add(a));
+    for (const a of fresh) this.funded.add(a);
     const failed = (await sendAll(url, requests, SEED)).filter((r) => r.status !== "0x1");
-    if (failed.length > 0) throw new Error(`${failed.length} demo transactions failed, e.g. ${failed[0]!.transactionHash}`);
+    if (failed.length > 0)
+      throw new Error(`${failed.length} demo transactions failed, e.g. ${failed[0]!.transactionHash}`);
   }
 }
 

@@ -3,9 +3,9 @@
  * own writes (the model), on wallets the live activity never touches, so the answers hold as long
  * as the demo runs.
  */
-import { getAddress, type Address } from "viem";
+import { type Address, getAddress } from "viem";
 import type { RegistryCall } from "../../test/helpers/v1-writes";
-import { ZERO, type Write } from "../../test/helpers/v2-writes";
+import { type Write, ZERO } from "../../test/helpers/v2-writes";
 import { WHALES } from "./activity";
 import type { DemoTx } from "./chain";
 import type { DemoModel, V2Entry } from "./model";
@@ -34,7 +34,10 @@ function written<F extends Write["fn"]>(model: DemoModel, fn: F): (V2Entry & { w
 
 /** `history`: every transaction the model was given, in order. */
 export function chooseExamples(model: DemoModel, history: DemoTx[]): Example[] {
-  const all = found("v2 ALL delegation in force", written(model, "delegateAll").find((e) => e.write.rights === ZERO && e.value > 0n));
+  const all = found(
+    "v2 ALL delegation in force",
+    written(model, "delegateAll").find((e) => e.write.rights === ZERO && e.value > 0n),
+  );
   const erc20 = found(
     "v2 ERC20 delegation alone on its pair",
     written(model, "delegateERC20").find(
@@ -44,10 +47,16 @@ export function chooseExamples(model: DemoModel, history: DemoTx[]): Example[] {
   const revoked = found(
     "revoked v2 ERC721 delegation",
     written(model, "delegateERC721").find(
-      (e) => e.write.rights === ZERO && e.everEnabled && !model.v2CheckErc721(e.write.to, e.from, e.write.contract, e.write.tokenId),
+      (e) =>
+        e.write.rights === ZERO &&
+        e.everEnabled &&
+        !model.v2CheckErc721(e.write.to, e.from, e.write.contract, e.write.tokenId),
     ),
   );
-  const contractLevel = found("v1 contract delegation in force", model.v1InForce().find((key) => key.type === "CONTRACT"));
+  const contractLevel = found(
+    "v1 contract delegation in force",
+    model.v1InForce().find((key) => key.type === "CONTRACT"),
+  );
   const v1 = history.filter((tx): tx is Extract<DemoTx, { v1: unknown }> => "v1" in tx);
   const afterRevokeAll = found(
     "v1 delegation voided by revokeAllDelegates",
@@ -114,7 +123,12 @@ export function chooseExamples(model: DemoModel, history: DemoTx[]): Example[] {
 export function examplesText(baseUrl: string, examples: Example[]): string {
   const lines = ["", "Try these (answers as of now):"];
   for (const e of examples) {
-    lines.push("", `  # ${e.what}`, `  curl -s '${baseUrl}${e.path}'${e.length ? " | jq length" : ""}`, `  # → ${e.answer}`);
+    lines.push(
+      "",
+      `  # ${e.what}`,
+      `  curl -s '${baseUrl}${e.path}'${e.length ? " | jq length" : ""}`,
+      `  # → ${e.answer}`,
+    );
   }
   return `${lines.join("\n")}\n\n`;
 }

@@ -5,8 +5,8 @@
  * v1 checks.
  */
 import type { Address } from "viem";
-import { ADDRESS_0, keyOf, keyString, type Key, type RegistryCall } from "../../test/helpers/v1-writes";
-import { MAX_UINT256, ZERO, type Write } from "../../test/helpers/v2-writes";
+import { ADDRESS_0, type Key, keyOf, keyString, type RegistryCall } from "../../test/helpers/v1-writes";
+import { MAX_UINT256, type Write, ZERO } from "../../test/helpers/v2-writes";
 import type { DemoTx } from "./chain";
 
 type V2Fn = Write["fn"];
@@ -35,7 +35,14 @@ export class DemoModel {
   }
 
   private applyV2(from: Address, w: Write) {
-    const key = v2Key(w.fn, from, w.to, w.rights, "contract" in w ? w.contract : undefined, "tokenId" in w ? w.tokenId : undefined);
+    const key = v2Key(
+      w.fn,
+      from,
+      w.to,
+      w.rights,
+      "contract" in w ? w.contract : undefined,
+      "tokenId" in w ? w.tokenId : undefined,
+    );
     // What a check reads: 1 or 0 for enable, the amount for ERC20 and ERC1155 (0 revokes).
     const value = "enable" in w ? (w.enable ? 1n : 0n) : w.amount;
     const everEnabled = (this.v2.get(key)?.everEnabled ?? false) || value > 0n;
@@ -59,7 +66,10 @@ export class DemoModel {
   }
 
   private versions(key: Key): { vault: number; pair: number } {
-    return { vault: this.vaultVersion.get(key.vault) ?? 0, pair: this.pairVersion.get(`${key.vault}|${key.delegate}`) ?? 0 };
+    return {
+      vault: this.vaultVersion.get(key.vault) ?? 0,
+      pair: this.pairVersion.get(`${key.vault}|${key.delegate}`) ?? 0,
+    };
   }
 
   /** Every v2 delegation ever written, in the order first written, with its last write. */
@@ -101,7 +111,7 @@ export class DemoModel {
   private inForce(key: Key): boolean {
     const d = this.v1.get(keyString(key));
     const now = this.versions(key);
-    return d !== undefined && d.value && d.vault === now.vault && d.pair === now.pair;
+    return d?.value === true && d.vault === now.vault && d.pair === now.pair;
   }
 
   /** The v1 delegations in force. */

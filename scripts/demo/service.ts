@@ -1,8 +1,8 @@
 /** The service, run on the demo's chain as `npm start` runs it, its output passed through. */
 import { join } from "node:path";
+import { stripVTControlCharacters } from "node:util";
 import { Child, GiveUp, ROOT, waitFor } from "../../test/helpers/processes";
 
-const ANSI = /\u001b\[[0-9;]*m/g;
 /** Ponder's log lines below warnings (one a block once live); anything else, stack traces too, is shown. */
 const ROUTINE = /^\d\d:\d\d:\d\d\.\d{3} (INFO|DEBUG|TRACE) /;
 
@@ -30,7 +30,8 @@ export class DemoService {
     this.child.process.stdout!.on("data", (chunk: Buffer) => {
       const lines = (partial + chunk.toString()).split("\n");
       partial = lines.pop()!;
-      for (const line of lines) if (!(this.quiet && ROUTINE.test(line.replace(ANSI, "")))) process.stdout.write(`${line}\n`);
+      for (const line of lines)
+        if (!(this.quiet && ROUTINE.test(stripVTControlCharacters(line)))) process.stdout.write(`${line}\n`);
     });
     this.child.process.stderr!.on("data", (chunk: Buffer) => process.stderr.write(chunk));
   }
@@ -42,20 +43,32 @@ export class DemoService {
    */
   async ready(block: bigint): Promise<string> {
     const running = () => {
-      if (!this.child.running) throw new GiveUp(`the service exited (code ${this.child.process.exitCode}); its output is above`);
+      if (!this.child.running)
+        throw new GiveUp(`the service exited (code ${this.child.process.exitCode}); its output is above`);
     };
-    const port = await waitFor("the service's HTTP server", async () => {
-      running();
-      return /Created HTTP server port=(\d+)/.exec(this.child.output.replace(ANSI, ""))?.[1];
-    }, 300_000);
+    const port = await waitFor(
+      "the service's HTTP server",
+      async () => {
+        running();
+        return /Created HTTP server port=(\d+)/.exec(stripVTControlCharacters(this.child.output))?.[1];
+      },
+      300_000,
+    );
     const url = `http://127.0.0.1:${port}`;
-    await waitFor("the service to be ready", async () => {
-      running();
-      if ((await fetch(`${url}/ready`)).status !== 200) return undefined;
-      const status = (await (await fetch(`${url}/status`)).json()) as Record<string, { id: number; block: { number: number } }>;
-      const indexed = Object.values(status).find((chain) => chain.id === 31337)?.block.number;
-      return indexed !== undefined && BigInt(indexed) >= block ? true : undefined;
-    }, 300_000);
+    await waitFor(
+      "the service to be ready",
+      async () => {
+        running();
+        if ((await fetch(`${url}/ready`)).status !== 200) return undefined;
+        const status = (await (await fetch(`${url}/status`)).json()) as Record<
+          string,
+          { id: number; block: { number: number } }
+        >;
+        const indexed = Object.values(status).find((chain) => chain.id === 31337)?.block.number;
+        return indexed !== undefined && BigInt(indexed) >= block ? true : undefined;
+      },
+      300_000,
+    );
     return url;
   }
 }

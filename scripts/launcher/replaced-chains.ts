@@ -7,13 +7,22 @@
  * name is missing on the chain, or has another hash there (a hash seals every block before it).
  */
 import { existsSync } from "node:fs";
+import type { AccessDb } from "../../api/access/db";
 import { pgAccessDb } from "../../api/access/pg";
 import { pgliteAccessDb, ponderPgliteDir } from "../../api/access/pglite";
-import type { AccessDb } from "../../api/access/db";
 import { rpc } from "./rpc";
 
 /** Every ponder_sync table with a chain_id column. */
-const SYNC_TABLES = ["blocks", "transactions", "transaction_receipts", "logs", "traces", "rpc_request_results", "intervals", "factory_addresses"];
+const SYNC_TABLES = [
+  "blocks",
+  "transactions",
+  "transaction_receipts",
+  "logs",
+  "traces",
+  "rpc_request_results",
+  "intervals",
+  "factory_addresses",
+];
 
 /** The database Ponder will use, or undefined when it does not exist yet (nothing to forget). */
 async function ponderDatabase(env: NodeJS.ProcessEnv): Promise<AccessDb | undefined> {
@@ -40,7 +49,9 @@ async function blockHash(rpcUrls: string[], number: bigint): Promise<string | nu
   const reasons: string[] = [];
   for (const url of rpcUrls) {
     try {
-      const block = (await rpc(url, "eth_getBlockByNumber", [`0x${number.toString(16)}`, false])) as { hash: string } | null;
+      const block = (await rpc(url, "eth_getBlockByNumber", [`0x${number.toString(16)}`, false])) as {
+        hash: string;
+      } | null;
       return block?.hash ?? null;
     } catch (error) {
       reasons.push(`${url}: ${(error as Error).message}`);
@@ -53,7 +64,10 @@ async function blockHash(rpcUrls: string[], number: bigint): Promise<string | nu
  * Drops the ponder_sync rows of each given local chain that another chain (an earlier run of it)
  * left; the ids of the chains whose rows were dropped.
  */
-export async function forgetReplacedChains(chains: { id: number; rpcUrls: string[] }[], env: NodeJS.ProcessEnv): Promise<number[]> {
+export async function forgetReplacedChains(
+  chains: { id: number; rpcUrls: string[] }[],
+  env: NodeJS.ProcessEnv,
+): Promise<number[]> {
   if (chains.length === 0) return [];
   const db = await ponderDatabase(env);
   if (!db) return [];

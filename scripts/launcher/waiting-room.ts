@@ -1,6 +1,6 @@
-import { serve, type ServerType } from "@hono/node-server";
-import { Hono } from "hono";
 import type { Server } from "node:http";
+import { type ServerType, serve } from "@hono/node-server";
+import { Hono } from "hono";
 import { openAccess } from "../../api/access/open";
 import { createApp, type ServedChain } from "../../api/app";
 import { answerClientErrors } from "../../api/client-error";
@@ -23,10 +23,17 @@ export type WaitingRoom = { close(): Promise<void> };
  * 503 chain_syncing for every chain, /health 200 and /ready 503, so that clients and health checks
  * see a service that is syncing rather than one that is down.
  */
-export async function openWaitingRoom(port: number, chains: readonly ServedChain[], env: NodeJS.ProcessEnv): Promise<WaitingRoom> {
+export async function openWaitingRoom(
+  port: number,
+  chains: readonly ServedChain[],
+  env: NodeJS.ProcessEnv,
+): Promise<WaitingRoom> {
   const access = await openAccess(env);
   const app = new Hono()
-    .route("/", probes(async () => ({ ready: false, text: "waiting for the RPC: not indexing yet" })))
+    .route(
+      "/",
+      probes(async () => ({ ready: false, text: "waiting for the RPC: not indexing yet" })),
+    )
     .route("/", createApp({ store: nothingIndexed, chains, access }));
   const server: ServerType = await new Promise((listening, fail) => {
     const s = serve({ fetch: app.fetch, port }, () => listening(s));

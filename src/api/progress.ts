@@ -7,8 +7,12 @@
  */
 type Gauge = { get(): Promise<{ values: { value: number; labels: Record<string, string | number> }[] }> };
 type Metrics = Record<
-  "ponder_historical_total_blocks" | "ponder_historical_cached_blocks" | "ponder_historical_completed_blocks" |
-    "ponder_indexing_completed_events" | "ponder_sync_is_realtime" | "ponder_sync_is_complete",
+  | "ponder_historical_total_blocks"
+  | "ponder_historical_cached_blocks"
+  | "ponder_historical_completed_blocks"
+  | "ponder_indexing_completed_events"
+  | "ponder_sync_is_realtime"
+  | "ponder_sync_is_complete",
   Gauge
 >;
 
@@ -22,7 +26,11 @@ const byChain = async (gauge: Gauge) => {
 };
 
 const duration = (seconds: number) =>
-  seconds >= 3600 ? `${Math.round(seconds / 360) / 10}h` : seconds >= 60 ? `${Math.round(seconds / 60)}m` : `${Math.ceil(seconds)}s`;
+  seconds >= 3600
+    ? `${Math.round(seconds / 360) / 10}h`
+    : seconds >= 60
+      ? `${Math.round(seconds / 60)}m`
+      : `${Math.ceil(seconds)}s`;
 
 export function logBackfillProgress(chains: readonly string[], everyMs = 10_000): void {
   const metrics = (globalThis as { PONDER_COMMON?: { metrics?: Metrics } }).PONDER_COMMON?.metrics;

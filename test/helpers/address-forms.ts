@@ -1,4 +1,4 @@
-import { getAddress, type Address } from "viem";
+import { type Address, getAddress } from "viem";
 
 /** The spellings of an address that api-contract.md accepts and rejects, for every address input. */
 
@@ -12,7 +12,8 @@ export function badChecksum(a: Address): string {
   const flipped = ch === ch.toLowerCase() ? ch.toUpperCase() : ch.toLowerCase();
   const bad = a.slice(0, i) + flipped + a.slice(i + 1);
   // Still mixed case, so it must be judged by its checksum.
-  if (bad.slice(2) === bad.slice(2).toLowerCase() || bad.slice(2) === bad.slice(2).toUpperCase()) throw new Error(`no mixed case: ${bad}`);
+  if (bad.slice(2) === bad.slice(2).toLowerCase() || bad.slice(2) === bad.slice(2).toUpperCase())
+    throw new Error(`no mixed case: ${bad}`);
   return bad;
 }
 

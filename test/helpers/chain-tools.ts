@@ -4,9 +4,10 @@
  * really listens on.
  */
 import { createServer, type Server } from "node:http";
-import { decodeFunctionResult, encodeFunctionData, type Abi, type Address, type Hex } from "viem";
+import { stripVTControlCharacters } from "node:util";
+import { type Abi, type Address, decodeFunctionResult, encodeFunctionData, type Hex } from "viem";
 import { rpc, untilPast } from "./common";
-import { freePort, waitFor, type Service } from "./processes";
+import { freePort, type Service, waitFor } from "./processes";
 
 export { rpc };
 
@@ -23,7 +24,10 @@ export type HttpAnswer = { path: string; status: number; headers: Headers; text:
 /** GET `path` from the service, with its access headers; 429s are waited out, never counted. */
 export async function serviceGet(service: Service, path: string): Promise<HttpAnswer> {
   for (let attempt = 0; ; attempt++) {
-    const res = await fetch(service.url + path, { headers: serviceHeaders(service), signal: AbortSignal.timeout(30_000) });
+    const res = await fetch(service.url + path, {
+      headers: serviceHeaders(service),
+      signal: AbortSignal.timeout(30_000),
+    });
     const text = await res.text();
     if (res.status === 429 && attempt < 20) {
       const seconds = Number(res.headers.get("retry-after")) || 1;
@@ -52,11 +56,8 @@ export function indexedBlockOf(a: HttpAnswer): bigint | undefined {
   return header !== null && /^\d+$/.test(header) ? BigInt(header) : undefined;
 }
 
-const ANSI = /\u001b\[[0-9;]*m/g;
-
 /** The service's output without colour codes. */
-export const plainOutput = (service: Service) => service.child.output.replace(ANSI, "");
-
+export const plainOutput = (service: Service) => stripVTControlCharacters(service.child.output);
 
 // ---------------------------------------------------------------------------------------------
 // A recording JSON-RPC proxy
@@ -70,7 +71,10 @@ export type Reply = { error: { code: number; message: string } } | { result: unk
  * What the proxy does instead of forwarding: drop the connection; answer with this status and
  * body; or answer the calls `reply` answers itself and forward the others (a batch stays a batch).
  */
-export type Fault = { drop: true } | { status: number; body: string } | { reply: (call: RecordedCall) => Reply | undefined };
+export type Fault =
+  | { drop: true }
+  | { status: number; body: string }
+  | { reply: (call: RecordedCall) => Reply | undefined };
 /**
  * Called with each request's calls before it is forwarded; it may take its time (holding the
  * request), and may return a fault to answer with instead.
@@ -110,7 +114,11 @@ export async function startRpcProxy(target: string, intercept?: Intercept): Prom
     }
     calls.push(...these);
     const forward = async (text: string) => {
-      const upstream = await fetch(target, { method: "POST", headers: { "content-type": "application/json" }, body: text });
+      const upstream = await fetch(target, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: text,
+      });
       return { status: upstream.status, text: await upstream.text() };
     };
     const send = (status: number, text: string) => {
@@ -128,8 +136,11 @@ export async function startRpcProxy(target: string, intercept?: Intercept): Prom
       }
       // Some calls answered here: the others go upstream together, their answers matched by id.
       const rest = items!.filter((_, i) => replies[i] === undefined);
-      const upstream = rest.length > 0 ? (JSON.parse((await forward(JSON.stringify(rest))).text) as { id?: unknown }[]) : [];
-      const answers = these.map((call, i) => replies[i] ? { jsonrpc: "2.0", id: call.id ?? null, ...replies[i] } : upstream.find((a) => a.id === call.id));
+      const upstream =
+        rest.length > 0 ? (JSON.parse((await forward(JSON.stringify(rest))).text) as { id?: unknown }[]) : [];
+      const answers = these.map((call, i) =>
+        replies[i] ? { jsonrpc: "2.0", id: call.id ?? null, ...replies[i] } : upstream.find((a) => a.id === call.id),
+      );
       send(200, JSON.stringify(batch ? answers : answers[0]));
     } catch {
       res.destroy();
@@ -159,11 +170,18 @@ export async function startRpcProxy(target: string, intercept?: Intercept): Prom
 export const hex = (n: bigint | number) => `0x${BigInt(n).toString(16)}`;
 
 /** Sends one transaction from an unlocked anvil account and waits for it; throws unless it succeeded. */
-export async function sendTx(url: string, from: Address, to: Address, data: Hex, gas = 500_000): Promise<{ block: bigint; hash: Hex }> {
+export async function sendTx(
+  url: string,
+  from: Address,
+  to: Address,
+  data: Hex,
+  gas = 500_000,
+): Promise<{ block: bigint; hash: Hex }> {
   const hash = (await rpc(url, "eth_sendTransaction", [{ from, to, data, gas: hex(gas) }])) as Hex;
   const receipt = await waitFor(
     `the receipt of ${hash}`,
-    async () => ((await rpc(url, "eth_getTransactionReceipt", [hash])) as { status: Hex; blockNumber: Hex } | null) ?? undefined,
+    async () =>
+      ((await rpc(url, "eth_getTransactionReceipt", [hash])) as { status: Hex; blockNumber: Hex } | null) ?? undefined,
     60_000,
   );
   if (receipt.status !== "0x1") throw new Error(`transaction ${hash} from ${from} to ${to} reverted`);
@@ -171,8 +189,14 @@ export async function sendTx(url: string, from: Address, to: Address, data: Hex,
 }
 
 /** A registry write: encodes the call and sends it. */
-export const sendWrite = (url: string, abi: Abi, from: Address, registry: Address, functionName: string, args: readonly unknown[]) =>
-  sendTx(url, from, registry, encodeFunctionData({ abi, functionName, args } as never)).then((r) => r.block);
+export const sendWrite = (
+  url: string,
+  abi: Abi,
+  from: Address,
+  registry: Address,
+  functionName: string,
+  args: readonly unknown[],
+) => sendTx(url, from, registry, encodeFunctionData({ abi, functionName, args } as never)).then((r) => r.block);
 
 /** A registry view at a block, by eth_call. */
 export async function callView(
@@ -186,6 +210,9 @@ export async function callView(
   paused = false,
 ): Promise<unknown> {
   if (!paused) await untilPast(url, block);
-  const data = (await rpc(url, "eth_call", [{ to: registry, data: encodeFunctionData({ abi, functionName, args } as never) }, hex(block)])) as Hex;
+  const data = (await rpc(url, "eth_call", [
+    { to: registry, data: encodeFunctionData({ abi, functionName, args } as never) },
+    hex(block),
+  ])) as Hex;
   return decodeFunctionResult({ abi, functionName, data } as never) as unknown;
 }

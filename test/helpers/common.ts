@@ -1,4 +1,4 @@
-import { decodeFunctionResult, encodeFunctionData, toHex, type Abi, type Address, type Hex } from "viem";
+import { type Abi, type Address, decodeFunctionResult, encodeFunctionData, type Hex, toHex } from "viem";
 
 /** Test utilities shared by the differential tests: the seeded random stream, JSON-RPC, exact JSON. */
 
@@ -6,7 +6,8 @@ import { decodeFunctionResult, encodeFunctionData, toHex, type Abi, type Address
 export function chooseSeed(env: NodeJS.ProcessEnv = process.env): number {
   const given = env.SEED?.trim();
   if (given) {
-    if (!/^[0-9]+$/.test(given) || Number(given) > 0xffffffff) throw new Error(`SEED must be a decimal integer 0..2^32-1, got ${given}`);
+    if (!/^[0-9]+$/.test(given) || Number(given) > 0xffffffff)
+      throw new Error(`SEED must be a decimal integer 0..2^32-1, got ${given}`);
     return Number(given);
   }
   return Math.floor(Math.random() * 0x1_0000_0000);
@@ -142,7 +143,11 @@ export type Answer = { url: string; status: number; contentType: string; body: s
  * Asks the service as a client would: a 429 (limit) or a 503 with Retry-After (a chain being
  * written, a store busy) is asked again after the wait it names (capped), a few dozen times.
  */
-export async function askService(serviceUrl: string, url: string, headers: Record<string, string> = {}): Promise<Answer> {
+export async function askService(
+  serviceUrl: string,
+  url: string,
+  headers: Record<string, string> = {},
+): Promise<Answer> {
   for (let attempt = 0; ; attempt++) {
     const res = await getResending(serviceUrl + url, headers);
     const body = await res.text();
@@ -184,13 +189,22 @@ export async function ethCalls(
   o: { rpcUrl: string; registry: Address; abi: Abi },
   calls: { functionName: string; args: readonly unknown[]; block: bigint }[],
 ): Promise<unknown[]> {
-  if (calls.length > 0) await untilPast(o.rpcUrl, calls.reduce((max, c) => (c.block > max ? c.block : max), 0n));
+  if (calls.length > 0)
+    await untilPast(
+      o.rpcUrl,
+      calls.reduce((max, c) => (c.block > max ? c.block : max), 0n),
+    );
   const requests = calls.map((c) => ({
     method: "eth_call",
-    params: [{ to: o.registry, data: encodeFunctionData({ abi: o.abi, functionName: c.functionName, args: c.args } as never) }, toHex(c.block)],
+    params: [
+      { to: o.registry, data: encodeFunctionData({ abi: o.abi, functionName: c.functionName, args: c.args } as never) },
+      toHex(c.block),
+    ],
   }));
   const raw = (await pool(chunks(requests, 250), 4, (batch) => rpcBatch(o.rpcUrl, batch))).flat() as Hex[];
-  return raw.map((data, i) => decodeFunctionResult({ abi: o.abi, functionName: calls[i]!.functionName, data } as never));
+  return raw.map((data, i) =>
+    decodeFunctionResult({ abi: o.abi, functionName: calls[i]!.functionName, data } as never),
+  );
 }
 
 export type Mismatch = { what: string; query: string; expected: string; got: string };
@@ -199,22 +213,47 @@ export type Mismatch = { what: string; query: string; expected: string; got: str
  * The check answers fit to compare with the contract (200, JSON, an X-Indexed-Block at least
  * `minBlock`), each with its index and block; the others as mismatches.
  */
-export function screenCheckAnswers(answers: Answer[], minBlock: bigint): { toCall: { i: number; block: bigint }[]; mismatches: Mismatch[] } {
+export function screenCheckAnswers(
+  answers: Answer[],
+  minBlock: bigint,
+): { toCall: { i: number; block: bigint }[]; mismatches: Mismatch[] } {
   const mismatches: Mismatch[] = [];
   const toCall: { i: number; block: bigint }[] = [];
-  answers.forEach((a, i) => {
-    const shape = (got: string) => mismatches.push({ what: "check answer", query: a.url, expected: "200 application/json with X-Indexed-Block", got });
-    if (a.status !== 200) return shape(`${a.status} ${a.body.slice(0, 300)}`);
-    if (!a.contentType.startsWith("application/json")) return shape(`Content-Type ${a.contentType}`);
-    if (a.block === undefined) return shape("no X-Indexed-Block");
-    if (a.block < minBlock) return shape(`X-Indexed-Block ${a.block} < ${minBlock}, the last write's block`);
+  for (const [i, a] of answers.entries()) {
+    const shape = (got: string) =>
+      mismatches.push({
+        what: "check answer",
+        query: a.url,
+        expected: "200 application/json with X-Indexed-Block",
+        got,
+      });
+    if (a.status !== 200) {
+      shape(`${a.status} ${a.body.slice(0, 300)}`);
+      continue;
+    }
+    if (!a.contentType.startsWith("application/json")) {
+      shape(`Content-Type ${a.contentType}`);
+      continue;
+    }
+    if (a.block === undefined) {
+      shape("no X-Indexed-Block");
+      continue;
+    }
+    if (a.block < minBlock) {
+      shape(`X-Indexed-Block ${a.block} < ${minBlock}, the last write's block`);
+      continue;
+    }
     toCall.push({ i, block: a.block });
-  });
+  }
   return { toCall, mismatches };
 }
 
 /** Runs `work` over `items` with at most `limit` in flight; results in input order. */
-export async function pool<T, R>(items: readonly T[], limit: number, work: (item: T, index: number) => Promise<R>): Promise<R[]> {
+export async function pool<T, R>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T, index: number) => Promise<R>,
+): Promise<R[]> {
   const results: R[] = new Array(items.length);
   let next = 0;
   const worker = async () => {

@@ -7,7 +7,11 @@ import type { Service } from "./processes";
 export type HistoryCheck = { events: { v1: number; v2: number }; mismatches: string[] };
 
 /** Rows of a query on the service's database; on PGlite, only while the service is stopped (one process at a time). */
-async function query(service: Pick<Service, "pgliteDir">, sql: string, databaseUrl = process.env.DATABASE_URL): Promise<Record<string, unknown>[]> {
+async function query(
+  service: Pick<Service, "pgliteDir">,
+  sql: string,
+  databaseUrl = process.env.DATABASE_URL,
+): Promise<Record<string, unknown>[]> {
   if (databaseUrl) {
     const client = new pg.Client({ connectionString: databaseUrl });
     await client.connect();
@@ -44,7 +48,9 @@ export async function historyMismatches(
      SELECT 'v1', block_number::text, log_index, transaction_hash FROM ${schema}.v1_event`,
     databaseUrl,
   );
-  const logs = (await rpc(rpcUrl, "eth_getLogs", [{ address: [registries.v1, registries.v2], fromBlock: "0x0", toBlock: "latest" }])) as {
+  const logs = (await rpc(rpcUrl, "eth_getLogs", [
+    { address: [registries.v1, registries.v2], fromBlock: "0x0", toBlock: "latest" },
+  ])) as {
     address: string;
     blockNumber: string;
     logIndex: string;
@@ -62,6 +68,8 @@ export async function historyMismatches(
     const key = `${row.version} block ${row.block} log ${row.log_index} tx ${String(row.transaction_hash).toLowerCase()}`;
     counts.set(key, (counts.get(key) ?? 0) - 1);
   }
-  const mismatches = [...counts].filter(([, n]) => n !== 0).map(([key, n]) => (n > 0 ? `missing: ${key}` : `${-n} extra row(s): ${key}`));
+  const mismatches = [...counts]
+    .filter(([, n]) => n !== 0)
+    .map(([key, n]) => (n > 0 ? `missing: ${key}` : `${-n} extra row(s): ${key}`));
   return { events, mismatches };
 }

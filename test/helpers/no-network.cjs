@@ -8,14 +8,25 @@ const fs = require("node:fs");
 const net = require("node:net");
 
 const log = process.env.NO_NETWORK_LOG;
-const local = (host) => host === undefined || host === "localhost" || /^127\./.test(host) || host === "::1" || host === "0.0.0.0" || host === "::";
+const local = (host) =>
+  host === undefined ||
+  host === "localhost" ||
+  /^127\./.test(host) ||
+  host === "::1" ||
+  host === "0.0.0.0" ||
+  host === "::";
 const record = (what) => {
   if (log) fs.appendFileSync(log, `${process.pid} ${process.argv.slice(1, 3).join(" ")}: ${what}\n`);
 };
 
 const connect = net.Socket.prototype.connect;
 net.Socket.prototype.connect = function (...args) {
-  const options = args[0] !== null && typeof args[0] === "object" ? (Array.isArray(args[0]) ? args[0][0] : args[0]) : { port: args[0], host: args[1] };
+  const options =
+    args[0] !== null && typeof args[0] === "object"
+      ? Array.isArray(args[0])
+        ? args[0][0]
+        : args[0]
+      : { port: args[0], host: args[1] };
   if (options && options.path === undefined && !local(options.host)) {
     record(`connect to ${options.host}:${options.port}`);
     process.nextTick(() => this.destroy(new Error(`no network in this test: ${options.host}`)));

@@ -39,16 +39,33 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
     return execFileSync(command!, rest, { stdio: "pipe", cwd: root }).toString();
   };
   if (process.getuid?.() === 0) {
-    const { uid, gid } = { uid: Number(execFileSync("id", ["-u", "postgres"]).toString()), gid: Number(execFileSync("id", ["-g", "postgres"]).toString()) };
+    const { uid, gid } = {
+      uid: Number(execFileSync("id", ["-u", "postgres"]).toString()),
+      gid: Number(execFileSync("id", ["-g", "postgres"]).toString()),
+    };
     chownSync(root, uid, gid);
   }
   asPostgres([join(bin, "initdb"), "-D", data, "-A", "trust", "-U", "postgres", "--no-sync"]);
   const start = async () => {
-    asPostgres([join(bin, "pg_ctl"), "-D", data, "-l", join(root, "log"), "-w", "-o", `-p ${port} -k ${root} -c listen_addresses=127.0.0.1 -c fsync=off`, "start"]);
-    await waitFor("the private Postgres", async () => {
-      execFileSync(join(bin, "pg_isready"), ["-h", "127.0.0.1", "-p", String(port)], { stdio: "pipe" });
-      return true;
-    }, 30_000);
+    asPostgres([
+      join(bin, "pg_ctl"),
+      "-D",
+      data,
+      "-l",
+      join(root, "log"),
+      "-w",
+      "-o",
+      `-p ${port} -k ${root} -c listen_addresses=127.0.0.1 -c fsync=off`,
+      "start",
+    ]);
+    await waitFor(
+      "the private Postgres",
+      async () => {
+        execFileSync(join(bin, "pg_isready"), ["-h", "127.0.0.1", "-p", String(port)], { stdio: "pipe" });
+        return true;
+      },
+      30_000,
+    );
   };
   const stop = () => {
     try {

@@ -1,13 +1,13 @@
-import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { stripVTControlCharacters } from "node:util";
 
 export const ROOT = resolve(import.meta.dirname, "../..");
 const BIN = join(ROOT, "node_modules/.bin");
-const ANSI = /\u001b\[[0-9;]*m/g;
 
 /** Whether a TCP server can listen on `port` on loopback now. */
 function canListen(port: number): Promise<boolean> {
@@ -110,19 +110,27 @@ export class Child {
 export type Anvil = { url: string; chainId: number; stop(): Promise<void> };
 
 /** A fresh anvil chain with interval mining, as the Ponder notes require. */
-export async function startAnvil(options: { chainId?: number; blockTime?: number; port?: number } = {}): Promise<Anvil> {
+export async function startAnvil(
+  options: { chainId?: number; blockTime?: number; port?: number } = {},
+): Promise<Anvil> {
   const port = options.port ?? (await freePort());
   const chainId = options.chainId ?? 31337;
   // Anvil keeps the states of older blocks on disk, by default under ~/.foundry/anvil/tmp beside
   // every other anvil's: each test chain keeps its own, deleted with it.
   const cache = mkdtempSync(join(tmpdir(), "anvil-cache-"));
   const child = new Child(join(BIN, "anvil"), [
-    "--cache-path", cache,
-    "--host", "127.0.0.1",
-    "--port", String(port),
-    "--chain-id", String(chainId),
-    "--block-time", String(options.blockTime ?? 1),
-    "--accounts", "20",
+    "--cache-path",
+    cache,
+    "--host",
+    "127.0.0.1",
+    "--port",
+    String(port),
+    "--chain-id",
+    String(chainId),
+    "--block-time",
+    String(options.blockTime ?? 1),
+    "--accounts",
+    "20",
     "--silent",
   ]);
   const url = `http://127.0.0.1:${port}`;
@@ -191,7 +199,11 @@ export type Service = {
  * Each run has its own access schema too, so that keyless windows are not shared with other tests
  * on the same Postgres; services given the same ACCESS_SCHEMA share them.
  */
-export async function startService(options: { rpc: Record<number, string>; env?: NodeJS.ProcessEnv; until?: "ready" | "listening" }): Promise<Service> {
+export async function startService(options: {
+  rpc: Record<number, string>;
+  env?: NodeJS.ProcessEnv;
+  until?: "ready" | "listening";
+}): Promise<Service> {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), "delegation-lookup-"));
   const schema = `test_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
@@ -216,17 +228,25 @@ export async function startService(options: { rpc: Record<number, string>; env?:
     try {
       // Ponder takes the next port when the one given is taken (another test's service can take it
       // between freePort and listen).
-      const listening = await waitFor("ponder's HTTP server", async () => {
-        if (!child.running) throw new GiveUp("ponder exited");
-        return /Created HTTP server port=(\d+)/.exec(child.output.replace(ANSI, ""))?.[1];
-      }, 300_000);
+      const listening = await waitFor(
+        "ponder's HTTP server",
+        async () => {
+          if (!child.running) throw new GiveUp("ponder exited");
+          return /Created HTTP server port=(\d+)/.exec(stripVTControlCharacters(child.output))?.[1];
+        },
+        300_000,
+      );
       service.url = `http://127.0.0.1:${listening}`;
       if (until === "ready") {
-        await waitFor("the service to be ready", async () => {
-          if (!child.running) throw new GiveUp("ponder exited");
-          const res = await fetch(`${service.url}/ready`);
-          return res.status === 200 ? true : undefined;
-        }, 300_000);
+        await waitFor(
+          "the service to be ready",
+          async () => {
+            if (!child.running) throw new GiveUp("ponder exited");
+            const res = await fetch(`${service.url}/ready`);
+            return res.status === 200 ? true : undefined;
+          },
+          300_000,
+        );
       }
     } catch (error) {
       await child.stop();
@@ -268,7 +288,11 @@ export type Replica = { url: string; child: Child; stop(): Promise<void> };
  * `npm run serve` over a running service's Postgres schema (its keys too): an API process apart
  * from the indexer. Resolves when its /ready answers 200.
  */
-export async function startReplica(service: Pick<Service, "schema" | "accessSchema">, env: NodeJS.ProcessEnv = {}, readyWithinMs = 60_000): Promise<Replica> {
+export async function startReplica(
+  service: Pick<Service, "schema" | "accessSchema">,
+  env: NodeJS.ProcessEnv = {},
+  readyWithinMs = 60_000,
+): Promise<Replica> {
   if (!process.env.DATABASE_URL) throw new Error("API replicas read Postgres: set DATABASE_URL");
   const port = await freePort();
   const child = new Child("npm", ["run", "--silent", "serve"], {
@@ -280,10 +304,14 @@ export async function startReplica(service: Pick<Service, "schema" | "accessSche
   });
   const url = `http://127.0.0.1:${port}`;
   try {
-    await waitFor("the API replica to be ready", async () => {
-      if (!child.running) throw new GiveUp("npm run serve exited");
-      return (await fetch(`${url}/ready`)).status === 200 ? true : undefined;
-    }, readyWithinMs);
+    await waitFor(
+      "the API replica to be ready",
+      async () => {
+        if (!child.running) throw new GiveUp("npm run serve exited");
+        return (await fetch(`${url}/ready`)).status === 200 ? true : undefined;
+      },
+      readyWithinMs,
+    );
   } catch (error) {
     await child.stop();
     throw new Error(`${(error as Error).message}\n--- serve output ---\n${child.output.slice(-5000)}`);

@@ -8,10 +8,39 @@
  *
  * Nothing here uses the service's code to decide what is right.
  */
-import { decodeEventLog, encodeFunctionData, getAddress, toHex, type Abi, type Address, type Hex } from "viem";
+import { type Abi, type Address, decodeEventLog, encodeFunctionData, getAddress, type Hex, toHex } from "viem";
 import { compileSolidity } from "../../scripts/solidity";
-import { Rng, canonical, parseJsonExact, pool, rpc, rpcBatch, askService, chunks, ethCalls, screenCheckAnswers, type Answer, type Mismatch } from "./common";
-export { NonInteger, Rng, canonical, chooseSeed, parseJsonExact, pool, rpc, rpcBatch, resentAfterClose, retried, type Answer, type Mismatch, chunks, ethCalls } from "./common";
+import {
+  type Answer,
+  askService,
+  canonical,
+  chunks,
+  ethCalls,
+  type Mismatch,
+  parseJsonExact,
+  pool,
+  type Rng,
+  rpc,
+  rpcBatch,
+  screenCheckAnswers,
+} from "./common";
+
+export {
+  type Answer,
+  canonical,
+  chooseSeed,
+  chunks,
+  ethCalls,
+  type Mismatch,
+  NonInteger,
+  parseJsonExact,
+  pool,
+  Rng,
+  resentAfterClose,
+  retried,
+  rpc,
+  rpcBatch,
+} from "./common";
 
 export const MAX_UINT256 = (1n << 256n) - 1n;
 export const ADDRESS_0: Address = "0x0000000000000000000000000000000000000000";
@@ -137,13 +166,21 @@ async function sendWave(url: string, requests: TxRequest[], seed: number): Promi
   const receipts = new Map<Hex, Receipt>();
   const deadline = Date.now() + 60_000;
   while (receipts.size < hashes.length) {
-    if (Date.now() > deadline) throw new Error(`[SEED=${seed}] ${hashes.length - receipts.size} of ${hashes.length} transactions not mined after 60 s`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `[SEED=${seed}] ${hashes.length - receipts.size} of ${hashes.length} transactions not mined after 60 s`,
+      );
     await new Promise((ok) => setTimeout(ok, 250));
     const missing = hashes.filter((h) => !receipts.has(h));
-    const got = (await pool(chunks(missing, 200), 4, (batch) =>
-      rpcBatch(url, batch.map((h) => ({ method: "eth_getTransactionReceipt", params: [h] }))),
-    )).flat() as (Receipt | null)[];
-    got.forEach((r, i) => r && receipts.set(missing[i]!, r));
+    const got = (
+      await pool(chunks(missing, 200), 4, (batch) =>
+        rpcBatch(
+          url,
+          batch.map((h) => ({ method: "eth_getTransactionReceipt", params: [h] })),
+        ),
+      )
+    ).flat() as (Receipt | null)[];
+    for (const [i, r] of got.entries()) if (r) receipts.set(missing[i]!, r);
   }
   return hashes.map((h) => receipts.get(h)!);
 }
@@ -212,7 +249,8 @@ export function txRequest(tx: Tx, registry: Address, registryAbi: Abi, wallet: C
   const data = tx.calls.map((i) => encodeCall(registryAbi, i.call));
   const gas = 80_000n + tx.calls.reduce((sum, i) => sum + callGas(i.call) + 40_000n, 0n);
   const base = { from: tx.from, nonce: tx.nonce, gas };
-  const w = (functionName: string, args: readonly unknown[]) => encodeFunctionData({ abi: wallet.abi, functionName, args } as never);
+  const w = (functionName: string, args: readonly unknown[]) =>
+    encodeFunctionData({ abi: wallet.abi, functionName, args } as never);
   switch (tx.route) {
     case "direct":
       if (tx.calls.length !== 1) throw new Error("a direct transaction makes one call");
@@ -223,7 +261,11 @@ export function txRequest(tx: Tx, registry: Address, registryAbi: Abi, wallet: C
       return { ...base, to: tx.via[0]!, data: w("forwardMany", [registry, data]) };
     case "forwardUndo": {
       const mask = (fate: Fate) => tx.calls.reduce((m, i, k) => (i.fate === fate ? m | (1n << BigInt(k)) : m), 0n);
-      return { ...base, to: tx.via[0]!, data: w("forwardManyUndoSome", [registry, data, mask("undone"), mask("starved")]) };
+      return {
+        ...base,
+        to: tx.via[0]!,
+        data: w("forwardManyUndoSome", [registry, data, mask("undone"), mask("starved")]),
+      };
     }
     case "nested":
       return { ...base, to: tx.via[0]!, data: w("forward", [tx.via[1]!, w("forwardMany", [registry, data])]) };
@@ -309,7 +351,14 @@ export class WriteGenerator {
     this.count(`route ${route}`);
     if (route === "direct") {
       const actor = rng.pick(this.pools.eoas);
-      return { from: actor, nonce: this.nonce(actor), route, actor, via: [], calls: [{ call: this.nextCall(actor), fate: "done" }] };
+      return {
+        from: actor,
+        nonce: this.nonce(actor),
+        route,
+        actor,
+        via: [],
+        calls: [{ call: this.nextCall(actor), fate: "done" }],
+      };
     }
     const from = rng.pick(this.pools.eoas);
     const outer = rng.pick(this.pools.wallets);
@@ -318,7 +367,14 @@ export class WriteGenerator {
     const n = route === "forward" ? 1 : route === "nested" ? 1 + rng.int(3) : 2 + rng.int(4);
     const calls: Inner[] = [];
     for (let i = 0; i < n; i++) {
-      const fate: Fate = route === "forwardUndo" ? rng.weighted<Fate>([[5, "done"], [3, "undone"], [2, "starved"]]) : "done";
+      const fate: Fate =
+        route === "forwardUndo"
+          ? rng.weighted<Fate>([
+              [5, "done"],
+              [3, "undone"],
+              [2, "starved"],
+            ])
+          : "done";
       calls.push({ call: this.nextCall(actor), fate });
     }
     // Many transactions of several writes carry a revokeDelegate: the case only a trace resolves.
@@ -334,7 +390,10 @@ export class WriteGenerator {
     const rng = this.rng;
     const from = rng.pick(this.pools.eoas);
     const actor = rng.pick(this.pools.wallets);
-    const calls: Inner[] = [{ call: this.nextCall(actor), fate: "done" }, { call: this.revokeDelegate(actor), fate: "done" }];
+    const calls: Inner[] = [
+      { call: this.nextCall(actor), fate: "done" },
+      { call: this.revokeDelegate(actor), fate: "done" },
+    ];
     if (rng.chance(0.5)) calls.push({ call: this.nextCall(actor), fate: "done" });
     rng.shuffle(calls);
     this.count("route forwardMany");
@@ -343,7 +402,8 @@ export class WriteGenerator {
 
   private revokeDelegate(actor: Address): RegistryCall {
     const mine = this.own.get(actor) ?? [];
-    const delegate = mine.length && this.rng.chance(0.85) ? this.rng.pick(mine).delegate : this.rng.pick(this.pools.delegates);
+    const delegate =
+      mine.length && this.rng.chance(0.85) ? this.rng.pick(mine).delegate : this.rng.pick(this.pools.delegates);
     return { fn: "revokeDelegate", delegate };
   }
 
@@ -382,7 +442,10 @@ export class WriteGenerator {
       case "revokeSelf": {
         const delegators = [...(this.delegatorsOf.get(actor) ?? [])];
         const vaults = [...this.pools.eoas, ...this.pools.wallets];
-        call = { fn: "revokeSelf", vault: delegators.length && rng.chance(0.85) ? rng.pick(delegators) : rng.pick(vaults) };
+        call = {
+          fn: "revokeSelf",
+          vault: delegators.length && rng.chance(0.85) ? rng.pick(delegators) : rng.pick(vaults),
+        };
         break;
       }
     }
@@ -405,7 +468,8 @@ export class WriteGenerator {
 // What happened on chain
 
 export type Position = { block: bigint; logIndex: number };
-export const before = (a: Position, b: Position) => a.block < b.block || (a.block === b.block && a.logIndex < b.logIndex);
+export const before = (a: Position, b: Position) =>
+  a.block < b.block || (a.block === b.block && a.logIndex < b.logIndex);
 
 /** A registry write that took effect, where its log is. */
 export type Effect = Position & { actor: Address; call: RegistryCall; tx: Tx; hash: Hex };
@@ -414,7 +478,12 @@ export type Effect = Position & { actor: Address; call: RegistryCall; tx: Tx; ha
  * Pairs each transaction's registry logs with the calls that should have made them, checking each
  * log is the event its call emits. Returns the effects in chain order and any disagreement.
  */
-export function effectsOf(abi: Abi, registry: Address, txs: Tx[], receipts: Receipt[]): { effects: Effect[]; problems: string[] } {
+export function effectsOf(
+  abi: Abi,
+  registry: Address,
+  txs: Tx[],
+  receipts: Receipt[],
+): { effects: Effect[]; problems: string[] } {
   const effects: Effect[] = [];
   const problems: string[] = [];
   txs.forEach((tx, i) => {
@@ -422,7 +491,9 @@ export function effectsOf(abi: Abi, registry: Address, txs: Tx[], receipts: Rece
     const logs = r.logs.filter((l) => lower(l.address) === lower(registry));
     const calls = doneCalls(tx);
     if (logs.length !== calls.length) {
-      problems.push(`${r.transactionHash}: ${logs.length} registry logs for ${calls.length} calls that take effect (${tx.route})`);
+      problems.push(
+        `${r.transactionHash}: ${logs.length} registry logs for ${calls.length} calls that take effect (${tx.route})`,
+      );
       return;
     }
     logs.forEach((log, k) => {
@@ -438,9 +509,21 @@ export function effectsOf(abi: Abi, registry: Address, txs: Tx[], receipts: Rece
           case "delegateForAll":
             return ["DelegateForAll", { vault: actor, delegate: call.delegate, value: call.value }];
           case "delegateForContract":
-            return ["DelegateForContract", { vault: actor, delegate: call.delegate, contract_: call.contract, value: call.value }];
+            return [
+              "DelegateForContract",
+              { vault: actor, delegate: call.delegate, contract_: call.contract, value: call.value },
+            ];
           case "delegateForToken":
-            return ["DelegateForToken", { vault: actor, delegate: call.delegate, contract_: call.contract, tokenId: call.tokenId, value: call.value }];
+            return [
+              "DelegateForToken",
+              {
+                vault: actor,
+                delegate: call.delegate,
+                contract_: call.contract,
+                tokenId: call.tokenId,
+                value: call.value,
+              },
+            ];
           case "revokeAllDelegates":
             return ["RevokeAllDelegates", { vault: actor }];
           case "revokeDelegate":
@@ -454,8 +537,18 @@ export function effectsOf(abi: Abi, registry: Address, txs: Tx[], receipts: Rece
       })();
       const same = (x: unknown, y: unknown) => (typeof y === "string" ? lower(y) === x : x === y);
       const ok = eventName === want[0] && Object.entries(want[1]).every(([k2, v]) => same(a(k2), v));
-      if (!ok) problems.push(`${r.transactionHash} log ${Number(log.logIndex)}: ${eventName} ${JSON.stringify(args, big)} for ${JSON.stringify(call, big)} by ${actor}`);
-      effects.push({ actor, call, tx, hash: r.transactionHash, block: BigInt(log.blockNumber), logIndex: Number(log.logIndex) });
+      if (!ok)
+        problems.push(
+          `${r.transactionHash} log ${Number(log.logIndex)}: ${eventName} ${JSON.stringify(args, big)} for ${JSON.stringify(call, big)} by ${actor}`,
+        );
+      effects.push({
+        actor,
+        call,
+        tx,
+        hash: r.transactionHash,
+        block: BigInt(log.blockNumber),
+        logIndex: Number(log.logIndex),
+      });
     });
   });
   effects.sort((x, y) => (before(x, y) ? -1 : before(y, x) ? 1 : 0));
@@ -470,7 +563,8 @@ const big = (_: string, v: unknown) => (typeof v === "bigint" ? v.toString() : v
 export type V1Type = "ALL" | "CONTRACT" | "TOKEN";
 export type Key = { type: V1Type; vault: Address; delegate: Address; contract: Address; tokenId: bigint };
 
-export const keyString = (k: Key) => `${k.type}|${lower(k.vault)}|${lower(k.delegate)}|${lower(k.contract)}|${k.tokenId}`;
+export const keyString = (k: Key) =>
+  `${k.type}|${lower(k.vault)}|${lower(k.delegate)}|${lower(k.contract)}|${k.tokenId}`;
 
 export function keyOf(vault: Address, c: DelegateCall): Key {
   const v = lower(vault);
@@ -528,9 +622,11 @@ export class Model {
       case "revokeDelegate":
         this.bump(e.actor, c.delegate, "revokeDelegate");
         this.count(byWallet ? "revokeDelegate by a contract wallet" : "revokeDelegate");
-        if (byWallet && several) this.count("revokeDelegate by a contract wallet among other writes of one transaction");
+        if (byWallet && several)
+          this.count("revokeDelegate by a contract wallet among other writes of one transaction");
         if (byWallet && e.tx.route === "nested") this.count("revokeDelegate through two wallets");
-        if (byWallet && e.tx.calls.some((i) => i.fate !== "done")) this.count("revokeDelegate beside reverted registry frames");
+        if (byWallet && e.tx.calls.some((i) => i.fate !== "done"))
+          this.count("revokeDelegate beside reverted registry frames");
         if (lower(c.delegate) === lower(e.actor)) this.count("revokeDelegate of oneself");
         return;
       case "revokeSelf":
@@ -552,7 +648,8 @@ export class Model {
       if (this.set.has(entry)) return this.count("value=true on a delegation in force (keeps its place)");
       if (!last) this.count("first delegations");
       else if (last.vault !== now.vault) this.count("re-delegations after revokeAllDelegates");
-      else if (last.pair !== now.pair) this.count(`re-delegations after ${this.lastPairBump.get(`${key.vault}|${key.delegate}`)}`);
+      else if (last.pair !== now.pair)
+        this.count(`re-delegations after ${this.lastPairBump.get(`${key.vault}|${key.delegate}`)}`);
       else this.count("re-delegations after value=false");
       this.set.set(entry, { block: e.block, logIndex: e.logIndex });
       this.lastAdd.set(ks, now);
@@ -601,11 +698,20 @@ export type CheckSpec = { kind: CheckKind; delegate: Address; vault: Address; co
  * model's delegations in force are given) it is in force now, so true answers stay common however
  * much the stream revoked. Perturbed now and then; the rest from the pools.
  */
-export function randomCheck(rng: Rng, pools: Pools, delegations: readonly Delegation[], inForce: readonly Key[] = []): CheckSpec {
+export function randomCheck(
+  rng: Rng,
+  pools: Pools,
+  delegations: readonly Delegation[],
+  inForce: readonly Key[] = [],
+): CheckSpec {
   const vaults = [...pools.eoas, ...pools.wallets];
   if (delegations.length > 0 && rng.chance(0.68)) {
     const d = inForce.length > 0 && rng.chance(0.4) ? rng.pick(inForce) : namedKey(rng.pick(delegations));
-    const fitting: Record<V1Type, readonly CheckKind[]> = { ALL: ["all", "contract", "token"], CONTRACT: ["contract", "token"], TOKEN: ["token"] };
+    const fitting: Record<V1Type, readonly CheckKind[]> = {
+      ALL: ["all", "contract", "token"],
+      CONTRACT: ["contract", "token"],
+      TOKEN: ["token"],
+    };
     const spec: CheckSpec = {
       kind: rng.chance(0.9) ? rng.pick(fitting[d.type]) : rng.pick(["all", "contract", "token"] as const),
       delegate: d.delegate,
@@ -647,7 +753,8 @@ export function checkUrl(rng: Rng, chainId: number, spec: CheckSpec): string {
     ["vault", spellAddress(rng, spec.vault)],
   ];
   if (spec.kind !== "all") params.push(["contract", spellAddress(rng, spec.contract)]);
-  if (spec.kind === "token") params.push(["tokenId", rng.chance(0.6) ? spec.tokenId.toString() : `0x${spec.tokenId.toString(16)}`]);
+  if (spec.kind === "token")
+    params.push(["tokenId", rng.chance(0.6) ? spec.tokenId.toString() : `0x${spec.tokenId.toString(16)}`]);
   if (rng.chance(0.03)) params.push(["utm_source", "v1-differential"]);
   rng.shuffle(params);
   return `/registry/v1/check/${spec.kind}?${params.map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join("&")}`;
@@ -678,10 +785,19 @@ export type CheckResult = { compared: number; positive: number; mismatches: Mism
  * Asks the service each check, then the contract the same at the block the answer reports (its
  * X-Indexed-Block), and compares. `minBlock`: answers must reflect at least this block.
  */
-export async function compareChecks(o: Oracle, specs: CheckSpec[], urls: string[], minBlock: bigint, concurrency = 32): Promise<CheckResult> {
+export async function compareChecks(
+  o: Oracle,
+  specs: CheckSpec[],
+  urls: string[],
+  minBlock: bigint,
+  concurrency = 32,
+): Promise<CheckResult> {
   const answers = await pool(urls, concurrency, (url) => get(o, url));
   const { toCall, mismatches } = screenCheckAnswers(answers, minBlock);
-  const expected = await ethCalls(o, toCall.map(({ i, block }) => ({ ...checkCall(specs[i]!), block })));
+  const expected = await ethCalls(
+    o,
+    toCall.map(({ i, block }) => ({ ...checkCall(specs[i]!), block })),
+  );
   let positive = 0;
   toCall.forEach(({ i, block }, j) => {
     const want = expected[j] as boolean;
@@ -715,7 +831,10 @@ async function explain(o: Oracle, specs: CheckSpec[], answers: Answer[], mismatc
     if (!a || a.block === undefined || (a.body !== "true" && a.body !== "false")) continue;
     const blocks: bigint[] = [];
     for (let b = a.block - 6n; b <= a.block + 6n; b++) if (b >= 0n && b <= head) blocks.push(b);
-    const results = (await ethCalls(o, blocks.map((block) => ({ ...checkCall(specs[i!]!), block })))) as boolean[];
+    const results = (await ethCalls(
+      o,
+      blocks.map((block) => ({ ...checkCall(specs[i!]!), block })),
+    )) as boolean[];
     const agree = blocks.filter((_, k) => String(results[k]) === a.body);
     m.got += ` (the contract answers ${a.body} at blocks ${agree.length ? agree.join(", ") : "none"} of ${blocks[0]}..${blocks[blocks.length - 1]})`;
   }
@@ -727,7 +846,13 @@ type DelegationInfo = { type_: number; vault: Address; delegate: Address; contra
 const TYPE_OF: Record<number, V1Type> = { 1: "ALL", 2: "CONTRACT", 3: "TOKEN" };
 
 /** The API record (api-contract.md) of one delegation. */
-export function record(type: V1Type, vault: Address, delegate: Address, contract: Address | null, tokenId: bigint | null): ApiRecord {
+export function record(
+  type: V1Type,
+  vault: Address,
+  delegate: Address,
+  contract: Address | null,
+  tokenId: bigint | null,
+): ApiRecord {
   return {
     type,
     vault: getAddress(vault),
@@ -763,7 +888,13 @@ export type ListingResult = { compared: number; records: number; mismatches: Mis
  * against the creation position of each delegation, and the model against the contract (a check of
  * this harness, reported apart).
  */
-export async function compareListings(o: Oracle, rng: Rng, wallets: readonly Address[], minBlock: bigint, model?: Model): Promise<ListingResult> {
+export async function compareListings(
+  o: Oracle,
+  rng: Rng,
+  wallets: readonly Address[],
+  minBlock: bigint,
+  model?: Model,
+): Promise<ListingResult> {
   const mismatches: Mismatch[] = [];
   const modelMismatches: Mismatch[] = [];
   let records = 0;
@@ -774,7 +905,11 @@ export async function compareListings(o: Oracle, rng: Rng, wallets: readonly Add
     const a = await get(o, url);
     const bad = (what: string, expected: string, got: string) => mismatches.push({ what, query: url, expected, got });
     if (a.status !== 200 || !a.contentType.startsWith("application/json") || a.block === undefined) {
-      return bad("listing answer", "200 application/json with X-Indexed-Block", `${a.status} ${a.contentType} ${a.body.slice(0, 300)}`);
+      return bad(
+        "listing answer",
+        "200 application/json with X-Indexed-Block",
+        `${a.status} ${a.contentType} ${a.body.slice(0, 300)}`,
+      );
     }
     if (a.block < minBlock) return bad("listing answer", `X-Indexed-Block >= ${minBlock}`, String(a.block));
     let list: ApiRecord[];
@@ -828,21 +963,29 @@ export async function compareListings(o: Oracle, rng: Rng, wallets: readonly Add
       );
     }
     for (const r of list) {
-      if (lower(String(r.vault)) !== w && lower(String(r.delegate)) !== w) bad(`${where}: record of another wallet`, "vault or delegate == wallet", canonical(r));
+      if (lower(String(r.vault)) !== w && lower(String(r.delegate)) !== w)
+        bad(`${where}: record of another wallet`, "vault or delegate == wallet", canonical(r));
     }
     if (!model || !inForce) return;
 
     // Order: by the position at which the delegation now in force was created.
     let last: Position | undefined;
-    list.forEach((r, i) => {
+    for (const [i, r] of list.entries()) {
       const key = recordKey(r);
       const pos = key && model.position(key);
-      if (!pos) return bad(`${where}: record #${i} is not in force by the model`, "a delegation in force", canonical(r));
+      if (!pos) {
+        bad(`${where}: record #${i} is not in force by the model`, "a delegation in force", canonical(r));
+        continue;
+      }
       if (last && !before(last, pos)) {
-        bad(`${where}: order of record #${i}`, `after block ${last.block} log ${last.logIndex}`, `block ${pos.block} log ${pos.logIndex}: ${canonical(r)}`);
+        bad(
+          `${where}: order of record #${i}`,
+          `after block ${last.block} log ${last.logIndex}`,
+          `block ${pos.block} log ${pos.logIndex}: ${canonical(r)}`,
+        );
       }
       last = pos;
-    });
+    }
     // The harness's model against the contract.
     const modelSet = new Set(
       inForce
@@ -852,7 +995,12 @@ export async function compareListings(o: Oracle, rng: Rng, wallets: readonly Add
     const modelMissing = [...want.keys()].filter((k) => !modelSet.has(k));
     const modelExtra = [...modelSet].filter((k) => !want.has(k));
     if (modelMissing.length || modelExtra.length) {
-      modelMismatches.push({ what: `model of ${w}`, query: url, expected: modelMissing.slice(0, 3).join(" "), got: modelExtra.slice(0, 3).join(" ") });
+      modelMismatches.push({
+        what: `model of ${w}`,
+        query: url,
+        expected: modelMissing.slice(0, 3).join(" "),
+        got: modelExtra.slice(0, 3).join(" "),
+      });
     }
   });
   return { compared, records, mismatches, modelMismatches };
@@ -861,7 +1009,10 @@ export async function compareListings(o: Oracle, rng: Rng, wallets: readonly Add
 export function report(seed: number, label: string, mismatches: Mismatch[]): string {
   const first = mismatches
     .slice(0, 10)
-    .map((m, i) => `  ${i + 1}. ${m.what}\n     query:    ${m.query}\n     expected: ${m.expected}\n     got:      ${m.got}`)
+    .map(
+      (m, i) =>
+        `  ${i + 1}. ${m.what}\n     query:    ${m.query}\n     expected: ${m.expected}\n     got:      ${m.got}`,
+    )
     .join("\n");
   return `[SEED=${seed}] ${label}: ${mismatches.length} mismatches with the contract (rerun with SEED=${seed} npx vitest run test/v1.differential.test.ts):\n${first}`;
 }

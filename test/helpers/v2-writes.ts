@@ -7,20 +7,44 @@
  * results are themselves checked against the contract's hash lists.
  */
 import {
+  type Abi,
+  type Address,
   decodeEventLog,
   encodeFunctionData,
   getAddress,
+  type Hex,
   hexToBytes,
   keccak256,
   stringToHex,
   toHex,
-  type Abi,
-  type Address,
-  type Hex,
 } from "viem";
-import { v2DelegationHash, type V2DelegationType } from "../../core/v2";
-import { Rng, canonical, parseJsonExact, pool, rpc, rpcBatch, askService, chunks, ethCalls, screenCheckAnswers, type Mismatch } from "./common";
-export { NonInteger, Rng, canonical, chooseSeed, parseJsonExact, pool, rpc, rpcBatch, type Mismatch, ethCalls } from "./common";
+import { type V2DelegationType, v2DelegationHash } from "../../core/v2";
+import {
+  askService,
+  canonical,
+  chunks,
+  ethCalls,
+  type Mismatch,
+  parseJsonExact,
+  pool,
+  type Rng,
+  rpc,
+  rpcBatch,
+  screenCheckAnswers,
+} from "./common";
+
+export {
+  canonical,
+  chooseSeed,
+  ethCalls,
+  type Mismatch,
+  NonInteger,
+  parseJsonExact,
+  pool,
+  Rng,
+  rpc,
+  rpcBatch,
+} from "./common";
 
 export const ZERO: Hex = `0x${"0".repeat(64)}`;
 export const MAX_UINT256 = (1n << 256n) - 1n;
@@ -297,14 +321,21 @@ export async function sendAll(
   while (receipts.size < hashes.length) {
     if (Date.now() > deadline) {
       const status = JSON.stringify(await rpc(url, "txpool_status").catch((e: Error) => e.message));
-      throw new Error(`[SEED=${seed}] ${hashes.length - receipts.size} of ${hashes.length} transactions not mined after ${timeoutMs} ms (txpool ${status})`);
+      throw new Error(
+        `[SEED=${seed}] ${hashes.length - receipts.size} of ${hashes.length} transactions not mined after ${timeoutMs} ms (txpool ${status})`,
+      );
     }
     await new Promise((ok) => setTimeout(ok, 500));
     const missing = hashes.filter((h) => !receipts.has(h));
-    const got = (await pool(chunks(missing, 200), 4, (batch) =>
-      rpcBatch(url, batch.map((h) => ({ method: "eth_getTransactionReceipt", params: [h] }))),
-    )).flat() as (Receipt | null)[];
-    got.forEach((r, i) => r && receipts.set(missing[i]!, r));
+    const got = (
+      await pool(chunks(missing, 200), 4, (batch) =>
+        rpcBatch(
+          url,
+          batch.map((h) => ({ method: "eth_getTransactionReceipt", params: [h] })),
+        ),
+      )
+    ).flat() as (Receipt | null)[];
+    for (const [i, r] of got.entries()) if (r) receipts.set(missing[i]!, r);
   }
   return hashes.map((h) => receipts.get(h)!);
 }
@@ -331,7 +362,15 @@ export function decodeEvents(abi: Abi, registry: Address, receipts: Receipt[]): 
       if (log.address.toLowerCase() !== registry.toLowerCase()) continue;
       const { eventName, args } = decodeEventLog({ abi, data: log.data, topics: log.topics }) as unknown as {
         eventName: string;
-        args: { from: Address; to: Address; contract_?: Address; tokenId?: bigint; rights: Hex; enable?: boolean; amount?: bigint };
+        args: {
+          from: Address;
+          to: Address;
+          contract_?: Address;
+          tokenId?: bigint;
+          rights: Hex;
+          enable?: boolean;
+          amount?: bigint;
+        };
       };
       const type = EVENT_TYPE[eventName];
       if (!type) throw new Error(`unexpected event ${eventName}`);
@@ -352,7 +391,8 @@ export function decodeEvents(abi: Abi, registry: Address, receipts: Receipt[]): 
 
 /** Where each delegation was first enabled: the order of the contract's lists and the API's. */
 export function firstEnabled(events: ChainEvent[], into = new Map<Hex, Position>()): Map<Hex, Position> {
-  for (const e of events) if (e.enabling && !into.has(e.hash)) into.set(e.hash, { block: e.block, logIndex: e.logIndex });
+  for (const e of events)
+    if (e.enabling && !into.has(e.hash)) into.set(e.hash, { block: e.block, logIndex: e.logIndex });
   return into;
 }
 
@@ -372,14 +412,26 @@ export type Oracle = {
 
 const CHECK_KINDS = ["all", "contract", "erc721", "erc1155", "erc20"] as const;
 export type CheckKind = (typeof CHECK_KINDS)[number];
-export type CheckSpec = { kind: CheckKind; to: Address; from: Address; contract: Address; tokenId: bigint; rights: Hex };
+export type CheckSpec = {
+  kind: CheckKind;
+  to: Address;
+  from: Address;
+  contract: Address;
+  tokenId: bigint;
+  rights: Hex;
+};
 
 /**
  * A random check: about half built from a delegation some write touched (so many answers are
  * true or non-zero), perturbed now and then; the rest drawn from the pools.
  */
 export function randomCheck(rng: Rng, pools: Pools, history: readonly SentWrite[]): CheckSpec {
-  const anyRights = () => rng.weighted<Hex>([[4, ZERO], [5, rng.pick(WRITE_RIGHTS)], [2, rng.pick(QUERY_ONLY_RIGHTS)]]);
+  const anyRights = () =>
+    rng.weighted<Hex>([
+      [4, ZERO],
+      [5, rng.pick(WRITE_RIGHTS)],
+      [2, rng.pick(QUERY_ONLY_RIGHTS)],
+    ]);
   let spec: CheckSpec;
   if (history.length > 0 && rng.chance(0.6)) {
     const w = rng.pick(history);
@@ -513,10 +565,19 @@ export type CheckResult = { compared: number; positive: number; mismatches: Mism
  * Asks the service each check, then asks the contract the same at the block the answer reports
  * (its X-Indexed-Block), and compares. `minBlock`: answers must reflect at least this block.
  */
-export async function compareChecks(o: Oracle, specs: CheckSpec[], urls: string[], minBlock: bigint, concurrency = 32): Promise<CheckResult> {
+export async function compareChecks(
+  o: Oracle,
+  specs: CheckSpec[],
+  urls: string[],
+  minBlock: bigint,
+  concurrency = 32,
+): Promise<CheckResult> {
   const answers = await pool(urls, concurrency, (url) => get(o, url));
   const { toCall, mismatches } = screenCheckAnswers(answers, minBlock);
-  const expected = await ethCalls(o, toCall.map(({ i, block }) => ({ ...checkCall(specs[i]!), block })));
+  const expected = await ethCalls(
+    o,
+    toCall.map(({ i, block }) => ({ ...checkCall(specs[i]!), block })),
+  );
   let positive = 0;
   const wrong: { i: number; block: bigint; got: boolean | bigint | string; want: boolean | bigint }[] = [];
   toCall.forEach(({ i, block }, j) => {
@@ -525,17 +586,37 @@ export async function compareChecks(o: Oracle, specs: CheckSpec[], urls: string[
     if (want === true || (typeof want === "bigint" && want > 0n)) positive++;
     const got: boolean | bigint | string =
       typeof want === "boolean"
-        ? a.body === "true" ? true : a.body === "false" ? false : `body ${a.body}`
-        : /^(0|[1-9][0-9]*)$/.test(a.body) ? BigInt(a.body) : `body ${a.body}`;
+        ? a.body === "true"
+          ? true
+          : a.body === "false"
+            ? false
+            : `body ${a.body}`
+        : /^(0|[1-9][0-9]*)$/.test(a.body)
+          ? BigInt(a.body)
+          : `body ${a.body}`;
     if (got !== want) wrong.push({ i, block, got, want });
   });
   // A clue for the report: does the wrong answer match the chain one block later or earlier?
   const latest = BigInt((await rpc(o.rpcUrl, "eth_blockNumber")) as string);
-  const near = (d: bigint) => wrong.map(({ i, block }) => ({ ...checkCall(specs[i]!), block: block + d < 0n ? 0n : block + d > latest ? latest : block + d }));
+  const near = (d: bigint) =>
+    wrong.map(({ i, block }) => ({
+      ...checkCall(specs[i]!),
+      block: block + d < 0n ? 0n : block + d > latest ? latest : block + d,
+    }));
   const [next, prev] = [await ethCalls(o, near(1n)), await ethCalls(o, near(-1n))];
   wrong.forEach(({ i, block, got, want }, k) => {
-    const clue = got === next[k] ? ` (the contract's answer at block ${block + 1n})` : got === prev[k] ? ` (the contract's answer at block ${block - 1n})` : "";
-    mismatches.push({ what: `check at X-Indexed-Block ${block}`, query: answers[i]!.url, expected: fmt(want), got: fmt(got) + clue });
+    const clue =
+      got === next[k]
+        ? ` (the contract's answer at block ${block + 1n})`
+        : got === prev[k]
+          ? ` (the contract's answer at block ${block - 1n})`
+          : "";
+    mismatches.push({
+      what: `check at X-Indexed-Block ${block}`,
+      query: answers[i]!.url,
+      expected: fmt(want),
+      got: fmt(got) + clue,
+    });
   });
   return { compared: toCall.length, positive, mismatches };
 }
@@ -543,10 +624,24 @@ export async function compareChecks(o: Oracle, specs: CheckSpec[], urls: string[
 // ---------------------------------------------------------------------------------------------
 // Listings
 
-type ContractDelegation = { type_: number; to: Address; from: Address; rights: Hex; contract_: Address; tokenId: bigint; amount: bigint };
+type ContractDelegation = {
+  type_: number;
+  to: Address;
+  from: Address;
+  rights: Hex;
+  contract_: Address;
+  tokenId: bigint;
+  amount: bigint;
+};
 
 const DELEGATION_TYPES = ["NONE", "ALL", "CONTRACT", "ERC721", "ERC20", "ERC1155"] as const;
-const RECORD_TYPE: Record<string, string> = { ALL: "ALL", CONTRACT: "CONTRACT", ERC721: "TOKEN", ERC20: "CONTRACT", ERC1155: "TOKEN" };
+const RECORD_TYPE: Record<string, string> = {
+  ALL: "ALL",
+  CONTRACT: "CONTRACT",
+  ERC721: "TOKEN",
+  ERC20: "CONTRACT",
+  ERC1155: "TOKEN",
+};
 
 /** The API record (api-contract.md) of one delegation as the contract returns it. */
 export function expectedRecord(d: ContractDelegation): Record<string, unknown> {
@@ -604,7 +699,11 @@ export async function compareListings(
     const a = await get(o, url);
     const bad = (what: string, expected: string, got: string) => mismatches.push({ what, query: url, expected, got });
     if (a.status !== 200 || !a.contentType.startsWith("application/json") || a.block === undefined) {
-      return bad("listing answer", "200 application/json with X-Indexed-Block", `${a.status} ${a.contentType} ${a.body.slice(0, 300)}`);
+      return bad(
+        "listing answer",
+        "200 application/json with X-Indexed-Block",
+        `${a.status} ${a.contentType} ${a.body.slice(0, 300)}`,
+      );
     }
     if (a.block < minBlock) return bad("listing answer", `X-Indexed-Block >= ${minBlock}`, String(a.block));
     let list: ApiRecord[];
@@ -634,40 +733,59 @@ export async function compareListings(
     ] as const) {
       const want = contractSide.map(expectedRecord);
       // Only rights' case is free ("bytes32 hex"); every other field must be exact.
-      const norm = (r: ApiRecord) => canonical({ ...r, rights: typeof r.rights === "string" ? r.rights.toLowerCase() : r.rights });
+      const norm = (r: ApiRecord) =>
+        canonical({ ...r, rights: typeof r.rights === "string" ? r.rights.toLowerCase() : r.rights });
       const gotList = apiSide.map(norm);
       const wantList = want.map((r) => canonical(r));
       if (gotList.join("\n") !== wantList.join("\n")) {
         const k = gotList.findIndex((g, i) => g !== wantList[i]);
         const at = k === -1 ? Math.min(gotList.length, wantList.length) : k;
-        bad(`${where}: ${name} records (${wantList.length} expected, ${gotList.length} got; first difference at #${at})`,
-          wantList[at] ?? "(end of list)", gotList[at] ?? "(end of list)");
+        bad(
+          `${where}: ${name} records (${wantList.length} expected, ${gotList.length} got; first difference at #${at})`,
+          wantList[at] ?? "(end of list)",
+          gotList[at] ?? "(end of list)",
+        );
       }
       apiSide.forEach((r, i) => {
         const hash = recordHash(r);
-        if (hashes[i] !== undefined && hash !== hashes[i]) bad(`${where}: ${name} hash of record #${i}`, hashes[i]!, `${hash} for ${canonical(r)}`);
+        if (hashes[i] !== undefined && hash !== hashes[i])
+          bad(`${where}: ${name} hash of record #${i}`, hashes[i]!, `${hash} for ${canonical(r)}`);
       });
-      if (hashes.length !== contractSide.length) bad(`${where}: ${name} oracle hash list length`, String(contractSide.length), String(hashes.length));
+      if (hashes.length !== contractSide.length)
+        bad(`${where}: ${name} oracle hash list length`, String(contractSide.length), String(hashes.length));
     }
     for (const r of list) {
-      if (String(r.from).toLowerCase() !== w && String(r.to).toLowerCase() !== w) bad(`${where}: record of another wallet`, "from or to == wallet", canonical(r));
-      if (!/^0x[0-9a-fA-F]{64}$/.test(String(r.rights))) bad(`${where}: rights format`, "0x + 64 hex digits", String(r.rights));
+      if (String(r.from).toLowerCase() !== w && String(r.to).toLowerCase() !== w)
+        bad(`${where}: record of another wallet`, "from or to == wallet", canonical(r));
+      if (!/^0x[0-9a-fA-F]{64}$/.test(String(r.rights)))
+        bad(`${where}: rights format`, "0x + 64 hex digits", String(r.rights));
     }
     const self = out.filter((d) => d.to.toLowerCase() === w).length;
     if (list.length !== out.length + inc.length - self) {
-      bad(`${where}: length (a self-delegation appears once)`, String(out.length + inc.length - self), String(list.length));
+      bad(
+        `${where}: length (a self-delegation appears once)`,
+        String(out.length + inc.length - self),
+        String(list.length),
+      );
     }
     // The whole list, outgoing and incoming merged, in order of first enable.
     let last: Position | undefined;
-    list.forEach((r, i) => {
+    for (const [i, r] of list.entries()) {
       const hash = recordHash(r);
       const pos = hash && positions.get(hash);
-      if (!pos) return bad(`${where}: record #${i} was never enabled on chain`, "a delegation enabled by some write", canonical(r));
+      if (!pos) {
+        bad(`${where}: record #${i} was never enabled on chain`, "a delegation enabled by some write", canonical(r));
+        continue;
+      }
       if (last && !before(last, pos)) {
-        bad(`${where}: order of record #${i}`, `after block ${last.block} log ${last.logIndex}`, `block ${pos.block} log ${pos.logIndex}: ${canonical(r)}`);
+        bad(
+          `${where}: order of record #${i}`,
+          `after block ${last.block} log ${last.logIndex}`,
+          `block ${pos.block} log ${pos.logIndex}: ${canonical(r)}`,
+        );
       }
       last = pos;
-    });
+    }
   });
   return { compared, records, mismatches };
 }
@@ -675,7 +793,10 @@ export async function compareListings(
 export function report(seed: number, label: string, mismatches: Mismatch[]): string {
   const first = mismatches
     .slice(0, 10)
-    .map((m, i) => `  ${i + 1}. ${m.what}\n     query:    ${m.query}\n     expected: ${m.expected}\n     got:      ${m.got}`)
+    .map(
+      (m, i) =>
+        `  ${i + 1}. ${m.what}\n     query:    ${m.query}\n     expected: ${m.expected}\n     got:      ${m.got}`,
+    )
     .join("\n");
   return `[SEED=${seed}] ${label}: ${mismatches.length} mismatches with the contract (rerun with SEED=${seed}):\n${first}`;
 }
