@@ -99,8 +99,10 @@ async function waitForRpcs(): Promise<void> {
     const down = await unreachableChains();
     const why = down.length === 0 && !stopping ? await whyNoStartBlocks() : undefined;
     if ((down.length === 0 && why === undefined) || stopping) break;
-    waitingRoom ??= await openWaitingRoom(port, served, env).catch((error: Error) => {
-      console.error(`Cannot answer on port ${port} (${error.message}): set PORT or --port to a free port.`);
+    waitingRoom ??= await openWaitingRoom(port, served, env).catch((error: NodeJS.ErrnoException) => {
+      // Only a failure to listen is the port's fault (in use, or privileged); anything else is named as it is.
+      const fix = error.syscall === "listen" ? ": set PORT or --port to a free port" : "";
+      console.error(`Cannot answer on port ${port} (${error.message})${fix}.`);
       process.exit(1);
     });
     for (const { chain, reasons } of down) {

@@ -1,4 +1,5 @@
-import { resolve } from "node:path";
+import { mkdirSync } from "node:fs";
+import { dirname, resolve } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import type { AccessDb } from "./db";
 
@@ -7,6 +8,8 @@ import type { AccessDb } from "./db";
  * and its handle in the API is read-only.
  */
 export async function pgliteAccessDb(directory: string): Promise<AccessDb> {
+  // PGlite makes its directory but not the parents (.ponder/ does not exist in a fresh clone).
+  mkdirSync(dirname(directory), { recursive: true });
   const db = await PGlite.create(directory);
   return {
     query: (text, params) => db.query<Record<string, unknown>>(text, params),
