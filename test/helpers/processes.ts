@@ -191,7 +191,7 @@ export type Service = {
 };
 
 /**
- * `ponder start` on the given chains, with a fresh schema (and, on PGlite, a fresh directory) per
+ * `npm start` (the launcher, which runs `ponder start`) on the given chains, with a fresh schema (and, on PGlite, a fresh directory) per
  * run; on Postgres when DATABASE_URL is set. Resolves when /ready answers 200 (or, with
  * `until: "listening"`, as soon as it answers HTTP), with an API key made through the admin
  * endpoint (unless `env` sets ADMIN_TOKEN to "").
@@ -223,7 +223,7 @@ export async function startService(options: {
 
   /** Starts ponder and waits for it; the service's url is the port ponder reports. */
   async function run(until: "ready" | "listening"): Promise<void> {
-    const child = new Child(join(BIN, "ponder"), ["start", "--schema", schema, "--port", String(port)], env);
+    const child = new Child("npm", ["start", "--silent", "--", "--schema", schema, "--port", String(port)], env);
     service.child = child;
     try {
       // Ponder takes the next port when the one given is taken (another test's service can take it
