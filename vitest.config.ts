@@ -1,12 +1,35 @@
 import { defineConfig } from "vitest/config";
 
+/**
+ * Two projects: `unit` (pure rules and the HTTP layer, beside their modules: seconds, no chain) and
+ * `integration` (test/: each file starts anvil chains and the service). `npm run test:unit` runs the
+ * first alone; `npm test` runs both.
+ */
 export default defineConfig({
   test: {
-    include: ["core/**/*.test.ts", "api/**/*.test.ts", "test/**/*.test.ts"],
+    // On Postgres (DATABASE_URL) every file gets a scratch database of its own.
     setupFiles: ["test/setup/database.ts"],
-    testTimeout: 600_000,
-    hookTimeout: 600_000,
-    // Each integration file starts its own chain and service; two at once fit this machine.
-    maxWorkers: 2,
+    reporters: ["default", "./test/reporters/durations.ts"],
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: "unit",
+          include: ["core/**/*.test.ts", "api/**/*.test.ts", "scripts/**/*.test.ts", "devkit/**/*.test.ts"],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: "integration",
+          include: ["test/**/*.test.ts"],
+          // Chains and services start here: minutes, not seconds.
+          testTimeout: 600_000,
+          hookTimeout: 600_000,
+          // Each file starts its own chain and service; two at once fit this 2-core machine.
+          maxWorkers: 2,
+        },
+      },
+    ],
   },
 });
