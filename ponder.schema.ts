@@ -44,12 +44,18 @@ export const v2Delegation = onchainTable(
     pk: primaryKey({ columns: [table.chainId, table.hash] }),
     fromIndex: index().on(table.chainId, table.from, table.firstBlock, table.firstLogIndex),
     toIndex: index().on(table.chainId, table.to, table.firstBlock, table.firstLogIndex),
+    // Contract listings, with and without a token (api/history-store.ts).
+    contractIndex: index().on(table.chainId, table.contract, table.firstBlock, table.firstLogIndex),
+    contractTokenIndex: index().on(table.chainId, table.contract, table.tokenId, table.firstBlock, table.firstLogIndex),
     // API replicas read what changed since the block they hold (api/replica/feed.ts).
     updatedIndex: index().on(table.chainId, table.updatedBlock),
   }),
 );
 
-/** Every v2 event, append-only: the history analysts query. */
+/**
+ * Every v2 event, append-only: the history analysts query, and the state at any block (a
+ * delegation's state is set whole by each of its events: see api/history-store.ts).
+ */
 export const v2Event = onchainTable(
   "v2_event",
   (t) => ({
@@ -57,6 +63,8 @@ export const v2Event = onchainTable(
     id: t.text().primaryKey(),
     chainId: t.integer().notNull(),
     blockNumber: t.bigint().notNull(),
+    /** Compared with the chain's to find a reorganization deeper than the indexer's finality depth. */
+    blockHash: t.hex().notNull(),
     blockTimestamp: t.bigint().notNull(),
     transactionHash: t.hex().notNull(),
     logIndex: t.integer().notNull(),
@@ -74,9 +82,9 @@ export const v2Event = onchainTable(
   }),
   (table) => ({
     blockIndex: index().on(table.chainId, table.blockNumber, table.logIndex),
-    hashIndex: index().on(table.chainId, table.hash),
-    fromIndex: index().on(table.chainId, table.from),
-    toIndex: index().on(table.chainId, table.to),
+    hashIndex: index().on(table.chainId, table.hash, table.blockNumber, table.logIndex),
+    fromIndex: index().on(table.chainId, table.from, table.blockNumber, table.logIndex),
+    toIndex: index().on(table.chainId, table.to, table.blockNumber, table.logIndex),
   }),
 );
 
@@ -153,6 +161,7 @@ export const v1Event = onchainTable(
     id: t.text().primaryKey(),
     chainId: t.integer().notNull(),
     blockNumber: t.bigint().notNull(),
+    blockHash: t.hex().notNull(),
     blockTimestamp: t.bigint().notNull(),
     transactionHash: t.hex().notNull(),
     logIndex: t.integer().notNull(),
@@ -169,7 +178,78 @@ export const v1Event = onchainTable(
   }),
   (table) => ({
     blockIndex: index().on(table.chainId, table.blockNumber, table.logIndex),
-    vaultIndex: index().on(table.chainId, table.vault),
-    delegateIndex: index().on(table.chainId, table.delegate),
+    vaultIndex: index().on(table.chainId, table.vault, table.blockNumber, table.logIndex),
+    delegateIndex: index().on(table.chainId, table.delegate, table.blockNumber, table.logIndex),
+    revokedIndex: index().on(table.chainId, table.revokedDelegate, table.blockNumber, table.logIndex),
+  }),
+);
+
+/**
+ * v1 history of state, append-only: after each delegateFor* write, the key's state as v1_delegation
+ * then held it (none when the write left no state: a revoke of what was never set). The state of a
+ * key at block N is its last change at or before N (api/history-store.ts).
+ */
+export const v1DelegationChange = onchainTable(
+  "v1_delegation_change",
+  (t) => ({
+    /** The event's id. */
+    id: t.text().primaryKey(),
+    chainId: t.integer().notNull(),
+    blockNumber: t.bigint().notNull(),
+    logIndex: t.integer().notNull(),
+    vault: t.hex().notNull(),
+    delegate: t.hex().notNull(),
+    type: t.text().notNull(),
+    contract: t.hex().notNull(),
+    tokenId: t.bigint().notNull(),
+    enabled: t.boolean().notNull(),
+    vaultVersion: t.integer().notNull(),
+    pairVersion: t.integer().notNull(),
+    createdBlock: t.bigint().notNull(),
+    createdLogIndex: t.integer().notNull(),
+  }),
+  (table) => ({
+    keyIndex: index().on(
+      table.chainId,
+      table.vault,
+      table.delegate,
+      table.type,
+      table.contract,
+      table.tokenId,
+      table.blockNumber,
+      table.logIndex,
+    ),
+    vaultIndex: index().on(table.chainId, table.vault, table.createdBlock, table.createdLogIndex),
+    delegateIndex: index().on(table.chainId, table.delegate, table.createdBlock, table.createdLogIndex),
+    contractIndex: index().on(table.chainId, table.contract, table.createdBlock, table.createdLogIndex),
+    contractTokenIndex: index().on(
+      table.chainId,
+      table.contract,
+      table.tokenId,
+      table.createdBlock,
+      table.createdLogIndex,
+    ),
+  }),
+);
+
+/**
+ * v1 history of the version counters, append-only: each counter's value after each revocation.
+ * `delegate` is null for the vault's own counter (revokeAllDelegates), else the pair's
+ * (revokeDelegate, revokeSelf).
+ */
+export const v1VersionChange = onchainTable(
+  "v1_version_change",
+  (t) => ({
+    /** The event's id. */
+    id: t.text().primaryKey(),
+    chainId: t.integer().notNull(),
+    blockNumber: t.bigint().notNull(),
+    logIndex: t.integer().notNull(),
+    vault: t.hex().notNull(),
+    delegate: t.hex(),
+    version: t.integer().notNull(),
+  }),
+  (table) => ({
+    counterIndex: index().on(table.chainId, table.vault, table.delegate, table.blockNumber, table.logIndex),
   }),
 );

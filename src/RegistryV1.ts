@@ -1,5 +1,12 @@
 import { type Context, type Event, ponder } from "ponder:registry";
-import { v1Delegation, v1Event, v1PairVersion, v1VaultVersion } from "ponder:schema";
+import {
+  v1Delegation,
+  v1DelegationChange,
+  v1Event,
+  v1PairVersion,
+  v1VaultVersion,
+  v1VersionChange,
+} from "ponder:schema";
 import type { Address, Hex } from "viem";
 import { causes } from "../api/unavailable";
 import {
@@ -37,6 +44,7 @@ async function history(
     id: event.id,
     chainId: context.chain.id,
     blockNumber: event.block.number,
+    blockHash: event.block.hash,
     blockTimestamp: event.block.timestamp,
     transactionHash: event.transaction.hash,
     logIndex: event.log.logIndex,
@@ -92,6 +100,17 @@ async function delegate(type: V1Type, kind: string, event: Event<V1EventName>, c
       .insert(v1Delegation)
       .values({ ...key, ...state })
       .onConflictDoUpdate(state);
+    await context.db.insert(v1DelegationChange).values({
+      ...key,
+      id: event.id,
+      blockNumber: event.block.number,
+      logIndex: event.log.logIndex,
+      enabled,
+      vaultVersion,
+      pairVersion,
+      createdBlock,
+      createdLogIndex,
+    });
   }
   await history(event, context, kind);
 }
@@ -138,12 +157,35 @@ const methodUnavailable = (error: unknown) =>
       ),
   );
 
-async function bumpPair(event: Event<V1EventName>, context: Context<V1EventName>, vault: Address, delegate: Address) {
+/** Bumps a version counter (the vault's when `delegate` is null, else the pair's) and logs its new value. */
+async function bumpVersion(
+  event: Event<V1EventName>,
+  context: Context<V1EventName>,
+  vault: Address,
+  delegate: Address | null,
+) {
+  const chainId = context.chain.id;
   const updatedBlock = event.block.number;
-  await context.db
-    .insert(v1PairVersion)
-    .values({ chainId: context.chain.id, vault, delegate, version: 1, updatedBlock })
-    .onConflictDoUpdate((row) => ({ version: row.version + 1, updatedBlock }));
+  const bump = (row: { version: number }) => ({ version: row.version + 1, updatedBlock });
+  const { version } =
+    delegate === null
+      ? await context.db
+          .insert(v1VaultVersion)
+          .values({ chainId, vault, version: 1, updatedBlock })
+          .onConflictDoUpdate(bump)
+      : await context.db
+          .insert(v1PairVersion)
+          .values({ chainId, vault, delegate, version: 1, updatedBlock })
+          .onConflictDoUpdate(bump);
+  await context.db.insert(v1VersionChange).values({
+    id: event.id,
+    chainId,
+    blockNumber: updatedBlock,
+    logIndex: event.log.logIndex,
+    vault,
+    delegate,
+    version,
+  });
 }
 
 ponder.on("RegistryV1:DelegateForAll", ({ event, context }) => delegate("ALL", "DelegateForAll", event, context));
@@ -153,11 +195,7 @@ ponder.on("RegistryV1:DelegateForContract", ({ event, context }) =>
 ponder.on("RegistryV1:DelegateForToken", ({ event, context }) => delegate("TOKEN", "DelegateForToken", event, context));
 
 ponder.on("RegistryV1:RevokeAllDelegates", async ({ event, context }) => {
-  const updatedBlock = event.block.number;
-  await context.db
-    .insert(v1VaultVersion)
-    .values({ chainId: context.chain.id, vault: lower(event.args.vault), version: 1, updatedBlock })
-    .onConflictDoUpdate((row) => ({ version: row.version + 1, updatedBlock }));
+  await bumpVersion(event, context, lower(event.args.vault), null);
   await history(event, context, "RevokeAllDelegates");
 });
 
@@ -168,6 +206,6 @@ ponder.on("RegistryV1:RevokeDelegate", async ({ event, context }) => {
     lower(vault) === lower(sender)
       ? await revokedPair(event, context)
       : { vault: lower(vault), delegate: lower(sender) };
-  await bumpPair(event, context, pair.vault, pair.delegate);
+  await bumpVersion(event, context, pair.vault, pair.delegate);
   await history(event, context, "RevokeDelegate", pair.delegate);
 });

@@ -48,6 +48,7 @@ async function handle(type: V2DelegationType, event: Event<V2EventName>, context
     id: event.id,
     chainId,
     blockNumber: event.block.number,
+    blockHash: event.block.hash,
     blockTimestamp: event.block.timestamp,
     transactionHash: event.transaction.hash,
     logIndex: event.log.logIndex,
