@@ -1,5 +1,5 @@
-import type { Address, Hex } from "viem";
-import { ParseError, parseAddress, parseChainId, parseRights, parseUint256, ZERO_BYTES32 } from "../core/parse";
+import { type Address, type Hex, zeroHash } from "viem";
+import { ParseError, parseAddress, parseChainId, parseRights, parseUint256 } from "../core/parse";
 import { Problem } from "./problem";
 
 /**
@@ -68,7 +68,7 @@ export class Params {
 
   rights(): Hex {
     const raw = this.get("rights");
-    return raw === undefined ? ZERO_BYTES32 : parseParam("rights", raw, parseRights);
+    return raw === undefined ? zeroHash : parseParam("rights", raw, parseRights);
   }
 
   /** The chain asked for (default 1), which must be one this instance serves. */

@@ -1,8 +1,8 @@
 import { type SQL, sql } from "drizzle-orm";
 import type { Address, Hex } from "viem";
+import { causes } from "../core/errors";
 import type { V1Key, V1Type } from "../core/v1";
 import type { V2DelegationType, V2State } from "../core/v2";
-import { causes } from "./unavailable";
 
 /** What the store knows of a chain at the moment of one answer. */
 export type ChainView<T> = {

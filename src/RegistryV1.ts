@@ -1,16 +1,8 @@
 import { type Context, type Event, ponder } from "ponder:registry";
 import { v1Delegation, v1Event, v1PairVersion, v1VaultVersion } from "ponder:schema";
-import type { Address, Hex } from "viem";
-import { causes } from "../api/unavailable";
-import {
-  type CallFrame,
-  registryCalls,
-  type V1Type,
-  type V1Versions,
-  v1NextState,
-  v1RevokedPair,
-  ZERO_ADDRESS,
-} from "../core/v1";
+import { type Address, type Hex, zeroAddress } from "viem";
+import { causes } from "../core/errors";
+import { type CallFrame, registryCalls, type V1Type, type V1Versions, v1NextState, v1RevokedPair } from "../core/v1";
 import { recordEventBlock } from "./ChainHead";
 
 type V1EventName =
@@ -67,7 +59,7 @@ async function delegate(type: V1Type, kind: string, event: Event<V1EventName>, c
     vault: lower(args.vault),
     delegate: lower(args.delegate),
     type,
-    contract: type === "ALL" ? ZERO_ADDRESS : lower(args.contract_),
+    contract: type === "ALL" ? zeroAddress : lower(args.contract_),
     tokenId: type === "TOKEN" ? args.tokenId : 0n,
   };
   const [prev, current] = await Promise.all([

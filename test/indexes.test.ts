@@ -1,9 +1,9 @@
 import { PgDialect } from "drizzle-orm/pg-core";
 import pg from "pg";
-import type { Address, Hex } from "viem";
+import { type Address, type Hex, zeroAddress } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSqlStore, type Store, StoreBusy, v1RowOf, v2RowOf } from "../api/store";
-import { v1CheckKeys, v1InForce, ZERO_ADDRESS } from "../core/v1";
+import { v1CheckKeys, v1InForce } from "../core/v1";
 import { v2Check } from "../core/v2";
 import { installRegistries } from "./helpers/oracle";
 import { type Anvil, type Service, startAnvil, startService } from "./helpers/processes";
@@ -37,7 +37,7 @@ const BIG_VAULT = addr(`'big vault'`);
 const TOKEN = addr(`'token'`);
 /** A much-delegated wallet (a marketplace's hot wallet, say). */
 const HOT = addr(`'hot wallet'`);
-const ZERO = `'${ZERO_ADDRESS}'`;
+const ZERO = `'${zeroAddress}'`;
 
 /** The delegation tables: no plan may scan them, every index probe must name a wallet, vault or hash. */
 const TABLES = ["v2_delegation", "v1_delegation", "v1_vault_version", "v1_pair_version", "v2_event", "v1_event"];
@@ -438,12 +438,12 @@ describe.runIf(process.env.DATABASE_URL)("indexes", () => {
       tokenId,
     });
     expect(result?.data).toEqual([
-      out(w1, "ALL", ZERO_ADDRESS, 0n),
+      out(w1, "ALL", zeroAddress, 0n),
       out(w2, "CONTRACT", token, 0n),
       out(w3, "TOKEN", token, 20001n),
-      out(bigVault, "ALL", ZERO_ADDRESS, 0n),
+      out(bigVault, "ALL", zeroAddress, 0n),
       out(w7, "TOKEN", token, 20002n),
-      { type: "ALL", vault: w9, delegate: bigVault, contract: ZERO_ADDRESS, tokenId: 0n },
+      { type: "ALL", vault: w9, delegate: bigVault, contract: zeroAddress, tokenId: 0n },
     ]);
     expect(result?.data).toEqual(await v1Expected(bigVault));
   });
