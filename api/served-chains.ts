@@ -1,5 +1,11 @@
+import type { ChainEntry } from "../core/chains";
 import { type AccessDb, migrate, table } from "./access/db";
-import type { ServedChain } from "./app";
+import type { ServedChain, ServedRegistry } from "./app";
+
+/** How a chain is served: the table's names for it and the registries indexed there. */
+export function servedChain(chain: ChainEntry, registries: { v1?: ServedRegistry; v2?: ServedRegistry }): ServedChain {
+  return { id: chain.id, name: chain.name, title: chain.title, testnet: chain.testnet, ...registries };
+}
 
 /**
  * The chains an indexer serves (from its start-up plan: registries found and their start blocks),

@@ -8,6 +8,7 @@
  * SERVICE_URL (default http://127.0.0.1:42069) names the service, ADMIN_TOKEN is its admin token.
  */
 import { parseArgs } from "node:util";
+import { keysSettings, settingsOrExit } from "../core/settings";
 
 const USAGE = `usage: npm run keys -- create --label <name> | list | revoke <id>
   env: SERVICE_URL (default http://127.0.0.1:42069), ADMIN_TOKEN (the service's admin token)`;
@@ -16,10 +17,11 @@ type Key = { id: string; label: string; createdAt: string; revokedAt: string | n
 
 class Failure extends Error {}
 
+const { serviceUrl: base, adminToken: token } = settingsOrExit(() => keysSettings(process.env));
+
+/** The service's answer to `method path` under /admin, parsed; a Failure saying why when there is none. */
 async function admin(method: string, path: string, body?: unknown): Promise<unknown> {
-  const token = process.env.ADMIN_TOKEN;
   if (!token) throw new Failure("ADMIN_TOKEN is not set: set it to the service's admin token");
-  const base = (process.env.SERVICE_URL || "http://127.0.0.1:42069").replace(/\/+$/, "");
   const headers: Record<string, string> = { Authorization: `Bearer ${token}` };
   if (body !== undefined) headers["Content-Type"] = "application/json";
   const res = await fetch(`${base}/admin${path}`, {

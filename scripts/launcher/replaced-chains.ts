@@ -9,7 +9,8 @@
 import { existsSync } from "node:fs";
 import type { AccessDb } from "../../api/access/db";
 import { pgAccessDb } from "../../api/access/pg";
-import { pgliteAccessDb, ponderPgliteDir } from "../../api/access/pglite";
+import { pgliteAccessDb } from "../../api/access/pglite";
+import type { DatabaseSettings } from "../../core/settings";
 import { rpc } from "./rpc";
 
 /** Every ponder_sync table with a chain_id column. */
@@ -25,10 +26,9 @@ const SYNC_TABLES = [
 ];
 
 /** The database Ponder will use, or undefined when it does not exist yet (nothing to forget). */
-async function ponderDatabase(env: NodeJS.ProcessEnv): Promise<AccessDb | undefined> {
-  if (env.DATABASE_URL) return pgAccessDb(env.DATABASE_URL);
-  const directory = ponderPgliteDir(env);
-  return existsSync(directory) ? pgliteAccessDb(directory) : undefined;
+async function ponderDatabase(database: DatabaseSettings): Promise<AccessDb | undefined> {
+  if (database.url) return pgAccessDb(database.url);
+  return existsSync(database.pgliteDir) ? pgliteAccessDb(database.pgliteDir) : undefined;
 }
 
 /** The newest block the chain's sync rows name, with its hash. */
@@ -66,10 +66,10 @@ async function blockHash(rpcUrls: string[], number: bigint): Promise<string | nu
  */
 export async function forgetReplacedChains(
   chains: { id: number; rpcUrls: string[] }[],
-  env: NodeJS.ProcessEnv,
+  database: DatabaseSettings,
 ): Promise<number[]> {
   if (chains.length === 0) return [];
-  const db = await ponderDatabase(env);
+  const db = await ponderDatabase(database);
   if (!db) return [];
   try {
     const { rows } = await db.query("SELECT to_regclass('ponder_sync.logs') IS NOT NULL AS present");
