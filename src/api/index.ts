@@ -3,11 +3,12 @@ import { v2Delegation } from "ponder:schema";
 import { getTableConfig } from "drizzle-orm/pg-core";
 import { openAccess } from "../../api/access/open";
 import { createApp } from "../../api/app";
-import { answerClientErrorsOnNewServers } from "../../api/client-error";
+import { logBackfillProgress } from "../../api/backfill-progress";
+import { answerClientErrors } from "../../api/client-error";
+import { onPonderServer } from "../../api/ponder-0.16.10";
 import { publishServedChains, servedChain } from "../../api/served-chains";
 import { createSqlStore } from "../../api/store";
 import { ponderSettings } from "../../core/settings";
-import { logBackfillProgress } from "./progress";
 
 /**
  * The glue between Ponder and the API: mounts the app over Ponder's read-only db, serving the
@@ -24,8 +25,8 @@ const chains = plan.map(({ chain, v1, v2 }) => servedChain(chain, { v1, v2 }));
 const access = await openAccess(accessSettings, database);
 await publishServedChains(access.db, access.schema, schema, chains);
 
-// Ponder's server, created after this loads, answers what Node's parser refuses as replicas do.
-answerClientErrorsOnNewServers();
+// Ponder's server answers what Node's parser refuses as replicas do.
+onPonderServer(answerClientErrors);
 
 export default createApp({
   store: createSqlStore((query) => db.execute(query), schema),
