@@ -2,6 +2,7 @@ import { PgDialect } from "drizzle-orm/pg-core";
 import pg from "pg";
 import { type Address, type Hex, zeroAddress } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CHECKPOINT_FIELDS } from "../api/ponder-0.16.10";
 import { createSqlStore, type Store, StoreBusy, v1RowOf, v2RowOf } from "../api/store";
 import { v1CheckKeys, v1InForce } from "../core/v1";
 import { v2Check } from "../core/v2";
@@ -23,6 +24,7 @@ import { type Anvil, type Service, startAnvil, startService } from "./helpers/pr
 const CHAIN = 31337;
 /** The block the checkpoint names: after every synthetic row's. */
 const HEAD = 1_000_000;
+const BLOCK = CHECKPOINT_FIELDS.block;
 const WALLETS = 3_000;
 /** Bound on the rows of one table a read may touch: the busiest test wallet has a few dozen. */
 const FEW = 100;
@@ -176,7 +178,7 @@ async function fill(client: pg.Client, t: (name: string) => string) {
   // One transaction: the same xmin, so the position is the checkpoint's block.
   await client.query(`UPDATE ${t("chain_head")} SET last_event_block = ${HEAD} WHERE chain_id = ${CHAIN}`);
   await client.query(
-    `UPDATE ${t("_ponder_checkpoint")} SET latest_checkpoint = overlay(latest_checkpoint placing '${HEAD.toString().padStart(16, "0")}' from 27 for 16) WHERE chain_id = ${CHAIN}`,
+    `UPDATE ${t("_ponder_checkpoint")} SET latest_checkpoint = overlay(latest_checkpoint placing '${HEAD.toString().padStart(BLOCK.length, "0")}' from ${BLOCK.from} for ${BLOCK.length}) WHERE chain_id = ${CHAIN}`,
   );
   await client.query("COMMIT");
   for (const table of [
