@@ -114,7 +114,8 @@ describe("checkpointsSql", () => {
     for (const [name, latest, finalized] of rows) {
       await db.query(
         `INSERT INTO ${table(SCHEMA, "_ponder_checkpoint")}
-           (chain_name, chain_id, safe_checkpoint, latest_checkpoint, finalized_checkpoint) VALUES ($1, $2, $3, $3, $4)`,
+           (chain_name, chain_id, safe_checkpoint, latest_checkpoint, finalized_checkpoint)
+         VALUES ($1, $2, $3, $3, $4)`,
         [name, Number(latest.chainId), encodeCheckpoint(latest), encodeCheckpoint(finalized)],
       );
     }

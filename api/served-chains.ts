@@ -21,7 +21,8 @@ export async function publishServedChains(
 ): Promise<void> {
   const served = table(schema, "served_chains");
   await migrate(db, schema, [
-    `CREATE TABLE IF NOT EXISTS ${served} (indexer_schema text PRIMARY KEY, chains jsonb NOT NULL, published_at timestamptz NOT NULL DEFAULT now())`,
+    `CREATE TABLE IF NOT EXISTS ${served}
+       (indexer_schema text PRIMARY KEY, chains jsonb NOT NULL, published_at timestamptz NOT NULL DEFAULT now())`,
   ]);
   await db.query(
     `INSERT INTO ${served} (indexer_schema, chains) VALUES ($1, $2)

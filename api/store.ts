@@ -112,7 +112,8 @@ export function createSqlStore(execute: Execute, schema: string): Store {
   const table = (name: string) => sql`${sql.identifier(schema)}.${sql.identifier(name)}`;
   const position = sql`(CASE WHEN age(h.xmin) < age(c.xmin) AND h.last_event_block <= c.block
       THEN h.last_event_block ELSE c.block END)::text AS indexed_block, ${sql.raw(readySql(schema))} AS ready`;
-  const positions = sql`${sql.raw(checkpointsSql(schema))} c LEFT JOIN ${table("chain_head")} h ON h.chain_id = c.chain_id`;
+  const positions = sql`${sql.raw(checkpointsSql(schema))} c
+    LEFT JOIN ${table("chain_head")} h ON h.chain_id = c.chain_id`;
 
   /**
    * One statement, taken again while it meets a lock timeout: Ponder's read-only connections give
@@ -166,7 +167,8 @@ export function createSqlStore(execute: Execute, schema: string): Store {
   const v1 = (chainId: number, where: SQL) => sql`
     SELECT d.chain_id, d.type, d.vault, d.delegate, d.contract, d.token_id::text AS token_id,
            d.created_block, d.created_log_index,
-           d.enabled AND d.vault_version = coalesce(vv.version, 0) AND d.pair_version = coalesce(pv.version, 0) AS counts,
+           d.enabled AND d.vault_version = coalesce(vv.version, 0)
+             AND d.pair_version = coalesce(pv.version, 0) AS counts,
            greatest(d.updated_block, coalesce(vv.updated_block, 0), coalesce(pv.updated_block, 0))::text AS touched
     FROM ${table("v1_delegation")} d
     LEFT JOIN LATERAL (SELECT v.version, v.updated_block FROM ${table("v1_vault_version")} v
@@ -229,7 +231,8 @@ export function createSqlStore(execute: Execute, schema: string): Store {
     v1Wallet(chainId, wallet) {
       // As vault, only the rows at the vault's current version: one revokeAllDelegates voids any
       // number of rows, and they are never read again (an index range on vault_version).
-      const version = sql`coalesce((SELECT v.version FROM ${table("v1_vault_version")} v WHERE v.chain_id = ${chainId} AND v.vault = ${wallet}), 0)`;
+      const version = sql`coalesce((SELECT v.version FROM ${table("v1_vault_version")} v
+        WHERE v.chain_id = ${chainId} AND v.vault = ${wallet}), 0)`;
       const where = sql`((d.vault = ${wallet} AND d.vault_version = ${version}) OR d.delegate = ${wallet})`;
       // The vault's version row is a candidate too (never counted): a revokeAllDelegates in flight
       // touches none of the rows the range reads.

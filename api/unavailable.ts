@@ -22,8 +22,16 @@ const CODES = new Set([
   "57P02",
   "57P03",
 ]);
-const MESSAGES =
-  /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|the database system is (starting up|shutting down)/i;
+const MESSAGES = new RegExp(
+  [
+    "Connection terminated",
+    "connection timeout",
+    "timeout exceeded when trying to connect",
+    "Client has encountered a connection error",
+    "the database system is (starting up|shutting down)",
+  ].join("|"),
+  "i",
+);
 
 export function databaseUnavailable(error: unknown): boolean {
   for (const e of causes(error)) {

@@ -62,7 +62,7 @@ describe("the chain table", () => {
     }
   });
 
-  it("zkSync-type chains (324, 61166, 2741, 11124) use v2 at 0x0000000059A24EB229eED07Ac44229DB56C5d797 and have no v1", () => {
+  it("zkSync-type chains (324, 61166, 2741, 11124) use v2 at 0x0000000059A2…d797 and have no v1", () => {
     for (const id of ZKSYNC) {
       const c = chainById(id);
       expect(c, `chain ${id}`).toBeDefined();

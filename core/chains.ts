@@ -76,7 +76,7 @@ const TESTNETS: Line[] = [
 ];
 
 function entry([name, options]: Line): ChainEntry {
-  // biome-ignore lint/performance/noDynamicNamespaceImportAccess: the table names viem's chains; a server does not tree-shake
+  // biome-ignore lint/performance/noDynamicNamespaceImportAccess: the table names viem's chains (no tree-shaking)
   const chain = viemChains[name] as Chain;
   return {
     id: chain.id,

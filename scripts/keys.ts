@@ -58,9 +58,8 @@ async function main(argv: string[]): Promise<void> {
     if (keys.length === 0) console.log("no keys");
     for (const key of keys) {
       const status = key.revokedAt ? `revoked ${key.revokedAt}` : "active";
-      console.log(
-        `${key.id}  ${key.createdAt}  ${status.padEnd(32)}  ${String(key.recentRequests).padStart(9)} requests/24h  ${key.label}`,
-      );
+      const requests = `${String(key.recentRequests).padStart(9)} requests/24h`;
+      console.log(`${key.id}  ${key.createdAt}  ${status.padEnd(32)}  ${requests}  ${key.label}`);
     }
   } else if (command === "revoke" && rest.length === 1 && values.label === undefined) {
     const key = (await admin("DELETE", `/keys/${encodeURIComponent(rest[0]!)}`)) as Key;

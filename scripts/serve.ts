@@ -63,7 +63,8 @@ async function runWorker() {
   let served = await readServedChains(access.db, access.schema, indexerSchema);
   if (served === undefined) {
     console.log(
-      `waiting for the indexer to publish the chains it serves (schema ${indexerSchema}): is \`npm start\` running on this database?`,
+      `waiting for the indexer to publish the chains it serves (schema ${indexerSchema}): ` +
+        "is `npm start` running on this database?",
     );
   }
   while (served === undefined) {

@@ -42,10 +42,11 @@ if (settings.ignoredRpcVariables.length > 0) {
 }
 if (publicFallback) {
   console.warn(
-    `No PONDER_RPC_URL_<chainId> is set: indexing ${publicFallback.title} (chain ${publicFallback.id}) through its ` +
-      `public RPC ${publicFallback.publicRpc}. A public RPC is slow and rate-limited (a full backfill takes long, and ` +
-      "v1 needs debug_traceTransaction, which public RPCs rarely serve): for real use set PONDER_RPC_URL_1=<your " +
-      "provider's URL>. To see the service work in a minute with no internet, run `npm run demo`.",
+    `No PONDER_RPC_URL_<chainId> is set: indexing ${publicFallback.title} (chain ${publicFallback.id}) through ` +
+      `its public RPC ${publicFallback.publicRpc}. A public RPC is slow and rate-limited (a full backfill takes ` +
+      "long, and v1 needs debug_traceTransaction, which public RPCs rarely serve): for real use set " +
+      "PONDER_RPC_URL_1=<your provider's URL>. To see the service work in a minute with no internet, run " +
+      "`npm run demo`.",
   );
 }
 if (!args.includes("--schema")) args.push("--schema", settings.schema);
@@ -170,7 +171,8 @@ while (!stopping) {
   const local = plan.filter(({ chain }) => chain.local).map(({ chain, rpc }) => ({ id: chain.id, rpcUrls: rpc }));
   const forgotten = await forgetReplacedChains(local, settings.database).catch((error: Error) => {
     console.error(
-      `Cannot tell whether the local chains' fetched data is theirs (${error.message}); trying again in ${MAX_WAIT_S} s.`,
+      `Cannot tell whether the local chains' fetched data is theirs (${error.message}); ` +
+        `trying again in ${MAX_WAIT_S} s.`,
     );
     return undefined;
   });

@@ -107,8 +107,9 @@ async function revokedPair(event: Event<"RegistryV1:RevokeDelegate">, context: C
     // Anything else (a timeout, a 429 after Ponder's retries) is an outage, not a missing capability.
     if (!methodUnavailable(error)) throw error;
     throw new Error(
-      `v1 revokeDelegate in transaction ${tx.hash} (chain ${context.chain.id}) was called through a contract, so only ` +
-        `a call trace names the revoked delegate, and the RPC does not serve debug_traceTransaction with callTracer ` +
+      `v1 revokeDelegate in transaction ${tx.hash} (chain ${context.chain.id}) was called through a contract, so ` +
+        "only a call trace names the revoked delegate, and the RPC does not serve debug_traceTransaction with " +
+        "callTracer " +
         `("${(error as { shortMessage?: string }).shortMessage ?? (error as Error).message.split("\n")[0]}"). ` +
         "Configure an RPC URL for this chain that serves the debug namespace.",
     );
@@ -120,15 +121,18 @@ async function revokedPair(event: Event<"RegistryV1:RevokeDelegate">, context: C
   return v1RevokedPair(call.from, call.input as Hex);
 }
 
+/** How RPCs say in words that a method is not served. */
+const NOT_SERVED = new RegExp(
+  [
+    "method .*(not (found|supported|available|exist)|does not exist|unsupported)",
+    "namespace .*(disabled|not enabled)",
+  ].join("|"),
+  "i",
+);
+
 /** Whether an RPC error says the method is not served (JSON-RPC -32601, or the like in words). */
 const methodUnavailable = (error: unknown) =>
-  [...causes(error)].some(
-    (e) =>
-      (e as { code?: unknown }).code === -32601 ||
-      /method .*(not (found|supported|available|exist)|does not exist|unsupported)|namespace .*(disabled|not enabled)/i.test(
-        e.message,
-      ),
-  );
+  [...causes(error)].some((e) => (e as { code?: unknown }).code === -32601 || NOT_SERVED.test(e.message));
 
 async function bumpPair(event: Event<V1EventName>, context: Context<V1EventName>, vault: Address, delegate: Address) {
   const updatedBlock = event.block.number;

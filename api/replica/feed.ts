@@ -149,7 +149,8 @@ export class ReplicaFeed {
     for (const t of Object.keys(COLUMNS) as Table[]) {
       const cursor = `replica_${t}`;
       await query(
-        `DECLARE ${cursor} NO SCROLL CURSOR FOR SELECT ${COLUMNS[t]} FROM ${this.t(TABLE_NAME[t])} WHERE chain_id = $1 ORDER BY ${LOAD_ORDER[t]}`,
+        `DECLARE ${cursor} NO SCROLL CURSOR FOR
+         SELECT ${COLUMNS[t]} FROM ${this.t(TABLE_NAME[t])} WHERE chain_id = $1 ORDER BY ${LOAD_ORDER[t]}`,
         [chainId],
       );
       for (;;) {
@@ -172,9 +173,11 @@ export class ReplicaFeed {
   private async fingerprints(query: Query, chainId: number, after: number): Promise<Map<number, string>> {
     const { rows } = await query(
       `SELECT block_number::text AS block, md5(string_agg(id || transaction_hash, ',' ORDER BY id)) AS fingerprint
-       FROM (SELECT block_number, id, transaction_hash FROM ${this.t("v2_event")} WHERE chain_id = $1 AND block_number > $2
+       FROM (SELECT block_number, id, transaction_hash FROM ${this.t("v2_event")}
+             WHERE chain_id = $1 AND block_number > $2
              UNION ALL
-             SELECT block_number, id, transaction_hash FROM ${this.t("v1_event")} WHERE chain_id = $1 AND block_number > $2) e
+             SELECT block_number, id, transaction_hash FROM ${this.t("v1_event")}
+             WHERE chain_id = $1 AND block_number > $2) e
        GROUP BY block_number`,
       [chainId, after],
     );

@@ -87,14 +87,13 @@ async function startBlock(
     const block = BigInt(remembered);
     if ((await hasCode(block)) && (block === 0n || !(await hasCode(block - 1n)))) return remembered;
     log(
-      `chain ${chain.id} (${chain.title}): the remembered start of registry ${version} (block ${remembered}) does not hold; searching again`,
+      `chain ${chain.id} (${chain.title}): the remembered start of registry ${version} (block ${remembered}) ` +
+        "does not hold; searching again",
     );
   }
   const found = await findDeploymentBlock(hasCode, latest);
   if (found === undefined) {
-    log(
-      `chain ${chain.id} (${chain.title}): registry ${version} has no code at ${address}; not indexing ${version} there`,
-    );
+    log(`chain ${chain.id} (${chain.title}): registry ${version} has no code at ${address}; not indexing it there`);
     return undefined;
   }
   log(`chain ${chain.id} (${chain.title}): registry ${version} was deployed in block ${found}; indexing from there`);
