@@ -93,7 +93,10 @@ async function startBlock(
   }
   const found = await findDeploymentBlock(hasCode, latest);
   if (found === undefined) {
-    log(`chain ${chain.id} (${chain.title}): registry ${version} has no code at ${address}; not indexing it there`);
+    log(
+      `chain ${chain.id} (${chain.title}): registry ${version} has no code at ${address}; ` +
+        `not indexing ${version} there`,
+    );
     return undefined;
   }
   log(`chain ${chain.id} (${chain.title}): registry ${version} was deployed in block ${found}; indexing from there`);
