@@ -15,6 +15,7 @@ const REFUSALS = {
 } as const;
 export type ClientErrorCode = keyof typeof REFUSALS;
 
+/** The problem code for an error of Node's HTTP parser (by its code, as Node's default answer maps them). */
 export function clientErrorCode(error: { code?: string }): ClientErrorCode {
   switch (error.code) {
     case "HPE_HEADER_OVERFLOW":

@@ -58,14 +58,17 @@ export class Params {
     return found.value;
   }
 
+  /** The address given under any of `names` (alternatives that must agree), lowercase. */
   address(...names: string[]): Address {
     return this.required(names, parseAddress);
   }
 
+  /** The required `tokenId`, a uint256. */
   tokenId(): bigint {
     return this.required(["tokenId"], parseUint256);
   }
 
+  /** The v2 `rights`, as bytes32; absent: none (zero). */
   rights(): Hex {
     const raw = this.get("rights");
     return raw === undefined ? zeroHash : parseParam("rights", raw, parseRights);

@@ -33,6 +33,7 @@ const MESSAGES = new RegExp(
   "i",
 );
 
+/** Whether `error` (or an error it wraps) means the database cannot be reached right now. */
 export function databaseUnavailable(error: unknown): boolean {
   for (const e of causes(error)) {
     const { code } = e as { code?: unknown };
