@@ -9,11 +9,22 @@ import http, { type Server } from "node:http";
 import { type AddressInfo, connect } from "node:net";
 import { PGlite } from "@electric-sql/pglite";
 import { serve } from "@hono/node-server";
+import { toSnakeCase } from "drizzle-orm/casing";
+import { getTableConfig, type PgTable } from "drizzle-orm/pg-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { table } from "./access/db";
 import { logBackfillProgress } from "./backfill-progress";
 import { answerClientErrors } from "./client-error";
-import { checkpointsSql, onPonderServer, type PonderMetrics, ponderMetrics, readySql } from "./ponder-0.16.10";
+import {
+  checkpointsSql,
+  NEWEST_SYNCED_BLOCK_SQL,
+  onPonderServer,
+  PONDER_RETRYABLE_EXIT,
+  PONDER_SYNC_TABLES,
+  type PonderMetrics,
+  ponderMetrics,
+  readySql,
+} from "./ponder-0.16.10";
 
 const PONDER = new URL("../node_modules/ponder/", import.meta.url);
 /** A file of Ponder's build, as text. */
@@ -254,5 +265,64 @@ describe("onPonderServer", () => {
     } finally {
       await new Promise<void>((ok) => server.close(() => ok()));
     }
+  });
+});
+
+describe("the sync cache", () => {
+  /** Ponder's sync tables (sync-store/schema.ts) by name, with their columns' names (snake case, as Ponder's
+   * drizzle writes them) and SQL types. */
+  let tables: Map<string, { schema: string | undefined; columns: Map<string, string> }>;
+
+  beforeAll(async () => {
+    const exports = (await internal("sync-store/schema.js")) as Record<string, unknown>;
+    tables = new Map();
+    for (const value of Object.values(exports)) {
+      if (typeof value !== "object" || value === null || !(Symbol.for("drizzle:IsDrizzleTable") in value)) continue;
+      const config = getTableConfig(value as PgTable);
+      tables.set(config.name, {
+        schema: config.schema,
+        columns: new Map(config.columns.map((c) => [toSnakeCase(c.name), c.getSQLType()])),
+      });
+    }
+  });
+
+  it("is schema ponder_sync, and PONDER_SYNC_TABLES are exactly its tables with a chain_id", () => {
+    expect(new Set([...tables.values()].map((t) => t.schema))).toEqual(new Set(["ponder_sync"]));
+    const withChain = [...tables].filter(([, t]) => t.columns.has("chain_id")).map(([name]) => name);
+    expect(withChain.sort()).toEqual([...PONDER_SYNC_TABLES].sort());
+  });
+
+  it("NEWEST_SYNCED_BLOCK_SQL finds a chain's newest block in its blocks and logs, in Ponder's columns", async () => {
+    await db.exec("CREATE SCHEMA ponder_sync");
+    for (const [name, wanted] of [
+      ["blocks", ["chain_id", "number", "hash"]],
+      ["logs", ["chain_id", "block_number", "block_hash"]],
+    ] as const) {
+      const columns = tables.get(name)!.columns;
+      const ddl = wanted.map((column) => `${column} ${columns.get(column)}`);
+      await db.exec(`CREATE TABLE ponder_sync.${name} (${ddl.join(", ")})`);
+    }
+    await db.exec(`INSERT INTO ponder_sync.blocks VALUES (1, 10, '0xb10'), (1, 12, '0xb12'), (2, 99, '0xb99')`);
+    await db.exec(`INSERT INTO ponder_sync.logs VALUES (1, 11, '0xb11'), (3, 5, '0xb5')`);
+    const newest = async (chainId: number) => (await db.query(NEWEST_SYNCED_BLOCK_SQL, [chainId])).rows;
+    expect(await newest(1)).toEqual([{ number: "12", hash: "0xb12" }]);
+    expect(await newest(3)).toEqual([{ number: "5", hash: "0xb5" }]);
+    expect(await newest(4)).toEqual([]);
+  });
+});
+
+describe("ponder start's exit codes", () => {
+  it("75 after an error worth retrying, 1 after the user's", () => {
+    const exit = dist("bin/utils/exit.js");
+    const handler = new RegExp(
+      String.raw`if \(error instanceof NonRetryableUserError\) \{\s*exit\(\{ code: 1 \}\);\s*\}` +
+        String.raw`\s*else \{\s*exit\(\{ code: (\d+) \}\);`,
+      "g",
+    );
+    const handlers = [...exit.matchAll(handler)];
+    expect(
+      handlers.map((m) => Number(m[1])),
+      "uncaughtException and unhandledRejection",
+    ).toEqual([PONDER_RETRYABLE_EXIT, PONDER_RETRYABLE_EXIT]);
   });
 });

@@ -13,6 +13,10 @@
  *   by chain name (internal/metrics.ts).
  * - Ponder creates its HTTP server by calling node:http's `createServer` (read at the call, through
  *   @hono/node-server's `createServer` option), after it has loaded the API.
+ * - Ponder caches what it fetches (blocks, logs, RPC answers) in the `ponder_sync` schema, shared by
+ *   every schema of a database, in tables keyed by `chain_id` (sync-store/schema.ts).
+ * - `ponder start` exits with code 75 after an error worth retrying (one not its user's: an RPC that
+ *   kept failing), and 1 after the user's (bin/utils/exit.ts).
  */
 import http, { type Server } from "node:http";
 import { table } from "./access/db";
@@ -59,6 +63,28 @@ export type PonderMetrics = Record<
 export function ponderMetrics(): PonderMetrics | undefined {
   return (globalThis as { PONDER_COMMON?: { metrics?: PonderMetrics } }).PONDER_COMMON?.metrics;
 }
+
+/** Every table of Ponder's sync cache (schema ponder_sync) with a chain_id column. */
+export const PONDER_SYNC_TABLES = [
+  "blocks",
+  "transactions",
+  "transaction_receipts",
+  "logs",
+  "traces",
+  "rpc_request_results",
+  "intervals",
+  "factory_addresses",
+] as const;
+
+/** SQL: the newest block the sync cache holds of chain $1 (its blocks and logs), with its hash; no row: none. */
+export const NEWEST_SYNCED_BLOCK_SQL = `SELECT number::text, hash FROM (
+    (SELECT number, hash FROM ponder_sync.blocks WHERE chain_id = $1 ORDER BY number DESC LIMIT 1)
+    UNION ALL
+    (SELECT block_number, block_hash FROM ponder_sync.logs WHERE chain_id = $1 ORDER BY block_number DESC LIMIT 1)
+  ) newest ORDER BY number DESC LIMIT 1`;
+
+/** `ponder start`'s exit code after a failure worth retrying (an RPC that kept failing). */
+export const PONDER_RETRYABLE_EXIT = 75;
 
 const HOOKED = Symbol.for("delegation-lookup.ponder-server-hook");
 type CreateServer = typeof http.createServer & { [HOOKED]?: true };

@@ -18,6 +18,7 @@
 import { spawn } from "node:child_process";
 import { constants } from "node:os";
 import { resolve } from "node:path";
+import { PONDER_RETRYABLE_EXIT } from "../api/ponder-0.16.10";
 import { servedChain } from "../api/served-chains";
 import type { ChainEntry } from "../core/chains";
 import { encodePlan, type IndexedChain, PLAN_VARIABLE } from "../core/plan";
@@ -28,8 +29,6 @@ import { whyRpcUnusable } from "./launcher/rpc";
 import { openWaitingRoom, type WaitingRoom } from "./launcher/waiting-room";
 
 const PONDER = resolve(import.meta.dirname, "../node_modules/.bin/ponder");
-/** Ponder's exit code for a failure worth retrying (an RPC that kept failing). */
-const RETRYABLE_EXIT = 75;
 const MAX_WAIT_S = 60;
 
 const args = process.argv.slice(2);
@@ -188,7 +187,7 @@ while (!stopping) {
   }
   const started = Date.now();
   const code = await runPonder(plan);
-  if (stopping || code !== RETRYABLE_EXIT) process.exit(code);
+  if (stopping || code !== PONDER_RETRYABLE_EXIT) process.exit(code);
   restartDelay = Date.now() - started > HEALTHY_RUN_MS ? 1 : Math.min(Math.max(restartDelay * 2, 1), MAX_WAIT_S);
   console.error(
     `The indexer stopped after a failure worth retrying (exit ${code}, see above); restarting it in ${restartDelay} s.`,
