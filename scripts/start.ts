@@ -12,8 +12,10 @@
  * restarts it (Ponder resumes from its checkpoint). Any other exit ends this process with the same
  * code.
  *
- * The plan is made before the RPCs' chain ids are asked, so that an RPC's first requests are the
- * start-block search's; when the plan cannot be made, the chain ids tell an unreachable RPC apart.
+ * The first attempt makes the plan, then asks each RPC its chain id: on a healthy start an RPC's
+ * first requests are the start-block search's, and the chain ids check that each RPC serves its
+ * chain. Once an attempt has failed, the chain ids are asked first, a quick check (5 s at most)
+ * that spares a search bound to fail on an RPC that is down or hangs.
  */
 import { spawn } from "node:child_process";
 import { constants } from "node:os";
@@ -89,14 +91,20 @@ function pause(seconds: number): Promise<void> {
 /** The plan, once it is made and every chain's RPC answers for its chain; undefined when stopping meanwhile. */
 async function waitForPlan(): Promise<IndexedChain[] | undefined> {
   let delay = 1;
+  let checkFirst = false;
   for (;;) {
-    const planned = await planChains(chains, { memoryFile: settings.startBlocksFile }).then(
-      (plan) => ({ plan }),
-      (error: Error) => ({ why: error.message }),
-    );
-    const down = stopping ? [] : await unreachableChains();
+    let down = checkFirst ? await unreachableChains() : [];
+    const planned: { plan?: IndexedChain[]; why?: string } =
+      down.length > 0
+        ? {}
+        : await planChains(chains, { memoryFile: settings.startBlocksFile }).then(
+            (plan) => ({ plan }),
+            (error: Error) => ({ why: error.message }),
+          );
+    if (!checkFirst && !stopping) down = await unreachableChains();
+    checkFirst = true;
     if (stopping) break;
-    if (down.length === 0 && "plan" in planned) {
+    if (down.length === 0 && planned.plan) {
       await waitingRoom?.close();
       waitingRoom = undefined;
       return planned.plan;
@@ -115,7 +123,7 @@ async function waitForPlan(): Promise<IndexedChain[] | undefined> {
           "`npm run demo` to try the service on a local chain with no internet.",
       );
     }
-    if (down.length === 0 && "why" in planned)
+    if (down.length === 0 && planned.why !== undefined)
       console.error(
         `${planned.why} Not indexing yet: the API answers chain_syncing on port ${port}. Trying again in ${delay} s.`,
       );
