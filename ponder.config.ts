@@ -6,7 +6,7 @@ import { ponderSettings } from "./core/settings";
 /**
  * What Ponder indexes: the plan `npm start` works out (the chains, their RPC URLs, the registries
  * found on each and their start blocks) and hands over in DELEGATION_LOOKUP_PLAN (core/plan.ts).
- * Run on its own (`ponder dev`, `ponder start`), it stops and says to run `npm start`.
+ * Without it (`ponder dev`, `ponder start` alone) it does not build, and says to run `npm start`.
  */
 
 const { plan, database } = ponderSettings(process.env);
