@@ -1,8 +1,9 @@
 import { Hono } from "hono";
+import { cors } from "hono/cors";
 import { requireAccess } from "./access/middleware";
 import type { Access } from "./access/open";
 import { admin } from "./admin";
-import { behindAfterSeconds, chains } from "./chains";
+import { chains } from "./chains";
 import { portal } from "./portal";
 import { notFound, Problem } from "./problem";
 import { type Store, StoreBusy } from "./store";
@@ -25,20 +26,21 @@ export type ServedChain = {
 
 export type Env = { Variables: { store: Store; chains: readonly ServedChain[]; behindAfterSeconds: number } };
 
-const ALLOWED_METHODS = "GET, HEAD, OPTIONS";
-const CORS = {
-  "Access-Control-Allow-Origin": "*",
-  "Access-Control-Expose-Headers":
-    "X-Indexed-Block, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset",
-};
+/** What the registry API allows: it is read-only (OPTIONS answers CORS preflights). */
+const METHODS = ["GET", "HEAD", "OPTIONS"];
+const ALLOW = METHODS.join(", ");
+/** The response headers a browser may read across origins. */
+const EXPOSED = ["X-Indexed-Block", "Retry-After", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"];
+/** Every error's CORS headers, as the registry's answers carry them, so that a browser can read the problem. */
+const ERROR_CORS = { "Access-Control-Allow-Origin": "*", "Access-Control-Expose-Headers": EXPOSED.join(",") };
 
 export type AppOptions = {
   store: Store;
   chains: readonly ServedChain[];
   /** Keys and the keyless limit on /registry; the admin endpoints' token. */
   access: Access;
-  /** A chain whose newest indexed block is older is reported `behind` (default: see behindAfterSeconds). */
-  behindAfterSeconds?: number;
+  /** A chain whose newest indexed block is older is reported `behind` (BEHIND_AFTER_SECONDS). */
+  behindAfterSeconds: number;
 };
 
 /**
@@ -48,31 +50,34 @@ export type AppOptions = {
  */
 export function createApp(options: AppOptions): Hono<Env> {
   const app = new Hono<Env>();
-  const behindAfter = options.behindAfterSeconds ?? behindAfterSeconds(process.env);
 
-  // The registry API is read-only: GET and HEAD, and OPTIONS for CORS preflights.
-  app.use("/registry/*", async (c, next) => {
-    const method = c.req.method;
-    if (method === "OPTIONS") {
-      return c.body(null, 204, {
-        ...CORS,
-        "Access-Control-Allow-Methods": ALLOWED_METHODS,
-        "Access-Control-Allow-Headers": "X-API-KEY, Content-Type",
-        "Access-Control-Max-Age": "86400",
-        Allow: ALLOWED_METHODS,
-      });
-    }
-    if (method !== "GET" && method !== "HEAD") {
-      throw new Problem("method_not_allowed", `${method} is not allowed; this API is read-only`, {
-        headers: { Allow: ALLOWED_METHODS },
-      });
-    }
-    c.set("store", options.store);
-    c.set("chains", options.chains);
-    c.set("behindAfterSeconds", behindAfter);
-    await next();
-    for (const [name, value] of Object.entries(CORS)) c.res.headers.set(name, value);
-  });
+  app.use(
+    "/registry/*",
+    async (c, next) => {
+      // A preflight's answer lists what the API allows, as the 405 of any other method does.
+      if (c.req.method === "OPTIONS") c.header("Allow", ALLOW);
+      await next();
+    },
+    cors({
+      origin: "*",
+      allowMethods: METHODS,
+      allowHeaders: ["X-API-KEY", "Content-Type"],
+      exposeHeaders: EXPOSED,
+      maxAge: 86400,
+    }),
+    async (c, next) => {
+      const method = c.req.method;
+      if (method !== "GET" && method !== "HEAD") {
+        throw new Problem("method_not_allowed", `${method} is not allowed; this API is read-only`, {
+          headers: { Allow: ALLOW },
+        });
+      }
+      c.set("store", options.store);
+      c.set("chains", options.chains);
+      c.set("behindAfterSeconds", options.behindAfterSeconds);
+      await next();
+    },
+  );
   app.use("/registry/*", requireAccess(options.access));
 
   app.route("/registry/v2", v2);
@@ -85,20 +90,20 @@ export function createApp(options: AppOptions): Hono<Env> {
   app.all("*", notFound);
 
   app.onError((error) => {
-    if (error instanceof Problem) return error.response(CORS);
+    if (error instanceof Problem) return error.response(ERROR_CORS);
     if (error instanceof StoreBusy) {
       return new Problem("chain_syncing", `${error.message}; ask again in a moment`, {
         headers: { "Retry-After": "1" },
-      }).response(CORS);
+      }).response(ERROR_CORS);
     }
     if (databaseUnavailable(error)) {
       // Not a bug, and not a reason to guess: the answer needs the database.
       return new Problem("chain_syncing", "the service's database cannot be reached; ask again in a moment", {
         headers: { "Retry-After": "5" },
-      }).response(CORS);
+      }).response(ERROR_CORS);
     }
     console.error(error);
-    return new Problem("internal", "the service failed to answer; the error is logged").response(CORS);
+    return new Problem("internal", "the service failed to answer; the error is logged").response(ERROR_CORS);
   });
 
   return app;

@@ -20,9 +20,6 @@ export function chainStatus(
   return { status: lagSeconds > behindAfterSeconds ? "behind" : "live", lagSeconds };
 }
 
-/** BEHIND_AFTER_SECONDS, else 120: how old the newest indexed block may be before a chain is `behind`. */
-export const behindAfterSeconds = (env: NodeJS.ProcessEnv) => Number(env.BEHIND_AFTER_SECONDS) || 120;
-
 /** The chains this instance serves: registries, indexed block and sync state, for operators and clients. */
 export const chains = new Hono<Env>();
 

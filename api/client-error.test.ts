@@ -1,12 +1,7 @@
-import http, { createServer, type Server } from "node:http";
+import { createServer, type Server } from "node:http";
 import { type AddressInfo, connect } from "node:net";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import {
-  answerClientErrors,
-  answerClientErrorsOnNewServers,
-  clientErrorCode,
-  clientErrorResponse,
-} from "./client-error";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { answerClientErrors, clientErrorCode, clientErrorResponse } from "./client-error";
 import { Problem } from "./problem";
 
 /** Writes `bytes` on a new connection and reads until the server closes it. */
@@ -170,27 +165,5 @@ describe("answerClientErrors", () => {
     expect(answer).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
     expect(answer).toContain("partial");
     expect(answer).not.toContain("problem");
-  });
-});
-
-describe("answerClientErrorsOnNewServers", () => {
-  const original = http.createServer;
-  afterEach(() => {
-    http.createServer = original;
-  });
-
-  it("makes servers created afterwards through http.createServer answer with problems, once however often it is called", async () => {
-    answerClientErrorsOnNewServers();
-    answerClientErrorsOnNewServers();
-    const server = http.createServer((_req, res) => res.end("ok"));
-    expect(server.listenerCount("clientError"), "one answer per refused request").toBe(1);
-    await new Promise<void>((ok) => server.listen(0, "127.0.0.1", ok));
-    try {
-      const answer = parse(await exchange((server.address() as AddressInfo).port, "GARBAGE\r\n\r\n"));
-      expect(answer.status).toBe(400);
-      expect(answer.problem).toMatchObject({ status: 400, code: "malformed_request" });
-    } finally {
-      await new Promise<void>((ok) => server.close(() => ok()));
-    }
   });
 });

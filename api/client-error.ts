@@ -2,7 +2,7 @@
  * Requests Node's HTTP parser refuses never reach the app: without a `clientError` listener Node
  * answers them with a bare status line. This answers them as problem+json, like every other error.
  */
-import http, { maxHeaderSize, type Server, type ServerResponse, STATUS_CODES } from "node:http";
+import { maxHeaderSize, type Server, type ServerResponse, STATUS_CODES } from "node:http";
 import type { Socket } from "node:net";
 import { problemBody } from "./problem";
 
@@ -15,6 +15,7 @@ const REFUSALS = {
 } as const;
 export type ClientErrorCode = keyof typeof REFUSALS;
 
+/** The problem code for an error of Node's HTTP parser (by its code, as Node's default answer maps them). */
 export function clientErrorCode(error: { code?: string }): ClientErrorCode {
   switch (error.code) {
     case "HPE_HEADER_OVERFLOW":
@@ -75,24 +76,4 @@ export function answerClientErrors(server: Server): void {
     // its TCP stack could then drop the answer unread. It goes when the client closes, or soon.
     setTimeout(() => socket.destroy(), LINGER_MS).unref();
   });
-}
-
-const ANSWERING = Symbol.for("delegation-lookup.answers-client-errors");
-type CreateServer = typeof http.createServer & { [ANSWERING]?: true };
-
-/**
- * From now on every server `http.createServer` makes in this process answers what the parser
- * refuses: for a server built by code we do not control. Ponder reads `http.createServer` when it
- * starts serving, after loading our API. Once per process (Ponder's dev mode reloads the API).
- */
-export function answerClientErrorsOnNewServers(): void {
-  const create: CreateServer = http.createServer;
-  if (create[ANSWERING]) return;
-  const answering = ((...args: Parameters<typeof http.createServer>) => {
-    const server = create(...args);
-    answerClientErrors(server);
-    return server;
-  }) as CreateServer;
-  answering[ANSWERING] = true;
-  (http as { createServer: CreateServer }).createServer = answering;
 }

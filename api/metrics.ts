@@ -53,7 +53,8 @@ export function metricsText(options: {
       .sort(([a], [b]) => (a < b ? -1 : 1))
       .map(([key, count]) => {
         const split = key.lastIndexOf(" ");
-        return `delegation_api_requests_total{route=${label(key.slice(0, split))},status=${label(key.slice(split + 1))}} ${count}`;
+        const labels = `route=${label(key.slice(0, split))},status=${label(key.slice(split + 1))}`;
+        return `delegation_api_requests_total{${labels}} ${count}`;
       }),
     "# HELP delegation_api_workers API worker processes whose figures are summed here.",
     "# TYPE delegation_api_workers gauge",

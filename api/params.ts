@@ -1,5 +1,5 @@
-import type { Address, Hex } from "viem";
-import { ParseError, parseAddress, parseChainId, parseRights, parseUint256, ZERO_BYTES32 } from "../core/parse";
+import { type Address, type Hex, zeroHash } from "viem";
+import { ParseError, parseAddress, parseChainId, parseRights, parseUint256 } from "../core/parse";
 import { Problem } from "./problem";
 
 /**
@@ -58,17 +58,20 @@ export class Params {
     return found.value;
   }
 
+  /** The address given under any of `names` (alternatives that must agree), lowercase. */
   address(...names: string[]): Address {
     return this.required(names, parseAddress);
   }
 
+  /** The required `tokenId`, a uint256. */
   tokenId(): bigint {
     return this.required(["tokenId"], parseUint256);
   }
 
+  /** The v2 `rights`, as bytes32; absent: none (zero). */
   rights(): Hex {
     const raw = this.get("rights");
-    return raw === undefined ? ZERO_BYTES32 : parseParam("rights", raw, parseRights);
+    return raw === undefined ? zeroHash : parseParam("rights", raw, parseRights);
   }
 
   /** The chain asked for (default 1), which must be one this instance serves. */

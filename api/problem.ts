@@ -60,6 +60,7 @@ export class Problem extends Error {
     this.status = TITLES[code][0];
   }
 
+  /** The problem+json response, with `headers` and the problem's own. */
   response(headers: Record<string, string> = {}): Response {
     const { headers: own, ...fields } = this.extra;
     return new Response(JSON.stringify(problemBody(this.code, this.detail, fields)), {
@@ -69,6 +70,7 @@ export class Problem extends Error {
   }
 }
 
+/** Throws the 404 problem for a path no route serves. */
 export function notFound(c: { req: { path: string } }): never {
   throw new Problem("not_found", `no such path: ${c.req.path}; see the README for the endpoints`);
 }

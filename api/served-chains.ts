@@ -1,5 +1,11 @@
+import type { ChainEntry } from "../core/chains";
 import { type AccessDb, migrate, table } from "./access/db";
-import type { ServedChain } from "./app";
+import type { ServedChain, ServedRegistry } from "./app";
+
+/** How a chain is served: the table's names for it and the registries indexed there. */
+export function servedChain(chain: ChainEntry, registries: { v1?: ServedRegistry; v2?: ServedRegistry }): ServedChain {
+  return { id: chain.id, name: chain.name, title: chain.title, testnet: chain.testnet, ...registries };
+}
 
 /**
  * The chains an indexer serves (from its start-up plan: registries found and their start blocks),
@@ -15,7 +21,8 @@ export async function publishServedChains(
 ): Promise<void> {
   const served = table(schema, "served_chains");
   await migrate(db, schema, [
-    `CREATE TABLE IF NOT EXISTS ${served} (indexer_schema text PRIMARY KEY, chains jsonb NOT NULL, published_at timestamptz NOT NULL DEFAULT now())`,
+    `CREATE TABLE IF NOT EXISTS ${served}
+       (indexer_schema text PRIMARY KEY, chains jsonb NOT NULL, published_at timestamptz NOT NULL DEFAULT now())`,
   ]);
   await db.query(
     `INSERT INTO ${served} (indexer_schema, chains) VALUES ($1, $2)

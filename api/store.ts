@@ -1,8 +1,9 @@
 import { type SQL, sql } from "drizzle-orm";
 import type { Address, Hex } from "viem";
+import { causes } from "../core/errors";
 import type { V1Key, V1Type } from "../core/v1";
 import type { V2DelegationType, V2State } from "../core/v2";
-import { causes } from "./unavailable";
+import { checkpointsSql, readySql } from "./ponder-0.16.10";
 
 /** What the store knows of a chain at the moment of one answer. */
 export type ChainView<T> = {
@@ -100,20 +101,19 @@ const lockTimedOut = (error: unknown) => [...causes(error)].some((e) => (e as { 
  * state row records the block that last changed it (`touched`), and every change an answer could
  * depend on touches a candidate row: a read that meets a row touched after the checkpoint is taken
  * again, until the block has landed whole.
+ *
+ * A chain's position comes from its row `c` of Ponder's checkpoints (api/ponder-0.16.10.ts) and its
+ * chain_head row `h`; readiness is Ponder's one flag for all chains. Ponder reverts a reorganized
+ * block's rows in one transaction and moves the checkpoint only in the next block's; meanwhile the
+ * checkpoint names a block whose events are gone. The revert rewrites `h` (every event writes it),
+ * so `h` is then newer than `c` (xmin age), and the state is the one at `h`'s block.
  */
 export function createSqlStore(execute: Execute, schema: string): Store {
   const table = (name: string) => sql`${sql.identifier(schema)}.${sql.identifier(name)}`;
-  // A chain's position, from its row `c` of Ponder's checkpoint table (the block number is digits
-  // 27-42 of the fixed-width checkpoint) and its chain_head row `h`; readiness is Ponder's one flag
-  // for all chains. Ponder reverts a reorganized block's rows in one transaction and moves the
-  // checkpoint only in the next block's; meanwhile the checkpoint names a block whose events are
-  // gone. The revert rewrites `h` (every event writes it), so `h` is then newer than `c` (xmin
-  // age), and the state is the one at `h`'s block.
-  const checkpointBlock = sql`substring(c.latest_checkpoint, 27, 16)::bigint`;
-  const position = sql`(CASE WHEN age(h.xmin) < age(c.xmin) AND h.last_event_block <= ${checkpointBlock}
-      THEN h.last_event_block ELSE ${checkpointBlock} END)::text AS indexed_block,
-    (SELECT (m.value->>'is_ready')::int FROM ${table("_ponder_meta")} m WHERE m.key = 'app') AS ready`;
-  const positions = sql`${table("_ponder_checkpoint")} c LEFT JOIN ${table("chain_head")} h ON h.chain_id = c.chain_id`;
+  const position = sql`(CASE WHEN age(h.xmin) < age(c.xmin) AND h.last_event_block <= c.block
+      THEN h.last_event_block ELSE c.block END)::text AS indexed_block, ${sql.raw(readySql(schema))} AS ready`;
+  const positions = sql`${sql.raw(checkpointsSql(schema))} c
+    LEFT JOIN ${table("chain_head")} h ON h.chain_id = c.chain_id`;
 
   /**
    * One statement, taken again while it meets a lock timeout: Ponder's read-only connections give
@@ -167,7 +167,8 @@ export function createSqlStore(execute: Execute, schema: string): Store {
   const v1 = (chainId: number, where: SQL) => sql`
     SELECT d.chain_id, d.type, d.vault, d.delegate, d.contract, d.token_id::text AS token_id,
            d.created_block, d.created_log_index,
-           d.enabled AND d.vault_version = coalesce(vv.version, 0) AND d.pair_version = coalesce(pv.version, 0) AS counts,
+           d.enabled AND d.vault_version = coalesce(vv.version, 0)
+             AND d.pair_version = coalesce(pv.version, 0) AS counts,
            greatest(d.updated_block, coalesce(vv.updated_block, 0), coalesce(pv.updated_block, 0))::text AS touched
     FROM ${table("v1_delegation")} d
     LEFT JOIN LATERAL (SELECT v.version, v.updated_block FROM ${table("v1_vault_version")} v
@@ -215,7 +216,7 @@ export function createSqlStore(execute: Execute, schema: string): Store {
     async chainStates() {
       const result = await read(
         sql`
-        SELECT c.chain_id, ${position}, substring(c.latest_checkpoint, 1, 10)::bigint::text AS indexed_timestamp
+        SELECT c.chain_id, ${position}, c.block_timestamp::text AS indexed_timestamp
         FROM ${positions}`,
         Date.now() + WRITE_WAIT_MS,
       );
@@ -230,7 +231,8 @@ export function createSqlStore(execute: Execute, schema: string): Store {
     v1Wallet(chainId, wallet) {
       // As vault, only the rows at the vault's current version: one revokeAllDelegates voids any
       // number of rows, and they are never read again (an index range on vault_version).
-      const version = sql`coalesce((SELECT v.version FROM ${table("v1_vault_version")} v WHERE v.chain_id = ${chainId} AND v.vault = ${wallet}), 0)`;
+      const version = sql`coalesce((SELECT v.version FROM ${table("v1_vault_version")} v
+        WHERE v.chain_id = ${chainId} AND v.vault = ${wallet}), 0)`;
       const where = sql`((d.vault = ${wallet} AND d.vault_version = ${version}) OR d.delegate = ${wallet})`;
       // The vault's version row is a candidate too (never counted): a revokeAllDelegates in flight
       // touches none of the rows the range reads.

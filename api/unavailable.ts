@@ -1,3 +1,5 @@
+import { causes } from "../core/errors";
+
 /**
  * Whether an error means the database cannot be reached right now (refused, dropped, shutting
  * down, timed out) rather than a bug: such a request gets a 503 with Retry-After, not a 500.
@@ -20,9 +22,18 @@ const CODES = new Set([
   "57P02",
   "57P03",
 ]);
-const MESSAGES =
-  /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|the database system is (starting up|shutting down)/i;
+const MESSAGES = new RegExp(
+  [
+    "Connection terminated",
+    "connection timeout",
+    "timeout exceeded when trying to connect",
+    "Client has encountered a connection error",
+    "the database system is (starting up|shutting down)",
+  ].join("|"),
+  "i",
+);
 
+/** Whether `error` (or an error it wraps) means the database cannot be reached right now. */
 export function databaseUnavailable(error: unknown): boolean {
   for (const e of causes(error)) {
     const { code } = e as { code?: unknown };
@@ -31,10 +42,4 @@ export function databaseUnavailable(error: unknown): boolean {
     if (e instanceof AggregateError && e.errors.some(databaseUnavailable)) return true;
   }
   return false;
-}
-
-/** An error and the errors it wraps (`cause`), outermost first. */
-export function* causes(error: unknown): Generator<Error> {
-  for (let e = error, depth = 0; e instanceof Error && depth < 8; e = (e as { cause?: unknown }).cause, depth++)
-    yield e;
 }

@@ -1,25 +1,14 @@
 /**
  * The chain table (issue 4): exactly the registries' deployment list, each entry's addresses, and
- * its names taken from viem's chain definitions; and how the RPC environment selects chains.
+ * its names taken from viem's chain definitions. How the RPC environment selects chains:
+ * core/settings.test.ts.
  */
 import { type Chain, getAddress, isAddress } from "viem";
 import * as viemChains from "viem/chains";
 import { describe, expect, it } from "vitest";
-import {
-  CHAINS,
-  chainById,
-  configuredChains,
-  ignoredRpcVariables,
-  rpcUrls,
-  V1_ADDRESS,
-  V2_ADDRESS,
-  V2_ADDRESS_ZKSYNC,
-  withPublicRpcFallback,
-} from "./chains";
+import { CHAINS, chainById, V1_ADDRESS, V2_ADDRESS, V2_ADDRESS_ZKSYNC } from "./chains";
 
 /** The issue's list. */
-const { mainnet } = viemChains;
-
 const MAINNETS = [
   1, 10, 56, 100, 137, 250, 324, 360, 1101, 1284, 1285, 1329, 1996, 2020, 2741, 2911, 5000, 7000, 7700, 8453, 33139,
   42161, 42170, 42220, 43114, 59144, 61166, 81457, 98866, 167000, 534352, 7777777,
@@ -73,7 +62,7 @@ describe("the chain table", () => {
     }
   });
 
-  it("zkSync-type chains (324, 61166, 2741, 11124) use v2 at 0x0000000059A24EB229eED07Ac44229DB56C5d797 and have no v1", () => {
+  it("zkSync-type chains (324, 61166, 2741, 11124) use v2 at 0x0000000059A2…d797 and have no v1", () => {
     for (const id of ZKSYNC) {
       const c = chainById(id);
       expect(c, `chain ${id}`).toBeDefined();
@@ -110,82 +99,5 @@ describe("the chain table", () => {
   it("chainById finds table entries only", () => {
     for (const c of CHAINS) expect(chainById(c.id)).toBe(c);
     for (const id of [0, -1, 2, 5, 31338, 1.5, Number.NaN]) expect(chainById(id), String(id)).toBeUndefined();
-  });
-});
-
-describe("RPC configuration", () => {
-  it("rpcUrls: PONDER_RPC_URL_<id>, comma-separated, trimmed, empty items dropped", () => {
-    const env = {
-      PONDER_RPC_URL_1: " https://a.example/rpc , https://b.example/rpc,,https://c.example/rpc?x=1 ,",
-      PONDER_RPC_URL_10: "https://only.example",
-      PONDER_RPC_URL_56: "",
-      PONDER_RPC_URL_100: "  ,  , ",
-    };
-    expect(rpcUrls(1, env)).toEqual(["https://a.example/rpc", "https://b.example/rpc", "https://c.example/rpc?x=1"]);
-    expect(rpcUrls(10, env)).toEqual(["https://only.example"]);
-    expect(rpcUrls(56, env)).toEqual([]);
-    expect(rpcUrls(100, env)).toEqual([]);
-    expect(rpcUrls(137, env)).toEqual([]);
-  });
-
-  it("configuredChains picks exactly the table's chains that have a URL, in table order", () => {
-    const env = {
-      PONDER_RPC_URL_11155111: "http://sepolia.example",
-      PONDER_RPC_URL_31337: "http://127.0.0.1:8545",
-      PONDER_RPC_URL_1: "http://a, http://b",
-      PONDER_RPC_URL_10: "",
-      PONDER_RPC_URL_56: " , ",
-      PONDER_RPC_URL_999999: "http://unknown.example",
-      SOMETHING_ELSE: "x",
-    };
-    const picked = configuredChains(env).map((c) => c.id);
-    expect(picked).toEqual(CHAINS.map((c) => c.id).filter((id) => [1, 11155111, 31337].includes(id)));
-    expect(configuredChains({})).toEqual([]);
-    // Every table chain can be configured.
-    const all = Object.fromEntries(CHAINS.map((c) => [`PONDER_RPC_URL_${c.id}`, `http://rpc/${c.id}`]));
-    expect(configuredChains(all)).toEqual([...CHAINS]);
-  });
-
-  it("ignoredRpcVariables flags non-empty URLs that configure no chain", () => {
-    const env = {
-      PONDER_RPC_URL_1: "http://a",
-      PONDER_RPC_URL_999999: "http://unknown.example",
-      PONDER_RPC_URL_5: "http://goerli.example",
-      PONDER_RPC_URL_42: "   ",
-      PONDER_RPC_URL_43: "",
-      PONDER_RPC_URL_mainnet: "http://named.example",
-      PONDER_RPC_URL_: "http://empty-id.example",
-      PONDER_RPC_URL_01: "http://leading-zero.example",
-      PONDER_RPC_URL_00031337: "http://leading-zeros.example",
-      OTHER_RPC_URL_77: "http://x",
-    };
-    expect(ignoredRpcVariables(env).sort()).toEqual([
-      "PONDER_RPC_URL_",
-      "PONDER_RPC_URL_00031337",
-      "PONDER_RPC_URL_01",
-      "PONDER_RPC_URL_5",
-      "PONDER_RPC_URL_999999",
-      "PONDER_RPC_URL_mainnet",
-    ]);
-    expect(ignoredRpcVariables({ PONDER_RPC_URL_31337: "http://127.0.0.1:8545" })).toEqual([]);
-    expect(ignoredRpcVariables({})).toEqual([]);
-  });
-});
-
-describe("withPublicRpcFallback", () => {
-  it("with no chain configured: Ethereum mainnet through viem's public RPC, said to the caller", () => {
-    const { env, publicFallback } = withPublicRpcFallback({ PONDER_RPC_URL_10: " , ", OTHER: "x" });
-    expect(publicFallback?.id).toBe(1);
-    expect(env.PONDER_RPC_URL_1).toBe(mainnet.rpcUrls.default.http[0]);
-    expect(env.PONDER_RPC_URL_1).toMatch(/^https:\/\//);
-    expect(env.OTHER).toBe("x");
-    expect(configuredChains(env).map((c) => c.id)).toEqual([1]);
-  });
-
-  it("with any chain configured: the environment unchanged, no fallback", () => {
-    const given = { PONDER_RPC_URL_31337: "http://127.0.0.1:8545" };
-    const { env, publicFallback } = withPublicRpcFallback(given);
-    expect(publicFallback).toBeUndefined();
-    expect(env).toEqual(given);
   });
 });

@@ -4,7 +4,7 @@ import * as viemChains from "viem/chains";
 /**
  * Every chain the registries are deployed on (the registries' public deployment list), as data:
  * adding a chain is adding a line. Names and metadata come from viem's chain definitions.
- * A chain is indexed when its RPC URL is configured (`PONDER_RPC_URL_<id>`).
+ * A chain is indexed when its RPC URL is configured (`PONDER_RPC_URL_<id>`, core/settings.ts).
  */
 
 export const V1_ADDRESS: Address = "0x00000000000076A84feF008CDAbe6409d2FE638B";
@@ -31,7 +31,7 @@ export type ChainEntry = {
 type Line = [name: keyof typeof viemChains, options?: { zksync?: true }];
 
 // Start blocks are not listed: the service finds each registry's deployment block on first start
-// (core/discovery.ts) and remembers it. A known one can be added here as `startBlock`.
+// (scripts/launcher/discovery.ts) and remembers it. A known one can be added here as `startBlock`.
 const MAINNETS: Line[] = [
   ["mainnet"],
   ["optimism"],
@@ -76,7 +76,7 @@ const TESTNETS: Line[] = [
 ];
 
 function entry([name, options]: Line): ChainEntry {
-  // biome-ignore lint/performance/noDynamicNamespaceImportAccess: the table names viem's chains; a server does not tree-shake
+  // biome-ignore lint/performance/noDynamicNamespaceImportAccess: the table names viem's chains (no tree-shaking)
   const chain = viemChains[name] as Chain;
   return {
     id: chain.id,
@@ -103,41 +103,7 @@ const DEV_CHAIN: ChainEntry = {
 
 export const CHAINS: readonly ChainEntry[] = [...MAINNETS.map(entry), ...TESTNETS.map(entry), DEV_CHAIN];
 
+/** The table's entry for chain `id`; undefined when the table has none. */
 export function chainById(id: number): ChainEntry | undefined {
   return CHAINS.find((chain) => chain.id === id);
-}
-
-/** The RPC URLs configured for a chain: `PONDER_RPC_URL_<id>`, several separated by commas. */
-export function rpcUrls(chainId: number, env: NodeJS.ProcessEnv = process.env): string[] {
-  return (env[`PONDER_RPC_URL_${chainId}`] ?? "")
-    .split(",")
-    .map((url) => url.trim())
-    .filter((url) => url !== "");
-}
-
-/** The chains this instance indexes: those with an RPC URL. */
-export function configuredChains(env: NodeJS.ProcessEnv = process.env): ChainEntry[] {
-  return CHAINS.filter((chain) => rpcUrls(chain.id, env).length > 0);
-}
-
-/**
- * `PONDER_RPC_URL_*` variables with a URL that configure no chain: an id the table does not know,
- * or not written the way it is read (`PONDER_RPC_URL_01`). A typo the operator should hear about.
- */
-export function ignoredRpcVariables(env: NodeJS.ProcessEnv = process.env): string[] {
-  return Object.keys(env).filter((name) => {
-    const suffix = /^PONDER_RPC_URL_(.*)$/.exec(name)?.[1];
-    if (suffix === undefined || (env[name] ?? "").trim() === "") return false;
-    return CHAINS.every((chain) => String(chain.id) !== suffix);
-  });
-}
-
-/**
- * The environment to run with: as given when it configures a chain; otherwise Ethereum mainnet
- * through its public RPC, returned as `publicFallback` so that the caller can say how slow that is.
- */
-export function withPublicRpcFallback(env: NodeJS.ProcessEnv): { env: NodeJS.ProcessEnv; publicFallback?: ChainEntry } {
-  if (configuredChains(env).length > 0) return { env };
-  const mainnet = chainById(1)!;
-  return { env: { ...env, PONDER_RPC_URL_1: mainnet.publicRpc }, publicFallback: mainnet };
 }

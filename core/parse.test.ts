@@ -1,5 +1,6 @@
+import { maxUint256, zeroHash } from "viem";
 import { describe, expect, it } from "vitest";
-import { MAX_UINT256, ParseError, parseAddress, parseChainId, parseRights, parseUint256, ZERO_BYTES32 } from "./parse";
+import { ParseError, parseAddress, parseChainId, parseRights, parseUint256 } from "./parse";
 
 describe("parseAddress", () => {
   const checksummed = "0x00000000000000447e69651d841bD8D104Bed493";
@@ -31,12 +32,12 @@ describe("parseUint256", () => {
     ["0x0", 0n],
     ["0xff", 255n],
     ["0xFF", 255n],
-    [MAX_UINT256.toString(), MAX_UINT256],
-    [`0x${"f".repeat(64)}`, MAX_UINT256],
+    [maxUint256.toString(), maxUint256],
+    [`0x${"f".repeat(64)}`, maxUint256],
   ])("accepts %s", (input, value) => {
     expect(parseUint256(input)).toBe(value);
   });
-  it.each(["", "-1", "1.5", "1e3", "+1", " 1", "0x", (MAX_UINT256 + 1n).toString(), `0x1${"0".repeat(64)}`, "abc"])(
+  it.each(["", "-1", "1.5", "1e3", "+1", " 1", "0x", (maxUint256 + 1n).toString(), `0x1${"0".repeat(64)}`, "abc"])(
     "rejects %j",
     (input) => {
       expect(() => parseUint256(input)).toThrow(ParseError);
@@ -46,7 +47,7 @@ describe("parseUint256", () => {
 
 describe("parseRights", () => {
   it("is zero when empty", () => {
-    expect(parseRights("")).toBe(ZERO_BYTES32);
+    expect(parseRights("")).toBe(zeroHash);
   });
   it('takes a string as Solidity bytes32("...")', () => {
     expect(parseRights("claim")).toBe(`0x636c61696d${"0".repeat(54)}`);

@@ -1,4 +1,4 @@
-import { type Address, getAddress, type Hex } from "viem";
+import { type Address, getAddress, type Hex, maxUint256, stringToHex } from "viem";
 
 /** Why a value was rejected; `expected` reads as the end of "expected …". */
 export class ParseError extends Error {
@@ -6,9 +6,6 @@ export class ParseError extends Error {
     super(`expected ${expected}`);
   }
 }
-
-export const MAX_UINT256 = (1n << 256n) - 1n;
-export const ZERO_BYTES32: Hex = `0x${"0".repeat(64)}`;
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 
@@ -34,7 +31,7 @@ export function parseUint256(input: string): bigint {
   const expected = "an integer from 0 to 2^256-1, in decimal or 0x-hex";
   if (!DECIMAL.test(input) && !HEX.test(input)) throw new ParseError(expected);
   const value = BigInt(input);
-  if (value > MAX_UINT256) throw new ParseError(expected);
+  if (value > maxUint256) throw new ParseError(expected);
   return value;
 }
 
@@ -50,9 +47,7 @@ export function parseRights(input: string): Hex {
   if (input.startsWith("0x") || !RIGHTS_STRING.test(input)) {
     throw new ParseError("rights: 0x and 64 hex digits, or an ASCII string of at most 32 characters");
   }
-  let hex = "";
-  for (let i = 0; i < input.length; i++) hex += input.charCodeAt(i).toString(16).padStart(2, "0");
-  return `0x${hex.padEnd(64, "0")}`;
+  return stringToHex(input, { size: 32 });
 }
 
 const CHAIN_ID = /^[0-9]{1,16}$/;

@@ -1,8 +1,7 @@
-import { type Address, encodeFunctionData, getAddress, type Hex } from "viem";
+import { type Address, encodeFunctionData, getAddress, type Hex, maxUint256, zeroAddress } from "viem";
 import { describe, expect, it } from "vitest";
 import { registryV1Abi } from "./abi/registryV1";
 import { V1_ADDRESS } from "./chains";
-import { MAX_UINT256 } from "./parse";
 import {
   type CallFrame,
   registryCalls,
@@ -12,7 +11,6 @@ import {
   v1InForce,
   v1NextState,
   v1RevokedPair,
-  ZERO_ADDRESS,
 } from "./v1";
 
 const vault: Address = "0x1111111111111111111111111111111111111111";
@@ -171,7 +169,7 @@ describe("v1NextState", () => {
 
 describe("v1CheckKeys", () => {
   const base = { vault, delegate };
-  const all = { ...base, type: "ALL", contract: ZERO_ADDRESS, tokenId: 0n };
+  const all = { ...base, type: "ALL", contract: zeroAddress, tokenId: 0n };
 
   it("check/all looks at the ALL delegation only", () => {
     expect(v1CheckKeys({ kind: "all", ...base })).toEqual([all]);
@@ -185,15 +183,15 @@ describe("v1CheckKeys", () => {
   });
 
   it("check/token falls back to the contract, then to ALL", () => {
-    expect(v1CheckKeys({ kind: "token", ...base, contract: token, tokenId: MAX_UINT256 })).toEqual([
+    expect(v1CheckKeys({ kind: "token", ...base, contract: token, tokenId: maxUint256 })).toEqual([
       all,
       { ...base, type: "CONTRACT", contract: token, tokenId: 0n },
-      { ...base, type: "TOKEN", contract: token, tokenId: MAX_UINT256 },
+      { ...base, type: "TOKEN", contract: token, tokenId: maxUint256 },
     ]);
   });
 
   it("keeps the keys of contract 0x0 and token 0 apart by type", () => {
-    const keys = v1CheckKeys({ kind: "token", ...base, contract: ZERO_ADDRESS, tokenId: 0n });
+    const keys = v1CheckKeys({ kind: "token", ...base, contract: zeroAddress, tokenId: 0n });
     expect(keys.map((k) => k.type)).toEqual(["ALL", "CONTRACT", "TOKEN"]);
     expect(new Set(keys.map((k) => `${k.type}|${k.contract}|${k.tokenId}`)).size).toBe(3);
     // The vault and delegate are never swapped.
@@ -312,7 +310,7 @@ describe("registryCalls", () => {
     const writes = [
       data("delegateForAll", [delegate, true]),
       data("delegateForContract", [delegate, token, false]),
-      data("delegateForToken", [delegate, token, MAX_UINT256, true]),
+      data("delegateForToken", [delegate, token, maxUint256, true]),
       data("revokeAllDelegates"),
       data("revokeDelegate", [delegate]),
       data("revokeSelf", [vault]),
@@ -377,7 +375,7 @@ describe("v1RevokedPair", () => {
   });
 
   it("revokeDelegate of the zero address is the pair (caller, 0x0)", () => {
-    expect(v1RevokedPair(vault, input("revokeDelegate", [ZERO_ADDRESS]))).toEqual({ vault, delegate: ZERO_ADDRESS });
+    expect(v1RevokedPair(vault, input("revokeDelegate", [zeroAddress]))).toEqual({ vault, delegate: zeroAddress });
   });
 
   it("throws for a call that cannot emit RevokeDelegate", () => {

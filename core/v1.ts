@@ -1,4 +1,4 @@
-import { type AbiFunction, type Address, decodeFunctionData, type Hex, toFunctionSelector } from "viem";
+import { type AbiFunction, type Address, decodeFunctionData, type Hex, toFunctionSelector, zeroAddress } from "viem";
 import { registryV1Abi } from "./abi/registryV1";
 
 /**
@@ -72,12 +72,10 @@ export type V1CheckQuery = {
   tokenId?: bigint;
 };
 
-export const ZERO_ADDRESS: Address = "0x0000000000000000000000000000000000000000";
-
 /** checkDelegateForToken falls back to the contract, which falls back to the whole vault. */
 export function v1CheckKeys(q: V1CheckQuery): V1Key[] {
   const base = { vault: q.vault, delegate: q.delegate };
-  const keys: V1Key[] = [{ ...base, type: "ALL", contract: ZERO_ADDRESS, tokenId: 0n }];
+  const keys: V1Key[] = [{ ...base, type: "ALL", contract: zeroAddress, tokenId: 0n }];
   if (q.kind !== "all") keys.push({ ...base, type: "CONTRACT", contract: q.contract!, tokenId: 0n });
   if (q.kind === "token") keys.push({ ...base, type: "TOKEN", contract: q.contract!, tokenId: q.tokenId! });
   return keys;

@@ -1,6 +1,5 @@
-import { type Address, encodePacked, type Hex, keccak256 } from "viem";
+import { type Address, encodePacked, type Hex, keccak256, maxUint256, zeroAddress, zeroHash } from "viem";
 import { describe, expect, it } from "vitest";
-import { MAX_UINT256, ZERO_BYTES32 } from "./parse";
 import { type V2CheckQuery, type V2State, v2Check, v2DelegationHash, v2NextState } from "./v2";
 
 const from: Address = "0x1111111111111111111111111111111111111111";
@@ -10,12 +9,12 @@ const claim: Hex = `0x636c61696d${"0".repeat(54)}`;
 
 describe("v2DelegationHash", () => {
   it("is keccak256 of the packed fields, shifted one byte left, with the type in the last byte", () => {
-    const hash = v2DelegationHash({ type: "ALL", from, to, rights: ZERO_BYTES32 });
-    const raw = keccak256(encodePacked(["bytes32", "address", "address"], [ZERO_BYTES32, from, to]));
+    const hash = v2DelegationHash({ type: "ALL", from, to, rights: zeroHash });
+    const raw = keccak256(encodePacked(["bytes32", "address", "address"], [zeroHash, from, to]));
     expect(hash).toBe(`0x${raw.slice(4)}01`);
   });
   it("packs each type's fields as encodePacked does", () => {
-    const key = { from, to, rights: claim, contract: token, tokenId: MAX_UINT256 - 5n };
+    const key = { from, to, rights: claim, contract: token, tokenId: maxUint256 - 5n };
     const packed = encodePacked(
       ["bytes32", "address", "address", "address", "uint256"],
       [claim, from, to, token, key.tokenId],
@@ -25,7 +24,7 @@ describe("v2DelegationHash", () => {
     expect(v2DelegationHash({ ...key, type: "ERC20" })).toBe(`0x${keccak256(contractPacked).slice(4)}04`);
   });
   it("gives each type its last byte and keys every field", () => {
-    const base = { from, to, rights: ZERO_BYTES32, contract: token, tokenId: 7n };
+    const base = { from, to, rights: zeroHash, contract: token, tokenId: 7n };
     const types = ["ALL", "CONTRACT", "ERC721", "ERC20", "ERC1155"] as const;
     const hashes = types.map((type) => v2DelegationHash({ ...base, type }));
     expect(hashes.map((h) => h.slice(-2))).toEqual(["01", "02", "03", "04", "05"]);
@@ -34,7 +33,7 @@ describe("v2DelegationHash", () => {
     expect(v2DelegationHash({ ...base, type: "ERC721", tokenId: 8n })).not.toBe(hashes[2]);
     expect(v2DelegationHash({ ...base, type: "ALL", rights: claim })).not.toBe(hashes[0]);
     expect(v2DelegationHash({ ...base, type: "ALL", from: to, to: from })).not.toBe(hashes[0]);
-    expect(v2DelegationHash({ ...base, type: "ERC1155", tokenId: MAX_UINT256 })).toMatch(/^0x[0-9a-f]{62}05$/);
+    expect(v2DelegationHash({ ...base, type: "ERC1155", tokenId: maxUint256 })).toMatch(/^0x[0-9a-f]{62}05$/);
   });
 });
 
@@ -69,44 +68,42 @@ describe("v2Check", () => {
     });
   };
   const on = (amount = 0n): V2State => ({ enabled: true, amount });
-  const all = (rights = ZERO_BYTES32) => v2DelegationHash({ type: "ALL", from, to, rights });
-  const contract = (rights = ZERO_BYTES32) => v2DelegationHash({ type: "CONTRACT", from, to, rights, contract: token });
-  const erc20 = (rights = ZERO_BYTES32) => v2DelegationHash({ type: "ERC20", from, to, rights, contract: token });
-  const erc721 = (rights = ZERO_BYTES32) =>
+  const all = (rights: Hex = zeroHash) => v2DelegationHash({ type: "ALL", from, to, rights });
+  const contract = (rights: Hex = zeroHash) =>
+    v2DelegationHash({ type: "CONTRACT", from, to, rights, contract: token });
+  const erc20 = (rights: Hex = zeroHash) => v2DelegationHash({ type: "ERC20", from, to, rights, contract: token });
+  const erc721 = (rights: Hex = zeroHash) =>
     v2DelegationHash({ type: "ERC721", from, to, rights, contract: token, tokenId: 1n });
 
   it("answers false or 0 when nothing is delegated", () => {
-    expect(answer({ kind: "all", rights: ZERO_BYTES32 }, {})).toBe(false);
+    expect(answer({ kind: "all", rights: zeroHash }, {})).toBe(false);
     expect(answer({ kind: "erc20", rights: claim, contract: token }, {})).toBe(0n);
   });
   it("lets ALL cover contract and token checks, and makes balances 2^256-1", () => {
     const state = { [all()]: on() };
-    expect(answer({ kind: "contract", rights: ZERO_BYTES32, contract: token }, state)).toBe(true);
-    expect(answer({ kind: "erc721", rights: ZERO_BYTES32, contract: token, tokenId: 1n }, state)).toBe(true);
-    expect(answer({ kind: "erc1155", rights: ZERO_BYTES32, contract: token, tokenId: 1n }, state)).toBe(MAX_UINT256);
-    expect(answer({ kind: "erc20", rights: ZERO_BYTES32, contract: token }, { [contract()]: on() })).toBe(MAX_UINT256);
+    expect(answer({ kind: "contract", rights: zeroHash, contract: token }, state)).toBe(true);
+    expect(answer({ kind: "erc721", rights: zeroHash, contract: token, tokenId: 1n }, state)).toBe(true);
+    expect(answer({ kind: "erc1155", rights: zeroHash, contract: token, tokenId: 1n }, state)).toBe(maxUint256);
+    expect(answer({ kind: "erc20", rights: zeroHash, contract: token }, { [contract()]: on() })).toBe(maxUint256);
   });
   it("accepts empty-rights delegations for a rights check, but not the reverse", () => {
     expect(answer({ kind: "erc721", rights: claim, contract: token, tokenId: 1n }, { [erc721()]: on() })).toBe(true);
-    expect(
-      answer({ kind: "erc721", rights: ZERO_BYTES32, contract: token, tokenId: 1n }, { [erc721(claim)]: on() }),
-    ).toBe(false);
+    expect(answer({ kind: "erc721", rights: zeroHash, contract: token, tokenId: 1n }, { [erc721(claim)]: on() })).toBe(
+      false,
+    );
     expect(answer({ kind: "all", rights: claim }, { [all(claim)]: on() })).toBe(true);
   });
   it("takes the larger balance of the empty-rights and the rights delegation", () => {
     const state = { [erc20()]: on(5n), [erc20(claim)]: on(9n) };
     expect(answer({ kind: "erc20", rights: claim, contract: token }, state)).toBe(9n);
-    expect(answer({ kind: "erc20", rights: ZERO_BYTES32, contract: token }, state)).toBe(5n);
+    expect(answer({ kind: "erc20", rights: zeroHash, contract: token }, state)).toBe(5n);
     expect(answer({ kind: "erc20", rights: claim, contract: token }, { ...state, [all(claim)]: on() })).toBe(
-      MAX_UINT256,
+      maxUint256,
     );
   });
   it("never lets from = 0x0 or 0x1 delegate", () => {
-    for (const bad of [
-      "0x0000000000000000000000000000000000000000",
-      "0x0000000000000000000000000000000000000001",
-    ] as const) {
-      const query = { kind: "erc20", to, from: bad, rights: ZERO_BYTES32, contract: token } as const;
+    for (const bad of [zeroAddress, "0x0000000000000000000000000000000000000001"] as const) {
+      const query = { kind: "erc20", to, from: bad, rights: zeroHash, contract: token } as const;
       expect(v2Check(query).hashes).toEqual([]);
       expect(v2Check(query).answer(() => on(1n))).toBe(0n);
       expect(v2Check({ ...query, kind: "all" }).answer(() => on())).toBe(false);

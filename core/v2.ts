@@ -1,5 +1,4 @@
-import { type Address, type Hex, keccak256 } from "viem";
-import { MAX_UINT256, ZERO_BYTES32 } from "./parse";
+import { type Address, type Hex, keccak256, maxUint256, zeroAddress, zeroHash } from "viem";
 
 /**
  * The v2 DelegateRegistry's rules, written once and used by the indexer and the API alike.
@@ -41,7 +40,7 @@ export function v2DelegationHash(key: V2DelegationKey): Hex {
   // Packed by hand: every field has a fixed width (addresses 20 bytes, rights and tokenId 32), and
   // checks hash up to six keys per request.
   let packed = `${key.rights}${key.from.slice(2)}${key.to.slice(2)}`;
-  if (hasContract(key.type)) packed += (key.contract ?? "0x0000000000000000000000000000000000000000").slice(2);
+  if (hasContract(key.type)) packed += (key.contract ?? zeroAddress).slice(2);
   if (hasTokenId(key.type)) packed += (key.tokenId ?? 0n).toString(16).padStart(64, "0");
   // Shifting a 32-byte word left one byte drops its first byte; the type fills the last.
   return `0x${keccak256(packed as Hex).slice(4)}${V2_DELEGATION_TYPES.indexOf(key.type).toString(16).padStart(2, "0")}`;
@@ -94,16 +93,13 @@ function keysForRights(q: V2CheckQuery, rights: Hex): RightsKeys {
 }
 
 /** `from` = 0x0 (empty) and 0x1 (the contract's revoked marker) never delegate. */
-const INVALID_FROM = new Set([
-  "0x0000000000000000000000000000000000000000",
-  "0x0000000000000000000000000000000000000001",
-]);
+const INVALID_FROM = new Set<string>([zeroAddress, "0x0000000000000000000000000000000000000001"]);
 
 /** Checks with non-empty rights also accept delegations with empty rights. */
 function checkRights(q: V2CheckQuery): RightsKeys[] {
   if (INVALID_FROM.has(q.from)) return [];
-  const empty = keysForRights(q, ZERO_BYTES32);
-  return q.rights === ZERO_BYTES32 ? [empty] : [empty, keysForRights(q, q.rights)];
+  const empty = keysForRights(q, zeroHash);
+  return q.rights === zeroHash ? [empty] : [empty, keysForRights(q, q.rights)];
 }
 
 export type V2Check = {
@@ -128,7 +124,7 @@ export function v2Check(q: V2CheckQuery): V2Check {
       for (const keys of rights) {
         const full = keys.full.some((h) => enabled(h) !== undefined);
         const part = keys.partial === undefined ? undefined : enabled(keys.partial);
-        const value = full ? MAX_UINT256 : balance ? (part?.amount ?? 0n) : part !== undefined ? 1n : 0n;
+        const value = full ? maxUint256 : balance ? (part?.amount ?? 0n) : part !== undefined ? 1n : 0n;
         if (value > best) best = value;
       }
       return balance ? best : best !== 0n;

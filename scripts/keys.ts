@@ -8,6 +8,7 @@
  * SERVICE_URL (default http://127.0.0.1:42069) names the service, ADMIN_TOKEN is its admin token.
  */
 import { parseArgs } from "node:util";
+import { keysSettings, settingsOrExit } from "../core/settings";
 
 const USAGE = `usage: npm run keys -- create --label <name> | list | revoke <id>
   env: SERVICE_URL (default http://127.0.0.1:42069), ADMIN_TOKEN (the service's admin token)`;
@@ -16,10 +17,11 @@ type Key = { id: string; label: string; createdAt: string; revokedAt: string | n
 
 class Failure extends Error {}
 
+const { serviceUrl: base, adminToken: token } = settingsOrExit(() => keysSettings(process.env));
+
+/** The service's answer to `method path` under /admin, parsed; a Failure saying why when there is none. */
 async function admin(method: string, path: string, body?: unknown): Promise<unknown> {
-  const token = process.env.ADMIN_TOKEN;
   if (!token) throw new Failure("ADMIN_TOKEN is not set: set it to the service's admin token");
-  const base = (process.env.SERVICE_URL || "http://127.0.0.1:42069").replace(/\/+$/, "");
   const headers: Record<string, string> = { Authorization: `Bearer ${token}` };
   if (body !== undefined) headers["Content-Type"] = "application/json";
   const res = await fetch(`${base}/admin${path}`, {
@@ -56,9 +58,8 @@ async function main(argv: string[]): Promise<void> {
     if (keys.length === 0) console.log("no keys");
     for (const key of keys) {
       const status = key.revokedAt ? `revoked ${key.revokedAt}` : "active";
-      console.log(
-        `${key.id}  ${key.createdAt}  ${status.padEnd(32)}  ${String(key.recentRequests).padStart(9)} requests/24h  ${key.label}`,
-      );
+      const requests = `${String(key.recentRequests).padStart(9)} requests/24h`;
+      console.log(`${key.id}  ${key.createdAt}  ${status.padEnd(32)}  ${requests}  ${key.label}`);
     }
   } else if (command === "revoke" && rest.length === 1 && values.label === undefined) {
     const key = (await admin("DELETE", `/keys/${encodeURIComponent(rest[0]!)}`)) as Key;

@@ -5,37 +5,28 @@
  * `npm start`.
  */
 import cluster from "node:cluster";
-import type { Server } from "node:http";
 import { availableParallelism } from "node:os";
-import { serve } from "@hono/node-server";
 import { Hono } from "hono";
 import { openAccess } from "../api/access/open";
 import { pgAccessDb } from "../api/access/pg";
 import { createApp } from "../api/app";
-import { behindAfterSeconds, chainStatus } from "../api/chains";
-import { answerClientErrors } from "../api/client-error";
+import { chainStatus } from "../api/chains";
+import { startHttpServer } from "../api/http-server";
 import { countRequests, metricsText, type RequestCounts, sumFigures } from "../api/metrics";
 import { probes } from "../api/probes";
 import { createReplicaStore } from "../api/replica/store";
 import { readServedChains } from "../api/served-chains";
+import { serveSettings, settingsOrExit } from "../core/settings";
 import { gatherWorkerFigures, workerFigures } from "./cluster-figures";
 
-const env = process.env;
-if (!env.DATABASE_URL) {
-  console.error(
-    "npm run serve reads the indexer's tables in Postgres: set DATABASE_URL (and DATABASE_SCHEMA if the indexer runs with another schema than `delegations`). With PGlite the API runs inside `npm start`.",
-  );
-  process.exit(1);
-}
-const port = Number(env.PORT ?? 42070);
-const workers = Number(env.API_WORKERS || availableParallelism());
-/** Clients and load balancers keep connections open for a while: closing first would race them. */
-const KEEP_ALIVE_MS = 65_000;
+const settings = settingsOrExit(() => serveSettings(process.env));
+const { port, schema: indexerSchema } = settings;
+const workers = settings.workers ?? availableParallelism();
 /** In-flight requests get this long to finish on SIGTERM. */
 const SHUTDOWN_MS = 8_000;
 
 if (cluster.isPrimary && workers > 1) {
-  console.log(`API on port ${port}: ${workers} workers over ${env.DATABASE_SCHEMA || "delegations"}`);
+  console.log(`API on port ${port}: ${workers} workers over ${indexerSchema}`);
   for (let i = 0; i < workers; i++) cluster.fork();
   gatherWorkerFigures();
   let stopping = false;
@@ -57,10 +48,9 @@ if (cluster.isPrimary && workers > 1) {
 }
 
 async function runWorker() {
-  const indexerSchema = env.DATABASE_SCHEMA || "delegations";
-  const access = await openAccess(env);
+  const access = await openAccess(settings.access, settings.database);
   // The state is copied into memory and kept in step: a check is a few map lookups.
-  const database = pgAccessDb(env.DATABASE_URL!);
+  const database = pgAccessDb(settings.database.url);
   const store = createReplicaStore(
     (work) =>
       database.transaction(async (query) => {
@@ -73,7 +63,8 @@ async function runWorker() {
   let served = await readServedChains(access.db, access.schema, indexerSchema);
   if (served === undefined) {
     console.log(
-      `waiting for the indexer to publish the chains it serves (schema ${indexerSchema}): is \`npm start\` running on this database?`,
+      `waiting for the indexer to publish the chains it serves (schema ${indexerSchema}): ` +
+        "is `npm start` running on this database?",
     );
   }
   while (served === undefined) {
@@ -81,7 +72,7 @@ async function runWorker() {
     served = await readServedChains(access.db, access.schema, indexerSchema);
   }
   await store.started;
-  const behindAfter = behindAfterSeconds(env);
+  const behindAfter = settings.behindAfterSeconds;
   // Ready once every chain is backfilled. A chain behind (its RPC fails) is named but keeps the
   // replica in service: its answers stay right for the block they report.
   const readiness = async () => {
@@ -115,22 +106,16 @@ async function runWorker() {
       return c.text(text, 200, { "Content-Type": "text/plain; version=0.0.4; charset=utf-8" });
     })
     .route("/", createApp({ store, chains: served, access, behindAfterSeconds: behindAfter }));
-  const server = serve({ fetch: app.fetch, port, hostname: env.HOST }, () =>
-    console.log(`API worker ${process.pid} serving ${served.map((c) => c.id).join(", ")} on port ${port}`),
-  ) as Server;
-  server.keepAliveTimeout = KEEP_ALIVE_MS;
-  // What Node's parser refuses (headers over its limit, bad bytes, timeouts) never reaches the
-  // app; Node would answer it with a bare status line, the contract wants problem+json.
-  answerClientErrors(server);
+  const http = await startHttpServer({ fetch: app.fetch, port, hostname: settings.host });
+  console.log(`API worker ${process.pid} serving ${served.map((c) => c.id).join(", ")} on port ${port}`);
 
   const stop = () => {
-    server.close(async () => {
+    setTimeout(() => process.exit(0), SHUTDOWN_MS).unref();
+    void http.close(SHUTDOWN_MS).then(async () => {
       store.stop();
       await Promise.allSettled([database.close(), access.close()]);
       process.exit(0);
     });
-    server.closeIdleConnections();
-    setTimeout(() => process.exit(0), SHUTDOWN_MS).unref();
   };
   process.once("SIGINT", stop).once("SIGTERM", stop);
 }

@@ -7,17 +7,9 @@ import {
   v1VaultVersion,
   v1VersionChange,
 } from "ponder:schema";
-import type { Address, Hex } from "viem";
-import { causes } from "../api/unavailable";
-import {
-  type CallFrame,
-  registryCalls,
-  type V1Type,
-  type V1Versions,
-  v1NextState,
-  v1RevokedPair,
-  ZERO_ADDRESS,
-} from "../core/v1";
+import { type Address, type Hex, zeroAddress } from "viem";
+import { causes } from "../core/errors";
+import { type CallFrame, registryCalls, type V1Type, type V1Versions, v1NextState, v1RevokedPair } from "../core/v1";
 import { recordEventBlock } from "./ChainHead";
 
 type V1EventName =
@@ -75,7 +67,7 @@ async function delegate(type: V1Type, kind: string, event: Event<V1EventName>, c
     vault: lower(args.vault),
     delegate: lower(args.delegate),
     type,
-    contract: type === "ALL" ? ZERO_ADDRESS : lower(args.contract_),
+    contract: type === "ALL" ? zeroAddress : lower(args.contract_),
     tokenId: type === "TOKEN" ? args.tokenId : 0n,
   };
   const [prev, current] = await Promise.all([
@@ -134,8 +126,9 @@ async function revokedPair(event: Event<"RegistryV1:RevokeDelegate">, context: C
     // Anything else (a timeout, a 429 after Ponder's retries) is an outage, not a missing capability.
     if (!methodUnavailable(error)) throw error;
     throw new Error(
-      `v1 revokeDelegate in transaction ${tx.hash} (chain ${context.chain.id}) was called through a contract, so only ` +
-        `a call trace names the revoked delegate, and the RPC does not serve debug_traceTransaction with callTracer ` +
+      `v1 revokeDelegate in transaction ${tx.hash} (chain ${context.chain.id}) was called through a contract, so ` +
+        "only a call trace names the revoked delegate, and the RPC does not serve debug_traceTransaction with " +
+        "callTracer " +
         `("${(error as { shortMessage?: string }).shortMessage ?? (error as Error).message.split("\n")[0]}"). ` +
         "Configure an RPC URL for this chain that serves the debug namespace.",
     );
@@ -147,15 +140,18 @@ async function revokedPair(event: Event<"RegistryV1:RevokeDelegate">, context: C
   return v1RevokedPair(call.from, call.input as Hex);
 }
 
+/** How RPCs say in words that a method is not served. */
+const NOT_SERVED = new RegExp(
+  [
+    "method .*(not (found|supported|available|exist)|does not exist|unsupported)",
+    "namespace .*(disabled|not enabled)",
+  ].join("|"),
+  "i",
+);
+
 /** Whether an RPC error says the method is not served (JSON-RPC -32601, or the like in words). */
 const methodUnavailable = (error: unknown) =>
-  [...causes(error)].some(
-    (e) =>
-      (e as { code?: unknown }).code === -32601 ||
-      /method .*(not (found|supported|available|exist)|does not exist|unsupported)|namespace .*(disabled|not enabled)/i.test(
-        e.message,
-      ),
-  );
+  [...causes(error)].some((e) => (e as { code?: unknown }).code === -32601 || NOT_SERVED.test(e.message));
 
 /** Bumps a version counter (the vault's when `delegate` is null, else the pair's) and logs its new value. */
 async function bumpVersion(

@@ -1,9 +1,10 @@
 import { PgDialect } from "drizzle-orm/pg-core";
 import pg from "pg";
-import type { Address, Hex } from "viem";
+import { type Address, type Hex, zeroAddress } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CHECKPOINT_FIELDS } from "../api/ponder-0.16.10";
 import { createSqlStore, type Store, StoreBusy, v1RowOf, v2RowOf } from "../api/store";
-import { v1CheckKeys, v1InForce, ZERO_ADDRESS } from "../core/v1";
+import { v1CheckKeys, v1InForce } from "../core/v1";
 import { v2Check } from "../core/v2";
 import { installRegistries } from "./helpers/oracle";
 import { type Anvil, type Service, startAnvil, startService } from "./helpers/processes";
@@ -23,6 +24,7 @@ import { type Anvil, type Service, startAnvil, startService } from "./helpers/pr
 const CHAIN = 31337;
 /** The block the checkpoint names: after every synthetic row's. */
 const HEAD = 1_000_000;
+const BLOCK = CHECKPOINT_FIELDS.block;
 const WALLETS = 3_000;
 /** Bound on the rows of one table a read may touch: the busiest test wallet has a few dozen. */
 const FEW = 100;
@@ -37,7 +39,7 @@ const BIG_VAULT = addr(`'big vault'`);
 const TOKEN = addr(`'token'`);
 /** A much-delegated wallet (a marketplace's hot wallet, say). */
 const HOT = addr(`'hot wallet'`);
-const ZERO = `'${ZERO_ADDRESS}'`;
+const ZERO = `'${zeroAddress}'`;
 
 /** The delegation tables: no plan may scan them, every index probe must name a wallet, vault or hash. */
 const TABLES = ["v2_delegation", "v1_delegation", "v1_vault_version", "v1_pair_version", "v2_event", "v1_event"];
@@ -176,7 +178,7 @@ async function fill(client: pg.Client, t: (name: string) => string) {
   // One transaction: the same xmin, so the position is the checkpoint's block.
   await client.query(`UPDATE ${t("chain_head")} SET last_event_block = ${HEAD} WHERE chain_id = ${CHAIN}`);
   await client.query(
-    `UPDATE ${t("_ponder_checkpoint")} SET latest_checkpoint = overlay(latest_checkpoint placing '${HEAD.toString().padStart(16, "0")}' from 27 for 16) WHERE chain_id = ${CHAIN}`,
+    `UPDATE ${t("_ponder_checkpoint")} SET latest_checkpoint = overlay(latest_checkpoint placing '${HEAD.toString().padStart(BLOCK.length, "0")}' from ${BLOCK.from} for ${BLOCK.length}) WHERE chain_id = ${CHAIN}`,
   );
   await client.query("COMMIT");
   for (const table of [
@@ -438,12 +440,12 @@ describe.runIf(process.env.DATABASE_URL)("indexes", () => {
       tokenId,
     });
     expect(result?.data).toEqual([
-      out(w1, "ALL", ZERO_ADDRESS, 0n),
+      out(w1, "ALL", zeroAddress, 0n),
       out(w2, "CONTRACT", token, 0n),
       out(w3, "TOKEN", token, 20001n),
-      out(bigVault, "ALL", ZERO_ADDRESS, 0n),
+      out(bigVault, "ALL", zeroAddress, 0n),
       out(w7, "TOKEN", token, 20002n),
-      { type: "ALL", vault: w9, delegate: bigVault, contract: ZERO_ADDRESS, tokenId: 0n },
+      { type: "ALL", vault: w9, delegate: bigVault, contract: zeroAddress, tokenId: 0n },
     ]);
     expect(result?.data).toEqual(await v1Expected(bigVault));
   });

@@ -32,7 +32,6 @@ import {
   createApiKey,
   freePort,
   GiveUp,
-  ROOT,
   type Service,
   startAnvil,
   startService,
@@ -1218,11 +1217,7 @@ describe("errors: 503 chain_syncing while the backfill is incomplete", () => {
     for (const name of Object.keys(process.env)) {
       if (name.startsWith("PONDER_RPC_URL_") && !(name in env)) env[name] = "";
     }
-    ponder = new Child(
-      join(ROOT, "node_modules/.bin/ponder"),
-      ["start", "--schema", schema, "--port", String(port)],
-      env,
-    );
+    ponder = new Child("npm", ["start", "--silent", "--", "--schema", schema, "--port", String(port)], env);
     url = `http://127.0.0.1:${port}`;
     try {
       // The API is up, and ponder has asked for the logs it will not get.

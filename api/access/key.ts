@@ -8,6 +8,7 @@ const FORMAT = /^dlk_([0-9a-f]{12})_[A-Za-z0-9_-]{43}$/;
 
 export type NewKey = { id: string; key: string; hash: string };
 
+/** A new random key, its id, and the hash that is stored of it. */
 export function generateKey(): NewKey {
   const id = randomBytes(6).toString("hex");
   const key = `dlk_${id}_${randomBytes(32).toString("base64url")}`;

@@ -54,7 +54,8 @@ export function requireAccess(options: AccessOptions): MiddlewareHandler {
       const retryAfter = headers["RateLimit-Reset"];
       throw new Problem(
         "rate_limited",
-        `at most ${verdict.limit} requests in ${verdict.windowMs / 1000} seconds without an API key; retry in ${retryAfter} s, or send an X-API-KEY`,
+        `at most ${verdict.limit} requests in ${verdict.windowMs / 1000} seconds without an API key; ` +
+          `retry in ${retryAfter} s, or send an X-API-KEY`,
         { headers: { ...headers, "Retry-After": retryAfter } },
       );
     }

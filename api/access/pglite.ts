@@ -1,5 +1,5 @@
 import { mkdirSync } from "node:fs";
-import { dirname, resolve } from "node:path";
+import { dirname } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import type { AccessDb } from "./db";
 
@@ -18,6 +18,3 @@ export async function pgliteAccessDb(directory: string): Promise<AccessDb> {
     close: () => db.close(),
   };
 }
-
-/** The indexer's PGlite directory (PGLITE_DIR, default .ponder/pglite), absolute. */
-export const ponderPgliteDir = (env: NodeJS.ProcessEnv = process.env) => resolve(env.PGLITE_DIR ?? ".ponder/pglite");

@@ -15,7 +15,8 @@ const SWEEP_EVERY_MS = 30_000;
 export async function sqlLimiter(db: AccessDb, schema: string, policy: Policy = KEYLESS): Promise<RateLimiter> {
   const windows = table(schema, "rate_window");
   await migrate(db, schema, [
-    `CREATE UNLOGGED TABLE IF NOT EXISTS ${windows} (client text PRIMARY KEY, hits float8[] NOT NULL, newest float8 NOT NULL)`,
+    `CREATE UNLOGGED TABLE IF NOT EXISTS ${windows}
+       (client text PRIMARY KEY, hits float8[] NOT NULL, newest float8 NOT NULL)`,
     `CREATE INDEX IF NOT EXISTS rate_window_newest ON ${windows} (newest)`,
   ]);
   const lockSpace = `rate ${schema}`;

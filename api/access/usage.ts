@@ -5,6 +5,7 @@ const MINUTE_MS = 60_000;
 const RECENT_MINUTES = 24 * 60;
 const FLUSH_EVERY_MS = 5_000;
 
+/** SQL: creates the table of requests per key and minute in `schema`, if it is not there. */
 export const usageTable = (schema: string) => `
   CREATE TABLE IF NOT EXISTS ${table(schema, "api_key_usage")} (
     key_id text NOT NULL REFERENCES ${table(schema, "api_key")} (id),
@@ -36,6 +37,7 @@ export class UsageCounter {
     this.timer.unref();
   }
 
+  /** Counts `requests` of a key in `minute` (now), written at the next flush. */
   count(keyId: string, requests = 1, minute = Math.floor(Date.now() / MINUTE_MS)): void {
     const slot = `${keyId} ${minute}`;
     const entry = this.pending.get(slot);
@@ -54,6 +56,7 @@ export class UsageCounter {
     return Math.floor(Date.now() / MINUTE_MS) - RECENT_MINUTES + 1;
   }
 
+  /** Stops flushing on a timer, after writing what is counted. */
   async close(): Promise<void> {
     clearInterval(this.timer);
     await this.flush();

@@ -1,12 +1,10 @@
-import type { Address, Hex } from "viem";
+import { type Address, type Hex, zeroAddress, zeroHash } from "viem";
 import { describe, expect, it } from "vitest";
 import { ChainState, rowKey, type StateRow, type V1Entry, type V2Entry } from "./chain-state";
 
 const A = "0x000000000000000000000000000000000000000a" as Address;
 const B = "0x000000000000000000000000000000000000000b" as Address;
 const C = "0x000000000000000000000000000000000000000c" as Address;
-const ZERO = "0x0000000000000000000000000000000000000000" as Address;
-const RIGHTS = `0x${"0".repeat(64)}` as Hex;
 const hash = (n: number) => `0x${n.toString(16).padStart(64, "0")}` as Hex;
 
 const v2 = (n: number, from: Address, to: Address, at: [number, number], more: Partial<V2Entry> = {}): StateRow => ({
@@ -18,7 +16,7 @@ const v2 = (n: number, from: Address, to: Address, at: [number, number], more: P
     to,
     contract: null,
     tokenId: null,
-    rights: RIGHTS,
+    rights: zeroHash,
     amount: null,
     enabled: true,
     firstBlock: at[0],
@@ -33,7 +31,7 @@ const v1 = (vault: Address, delegate: Address, at: [number, number], more: Parti
     type: "ALL",
     vault,
     delegate,
-    contract: ZERO,
+    contract: zeroAddress,
     tokenId: 0n,
     enabled: true,
     vaultVersion: 0,
@@ -110,11 +108,11 @@ describe("ChainState", () => {
     expect(s.v1Wallet(A).map((r) => r.vault)).toEqual([C]);
     // Delegated again at the new versions: in force, at its new place.
     put(s, v1(A, B, [7, 0], { vaultVersion: 1, pairVersion: 1 }));
-    expect(s.v1InForce([{ type: "ALL", vault: A, delegate: B, contract: ZERO, tokenId: 0n }])).toEqual([
-      { type: "ALL", vault: A, delegate: B, contract: ZERO, tokenId: 0n },
+    expect(s.v1InForce([{ type: "ALL", vault: A, delegate: B, contract: zeroAddress, tokenId: 0n }])).toEqual([
+      { type: "ALL", vault: A, delegate: B, contract: zeroAddress, tokenId: 0n },
     ]);
     put(s, v1(A, B, [7, 0], { vaultVersion: 1, pairVersion: 1, enabled: false, updatedBlock: 8 }));
-    expect(s.v1InForce([{ type: "ALL", vault: A, delegate: B, contract: ZERO, tokenId: 0n }])).toEqual([]);
+    expect(s.v1InForce([{ type: "ALL", vault: A, delegate: B, contract: zeroAddress, tokenId: 0n }])).toEqual([]);
   });
 
   it("remembers the rows each block past the final one changed, and forgets final blocks", () => {

@@ -23,7 +23,9 @@ export type StateRow =
   | { table: "vault"; row: VersionEntry }
   | { table: "pair"; row: VersionEntry };
 
+/** A v1 delegation's key in the copy's maps. */
 export const v1KeyOf = (k: V1Key) => `${k.vault}|${k.delegate}|${k.type}|${k.contract}|${k.tokenId}`;
+/** A (vault, delegate) pair's key in the copy's maps. */
 export const pairKeyOf = (vault: Address, delegate: Address) => `${vault}|${delegate}`;
 
 /** Where a row lives: its table and primary key, one string. */

@@ -1,6 +1,7 @@
 import type { Address, Hex } from "viem";
 import type { Query } from "../access/db";
 import { table } from "../access/db";
+import { checkpointsSql, readySql } from "../ponder-0.16.10";
 import { v1RowOf, v2RowOf } from "../store";
 import { ChainState, rowKey, type StateRow } from "./chain-state";
 
@@ -119,19 +120,16 @@ export class ReplicaFeed {
   /** One sync of every chain. */
   async sync(): Promise<void> {
     await this.snapshot(async (query) => {
-      const meta = await query(
-        `SELECT (value->>'is_ready')::int AS ready FROM ${this.t("_ponder_meta")} WHERE key = 'app'`,
-      );
+      const meta = await query(`SELECT ${readySql(this.schema)} AS ready`);
       const ready = num(meta.rows[0]?.ready ?? 0) === 1;
       const checkpoints = await query(
-        `SELECT chain_id, latest_checkpoint, substring(latest_checkpoint, 27, 16)::bigint::text AS block,
-                substring(finalized_checkpoint, 27, 16)::bigint::text AS final
-         FROM ${this.t("_ponder_checkpoint")}`,
+        `SELECT chain_id, checkpoint, block::text, block_timestamp::text, finalized_block::text AS final
+         FROM ${checkpointsSql(this.schema)} c`,
       );
       for (const c of checkpoints.rows) {
         const chainId = num(c.chain_id);
-        const at = { checkpoint: c.latest_checkpoint as string, block: num(c.block), final: num(c.final) };
-        this.positions.set(chainId, { block: at.block, timestamp: Number(at.checkpoint.slice(0, 10)) });
+        const at = { checkpoint: c.checkpoint as string, block: num(c.block), final: num(c.final) };
+        this.positions.set(chainId, { block: at.block, timestamp: num(c.block_timestamp) });
         if (!ready) continue;
         const feed = this.chains.get(chainId);
         if (feed === undefined) this.chains.set(chainId, await this.load(query, chainId, at));
@@ -151,7 +149,8 @@ export class ReplicaFeed {
     for (const t of Object.keys(COLUMNS) as Table[]) {
       const cursor = `replica_${t}`;
       await query(
-        `DECLARE ${cursor} NO SCROLL CURSOR FOR SELECT ${COLUMNS[t]} FROM ${this.t(TABLE_NAME[t])} WHERE chain_id = $1 ORDER BY ${LOAD_ORDER[t]}`,
+        `DECLARE ${cursor} NO SCROLL CURSOR FOR
+         SELECT ${COLUMNS[t]} FROM ${this.t(TABLE_NAME[t])} WHERE chain_id = $1 ORDER BY ${LOAD_ORDER[t]}`,
         [chainId],
       );
       for (;;) {
@@ -174,9 +173,11 @@ export class ReplicaFeed {
   private async fingerprints(query: Query, chainId: number, after: number): Promise<Map<number, string>> {
     const { rows } = await query(
       `SELECT block_number::text AS block, md5(string_agg(id || transaction_hash, ',' ORDER BY id)) AS fingerprint
-       FROM (SELECT block_number, id, transaction_hash FROM ${this.t("v2_event")} WHERE chain_id = $1 AND block_number > $2
+       FROM (SELECT block_number, id, transaction_hash FROM ${this.t("v2_event")}
+             WHERE chain_id = $1 AND block_number > $2
              UNION ALL
-             SELECT block_number, id, transaction_hash FROM ${this.t("v1_event")} WHERE chain_id = $1 AND block_number > $2) e
+             SELECT block_number, id, transaction_hash FROM ${this.t("v1_event")}
+             WHERE chain_id = $1 AND block_number > $2) e
        GROUP BY block_number`,
       [chainId, after],
     );

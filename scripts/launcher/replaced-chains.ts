@@ -1,46 +1,29 @@
 /**
  * Ponder keeps the blocks, logs and RPC answers it fetches in a `ponder_sync` schema keyed by chain
- * id and block number, and adds new ones with ON CONFLICT DO NOTHING, also for a chain with
- * disableCache. A local chain started afresh has the same id and block numbers as the one before
- * it, so an indexer would read the old chain's logs as the new one's. Before Ponder starts, the
- * sync rows of a local chain are dropped when they are not the chain's: the newest block they
- * name is missing on the chain, or has another hash there (a hash seals every block before it).
+ * id and block number (api/ponder-0.16.10.ts), and adds new ones with ON CONFLICT DO NOTHING, also
+ * for a chain with disableCache. A local chain started afresh has the same id and block numbers as
+ * the one before it, so an indexer would read the old chain's logs as the new one's. Before Ponder
+ * starts, the sync rows of a local chain are dropped when they are not the chain's: the newest
+ * block they name is missing on the chain, or has another hash there (a hash seals every block
+ * before it).
  */
 import { existsSync } from "node:fs";
 import type { AccessDb } from "../../api/access/db";
 import { pgAccessDb } from "../../api/access/pg";
-import { pgliteAccessDb, ponderPgliteDir } from "../../api/access/pglite";
+import { pgliteAccessDb } from "../../api/access/pglite";
+import { NEWEST_SYNCED_BLOCK_SQL, PONDER_SYNC_TABLES } from "../../api/ponder-0.16.10";
+import type { DatabaseSettings } from "../../core/settings";
 import { rpc } from "./rpc";
 
-/** Every ponder_sync table with a chain_id column. */
-const SYNC_TABLES = [
-  "blocks",
-  "transactions",
-  "transaction_receipts",
-  "logs",
-  "traces",
-  "rpc_request_results",
-  "intervals",
-  "factory_addresses",
-];
-
 /** The database Ponder will use, or undefined when it does not exist yet (nothing to forget). */
-async function ponderDatabase(env: NodeJS.ProcessEnv): Promise<AccessDb | undefined> {
-  if (env.DATABASE_URL) return pgAccessDb(env.DATABASE_URL);
-  const directory = ponderPgliteDir(env);
-  return existsSync(directory) ? pgliteAccessDb(directory) : undefined;
+async function ponderDatabase(database: DatabaseSettings): Promise<AccessDb | undefined> {
+  if (database.url) return pgAccessDb(database.url);
+  return existsSync(database.pgliteDir) ? pgliteAccessDb(database.pgliteDir) : undefined;
 }
 
 /** The newest block the chain's sync rows name, with its hash. */
 async function newestSyncedBlock(db: AccessDb, chainId: number): Promise<{ number: bigint; hash: string } | undefined> {
-  const { rows } = await db.query(
-    `SELECT number, hash FROM (
-       (SELECT number, hash FROM ponder_sync.blocks WHERE chain_id = $1 ORDER BY number DESC LIMIT 1)
-       UNION ALL
-       (SELECT block_number, block_hash FROM ponder_sync.logs WHERE chain_id = $1 ORDER BY block_number DESC LIMIT 1)
-     ) newest ORDER BY number DESC LIMIT 1`,
-    [chainId],
-  );
+  const { rows } = await db.query(NEWEST_SYNCED_BLOCK_SQL, [chainId]);
   return rows[0] && { number: BigInt(rows[0].number as string), hash: rows[0].hash as string };
 }
 
@@ -66,10 +49,10 @@ async function blockHash(rpcUrls: string[], number: bigint): Promise<string | nu
  */
 export async function forgetReplacedChains(
   chains: { id: number; rpcUrls: string[] }[],
-  env: NodeJS.ProcessEnv,
+  database: DatabaseSettings,
 ): Promise<number[]> {
   if (chains.length === 0) return [];
-  const db = await ponderDatabase(env);
+  const db = await ponderDatabase(database);
   if (!db) return [];
   try {
     const { rows } = await db.query("SELECT to_regclass('ponder_sync.logs') IS NOT NULL AS present");
@@ -79,7 +62,7 @@ export async function forgetReplacedChains(
       const newest = await newestSyncedBlock(db, id);
       if (!newest || (await blockHash(rpcUrls, newest.number)) === newest.hash) continue;
       await db.transaction(async (query) => {
-        for (const name of SYNC_TABLES) await query(`DELETE FROM ponder_sync.${name} WHERE chain_id = $1`, [id]);
+        for (const name of PONDER_SYNC_TABLES) await query(`DELETE FROM ponder_sync.${name} WHERE chain_id = $1`, [id]);
       });
       forgotten.push(id);
     }

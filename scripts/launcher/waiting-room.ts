@@ -1,11 +1,10 @@
-import type { Server } from "node:http";
-import { type ServerType, serve } from "@hono/node-server";
 import { Hono } from "hono";
 import { openAccess } from "../../api/access/open";
 import { createApp, type ServedChain } from "../../api/app";
-import { answerClientErrors } from "../../api/client-error";
+import { startHttpServer } from "../../api/http-server";
 import { probes } from "../../api/probes";
 import type { Store } from "../../api/store";
+import type { ApiSettings } from "../../core/settings";
 
 /** Nothing is indexed yet: every chain answers chain_syncing. */
 const nothingIndexed: Store = {
@@ -26,27 +25,23 @@ export type WaitingRoom = { close(): Promise<void> };
 export async function openWaitingRoom(
   port: number,
   chains: readonly ServedChain[],
-  env: NodeJS.ProcessEnv,
+  settings: ApiSettings,
 ): Promise<WaitingRoom> {
-  const access = await openAccess(env);
+  const access = await openAccess(settings.access, settings.database);
   const app = new Hono()
     .route(
       "/",
       probes(async () => ({ ready: false, text: "waiting for the RPC: not indexing yet" })),
     )
-    .route("/", createApp({ store: nothingIndexed, chains, access }));
-  const server: ServerType = await new Promise((listening, fail) => {
-    const s = serve({ fetch: app.fetch, port }, () => listening(s));
-    s.once("error", fail);
+    .route("/", createApp({ store: nothingIndexed, chains, access, behindAfterSeconds: settings.behindAfterSeconds }));
+  const http = await startHttpServer({ fetch: app.fetch, port }).catch(async (error: Error) => {
+    await access.close();
+    throw error;
   });
-  answerClientErrors(server as Server);
   return {
     async close() {
-      // Idle keep-alive connections would hold the port past the handover to the indexer.
-      await new Promise<void>((closed) => {
-        server.close(() => closed());
-        (server as Server).closeAllConnections();
-      });
+      // At once, keep-alive connections and all: the indexer starts on the port when this has closed.
+      await http.close();
       await access.close();
     },
   };

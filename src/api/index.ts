@@ -3,31 +3,36 @@ import { v2Delegation } from "ponder:schema";
 import { getTableConfig } from "drizzle-orm/pg-core";
 import { openAccess } from "../../api/access/open";
 import { createApp } from "../../api/app";
-import { answerClientErrorsOnNewServers } from "../../api/client-error";
-import { publishServedChains } from "../../api/served-chains";
+import { logBackfillProgress } from "../../api/backfill-progress";
+import { answerClientErrors } from "../../api/client-error";
+import { onPonderServer } from "../../api/ponder-0.16.10";
+import { publishServedChains, servedChain } from "../../api/served-chains";
 import { createSqlStore } from "../../api/store";
-import { plan } from "../../ponder.config";
-import { logBackfillProgress } from "./progress";
+import { ponderSettings } from "../../core/settings";
 
+/**
+ * The glue between Ponder and the API: mounts the app over Ponder's read-only db, serving the
+ * chains of the plan `npm start` handed over, and publishes them for API processes run apart
+ * (`npm run serve`).
+ */
+
+const { plan, database, access: accessSettings, behindAfterSeconds } = ponderSettings(process.env);
 // Ponder sets every table's schema to the one this instance was started with (--schema).
 const schema = getTableConfig(v2Delegation).schema ?? "public";
 
-const chains = plan.map(({ chain, v1, v2 }) => ({
-  id: chain.id,
-  name: chain.name,
-  title: chain.title,
-  testnet: chain.testnet,
-  v1,
-  v2,
-}));
+const chains = plan.map(({ chain, v1, v2 }) => servedChain(chain, { v1, v2 }));
 // Keys and keyless windows live in the service's own tables: Ponder's db handle here is read-only.
-const access = await openAccess(process.env);
-// API processes run apart from this one (npm run serve) serve the chains it indexes.
+const access = await openAccess(accessSettings, database);
 await publishServedChains(access.db, access.schema, schema, chains);
 
-// Ponder's server, created after this loads, answers what Node's parser refuses as replicas do.
-answerClientErrorsOnNewServers();
+// Ponder's server answers what Node's parser refuses as replicas do.
+onPonderServer(answerClientErrors);
 
-export default createApp({ store: createSqlStore((query) => db.execute(query), schema), chains, access });
+export default createApp({
+  store: createSqlStore((query) => db.execute(query), schema),
+  chains,
+  access,
+  behindAfterSeconds,
+});
 
 logBackfillProgress(plan.map((p) => p.chain.name));

@@ -1,7 +1,19 @@
+/**
+ * Where each registry's indexing starts on each configured chain: the chain table's `startBlock` if
+ * given, else the block found before (remembered in START_BLOCKS_FILE, keyed by chain id, genesis
+ * hash and address: a restarted dev chain is a new chain), else the deployment block found by
+ * binary search of eth_getCode over the chain's history (about 25 calls; it needs an RPC that serves
+ * historical state). A registry with no code at the chain's head is not there, and is skipped.
+ *
+ * Two dev chains started in the same second share a genesis hash, so a remembered block is checked
+ * before it is used: code at it, and none just before.
+ */
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { type Address, createPublicClient, fallback, http, type PublicClient } from "viem";
-import { type ChainEntry, rpcUrls } from "./chains";
+import type { ChainEntry } from "../../core/chains";
+import type { IndexedChain } from "../../core/plan";
+import type { ConfiguredChain } from "../../core/settings";
 
 /**
  * The first block at which `hasCode` holds, by binary search over [0, latest]; undefined when
@@ -22,9 +34,6 @@ export async function findDeploymentBlock(
   }
   return low;
 }
-
-export type Registry = { address: Address; startBlock: number };
-export type IndexedChain = { chain: ChainEntry; rpc: string[]; v1?: Registry; v2?: Registry };
 
 /** Start blocks found before, by chain, genesis block and address (a restarted dev chain is new). */
 class StartBlockMemory {
@@ -73,20 +82,20 @@ async function startBlock(
       );
     }
   };
-  // Two dev chains started in the same second share a genesis hash, so a remembered block is
-  // checked: code at it and none just before.
   const remembered = memory.get(key);
   if (remembered !== undefined) {
     const block = BigInt(remembered);
     if ((await hasCode(block)) && (block === 0n || !(await hasCode(block - 1n)))) return remembered;
     log(
-      `chain ${chain.id} (${chain.title}): the remembered start of registry ${version} (block ${remembered}) does not hold; searching again`,
+      `chain ${chain.id} (${chain.title}): the remembered start of registry ${version} (block ${remembered}) ` +
+        "does not hold; searching again",
     );
   }
   const found = await findDeploymentBlock(hasCode, latest);
   if (found === undefined) {
     log(
-      `chain ${chain.id} (${chain.title}): registry ${version} has no code at ${address}; not indexing ${version} there`,
+      `chain ${chain.id} (${chain.title}): registry ${version} has no code at ${address}; ` +
+        `not indexing ${version} there`,
     );
     return undefined;
   }
@@ -95,22 +104,19 @@ async function startBlock(
   return Number(found);
 }
 
-/** Where found start blocks are remembered: START_BLOCKS_FILE, else under .ponder/. */
-export const startBlocksFile = (env: NodeJS.ProcessEnv) => env.START_BLOCKS_FILE ?? ".ponder/start-blocks.json";
-
 /**
  * What to index on each configured chain: the registries that are there, each from its start
- * block (the table's, or the one found and remembered). Registries absent from a chain are skipped.
+ * block (the table's, or the one found and remembered in `memoryFile`). Registries absent from a
+ * chain are skipped.
  */
 export async function planChains(
-  chains: ChainEntry[],
-  options: { memoryFile: string; log?: (message: string) => void; env?: NodeJS.ProcessEnv },
+  chains: readonly ConfiguredChain[],
+  options: { memoryFile: string; log?: (message: string) => void },
 ): Promise<IndexedChain[]> {
   const log = options.log ?? ((message: string) => console.log(message));
   const memory = new StartBlockMemory(options.memoryFile);
   return Promise.all(
-    chains.map(async (chain): Promise<IndexedChain> => {
-      const rpc = rpcUrls(chain.id, options.env);
+    chains.map(async ({ chain, rpc }): Promise<IndexedChain> => {
       const client = createPublicClient({ transport: fallback(rpc.map((url) => http(url))) }) as PublicClient;
       const [latest, genesis] = await Promise.all([client.getBlockNumber(), client.getBlock({ blockNumber: 0n })]);
       const plan: IndexedChain = { chain, rpc };

@@ -1,20 +1,11 @@
+import { type Gauge, ponderMetrics } from "./ponder-0.16.10";
+
 /**
  * A backfill progress line per chain, every few seconds until the chain is live: blocks done of
  * total, events indexed, and an estimate of the time left. Ponder's own progress line is one
- * figure for all chains; an operator backfilling several wants each.
- *
- * Reads the metrics Ponder keeps in its process (an internal global, hence the loose typing).
+ * figure for all chains; an operator backfilling several wants each. It reads the metrics Ponder
+ * keeps in its process (api/ponder-0.16.10.ts).
  */
-type Gauge = { get(): Promise<{ values: { value: number; labels: Record<string, string | number> }[] }> };
-type Metrics = Record<
-  | "ponder_historical_total_blocks"
-  | "ponder_historical_cached_blocks"
-  | "ponder_historical_completed_blocks"
-  | "ponder_indexing_completed_events"
-  | "ponder_sync_is_realtime"
-  | "ponder_sync_is_complete",
-  Gauge
->;
 
 const byChain = async (gauge: Gauge) => {
   const sums = new Map<string, number>();
@@ -32,8 +23,9 @@ const duration = (seconds: number) =>
       ? `${Math.round(seconds / 60)}m`
       : `${Math.ceil(seconds)}s`;
 
+/** Logs each of `chains`' backfill progress every `everyMs` until it is live; nothing outside Ponder. */
 export function logBackfillProgress(chains: readonly string[], everyMs = 10_000): void {
-  const metrics = (globalThis as { PONDER_COMMON?: { metrics?: Metrics } }).PONDER_COMMON?.metrics;
+  const metrics = ponderMetrics();
   if (metrics === undefined) return;
   const started = Date.now();
   const first = new Map<string, number>();

@@ -1,0 +1,202 @@
+/**
+ * The environment parsed once: how the RPC variables select chains, every documented default, and
+ * an error naming the variable for each value a variable cannot take.
+ */
+import { mainnet } from "viem/chains";
+import { describe, expect, it } from "vitest";
+import { CHAINS, chainById } from "./chains";
+import { encodePlan, PLAN_VARIABLE } from "./plan";
+import {
+  configuredChains,
+  ignoredRpcVariables,
+  keysSettings,
+  launcherSettings,
+  ponderSettings,
+  SettingsError,
+  serveSettings,
+} from "./settings";
+
+/** The URLs configured for chain `id` (none: not configured). */
+const rpcUrls = (id: number, env: Record<string, string>) => configuredChains(env).find((c) => c.chain.id === id)?.rpc;
+
+describe("RPC configuration", () => {
+  it("PONDER_RPC_URL_<id>: comma-separated, trimmed, empty items dropped", () => {
+    const env = {
+      PONDER_RPC_URL_1: " https://a.example/rpc , https://b.example/rpc,,https://c.example/rpc?x=1 ,",
+      PONDER_RPC_URL_10: "https://only.example",
+      PONDER_RPC_URL_56: "",
+      PONDER_RPC_URL_100: "  ,  , ",
+    };
+    expect(rpcUrls(1, env)).toEqual(["https://a.example/rpc", "https://b.example/rpc", "https://c.example/rpc?x=1"]);
+    expect(rpcUrls(10, env)).toEqual(["https://only.example"]);
+    expect(rpcUrls(56, env)).toBeUndefined();
+    expect(rpcUrls(100, env)).toBeUndefined();
+    expect(rpcUrls(137, env)).toBeUndefined();
+  });
+
+  it("configuredChains picks exactly the table's chains that have a URL, in table order", () => {
+    const env = {
+      PONDER_RPC_URL_11155111: "http://sepolia.example",
+      PONDER_RPC_URL_31337: "http://127.0.0.1:8545",
+      PONDER_RPC_URL_1: "http://a, http://b",
+      PONDER_RPC_URL_10: "",
+      PONDER_RPC_URL_56: " , ",
+      PONDER_RPC_URL_999999: "http://unknown.example",
+      SOMETHING_ELSE: "x",
+    };
+    const picked = configuredChains(env).map((c) => c.chain.id);
+    expect(picked).toEqual(CHAINS.map((c) => c.id).filter((id) => [1, 11155111, 31337].includes(id)));
+    expect(configuredChains({})).toEqual([]);
+    // Every table chain can be configured.
+    const all = Object.fromEntries(CHAINS.map((c) => [`PONDER_RPC_URL_${c.id}`, `http://rpc/${c.id}`]));
+    expect(configuredChains(all).map((c) => c.chain)).toEqual([...CHAINS]);
+  });
+
+  it("ignoredRpcVariables flags non-empty URLs that configure no chain", () => {
+    const env = {
+      PONDER_RPC_URL_1: "http://a",
+      PONDER_RPC_URL_999999: "http://unknown.example",
+      PONDER_RPC_URL_5: "http://goerli.example",
+      PONDER_RPC_URL_42: "   ",
+      PONDER_RPC_URL_43: "",
+      PONDER_RPC_URL_mainnet: "http://named.example",
+      PONDER_RPC_URL_: "http://empty-id.example",
+      PONDER_RPC_URL_01: "http://leading-zero.example",
+      PONDER_RPC_URL_00031337: "http://leading-zeros.example",
+      OTHER_RPC_URL_77: "http://x",
+    };
+    expect(ignoredRpcVariables(env).sort()).toEqual([
+      "PONDER_RPC_URL_",
+      "PONDER_RPC_URL_00031337",
+      "PONDER_RPC_URL_01",
+      "PONDER_RPC_URL_5",
+      "PONDER_RPC_URL_999999",
+      "PONDER_RPC_URL_mainnet",
+    ]);
+    expect(ignoredRpcVariables({ PONDER_RPC_URL_31337: "http://127.0.0.1:8545" })).toEqual([]);
+    expect(ignoredRpcVariables({})).toEqual([]);
+    expect(launcherSettings(env).ignoredRpcVariables.sort()).toEqual(ignoredRpcVariables(env).sort());
+  });
+});
+
+describe("npm start's public RPC fallback", () => {
+  it("with no chain configured: Ethereum mainnet through viem's public RPC, said to the caller", () => {
+    const { chains, publicFallback } = launcherSettings({ PONDER_RPC_URL_10: " , ", OTHER: "x" });
+    expect(publicFallback?.id).toBe(1);
+    expect(chains.map((c) => c.chain.id)).toEqual([1]);
+    expect(chains[0]!.rpc).toEqual([mainnet.rpcUrls.default.http[0]]);
+    expect(chains[0]!.rpc[0]).toMatch(/^https:\/\//);
+  });
+
+  it("with any chain configured: those chains, no fallback", () => {
+    const { chains, publicFallback } = launcherSettings({ PONDER_RPC_URL_31337: "http://127.0.0.1:8545" });
+    expect(publicFallback).toBeUndefined();
+    expect(chains).toEqual([{ chain: chainById(31337), rpc: ["http://127.0.0.1:8545"] }]);
+  });
+});
+
+describe("defaults (README, Configuration)", () => {
+  it("npm start", () => {
+    const settings = launcherSettings({ PONDER_RPC_URL_31337: "http://127.0.0.1:8545" });
+    expect(settings).toMatchObject({
+      port: 42069,
+      schema: "delegations",
+      startBlocksFile: ".ponder/start-blocks.json",
+      database: { url: undefined, pgliteDir: ".ponder/pglite" },
+      access: { adminToken: undefined, schema: "delegation_access", trustedProxy: false },
+      behindAfterSeconds: 120,
+    });
+  });
+
+  it("npm start: --port and --schema on the command line win over PORT and DATABASE_SCHEMA", () => {
+    const env = { PORT: "8080", DATABASE_SCHEMA: "from_env" };
+    expect(launcherSettings(env)).toMatchObject({ port: 8080, schema: "from_env" });
+    expect(launcherSettings(env, ["--schema", "s", "--port", "9000"])).toMatchObject({ port: 9000, schema: "s" });
+    expect(launcherSettings(env, ["-p", "9001"])).toMatchObject({ port: 9001 });
+  });
+
+  it("npm run serve", () => {
+    expect(serveSettings({ DATABASE_URL: "postgres://db" })).toMatchObject({
+      port: 42070,
+      host: undefined,
+      workers: undefined,
+      schema: "delegations",
+      database: { url: "postgres://db" },
+      behindAfterSeconds: 120,
+    });
+    expect(
+      serveSettings({
+        DATABASE_URL: "postgres://db",
+        HOST: "127.0.0.1",
+        API_WORKERS: "3",
+        PORT: "1",
+        TRUSTED_PROXY: "true",
+      }),
+    ).toMatchObject({ host: "127.0.0.1", workers: 3, port: 1, access: { trustedProxy: true } });
+  });
+
+  it("npm run keys", () => {
+    expect(keysSettings({})).toEqual({ serviceUrl: "http://127.0.0.1:42069", adminToken: undefined });
+    expect(keysSettings({ SERVICE_URL: "https://lookup.example/", ADMIN_TOKEN: "t" })).toEqual({
+      serviceUrl: "https://lookup.example",
+      adminToken: "t",
+    });
+  });
+
+  it("an empty variable is an unset one", () => {
+    const settings = launcherSettings({ PONDER_RPC_URL_1: "http://a", ADMIN_TOKEN: "", PGLITE_DIR: "", PORT: "" });
+    expect(settings).toMatchObject({
+      port: 42069,
+      access: { adminToken: undefined },
+      database: { pgliteDir: ".ponder/pglite" },
+    });
+  });
+});
+
+describe("invalid values: an error that names the variable", () => {
+  const cases: [string, Record<string, string>, RegExp][] = [
+    ["PORT", { PORT: "eighty" }, /^PORT="eighty": expected an integer from 1 to 65535/],
+    ["PORT", { PORT: "70000" }, /^PORT="70000"/],
+    ["PORT", { PORT: "0" }, /^PORT="0"/],
+    ["BEHIND_AFTER_SECONDS", { BEHIND_AFTER_SECONDS: "soon" }, /^BEHIND_AFTER_SECONDS="soon": expected a number/],
+    ["BEHIND_AFTER_SECONDS", { BEHIND_AFTER_SECONDS: "0" }, /^BEHIND_AFTER_SECONDS="0"/],
+    ["TRUSTED_PROXY", { TRUSTED_PROXY: "yes" }, /^TRUSTED_PROXY="yes": expected true or false/],
+    ["ADMIN_TOKEN", { ADMIN_TOKEN: "short" }, /^ADMIN_TOKEN is too short .*at least 16/],
+  ];
+  it.each(cases)("%s, in npm start", (_, env, message) => {
+    expect(() => launcherSettings({ PONDER_RPC_URL_1: "http://a", ...env })).toThrow(SettingsError);
+    expect(() => launcherSettings({ PONDER_RPC_URL_1: "http://a", ...env })).toThrow(message);
+  });
+
+  it("--port", () => {
+    expect(() => launcherSettings({}, ["--port", "x"])).toThrow(/^--port="x"/);
+    expect(() => launcherSettings({}, ["--port"])).toThrow(/--port needs a value/);
+  });
+
+  it("API_WORKERS and DATABASE_URL, in npm run serve", () => {
+    expect(() => serveSettings({ DATABASE_URL: "postgres://db", API_WORKERS: "many" })).toThrow(/^API_WORKERS="many"/);
+    expect(() => serveSettings({})).toThrow(/set DATABASE_URL/);
+  });
+
+  it("SERVICE_URL, in npm run keys", () => {
+    expect(() => keysSettings({ SERVICE_URL: "not a url" })).toThrow(/^SERVICE_URL="not a url"/);
+  });
+});
+
+describe("the Ponder process's settings", () => {
+  const plan = [
+    { chain: chainById(31337)!, rpc: ["http://127.0.0.1:8545"], v2: { address: CHAINS[0]!.v2.address, startBlock: 7 } },
+  ];
+
+  it("take the plan npm start hands over", () => {
+    const settings = ponderSettings({ [PLAN_VARIABLE]: encodePlan(plan), DATABASE_URL: "postgres://db" });
+    expect(settings.plan).toEqual(plan);
+    expect(settings.database.url).toBe("postgres://db");
+  });
+
+  it("without it, say to run npm start", () => {
+    expect(() => ponderSettings({})).toThrow(SettingsError);
+    expect(() => ponderSettings({})).toThrow(/DELEGATION_LOOKUP_PLAN is not set.*Run `npm start`/s);
+    expect(() => ponderSettings({ [PLAN_VARIABLE]: "{" })).toThrow(/^DELEGATION_LOOKUP_PLAN is not a plan/);
+  });
+});

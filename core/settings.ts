@@ -1,0 +1,240 @@
+/**
+ * The environment, parsed once and typed. Each entry point reads the settings it needs here and
+ * hands them on as parameters: scripts/start.ts (launcherSettings), ponder.config.ts and
+ * src/api/index.ts (ponderSettings), scripts/serve.ts (serveSettings), scripts/keys.ts
+ * (keysSettings); nothing else reads process.env. The variables and their defaults are the README's
+ * Configuration table. A value a variable cannot take is an error that names the variable.
+ */
+import { CHAINS, type ChainEntry, chainById } from "./chains";
+import { decodePlan, type IndexedChain, PLAN_VARIABLE } from "./plan";
+
+/** The process environment, or a stand-in for it. */
+export type Environment = Readonly<Record<string, string | undefined>>;
+
+/** A variable holds a value it cannot take; the message names the variable and what it takes. */
+export class SettingsError extends Error {}
+
+/** Where the indexer keeps its data. */
+export type DatabaseSettings = {
+  /** DATABASE_URL: PostgreSQL; undefined: embedded PGlite. */
+  url: string | undefined;
+  /** PGLITE_DIR (default .ponder/pglite): the indexer's PGlite directory. */
+  pgliteDir: string;
+};
+
+/** Keys and the keyless limit (README, "Keys and limits"). */
+export type AccessSettings = {
+  /** ADMIN_TOKEN, at least 16 characters; undefined: key management is off. */
+  adminToken: string | undefined;
+  /** ACCESS_SCHEMA (default delegation_access): keys, keyless windows and served chains on Postgres. */
+  schema: string;
+  /** TRUSTED_PROXY=true: the keyless limit counts the first address of X-Forwarded-For. */
+  trustedProxy: boolean;
+};
+
+/** What every process that serves the API reads. */
+export type ApiSettings = {
+  database: DatabaseSettings;
+  access: AccessSettings;
+  /** BEHIND_AFTER_SECONDS (default 120): a chain whose newest indexed block is older is `behind`. */
+  behindAfterSeconds: number;
+};
+
+/** A chain to index, with the RPC URLs configured for it. */
+export type ConfiguredChain = { chain: ChainEntry; rpc: string[] };
+
+/** `npm start`'s settings. */
+export type LauncherSettings = ApiSettings & {
+  /** `--port`/`-p`, else PORT, else 42069. */
+  port: number;
+  /** The indexer's schema: `--schema`, else DATABASE_SCHEMA, else delegations. */
+  schema: string;
+  /** START_BLOCKS_FILE (default .ponder/start-blocks.json): the start blocks found before. */
+  startBlocksFile: string;
+  /** The chains with a PONDER_RPC_URL_<id>, in table order; none set: Ethereum mainnet's public RPC. */
+  chains: ConfiguredChain[];
+  /** The chain indexed through its public RPC because no PONDER_RPC_URL_<id> is set. */
+  publicFallback: ChainEntry | undefined;
+  /** PONDER_RPC_URL_* variables that configure no chain (see ignoredRpcVariables). */
+  ignoredRpcVariables: string[];
+};
+
+/** The Ponder process's settings (ponder.config.ts, src/api/index.ts). */
+export type PonderSettings = ApiSettings & {
+  /** What to index: the plan `npm start` hands over in PLAN_VARIABLE (core/plan.ts). */
+  plan: IndexedChain[];
+};
+
+/** `npm run serve`'s settings. */
+export type ServeSettings = ApiSettings & {
+  database: { url: string };
+  /** PORT, else 42070. */
+  port: number;
+  /** HOST: the address to listen on; undefined: all. */
+  host: string | undefined;
+  /** API_WORKERS: worker processes; undefined: one per core. */
+  workers: number | undefined;
+  /** DATABASE_SCHEMA (default delegations): the indexer's schema to serve. */
+  schema: string;
+};
+
+/** `npm run keys`'s settings. */
+export type KeysSettings = {
+  /** SERVICE_URL (default http://127.0.0.1:42069), without trailing slashes. */
+  serviceUrl: string;
+  /** ADMIN_TOKEN: the service's admin token; undefined: not set. */
+  adminToken: string | undefined;
+};
+
+/** Long enough that guessing it over HTTP is hopeless. */
+const MIN_ADMIN_TOKEN = 16;
+
+/** A variable's value; unset and empty alike are undefined. */
+const text = (env: Environment, name: string) => (env[name] === "" ? undefined : env[name]);
+
+function integer(value: string | undefined, name: string, min: number, max: number): number | undefined {
+  if (value === undefined) return undefined;
+  const number = /^[0-9]+$/.test(value) ? Number(value) : Number.NaN;
+  if (!(number >= min && number <= max))
+    throw new SettingsError(`${name}=${JSON.stringify(value)}: expected an integer from ${min} to ${max}`);
+  return number;
+}
+
+const port = (value: string | undefined, name: string) => integer(value, name, 1, 65535);
+
+function database(env: Environment): DatabaseSettings {
+  // Without a trailing slash: the keys' directory is named after it (`<dir>-access`).
+  const pgliteDir = (text(env, "PGLITE_DIR") ?? ".ponder/pglite").replace(/(.)\/+$/, "$1");
+  return { url: text(env, "DATABASE_URL"), pgliteDir };
+}
+
+function access(env: Environment): AccessSettings {
+  const adminToken = text(env, "ADMIN_TOKEN");
+  if (adminToken !== undefined && adminToken.length < MIN_ADMIN_TOKEN) {
+    throw new SettingsError(
+      `ADMIN_TOKEN is too short to resist guessing: use at least ${MIN_ADMIN_TOKEN} random characters ` +
+        "(e.g. openssl rand -base64 32)",
+    );
+  }
+  const proxy = text(env, "TRUSTED_PROXY");
+  if (proxy !== undefined && proxy !== "true" && proxy !== "false")
+    throw new SettingsError(`TRUSTED_PROXY=${JSON.stringify(proxy)}: expected true or false`);
+  return { adminToken, schema: text(env, "ACCESS_SCHEMA") ?? "delegation_access", trustedProxy: proxy === "true" };
+}
+
+function api(env: Environment): ApiSettings {
+  const behind = text(env, "BEHIND_AFTER_SECONDS");
+  const behindAfterSeconds = behind === undefined ? 120 : /^[0-9]+(\.[0-9]+)?$/.test(behind) ? Number(behind) : 0;
+  if (!(behindAfterSeconds > 0))
+    throw new SettingsError(`BEHIND_AFTER_SECONDS=${JSON.stringify(behind)}: expected a number of seconds above 0`);
+  return { database: database(env), access: access(env), behindAfterSeconds };
+}
+
+const indexerSchema = (env: Environment) => text(env, "DATABASE_SCHEMA") ?? "delegations";
+
+/** The RPC URLs of PONDER_RPC_URL_<id>: comma-separated, trimmed, empty items dropped. */
+const rpcUrls = (env: Environment, chainId: number) =>
+  (env[`PONDER_RPC_URL_${chainId}`] ?? "")
+    .split(",")
+    .map((url) => url.trim())
+    .filter((url) => url !== "");
+
+/** The table's chains that have an RPC URL (PONDER_RPC_URL_<id>), in table order, with their URLs. */
+export function configuredChains(env: Environment): ConfiguredChain[] {
+  return CHAINS.map((chain) => ({ chain, rpc: rpcUrls(env, chain.id) })).filter(({ rpc }) => rpc.length > 0);
+}
+
+/**
+ * PONDER_RPC_URL_* variables with a URL that configure no chain: an id the table does not know, or
+ * not written the way it is read (`PONDER_RPC_URL_01`). A typo the operator should hear about.
+ */
+export function ignoredRpcVariables(env: Environment): string[] {
+  return Object.keys(env).filter((name) => {
+    const suffix = /^PONDER_RPC_URL_(.*)$/.exec(name)?.[1];
+    if (suffix === undefined || (env[name] ?? "").trim() === "") return false;
+    return CHAINS.every((chain) => String(chain.id) !== suffix);
+  });
+}
+
+/** The value of option `names` (`--port 1`) on a command line; undefined when it is not given. */
+function option(args: readonly string[], ...names: string[]): string | undefined {
+  const at = args.findIndex((arg) => names.includes(arg));
+  if (at < 0) return undefined;
+  const value = args[at + 1];
+  if (value === undefined || value.startsWith("-")) throw new SettingsError(`${args[at]} needs a value`);
+  return value;
+}
+
+/** `npm start`'s settings from its environment and command line (`--port`, `--schema`). */
+export function launcherSettings(env: Environment, args: readonly string[] = []): LauncherSettings {
+  const cliPort = option(args, "--port", "-p");
+  const configured = configuredChains(env);
+  const mainnet = chainById(1)!;
+  const publicFallback = configured.length === 0 ? mainnet : undefined;
+  return {
+    ...api(env),
+    port: (cliPort === undefined ? port(text(env, "PORT"), "PORT") : port(cliPort, "--port")) ?? 42069,
+    schema: option(args, "--schema") ?? indexerSchema(env),
+    startBlocksFile: text(env, "START_BLOCKS_FILE") ?? ".ponder/start-blocks.json",
+    chains: publicFallback ? [{ chain: mainnet, rpc: [mainnet.publicRpc!] }] : configured,
+    publicFallback,
+    ignoredRpcVariables: ignoredRpcVariables(env),
+  };
+}
+
+/** The Ponder process's settings: the plan `npm start` handed over, the database, the API's. */
+export function ponderSettings(env: Environment): PonderSettings {
+  const plan = text(env, PLAN_VARIABLE);
+  if (plan === undefined) {
+    throw new SettingsError(
+      `${PLAN_VARIABLE} is not set: Ponder indexes the plan \`npm start\` works out (the chains, their RPC URLs, ` +
+        "the registries' start blocks) and hands over in it. Run `npm start` (with PONDER_RPC_URL_<chainId>=…, " +
+        "`npm start -- --port N`), not `ponder dev` or `ponder start` on their own.",
+    );
+  }
+  try {
+    return { ...api(env), plan: decodePlan(plan) };
+  } catch (error) {
+    if (error instanceof SettingsError) throw error;
+    throw new SettingsError(`${PLAN_VARIABLE} is not a plan \`npm start\` wrote: ${(error as Error).message}`);
+  }
+}
+
+/** `npm run serve`'s settings; DATABASE_URL is required (it serves the indexer's Postgres tables). */
+export function serveSettings(env: Environment): ServeSettings {
+  const settings = api(env);
+  const url = settings.database.url;
+  if (url === undefined) {
+    throw new SettingsError(
+      "npm run serve reads the indexer's tables in Postgres: set DATABASE_URL (and DATABASE_SCHEMA if the " +
+        "indexer runs with another schema than `delegations`). With PGlite the API runs inside `npm start`.",
+    );
+  }
+  return {
+    ...settings,
+    database: { ...settings.database, url },
+    port: port(text(env, "PORT"), "PORT") ?? 42070,
+    host: text(env, "HOST"),
+    workers: integer(text(env, "API_WORKERS"), "API_WORKERS", 1, 1024),
+    schema: indexerSchema(env),
+  };
+}
+
+/** `npm run keys`'s settings. */
+export function keysSettings(env: Environment): KeysSettings {
+  const serviceUrl = (text(env, "SERVICE_URL") ?? "http://127.0.0.1:42069").replace(/\/+$/, "");
+  if (!URL.canParse(serviceUrl))
+    throw new SettingsError(`SERVICE_URL=${JSON.stringify(serviceUrl)}: expected the service's URL`);
+  return { serviceUrl, adminToken: text(env, "ADMIN_TOKEN") };
+}
+
+/** `read()`'s settings; when a variable is invalid, says which and exits with 1 (for the commands). */
+export function settingsOrExit<T>(read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    if (!(error instanceof SettingsError)) throw error;
+    console.error(error.message);
+    return process.exit(1);
+  }
+}
