@@ -56,7 +56,7 @@ const list = (header: string | null) => (header ?? "").split(",").map((item) => 
 describe("CORS", () => {
   it("answers a preflight: 204, the methods and headers allowed, a day's max age, Allow; not counted", async () => {
     const access = openAccess();
-    const app = createApp({ store: nothingIndexed, chains, access, behindAfterSeconds: 120 });
+    const app = createApp({ store: nothingIndexed, history: undefined, chains, access, behindAfterSeconds: 120 });
     const res = await app.request(CHECK, {
       method: "OPTIONS",
       headers: {
@@ -77,7 +77,13 @@ describe("CORS", () => {
   });
 
   it("registry answers and all errors carry Access-Control-Allow-Origin: * and the exposed headers", async () => {
-    const app = createApp({ store: nothingIndexed, chains, access: openAccess(), behindAfterSeconds: 120 });
+    const app = createApp({
+      store: nothingIndexed,
+      history: undefined,
+      chains,
+      access: openAccess(),
+      behindAfterSeconds: 120,
+    });
     for (const [path, method, status] of [
       ["/registry/chains", "GET", 200],
       [CHECK, "GET", 503],

@@ -1,9 +1,10 @@
 import { Hono } from "hono";
 import { cors } from "hono/cors";
-import { requireAccess } from "./access/middleware";
+import { type AccessVariables, requireAccess } from "./access/middleware";
 import type { Access } from "./access/open";
 import { admin } from "./admin";
 import { chains } from "./chains";
+import type { HistoryStore } from "./history-store";
 import { portal } from "./portal";
 import { notFound, Problem } from "./problem";
 import { type Store, StoreBusy } from "./store";
@@ -24,11 +25,22 @@ export type ServedChain = {
   v2?: ServedRegistry;
 };
 
-export type Env = { Variables: { store: Store; chains: readonly ServedChain[]; behindAfterSeconds: number } };
+export type Env = {
+  Variables: AccessVariables & {
+    store: Store;
+    history: HistoryStore | undefined;
+    chains: readonly ServedChain[];
+    behindAfterSeconds: number;
+  };
+};
 
-/** What the registry API allows: it is read-only (OPTIONS answers CORS preflights). */
-const METHODS = ["GET", "HEAD", "OPTIONS"];
-const ALLOW = METHODS.join(", ");
+/** The batch checks' paths: the only ones that take a POST. */
+const BATCH_PATH = /^\/registry\/v[12]\/check$/;
+/**
+ * What a /registry path allows (OPTIONS answers CORS preflights): the API is read-only, so GET and
+ * HEAD, but for the batch checks, which take their checks in a POST's body.
+ */
+const methodsOf = (path: string) => (BATCH_PATH.test(path) ? ["POST", "OPTIONS"] : ["GET", "HEAD", "OPTIONS"]);
 /** The response headers a browser may read across origins. */
 const EXPOSED = ["X-Indexed-Block", "Retry-After", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"];
 /** Every error's CORS headers, as the registry's answers carry them, so that a browser can read the problem. */
@@ -36,6 +48,8 @@ const ERROR_CORS = { "Access-Control-Allow-Origin": "*", "Access-Control-Expose-
 
 export type AppOptions = {
   store: Store;
+  /** Answers at past blocks, pages and the events; undefined where nothing is indexed yet (503). */
+  history: HistoryStore | undefined;
   chains: readonly ServedChain[];
   /** Keys and the keyless limit on /registry; the admin endpoints' token. */
   access: Access;
@@ -54,25 +68,28 @@ export function createApp(options: AppOptions): Hono<Env> {
   app.use(
     "/registry/*",
     async (c, next) => {
-      // A preflight's answer lists what the API allows, as the 405 of any other method does.
-      if (c.req.method === "OPTIONS") c.header("Allow", ALLOW);
+      // A preflight's answer lists what the path allows, as the 405 of any other method does.
+      if (c.req.method === "OPTIONS") c.header("Allow", methodsOf(c.req.path).join(", "));
       await next();
     },
     cors({
       origin: "*",
-      allowMethods: METHODS,
+      allowMethods: (_, c) => methodsOf(c.req.path),
       allowHeaders: ["X-API-KEY", "Content-Type"],
       exposeHeaders: EXPOSED,
       maxAge: 86400,
     }),
     async (c, next) => {
       const method = c.req.method;
-      if (method !== "GET" && method !== "HEAD") {
-        throw new Problem("method_not_allowed", `${method} is not allowed; this API is read-only`, {
-          headers: { Allow: ALLOW },
+      const allowed = methodsOf(c.req.path);
+      if (!allowed.includes(method)) {
+        const why = allowed.includes("POST") ? "this path takes a batch of checks in a POST" : "this API is read-only";
+        throw new Problem("method_not_allowed", `${method} is not allowed; ${why}`, {
+          headers: { Allow: allowed.join(", ") },
         });
       }
       c.set("store", options.store);
+      c.set("history", options.history);
       c.set("chains", options.chains);
       c.set("behindAfterSeconds", options.behindAfterSeconds);
       await next();

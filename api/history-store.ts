@@ -19,7 +19,7 @@ import { type SQL, sql } from "drizzle-orm";
 import type { Address, Hex } from "viem";
 import type { V1Key } from "../core/v1";
 import type { V2State } from "../core/v2";
-import { v1InForceSql, v2EnablesSql } from "./rules-sql";
+import { v1InForceSql, v1KeysSql, v2EnablesSql } from "./rules-sql";
 import type { Execute, V1Row, V2Row } from "./store";
 import { v1RowOf, v2RowOf } from "./store";
 
@@ -261,11 +261,9 @@ export function createHistoryStore(execute: Execute, schema: string): HistorySto
 
     async v1InForce(chainId, keys, at) {
       if (keys.length === 0) return [];
-      const list = keys.map((k) => ({ ...k, tokenId: k.tokenId.toString() }));
       const found = await rows(sql`
         SELECT c.type, c.vault, c.delegate, c.contract, c.token_id::text AS token_id
-        FROM jsonb_to_recordset(${JSON.stringify(list)}::jsonb)
-          AS k(type text, vault text, delegate text, contract text, "tokenId" numeric)
+        FROM ${v1KeysSql(keys)}
         CROSS JOIN LATERAL (
           SELECT * FROM ${table("v1_delegation_change")} c
           WHERE c.chain_id = ${chainId} AND c.vault = k.vault AND c.delegate = k.delegate AND c.type = k.type

@@ -1,59 +1,96 @@
 import { type Address, type Hex, zeroHash } from "viem";
-import { ParseError, parseAddress, parseChainId, parseRights, parseUint256 } from "../core/parse";
+import {
+  ParseError,
+  parseAddress,
+  parseBlockNumber,
+  parseChainId,
+  parseLimit,
+  parseRights,
+  parseUint256,
+} from "../core/parse";
 import { Problem } from "./problem";
 
 /**
- * The query string of one request, decoded strictly: malformed percent-encoding is an error (not
- * passed through), and a parameter the route reads may appear only once.
+ * A request's parameters, decoded strictly: a query string (malformed percent-encoding is an error,
+ * not passed through), or one item of a batch of checks (its fields, named `checks[17].to` in
+ * errors). A parameter the route reads may appear only once.
  */
 export class Params {
   private readonly values = new Map<string, string[]>();
 
-  constructor(url: string) {
-    const start = url.indexOf("?");
-    if (start === -1) return;
-    const end = url.indexOf("#", start);
-    for (const pair of url.slice(start + 1, end === -1 ? undefined : end).split("&")) {
-      if (pair === "") continue;
-      const eq = pair.indexOf("=");
-      const name = decode(eq === -1 ? pair : pair.slice(0, eq));
-      const value = eq === -1 ? "" : decode(pair.slice(eq + 1));
+  /** Parameters from name-value pairs; `prefix` names them in errors (`checks[3]` gives `checks[3].to`). */
+  constructor(
+    entries: Iterable<readonly [string, string]>,
+    private readonly prefix = "",
+  ) {
+    for (const [name, value] of entries) {
       const list = this.values.get(name);
       if (list) list.push(value);
       else this.values.set(name, [value]);
     }
   }
 
+  /** The parameters of a URL's query string. */
+  static ofUrl(url: string): Params {
+    const start = url.indexOf("?");
+    if (start === -1) return new Params([]);
+    const end = url.indexOf("#", start);
+    const pairs = url
+      .slice(start + 1, end === -1 ? undefined : end)
+      .split("&")
+      .filter((pair) => pair !== "")
+      .map((pair): [string, string] => {
+        const eq = pair.indexOf("=");
+        return [decode(eq === -1 ? pair : pair.slice(0, eq)), eq === -1 ? "" : decode(pair.slice(eq + 1))];
+      });
+    return new Params(pairs);
+  }
+
+  /** Every name-value pair, in the order given. */
+  entries(): [string, string][] {
+    return [...this.values].flatMap(([name, list]) => list.map((value): [string, string] => [name, value]));
+  }
+
+  /** How errors name parameter `name`. */
+  private named(name: string): string {
+    return this.prefix === "" ? name : `${this.prefix}.${name}`;
+  }
+
   /** The parameter's value, or undefined when absent. */
   get(name: string): string | undefined {
     const list = this.values.get(name);
     if (list === undefined) return undefined;
-    if (list.length > 1)
-      throw new Problem("invalid_parameter", `'${name}' is given ${list.length} times; give it once`, { param: name });
+    if (list.length > 1) {
+      const param = this.named(name);
+      throw new Problem("invalid_parameter", `'${param}' is given ${list.length} times; give it once`, { param });
+    }
     return list[0];
+  }
+
+  /** Parses an optional parameter; undefined when absent. */
+  optional<T>(name: string, parse: (value: string) => T): T | undefined {
+    const raw = this.get(name);
+    return raw === undefined ? undefined : parseParam(this.named(name), raw, parse);
   }
 
   /** Parses a required parameter, or any of its alternative names (which must then agree). */
   required<T>(names: readonly string[], parse: (value: string) => T, same: (a: T, b: T) => boolean = Object.is): T {
     let found: { name: string; value: T } | undefined;
     for (const name of names) {
-      const raw = this.get(name);
-      if (raw === undefined) continue;
-      const value = parseParam(name, raw, parse);
+      const value = this.optional(name, parse);
+      if (value === undefined) continue;
       if (found && !same(found.value, value)) {
         throw new Problem(
           "conflicting_parameter",
-          `'${found.name}' and '${name}' name the same party with different values`,
-          {
-            param: name,
-          },
+          `'${this.named(found.name)}' and '${this.named(name)}' name the same party with different values`,
+          { param: this.named(name) },
         );
       }
       found ??= { name, value };
     }
     if (!found) {
-      const expected = names.map((n) => `'${n}'`).join(" or ");
-      throw new Problem("missing_parameter", `${expected} is required`, { param: names[0] });
+      const expected = names.map((n) => `'${this.named(n)}'`).join(" or ");
+      throw new Problem("missing_parameter", `${expected} is required`, { param: this.named(names[0]!) });
     }
     return found.value;
   }
@@ -70,8 +107,17 @@ export class Params {
 
   /** The v2 `rights`, as bytes32; absent: none (zero). */
   rights(): Hex {
-    const raw = this.get("rights");
-    return raw === undefined ? zeroHash : parseParam("rights", raw, parseRights);
+    return this.optional("rights", parseRights) ?? zeroHash;
+  }
+
+  /** The block to answer at (`blockNumber`); undefined: the newest indexed. */
+  blockNumber(): bigint | undefined {
+    return this.optional("blockNumber", parseBlockNumber);
+  }
+
+  /** A page's `limit`, else `fallback` (undefined: the whole list). */
+  limit(fallback?: number): number | undefined {
+    return this.optional("limit", parseLimit) ?? fallback;
   }
 
   /** The chain asked for (default 1), which must be one this instance serves. */
@@ -83,10 +129,7 @@ export class Params {
       throw new Problem(
         "unsupported_chain",
         `chainId ${JSON.stringify(raw ?? "1")} is not served here; this instance serves chainId ${list}`,
-        {
-          param: "chainId",
-          chains: served,
-        },
+        { param: this.named("chainId"), chains: served },
       );
     }
     return id;

@@ -10,6 +10,10 @@ export type ProblemCode =
   | "method_not_allowed"
   | "rate_limited"
   | "chain_syncing"
+  | "block_not_indexed"
+  | "invalid_body"
+  | "unsupported_media_type"
+  | "chain_reorganized"
   | "internal"
   // Raised by Node's HTTP parser, before the app (api/client-error.ts).
   | "malformed_request"
@@ -28,6 +32,10 @@ const TITLES: Record<ProblemCode, [status: number, title: string]> = {
   method_not_allowed: [405, "Method not allowed"],
   rate_limited: [429, "Too many requests"],
   chain_syncing: [503, "Chain still syncing"],
+  block_not_indexed: [400, "Block not indexed"],
+  invalid_body: [400, "Invalid body"],
+  unsupported_media_type: [415, "Unsupported media type"],
+  chain_reorganized: [503, "Chain reorganized beyond finality"],
   internal: [500, "Internal error"],
   malformed_request: [400, "Malformed request"],
   request_timeout: [408, "Request timeout"],

@@ -4,6 +4,7 @@
  * tests hold both to the contracts.
  */
 import { type SQL, sql } from "drizzle-orm";
+import type { V1Key } from "../core/v1";
 
 /**
  * Whether v2 event row `e` leaves its delegation enabled: `enable`, or for ERC20/ERC1155 (whose
@@ -17,3 +18,11 @@ export const v2EnablesSql = (e: SQL) => sql`coalesce(${e}.enable, ${e}.amount > 
  */
 export const v1InForceSql = (d: SQL, vaultVersion: SQL, pairVersion: SQL) =>
   sql`(${d}.enabled AND ${d}.vault_version = ${vaultVersion} AND ${d}.pair_version = ${pairVersion})`;
+
+/**
+ * v1 keys as a relation `k(type, vault, delegate, contract, "tokenId")`, in one parameter however
+ * many (a batch asks up to 30,000).
+ */
+export const v1KeysSql = (keys: readonly V1Key[]) =>
+  sql`jsonb_to_recordset(${JSON.stringify(keys.map((k) => ({ ...k, tokenId: k.tokenId.toString() })))}::jsonb)
+    AS k(type text, vault text, delegate text, contract text, "tokenId" numeric)`;

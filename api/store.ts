@@ -1,9 +1,12 @@
 import { type SQL, sql } from "drizzle-orm";
+import { PgDialect } from "drizzle-orm/pg-core";
 import type { Address, Hex } from "viem";
 import { causes } from "../core/errors";
 import type { V1Key, V1Type } from "../core/v1";
 import type { V2DelegationType, V2State } from "../core/v2";
+import type { Query } from "./access/db";
 import { checkpointsSql, readySql } from "./ponder-0.16.10";
+import { v1InForceSql, v1KeysSql } from "./rules-sql";
 
 /** What the store knows of a chain at the moment of one answer. */
 export type ChainView<T> = {
@@ -42,7 +45,7 @@ export interface Store {
   v2Enabled(chainId: number, hashes: readonly Hex[]): Promise<ChainView<Map<Hex, V2State>> | undefined>;
   /** The wallet's enabled v2 delegations, incoming and outgoing, in first-enable order. */
   v2Wallet(chainId: number, wallet: Address): Promise<ChainView<V2Row[]> | undefined>;
-  /** The v1 delegations in force among `keys` (all of one vault and delegate). */
+  /** The v1 delegations in force among `keys` (of any vaults and delegates). */
   v1InForce(chainId: number, keys: readonly V1Key[]): Promise<ChainView<V1Row[]> | undefined>;
   /** The wallet's v1 delegations in force, as vault or delegate, in creation order. */
   v1Wallet(chainId: number, wallet: Address): Promise<ChainView<V1Row[]> | undefined>;
@@ -52,6 +55,16 @@ export interface Store {
 
 /** Runs one SQL statement; Ponder's read-only `db.execute` and drizzle over node-postgres both fit. */
 export type Execute = (query: SQL) => Promise<{ rows: Record<string, unknown>[] }>;
+
+const dialect = new PgDialect();
+
+/** An Execute over a database that takes SQL text with `$n` parameters (api/access/db.ts). */
+export const executeOver =
+  (query: Query): Execute =>
+  (statement) => {
+    const { sql: text, params } = dialect.sqlToQuery(statement);
+    return query(text, params);
+  };
 
 const readPosition = (row: Record<string, unknown>) => ({
   indexedBlock: BigInt(row.indexed_block as string),
@@ -161,14 +174,12 @@ export function createSqlStore(execute: Execute, schema: string): Store {
            amount::text AS amount, first_block, first_log_index, enabled AS counts, updated_block::text AS touched
     FROM ${table("v2_delegation")} WHERE chain_id = ${chainId} AND ${where}`;
 
-  // In force: enabled at the vault's and the pair's current versions (core/v1.ts, v1InForce).
   // The versions are looked up per candidate row (LIMIT 1, one row by primary key, keeps the
   // planner from making them joins): a hash join would read the whole version tables.
   const v1 = (chainId: number, where: SQL) => sql`
     SELECT d.chain_id, d.type, d.vault, d.delegate, d.contract, d.token_id::text AS token_id,
            d.created_block, d.created_log_index,
-           d.enabled AND d.vault_version = coalesce(vv.version, 0)
-             AND d.pair_version = coalesce(pv.version, 0) AS counts,
+           ${v1InForceSql(sql`d`, sql`coalesce(vv.version, 0)`, sql`coalesce(pv.version, 0)`)} AS counts,
            greatest(d.updated_block, coalesce(vv.updated_block, 0), coalesce(pv.updated_block, 0))::text AS touched
     FROM ${table("v1_delegation")} d
     LEFT JOIN LATERAL (SELECT v.version, v.updated_block FROM ${table("v1_vault_version")} v
@@ -181,13 +192,9 @@ export function createSqlStore(execute: Execute, schema: string): Store {
 
   return {
     v2Enabled(chainId, hashes) {
-      // No hashes (from = 0x0 or 0x1): still read the chain's checkpoint.
-      const where = hashes.length
-        ? sql`hash IN (${sql.join(
-            hashes.map((h) => sql`${h}`),
-            sql`, `,
-          )})`
-        : sql`false`;
+      // One parameter however many hashes (a batch asks up to 60,000). None (from = 0x0 or 0x1):
+      // still read the chain's checkpoint.
+      const where = sql`hash IN (SELECT jsonb_array_elements_text(${JSON.stringify(hashes)}::jsonb))`;
       return view(chainId, v2(chainId, where), sql`d.hash`, (rows) => {
         const data = new Map<Hex, V2State>();
         for (const row of rows) data.set(row.hash as Hex, { enabled: true, amount: bigintOrNull(row.amount) ?? 0n });
@@ -201,15 +208,8 @@ export function createSqlStore(execute: Execute, schema: string): Store {
     },
 
     v1InForce(chainId, keys) {
-      const [first] = keys;
-      if (first === undefined) throw new Error("v1InForce needs at least one key");
-      const anyKey = sql.join(
-        keys.map(
-          (k) => sql`(d.type = ${k.type} AND d.contract = ${k.contract} AND d.token_id = ${k.tokenId.toString()})`,
-        ),
-        sql` OR `,
-      );
-      const where = sql`d.vault = ${first.vault} AND d.delegate = ${first.delegate} AND (${anyKey})`;
+      const where = sql`(d.vault, d.delegate, d.type, d.contract, d.token_id) IN (
+        SELECT k.vault, k.delegate, k.type, k.contract, k."tokenId" FROM ${v1KeysSql(keys)})`;
       return view(chainId, v1(chainId, where), sql`d.created_block, d.created_log_index`, v1Rows);
     },
 

@@ -50,6 +50,28 @@ export function parseRights(input: string): Hex {
   return stringToHex(input, { size: 32 });
 }
 
+/** The largest block number asked about: 2^63-1, as Postgres's bigint holds it. */
+export const MAX_BLOCK_NUMBER = (1n << 63n) - 1n;
+
+/** Parses a block number given in decimal or 0x-hex, from 0 to 2^63-1. */
+export function parseBlockNumber(input: string): bigint {
+  const expected = "a block number from 0 to 2^63-1, in decimal or 0x-hex";
+  if (!DECIMAL.test(input) && !HEX.test(input)) throw new ParseError(expected);
+  const value = BigInt(input);
+  if (value > MAX_BLOCK_NUMBER) throw new ParseError(expected);
+  return value;
+}
+
+/** The most items one page holds (api-contract.md, "Pages"). */
+export const MAX_PAGE_LIMIT = 1000;
+
+/** Parses a page's `limit`: a decimal integer from 1 to MAX_PAGE_LIMIT. */
+export function parseLimit(input: string): number {
+  const value = /^[0-9]{1,4}$/.test(input) ? Number(input) : 0;
+  if (value < 1 || value > MAX_PAGE_LIMIT) throw new ParseError(`an integer from 1 to ${MAX_PAGE_LIMIT}`);
+  return value;
+}
+
 const CHAIN_ID = /^[0-9]{1,16}$/;
 
 /** Parses a chain id: a positive decimal integer. Whether it is served is decided elsewhere. */

@@ -23,6 +23,9 @@ export type V1Key = {
   tokenId: bigint;
 };
 
+/** A key's identity as one string: keys are equal exactly when their strings are. */
+export const v1KeyString = (k: V1Key) => `${k.vault}|${k.delegate}|${k.type}|${k.contract}|${k.tokenId}`;
+
 export type V1Versions = { vault: number; pair: number };
 
 /** One delegation key's last write: enabled or not, at which versions, created where. */

@@ -11,11 +11,13 @@ import { openAccess } from "../api/access/open";
 import { pgAccessDb } from "../api/access/pg";
 import { createApp } from "../api/app";
 import { chainStatus } from "../api/chains";
+import { createHistoryStore } from "../api/history-store";
 import { startHttpServer } from "../api/http-server";
 import { countRequests, metricsText, type RequestCounts, sumFigures } from "../api/metrics";
 import { probes } from "../api/probes";
 import { createReplicaStore } from "../api/replica/store";
 import { readServedChains } from "../api/served-chains";
+import { executeOver } from "../api/store";
 import { serveSettings, settingsOrExit } from "../core/settings";
 import { gatherWorkerFigures, workerFigures } from "./cluster-figures";
 
@@ -105,7 +107,16 @@ async function runWorker() {
       });
       return c.text(text, 200, { "Content-Type": "text/plain; version=0.0.4; charset=utf-8" });
     })
-    .route("/", createApp({ store, chains: served, access, behindAfterSeconds: behindAfter }));
+    .route(
+      "/",
+      createApp({
+        store,
+        history: createHistoryStore(executeOver(database.query), indexerSchema),
+        chains: served,
+        access,
+        behindAfterSeconds: behindAfter,
+      }),
+    );
   const http = await startHttpServer({ fetch: app.fetch, port, hostname: settings.host });
   console.log(`API worker ${process.pid} serving ${served.map((c) => c.id).join(", ")} on port ${port}`);
 

@@ -43,6 +43,21 @@ describe("the sliding window", () => {
   });
 });
 
+describe("a batch's items", () => {
+  const policy = { limit: 3, windowMs: 10_000 };
+
+  it("count one request each, all let through or none, and a refused batch spends nothing", () => {
+    const two = slide([0], 1_000, policy, 2);
+    expect(two.verdict).toMatchObject({ allowed: true, remaining: 0 });
+    expect(two.hits).toEqual([0, 1_000, 1_000]);
+    const refused = slide([0], 1_000, policy, 3);
+    expect(refused.verdict).toMatchObject({ allowed: false, remaining: 2, resetMs: 9_000 });
+    expect(refused.hits).toEqual([0]);
+    // More items than the limit ever allows, in an empty window: refused, nothing to wait for.
+    expect(slide([], 0, policy, 4).verdict).toMatchObject({ allowed: false, remaining: 3, resetMs: 0 });
+  });
+});
+
 describe("the in-memory limiter", () => {
   afterEach(() => vi.useRealTimers());
 

@@ -11,28 +11,34 @@ export type Verdict = Policy & {
   resetMs: number;
 };
 
-/** Counts one request of a client (an address) against the keyless limit. */
+/** Counts a client's (an address's) requests against the keyless limit. */
 export interface RateLimiter {
-  take(client: string): Promise<Verdict>;
+  /** Counts `count` requests (a batch's items) at once: all of them are let through, or none. */
+  take(client: string, count?: number): Promise<Verdict>;
   close(): Promise<void>;
 }
 
 /**
  * The sliding window, exact to the request: `hits` are the times of the client's requests that
  * were let through and may still be in the window; refused requests do not count. Returns the
- * hits to keep (those in the window, plus `now` when allowed).
+ * hits to keep (those in the window, plus `count` at `now` when allowed).
  */
-export function slide(hits: readonly number[], now: number, policy: Policy): { verdict: Verdict; hits: number[] } {
+export function slide(
+  hits: readonly number[],
+  now: number,
+  policy: Policy,
+  count = 1,
+): { verdict: Verdict; hits: number[] } {
   const kept = hits.filter((t) => t > now - policy.windowMs);
-  const allowed = kept.length < policy.limit;
-  if (allowed) kept.push(now);
+  const allowed = kept.length + count <= policy.limit;
+  if (allowed) for (let i = 0; i < count; i++) kept.push(now);
   return {
     hits: kept,
     verdict: {
       allowed,
       ...policy,
       remaining: policy.limit - kept.length,
-      resetMs: Math.max(0, Math.min(...kept) + policy.windowMs - now),
+      resetMs: kept.length === 0 ? 0 : Math.max(0, Math.min(...kept) + policy.windowMs - now),
     },
   };
 }

@@ -11,13 +11,13 @@ import { KEYLESS, type Policy, type RateLimiter, slide } from "./limit";
 export function memoryLimiter(policy: Policy = KEYLESS, maxClients = 100_000): RateLimiter {
   const clients = new Map<string, number[]>();
   return {
-    async take(client) {
+    async take(client, count = 1) {
       const now = Date.now();
       for (const [oldest, hits] of clients) {
         if (hits.at(-1)! > now - policy.windowMs) break;
         clients.delete(oldest);
       }
-      const { verdict, hits } = slide(clients.get(client) ?? [], now, policy);
+      const { verdict, hits } = slide(clients.get(client) ?? [], now, policy, count);
       if (verdict.allowed) {
         // Re-inserted: it moves to the back, the map stays ordered by latest request.
         clients.delete(client);

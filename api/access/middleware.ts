@@ -32,11 +32,21 @@ function rateLimitHeaders(verdict: Verdict) {
   };
 }
 
+/** What the access check leaves a route: how to count a batch's items against the keyless limit. */
+export type AccessVariables = {
+  /**
+   * Counts `count` requests (a batch's items) against the keyless limit, or throws `rate_limited`
+   * having counted none. A no-op for a keyed request, and for any but a POST (counted on arrival).
+   */
+  spendKeyless: (count: number) => Promise<void>;
+};
+
 /**
  * A request with X-API-KEY must carry a valid key (a bad one is refused, never served as keyless);
- * a request without one is counted against its client's keyless limit.
+ * a request without one is counted against its client's keyless limit: on arrival, as one request,
+ * or for a POST (a batch of checks) by the route, once it knows how many items the batch holds.
  */
-export function requireAccess(options: AccessOptions): MiddlewareHandler {
+export function requireAccess(options: AccessOptions): MiddlewareHandler<{ Variables: AccessVariables }> {
   return async (c, next) => {
     const key = c.req.header("X-API-KEY");
     if (key !== undefined) {
@@ -46,20 +56,32 @@ export function requireAccess(options: AccessOptions): MiddlewareHandler {
           "the X-API-KEY is unknown or revoked; send a valid key, or no key to be served within the keyless limit",
         );
       }
+      c.set("spendKeyless", async () => {});
       return next();
     }
-    const verdict = await options.limiter.take(client(c, options.trustProxy));
-    const headers = rateLimitHeaders(verdict);
-    if (!verdict.allowed) {
-      const retryAfter = headers["RateLimit-Reset"];
-      throw new Problem(
-        "rate_limited",
-        `at most ${verdict.limit} requests in ${verdict.windowMs / 1000} seconds without an API key; ` +
-          `retry in ${retryAfter} s, or send an X-API-KEY`,
-        { headers: { ...headers, "Retry-After": retryAfter } },
-      );
+    let headers: Record<string, string> | undefined;
+    const spend = async (count: number) => {
+      const verdict = await options.limiter.take(client(c, options.trustProxy), count);
+      const these = rateLimitHeaders(verdict);
+      headers = these;
+      if (!verdict.allowed) {
+        const retryAfter = these["RateLimit-Reset"];
+        const limit = `at most ${verdict.limit} requests in ${verdict.windowMs / 1000} seconds without an API key`;
+        throw new Problem(
+          "rate_limited",
+          count > verdict.limit
+            ? `${limit}, and this batch counts ${count} (one per check): send an X-API-KEY, or smaller batches`
+            : `${limit}${count === 1 ? "" : ` (this batch counts ${count})`}; retry in ${retryAfter} s, or send an X-API-KEY`,
+          { headers: { ...these, "Retry-After": retryAfter } },
+        );
+      }
+    };
+    if (c.req.method === "POST") c.set("spendKeyless", spend);
+    else {
+      await spend(1);
+      c.set("spendKeyless", async () => {});
     }
     await next();
-    for (const [name, value] of Object.entries(headers)) c.res.headers.set(name, value);
+    for (const [name, value] of Object.entries(headers ?? {})) c.res.headers.set(name, value);
   };
 }

@@ -29,7 +29,7 @@ export async function sqlLimiter(db: AccessDb, schema: string, policy: Policy = 
   sweep.unref();
 
   return {
-    take: (client) =>
+    take: (client, count = 1) =>
       db.transaction(async (query) => {
         await query("SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))", [lockSpace, client]);
         const { rows } = await query(
@@ -38,7 +38,7 @@ export async function sqlLimiter(db: AccessDb, schema: string, policy: Policy = 
           [client],
         );
         const now = Number(rows[0]!.now);
-        const { verdict, hits } = slide(((rows[0]!.hits as number[] | null) ?? []).map(Number), now, policy);
+        const { verdict, hits } = slide(((rows[0]!.hits as number[] | null) ?? []).map(Number), now, policy, count);
         if (verdict.allowed) {
           await query(
             `INSERT INTO ${windows} (client, hits, newest) VALUES ($1, $2, $3)

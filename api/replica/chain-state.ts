@@ -1,5 +1,5 @@
 import type { Address, Hex } from "viem";
-import { type V1Key, type V1State, type V1Type, v1InForce } from "../../core/v1";
+import { type V1Key, type V1State, type V1Type, v1InForce, v1KeyString } from "../../core/v1";
 import type { V2DelegationType, V2State } from "../../core/v2";
 import type { V1Row, V2Row } from "../store";
 
@@ -23,8 +23,6 @@ export type StateRow =
   | { table: "vault"; row: VersionEntry }
   | { table: "pair"; row: VersionEntry };
 
-/** A v1 delegation's key in the copy's maps. */
-export const v1KeyOf = (k: V1Key) => `${k.vault}|${k.delegate}|${k.type}|${k.contract}|${k.tokenId}`;
 /** A (vault, delegate) pair's key in the copy's maps. */
 export const pairKeyOf = (vault: Address, delegate: Address) => `${vault}|${delegate}`;
 
@@ -34,7 +32,7 @@ export function rowKey(r: StateRow): string {
     case "v2":
       return `v2:${r.row.hash}`;
     case "v1":
-      return `v1:${v1KeyOf(r.row)}`;
+      return `v1:${v1KeyString(r.row)}`;
     case "vault":
       return `vault:${r.row.vault}`;
     case "pair":
@@ -89,7 +87,7 @@ export class ChainState {
         break;
       }
       case "v1": {
-        const k = v1KeyOf(r.row);
+        const k = v1KeyString(r.row);
         this.v1.set(k, r.row);
         for (const wallet of [r.row.vault, r.row.delegate]) {
           const set = this.v1ByWallet.get(wallet) ?? new Set();
@@ -193,7 +191,7 @@ export class ChainState {
 
   v1InForce(keys: readonly V1Key[]): V1Row[] {
     const rows = keys
-      .map((k) => this.v1.get(v1KeyOf(k)))
+      .map((k) => this.v1.get(v1KeyString(k)))
       .filter((row): row is V1Entry => row !== undefined && this.inForce(row));
     return sortV1(rows).map(v1Row);
   }

@@ -33,7 +33,16 @@ export async function openWaitingRoom(
       "/",
       probes(async () => ({ ready: false, text: "waiting for the RPC: not indexing yet" })),
     )
-    .route("/", createApp({ store: nothingIndexed, chains, access, behindAfterSeconds: settings.behindAfterSeconds }));
+    .route(
+      "/",
+      createApp({
+        store: nothingIndexed,
+        history: undefined,
+        chains,
+        access,
+        behindAfterSeconds: settings.behindAfterSeconds,
+      }),
+    );
   const http = await startHttpServer({ fetch: app.fetch, port }).catch(async (error: Error) => {
     await access.close();
     throw error;

@@ -5,6 +5,7 @@ import { openAccess } from "../../api/access/open";
 import { createApp } from "../../api/app";
 import { logBackfillProgress } from "../../api/backfill-progress";
 import { answerClientErrors } from "../../api/client-error";
+import { createHistoryStore } from "../../api/history-store";
 import { onPonderServer } from "../../api/ponder-0.16.10";
 import { publishServedChains, servedChain } from "../../api/served-chains";
 import { createSqlStore } from "../../api/store";
@@ -30,6 +31,7 @@ onPonderServer(answerClientErrors);
 
 export default createApp({
   store: createSqlStore((query) => db.execute(query), schema),
+  history: createHistoryStore((query) => db.execute(query), schema),
   chains,
   access,
   behindAfterSeconds,
