@@ -31,15 +31,23 @@ function syncing(chainId: number, indexedBlock?: bigint): Problem {
   });
 }
 
-/** A request's parameters and the chain it asks about (one the version is served on). */
+/** A request's parameters and the chain it asks about (see servedChainId). */
 export function chainRequest(c: Context<Env>, version: "v1" | "v2"): { chainId: number; params: Params } {
   const params = Params.ofUrl(c.req.url);
-  return { params, chainId: params.chainId(servedChains(c, version)) };
+  return { params, chainId: servedChainId(c, version, params) };
 }
 
-/** The chains where `version` is served. */
-export const servedChains = (c: Context<Env>, version: "v1" | "v2") =>
-  c.var.chains.filter((chain) => chain[version] !== undefined).map((chain) => chain.id);
+/**
+ * The chain `params` ask about: one where `version` is served, and whose indexed history can be
+ * trusted (else 503 chain_reorganized: it mixes two branches, see api/deep-reorg.ts).
+ */
+export function servedChainId(c: Context<Env>, version: "v1" | "v2", params: Params): number {
+  const served = c.var.chains.filter((chain) => chain[version] !== undefined).map((chain) => chain.id);
+  const chainId = params.chainId(served);
+  const alarm = c.var.alarms.current().get(chainId);
+  if (alarm !== undefined) throw new Problem("chain_reorganized", alarm);
+  return chainId;
+}
 
 /** The chain's newest indexed block, once it is backfilled (else 503). */
 export async function readyPosition(c: Context<Env>, chainId: number): Promise<ChainPosition> {

@@ -6,6 +6,7 @@
 import { describe, expect, it } from "vitest";
 import type { Access } from "./access/open";
 import { createApp } from "./app";
+import { NO_ALARMS } from "./chain-alarms";
 import type { Store } from "./store";
 
 const nothingIndexed: Store = {
@@ -56,7 +57,14 @@ const list = (header: string | null) => (header ?? "").split(",").map((item) => 
 describe("CORS", () => {
   it("answers a preflight: 204, the methods and headers allowed, a day's max age, Allow; not counted", async () => {
     const access = openAccess();
-    const app = createApp({ store: nothingIndexed, history: undefined, chains, access, behindAfterSeconds: 120 });
+    const app = createApp({
+      store: nothingIndexed,
+      history: undefined,
+      alarms: NO_ALARMS,
+      chains,
+      access,
+      behindAfterSeconds: 120,
+    });
     const res = await app.request(CHECK, {
       method: "OPTIONS",
       headers: {
@@ -80,6 +88,7 @@ describe("CORS", () => {
     const app = createApp({
       store: nothingIndexed,
       history: undefined,
+      alarms: NO_ALARMS,
       chains,
       access: openAccess(),
       behindAfterSeconds: 120,

@@ -3,6 +3,7 @@ import { cors } from "hono/cors";
 import { type AccessVariables, requireAccess } from "./access/middleware";
 import type { Access } from "./access/open";
 import { admin } from "./admin";
+import type { ChainAlarms } from "./chain-alarms";
 import { chains } from "./chains";
 import type { HistoryStore } from "./history-store";
 import { portal } from "./portal";
@@ -30,6 +31,7 @@ export type Env = {
     store: Store;
     history: HistoryStore | undefined;
     chains: readonly ServedChain[];
+    alarms: ChainAlarms;
     behindAfterSeconds: number;
   };
 };
@@ -51,6 +53,8 @@ export type AppOptions = {
   /** Answers at past blocks, pages and the events; undefined where nothing is indexed yet (503). */
   history: HistoryStore | undefined;
   chains: readonly ServedChain[];
+  /** Chains refused for a reorganization deeper than the finality depth (api/chain-alarms.ts). */
+  alarms: ChainAlarms;
   /** Keys and the keyless limit on /registry; the admin endpoints' token. */
   access: Access;
   /** A chain whose newest indexed block is older is reported `behind` (BEHIND_AFTER_SECONDS). */
@@ -90,6 +94,7 @@ export function createApp(options: AppOptions): Hono<Env> {
       }
       c.set("store", options.store);
       c.set("history", options.history);
+      c.set("alarms", options.alarms);
       c.set("chains", options.chains);
       c.set("behindAfterSeconds", options.behindAfterSeconds);
       await next();

@@ -14,6 +14,12 @@ describe("chainStatus", () => {
     expect(chainStatus(at(879), 1_000, 120)).toEqual({ status: "behind", lagSeconds: 121 });
   });
 
+  it("is reorganized once the chain is alarmed, whatever else holds", () => {
+    expect(chainStatus(at(1_000), 1_000, 120, true)).toEqual({ status: "reorganized", lagSeconds: 0 });
+    expect(chainStatus(at(400, false), 1_000, 120, true)).toEqual({ status: "reorganized", lagSeconds: 600 });
+    expect(chainStatus(undefined, 1_000, 120, true)).toEqual({ status: "reorganized", lagSeconds: null });
+  });
+
   it("never reports a negative lag (a block stamped ahead of this clock)", () => {
     expect(chainStatus(at(1_005), 1_000, 120)).toEqual({ status: "live", lagSeconds: 0 });
   });

@@ -7,7 +7,11 @@
  * finalized) with the chain's, and on a difference raises an alarm for the chain. Every answer for
  * it is then a `503 chain_reorganized` until it is re-indexed (README, Operations).
  */
-import type { Hex } from "viem";
+import { type SQL, sql } from "drizzle-orm";
+import { createPublicClient, fallback, type Hex, http } from "viem";
+import type { ChainAlarms } from "./chain-alarms";
+import { checkpointsSql } from "./ponder-0.16.10";
+import type { Execute } from "./store";
 
 /** A block as the indexer indexed it. */
 export type IndexedBlock = { number: bigint; hash: Hex };
@@ -40,4 +44,99 @@ export function deepReorgDetail(chainId: number, replaced: Replaced, final: bigi
     `${final} as final) replaced blocks it had indexed, so the indexed state mixes two branches. Answers for ` +
     "this chain are refused until it is re-indexed: start the indexer on a new DATABASE_SCHEMA (README, Operations)."
   );
+}
+
+/** How many of the newest final blocks with registry events are compared each round, and of the final blocks noted. */
+const NEWEST = 8;
+
+/** A chain to watch: its id and RPC URLs. */
+export type WatchedChain = { id: number; rpc: string[] };
+
+/**
+ * Every `everyMs`, for each chain, compares with the chain's hashes: the newest final blocks with
+ * registry events (each new one once, then the newest again each round) and the indexer's final
+ * block, noted as it moves (that one catches a reorganization that replaced only blocks without
+ * registry events, whose new branch may hold some the indexer never saw). A difference raises the
+ * chain's alarm and logs what happened and how to recover. Stops with `stop()`.
+ */
+export function watchDeepReorgs(options: {
+  chains: readonly WatchedChain[];
+  execute: Execute;
+  schema: string;
+  alarms: ChainAlarms;
+  everyMs: number;
+  log?: (message: string) => void;
+}): { stop(): void } {
+  const log = options.log ?? ((message: string) => console.error(message));
+  const table = (name: string) => sql`${sql.identifier(options.schema)}.${sql.identifier(name)}`;
+  const rows = async (query: SQL) => (await options.execute(query)).rows;
+  const watched = options.chains.map((chain) => ({
+    id: chain.id,
+    client: createPublicClient({ transport: fallback(chain.rpc.map((url) => http(url))) }),
+    /** Final blocks with events compared once already, by "number:hash". */
+    verified: new Set<string>(),
+    /** The indexer's final blocks as the chain gave them when each became final, newest last. */
+    finals: [] as IndexedBlock[],
+  }));
+
+  async function check(chain: (typeof watched)[number]) {
+    if (options.alarms.current().has(chain.id)) return;
+    const [position] = await rows(
+      sql`SELECT c.finalized_block::text AS final FROM ${sql.raw(checkpointsSql(options.schema))} c
+        WHERE c.chain_id = ${chain.id}`,
+    );
+    if (position === undefined) return;
+    const final = BigInt(position.final as string);
+    const events = (
+      await rows(sql`
+        SELECT block_number::text AS number, block_hash AS hash FROM (
+          (SELECT block_number, block_hash FROM ${table("v2_event")}
+           WHERE chain_id = ${chain.id} AND block_number <= ${final.toString()}::bigint
+           ORDER BY block_number DESC LIMIT ${NEWEST})
+          UNION
+          (SELECT block_number, block_hash FROM ${table("v1_event")}
+           WHERE chain_id = ${chain.id} AND block_number <= ${final.toString()}::bigint
+           ORDER BY block_number DESC LIMIT ${NEWEST})) b
+        ORDER BY block_number DESC LIMIT ${NEWEST}`)
+    ).map((row) => ({ number: BigInt(row.number as string), hash: row.hash as Hex }));
+    const key = (b: IndexedBlock) => `${b.number}:${b.hash}`;
+    const compared = [...events.filter((b, i) => i === 0 || !chain.verified.has(key(b))), ...chain.finals];
+    const numbers = [...new Set([...compared.map((b) => b.number), final])];
+    const hashes = new Map<bigint, Hex | null>(
+      await Promise.all(
+        numbers.map(async (number): Promise<[bigint, Hex | null]> => {
+          const block = await chain.client.getBlock({ blockNumber: number }).catch(() => null);
+          return [number, block?.hash ?? null];
+        }),
+      ),
+    );
+    const replaced = replacedBlock(compared, hashes, final);
+    if (replaced !== undefined) {
+      const detail = deepReorgDetail(chain.id, replaced, final);
+      log(`DEEP REORGANIZATION: ${detail}`);
+      await options.alarms.raise(chain.id, detail);
+      return;
+    }
+    for (const b of events) chain.verified.add(key(b));
+    const finalHash = hashes.get(final);
+    if (finalHash && chain.finals.at(-1)?.number !== final) {
+      chain.finals.push({ number: final, hash: finalHash });
+      chain.finals.splice(0, chain.finals.length - NEWEST);
+    }
+  }
+
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  const round = async () => {
+    // One chain's RPC or the database failing is not evidence of anything: the next round asks again.
+    await Promise.all(watched.map((chain) => check(chain).catch(() => {})));
+    if (!stopped) timer = setTimeout(round, options.everyMs);
+  };
+  timer = setTimeout(round, options.everyMs);
+  return {
+    stop() {
+      stopped = true;
+      clearTimeout(timer);
+    },
+  };
 }

@@ -48,13 +48,15 @@ describe("metricsText", () => {
   const text = metricsText({
     figures: { requests: { "/registry/v2/:wallet 200": 7, '/x"y 404': 1 }, rssBytes: 1234 },
     workers: 2,
-    chains: [chain(1), chain(10), chain(137)],
+    chains: [chain(1), chain(10), chain(137), chain(8453)],
     states: new Map([
       [1, { indexedBlock: 20_000_000n, ready: true, indexedTimestamp: 1_000 }],
       [10, { indexedBlock: 5n, ready: true, indexedTimestamp: 800 }],
+      [8453, { indexedBlock: 9n, ready: true, indexedTimestamp: 800 }],
     ]),
     nowSeconds: 1_030,
     behindAfterSeconds: 120,
+    alarmed: new Set([8453]),
   });
   const samples = text.split("\n").filter((line) => line && !line.startsWith("#"));
 
@@ -66,14 +68,22 @@ describe("metricsText", () => {
       "delegation_api_resident_memory_bytes 1234",
       'delegation_chain_indexed_block{chain_id="1"} 20000000',
       'delegation_chain_indexed_block{chain_id="10"} 5',
+      'delegation_chain_indexed_block{chain_id="8453"} 9',
       'delegation_chain_lag_seconds{chain_id="1"} 30',
       'delegation_chain_lag_seconds{chain_id="10"} 230',
+      'delegation_chain_lag_seconds{chain_id="8453"} 230',
       'delegation_chain_ready{chain_id="1"} 1',
       'delegation_chain_ready{chain_id="10"} 1',
       'delegation_chain_ready{chain_id="137"} 0',
+      'delegation_chain_ready{chain_id="8453"} 1',
       'delegation_chain_behind{chain_id="1"} 0',
       'delegation_chain_behind{chain_id="10"} 1',
       'delegation_chain_behind{chain_id="137"} 0',
+      'delegation_chain_behind{chain_id="8453"} 0',
+      'delegation_chain_reorganized{chain_id="1"} 0',
+      'delegation_chain_reorganized{chain_id="10"} 0',
+      'delegation_chain_reorganized{chain_id="137"} 0',
+      'delegation_chain_reorganized{chain_id="8453"} 1',
     ]);
     expect(text.endsWith("\n")).toBe(true);
   });

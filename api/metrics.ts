@@ -45,6 +45,8 @@ export function metricsText(options: {
   states: ReadonlyMap<number, ChainPosition>;
   nowSeconds: number;
   behindAfterSeconds: number;
+  /** The chains alarmed for a reorganization deeper than the finality depth. */
+  alarmed: ReadonlySet<number>;
 }): string {
   const lines = [
     "# HELP delegation_api_requests_total Requests answered, by route pattern and status.",
@@ -65,7 +67,11 @@ export function metricsText(options: {
   ];
   const chains = options.chains.map((chain) => {
     const position = options.states.get(chain.id);
-    return { id: chain.id, position, ...chainStatus(position, options.nowSeconds, options.behindAfterSeconds) };
+    return {
+      id: chain.id,
+      position,
+      ...chainStatus(position, options.nowSeconds, options.behindAfterSeconds, options.alarmed.has(chain.id)),
+    };
   });
   const gauge = (name: string, help: string, value: (chain: (typeof chains)[number]) => bigint | number | null) => {
     lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} gauge`);
@@ -80,9 +86,14 @@ export function metricsText(options: {
     (c) => c.position?.indexedBlock ?? null,
   );
   gauge("delegation_chain_lag_seconds", "Age of the newest block indexed.", (c) => c.lagSeconds);
-  gauge("delegation_chain_ready", "1 once the chain's backfill is done.", (c) => (c.status === "syncing" ? 0 : 1));
+  gauge("delegation_chain_ready", "1 once the chain's backfill is done.", (c) => (c.position?.ready ? 1 : 0));
   gauge("delegation_chain_behind", "1 while the newest block indexed is older than BEHIND_AFTER_SECONDS.", (c) =>
     c.status === "behind" ? 1 : 0,
+  );
+  gauge(
+    "delegation_chain_reorganized",
+    "1 once a reorganization deeper than the indexer's finality depth was found: re-index the chain.",
+    (c) => (c.status === "reorganized" ? 1 : 0),
   );
   return `${lines.join("\n")}\n`;
 }

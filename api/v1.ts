@@ -2,7 +2,7 @@ import { Hono } from "hono";
 import type { Address } from "viem";
 import { parseAddress, parseUint256 } from "../core/parse";
 import { type V1CheckKind, type V1CheckQuery, type V1Key, v1CheckKeys, v1KeyString } from "../core/v1";
-import { answerAt, chainRequest, pageAnswer } from "./answer";
+import { answerAt, chainRequest, pageAnswer, servedChainId } from "./answer";
 import type { Env } from "./app";
 import { batchBodyLimit, readBatch } from "./batch";
 import { historyPage, LISTING_DEFAULT_LIMIT, listingPin } from "./pages";
@@ -55,7 +55,7 @@ export const v1 = new Hono<Env>();
 
 v1.post("/check", batchBodyLimit, async (c) => {
   const batch = await readBatch(c, KINDS, CHECK_PARAMS);
-  const chainId = batch.params.chainId(c.var.chains.filter((chain) => chain.v1).map((chain) => chain.id));
+  const chainId = servedChainId(c, "v1", batch.params);
   const queries = batch.items.map(({ type, params }) => checkQuery(type, params));
   return answerChecks(c, chainId, batch.params.blockNumber(), queries, (answers) => answers);
 });

@@ -2,7 +2,7 @@ import { Hono } from "hono";
 import type { Address, Hex } from "viem";
 import { parseAddress, parseUint256 } from "../core/parse";
 import { type V2CheckKind, type V2CheckQuery, type V2State, v2Check } from "../core/v2";
-import { answerAt, chainRequest, pageAnswer } from "./answer";
+import { answerAt, chainRequest, pageAnswer, servedChainId } from "./answer";
 import type { Env } from "./app";
 import { batchBodyLimit, readBatch } from "./batch";
 import { historyPage, LISTING_DEFAULT_LIMIT, listingPin } from "./pages";
@@ -67,7 +67,7 @@ export const v2 = new Hono<Env>();
 
 v2.post("/check", batchBodyLimit, async (c) => {
   const batch = await readBatch(c, KINDS, CHECK_PARAMS);
-  const chainId = batch.params.chainId(c.var.chains.filter((chain) => chain.v2).map((chain) => chain.id));
+  const chainId = servedChainId(c, "v2", batch.params);
   const queries = batch.items.map(({ type, params }) => checkQuery(type, params));
   return answerChecks(c, chainId, batch.params.blockNumber(), queries, (answers) => answers);
 });

@@ -192,6 +192,14 @@ describe("the Ponder process's settings", () => {
     const settings = ponderSettings({ [PLAN_VARIABLE]: encodePlan(plan), DATABASE_URL: "postgres://db" });
     expect(settings.plan).toEqual(plan);
     expect(settings.database.url).toBe("postgres://db");
+    expect(settings.reorgCheckSeconds).toBe(10);
+  });
+
+  it("check the indexed blocks against the chain every REORG_CHECK_SECONDS, a whole number of seconds", () => {
+    const withPlan = (value: string) => ({ [PLAN_VARIABLE]: encodePlan(plan), REORG_CHECK_SECONDS: value });
+    expect(ponderSettings(withPlan("2")).reorgCheckSeconds).toBe(2);
+    for (const bad of ["0", "1.5", "x", "-1"])
+      expect(() => ponderSettings(withPlan(bad))).toThrow(/^REORG_CHECK_SECONDS="[^"]*": expected an integer/);
   });
 
   it("without it, say to run npm start", () => {

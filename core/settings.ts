@@ -63,6 +63,8 @@ export type LauncherSettings = ApiSettings & {
 export type PonderSettings = ApiSettings & {
   /** What to index: the plan `npm start` hands over in PLAN_VARIABLE (core/plan.ts). */
   plan: IndexedChain[];
+  /** REORG_CHECK_SECONDS (default 10): how often indexed blocks are compared with the chain's (api/deep-reorg.ts). */
+  reorgCheckSeconds: number;
 };
 
 /** `npm run serve`'s settings. */
@@ -193,7 +195,8 @@ export function ponderSettings(env: Environment): PonderSettings {
     );
   }
   try {
-    return { ...api(env), plan: decodePlan(plan) };
+    const reorgCheckSeconds = integer(text(env, "REORG_CHECK_SECONDS"), "REORG_CHECK_SECONDS", 1, 3600) ?? 10;
+    return { ...api(env), plan: decodePlan(plan), reorgCheckSeconds };
   } catch (error) {
     if (error instanceof SettingsError) throw error;
     throw new SettingsError(`${PLAN_VARIABLE} is not a plan \`npm start\` wrote: ${(error as Error).message}`);

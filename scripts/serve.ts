@@ -10,6 +10,7 @@ import { Hono } from "hono";
 import { openAccess } from "../api/access/open";
 import { pgAccessDb } from "../api/access/pg";
 import { createApp } from "../api/app";
+import { openChainAlarms } from "../api/chain-alarms";
 import { chainStatus } from "../api/chains";
 import { createHistoryStore } from "../api/history-store";
 import { startHttpServer } from "../api/http-server";
@@ -74,6 +75,7 @@ async function runWorker() {
     served = await readServedChains(access.db, access.schema, indexerSchema);
   }
   await store.started;
+  const alarms = await openChainAlarms(access.db, access.schema, indexerSchema);
   const behindAfter = settings.behindAfterSeconds;
   // Ready once every chain is backfilled. A chain behind (its RPC fails) is named but keeps the
   // replica in service: its answers stay right for the block they report.
@@ -83,10 +85,10 @@ async function runWorker() {
       return { ready: false, text: "not every chain is backfilled yet" };
     const now = Math.floor(Date.now() / 1000);
     const behind = served.flatMap((chain) => {
-      const { status, lagSeconds } = chainStatus(states.get(chain.id), now, behindAfter);
-      return status === "behind"
-        ? [`chain ${chain.id} is behind: its newest indexed block is ${lagSeconds} s old`]
-        : [];
+      const alarm = alarms.current().get(chain.id);
+      const { status, lagSeconds } = chainStatus(states.get(chain.id), now, behindAfter, alarm !== undefined);
+      if (status === "behind") return [`chain ${chain.id} is behind: its newest indexed block is ${lagSeconds} s old`];
+      return status === "reorganized" ? [`chain ${chain.id} is refused: ${alarm}`] : [];
     });
     return { ready: true, text: behind.join("\n") };
   };
@@ -104,6 +106,7 @@ async function runWorker() {
         states,
         nowSeconds: Math.floor(Date.now() / 1000),
         behindAfterSeconds: behindAfter,
+        alarmed: new Set(alarms.current().keys()),
       });
       return c.text(text, 200, { "Content-Type": "text/plain; version=0.0.4; charset=utf-8" });
     })
@@ -113,6 +116,7 @@ async function runWorker() {
         store,
         history: createHistoryStore(executeOver(database.query), indexerSchema),
         chains: served,
+        alarms,
         access,
         behindAfterSeconds: behindAfter,
       }),
@@ -124,6 +128,7 @@ async function runWorker() {
     setTimeout(() => process.exit(0), SHUTDOWN_MS).unref();
     void http.close(SHUTDOWN_MS).then(async () => {
       store.stop();
+      alarms.close();
       await Promise.allSettled([database.close(), access.close()]);
       process.exit(0);
     });

@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import { openAccess } from "../../api/access/open";
 import { createApp, type ServedChain } from "../../api/app";
+import { NO_ALARMS } from "../../api/chain-alarms";
 import { startHttpServer } from "../../api/http-server";
 import { probes } from "../../api/probes";
 import type { Store } from "../../api/store";
@@ -38,6 +39,7 @@ export async function openWaitingRoom(
       createApp({
         store: nothingIndexed,
         history: undefined,
+        alarms: NO_ALARMS,
         chains,
         access,
         behindAfterSeconds: settings.behindAfterSeconds,

@@ -4,7 +4,9 @@ import { getTableConfig } from "drizzle-orm/pg-core";
 import { openAccess } from "../../api/access/open";
 import { createApp } from "../../api/app";
 import { logBackfillProgress } from "../../api/backfill-progress";
+import { openChainAlarms } from "../../api/chain-alarms";
 import { answerClientErrors } from "../../api/client-error";
+import { watchDeepReorgs } from "../../api/deep-reorg";
 import { createHistoryStore } from "../../api/history-store";
 import { onPonderServer } from "../../api/ponder-0.16.10";
 import { publishServedChains, servedChain } from "../../api/served-chains";
@@ -17,7 +19,7 @@ import { ponderSettings } from "../../core/settings";
  * (`npm run serve`).
  */
 
-const { plan, database, access: accessSettings, behindAfterSeconds } = ponderSettings(process.env);
+const { plan, database, access: accessSettings, behindAfterSeconds, reorgCheckSeconds } = ponderSettings(process.env);
 // Ponder sets every table's schema to the one this instance was started with (--schema).
 const schema = getTableConfig(v2Delegation).schema ?? "public";
 
@@ -25,6 +27,14 @@ const chains = plan.map(({ chain, v1, v2 }) => servedChain(chain, { v1, v2 }));
 // Keys and keyless windows live in the service's own tables: Ponder's db handle here is read-only.
 const access = await openAccess(accessSettings, database);
 await publishServedChains(access.db, access.schema, schema, chains);
+const alarms = await openChainAlarms(access.db, access.schema, schema);
+watchDeepReorgs({
+  chains: plan.map(({ chain, rpc }) => ({ id: chain.id, rpc })),
+  execute: (query) => db.execute(query),
+  schema,
+  alarms,
+  everyMs: reorgCheckSeconds * 1000,
+});
 
 // Ponder's server answers what Node's parser refuses as replicas do.
 onPonderServer(answerClientErrors);
@@ -32,6 +42,7 @@ onPonderServer(answerClientErrors);
 export default createApp({
   store: createSqlStore((query) => db.execute(query), schema),
   history: createHistoryStore((query) => db.execute(query), schema),
+  alarms,
   chains,
   access,
   behindAfterSeconds,
