@@ -1,14 +1,11 @@
-import { Hono } from "hono";
-import type { Address, Hex } from "viem";
-import { parseAddress, parseUint256 } from "../core/parse";
+import type { Context } from "hono";
+import type { Hex } from "viem";
 import { type V2CheckKind, type V2CheckQuery, type V2State, v2Check } from "../core/v2";
-import { answerAt, chainRequest, pageAnswer, servedChainId } from "./answer";
+import { answerAt } from "./answer";
 import type { Env } from "./app";
-import { batchBodyLimit, readBatch } from "./batch";
-import { historyPage, LISTING_DEFAULT_LIMIT, listingPin } from "./pages";
-import { type Params, parseParam } from "./params";
-import { notFound } from "./problem";
+import type { Params } from "./params";
 import { v2EventRecord, v2Record } from "./records";
+import { registryRoutes } from "./registry-routes";
 
 /** Hot wallet and cold wallet: erc* checks take either name for each party (api-contract.md). */
 const PARTIES: Record<V2CheckKind, { to: string[]; from: string[] }> = {
@@ -18,9 +15,6 @@ const PARTIES: Record<V2CheckKind, { to: string[]; from: string[] }> = {
   erc1155: { to: ["to", "delegate"], from: ["from", "vault"] },
   erc20: { to: ["to", "delegate"], from: ["from", "vault"] },
 };
-const KINDS = Object.keys(PARTIES) as V2CheckKind[];
-/** Every parameter a check reads. */
-const CHECK_PARAMS = new Set(["to", "from", "delegate", "vault", "contract", "tokenId", "rights"]);
 
 function checkQuery(kind: V2CheckKind, params: Params): V2CheckQuery {
   const query: V2CheckQuery = {
@@ -34,16 +28,13 @@ function checkQuery(kind: V2CheckKind, params: Params): V2CheckQuery {
   return query;
 }
 
-/**
- * Answers checks together, at one block: every hash they need is looked up once, at the newest
- * indexed block or at `asked`.
- */
+/** Answers v2 checks together at one block: every delegation hash they need is looked up once. */
 function answerChecks(
-  c: Parameters<typeof answerAt>[0],
+  c: Context<Env>,
   chainId: number,
   asked: bigint | undefined,
   queries: V2CheckQuery[],
-  body: (answers: (boolean | bigint)[]) => unknown,
+  body: (answers: unknown[]) => unknown,
 ) {
   const checks = queries.map(v2Check);
   const hashes = [...new Set(checks.flatMap((check) => check.hashes))];
@@ -60,74 +51,17 @@ function answerChecks(
   });
 }
 
-const walletParam = (c: { req: { param(name: "wallet"): string } }): Address =>
-  parseParam("wallet", c.req.param("wallet"), parseAddress);
-
-export const v2 = new Hono<Env>();
-
-v2.post("/check", batchBodyLimit, async (c) => {
-  const batch = await readBatch(c, KINDS, CHECK_PARAMS);
-  const chainId = servedChainId(c, "v2", batch.params);
-  const queries = batch.items.map(({ type, params }) => checkQuery(type, params));
-  return answerChecks(c, chainId, batch.params.blockNumber(), queries, (answers) => answers);
-});
-
-for (const kind of KINDS) {
-  v2.get(`/check/${kind}`, (c) => {
-    const { chainId, params } = chainRequest(c, "v2");
-    return answerChecks(c, chainId, params.blockNumber(), [checkQuery(kind, params)], ([answer]) => answer);
-  });
-}
-// Below "check" are the checks only: it is not a wallet.
-v2.all("/check/*", notFound);
-
-v2.get("/history", (c) =>
-  historyPage(
-    c,
-    "v2",
-    (chainId, history, range, page) => history.v2Events(chainId, undefined, range, page),
-    v2EventRecord,
-  ),
-);
-
-v2.get("/contract/:contract", (c) =>
-  pageAnswer(c, "v2", {
-    defaultLimit: LISTING_DEFAULT_LIMIT,
-    pin: listingPin,
-    read: (chainId, params, history, block, page) => {
-      const contract = parseParam("contract", c.req.param("contract"), parseAddress);
-      return history.v2Contract(chainId, contract, params.optional("tokenId", parseUint256), block, page);
-    },
-    record: v2Record,
-  }),
-);
-
-v2.get("/:wallet/history", (c) =>
-  historyPage(
-    c,
-    "v2",
-    (chainId, history, range, page) => history.v2Events(chainId, walletParam(c), range, page),
-    v2EventRecord,
-  ),
-);
-
-v2.get("/:wallet", (c) => {
-  const { chainId, params } = chainRequest(c, "v2");
-  const wallet = walletParam(c);
-  // Pages, and whole listings at a past block, come from the history; the whole newest one from the Store.
-  if (params.get("limit") !== undefined || params.get("cursor") !== undefined) {
-    return pageAnswer(c, "v2", {
-      defaultLimit: undefined,
-      pin: listingPin,
-      read: (_, __, history, block, page) => history.v2Wallet(chainId, wallet, block, page),
-      record: v2Record,
-    });
-  }
-  return answerAt(c, chainId, params.blockNumber(), {
-    head: async () => {
-      const view = await c.var.store.v2Wallet(chainId, wallet);
-      return view && { ...view, body: view.data.map(v2Record) };
-    },
-    at: async (history, block) => (await history.v2Wallet(chainId, wallet, block, {})).items.map(v2Record),
-  });
+/** The v2 registry's routes. */
+export const v2 = registryRoutes({
+  version: "v2",
+  kinds: Object.keys(PARTIES) as V2CheckKind[],
+  checkParams: new Set(["to", "from", "delegate", "vault", "contract", "tokenId", "rights"]),
+  checkQuery,
+  answerChecks,
+  wallet: (store, chainId, wallet) => store.v2Wallet(chainId, wallet),
+  walletAt: (history, ...args) => history.v2Wallet(...args),
+  contractAt: (history, ...args) => history.v2Contract(...args),
+  events: (history, ...args) => history.v2Events(...args),
+  record: v2Record,
+  eventRecord: v2EventRecord,
 });

@@ -1,0 +1,140 @@
+/**
+ * The routes both registry versions have, built from what differs between them: the checks (their
+ * kinds, parameters and how a set of them is answered at one block), the delegation records and
+ * the event records.
+ */
+import { type Context, Hono } from "hono";
+import type { Address } from "viem";
+import { parseAddress, parseUint256 } from "../core/parse";
+import { answerAt, chainRequest, pageAnswer, servedChainId } from "./answer";
+import type { Env } from "./app";
+import { batchBodyLimit, readBatch } from "./batch";
+import type { BlockRange, HistoryStore, Page, PageRequest } from "./history-store";
+import { historyPage, LISTING_DEFAULT_LIMIT, listingPin } from "./pages";
+import { type Params, parseParam } from "./params";
+import { notFound } from "./problem";
+import type { ChainView, Store } from "./store";
+
+/** What a registry version's routes are made of. */
+export type RegistrySpec<K extends string, Q, Row, Event> = {
+  version: "v1" | "v2";
+  /** The check kinds: `/check/<kind>`, and a batch item's `type`. */
+  kinds: readonly K[];
+  /** Every parameter a check reads (a batch item's field that must be a string or a number). */
+  checkParams: ReadonlySet<string>;
+  checkQuery: (kind: K, params: Params) => Q;
+  /** Answers checks together at one block (the newest indexed, or `asked`); `body` shapes the answers. */
+  answerChecks: (
+    c: Context<Env>,
+    chainId: number,
+    asked: bigint | undefined,
+    queries: Q[],
+    body: (answers: unknown[]) => unknown,
+  ) => Promise<Response>;
+  /** The wallet's whole listing at the newest indexed block. */
+  wallet: (store: Store, chainId: number, wallet: Address) => Promise<ChainView<Row[]> | undefined>;
+  /** A page of the wallet's listing at a block. */
+  walletAt: (
+    history: HistoryStore,
+    chainId: number,
+    wallet: Address,
+    block: bigint,
+    page: PageRequest,
+  ) => Promise<Page<Row>>;
+  /** A page of the contract's listing at a block. */
+  contractAt: (
+    history: HistoryStore,
+    chainId: number,
+    contract: Address,
+    tokenId: bigint | undefined,
+    block: bigint,
+    page: PageRequest,
+  ) => Promise<Page<Row>>;
+  /** A page of the events in a range (of the wallet's, when given). */
+  events: (
+    history: HistoryStore,
+    chainId: number,
+    wallet: Address | undefined,
+    range: BlockRange,
+    page: PageRequest,
+  ) => Promise<Page<Event>>;
+  record: (row: Row) => unknown;
+  eventRecord: (event: Event) => unknown;
+};
+
+/** A path parameter that is an address. */
+const addressParam = (c: Context<Env>, name: string): Address =>
+  parseParam(name, c.req.param(name) ?? "", parseAddress);
+
+/** The checks (one by GET, many by POST), listings, contract listings and history of one registry version. */
+export function registryRoutes<K extends string, Q, Row, Event>(spec: RegistrySpec<K, Q, Row, Event>): Hono<Env> {
+  const { version } = spec;
+  const routes = new Hono<Env>();
+
+  routes.post("/check", batchBodyLimit, async (c) => {
+    const batch = await readBatch(c, spec.kinds, spec.checkParams);
+    const chainId = servedChainId(c, version, batch.params);
+    const queries = batch.items.map(({ type, params }) => spec.checkQuery(type, params));
+    return spec.answerChecks(c, chainId, batch.params.blockNumber(), queries, (answers) => answers);
+  });
+
+  for (const kind of spec.kinds) {
+    routes.get(`/check/${kind}`, (c) => {
+      const { chainId, params } = chainRequest(c, version);
+      const query = spec.checkQuery(kind, params);
+      return spec.answerChecks(c, chainId, params.blockNumber(), [query], ([answer]) => answer);
+    });
+  }
+  // Below "check" are the checks only: it is not a wallet.
+  routes.all("/check/*", notFound);
+
+  const history = (c: Context<Env>, wallet: Address | undefined) =>
+    historyPage(
+      c,
+      version,
+      (chainId, store, range, page) => spec.events(store, chainId, wallet, range, page),
+      spec.eventRecord,
+    );
+  routes.get("/history", (c) => history(c, undefined));
+  routes.get("/:wallet/history", (c) => history(c, addressParam(c, "wallet")));
+
+  routes.get("/contract/:contract", (c) =>
+    pageAnswer(c, version, {
+      defaultLimit: LISTING_DEFAULT_LIMIT,
+      pin: listingPin,
+      read: (chainId, params, store, block, page) =>
+        spec.contractAt(
+          store,
+          chainId,
+          addressParam(c, "contract"),
+          params.optional("tokenId", parseUint256),
+          block,
+          page,
+        ),
+      record: spec.record,
+    }),
+  );
+
+  routes.get("/:wallet", (c) => {
+    const { chainId, params } = chainRequest(c, version);
+    const wallet = addressParam(c, "wallet");
+    // Pages come from the history; a whole listing from the Store, or from the history at a past block.
+    if (params.get("limit") !== undefined || params.get("cursor") !== undefined) {
+      return pageAnswer(c, version, {
+        defaultLimit: undefined,
+        pin: listingPin,
+        read: (_, __, store, block, page) => spec.walletAt(store, chainId, wallet, block, page),
+        record: spec.record,
+      });
+    }
+    return answerAt(c, chainId, params.blockNumber(), {
+      head: async () => {
+        const view = await spec.wallet(c.var.store, chainId, wallet);
+        return view && { ...view, body: view.data.map(spec.record) };
+      },
+      at: async (store, block) => (await spec.walletAt(store, chainId, wallet, block, {})).items.map(spec.record),
+    });
+  });
+
+  return routes;
+}
