@@ -6,8 +6,7 @@
  * v2DelegationHash of its fields, a v1 row by its (vault, delegate, type, contract, tokenId) and the
  * versions current when it was written, so that v1InForce decides which count.
  */
-import type { Address, Hex } from "viem";
-import { ZERO_BYTES32 } from "../core/parse";
+import { type Address, type Hex, zeroHash } from "viem";
 import {
   type V1CheckQuery,
   type V1Key,
@@ -18,9 +17,9 @@ import {
   ZERO_ADDRESS,
 } from "../core/v1";
 import { isAmountType, type V2CheckQuery, type V2DelegationType, type V2State, v2DelegationHash } from "../core/v2";
+import { Rng } from "../devkit/random";
+import { WRITE_RIGHTS } from "../devkit/v2/generate";
 import type { v1Delegation, v1PairVersion, v1VaultVersion, v2Delegation } from "../ponder.schema";
-import { Rng } from "../test/helpers/common";
-import { WRITE_RIGHTS } from "../test/helpers/v2-writes";
 
 export type V2DelegationRow = typeof v2Delegation.$inferInsert;
 export type V1DelegationRow = typeof v1Delegation.$inferInsert;
@@ -222,7 +221,7 @@ export class Dataset {
     const type = rng.weighted(V2_TYPES);
     const from = hot && outgoing ? hot : this.counterpart(hot);
     const to = hot && !outgoing ? hot : this.counterpart(hot);
-    const rights = rng.chance(0.8) ? ZERO_BYTES32 : rng.pick(WRITE_RIGHTS);
+    const rights = rng.chance(0.8) ? zeroHash : rng.pick(WRITE_RIGHTS);
     const contract = type === "ALL" ? undefined : this.randomContract();
     const tokenId = type === "ERC721" || type === "ERC1155" ? this.randomTokenId() : undefined;
     const hash = v2DelegationHash({ type, from, to, rights, contract, tokenId });

@@ -1,4 +1,4 @@
-import { chooseSeed } from "../test/helpers/common";
+import { chooseSeed } from "../devkit/random";
 
 /** What one `npm run bench` measures, and how long each measurement runs. */
 export type BenchOptions = {

@@ -3,13 +3,12 @@
  * wallets (most checks built from a seeded delegation, some from wallets that never delegated to
  * each other), the listings of the hot wallets, and the baselines' requests.
  */
-import { type Address, encodeFunctionData } from "viem";
+import { type Address, encodeFunctionData, zeroHash } from "viem";
 import { toJson } from "../api/json";
 import { registryV2Abi } from "../core/abi/registryV2";
-import { ZERO_BYTES32 } from "../core/parse";
 import { type V1CheckQuery, v1CheckKeys } from "../core/v1";
 import { type V2CheckQuery, v2Check } from "../core/v2";
-import { Rng } from "../test/helpers/common";
+import { Rng } from "../devkit/random";
 import { type Dataset, TOKEN_IDS, type V1CheckKind, type V2CheckKind } from "./dataset";
 import type { LoadRequest } from "./load";
 
@@ -54,14 +53,14 @@ const query = (params: Record<string, string | bigint | undefined>) =>
     .map(([k, v]) => `${k}=${v}`)
     .join("&");
 
-const rightsParam = (rights: V2CheckQuery["rights"]) => (rights === ZERO_BYTES32 ? undefined : rights);
+const rightsParam = (rights: V2CheckQuery["rights"]) => (rights === zeroHash ? undefined : rights);
 
 export function v2CheckRoute(data: Dataset, kind: V2CheckKind, rng: Rng): Route {
   const miss = (): V2CheckQuery => ({
     kind,
     from: rng.pick(data.wallets),
     to: rng.pick(data.wallets),
-    rights: ZERO_BYTES32,
+    rights: zeroHash,
     contract: kind === "all" ? undefined : rng.pick(data.contracts),
     tokenId: kind === "erc721" || kind === "erc1155" ? BigInt(rng.int(TOKEN_IDS)) : undefined,
   });
@@ -143,7 +142,7 @@ export function ethCallRoute(registry: Address, checks: Route): Route {
     const args = [
       params.get("to") as Address,
       params.get("from") as Address,
-      (params.get("rights") ?? ZERO_BYTES32) as `0x${string}`,
+      (params.get("rights") ?? zeroHash) as `0x${string}`,
     ] as const;
     const data = encodeFunctionData({ abi: registryV2Abi, functionName: "checkDelegateForAll", args });
     return {
@@ -152,13 +151,12 @@ export function ethCallRoute(registry: Address, checks: Route): Route {
       body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_call", params: [{ to: registry, data }, "latest"] }),
     };
   });
-  const no = `0x${"0".repeat(64)}`;
   return {
     label: "(b) anvil eth_call checkDelegateForAll",
     requests,
     wrong: (_i, status, body) =>
-      status === 200 && (JSON.parse(body) as { result?: string }).result === no
+      status === 200 && (JSON.parse(body) as { result?: string }).result === zeroHash
         ? undefined
-        : `expected the result ${no}, got ${status} ${body.slice(0, 200)}`,
+        : `expected the result ${zeroHash}, got ${status} ${body.slice(0, 200)}`,
   };
 }

@@ -8,7 +8,7 @@
  */
 import { readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
-import { ROOT } from "../test/helpers/processes";
+import { ROOT } from "../devkit/processes";
 import { measureBackfill } from "./backfill";
 import { Cleanup } from "./cleanup";
 import { benchDatabase } from "./database";

@@ -6,7 +6,7 @@
  * Beside them: the raw node:http hello, anvil's eth_call and Ponder's own server, at the large size.
  */
 import type pg from "pg";
-import { waitFor } from "../test/helpers/processes";
+import { waitFor } from "../devkit/processes";
 import type { Cleanup } from "./cleanup";
 import { Dataset } from "./dataset";
 import { measureDelays } from "./delay";

@@ -7,7 +7,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Anvil } from "../test/helpers/processes";
+import type { Anvil } from "../devkit/anvil";
 import { Activity, PEOPLE } from "./demo/activity";
 import { compileStandIns, finalize, Sender, startDemoChain } from "./demo/chain";
 import { chooseExamples, examplesText } from "./demo/examples";

@@ -16,8 +16,11 @@ import { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hashKey } from "../api/access/key";
-import { installRegistries } from "./helpers/oracle";
-import { type Anvil, ROOT, type Service, startAnvil, startService } from "./helpers/processes";
+import { type Anvil, startAnvil } from "../devkit/anvil";
+import { type Answer, ask as request } from "../devkit/ask";
+import { installRegistries } from "../devkit/oracle";
+import { ROOT } from "../devkit/processes";
+import { type Service, startService } from "../devkit/service";
 
 const HOT = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
 const COLD = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266";
@@ -40,8 +43,7 @@ const shownKeys: string[] = [];
 let lastClient = 0;
 const newClient = () => `198.51.100.${++lastClient}`;
 
-type Answer = { status: number; headers: Headers; text: string };
-
+/** One request as the test makes it: exactly one answer, never asked again. */
 async function ask(
   to: Service,
   options: { path?: string; client?: string; key?: string; headers?: Record<string, string> } = {},
@@ -49,8 +51,7 @@ async function ask(
   const headers: Record<string, string> = { ...options.headers };
   if (options.client !== undefined) headers["X-Forwarded-For"] = options.client;
   if (options.key !== undefined) headers["X-API-KEY"] = options.key;
-  const res = await fetch(`${to.url}${options.path ?? V2}`, { headers, signal: AbortSignal.timeout(20_000) });
-  return { status: res.status, headers: res.headers, text: await res.text() };
+  return request(to.url, options.path ?? V2, { headers, timeoutMs: 20_000, reask: false });
 }
 
 async function admin(
@@ -69,8 +70,7 @@ async function admin(
       : typeof options.body === "string"
         ? options.body
         : JSON.stringify(options.body);
-  const res = await fetch(`${to.url}/admin${path}`, { method, headers, body, signal: AbortSignal.timeout(20_000) });
-  return { status: res.status, headers: res.headers, text: await res.text() };
+  return request(to.url, `/admin${path}`, { method, headers, body, timeoutMs: 20_000, reask: false });
 }
 
 async function newKey(to: Service, label: string): Promise<{ id: string; key: string }> {

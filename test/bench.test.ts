@@ -5,7 +5,7 @@
  * asserted: this is a smoke test of the bench, not a benchmark. Postgres only, as the bench.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { runNpm } from "./helpers/processes";
+import { runNpm } from "../devkit/processes";
 
 type Run = { code: number; output: string };
 

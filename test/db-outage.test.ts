@@ -11,21 +11,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Address, zeroHash } from "viem";
 import { afterAll, describe, expect, it } from "vitest";
-import { callView, sendWrite } from "./helpers/chain-tools";
-import { rpc } from "./helpers/common";
+import { type Anvil, startAnvil } from "../devkit/anvil";
+import { abis, installRegistries } from "../devkit/oracle";
+import { Child, freePort, waitFor } from "../devkit/processes";
+import { callView, chainClient } from "../devkit/rpc";
+import { sendWrite } from "../devkit/send";
+import { createApiKey, type Replica, startReplica } from "../devkit/service";
 import { historyMismatches } from "./helpers/history";
-import { abis, installRegistries } from "./helpers/oracle";
 import { type PrivatePostgres, startPrivatePostgres } from "./helpers/postgres";
-import {
-  type Anvil,
-  Child,
-  createApiKey,
-  freePort,
-  type Replica,
-  startAnvil,
-  startReplica,
-  waitFor,
-} from "./helpers/processes";
 
 const CHAIN_ID = 31337;
 const OUTAGE_MS = 30_000;
@@ -46,7 +39,7 @@ describe.runIf(process.env.DATABASE_URL)("the database stops for 30 s", () => {
     const anvil: Anvil = await startAnvil({ chainId: CHAIN_ID });
     cleanup.push(anvil.stop);
     const registries = await installRegistries(anvil.url);
-    const accounts = (await rpc(anvil.url, "eth_accounts")) as Address[];
+    const accounts = await chainClient(anvil.url).getAddresses();
     /** The j-th delegate: a fresh address per delegation. */
     const target = (j: number) => `0x${(0x1000 + j).toString(16).padStart(40, "0")}` as Address;
     const delegate = (j: number) =>

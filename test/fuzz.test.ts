@@ -1,11 +1,12 @@
 import { request } from "node:http";
 import { connect } from "node:net";
-import { type Address, createPublicClient, createWalletClient, encodeFunctionData, http } from "viem";
+import { type Address, createPublicClient, createWalletClient, encodeFunctionData, http, zeroHash } from "viem";
 import { anvil as anvilChain } from "viem/chains";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { chooseSeed, Rng } from "./helpers/common";
-import { abis, addresses, installRegistries } from "./helpers/oracle";
-import { type Anvil, type Replica, type Service, startAnvil, startReplica, startService } from "./helpers/processes";
+import { type Anvil, startAnvil } from "../devkit/anvil";
+import { abis, addresses, installRegistries } from "../devkit/oracle";
+import { chooseSeed, Rng } from "../devkit/random";
+import { type Replica, type Service, startReplica, startService } from "../devkit/service";
 
 /**
  * Abuse: at least 10,000 seeded random malformed requests against a running service. None may
@@ -301,7 +302,7 @@ beforeAll(async () => {
   const wallet = createWalletClient({ transport, account: from, chain: anvilChain });
   const hash = await wallet.sendTransaction({
     to: addresses.v2.address,
-    data: encodeFunctionData({ abi: abis.v2, functionName: "delegateAll", args: [to, `0x${"0".repeat(64)}`, true] }),
+    data: encodeFunctionData({ abi: abis.v2, functionName: "delegateAll", args: [to, zeroHash, true] }),
   });
   await client.waitForTransactionReceipt({ hash });
   service = await startService({ rpc: { 31337: anvil.url } });

@@ -1,12 +1,13 @@
 import { PgDialect } from "drizzle-orm/pg-core";
 import pg from "pg";
-import type { Address, Hex } from "viem";
+import { type Address, type Hex, zeroHash } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSqlStore, type Store, StoreBusy, v1RowOf, v2RowOf } from "../api/store";
 import { v1CheckKeys, v1InForce, ZERO_ADDRESS } from "../core/v1";
 import { v2Check } from "../core/v2";
-import { installRegistries } from "./helpers/oracle";
-import { type Anvil, type Service, startAnvil, startService } from "./helpers/processes";
+import { type Anvil, startAnvil } from "../devkit/anvil";
+import { installRegistries } from "../devkit/oracle";
+import { type Service, startService } from "../devkit/service";
 
 /**
  * Every read the API makes is an index lookup, never a scan: each of the store's statements is
@@ -296,7 +297,7 @@ describe.runIf(process.env.DATABASE_URL)("indexes", () => {
     const hashes = (await client.query(`SELECT hash FROM ${t("v2_delegation")} ORDER BY hash LIMIT 3`)).rows.map(
       (r) => r.hash as Hex,
     );
-    const rights = `0x${"0".repeat(64)}` as Hex;
+    const rights = zeroHash;
 
     const reads: [string, () => Promise<unknown>, "hot"?][] = [
       [

@@ -9,8 +9,9 @@
  */
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { installRegistries } from "./helpers/oracle";
-import { type Anvil, type Service, startAnvil, startService } from "./helpers/processes";
+import { type Anvil, startAnvil } from "../devkit/anvil";
+import { installRegistries } from "../devkit/oracle";
+import { type Service, startService } from "../devkit/service";
 
 const CHROMIUM = "/usr/bin/chromium";
 const V2 =

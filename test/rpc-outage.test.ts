@@ -9,11 +9,14 @@
 
 import { type Address, zeroHash } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { callView, type Fault, type RpcProxy, sendWrite, startRpcProxy } from "./helpers/chain-tools";
-import { rpc } from "./helpers/common";
+import { type Anvil, startAnvil } from "../devkit/anvil";
+import { abis, installRegistries } from "../devkit/oracle";
+import { waitFor } from "../devkit/processes";
+import { callView, chainClient } from "../devkit/rpc";
+import { sendWrite } from "../devkit/send";
+import { type Service, startReplica, startService } from "../devkit/service";
 import { historyMismatches } from "./helpers/history";
-import { abis, installRegistries } from "./helpers/oracle";
-import { type Anvil, type Service, startAnvil, startReplica, startService, waitFor } from "./helpers/processes";
+import { type Fault, type RpcProxy, startRpcProxy } from "./helpers/rpc-proxy";
 
 const CHAIN_ID = 31337;
 const PHASE_MS = 15_000;
@@ -39,7 +42,7 @@ describe("the indexer's RPC fails", () => {
   beforeAll(async () => {
     anvil = await startAnvil({ chainId: CHAIN_ID });
     registries = await installRegistries(anvil.url);
-    accounts = (await rpc(anvil.url, "eth_accounts")) as Address[];
+    accounts = await chainClient(anvil.url).getAddresses();
   });
 
   afterAll(async () => {

@@ -12,19 +12,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Address, zeroHash } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { callView, sendWrite } from "./helpers/chain-tools";
-import { rpc } from "./helpers/common";
-import { abis, installRegistries } from "./helpers/oracle";
-import {
-  type Anvil,
-  Child,
-  createApiKey,
-  freePort,
-  startAnvil,
-  startReplica,
-  startService,
-  waitFor,
-} from "./helpers/processes";
+import { type Anvil, startAnvil } from "../devkit/anvil";
+import { abis, installRegistries } from "../devkit/oracle";
+import { Child, freePort, waitFor } from "../devkit/processes";
+import { callView, chainClient } from "../devkit/rpc";
+import { sendWrite } from "../devkit/send";
+import { createApiKey, startReplica, startService } from "../devkit/service";
 
 const CHAIN_ID = 31337;
 const CONNECTIONS = 16;
@@ -39,7 +32,7 @@ let expected: string;
 beforeAll(async () => {
   anvil = await startAnvil({ chainId: CHAIN_ID });
   registries = await installRegistries(anvil.url);
-  accounts = (await rpc(anvil.url, "eth_accounts")) as Address[];
+  accounts = await chainClient(anvil.url).getAddresses();
   const block = await sendWrite(anvil.url, abis.v2, accounts[1]!, registries.v2, "delegateAll", [
     accounts[2]!,
     zeroHash,

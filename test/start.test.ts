@@ -9,13 +9,14 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { stripVTControlCharacters } from "node:util";
-import { type Address, encodeFunctionData, type Hex, zeroHash } from "viem";
+import { type Address, encodeFunctionData, type Hex, toHex, zeroHash } from "viem";
 import { mainnet } from "viem/chains";
 import { afterEach, describe, expect, it } from "vitest";
-import { callView, hex, startRpcProxy } from "./helpers/chain-tools";
-import { rpc } from "./helpers/common";
-import { abis, installRegistries } from "./helpers/oracle";
-import { type Anvil, Child, freePort, GiveUp, ROOT, startAnvil, waitFor } from "./helpers/processes";
+import { type Anvil, startAnvil } from "../devkit/anvil";
+import { abis, installRegistries } from "../devkit/oracle";
+import { Child, freePort, GiveUp, ROOT, waitFor } from "../devkit/processes";
+import { callView, chainClient, rpc } from "../devkit/rpc";
+import { startRpcProxy } from "./helpers/rpc-proxy";
 
 const CHECK =
   "/registry/v2/check/all?chainId=31337&to=0x0000000000000000000000000000000000000002&from=0x0000000000000000000000000000000000000003";
@@ -214,18 +215,19 @@ describe("npm start on a local chain started afresh", () => {
 
   /** Mines up to BLOCK - 1, then `data` as the only transaction of BLOCK, then 40 more blocks. */
   async function writeAtBlock(url: string, to: Address, data: Hex): Promise<void> {
-    await rpc(url, "evm_setIntervalMining", [0]);
-    const head = BigInt((await rpc(url, "eth_blockNumber")) as string);
+    const chain = chainClient(url);
+    await chain.setIntervalMining({ interval: 0 });
+    const head = await chain.getBlockNumber();
     expect(head, "the registries' installation fits before the block").toBeLessThan(BLOCK - 1n);
-    await rpc(url, "anvil_mine", [hex(BLOCK - 1n - head)]);
-    const hash = await rpc(url, "eth_sendTransaction", [{ from, to, data, gas: hex(500_000) }]);
+    await rpc(url, "anvil_mine", [toHex(BLOCK - 1n - head)]);
+    const hash = await rpc(url, "eth_sendTransaction", [{ from, to, data, gas: toHex(500_000) }]);
     await rpc(url, "evm_mine", []);
     const receipt = (await rpc(url, "eth_getTransactionReceipt", [hash])) as { status: string; blockNumber: string };
-    expect(receipt).toMatchObject({ status: "0x1", blockNumber: hex(BLOCK) });
+    expect(receipt).toMatchObject({ status: "0x1", blockNumber: toHex(BLOCK) });
     // Ponder backfills (and keeps in ponder_sync) up to its finality depth, 30 blocks for this
     // chain, below the head; the rest comes live and is not kept. The block must be backfilled.
-    await rpc(url, "anvil_mine", [hex(40)]);
-    await rpc(url, "evm_setIntervalMining", [1]);
+    await rpc(url, "anvil_mine", [toHex(40)]);
+    await chain.setIntervalMining({ interval: 1 });
   }
 
   it("answers the new chain's delegations, not the logs an earlier chain left at the same blocks", async () => {

@@ -1,8 +1,8 @@
 import { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
 import type { Address } from "viem";
-import { rpc } from "./common";
-import type { Service } from "./processes";
+import { rpc } from "../../devkit/rpc";
+import type { Service } from "../../devkit/service";
 
 export type HistoryCheck = { events: { v1: number; v2: number }; mismatches: string[] };
 
