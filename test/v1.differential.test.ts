@@ -31,6 +31,7 @@ import type { RegistryCall } from "../devkit/v1/calls";
 import { type CheckSpec, checkUrl, randomCheck, v1Checks } from "../devkit/v1/checks";
 import { CONTRACTS, DEAD, makePools, type Pools, type Tx, WriteGenerator } from "../devkit/v1/generate";
 import { ACCEPTED_ADDRESS_FORMS, lowerHex, REJECTED_ADDRESS_FORMS, upperHex } from "./helpers/address-forms";
+import { expectOk as expectAnswer, expectProblem, type Query, qs, rename, replace, without } from "./helpers/answers";
 import { compareListings } from "./helpers/compare-listings";
 import { parseJsonExact } from "./helpers/json";
 import { before, type Position } from "./helpers/position";
@@ -224,9 +225,11 @@ describe("v1 differential: the service answers what the real DelegationRegistry 
     const senders = new Set(txs.map((t) => t.from));
     const vaults = new Set(effects.map((e) => e.actor));
     console.log(
-      `[v1 differential] phase 1: ${txs.length} transactions, ${effects.length} registry writes in ${new Set(receipts.map((r) => r.blockNumber)).size} blocks ` +
-        `(up to ${Math.max(...perBlock.values())} per block, last block ${lastWriteBlock}), ${senders.size} signing EOAs, ${vaults.size} writing vaults, ` +
-        `in ${Date.now() - t0} ms\n  generated: ${JSON.stringify(generator.stats)}\n  on chain: ${JSON.stringify(model.stats)}`,
+      `[v1 differential] phase 1: ${txs.length} transactions, ${effects.length} registry writes in ` +
+        `${new Set(receipts.map((r) => r.blockNumber)).size} blocks (up to ${Math.max(...perBlock.values())} per ` +
+        `block, last block ${lastWriteBlock}), ${senders.size} signing EOAs, ${vaults.size} writing vaults, in ` +
+        `${Date.now() - t0} ms\n  generated: ${JSON.stringify(generator.stats)}\n  on chain: ` +
+        `${JSON.stringify(model.stats)}`,
     );
 
     // The stream covers what it is meant to cover.
@@ -290,8 +293,9 @@ describe("v1 differential: the service answers what the real DelegationRegistry 
     const listings = await compareListings(oracle, v1Listings(model), listed, { minBlock: lastWriteBlock }, queryRng);
     const fromModel = modelMismatches(model, listings.expected);
     console.log(
-      `[v1 differential] phase 1: ${checks.compared} checks compared (${checks.positive} true), ` +
-        `${listings.compared} listings (${listings.records} records) in ${Date.now() - t2} ms; answers asked again: ${JSON.stringify(reasked)}`,
+      `[v1 differential] phase 1: ${checks.compared} checks compared (${checks.positive} true), ${listings.compared} ` +
+        `listings (${listings.records} records) in ${Date.now() - t2} ms; answers asked again: ` +
+        `${JSON.stringify(reasked)}`,
     );
     const mismatches: Mismatch[] = [...checks.mismatches, ...listings.mismatches];
     expect(mismatches.length, report(SEED, "phase 1", mismatches)).toBe(0);
@@ -304,7 +308,8 @@ describe("v1 differential: the service answers what the real DelegationRegistry 
     expect(listings.records, tag("listed records")).toBeGreaterThan(50);
   });
 
-  it(`phase 2: ${PHASE2_WAVES * (PHASE2_TXS_PER_WAVE + PHASE2_WALLET_REVOKES_PER_WAVE)} more transactions indexed live, checked during and after`, async () => {
+  it(`phase 2: ${PHASE2_WAVES * (PHASE2_TXS_PER_WAVE + PHASE2_WALLET_REVOKES_PER_WAVE)} more transactions indexed \
+live, checked during and after`, async () => {
     expect(service, tag("phase 1 started the service")).toBeDefined();
     const t0 = Date.now();
     const start = lastWriteBlock;
@@ -352,8 +357,9 @@ describe("v1 differential: the service answers what the real DelegationRegistry 
     const listings = await compareListings(oracle, v1Listings(model), listed, { minBlock: lastWriteBlock }, queryRng);
     const fromModel = modelMismatches(model, listings.expected);
     console.log(
-      `[v1 differential] phase 2: ${checks.compared} checks compared (${checks.positive} true), ` +
-        `${listings.compared} listings (${listings.records} records) in ${Date.now() - t1} ms; answers asked again: ${JSON.stringify(reasked)}\n  on chain: ${JSON.stringify(model.stats)}`,
+      `[v1 differential] phase 2: ${checks.compared} checks compared (${checks.positive} true), ${listings.compared} ` +
+        `listings (${listings.records} records) in ${Date.now() - t1} ms; answers asked again: ` +
+        `${JSON.stringify(reasked)}\n  on chain: ${JSON.stringify(model.stats)}`,
     );
     mismatches.push(...checks.mismatches, ...listings.mismatches);
     expect(mismatches.length, report(SEED, "phase 2", mismatches)).toBe(0);
@@ -369,8 +375,6 @@ describe("v1 differential: the service answers what the real DelegationRegistry 
 // ---------------------------------------------------------------------------------------------
 // The v1 rows of api-contract.md
 
-type Query = [name: string, value: string][];
-
 /** One request with the service's key, bounded in time, never asked again: a hang is a failure. */
 async function call(
   path: string,
@@ -378,53 +382,14 @@ async function call(
   init: { method?: string; headers?: Record<string, string> } = {},
 ): Promise<Answer> {
   if (!service) throw new Error("the service did not start (phase 1)");
-  const qs = query.length
-    ? `?${query.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join("&")}`
-    : "";
   const headers = { ...keyHeaders(), ...init.headers };
-  return ask(service.url, `${path}${qs}`, { method: init.method, headers, timeoutMs: 20_000, reask: false });
+  return ask(service.url, `${path}${qs(query)}`, { method: init.method, headers, timeoutMs: 20_000, reask: false });
 }
 
 const chain = (query: Query): Query => [...query, ["chainId", String(CHAIN_ID)]];
-const replace = (query: Query, name: string, value: string): Query =>
-  query.map(([k, v]) => [k, k === name ? value : v]);
-const without = (query: Query, name: string): Query => query.filter(([k]) => k !== name);
-const rename = (query: Query, from: string, to: string): Query => query.map(([k, v]) => [k === from ? to : k, v]);
 
-const CODES: Record<number, string[]> = {
-  400: ["missing_parameter", "invalid_parameter", "conflicting_parameter", "unsupported_chain"],
-  404: ["not_found"],
-  405: ["method_not_allowed"],
-};
-
-function expectProblem(a: Answer, status: number, code?: string, param?: string) {
-  const where = `${a.status} ${a.text}`;
-  expect(a.status, where).toBe(status);
-  expect(a.headers.get("content-type"), where).toMatch(/^application\/problem\+json(;|$)/);
-  expect(a.headers.get("access-control-allow-origin"), where).toBe("*");
-  const body = JSON.parse(a.text) as Record<string, unknown>;
-  for (const field of ["type", "title", "detail", "code"]) {
-    expect(typeof body[field], `${where}: ${field}`).toBe("string");
-    expect((body[field] as string).length, `${where}: ${field}`).toBeGreaterThan(0);
-  }
-  expect(body.status, where).toBe(status);
-  expect(CODES[status] ?? [], where).toContain(body.code);
-  if (code !== undefined) expect(body.code, where).toBe(code);
-  if (param !== undefined) expect(body.param, where).toBe(param);
-  expect(a.text, where).not.toMatch(/\n\s+at |node_modules|SELECT |\.ts:\d+/);
-  return body;
-}
-
-function expectOk(a: Answer, body?: string) {
-  const where = `${a.status} ${a.text}`;
-  expect(a.status, where).toBe(200);
-  expect(a.headers.get("content-type"), where).toMatch(/^application\/json(;|$)/);
-  expect(a.headers.get("access-control-allow-origin"), where).toBe("*");
-  const block = a.headers.get("x-indexed-block");
-  expect(block, where).toMatch(/^\d+$/);
-  expect(BigInt(block!) >= knownBlock, `X-Indexed-Block ${block} < ${knownBlock}`).toBe(true);
-  if (body !== undefined) expect(a.text, where).toBe(body);
-}
+/** A 200 chain answer whose X-Indexed-Block covers the known delegations; and its body, if given. */
+const expectOk = (a: Answer, body?: string) => expectAnswer(a, knownBlock, body);
 
 /** The v1 check routes, each with a known query answered `true`. */
 const ROUTES = () =>
@@ -460,7 +425,8 @@ const ROUTES = () =>
 const path = (kind: string) => `/registry/v1/check/${kind}`;
 
 describe("v1 HTTP contract (api-contract.md)", () => {
-  it("checks answer a bare true/false as application/json with X-Indexed-Block, as the contract's fallbacks say", async () => {
+  it("checks answer a bare true/false as application/json with X-Indexed-Block, as the contract's fallbacks \
+say", async () => {
     const check = async (kind: string, query: Query, body: string) =>
       expectOk(await call(path(kind), chain(query)), body);
     for (const r of ROUTES()) await check(r.kind, r.query, "true");
@@ -622,7 +588,8 @@ describe("v1 HTTP contract (api-contract.md)", () => {
     }
   });
 
-  it("addresses: bad checksum, ENS, whitespace, wrong length, no prefix are invalid_parameter naming the parameter", async () => {
+  it("addresses: bad checksum, ENS, whitespace, wrong length, no prefix are invalid_parameter naming the \
+parameter", async () => {
     for (const r of ROUTES()) {
       for (const name of r.required.filter((n) => n !== "tokenId")) {
         const value = r.query.find(([k]) => k === name)![1] as Address;
@@ -731,7 +698,8 @@ describe("v1 HTTP contract (api-contract.md)", () => {
     );
   });
 
-  it("chainId: absent is 1, not served here; anything but a served chain is unsupported_chain listing 31337", async () => {
+  it("chainId: absent is 1, not served here; anything but a served chain is unsupported_chain listing \
+31337", async () => {
     for (const r of ROUTES()) {
       const body = expectProblem(await call(path(r.kind), r.query), 400, "unsupported_chain");
       expect(String(body.detail)).toContain("31337");
@@ -745,7 +713,8 @@ describe("v1 HTTP contract (api-contract.md)", () => {
     }
   });
 
-  it("listing: records with type, vault, delegate (EIP-55), contract null for ALL, tokenId exact or null, in creation order", async () => {
+  it("listing: records with type, vault, delegate (EIP-55), contract null for ALL, tokenId exact or null, in creation \
+order", async () => {
     const rec = (
       type: string,
       vault: Address,
@@ -913,7 +882,8 @@ describe("v1 traces: a contract wallet calls a registry view with CALL in a revo
     } catch (error) {
       throw new Error(
         tag(
-          `${label}: ${(error as Error).message}${service!.child.running ? " (the service is still running)" : ""}; ponder's last output:\n`,
+          `${label}: ${(error as Error).message}${service!.child.running ? " (the service is still running)" : ""}; ` +
+            `ponder's last output:\n`,
         ) + service!.child.output.slice(-3000),
       );
     }

@@ -33,6 +33,7 @@ import { Child, freePort, GiveUp, ROOT, waitFor } from "../devkit/processes";
 import { rpc } from "../devkit/rpc";
 import { adminToken, createApiKey, type Service, startService } from "../devkit/service";
 import { ACCEPTED_ADDRESS_FORMS, lowerHex, REJECTED_ADDRESS_FORMS, upperHex } from "./helpers/address-forms";
+import { expectOk as expectAnswer, expectProblem, type Query, qs, rename, replace, without } from "./helpers/answers";
 import { parseJsonExact } from "./helpers/json";
 import { startRpcProxy } from "./helpers/rpc-proxy";
 
@@ -89,69 +90,10 @@ function call(to: Target, path: string, init: Init = {}): Promise<Answer> {
   return ask(to.url, path, { method: init.method, headers, body: init.body, timeoutMs: 20_000, reask: false });
 }
 
-type Query = [name: string, value: string][];
-
-/** A query string with each name and value percent-encoded exactly once. */
-function qs(query: Query): string {
-  if (query.length === 0) return "";
-  return `?${query.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join("&")}`;
-}
-
 const get = (path: string, query: Query = [], init: Init = {}) => call(service, `${path}${qs(query)}`, init);
 
-const PROBLEM_CODES: Record<number, string[]> = {
-  400: ["missing_parameter", "invalid_parameter", "conflicting_parameter", "unsupported_chain"],
-  401: ["invalid_api_key"],
-  404: ["not_found"],
-  405: ["method_not_allowed"],
-  429: ["rate_limited"],
-  503: ["chain_syncing"],
-  500: ["internal"],
-};
-
-type ProblemBody = {
-  type: string;
-  title: string;
-  status: number;
-  detail: string;
-  code: string;
-  param?: string;
-  [k: string]: unknown;
-};
-
-/** Asserts an RFC 9457 problem with the contract's fields, and returns its body. */
-function expectProblem(a: Answer, status: number, code?: string, param?: string | string[]): ProblemBody {
-  const where = `${a.status} ${a.text}`;
-  expect(a.status, where).toBe(status);
-  expect(a.headers.get("content-type"), where).toMatch(/^application\/problem\+json(;|$)/);
-  expect(a.headers.get("access-control-allow-origin"), where).toBe("*");
-  const body = JSON.parse(a.text) as ProblemBody;
-  expect(typeof body.type, where).toBe("string");
-  expect(body.type.length, where).toBeGreaterThan(0);
-  expect(typeof body.title, where).toBe("string");
-  expect(body.title.length, where).toBeGreaterThan(0);
-  expect(body.status, where).toBe(status);
-  expect(typeof body.detail, where).toBe("string");
-  expect(body.detail.length, where).toBeGreaterThan(0);
-  expect(PROBLEM_CODES[status], where).toContain(body.code);
-  if (code !== undefined) expect(body.code, where).toBe(code);
-  if (param !== undefined) expect(Array.isArray(param) ? param : [param], where).toContain(body.param);
-  // "no stack trace or SQL in the body"
-  expect(a.text, where).not.toMatch(/\n\s+at |node_modules|SELECT |\.ts:\d+/);
-  return body;
-}
-
-/** Asserts a 200 chain answer: JSON, CORS, and the X-Indexed-Block header covering our writes. */
-function expectOk(a: Answer, body?: string): void {
-  const where = `${a.status} ${a.text}`;
-  expect(a.status, where).toBe(200);
-  expect(a.headers.get("content-type"), where).toMatch(/^application\/json(;|$)/);
-  expect(a.headers.get("access-control-allow-origin"), where).toBe("*");
-  const block = a.headers.get("x-indexed-block");
-  expect(block, where).toMatch(/^\d+$/);
-  expect(BigInt(block!) >= lastBlock, `X-Indexed-Block ${block} < ${lastBlock}`).toBe(true);
-  if (body !== undefined) expect(a.text).toBe(body);
-}
+/** A 200 chain answer whose X-Indexed-Block covers our writes; and its body, if given. */
+const expectOk = (a: Answer, body?: string) => expectAnswer(a, lastBlock, body);
 
 // ---------------------------------------------------------------------------------------------
 // The routes, each with a query whose answer is known (true or a non-zero balance), so that a
@@ -223,10 +165,6 @@ const CHECKS: CheckRoute[] = [
 
 const checkPath = (kind: CheckRoute["kind"]) => `/registry/v2/check/${kind}`;
 const withChain = (query: Query): Query => [...query, ["chainId", String(CHAIN)]];
-const replace = (query: Query, name: string, value: string): Query =>
-  query.map(([k, v]) => [k, k === name ? value : v]);
-const without = (query: Query, name: string): Query => query.filter(([k]) => k !== name);
-const rename = (query: Query, from: string, to: string): Query => query.map(([k, v]) => [k === from ? to : k, v]);
 
 // ---------------------------------------------------------------------------------------------
 // Setup: chain, registry, delegations, service
@@ -959,7 +897,8 @@ describe("outputs: listing", () => {
     expect(normalize(await listing(W.conFrom))).toEqual(expected);
   });
 
-  it("ERC721 (TOKEN), ERC20 (CONTRACT, amount), ERC1155 (TOKEN, amount) with exact integers, in chain order", async () => {
+  it("ERC721 (TOKEN), ERC20 (CONTRACT, amount), ERC1155 (TOKEN, amount) with exact integers, in chain \
+order", async () => {
     expect(normalize(await listing(W.tokFrom))).toEqual(tokRecords());
     expect(normalize(await listing(W.tokTo))).toEqual(tokRecords());
   });
