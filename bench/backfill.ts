@@ -115,6 +115,7 @@ function logTime(output: string, message: string): number {
   return ((h * 60 + m) * 60 + s) * 1000 + ms;
 }
 
+/** Sends `events` registry events to a fresh chain, then measures a fresh indexer backfilling them. */
 export async function measureBackfill(
   cleanup: Cleanup,
   db: pg.ClientBase,
@@ -128,7 +129,8 @@ export async function measureBackfill(
     const { blocks } = await sendEvents(chain.anvil.url, chain.registry, events, seed);
     const sendMs = Date.now() - started;
     log(
-      `${events.toLocaleString("en")} events in ${blocks} blocks sent in ${(sendMs / 1000).toFixed(1)} s; starting a fresh indexer`,
+      `${events.toLocaleString("en")} events in ${blocks} blocks sent in ${(sendMs / 1000).toFixed(1)} s; starting a ` +
+        `fresh indexer`,
     );
 
     const tag = `backfill-${process.pid}-${Date.now()}`;

@@ -55,6 +55,7 @@ const V1_TYPES: readonly (readonly [number, V1Type])[] = [
   [40, "TOKEN"],
 ];
 
+/** A random address (lowercase). */
 export const randomAddress = (rng: Rng): Address => `0x${rng.bigint(160).toString(16).padStart(40, "0")}`;
 const v1KeyString = (k: Pick<V1Key, "type" | "vault" | "delegate" | "contract" | "tokenId">) =>
   `${k.type}|${k.vault}|${k.delegate}|${k.contract}|${k.tokenId}`;
@@ -89,6 +90,7 @@ const V2_KIND: Record<V2DelegationType, V2CheckKind> = {
 };
 const V1_KIND: Record<V1Type, V1CheckKind> = { ALL: "all", CONTRACT: "contract", TOKEN: "token" };
 
+/** The seeded rows, grown step by step, and what each check and listing must answer over them. */
 export class Dataset {
   readonly chainId: number;
   readonly wallets: Address[];

@@ -23,6 +23,7 @@ async function when(what: string, probe: () => Promise<boolean>): Promise<number
   }
 }
 
+/** Milliseconds from each new delegation's block to the API's first `true` (see the module's head). */
 export async function measureDelays(o: {
   rpcUrl: string;
   registry: Address;

@@ -55,6 +55,7 @@ const query = (params: Record<string, string | bigint | undefined>) =>
 
 const rightsParam = (rights: V2CheckQuery["rights"]) => (rights === zeroHash ? undefined : rights);
 
+/** A v2 check route: seeded queries of `kind`, each with the answer the dataset implies. */
 export function v2CheckRoute(data: Dataset, kind: V2CheckKind, rng: Rng): Route {
   const miss = (): V2CheckQuery => ({
     kind,
@@ -68,13 +69,17 @@ export function v2CheckRoute(data: Dataset, kind: V2CheckKind, rng: Rng): Route 
     `v2 check ${kind}`,
     data.v2Samples.get(kind)!.items,
     miss,
-    (q) =>
-      `/registry/v2/check/${kind}?${query({ chainId: String(data.chainId), to: q.to, from: q.from, contract: q.contract, tokenId: q.tokenId, rights: rightsParam(q.rights) })}`,
+    (q) => {
+      const { to, from, contract, tokenId } = q;
+      const params = { chainId: String(data.chainId), to, from, contract, tokenId, rights: rightsParam(q.rights) };
+      return `/registry/v2/check/${kind}?${query(params)}`;
+    },
     (q) => toJson(v2Check(q).answer(data.v2Enabled)),
     rng,
   );
 }
 
+/** A v1 check route: seeded queries of `kind`, each with the answer the dataset implies. */
 export function v1CheckRoute(data: Dataset, kind: V1CheckKind, rng: Rng): Route {
   const miss = (): V1CheckQuery => ({
     kind,
@@ -87,8 +92,11 @@ export function v1CheckRoute(data: Dataset, kind: V1CheckKind, rng: Rng): Route 
     `v1 check ${kind}`,
     data.v1Samples.get(kind)!.items,
     miss,
-    (q) =>
-      `/registry/v1/check/${kind}?${query({ chainId: String(data.chainId), delegate: q.delegate, vault: q.vault, contract: q.contract, tokenId: q.tokenId })}`,
+    (q) => {
+      const { delegate, vault, contract, tokenId } = q;
+      const params = { chainId: String(data.chainId), delegate, vault, contract, tokenId };
+      return `/registry/v1/check/${kind}?${query(params)}`;
+    },
     (q) => toJson(v1CheckKeys(q).some(data.v1InForce)),
     rng,
   );

@@ -61,7 +61,8 @@ try {
   const max = await runLoad("maximum", { ...spec, durationS: 5, warmupS: 1 });
   const rate = Math.round(LOAD_SHARE * max.rps);
   log(
-    `seeded 20,000 delegations; mixed maximum ${Math.round(max.rps)} req/s; soaking at ${rate} req/s for ${durationS} s`,
+    `seeded 20,000 delegations; mixed maximum ${Math.round(max.rps)} req/s; soaking at ${rate} req/s for ` +
+      `${durationS} s`,
   );
 
   // New delegations all along, from anvil's accounts (the seeded wallets are others).
@@ -123,11 +124,15 @@ try {
   console.log(
     [
       "",
-      `soak: ${durationS} s at ${rate} req/s (${LOAD_SHARE * 100}% of the ${Math.round(max.rps)} req/s measured), 64 connections, mixed checks and listings`,
-      `  answered: ${load.requests.toLocaleString("en")} 2xx (${Math.round(load.rps)} req/s), p50 ${load.p50?.toFixed(2)} ms, p99 ${load.p99?.toFixed(2)} ms`,
-      `  statuses: ${JSON.stringify(load.statuses)}; 5xx: ${fivexx}; errors: ${load.errors}; timeouts: ${load.timeouts}`,
+      `soak: ${durationS} s at ${rate} req/s (${LOAD_SHARE * 100}% of the ${Math.round(max.rps)} req/s measured), 64 ` +
+        `connections, mixed checks and listings`,
+      `  answered: ${load.requests.toLocaleString("en")} 2xx (${Math.round(load.rps)} req/s), p50 ` +
+        `${load.p50?.toFixed(2)} ms, p99 ${load.p99?.toFixed(2)} ms`,
+      `  statuses: ${JSON.stringify(load.statuses)}; 5xx: ${fivexx}; errors: ${load.errors}; timeouts: ` +
+        `${load.timeouts}`,
       `  new delegations: ${writes} transactions written during the soak; ${sampled} answers sampled against eth_call`,
-      `  replica RSS: ${afterWarmup.toFixed(0)} MB after the ${warmupS} s warm-up, ${atEnd.toFixed(0)} MB at the end (${(growth * 100).toFixed(1)}%)`,
+      `  replica RSS: ${afterWarmup.toFixed(0)} MB after the ${warmupS} s warm-up, ${atEnd.toFixed(0)} MB at the end ` +
+        `(${(growth * 100).toFixed(1)}%)`,
     ].join("\n"),
   );
   if (fivexx > 0 || load.non2xx > 0) failures.push(`answers other than 2xx: ${JSON.stringify(load.statuses)}`);

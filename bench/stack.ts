@@ -45,6 +45,7 @@ export async function startServe(cleanup: Cleanup, service: Service, tag: string
   return replica;
 }
 
+/** The raw node:http hello server (bench/hello-server.ts); its URL once it answers. */
 export async function startHello(cleanup: Cleanup): Promise<string> {
   const port = await freePort();
   const child = new Child(`${ROOT}/node_modules/.bin/tsx`, ["bench/hello-server.ts"], { PORT: String(port) });

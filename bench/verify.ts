@@ -34,13 +34,15 @@ export async function verifyRoute(
   });
   if (problems.length > 0) {
     throw new Error(
-      `${route.label} at ${base}: ${problems.length} of ${picked.length} sampled answers are wrong; not measuring it:\n  ${problems.slice(0, 5).join("\n  ")}`,
+      `${route.label} at ${base}: ${problems.length} of ${picked.length} sampled answers are wrong; not measuring ` +
+        `it:\n  ${problems.slice(0, 5).join("\n  ")}`,
     );
   }
   const positive = route.positive ? picked.filter((i) => route.positive!(i)).length : 0;
   if (route.positive && positive < MIN_POSITIVE * picked.length) {
     throw new Error(
-      `${route.label}: only ${positive} of ${picked.length} sampled checks are true or non-zero; the run would measure misses`,
+      `${route.label}: only ${positive} of ${picked.length} sampled checks are true or non-zero; the run would ` +
+        `measure misses`,
     );
   }
   return { answers: picked.length, checks: route.positive ? picked.length : 0, positive };

@@ -60,7 +60,9 @@ export async function compareChecks<Spec>(
         blocks.map((b) => ({ ...kit.call(specs[i]!), block: b })),
       );
       const agree = blocks.filter((_, n) => String(near[n]) === a.text);
-      clue = ` (the contract answers that at blocks ${agree.length ? agree.join(", ") : "none"} of ${blocks[0]}..${blocks[blocks.length - 1]})`;
+      clue =
+        ` (the contract answers that at blocks ${agree.length ? agree.join(", ") : "none"} of ` +
+        `${blocks[0]}..${blocks[blocks.length - 1]})`;
     }
     mismatches.push({
       what: `${kit.describe(specs[i]!)} at block ${block}`,

@@ -57,5 +57,6 @@ export function report(seed: number, label: string, mismatches: Mismatch[]): str
         `  ${i + 1}. ${m.what}\n     query:    ${m.query}\n     expected: ${m.expected}\n     got:      ${m.got}`,
     )
     .join("\n");
-  return `[SEED=${seed}] ${label}: ${mismatches.length} mismatches with the contract (rerun with SEED=${seed}):\n${first}`;
+  const rerun = `rerun with SEED=${seed}`;
+  return `[SEED=${seed}] ${label}: ${mismatches.length} mismatches with the contract (${rerun}):\n${first}`;
 }

@@ -47,10 +47,10 @@ export type Service = {
 };
 
 /**
- * `npm start` (the launcher, which runs `ponder start`) on the given chains, with a fresh schema (and, on PGlite, a fresh directory) per
- * run; on Postgres when DATABASE_URL is set. Resolves when /ready answers 200 (or, with
- * `until: "listening"`, as soon as it answers HTTP), with an API key made through the admin
- * endpoint (unless `env` sets ADMIN_TOKEN to "").
+ * `npm start` (the launcher, which runs `ponder start`) on the given chains, with a fresh schema
+ * (and, on PGlite, a fresh directory) per run; on Postgres when DATABASE_URL is set. Resolves when
+ * /ready answers 200 (or, with `until: "listening"`, as soon as it answers HTTP), with an API key
+ * made through the admin endpoint (unless `env` sets ADMIN_TOKEN to "").
  *
  * Each run has its own access schema too, so that keyless windows are not shared with other tests
  * on the same Postgres; services given the same ACCESS_SCHEMA share them.

@@ -134,7 +134,8 @@ afterAll(async () => {
 });
 
 describe("the keyless limit: 25 requests in any 10 seconds per client", () => {
-  it("25 pass, counting down RateLimit-Remaining; the 26th is 429 rate_limited with Retry-After; after it, requests pass again", async () => {
+  it("25 pass, counting down RateLimit-Remaining; the 26th is 429 rate_limited with Retry-After; after it, requests \
+pass again", async () => {
     const client = newClient();
     for (let i = 0; i < LIMIT; i++) {
       const a = await ask(proxied, { client });
@@ -227,7 +228,8 @@ describe("the keyless limit: 25 requests in any 10 seconds per client", () => {
     expect(rateLimit(await ask(proxied, { client: ` ${b} , ${a}` })).remaining).toBe(LIMIT - 2);
   });
 
-  it("behind a trusted proxy, a forwarded value that is not an IP address mints no budget: it counts as the proxy's own", async () => {
+  it("behind a trusted proxy, a forwarded value that is not an IP address mints no budget: it counts as the proxy's \
+own", async () => {
     const first = rateLimit(await ask(proxied, { client: "not-an-address-1" })).remaining;
     expect(rateLimit(await ask(proxied, { client: `not-an-address-2, ${newClient()}` })).remaining).toBe(first - 1);
     expect(rateLimit(await ask(proxied, { client: "x".repeat(2_000) })).remaining).toBe(first - 2);
@@ -252,7 +254,8 @@ describe("the keyless limit: 25 requests in any 10 seconds per client", () => {
 });
 
 describe("API keys", () => {
-  it("with a key there is no limit: a client over the keyless limit sends 500 requests in a burst, all answered", async () => {
+  it("with a key there is no limit: a client over the keyless limit sends 500 requests in a burst, all \
+answered", async () => {
     const client = newClient();
     await spend(proxied, client, LIMIT);
     expectProblem(await ask(proxied, { client }), 429, "rate_limited");
@@ -476,7 +479,8 @@ describe.runIf(process.env.DATABASE_URL)("several API processes on one Postgres"
     await second?.stop();
   });
 
-  it("share one keyless budget: of 40 concurrent requests of one client spread over two processes, 25 pass", async () => {
+  it("share one keyless budget: of 40 concurrent requests of one client spread over two processes, 25 \
+pass", async () => {
     const client = newClient();
     const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => ask(i % 2 ? second : proxied, { client })));
     expect(answers.filter((a) => a.status === 200).length).toBe(LIMIT);
@@ -488,7 +492,8 @@ describe.runIf(process.env.DATABASE_URL)("several API processes on one Postgres"
     }
   });
 
-  it("share keys: one made through one process works on the other, and its revocation holds there at once", async () => {
+  it("share keys: one made through one process works on the other, and its revocation holds there at \
+once", async () => {
     const { id, key } = await newKey(proxied, "two processes");
     expect((await ask(second, { key })).status).toBe(200);
     expect((await admin(proxied, "DELETE", `/keys/${id}`)).status).toBe(200);

@@ -91,7 +91,8 @@ beforeAll(async () => {
   ]);
   const head = await chainClient(anvil.url).getBlockNumber();
   log(
-    `chain ${CHAIN_ID}: early delegations by block ${early}, the rest by block ${lastWrite}; head ${head}; ${Date.now() - t0} ms`,
+    `chain ${CHAIN_ID}: early delegations by block ${early}, the rest by block ${lastWrite}; head ${head}; ` +
+      `${Date.now() - t0} ms`,
   );
 
   service = await startService({ rpc: { [CHAIN_ID]: anvil.url } });
@@ -288,7 +289,8 @@ describe("Default chainId 1 behaves as documented", () => {
     ]);
   });
 
-  it("v2 listings: without chainId = chainId=1, exactly the contract's delegations of the wallet, in the order made", async () => {
+  it("v2 listings: without chainId = chainId=1, exactly the contract's delegations of the wallet, in the order \
+made", async () => {
     const listings = new Map<Address, Record<string, unknown>[]>();
     for (const wallet of [P, Q, R, S]) {
       const a = await same(`/registry/v2/${wallet}`);
@@ -447,7 +449,8 @@ describe("Default chainId 1 behaves as documented", () => {
     ]);
   });
 
-  it("v1 listings: without chainId = chainId=1, exactly the contract's delegations of the wallet, in the order made", async () => {
+  it("v1 listings: without chainId = chainId=1, exactly the contract's delegations of the wallet, in the order \
+made", async () => {
     const listings = new Map<Address, Record<string, unknown>[]>();
     for (const wallet of [P, Q, R, S]) {
       const a = await same(`/registry/v1/${wallet}`);

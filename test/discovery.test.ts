@@ -308,7 +308,8 @@ async function expectNothingBeforeStart(
 ) {
   expect(
     window.head - window.finality,
-    `Ponder's unfinalized window at startup (from block ${window.head - window.finality}) after the start block ${earliest}`,
+    `Ponder's unfinalized window at startup (from block ${window.head - window.finality}) after the start block ` +
+      `${earliest}`,
   ).toBeGreaterThan(earliest);
   const calls = proxy.calls;
   const indexerFrom = calls.findIndex((c) => c.method === "eth_chainId");
@@ -401,8 +402,8 @@ beforeAll(async () => {
   writtenB = await sendWrite(b.url, abis.v2, accountsB[5]!, V2, "delegateAll", [accountsB[6]!, zeroHash, true]);
 
   console.log(
-    `[discovery] chain ${A_ID}: v1 deployed in block ${deployedA.v1}, v2 in ${deployedA.v2}, delegations written by block ${writtenA}; ` +
-      `chain ${B_ID}: v2 deployed in block ${deployedBv2}, v1 removed`,
+    `[discovery] chain ${A_ID}: v1 deployed in block ${deployedA.v1}, v2 in ${deployedA.v2}, delegations written by ` +
+      `block ${writtenA}; chain ${B_ID}: v2 deployed in block ${deployedBv2}, v1 removed`,
   );
   proxyA = await startRpcProxy(a.url);
   proxyB = await startRpcProxy(b.url);
@@ -417,7 +418,8 @@ afterAll(async () => {
 });
 
 describe("start-block discovery", () => {
-  it("first start: finds each registry's deployment block by eth_getCode, indexes from there, remembers it", async () => {
+  it("first start: finds each registry's deployment block by eth_getCode, indexes from there, remembers \
+it", async () => {
     const t0 = Date.now();
     const head = await chainClient(a!.url).getBlockNumber();
     service = await startService({ rpc: { [A_ID]: proxyA!.url }, env: { START_BLOCKS_FILE: startBlocksFile } });
@@ -477,8 +479,9 @@ describe("start-block discovery", () => {
     await waitForIndexed(A_ID, writtenA);
     const logs = await expectNoLogsBeforeStart(proxyA!, a!.url, START_A(), { head, finality: FINALITY[A_ID]! });
     console.log(
-      `[discovery] first start: ${logs.requests.length} eth_getLogs, ${logs.ranged.length} ranged, the earliest from block ` +
-        `${logs.ranged.map((r) => r.from!).reduce((m, v) => (v < m ? v : m))}; ${logs.emptyBlocks} of empty blocks below a start block`,
+      `[discovery] first start: ${logs.requests.length} eth_getLogs, ${logs.ranged.length} ranged, the earliest from ` +
+        `block ${logs.ranged.map((r) => r.from!).reduce((m, v) => (v < m ? v : m))}; ${logs.emptyBlocks} of empty ` +
+        `blocks below a start block`,
     );
     const rest = await expectNothingBeforeStart(
       proxyA!,
@@ -487,7 +490,8 @@ describe("start-block discovery", () => {
       { head, finality: FINALITY[A_ID]! },
     );
     console.log(
-      `[discovery] first start: other requests placed, none before the start block: ${JSON.stringify(rest.counts)}; sync cursor headers: ${rest.cursor}`,
+      `[discovery] first start: other requests placed, none before the start block: ${JSON.stringify(rest.counts)}; ` +
+        `sync cursor headers: ${rest.cursor}`,
     );
   });
 
@@ -500,7 +504,8 @@ describe("start-block discovery", () => {
     expect(live.text, live.text).toBe("true");
   });
 
-  it("restart with the same START_BLOCKS_FILE: the remembered start blocks are used, no new search; a chain without v1 skips v1", async () => {
+  it("restart with the same START_BLOCKS_FILE: the remembered start blocks are used, no new search; a chain without \
+v1 skips v1", async () => {
     await service!.stop();
     service = undefined;
     proxyA!.clear();
@@ -514,7 +519,8 @@ describe("start-block discovery", () => {
       env: { START_BLOCKS_FILE: startBlocksFile },
     });
     console.log(
-      `[discovery] restart ready in ${Date.now() - t0} ms; RPC calls on ${A_ID}: ${summary(proxyA!.calls)}; on ${B_ID}: ${summary(proxyB!.calls)}`,
+      `[discovery] restart ready in ${Date.now() - t0} ms; RPC calls on ${A_ID}: ${summary(proxyA!.calls)}; on ` +
+        `${B_ID}: ${summary(proxyB!.calls)}`,
     );
 
     // Chain A: no new search. The only historical eth_getCode calls check each remembered block:
@@ -548,7 +554,10 @@ describe("start-block discovery", () => {
       v2: { address: V2, startBlock: Number(deployedA.v2) },
     });
     await waitForIndexed(A_ID, headA);
-    const logsA = await expectNoLogsBeforeStart(proxyA!, a!.url, START_A(), { head: headA, finality: FINALITY[A_ID]! });
+    const logsA = await expectNoLogsBeforeStart(proxyA!, a!.url, START_A(), {
+      head: headA,
+      finality: FINALITY[A_ID]!,
+    });
     await expectAnswers(A_ID, a!.url, accountsA, true);
 
     // Chain B: v2 found by bisection; v1 has no code at the head, so it is skipped, and said so.
@@ -580,8 +589,9 @@ describe("start-block discovery", () => {
       { head: headB, finality: FINALITY[B_ID]! },
     );
     console.log(
-      `[discovery] restart: chain ${A_ID}: ${logsA.ranged.length} ranged eth_getLogs, ${logsA.emptyBlocks} of empty blocks below a start block; ` +
-        `chain ${B_ID}: ${logsB.ranged.length} ranged, ${logsB.emptyBlocks} of empty blocks below the start block`,
+      `[discovery] restart: chain ${A_ID}: ${logsA.ranged.length} ranged eth_getLogs, ${logsA.emptyBlocks} of empty ` +
+        `blocks below a start block; chain ${B_ID}: ${logsB.ranged.length} ranged, ${logsB.emptyBlocks} of empty ` +
+        `blocks below the start block`,
     );
     const restA = await expectNothingBeforeStart(
       proxyA!,
@@ -594,15 +604,17 @@ describe("start-block discovery", () => {
       finality: FINALITY[B_ID]!,
     });
     console.log(
-      `[discovery] restart: other requests placed, none before the start block: chain ${A_ID}: ${JSON.stringify(restA.counts)}, ` +
-        `sync cursor headers: ${restA.cursor}; chain ${B_ID}: ${JSON.stringify(restB.counts)}, sync cursor headers: ${restB.cursor}`,
+      `[discovery] restart: other requests placed, none before the start block: chain ${A_ID}: ` +
+        `${JSON.stringify(restA.counts)}, sync cursor headers: ${restA.cursor}; chain ${B_ID}: ` +
+        `${JSON.stringify(restB.counts)}, sync cursor headers: ${restB.cursor}`,
     );
     const yes = await checkAllV2(B_ID, accountsB[6]!, accountsB[5]!);
     expect(`${yes.status} ${yes.text}`).toBe("200 true");
     for (const path of [
       `/registry/v1/check/all?chainId=${B_ID}&delegate=${accountsB[6]}&vault=${accountsB[5]}`,
       `/registry/v1/check/contract?chainId=${B_ID}&delegate=${accountsB[6]}&vault=${accountsB[5]}&contract=${V2}`,
-      `/registry/v1/check/token?chainId=${B_ID}&delegate=${accountsB[6]}&vault=${accountsB[5]}&contract=${V2}&tokenId=1`,
+      `/registry/v1/check/token?chainId=${B_ID}&delegate=${accountsB[6]}&vault=${accountsB[5]}&contract=` +
+        `${V2}&tokenId=1`,
       `/registry/v1/${accountsB[5]}?chainId=${B_ID}`,
     ]) {
       const answer = await get(path);

@@ -95,12 +95,14 @@ const query = () => {
   return pairs.length ? `?${pairs.join(pick(["&", "&", "&", ";", "&&"]))}` : pick(["", "?", "?&", "?="]);
 };
 
+/** What follows /registry/v2/check/: the kinds, and what is close to one. */
+const V2_CHECK_PATHS = ["all", "contract", "erc721", "erc1155", "erc20", "token", "", "ALL", "all/", "all/x"];
+
 const path = () =>
   pick([
     () => `/registry/v2/${values()}`,
     () => `/registry/v1/${values()}`,
-    () =>
-      `/registry/v2/check/${pick(["all", "contract", "erc721", "erc1155", "erc20", "token", "", "ALL", "all/", "all/x"])}`,
+    () => `/registry/v2/check/${pick(V2_CHECK_PATHS)}`,
     () => `/registry/v1/check/${pick(["all", "contract", "token", "erc20", ""])}`,
     () =>
       pick([
@@ -244,7 +246,8 @@ function problemFaults(answer: { status: number; type: string; body: string }, s
 
 /** What Node's parser refuses, sent raw and from HTTP clients: a problem from `server`, never a reset or a hang. */
 function parserRefusals(server: string, url: () => string) {
-  it(`${server}: answers request lines and headers past 16 KiB with a 431 problem, raw or from an HTTP client`, async () => {
+  it(`${server}: answers request lines and headers past 16 \
+KiB with a 431 problem, raw or from an HTTP client`, async () => {
     const base = new URL(url());
     const bad: string[] = [];
     for (const [what, target, headers] of OVERSIZED) {
@@ -334,7 +337,9 @@ describe("abuse", () => {
         if (chance(0.05)) headers["X-Filler"] = repeat("h", 8_000);
         if (chance(0.05)) headers["X-Forwarded-For"] = values().replace(/[^\x21-\x7e]/g, "") || "x";
         sent++;
-        const request = `${method} ${target.slice(0, 300)} (${target.length} bytes; headers ${Object.keys(headers).join(", ") || "none"}, ${JSON.stringify(headers).length} bytes)`;
+        const request =
+          `${method} ${target.slice(0, 300)} (${target.length} bytes; headers ` +
+          `${Object.keys(headers).join(", ") || "none"}, ${JSON.stringify(headers).length} bytes)`;
         const answer = await send(base, method, target, headers).catch((error: Error) => error);
         if (answer instanceof Error) {
           bad.push(`no answer: ${request}: ${answer.message}`);

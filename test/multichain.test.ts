@@ -259,7 +259,8 @@ afterAll(async () => {
 // ---------------------------------------------------------------------------------------------
 
 describe("two chains in one service: every answer is the asked chain's contract's", () => {
-  it("the write streams overlap across chains: same wallets, different delegates; delegations on one chain only", async () => {
+  it("the write streams overlap across chains: same wallets, different delegates; delegations on one chain \
+only", async () => {
     const [a, b] = [run(A_ID), run(B_ID)];
     const senders = a.v2.pools.senders;
     const outgoing = async (r: Run) =>
@@ -279,15 +280,17 @@ describe("two chains in one service: every answer is the asked chain's contract'
     const onlyB = [...onB].filter((h) => !onA.has(h)).length;
     const shared = [...onA].filter((h) => onB.has(h)).length;
     console.log(
-      `[multichain] v2 delegations in force: ${onA.size} on ${A_ID}, ${onB.size} on ${B_ID}, ${shared} on both, ${onlyA} only on ${A_ID}, ${onlyB} only on ${B_ID}; ` +
-        `${both.length} wallets delegate on both chains, ${differ.length} of them differently`,
+      `[multichain] v2 delegations in force: ${onA.size} on ${A_ID}, ${onB.size} on ${B_ID}, ${shared} on both, ` +
+        `${onlyA} only on ${A_ID}, ${onlyB} only on ${B_ID}; ${both.length} wallets delegate on both chains, ` +
+        `${differ.length} of them differently`,
     );
     expect(differ.length, tag("wallets delegating on both chains, to different delegates")).toBeGreaterThan(0);
     expect(onlyA, tag(`delegations only on ${A_ID}`)).toBeGreaterThan(0);
     expect(onlyB, tag(`delegations only on ${B_ID}`)).toBeGreaterThan(0);
   });
 
-  it(`${V2_CHECKS} v2 checks (all five kinds) and every v2 listing per chain, the same checks asked of both chains`, async () => {
+  it(`${V2_CHECKS} v2 checks (all five kinds) and every v2 \
+listing per chain, the same checks asked of both chains`, async () => {
     const t0 = Date.now();
     const queryRng = new Rng((SEED ^ 0x5bd1e995) >>> 0);
     const history = [...run(A_ID).v2.generator.history, ...run(B_ID).v2.generator.history];
@@ -322,7 +325,8 @@ describe("two chains in one service: every answer is the asked chain's contract'
       counts[counts.length - 1] = [`chain ${r.id}: v2 listings compared`, listings.compared, wallets.length];
       mismatches.push(...listings.mismatches.map((m) => ({ ...m, what: `chain ${r.id}: ${m.what}` })));
       console.log(
-        `[multichain] chain ${r.id}: ${checks.compared} v2 checks (${checks.positive} true/non-zero), ${listings.compared} v2 listings (${listings.records} records)`,
+        `[multichain] chain ${r.id}: ${checks.compared} v2 checks (${checks.positive} true/non-zero), ` +
+          `${listings.compared} v2 listings (${listings.records} records)`,
       );
     }
     // The checks tell the chains apart: a service answering from the other chain would fail these.
@@ -337,7 +341,8 @@ describe("two chains in one service: every answer is the asked chain's contract'
     expect(telling, tag("v2 checks whose answer differs between the chains")).toBeGreaterThan(V2_CHECKS * 0.05);
   });
 
-  it(`${V1_CHECKS} v1 checks (all three kinds) and every v1 listing per chain, the same checks asked of both chains`, async () => {
+  it(`${V1_CHECKS} v1 checks (all three kinds) and every v1 listing per chain, the same checks asked of both \
+chains`, async () => {
     const t0 = Date.now();
     const queryRng = new Rng((SEED ^ 0x1f83d9ab) >>> 0);
     const delegations = [...run(A_ID).v1.generator.delegations, ...run(B_ID).v1.generator.delegations];
@@ -366,7 +371,8 @@ describe("two chains in one service: every answer is the asked chain's contract'
       setsByChain.set(r.id, listings.expected);
       counts.push([`chain ${r.id}: v1 listings compared`, listings.compared, wallets.length]);
       console.log(
-        `[multichain] chain ${r.id}: ${checks.compared} v1 checks (${checks.positive} true), ${listings.compared} v1 listings (${listings.records} records)`,
+        `[multichain] chain ${r.id}: ${checks.compared} v1 checks (${checks.positive} true), ${listings.compared} v1 ` +
+          `listings (${listings.records} records)`,
       );
     }
     const [ansA, ansB] = [answersByChain.get(A_ID)!, answersByChain.get(B_ID)!];
@@ -379,7 +385,8 @@ describe("two chains in one service: every answer is the asked chain's contract'
         [...setsA.get(w)!].sort().join() !== [...setsB.get(w)!].sort().join(),
     );
     console.log(
-      `[multichain] v1: ${telling} of ${V1_CHECKS} checks answer differently on the two chains; ${differing.length} wallets listed on both chains with different delegations; ${Date.now() - t0} ms`,
+      `[multichain] v1: ${telling} of ${V1_CHECKS} checks answer differently on the two chains; ${differing.length} ` +
+        `wallets listed on both chains with different delegations; ${Date.now() - t0} ms`,
     );
     expect(mismatches.length, report(SEED, "v1 on two chains", mismatches)).toBe(0);
     for (const [what, got, want] of counts) expect(got, tag(what)).toBe(want);
@@ -484,7 +491,8 @@ describe("two chains in one service: every answer is the asked chain's contract'
     }
   });
 
-  it("GET /registry/chains lists both chains, each live, with its own registries, start blocks and indexed block", async () => {
+  it("GET /registry/chains lists both chains, each live, with its own registries, start blocks and indexed \
+block", async () => {
     const a = await get("/registry/chains");
     expect(a.status, tag(a.text)).toBe(200);
     expect(a.headers.get("content-type"), tag("Content-Type")).toMatch(/^application\/json/);

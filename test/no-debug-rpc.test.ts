@@ -109,7 +109,10 @@ const summary = (seen: Observed[]) => {
   }
   const blocks = seen.flatMap((o) => (o.block === undefined ? [] : [o.block]));
   const highest = blocks.reduce((max, b) => (b > max ? b : max), -1n);
-  return `${[...counts].map(([k, n]) => `${n}× ${k}`).join(", ")}; highest X-Indexed-Block ${highest < 0n ? "none" : highest}`;
+  return (
+    `${[...counts].map(([k, n]) => `${n}× ${k}`).join(", ")}; highest X-Indexed-Block ` +
+    `${highest < 0n ? "none" : highest}`
+  );
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -162,6 +165,12 @@ describe("v1 revokeDelegate through a contract wallet, on an RPC without debug_t
       expected: a.status === 200 && a.block !== undefined ? await contractSays(delegate, of, a.block) : undefined,
     };
   }
+
+  /** What exitOf gave, as words. */
+  const exitText = (exited: number | null | Error) =>
+    typeof exited === "number"
+      ? `ponder exited with code ${exited}`
+      : `ponder still running after ${EXIT_WITHIN_MS / 1000} s`;
 
   /** Waits for the service to exit by itself; its exit code. */
   async function exitOf(s: Service): Promise<number | null> {
@@ -245,7 +254,8 @@ describe("v1 revokeDelegate through a contract wallet, on an RPC without debug_t
     await anvil?.stop();
   });
 
-  it("indexing live, answers right until the revocation, then stops loudly naming the transaction; never answers past it", async () => {
+  it("indexing live, answers right until the revocation, then stops loudly naming the transaction; never answers past \
+it", async () => {
     service = await startService({ rpc: { [CHAIN_ID]: proxy.url } });
     // Before the revocation the service is live and right, the direct revokeDelegate included.
     const before = await waitFor(
@@ -280,12 +290,12 @@ describe("v1 revokeDelegate through a contract wallet, on an RPC without debug_t
     const exited = await exitOf(service).catch((error: Error) => error);
     const seen = await watcher.stop();
     const output = plainOutput(service);
-    log(
-      `live: ${typeof exited === "number" ? `ponder exited with code ${exited}` : `ponder still running after ${EXIT_WITHIN_MS / 1000} s`}; answers seen: ${summary(seen)}`,
-    );
+    log(`live: ${exitText(exited)}; answers seen: ${summary(seen)}`);
     const refused = proxy.refused;
     log(
-      `live: debug calls refused: ${refused.length} (${refused.map((c) => `${c.method} id ${JSON.stringify(c.id)}`).join(", ")}); calls that came in batches: ${proxy.calls.filter((c) => c.batch).length} of ${proxy.calls.length}`,
+      `live: debug calls refused: ${refused.length} ` +
+        `(${refused.map((c) => `${c.method} id ${JSON.stringify(c.id)}`).join(", ")}); calls that came in batches: ` +
+        `${proxy.calls.filter((c) => c.batch).length} of ${proxy.calls.length}`,
     );
     const message = output.split("\n").find((line) => line.includes(`v1 revokeDelegate in transaction ${revoke.hash}`));
     log(`live: the error line: ${message?.trim()}`);
@@ -310,7 +320,8 @@ describe("v1 revokeDelegate through a contract wallet, on an RPC without debug_t
     await expectNoAnswerPast(seen, "live");
   });
 
-  it("started again on the same RPC, with the revocation in its backfill: stops at the same transaction again, never skips it", async () => {
+  it("started again on the same RPC, with the revocation in its backfill: stops at the same transaction again, never \
+skips it", async () => {
     expect(walletRevoke, "the first test made the revocation").toBeDefined();
     const revoke = walletRevoke!;
     // The revocation falls below Ponder's finality depth: it is part of the backfill now.
@@ -329,9 +340,7 @@ describe("v1 revokeDelegate through a contract wallet, on an RPC without debug_t
     const seen = await watcher.stop();
     const output = plainOutput(service!);
     const refused = proxy.refused.slice(refusedBefore);
-    log(
-      `restart: ${started}; ${typeof exited === "number" ? `ponder exited with code ${exited}` : `ponder still running after ${EXIT_WITHIN_MS / 1000} s`}; answers seen: ${summary(seen)}`,
-    );
+    log(`restart: ${started}; ${exitText(exited)}; answers seen: ${summary(seen)}`);
     log(`restart: debug calls refused: ${refused.length}`);
 
     expect(output).toContain(`v1 revokeDelegate in transaction ${revoke.hash} (chain ${CHAIN_ID})`);
@@ -342,7 +351,8 @@ describe("v1 revokeDelegate through a contract wallet, on an RPC without debug_t
     await expectNoAnswerPast(seen, "restart");
   });
 
-  it("control: with debug_traceTransaction served, the same service goes on past the revocation and answers it right", async () => {
+  it("control: with debug_traceTransaction served, the same service goes on past the revocation and answers it \
+right", async () => {
     expect(walletRevoke, "the first test made the revocation").toBeDefined();
     const revoke = walletRevoke!;
     proxy.refuseDebug = false;
@@ -359,7 +369,8 @@ describe("v1 revokeDelegate through a contract wallet, on an RPC without debug_t
     );
     const traces = proxy.calls.slice(tracesBefore).filter((c) => c.method === "debug_traceTransaction");
     log(
-      `control: (x, wallet) at X-Indexed-Block ${after.block}: ${after.body} (contract: ${after.expected}); traces asked: ${traces.length}`,
+      `control: (x, wallet) at X-Indexed-Block ${after.block}: ${after.body} (contract: ${after.expected}); traces ` +
+        `asked: ${traces.length}`,
     );
     expect(after.body, `(x, wallet) at ${after.block}`).toBe(after.expected);
     expect(after.body).toBe("false");

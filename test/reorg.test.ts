@@ -55,7 +55,8 @@ describe("answers sampled during a reorganization", () => {
     await anvil?.stop();
   });
 
-  it("every answer equals the contract at its X-Indexed-Block on the branch canonical then, and none goes back to the old branch", async () => {
+  it("every answer equals the contract at its X-Indexed-Block on the branch canonical then, and none goes back to the \
+old branch", async () => {
     const [vaultA, vaultB, ...others] = accounts.slice(1) as Address[];
     const delegates = others.slice(0, 6);
     const token = accounts[19]!;

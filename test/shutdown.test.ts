@@ -93,7 +93,8 @@ async function stopUnderLoad(url: string, headers: Record<string, string>, child
   await Promise.all(loops);
   const refused = outcomes.filter((o) => o.error !== undefined).length;
   console.log(
-    `[shutdown] ${url}: the process exited ${exitMs} ms after the signal; ${outcomes.length} requests, ${refused} refused`,
+    `[shutdown] ${url}: the process exited ${exitMs} ms after the signal; ${outcomes.length} requests, ${refused} ` +
+      `refused`,
   );
   return { outcomes, signalledAt, exitMs };
 }

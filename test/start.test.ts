@@ -18,8 +18,9 @@ import { Child, freePort, GiveUp, ROOT, waitFor } from "../devkit/processes";
 import { callView, chainClient, rpc } from "../devkit/rpc";
 import { startRpcProxy } from "./helpers/rpc-proxy";
 
-const CHECK =
-  "/registry/v2/check/all?chainId=31337&to=0x0000000000000000000000000000000000000002&from=0x0000000000000000000000000000000000000003";
+/** A check's parties: two addresses no one uses. */
+const PARTIES = "to=0x0000000000000000000000000000000000000002&from=0x0000000000000000000000000000000000000003";
+const CHECK = `/registry/v2/check/all?chainId=31337&${PARTIES}`;
 
 const started: { stop(): Promise<void> }[] = [];
 afterEach(async () => {
@@ -69,7 +70,8 @@ const problemOf = async (res: Response) => ({
 });
 
 describe("npm start with an RPC it cannot reach", () => {
-  it("stays up, names the RPC and the fix, retries with backoff, answers chain_syncing; indexes once the RPC answers", async () => {
+  it("stays up, names the RPC and the fix, retries with backoff, answers chain_syncing; indexes once the RPC \
+answers", async () => {
     const rpcPort = await freePort();
     const rpcUrl = `http://127.0.0.1:${rpcPort}`;
     const { child, port, output } = await launch({ PONDER_RPC_URL_31337: rpcUrl });
@@ -109,15 +111,9 @@ describe("npm start with an RPC it cannot reach", () => {
     );
     expect(v1).toMatchObject({ status: 503, body: { code: "chain_syncing" } });
     // A chain it is not configured for is still unsupported_chain, not syncing.
-    expect(
-      (
-        await problemOf(
-          await fetch(
-            `${url}/registry/v2/check/all?chainId=10&to=0x0000000000000000000000000000000000000002&from=0x0000000000000000000000000000000000000003`,
-          ),
-        )
-      ).body.code,
-    ).toBe("unsupported_chain");
+    expect((await problemOf(await fetch(`${url}/registry/v2/check/all?chainId=10&${PARTIES}`))).body.code).toBe(
+      "unsupported_chain",
+    );
     expect((await fetch(`${url}/health`)).status).toBe(200);
     expect((await fetch(`${url}/ready`)).status).toBe(503);
     const chains = (await (await fetch(`${url}/registry/chains`)).json()) as {
@@ -147,7 +143,8 @@ describe("npm start with an RPC it cannot reach", () => {
     expect(answered.headers.get("x-indexed-block")).toMatch(/^\d+$/);
   });
 
-  it("an RPC that answers but fails the start-block search (rate-limited, pruned): retried with backoff, not an exit", async () => {
+  it("an RPC that answers but fails the start-block search (rate-limited, pruned): retried with backoff, not an \
+exit", async () => {
     const anvil: Anvil = await startAnvil();
     started.push(anvil);
     await installRegistries(anvil.url);
@@ -185,7 +182,8 @@ describe("npm start with an RPC it cannot reach", () => {
     expect(output()).toMatch(/registry v2 was deployed in block \d+/);
   });
 
-  it("with no RPC configured: Ethereum mainnet through viem's public RPC, and the log says it is slow and rate-limited", async () => {
+  it("with no RPC configured: Ethereum mainnet through viem's public RPC, and the log says it is slow and \
+rate-limited", async () => {
     const { child, output } = await launch({});
     const warning = await waitFor(
       "the public-RPC warning",

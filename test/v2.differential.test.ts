@@ -125,8 +125,8 @@ describe("v2 differential: the service answers what the real DelegateRegistry an
     const perBlock = new Map<bigint, number>();
     for (const e of events) perBlock.set(e.block, (perBlock.get(e.block) ?? 0) + 1);
     console.log(
-      `[v2 differential] phase 1: ${txs.length} transactions, ${events.length} writes in ${blocks.size} blocks ` +
-        `(up to ${Math.max(...perBlock.values())} per block, last block ${lastWriteBlock}) in ${Date.now() - t0} ms; ` +
+      `[v2 differential] phase 1: ${txs.length} transactions, ${events.length} writes in ${blocks.size} blocks (up ` +
+        `to ${Math.max(...perBlock.values())} per block, last block ${lastWriteBlock}) in ${Date.now() - t0} ms; ` +
         `stream: ${JSON.stringify(generator.stats)}`,
     );
 
@@ -185,7 +185,8 @@ describe("v2 differential: the service answers what the real DelegateRegistry an
     expect(checks.positive, tag("share of true/non-zero answers")).toBeGreaterThan(PHASE1_CHECKS * 0.2);
   });
 
-  it(`phase 2: ${PHASE2_WAVES * PHASE2_TXS_PER_WAVE} more transactions indexed live, checked during and after`, async () => {
+  it(`phase 2: ${PHASE2_WAVES * PHASE2_TXS_PER_WAVE} more \
+transactions indexed live, checked during and after`, async () => {
     expect(service, tag("phase 1 started the service")).toBeDefined();
     const t0 = Date.now();
     const before = lastWriteBlock;
@@ -216,8 +217,8 @@ describe("v2 differential: the service answers what the real DelegateRegistry an
     })();
     await Promise.all([writer, live]);
     console.log(
-      `[v2 differential] phase 2: ${PHASE2_WAVES * PHASE2_TXS_PER_WAVE} transactions up to block ${lastWriteBlock} in ${Date.now() - t0} ms; ` +
-        `${liveCompared} checks compared while indexing live (${livePositive} true/non-zero)`,
+      `[v2 differential] phase 2: ${PHASE2_WAVES * PHASE2_TXS_PER_WAVE} transactions up to block ${lastWriteBlock} ` +
+        `in ${Date.now() - t0} ms; ${liveCompared} checks compared while indexing live (${livePositive} true/non-zero)`,
     );
 
     await waitForIndexed(lastWriteBlock);
@@ -233,8 +234,8 @@ describe("v2 differential: the service answers what the real DelegateRegistry an
     );
     console.log(
       `[v2 differential] phase 2: ${checks.compared} checks compared (${checks.positive} true/non-zero), ` +
-        `${listings.compared} listings (${listings.records} records) in ${Date.now() - t1} ms; ` +
-        `stream: ${JSON.stringify(generator.stats)}`,
+        `${listings.compared} listings (${listings.records} records) in ${Date.now() - t1} ms; stream: ` +
+        `${JSON.stringify(generator.stats)}`,
     );
     mismatches.push(...checks.mismatches, ...listings.mismatches);
     expect(mismatches.length, report(SEED, "phase 2", mismatches)).toBe(0);

@@ -47,6 +47,7 @@ function bySender<T>(writes: [Address, T][]): Map<Address, T[]> {
   return out;
 }
 
+/** The demo's seeded activity: the history written first, then a few writes at a time. */
 export class Activity {
   private readonly rng = new Rng(SEED);
 
@@ -122,7 +123,10 @@ export class Activity {
     });
   }
 
-  /** A v1 vault's writes: delegations, sometimes one undone, all revoked, or one delegate's revoked, then delegated again. */
+  /**
+   * A v1 vault's writes: delegations, sometimes one undone, all revoked, or one delegate's revoked,
+   * then delegated again.
+   */
   private v1Story(vault: Address): RegistryCall[] {
     const rng = this.rng;
     const made = Array.from({ length: 1 + rng.int(6) }, () => this.v1Delegation(vault, PEOPLE));

@@ -85,7 +85,9 @@ export function chooseExamples(model: DemoModel, history: DemoTx[]): Example[] {
     },
     {
       what: "v2: an NFT delegation that was revoked",
-      path: `/registry/v2/check/erc721?${CHAIN}&to=${a(e721.to)}&from=${a(revoked.from)}&contract=${a(e721.contract)}&tokenId=${e721.tokenId}`,
+      path:
+        `/registry/v2/check/erc721?${CHAIN}&to=${a(e721.to)}&from=${a(revoked.from)}&contract=` +
+        `${a(e721.contract)}&tokenId=${e721.tokenId}`,
       answer: String(model.v2CheckErc721(e721.to, revoked.from, e721.contract, e721.tokenId)),
       wallets: [e721.to, revoked.from],
     },
@@ -98,7 +100,9 @@ export function chooseExamples(model: DemoModel, history: DemoTx[]): Example[] {
     },
     {
       what: "v1: a token check, answered by a delegation for the whole collection",
-      path: `/registry/v1/check/token?${CHAIN}&delegate=${a(contractLevel.delegate)}&vault=${a(contractLevel.vault)}&contract=${a(contractLevel.contract)}&tokenId=42`,
+      path:
+        `/registry/v1/check/token?${CHAIN}&delegate=${a(contractLevel.delegate)}&vault=` +
+        `${a(contractLevel.vault)}&contract=${a(contractLevel.contract)}&tokenId=42`,
       answer: String(model.v1Check(contractLevel.delegate, contractLevel.vault, contractLevel.contract, 42n)),
       wallets: [contractLevel.delegate, contractLevel.vault],
     },

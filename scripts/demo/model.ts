@@ -18,9 +18,13 @@ function v2Key(fn: V2Fn, from: Address, to: Address, rights: string, contract?: 
   return [fn, lower(from), lower(to), rights, contract ? lower(contract) : "", tokenId ?? ""].join("|");
 }
 
+/** The registries' state after the demo's writes, by the contracts' rules (see the module's head). */
 export class DemoModel {
   private readonly v2 = new Map<string, V2Entry>();
-  /** v1 voids delegations by version counters: revokeAllDelegates bumps the vault's, revokeDelegate/revokeSelf the pair's. */
+  /**
+   * v1 voids delegations by version counters: revokeAllDelegates bumps the vault's,
+   * revokeDelegate/revokeSelf the pair's.
+   */
   private readonly vaultVersion = new Map<string, number>();
   private readonly pairVersion = new Map<string, number>();
   /** Each v1 delegation's last write, and the versions it was made at. */
@@ -119,7 +123,10 @@ export class DemoModel {
     return [...this.v1.values()].map((d) => d.key).filter((key) => this.inForce(key));
   }
 
-  /** checkDelegateForAll / ForContract / ForToken: a token falls back to its contract, a contract to the whole vault. */
+  /**
+   * checkDelegateForAll / ForContract / ForToken: a token falls back to its contract, a contract to
+   * the whole vault.
+   */
   v1Check(delegate: Address, vault: Address, contract?: Address, tokenId?: bigint): boolean {
     const base = { vault: lower(vault), delegate: lower(delegate) };
     const keys: Key[] = [{ ...base, type: "ALL", contract: zeroAddress, tokenId: 0n }];

@@ -6,6 +6,7 @@ import { Child, GiveUp, ROOT, waitFor } from "../../devkit/processes";
 /** Ponder's log lines below warnings (one a block once live); anything else, stack traces too, is shown. */
 const ROUTINE = /^\d\d:\d\d:\d\d\.\d{3} (INFO|DEBUG|TRACE) /;
 
+/** `scripts/start.ts` on the demo's chain, its data in the demo's directory; routine lines hidden once quiet. */
 export class DemoService {
   readonly child: Child;
   /** Once the examples are out: Ponder's routine lines would scroll them away. */

@@ -75,7 +75,8 @@ export function effectsOf(
       const ok = eventName === want[0] && Object.entries(want[1]).every(([k2, v]) => same(a(k2), v));
       if (!ok)
         problems.push(
-          `${r.transactionHash} log ${Number(log.logIndex)}: ${eventName} ${JSON.stringify(args, big)} for ${JSON.stringify(call, big)} by ${actor}`,
+          `${r.transactionHash} log ${Number(log.logIndex)}: ${eventName} ${JSON.stringify(args, big)} for ` +
+            `${JSON.stringify(call, big)} by ${actor}`,
         );
       effects.push({
         actor,

@@ -41,6 +41,7 @@ export class Model {
     this.lastPairBump.set(pair, by);
   }
 
+  /** Applies one registry write that took effect (in chain order), counting what it did. */
   apply(e: Effect) {
     const c = e.call;
     const byWallet = this.wallets.has(lower(e.actor));
