@@ -22,7 +22,7 @@ export type AskOptions = {
   method?: string;
   headers?: Record<string, string>;
   body?: string;
-  /** Per attempt (default 30 s). */
+  /** Per attempt (default 30 s; 0: no limit). */
   timeoutMs?: number;
   /** Ask again after a 429, a 503 with Retry-After or a closed connection (default true). */
   reask?: boolean;
@@ -42,7 +42,8 @@ export async function ask(base: string, path: string, options: AskOptions = {}):
   for (let asked = 0; ; ) {
     let res: Response;
     try {
-      res = await fetch(base + path, { method, headers, body, signal: AbortSignal.timeout(timeoutMs) });
+      const signal = timeoutMs > 0 ? AbortSignal.timeout(timeoutMs) : undefined;
+      res = await fetch(base + path, { method, headers, body, signal });
     } catch (error) {
       if (!reask || resent >= 3 || !closedBeforeAnswer(error) || (method !== "GET" && method !== "HEAD")) throw error;
       resent++;

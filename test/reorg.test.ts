@@ -14,6 +14,7 @@
 import { type Address, toHex, zeroHash } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Anvil, startAnvil } from "../devkit/anvil";
+import { ask } from "../devkit/ask";
 import { abis, installRegistries } from "../devkit/oracle";
 import { waitFor } from "../devkit/processes";
 import { chooseSeed, Rng } from "../devkit/random";
@@ -112,8 +113,8 @@ old branch", async () => {
     }
     const processes = [service.url, ...(replica ? [replica.url] : [])];
     const indexedAt = async (base: string) => {
-      const res = await fetch(`${base}${queries[0]!.path}`, { headers: service.headers });
-      return res.status === 200 ? BigInt(res.headers.get("x-indexed-block") ?? "0") : undefined;
+      const a = await ask(base, queries[0]!.path, { headers: service.headers, timeoutMs: 0, reask: false });
+      return a.status === 200 ? (a.block ?? 0n) : undefined;
     };
     const untilEvery = (what: string, block: bigint) =>
       Promise.all(
@@ -160,14 +161,8 @@ old branch", async () => {
       Array.from({ length: SAMPLERS }, async (_, worker) => {
         for (let i = worker; sampling; i += SAMPLERS) {
           const query = i % queries.length;
-          const res = await fetch(`${base}${queries[query]!.path}`, { headers: service.headers });
-          samples.get(base)!.push({
-            query,
-            status: res.status,
-            body: await res.text(),
-            block: BigInt(res.headers.get("x-indexed-block") ?? "-1"),
-            at: Date.now(),
-          });
+          const a = await ask(base, queries[query]!.path, { headers: service.headers, timeoutMs: 0, reask: false });
+          samples.get(base)!.push({ query, status: a.status, body: a.text, block: a.block ?? -1n, at: Date.now() });
         }
       }),
     );
