@@ -4,7 +4,7 @@
  * versions differ only in how a check becomes a view call and how it is named (CheckKit).
  */
 import { ask } from "./ask";
-import { blockToCompare, type CompareAt, type Mismatch, type Oracle } from "./compare";
+import { blockToCompare, type CompareAt, type Mismatch, type Oracle, pathAt } from "./compare";
 import { pool } from "./pool";
 import { chainClient, ethCalls, type ViewCall } from "./rpc";
 
@@ -18,7 +18,7 @@ export type CheckKit<Spec> = {
 
 export type CheckResult = { compared: number; positive: number; mismatches: Mismatch[] };
 
-/** Asks the service each check (`urls[i]` asks `specs[i]`), then the contract, and compares at `at`. */
+/** Asks the service each check (`urls[i]` asks `specs[i]`; at `at`'s block if it names one), then the contract. */
 export async function compareChecks<Spec>(
   o: Oracle,
   kit: CheckKit<Spec>,
@@ -27,7 +27,7 @@ export async function compareChecks<Spec>(
   at: CompareAt,
   concurrency = 32,
 ): Promise<CheckResult> {
-  const answers = await pool(urls, concurrency, (url) => ask(o.serviceUrl, url, { headers: o.headers }));
+  const answers = await pool(urls, concurrency, (url) => ask(o.serviceUrl, pathAt(url, at), { headers: o.headers }));
   const head = await chainClient(o.rpcUrl).getBlockNumber();
   const mismatches: Mismatch[] = [];
   const toCall: { i: number; block: bigint }[] = [];

@@ -21,10 +21,14 @@ export type Mismatch = { what: string; query: string; expected: string; got: str
 
 /**
  * The block answers are compared at: each answer's own X-Indexed-Block, which must be at least
- * `minBlock` (the last write's, say); or `block`, which every answer must report (asked at a past
- * block).
+ * `minBlock` (the last write's, say); or `block`, at which every question is asked (`blockNumber`)
+ * and which every answer must report.
  */
 export type CompareAt = { minBlock: bigint } | { block: bigint };
+
+/** The path to ask for an answer to compare at `at`: with `blockNumber` when `at` names a block. */
+export const pathAt = (path: string, at: CompareAt) =>
+  "block" in at ? `${path}${path.includes("?") ? "&" : "?"}blockNumber=${at.block}` : path;
 
 /**
  * The block to compare an answer at, when it can be compared: a 200, JSON, with an X-Indexed-Block

@@ -7,7 +7,7 @@
  */
 import { type Address, getAddress } from "viem";
 import { ask } from "../../devkit/ask";
-import { blockToCompare, type CompareAt, type Mismatch, type Oracle } from "../../devkit/compare";
+import { blockToCompare, type CompareAt, type Mismatch, type Oracle, pathAt } from "../../devkit/compare";
 import { pool } from "../../devkit/pool";
 import { type Rng, spellAddress } from "../../devkit/random";
 import { type Contract, chainClient } from "../../devkit/rpc";
@@ -49,8 +49,8 @@ export type ListingResult = {
 };
 
 /**
- * Each wallet's listing compared at `at`; its address in the path as given, or spelled at random
- * with `rng`.
+ * Each wallet's listing compared at `at` (asked at that block, when it names one); its address in
+ * the path as given, or spelled at random with `rng`.
  */
 export async function compareListings(
   o: Oracle,
@@ -65,7 +65,10 @@ export async function compareListings(
   let compared = 0;
   const normalize = kit.normalize ?? ((r: ApiRecord) => r);
   await pool(wallets, 8, async (wallet) => {
-    const path = `/registry/${kit.version}/${rng ? spellAddress(rng, wallet) : wallet}?chainId=${o.chainId}`;
+    const path = pathAt(
+      `/registry/${kit.version}/${rng ? spellAddress(rng, wallet) : wallet}?chainId=${o.chainId}`,
+      at,
+    );
     const a = await ask(o.serviceUrl, path, { headers: o.headers });
     // Read after the answer: the chain mines on meanwhile.
     const head = await chainClient(o.rpcUrl).getBlockNumber();
