@@ -41,8 +41,8 @@ export function encodeCall(abi: Abi, c: RegistryCall): Hex {
   return encodeFunctionData({ abi, functionName: c.fn, args } as never);
 }
 
-/** A delegation's key: the contract stores one delegation per key (and vault and pair versions). */
 export type V1Type = "ALL" | "CONTRACT" | "TOKEN";
+/** A delegation's key: the contract stores one delegation per key (at the vault's and the pair's versions). */
 export type Key = { type: V1Type; vault: Address; delegate: Address; contract: Address; tokenId: bigint };
 
 /** A key as a string, addresses lowercase: one per delegation. */
