@@ -92,7 +92,7 @@ const get = (path: string) => ask(service!.url, path, { headers: service!.header
 /** The wallets of the explicit one-chain delegations: accounts no random write uses. */
 const who = (accounts: Address[]) => ({ P: accounts[16]!, Q: accounts[17]!, R: accounts[15]!, S: accounts[18]! });
 
-const headOf = async (r: Run) => await chainClient(r.anvil.url).getBlockNumber();
+const headOf = (r: Run) => chainClient(r.anvil.url).getBlockNumber();
 
 /** Sets up one chain: registries, contract wallets, random v2 and v1 writes, and the explicit ones. */
 async function prepare(id: number): Promise<Run> {
