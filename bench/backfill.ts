@@ -7,12 +7,13 @@
  * re-enables of a sender's earlier ones (each write emits one event, whatever it changes).
  */
 import type pg from "pg";
-import { type Address, toHex } from "viem";
-import { ZERO_BYTES32 } from "../core/parse";
-import { plainOutput } from "../test/helpers/chain-tools";
-import { Rng, rpc } from "../test/helpers/common";
-import { abis } from "../test/helpers/oracle";
-import { sendAll, type Tx, WRITE_RIGHTS, type Write } from "../test/helpers/v2-writes";
+import { type Address, toHex, zeroHash } from "viem";
+import { abis } from "../devkit/oracle";
+import { Rng } from "../devkit/random";
+import { chainClient, rpc } from "../devkit/rpc";
+import { SPREAD, sendAll } from "../devkit/send";
+import { plainOutput } from "../devkit/service";
+import { type Tx, txRequest, WRITE_RIGHTS, type Write } from "../devkit/v2/generate";
 import type { Cleanup } from "./cleanup";
 import { randomAddress } from "./dataset";
 import { sampleTreeMemory, tagEnv } from "./procs";
@@ -44,7 +45,7 @@ function makeTxs(events: number, senders: readonly Address[], nonces: Map<Addres
     const to = randomAddress(rng);
     const contract = rng.pick(contracts);
     const tokenId = BigInt(rng.int(1_000_000));
-    const rights = rng.chance(0.8) ? ZERO_BYTES32 : rng.pick(WRITE_RIGHTS);
+    const rights = rng.chance(0.8) ? zeroHash : rng.pick(WRITE_RIGHTS);
     const amount = 1n + rng.bigint(64);
     const w = rng.weighted<Write>([
       [20, { fn: "delegateAll", to, rights, enable: true }],
@@ -79,15 +80,17 @@ function makeTxs(events: number, senders: readonly Address[], nonces: Map<Addres
 
 /** Puts `events` registry events on the chain and makes them final. */
 async function sendEvents(url: string, registry: Address, events: number, seed: number) {
-  const senders = (await rpc(url, "eth_accounts")) as Address[];
+  const chain = chainClient(url);
+  const senders = await chain.getAddresses();
   const nonces = new Map<Address, number>();
-  for (const s of senders) nonces.set(s, Number(await rpc(url, "eth_getTransactionCount", [s, "pending"])));
+  for (const s of senders) nonces.set(s, await chain.getTransactionCount({ address: s, blockTag: "pending" }));
   const txs = makeTxs(events, senders, nonces, new Rng(seed));
-  const receipts = await sendAll(url, registry, abis.v2, txs, seed, {
-    waveSize: 10,
-    spreadMs: 0,
-    timeoutMs: 30 * 60_000,
-  });
+  const receipts = await sendAll(
+    url,
+    txs.map((tx) => txRequest(registry, abis.v2, tx)),
+    seed,
+    { ...SPREAD, batchSize: 10, spreadMs: 0, timeoutMs: 30 * 60_000 },
+  );
   const failed = receipts.filter((r) => r.status !== "0x1").length;
   const sent = receipts.reduce(
     (n, r) => n + r.logs.filter((l) => l.address.toLowerCase() === registry.toLowerCase()).length,
@@ -112,6 +115,7 @@ function logTime(output: string, message: string): number {
   return ((h * 60 + m) * 60 + s) * 1000 + ms;
 }
 
+/** Sends `events` registry events to a fresh chain, then measures a fresh indexer backfilling them. */
 export async function measureBackfill(
   cleanup: Cleanup,
   db: pg.ClientBase,
@@ -125,7 +129,8 @@ export async function measureBackfill(
     const { blocks } = await sendEvents(chain.anvil.url, chain.registry, events, seed);
     const sendMs = Date.now() - started;
     log(
-      `${events.toLocaleString("en")} events in ${blocks} blocks sent in ${(sendMs / 1000).toFixed(1)} s; starting a fresh indexer`,
+      `${events.toLocaleString("en")} events in ${blocks} blocks sent in ${(sendMs / 1000).toFixed(1)} s; starting a ` +
+        `fresh indexer`,
     );
 
     const tag = `backfill-${process.pid}-${Date.now()}`;

@@ -1,6 +1,6 @@
 /** A database of the bench's own on the DATABASE_URL server (see scratchDatabase), dropped at the end. */
 import pg from "pg";
-import { scratchDatabase } from "../test/helpers/database";
+import { scratchDatabase } from "../devkit/database";
 import type { Cleanup } from "./cleanup";
 
 /** Creates the database, points DATABASE_URL (and so every process started from now on) at it, and connects. */

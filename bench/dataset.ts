@@ -6,21 +6,12 @@
  * v2DelegationHash of its fields, a v1 row by its (vault, delegate, type, contract, tokenId) and the
  * versions current when it was written, so that v1InForce decides which count.
  */
-import type { Address, Hex } from "viem";
-import { ZERO_BYTES32 } from "../core/parse";
-import {
-  type V1CheckQuery,
-  type V1Key,
-  type V1State,
-  type V1Type,
-  type V1Versions,
-  v1InForce,
-  ZERO_ADDRESS,
-} from "../core/v1";
+import { type Address, type Hex, zeroAddress, zeroHash } from "viem";
+import { type V1CheckQuery, type V1Key, type V1State, type V1Type, type V1Versions, v1InForce } from "../core/v1";
 import { isAmountType, type V2CheckQuery, type V2DelegationType, type V2State, v2DelegationHash } from "../core/v2";
+import { Rng } from "../devkit/random";
+import { WRITE_RIGHTS } from "../devkit/v2/generate";
 import type { v1Delegation, v1PairVersion, v1VaultVersion, v2Delegation } from "../ponder.schema";
-import { Rng } from "../test/helpers/common";
-import { WRITE_RIGHTS } from "../test/helpers/v2-writes";
 
 export type V2DelegationRow = typeof v2Delegation.$inferInsert;
 export type V1DelegationRow = typeof v1Delegation.$inferInsert;
@@ -56,6 +47,7 @@ const V1_TYPES: readonly (readonly [number, V1Type])[] = [
   [40, "TOKEN"],
 ];
 
+/** A random address (lowercase). */
 export const randomAddress = (rng: Rng): Address => `0x${rng.bigint(160).toString(16).padStart(40, "0")}`;
 const v1KeyString = (k: Pick<V1Key, "type" | "vault" | "delegate" | "contract" | "tokenId">) =>
   `${k.type}|${k.vault}|${k.delegate}|${k.contract}|${k.tokenId}`;
@@ -90,6 +82,7 @@ const V2_KIND: Record<V2DelegationType, V2CheckKind> = {
 };
 const V1_KIND: Record<V1Type, V1CheckKind> = { ALL: "all", CONTRACT: "contract", TOKEN: "token" };
 
+/** The seeded rows, grown step by step, and what each check and listing must answer over them. */
 export class Dataset {
   readonly chainId: number;
   readonly wallets: Address[];
@@ -222,7 +215,7 @@ export class Dataset {
     const type = rng.weighted(V2_TYPES);
     const from = hot && outgoing ? hot : this.counterpart(hot);
     const to = hot && !outgoing ? hot : this.counterpart(hot);
-    const rights = rng.chance(0.8) ? ZERO_BYTES32 : rng.pick(WRITE_RIGHTS);
+    const rights = rng.chance(0.8) ? zeroHash : rng.pick(WRITE_RIGHTS);
     const contract = type === "ALL" ? undefined : this.randomContract();
     const tokenId = type === "ERC721" || type === "ERC1155" ? this.randomTokenId() : undefined;
     const hash = v2DelegationHash({ type, from, to, rights, contract, tokenId });
@@ -262,7 +255,7 @@ export class Dataset {
     const type = rng.weighted(V1_TYPES);
     const vault = hot && outgoing ? hot : this.counterpart(hot);
     const delegate = hot && !outgoing ? hot : this.counterpart(hot);
-    const contract = type === "ALL" ? ZERO_ADDRESS : this.randomContract();
+    const contract = type === "ALL" ? zeroAddress : this.randomContract();
     const tokenId = type === "TOKEN" ? this.randomTokenId() : 0n;
     const key = v1KeyString({ type, vault, delegate, contract, tokenId });
     if (this.v1.has(key)) return undefined;

@@ -4,11 +4,11 @@
  * few milliseconds; the delay is from the moment the receipt was first seen (the block mined) to the
  * first `true`.
  */
-import { type Address, encodeFunctionData, type Hex, toHex } from "viem";
+import { type Address, encodeFunctionData, type Hex, toHex, zeroHash } from "viem";
 import { registryV2Abi } from "../core/abi/registryV2";
-import { ZERO_BYTES32 } from "../core/parse";
-import { Rng, rpc } from "../test/helpers/common";
-import { waitFor } from "../test/helpers/processes";
+import { waitFor } from "../devkit/processes";
+import { Rng } from "../devkit/random";
+import { chainClient, rpc } from "../devkit/rpc";
 import { randomAddress } from "./dataset";
 
 const POLL_MS = 10;
@@ -23,6 +23,7 @@ async function when(what: string, probe: () => Promise<boolean>): Promise<number
   }
 }
 
+/** Milliseconds from each new delegation's block to the API's first `true` (see the module's head). */
 export async function measureDelays(o: {
   rpcUrl: string;
   registry: Address;
@@ -33,21 +34,20 @@ export async function measureDelays(o: {
   seed: number;
 }): Promise<number[]> {
   const rng = new Rng(o.seed);
-  const [from] = (await rpc(o.rpcUrl, "eth_accounts")) as Address[];
+  const chain = chainClient(o.rpcUrl);
+  const [from] = await chain.getAddresses();
   const delays: number[] = [];
   for (let i = 0; i < o.samples; i++) {
     // Start at a random point of a block interval, not always just after a block.
-    const block = await rpc(o.rpcUrl, "eth_blockNumber");
-    await waitFor("the next block", async () =>
-      (await rpc(o.rpcUrl, "eth_blockNumber")) !== block ? true : undefined,
-    );
+    const block = await chain.getBlockNumber();
+    await waitFor("the next block", async () => ((await chain.getBlockNumber()) !== block ? true : undefined));
     await new Promise((ok) => setTimeout(ok, rng.int(900)));
 
     const to = randomAddress(rng);
     const data = encodeFunctionData({
       abi: registryV2Abi,
       functionName: "delegateAll",
-      args: [to, ZERO_BYTES32, true],
+      args: [to, zeroHash, true],
     });
     const hash = (await rpc(o.rpcUrl, "eth_sendTransaction", [
       { from, to: o.registry, data, gas: toHex(300_000) },

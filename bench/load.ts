@@ -5,7 +5,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Child, ROOT } from "../test/helpers/processes";
+import { Child, ROOT } from "../devkit/processes";
 
 export type LoadRequest = { method: "GET" | "POST"; path: string; body?: string };
 

@@ -1,4 +1,4 @@
-import { chooseSeed } from "../test/helpers/common";
+import { chooseSeed } from "../devkit/random";
 
 /** What one `npm run bench` measures, and how long each measurement runs. */
 export type BenchOptions = {
@@ -14,7 +14,10 @@ export type BenchOptions = {
   large: number;
   /** Wallets the delegations are spread over. */
   wallets: number;
-  /** Delegations of each hot wallet, per registry version (part of `large`); listings are measured for the smallest and largest. */
+  /**
+   * Delegations of each hot wallet, per registry version (part of `large`); listings are measured
+   * for the smallest and largest.
+   */
   hot: number[];
   /** Share of the delegations that are v1. */
   v1Share: number;

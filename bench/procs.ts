@@ -10,6 +10,7 @@ export const TAG_VARIABLE = "BENCH_PROCESS";
 /** The variable that marks every process of one bench run. */
 export const RUN_VARIABLE = "BENCH_RUN";
 
+/** The environment that tags a process tree for the memory figures. */
 export const tagEnv = (tag: string) => ({ [TAG_VARIABLE]: tag });
 
 const read = (path: string) => {
@@ -77,7 +78,10 @@ export function runCpu(run: string, database: string): Map<string, number> {
   return ticks;
 }
 
-/** Ticks spent between two `runCpu` readings by the processes alive at the second (one that ended meanwhile took its own along). */
+/**
+ * Ticks spent between two `runCpu` readings by the processes alive at the second (one that ended
+ * meanwhile took its own along).
+ */
 export function ticksBetween(before: Map<string, number>, after: Map<string, number>): number {
   let total = 0;
   for (const [pid, ticks] of after) total += ticks - (before.get(pid) ?? 0);

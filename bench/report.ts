@@ -49,6 +49,7 @@ function pad(cells: string[], widths: number[]) {
 
 export type Environment = { cores: number; apiWorkers: number; autocannon: string; runtimeS: number };
 
+/** The bench's report: the figures, their setup, and the targets met or missed. */
 export function report(o: BenchOptions, env: Environment, s: ServingFigures, b: BackfillFigures): string {
   const hello = s.hello.result.rps;
   const widths = [60, 9, 7, 8, 8, 6, 9, 8];
@@ -81,7 +82,8 @@ export function report(o: BenchOptions, env: Environment, s: ServingFigures, b: 
   const large = `${int(s.large.size.v2 + s.large.size.v1)}-delegation database`;
   const failed = all.filter((f) => failures(f.result) > 0);
 
-  // Targets. A listing's latency is its own at 1 connection; at 64 it is mostly the queue before it (p50 ≈ 64 / throughput).
+  // Targets. A listing's latency is its own at 1 connection; at 64 it is mostly the queue before it
+  // (p50 ≈ 64 / throughput).
   const checks = s.large.checks;
   const lowest = worst(checks, (r) => r.rps, false);
   const slowest = worst(checks, (r) => r.p99);
@@ -137,29 +139,34 @@ export function report(o: BenchOptions, env: Environment, s: ServingFigures, b: 
   ];
 
   const lines = [
-    `== results (${o.smoke ? "smoke mode: tiny sizes and short runs, the timings mean nothing" : "full mode"}, SEED=${o.seed}, ${int(env.runtimeS)} s) ==`,
-    `setup: one machine, ${env.cores} cores shared by everything: the load generator (autocannon ${env.autocannon}, its own process, ` +
-      `${o.connections} connections, ${o.durationS} s runs after ${o.warmupS} s warm-up, requests drawn at random from each route's list), ` +
-      `the server under test (npm run serve and the hello server with ${env.apiWorkers} worker processes each), Postgres 15, anvil and the indexer.`,
-    `data: small ${small} (${int(s.small.size.v2)} v2, ${int(s.small.size.v1)} v1, seeded in ${seconds(s.small.size.seedMs)}); ` +
-      `large ${large} (${int(s.large.size.v2)} v2, ${int(s.large.size.v1)} v1 over ${int(s.large.size.wallets)} wallets, hot wallets of ` +
-      `${o.hot.map(int).join(", ")} delegations per registry, seeded in ${seconds(s.large.size.seedMs)}).`,
+    `== results (${o.smoke ? "smoke mode: tiny sizes and short runs, the timings mean nothing" : "full mode"}, ` +
+      `SEED=${o.seed}, ${int(env.runtimeS)} s) ==`,
+    `setup: one machine, ${env.cores} cores shared by everything: the load generator (autocannon ${env.autocannon}, ` +
+      `its own process, ${o.connections} connections, ${o.durationS} s runs after ${o.warmupS} s warm-up, requests ` +
+      `drawn at random from each route's list), the server under test (npm run serve and the hello server with ` +
+      `${env.apiWorkers} worker processes each), Postgres 15, anvil and the indexer.`,
+    `data: small ${small} (${int(s.small.size.v2)} v2, ${int(s.small.size.v1)} v1, seeded in ` +
+      `${seconds(s.small.size.seedMs)}); large ${large} (${int(s.large.size.v2)} v2, ${int(s.large.size.v1)} v1 over ` +
+      `${int(s.large.size.wallets)} wallets, hot wallets of ${o.hot.map(int).join(", ")} delegations per registry, ` +
+      `seeded in ${seconds(s.large.size.seedMs)}).`,
     `verified: ${int(s.verified.answers)} sampled answers before the runs, all as the seeded data implies ` +
       `(${pct(s.verified.positive / s.verified.checks)} of ${int(s.verified.checks)} checks true or non-zero).`,
     "",
-    `load runs, at ${o.connections} connections unless noted: 2xx answers per second and their ratio to (a)'s; latency in ms; CPU: gen% is the ` +
-      "load generator's (% of one core); machine% all cores' busy time, of which others% went to processes the bench did not start " +
-      "(other work on this machine; also the kernel's interrupt time)",
+    `load runs, at ${o.connections} connections unless noted: 2xx answers per second and their ratio to (a)'s; ` +
+      `latency in ms; CPU: gen% is the load generator's (% of one core); machine% all cores' busy time, of which ` +
+      `others% went to processes the bench did not start (other work on this machine; also the kernel's interrupt ` +
+      `time)`,
     pad(["route", "req/s", "×hello", "p50", "p99", "gen%", "machine%", "others%"], widths),
     ...all.map(row),
     ...failed.map((f) => `[failed] ${f.label}: ${failureText(f.result, o)}`),
     "",
-    `indexing: backfill of ${int(b.events)} v2 events in ${int(b.blocks)} blocks: ${int(backfillRate)} events/s in Ponder's backfill phase ` +
-      `(${seconds(b.backfillMs)}), ${int(b.events / (b.readyMs / 1000))} events/s from process start to ready ` +
-      `(${seconds(b.readyMs)}), peak RSS ${int(b.peakRssMb)} MB (indexer process tree)`,
-    `delay: a new delegation answered by npm run serve ${int(median(s.delays))} ms (median), ${int(maxDelay)} ms (max) after its block was seen mined, ` +
-      `${s.delays.length} samples, block time 1 s`,
-    `memory: npm run serve RSS ${int(s.apiMemory.rssMb)} MB (peak ${int(s.apiMemory.peakMb)} MB, ${s.apiMemory.processes} processes) with the ${large}, after the load runs`,
+    `indexing: backfill of ${int(b.events)} v2 events in ${int(b.blocks)} blocks: ${int(backfillRate)} events/s in ` +
+      `Ponder's backfill phase (${seconds(b.backfillMs)}), ${int(b.events / (b.readyMs / 1000))} events/s from ` +
+      `process start to ready (${seconds(b.readyMs)}), peak RSS ${int(b.peakRssMb)} MB (indexer process tree)`,
+    `delay: a new delegation answered by npm run serve ${int(median(s.delays))} ms (median), ${int(maxDelay)} ms ` +
+      `(max) after its block was seen mined, ${s.delays.length} samples, block time 1 s`,
+    `memory: npm run serve RSS ${int(s.apiMemory.rssMb)} MB (peak ${int(s.apiMemory.peakMb)} MB, ` +
+      `${s.apiMemory.processes} processes) with the ${large}, after the load runs`,
     "",
     "targets:",
     ...targets.map(([met, what, detail]) => `  ${met ? "met   " : "MISSED"}  ${what}: ${detail}`),

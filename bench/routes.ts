@@ -3,13 +3,12 @@
  * wallets (most checks built from a seeded delegation, some from wallets that never delegated to
  * each other), the listings of the hot wallets, and the baselines' requests.
  */
-import { type Address, encodeFunctionData } from "viem";
+import { type Address, encodeFunctionData, zeroHash } from "viem";
 import { toJson } from "../api/json";
 import { registryV2Abi } from "../core/abi/registryV2";
-import { ZERO_BYTES32 } from "../core/parse";
 import { type V1CheckQuery, v1CheckKeys } from "../core/v1";
 import { type V2CheckQuery, v2Check } from "../core/v2";
-import { Rng } from "../test/helpers/common";
+import { Rng } from "../devkit/random";
 import { type Dataset, TOKEN_IDS, type V1CheckKind, type V2CheckKind } from "./dataset";
 import type { LoadRequest } from "./load";
 
@@ -54,14 +53,15 @@ const query = (params: Record<string, string | bigint | undefined>) =>
     .map(([k, v]) => `${k}=${v}`)
     .join("&");
 
-const rightsParam = (rights: V2CheckQuery["rights"]) => (rights === ZERO_BYTES32 ? undefined : rights);
+const rightsParam = (rights: V2CheckQuery["rights"]) => (rights === zeroHash ? undefined : rights);
 
+/** A v2 check route: seeded queries of `kind`, each with the answer the dataset implies. */
 export function v2CheckRoute(data: Dataset, kind: V2CheckKind, rng: Rng): Route {
   const miss = (): V2CheckQuery => ({
     kind,
     from: rng.pick(data.wallets),
     to: rng.pick(data.wallets),
-    rights: ZERO_BYTES32,
+    rights: zeroHash,
     contract: kind === "all" ? undefined : rng.pick(data.contracts),
     tokenId: kind === "erc721" || kind === "erc1155" ? BigInt(rng.int(TOKEN_IDS)) : undefined,
   });
@@ -69,13 +69,17 @@ export function v2CheckRoute(data: Dataset, kind: V2CheckKind, rng: Rng): Route 
     `v2 check ${kind}`,
     data.v2Samples.get(kind)!.items,
     miss,
-    (q) =>
-      `/registry/v2/check/${kind}?${query({ chainId: String(data.chainId), to: q.to, from: q.from, contract: q.contract, tokenId: q.tokenId, rights: rightsParam(q.rights) })}`,
+    (q) => {
+      const { to, from, contract, tokenId } = q;
+      const params = { chainId: String(data.chainId), to, from, contract, tokenId, rights: rightsParam(q.rights) };
+      return `/registry/v2/check/${kind}?${query(params)}`;
+    },
     (q) => toJson(v2Check(q).answer(data.v2Enabled)),
     rng,
   );
 }
 
+/** A v1 check route: seeded queries of `kind`, each with the answer the dataset implies. */
 export function v1CheckRoute(data: Dataset, kind: V1CheckKind, rng: Rng): Route {
   const miss = (): V1CheckQuery => ({
     kind,
@@ -88,8 +92,11 @@ export function v1CheckRoute(data: Dataset, kind: V1CheckKind, rng: Rng): Route 
     `v1 check ${kind}`,
     data.v1Samples.get(kind)!.items,
     miss,
-    (q) =>
-      `/registry/v1/check/${kind}?${query({ chainId: String(data.chainId), delegate: q.delegate, vault: q.vault, contract: q.contract, tokenId: q.tokenId })}`,
+    (q) => {
+      const { delegate, vault, contract, tokenId } = q;
+      const params = { chainId: String(data.chainId), delegate, vault, contract, tokenId };
+      return `/registry/v1/check/${kind}?${query(params)}`;
+    },
     (q) => toJson(v1CheckKeys(q).some(data.v1InForce)),
     rng,
   );
@@ -143,7 +150,7 @@ export function ethCallRoute(registry: Address, checks: Route): Route {
     const args = [
       params.get("to") as Address,
       params.get("from") as Address,
-      (params.get("rights") ?? ZERO_BYTES32) as `0x${string}`,
+      (params.get("rights") ?? zeroHash) as `0x${string}`,
     ] as const;
     const data = encodeFunctionData({ abi: registryV2Abi, functionName: "checkDelegateForAll", args });
     return {
@@ -152,13 +159,12 @@ export function ethCallRoute(registry: Address, checks: Route): Route {
       body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_call", params: [{ to: registry, data }, "latest"] }),
     };
   });
-  const no = `0x${"0".repeat(64)}`;
   return {
     label: "(b) anvil eth_call checkDelegateForAll",
     requests,
     wrong: (_i, status, body) =>
-      status === 200 && (JSON.parse(body) as { result?: string }).result === no
+      status === 200 && (JSON.parse(body) as { result?: string }).result === zeroHash
         ? undefined
-        : `expected the result ${no}, got ${status} ${body.slice(0, 200)}`,
+        : `expected the result ${zeroHash}, got ${status} ${body.slice(0, 200)}`,
   };
 }

@@ -8,7 +8,7 @@
  */
 import { readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
-import { ROOT } from "../test/helpers/processes";
+import { ROOT } from "../devkit/processes";
 import { measureBackfill } from "./backfill";
 import { Cleanup } from "./cleanup";
 import { benchDatabase } from "./database";
@@ -27,7 +27,8 @@ const options = parseOptions();
 const started = Date.now();
 const log = (line: string) => console.log(`· [${((Date.now() - started) / 1000).toFixed(0)} s] ${line}`);
 log(
-  `${options.smoke ? "smoke" : "full"} mode, SEED=${options.seed} (rerun with SEED=${options.seed} npm run bench${options.smoke ? " -- --smoke" : ""})`,
+  `${options.smoke ? "smoke" : "full"} mode, SEED=${options.seed} (rerun with SEED=${options.seed} npm run ` +
+    `bench${options.smoke ? " -- --smoke" : ""})`,
 );
 
 // Every process started from here on is this run's: CPU of any other is another's work on this machine.

@@ -26,7 +26,8 @@ async function insert<T extends Table>(
   const arrays = columns.map(([, column], i) => `$${i + 1}::${column.getSQLType()}[]`).join(", ");
   const values = columns.map(([key]) => rows.map((row) => cell((row as Record<string, unknown>)[key])));
   await client.query(
-    `INSERT INTO ${quote(schema)}.${quote(getTableName(table))} (${names}) SELECT * FROM unnest(${arrays}) ${onConflict}`,
+    `INSERT INTO ${quote(schema)}.${quote(getTableName(table))} (${names}) SELECT * FROM unnest(${arrays}) ` +
+      `${onConflict}`,
     values,
   );
 }

@@ -6,7 +6,8 @@
  * Beside them: the raw node:http hello, anvil's eth_call and Ponder's own server, at the large size.
  */
 import type pg from "pg";
-import { waitFor } from "../test/helpers/processes";
+import { waitFor } from "../devkit/processes";
+import { ADDRESS_1 } from "../devkit/v2/generate";
 import type { Cleanup } from "./cleanup";
 import { Dataset } from "./dataset";
 import { measureDelays } from "./delay";
@@ -38,7 +39,7 @@ export type ServingFigures = {
 };
 
 /** A check answered without reading any delegation (`from` 0x1 never delegates). */
-const PROBE = `/registry/v2/check/all?chainId=${CHAIN_ID}&to=0x0000000000000000000000000000000000000001&from=0x0000000000000000000000000000000000000001`;
+const PROBE = `/registry/v2/check/all?chainId=${CHAIN_ID}&to=${ADDRESS_1}&from=${ADDRESS_1}`;
 
 /** Waits until an API answers promptly again: requests of a run that timed out may still be in its queue. */
 async function settle(base: string, headers: Record<string, string>) {
@@ -52,6 +53,7 @@ async function settle(base: string, headers: Record<string, string>) {
   });
 }
 
+/** The API's figures (see the module's head). */
 export async function measureServing(
   o: BenchOptions,
   cleanup: Cleanup,
@@ -93,7 +95,8 @@ export async function measureServing(
           ? `; FAILED: ${JSON.stringify(result.statuses)}, ${result.errors} errors`
           : "";
       log(
-        `${label}: ${Math.round(result.rps)} req/s, p50 ${result.p50?.toFixed(2)} ms, p99 ${result.p99?.toFixed(2)} ms (${v.answers} sampled answer${v.answers === 1 ? "" : "s"} verified first${failed})`,
+        `${label}: ${Math.round(result.rps)} req/s, p50 ${result.p50?.toFixed(2)} ms, p99 ${result.p99?.toFixed(2)} ` +
+          `ms (${v.answers} sampled answer${v.answers === 1 ? "" : "s"} verified first${failed})`,
       );
       return { label, result };
     };
@@ -112,7 +115,9 @@ export async function measureServing(
       );
       const counts = data.counts;
       log(
-        `seeded ${rows.toLocaleString("en")} delegations in ${(ms / 1000).toFixed(1)} s: now ${counts.v2.toLocaleString("en")} v2 and ${counts.v1.toLocaleString("en")} v1 over ${counts.wallets.toLocaleString("en")} wallets`,
+        `seeded ${rows.toLocaleString("en")} delegations in ${(ms / 1000).toFixed(1)} s: now ` +
+          `${counts.v2.toLocaleString("en")} v2 and ${counts.v1.toLocaleString("en")} v1 over ` +
+          `${counts.wallets.toLocaleString("en")} wallets`,
       );
       return { ...counts, seedMs: ms };
     };

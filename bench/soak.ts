@@ -6,10 +6,14 @@
  * memory is sampled. Exits non-zero on any 5xx, connection error or timeout, wrong answer, or
  * memory growth of 10% or more after the warm-up. Needs DATABASE_URL (Postgres).
  */
-import type { Address } from "viem";
-import { chooseSeed, rpc } from "../test/helpers/common";
-import { abis } from "../test/helpers/oracle";
-import * as v2 from "../test/helpers/v2-writes";
+import { type Oracle, report } from "../devkit/compare";
+import { compareChecks } from "../devkit/compare-checks";
+import { abis } from "../devkit/oracle";
+import { chooseSeed, Rng } from "../devkit/random";
+import { chainClient } from "../devkit/rpc";
+import { SPREAD, sendAll } from "../devkit/send";
+import { checkUrl, randomCheck, v2Checks } from "../devkit/v2/checks";
+import { makePools, txRequest, WriteGenerator } from "../devkit/v2/generate";
 import { Cleanup } from "./cleanup";
 import { benchDatabase } from "./database";
 import { Dataset } from "./dataset";
@@ -57,37 +61,32 @@ try {
   const max = await runLoad("maximum", { ...spec, durationS: 5, warmupS: 1 });
   const rate = Math.round(LOAD_SHARE * max.rps);
   log(
-    `seeded 20,000 delegations; mixed maximum ${Math.round(max.rps)} req/s; soaking at ${rate} req/s for ${durationS} s`,
+    `seeded 20,000 delegations; mixed maximum ${Math.round(max.rps)} req/s; soaking at ${rate} req/s for ` +
+      `${durationS} s`,
   );
 
   // New delegations all along, from anvil's accounts (the seeded wallets are others).
-  const accounts = (await rpc(chain.anvil.url, "eth_accounts")) as Address[];
-  const pools = v2.makePools(accounts);
-  const generator = new v2.WriteGenerator(new v2.Rng(SEED), pools);
+  const client = chainClient(chain.anvil.url);
+  const pools = makePools(await client.getAddresses());
+  const generator = new WriteGenerator(new Rng(SEED), pools);
   for (const sender of pools.senders)
-    generator.nonces.set(sender, Number(await rpc(chain.anvil.url, "eth_getTransactionCount", [sender, "pending"])));
-  const oracle: v2.Oracle = {
+    generator.nonces.set(sender, await client.getTransactionCount({ address: sender, blockTag: "pending" }));
+  const oracle: Oracle = {
     rpcUrl: chain.anvil.url,
     serviceUrl: serve.url,
     registry: chain.registry,
     abi: abis.v2,
     chainId: CHAIN_ID,
-    seed: SEED,
     headers: service.headers,
   };
-  const queryRng = new v2.Rng(SEED ^ 0x51ed27);
+  const queryRng = new Rng(SEED ^ 0x51ed27);
   let soaking = true;
   let writes = 0;
   let sampled = 0;
   const writer = (async () => {
     while (soaking) {
-      const receipts = await v2.sendAll(
-        chain.anvil.url,
-        chain.registry,
-        abis.v2,
-        Array.from({ length: 10 }, () => generator.nextTx()),
-        SEED,
-      );
+      const txs = Array.from({ length: 10 }, () => txRequest(chain.registry, abis.v2, generator.nextTx()));
+      const receipts = await sendAll(chain.anvil.url, txs, SEED, SPREAD);
       writes += receipts.length;
       if (receipts.some((r) => r.status !== "0x1")) failures.push("a write reverted");
     }
@@ -96,17 +95,12 @@ try {
     while (soaking) {
       await new Promise((ok) => setTimeout(ok, 2_000));
       if (generator.history.length === 0) continue;
-      const specs = Array.from({ length: 40 }, () => v2.randomCheck(queryRng, pools, generator.history));
-      const result = await v2.compareChecks(
-        oracle,
-        specs,
-        specs.map((s) => v2.checkUrl(queryRng, CHAIN_ID, s)),
-        0n,
-        8,
-      );
+      const specs = Array.from({ length: 40 }, () => randomCheck(queryRng, pools, generator.history));
+      const urls = specs.map((s) => checkUrl(queryRng, CHAIN_ID, s));
+      const result = await compareChecks(oracle, v2Checks, specs, urls, { minBlock: 0n }, 8);
       sampled += result.compared;
       if (result.mismatches.length > 0)
-        failures.push(v2.report(SEED, "answers sampled during the soak", result.mismatches));
+        failures.push(report(SEED, "answers sampled during the soak", result.mismatches));
     }
   })();
   const memory: { atS: number; rssMb: number }[] = [];
@@ -130,11 +124,15 @@ try {
   console.log(
     [
       "",
-      `soak: ${durationS} s at ${rate} req/s (${LOAD_SHARE * 100}% of the ${Math.round(max.rps)} req/s measured), 64 connections, mixed checks and listings`,
-      `  answered: ${load.requests.toLocaleString("en")} 2xx (${Math.round(load.rps)} req/s), p50 ${load.p50?.toFixed(2)} ms, p99 ${load.p99?.toFixed(2)} ms`,
-      `  statuses: ${JSON.stringify(load.statuses)}; 5xx: ${fivexx}; errors: ${load.errors}; timeouts: ${load.timeouts}`,
+      `soak: ${durationS} s at ${rate} req/s (${LOAD_SHARE * 100}% of the ${Math.round(max.rps)} req/s measured), 64 ` +
+        `connections, mixed checks and listings`,
+      `  answered: ${load.requests.toLocaleString("en")} 2xx (${Math.round(load.rps)} req/s), p50 ` +
+        `${load.p50?.toFixed(2)} ms, p99 ${load.p99?.toFixed(2)} ms`,
+      `  statuses: ${JSON.stringify(load.statuses)}; 5xx: ${fivexx}; errors: ${load.errors}; timeouts: ` +
+        `${load.timeouts}`,
       `  new delegations: ${writes} transactions written during the soak; ${sampled} answers sampled against eth_call`,
-      `  replica RSS: ${afterWarmup.toFixed(0)} MB after the ${warmupS} s warm-up, ${atEnd.toFixed(0)} MB at the end (${(growth * 100).toFixed(1)}%)`,
+      `  replica RSS: ${afterWarmup.toFixed(0)} MB after the ${warmupS} s warm-up, ${atEnd.toFixed(0)} MB at the end ` +
+        `(${(growth * 100).toFixed(1)}%)`,
     ].join("\n"),
   );
   if (fivexx > 0 || load.non2xx > 0) failures.push(`answers other than 2xx: ${JSON.stringify(load.statuses)}`);

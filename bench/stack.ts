@@ -5,22 +5,13 @@
  */
 import { drizzle } from "drizzle-orm/node-postgres";
 import type pg from "pg";
-import { type Address, toHex } from "viem";
+import type { Address } from "viem";
 import { createSqlStore } from "../api/store";
-import { rpc } from "../test/helpers/common";
-import { installRegistries } from "../test/helpers/oracle";
-import {
-  type Anvil,
-  Child,
-  freePort,
-  type Replica,
-  ROOT,
-  type Service,
-  startAnvil,
-  startReplica,
-  startService,
-  waitFor,
-} from "../test/helpers/processes";
+import { type Anvil, startAnvil } from "../devkit/anvil";
+import { installRegistries } from "../devkit/oracle";
+import { Child, freePort, ROOT, waitFor } from "../devkit/processes";
+import { chainClient } from "../devkit/rpc";
+import { type Replica, type Service, startReplica, startService } from "../devkit/service";
 import type { Cleanup } from "./cleanup";
 import type { Dataset } from "./dataset";
 import { tagEnv } from "./procs";
@@ -34,7 +25,7 @@ export type Chain = { anvil: Anvil; registry: Address };
 export async function startChain(cleanup: Cleanup, blockGasLimit?: bigint): Promise<Chain> {
   const anvil = await startAnvil({ chainId: CHAIN_ID });
   cleanup.add("anvil", () => anvil.stop());
-  if (blockGasLimit !== undefined) await rpc(anvil.url, "evm_setBlockGasLimit", [toHex(blockGasLimit)]);
+  if (blockGasLimit !== undefined) await chainClient(anvil.url).setBlockGasLimit({ gasLimit: blockGasLimit });
   const { v2 } = await installRegistries(anvil.url);
   return { anvil, registry: v2 };
 }
@@ -54,6 +45,7 @@ export async function startServe(cleanup: Cleanup, service: Service, tag: string
   return replica;
 }
 
+/** The raw node:http hello server (bench/hello-server.ts); its URL once it answers. */
 export async function startHello(cleanup: Cleanup): Promise<string> {
   const port = await freePort();
   const child = new Child(`${ROOT}/node_modules/.bin/tsx`, ["bench/hello-server.ts"], { PORT: String(port) });

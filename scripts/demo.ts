@@ -7,7 +7,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Anvil } from "../test/helpers/processes";
+import type { Anvil } from "../devkit/anvil";
 import { Activity, PEOPLE } from "./demo/activity";
 import { compileStandIns, finalize, Sender, startDemoChain } from "./demo/chain";
 import { chooseExamples, examplesText } from "./demo/examples";
@@ -44,7 +44,8 @@ for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal
 async function main() {
   if (process.env.DATABASE_URL)
     log(
-      "DATABASE_URL is ignored: the demo's chain is new every run, so it uses a fresh PGlite database in a temporary directory",
+      "DATABASE_URL is ignored: the demo's chain is new every run, so it uses a fresh PGlite database in a temporary " +
+        "directory",
     );
   const seconds = (since: number) => `${((Date.now() - since) / 1000).toFixed(1)} s`;
 

@@ -16,8 +16,11 @@ import { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hashKey } from "../api/access/key";
-import { installRegistries } from "./helpers/oracle";
-import { type Anvil, ROOT, type Service, startAnvil, startService } from "./helpers/processes";
+import { type Anvil, startAnvil } from "../devkit/anvil";
+import { type Answer, ask as request } from "../devkit/ask";
+import { installRegistries } from "../devkit/oracle";
+import { ROOT } from "../devkit/processes";
+import { type Service, startService } from "../devkit/service";
 
 const HOT = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
 const COLD = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266";
@@ -40,8 +43,7 @@ const shownKeys: string[] = [];
 let lastClient = 0;
 const newClient = () => `198.51.100.${++lastClient}`;
 
-type Answer = { status: number; headers: Headers; text: string };
-
+/** One request as the test makes it: exactly one answer, never asked again. */
 async function ask(
   to: Service,
   options: { path?: string; client?: string; key?: string; headers?: Record<string, string> } = {},
@@ -49,8 +51,7 @@ async function ask(
   const headers: Record<string, string> = { ...options.headers };
   if (options.client !== undefined) headers["X-Forwarded-For"] = options.client;
   if (options.key !== undefined) headers["X-API-KEY"] = options.key;
-  const res = await fetch(`${to.url}${options.path ?? V2}`, { headers, signal: AbortSignal.timeout(20_000) });
-  return { status: res.status, headers: res.headers, text: await res.text() };
+  return request(to.url, options.path ?? V2, { headers, timeoutMs: 20_000, reask: false });
 }
 
 async function admin(
@@ -69,8 +70,7 @@ async function admin(
       : typeof options.body === "string"
         ? options.body
         : JSON.stringify(options.body);
-  const res = await fetch(`${to.url}/admin${path}`, { method, headers, body, signal: AbortSignal.timeout(20_000) });
-  return { status: res.status, headers: res.headers, text: await res.text() };
+  return request(to.url, `/admin${path}`, { method, headers, body, timeoutMs: 20_000, reask: false });
 }
 
 async function newKey(to: Service, label: string): Promise<{ id: string; key: string }> {
@@ -134,7 +134,8 @@ afterAll(async () => {
 });
 
 describe("the keyless limit: 25 requests in any 10 seconds per client", () => {
-  it("25 pass, counting down RateLimit-Remaining; the 26th is 429 rate_limited with Retry-After; after it, requests pass again", async () => {
+  it("25 pass, counting down RateLimit-Remaining; the 26th is 429 rate_limited with Retry-After; after it, requests \
+pass again", async () => {
     const client = newClient();
     for (let i = 0; i < LIMIT; i++) {
       const a = await ask(proxied, { client });
@@ -227,7 +228,8 @@ describe("the keyless limit: 25 requests in any 10 seconds per client", () => {
     expect(rateLimit(await ask(proxied, { client: ` ${b} , ${a}` })).remaining).toBe(LIMIT - 2);
   });
 
-  it("behind a trusted proxy, a forwarded value that is not an IP address mints no budget: it counts as the proxy's own", async () => {
+  it("behind a trusted proxy, a forwarded value that is not an IP address mints no budget: it counts as the proxy's \
+own", async () => {
     const first = rateLimit(await ask(proxied, { client: "not-an-address-1" })).remaining;
     expect(rateLimit(await ask(proxied, { client: `not-an-address-2, ${newClient()}` })).remaining).toBe(first - 1);
     expect(rateLimit(await ask(proxied, { client: "x".repeat(2_000) })).remaining).toBe(first - 2);
@@ -252,7 +254,8 @@ describe("the keyless limit: 25 requests in any 10 seconds per client", () => {
 });
 
 describe("API keys", () => {
-  it("with a key there is no limit: a client over the keyless limit sends 500 requests in a burst, all answered", async () => {
+  it("with a key there is no limit: a client over the keyless limit sends 500 requests in a burst, all \
+answered", async () => {
     const client = newClient();
     await spend(proxied, client, LIMIT);
     expectProblem(await ask(proxied, { client }), 429, "rate_limited");
@@ -476,7 +479,8 @@ describe.runIf(process.env.DATABASE_URL)("several API processes on one Postgres"
     await second?.stop();
   });
 
-  it("share one keyless budget: of 40 concurrent requests of one client spread over two processes, 25 pass", async () => {
+  it("share one keyless budget: of 40 concurrent requests of one client spread over two processes, 25 \
+pass", async () => {
     const client = newClient();
     const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => ask(i % 2 ? second : proxied, { client })));
     expect(answers.filter((a) => a.status === 200).length).toBe(LIMIT);
@@ -488,7 +492,8 @@ describe.runIf(process.env.DATABASE_URL)("several API processes on one Postgres"
     }
   });
 
-  it("share keys: one made through one process works on the other, and its revocation holds there at once", async () => {
+  it("share keys: one made through one process works on the other, and its revocation holds there at \
+once", async () => {
     const { id, key } = await newKey(proxied, "two processes");
     expect((await ask(second, { key })).status).toBe(200);
     expect((await admin(proxied, "DELETE", `/keys/${id}`)).status).toBe(200);

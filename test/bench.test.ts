@@ -5,7 +5,7 @@
  * asserted: this is a smoke test of the bench, not a benchmark. Postgres only, as the bench.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { runNpm } from "./helpers/processes";
+import { runNpm } from "../devkit/processes";
 
 type Run = { code: number; output: string };
 
@@ -24,7 +24,10 @@ const BASELINES = [
   "(b) anvil eth_call checkDelegateForAll",
   "(c) Ponder's built-in server, v2 check all",
 ];
-/** A table row: the label, then req/s, ×hello, p50, p99, and the CPU of the load generator, the machine and other work ("<1" when under 1%). */
+/**
+ * A table row: the label, then req/s, ×hello, p50, p99, and the CPU of the load generator, the
+ * machine and other work ("<1" when under 1%).
+ */
 const NUMBER = String.raw`\d[\d,]*(?:\.\d+)?`;
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 const row = (label: string) =>

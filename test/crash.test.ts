@@ -7,34 +7,30 @@
  * Reproduce a failure with the seed it prints: SEED=<n> npx vitest run test/crash.test.ts
  */
 
-import { type Address, getAddress, type Hex } from "viem";
+import { type Address, getAddress, type Hex, toHex, zeroAddress } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type RpcProxy, startRpcProxy } from "./helpers/chain-tools";
+import { type Anvil, startAnvil } from "../devkit/anvil";
+import { indexedBlock } from "../devkit/ask";
+import { type Oracle, report } from "../devkit/compare";
+import { compareChecks } from "../devkit/compare-checks";
+import { abis, installRegistries } from "../devkit/oracle";
+import { waitFor } from "../devkit/processes";
+import { chooseSeed, Rng } from "../devkit/random";
+import { chainClient, rpc } from "../devkit/rpc";
+import { roomyBlocks, SPREAD, sendAll } from "../devkit/send";
+import { type Service, startService } from "../devkit/service";
+import { v1Checks, checkUrl as v1CheckUrl, randomCheck as v1RandomCheck } from "../devkit/v1/checks";
+import * as v1 from "../devkit/v1/generate";
+import { checkUrl, randomCheck, v2Checks } from "../devkit/v2/checks";
+import { makePools, txRequest, WriteGenerator } from "../devkit/v2/generate";
+import { compareListings } from "./helpers/compare-listings";
 import { historyMismatches } from "./helpers/history";
-import { abis, installRegistries } from "./helpers/oracle";
-import { type Anvil, type Service, startAnvil, startService, waitFor } from "./helpers/processes";
-import * as v1 from "./helpers/v1-writes";
-import {
-  ADDRESS_0,
-  checkUrl,
-  chooseSeed,
-  compareChecks,
-  compareListings,
-  decodeEvents,
-  firstEnabled,
-  indexedBlock,
-  makePools,
-  type Oracle,
-  type Position,
-  type Receipt,
-  Rng,
-  randomCheck,
-  report,
-  roomyBlocks,
-  rpc,
-  sendAll,
-  WriteGenerator,
-} from "./helpers/v2-writes";
+import type { Position } from "./helpers/position";
+import { type RpcProxy, startRpcProxy } from "./helpers/rpc-proxy";
+import { v1Listings } from "./helpers/v1/listing";
+import { type CompiledWallet, compileWallet, txRequest as v1TxRequest } from "./helpers/v1/wallet";
+import { decodeEvents, firstEnabled } from "./helpers/v2/events";
+import { v2Listings } from "./helpers/v2/listing";
 
 const SEED = chooseSeed();
 console.log(`[crash] SEED=${SEED} (rerun with SEED=${SEED} npx vitest run test/crash.test.ts)`);
@@ -55,7 +51,7 @@ describe("kill -9 of the indexer, then the same command again", () => {
   let pools: ReturnType<typeof makePools>;
   let v1Generator: v1.WriteGenerator;
   let v1Pools: v1.Pools;
-  let wallet: v1.CompiledWallet;
+  let wallet: CompiledWallet;
   let accounts: Address[];
   let registries: { v1: Address; v2: Address };
   const positions = new Map<Hex, Position>();
@@ -64,23 +60,18 @@ describe("kill -9 of the indexer, then the same command again", () => {
 
   /** v2 writes, then v1 writes (from the same accounts: the nonces go on); each one must succeed. */
   async function write(counts: { v2: number; v1: number }): Promise<void> {
-    const v2Receipts = await sendAll(
-      anvil.url,
-      registries.v2,
-      abis.v2,
-      Array.from({ length: counts.v2 }, () => generator.nextTx()),
-      SEED,
-    );
+    const v2Txs = Array.from({ length: counts.v2 }, () => txRequest(registries.v2, abis.v2, generator.nextTx()));
+    const v2Receipts = await sendAll(anvil.url, v2Txs, SEED, SPREAD);
     // The v1 helpers spell addresses in lowercase, the v2 ones checksummed.
     for (const [account, nonce] of generator.nonces) v1Generator.nonces.set(account.toLowerCase() as Address, nonce);
     const v1Txs = Array.from({ length: counts.v1 }, () => v1Generator.nextTx());
-    const v1Receipts = await v1.sendAll(
+    const v1Receipts = await sendAll(
       anvil.url,
-      v1Txs.map((tx) => v1.txRequest(tx, registries.v1, abis.v1, wallet)),
+      v1Txs.map((tx) => v1TxRequest(tx, registries.v1, abis.v1, wallet)),
       SEED,
     );
     for (const [account, nonce] of v1Generator.nonces) generator.nonces.set(getAddress(account), nonce);
-    const receipts: (Receipt | v1.Receipt)[] = [...v2Receipts, ...v1Receipts];
+    const receipts = [...v2Receipts, ...v1Receipts];
     expect(
       receipts.filter((r) => r.status !== "0x1").map((r) => r.transactionHash),
       tag("reverted writes"),
@@ -95,12 +86,12 @@ describe("kill -9 of the indexer, then the same command again", () => {
     anvil = await startAnvil({ chainId: CHAIN_ID });
     await roomyBlocks(anvil.url);
     registries = await installRegistries(anvil.url);
-    accounts = ((await rpc(anvil.url, "eth_accounts")) as Address[]).map((a) => getAddress(a));
+    accounts = await chainClient(anvil.url).getAddresses();
     // Two contract wallets for v1's calls through wallets, deployed by the last account.
-    wallet = v1.compileWallet();
+    wallet = compileWallet();
     const deployer = accounts[19]!;
-    const deployerNonce = Number(await rpc(anvil.url, "eth_getTransactionCount", [deployer, "pending"]));
-    const deployed = await v1.sendAll(
+    const deployerNonce = await chainClient(anvil.url).getTransactionCount({ address: deployer, blockTag: "pending" });
+    const deployed = await sendAll(
       anvil.url,
       [0, 1].map((i) => ({ from: deployer, data: wallet.bytecode, gas: 1_500_000n, nonce: deployerNonce + i })),
       SEED,
@@ -113,19 +104,18 @@ describe("kill -9 of the indexer, then the same command again", () => {
     );
     v1Generator = new v1.WriteGenerator(new Rng(SEED ^ 0x165667b1), v1Pools);
     for (const a of accounts)
-      generator.nonces.set(a, Number(await rpc(anvil.url, "eth_getTransactionCount", [a, "pending"])));
+      generator.nonces.set(a, await chainClient(anvil.url).getTransactionCount({ address: a, blockTag: "pending" }));
     oracle = {
       rpcUrl: anvil.url,
       serviceUrl: "",
       registry: registries.v2,
       abi: abis.v2,
       chainId: CHAIN_ID,
-      seed: SEED,
     };
     await write(BACKFILL);
     // Ponder backfills up to its finality depth below the head (30 blocks for this chain) and
     // indexes the rest live: these writes must lie below it to make a backfill.
-    await rpc(anvil.url, "anvil_mine", [`0x${(40).toString(16)}`]);
+    await rpc(anvil.url, "anvil_mine", [toHex(40)]);
   });
 
   afterAll(async () => {
@@ -170,7 +160,7 @@ describe("kill -9 of the indexer, then the same command again", () => {
 
   it("killed while it indexes live writes: started again, it catches up and answers as the chain does", async () => {
     await service.restart();
-    const head = BigInt((await rpc(anvil.url, "eth_blockNumber")) as string);
+    const head = await chainClient(anvil.url).getBlockNumber();
     const writing = write(LIVE);
     // Killed once it has indexed some of the new blocks.
     await waitFor(
@@ -200,33 +190,30 @@ describe("kill -9 of the indexer, then the same command again", () => {
     );
     const o = { ...oracle, serviceUrl: service.url, headers: service.headers };
     const specs = Array.from({ length: CHECKS.v2 }, () => randomCheck(rng, pools, generator.history));
-    const checks = await compareChecks(
-      o,
-      specs,
-      specs.map((s) => checkUrl(rng, CHAIN_ID, s)),
-      lastWriteBlock,
-    );
+    const urls = specs.map((s) => checkUrl(rng, CHAIN_ID, s));
+    const checks = await compareChecks(o, v2Checks, specs, urls, { minBlock: lastWriteBlock });
     const wallets = [
-      ...new Set([...pools.senders, ...pools.delegates, ADDRESS_0].map((a) => a.toLowerCase())),
+      ...new Set([...pools.senders, ...pools.delegates, zeroAddress].map((a) => a.toLowerCase())),
     ] as Address[];
-    const listings = await compareListings(o, rng, wallets, positions, lastWriteBlock);
+    const listings = await compareListings(o, v2Listings(positions), wallets, { minBlock: lastWriteBlock }, rng);
     const o1 = { ...o, registry: registries.v1, abi: abis.v1 };
-    const v1Specs = Array.from({ length: CHECKS.v1 }, () => v1.randomCheck(rng, v1Pools, v1Generator.delegations));
-    const v1Checks = await v1.compareChecks(
-      o1,
-      v1Specs,
-      v1Specs.map((s) => v1.checkUrl(rng, CHAIN_ID, s)),
-      lastWriteBlock,
-    );
+    const v1Specs = Array.from({ length: CHECKS.v1 }, () => v1RandomCheck(rng, v1Pools, v1Generator.delegations));
+    const v1Urls = v1Specs.map((s) => v1CheckUrl(rng, CHAIN_ID, s));
+    const v1CheckResult = await compareChecks(o1, v1Checks, v1Specs, v1Urls, { minBlock: lastWriteBlock });
     const v1Wallets = [...new Set([...v1Pools.eoas, ...v1Pools.wallets, ...v1Pools.delegates])];
-    const v1Listings = await v1.compareListings(o1, rng, v1Wallets, lastWriteBlock);
+    const v1ListingResult = await compareListings(o1, v1Listings(), v1Wallets, { minBlock: lastWriteBlock }, rng);
     expect(checks.compared, tag(`${label}: v2 checks compared`)).toBe(CHECKS.v2);
     expect(checks.positive, tag(`${label}: true/non-zero v2 answers`)).toBeGreaterThan(CHECKS.v2 * 0.1);
     expect(listings.compared, tag(`${label}: v2 listings compared`)).toBe(wallets.length);
-    expect(v1Checks.compared, tag(`${label}: v1 checks compared`)).toBe(CHECKS.v1);
-    expect(v1Checks.positive, tag(`${label}: true v1 answers`)).toBeGreaterThan(CHECKS.v1 * 0.05);
-    expect(v1Listings.compared, tag(`${label}: v1 listings compared`)).toBe(v1Wallets.length);
-    const mismatches = [...checks.mismatches, ...listings.mismatches, ...v1Checks.mismatches, ...v1Listings.mismatches];
+    expect(v1CheckResult.compared, tag(`${label}: v1 checks compared`)).toBe(CHECKS.v1);
+    expect(v1CheckResult.positive, tag(`${label}: true v1 answers`)).toBeGreaterThan(CHECKS.v1 * 0.05);
+    expect(v1ListingResult.compared, tag(`${label}: v1 listings compared`)).toBe(v1Wallets.length);
+    const mismatches = [
+      ...checks.mismatches,
+      ...listings.mismatches,
+      ...v1CheckResult.mismatches,
+      ...v1ListingResult.mismatches,
+    ];
     expect(mismatches.length, report(SEED, label, mismatches)).toBe(0);
 
     // PGlite admits one process: the history is read with the service stopped.

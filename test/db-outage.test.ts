@@ -11,21 +11,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Address, zeroHash } from "viem";
 import { afterAll, describe, expect, it } from "vitest";
-import { callView, sendWrite } from "./helpers/chain-tools";
-import { rpc } from "./helpers/common";
+import { type Anvil, startAnvil } from "../devkit/anvil";
+import { ask } from "../devkit/ask";
+import { abis, installRegistries } from "../devkit/oracle";
+import { Child, freePort, waitFor } from "../devkit/processes";
+import { callView, chainClient } from "../devkit/rpc";
+import { sendWrite } from "../devkit/send";
+import { createApiKey, type Replica, startReplica } from "../devkit/service";
 import { historyMismatches } from "./helpers/history";
-import { abis, installRegistries } from "./helpers/oracle";
 import { type PrivatePostgres, startPrivatePostgres } from "./helpers/postgres";
-import {
-  type Anvil,
-  Child,
-  createApiKey,
-  freePort,
-  type Replica,
-  startAnvil,
-  startReplica,
-  waitFor,
-} from "./helpers/processes";
 
 const CHAIN_ID = 31337;
 const OUTAGE_MS = 30_000;
@@ -46,7 +40,7 @@ describe.runIf(process.env.DATABASE_URL)("the database stops for 30 s", () => {
     const anvil: Anvil = await startAnvil({ chainId: CHAIN_ID });
     cleanup.push(anvil.stop);
     const registries = await installRegistries(anvil.url);
-    const accounts = (await rpc(anvil.url, "eth_accounts")) as Address[];
+    const accounts = await chainClient(anvil.url).getAddresses();
     /** The j-th delegate: a fresh address per delegation. */
     const target = (j: number) => `0x${(0x1000 + j).toString(16).padStart(40, "0")}` as Address;
     const delegate = (j: number) =>
@@ -85,20 +79,16 @@ describe.runIf(process.env.DATABASE_URL)("the database stops for 30 s", () => {
     cleanup.push(replica.stop);
 
     /** (1 → j) as asked of `base`, and the contract's answer at the block it reports. */
-    const ask = async (base: string, j: number): Promise<Outcome & { expected?: string; block?: bigint }> => {
+    const check = async (base: string, j: number): Promise<Outcome & { expected?: string; block?: bigint }> => {
       const started = Date.now();
       try {
-        const res = await fetch(
-          `${base}/registry/v2/check/all?chainId=${CHAIN_ID}&from=${accounts[1]}&to=${target(j)}`,
-          {
-            headers,
-            signal: AbortSignal.timeout(ANSWER_WITHIN_MS * 3),
-          },
-        );
-        const body = await res.text();
-        const block = res.headers.get("x-indexed-block");
+        const a = await ask(base, `/registry/v2/check/all?chainId=${CHAIN_ID}&from=${accounts[1]}&to=${target(j)}`, {
+          headers,
+          timeoutMs: ANSWER_WITHIN_MS * 3,
+          reask: false,
+        });
         const expected =
-          res.status === 200 && block !== null
+          a.status === 200 && a.block !== undefined
             ? String(
                 await callView(
                   anvil.url,
@@ -106,18 +96,18 @@ describe.runIf(process.env.DATABASE_URL)("the database stops for 30 s", () => {
                   registries.v2,
                   "checkDelegateForAll",
                   [target(j), accounts[1]!, zeroHash],
-                  BigInt(block),
+                  a.block,
                 ),
               )
             : undefined;
         return {
           base,
           ms: Date.now() - started,
-          status: res.status,
-          type: res.headers.get("content-type"),
-          body,
+          status: a.status,
+          type: a.headers.get("content-type"),
+          body: a.text,
           expected,
-          block: block === null ? undefined : BigInt(block),
+          block: a.block,
         };
       } catch (error) {
         return { base, ms: Date.now() - started, error: (error as Error).name };
@@ -130,7 +120,7 @@ describe.runIf(process.env.DATABASE_URL)("the database stops for 30 s", () => {
           waitFor(
             `${base} to answer 1 → ${j} from block ${block}`,
             async () => {
-              const a = await ask(base, j);
+              const a = await check(base, j);
               return a.status === 200 && a.block! >= block && a.body === "true" ? true : undefined;
             },
             180_000,
@@ -146,7 +136,7 @@ describe.runIf(process.env.DATABASE_URL)("the database stops for 30 s", () => {
     const loops = bases.flatMap((base) =>
       [0, 1].map(async () => {
         while (loading) {
-          outcomes.push(await ask(base, 2 + (outcomes.length % Math.max(1, j - 2))));
+          outcomes.push(await check(base, 2 + (outcomes.length % Math.max(1, j - 2))));
           await new Promise((ok) => setTimeout(ok, 100));
         }
       }),

@@ -14,29 +14,24 @@
  * and another chain id is refused.
  */
 
-import { type Abi, type Address, getAddress, type Hex, stringToHex } from "viem";
+import { type Abi, type Address, getAddress, maxUint256, stringToHex, toHex, zeroHash } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  callView,
-  type HttpAnswer,
-  hex,
-  indexedBlockOf,
-  type ListedChain,
-  rpc,
-  sendWrite,
-  serviceGet,
-} from "./helpers/chain-tools";
-import { canonical, parseJsonExact } from "./helpers/common";
-import { abis, installRegistries } from "./helpers/oracle";
-import { type Anvil, type Service, startAnvil, startService, waitFor } from "./helpers/processes";
-import { expectedRecord } from "./helpers/v2-writes";
+import { type Anvil, startAnvil } from "../devkit/anvil";
+import { type Answer, ask } from "../devkit/ask";
+import { abis, installRegistries } from "../devkit/oracle";
+import { waitFor } from "../devkit/processes";
+import { callView, chainClient, rpc } from "../devkit/rpc";
+import { sendWrite } from "../devkit/send";
+import { type Service, startService } from "../devkit/service";
+import { canonical, parseJsonExact } from "./helpers/json";
+import type { ListedChain } from "./helpers/listed-chain";
+import { contractRecords } from "./helpers/v1/listing";
+import { expectedRecord } from "./helpers/v2/listing";
 
 const CHAIN_ID = 1;
 /** Ponder 0.16's finality depth for chain 1 (ponder/src/utils/finality.ts): older blocks are backfilled. */
 const FINALITY = 65n;
-const ZERO32: Hex = `0x${"0".repeat(64)}`;
-const CLAIM: Hex = stringToHex("claim", { size: 32 });
-const MAX_UINT256 = 2n ** 256n - 1n;
+const CLAIM = stringToHex("claim", { size: 32 });
 /** An ERC20 amount past 2^53 and 2^64: any rounding on the way would show. */
 const BIG = 2n ** 255n + 12_345_678_901_234_567n;
 /** Mainnet's BAYC and USDC, as contracts to delegate (the registries do not look at them). */
@@ -68,9 +63,9 @@ async function write(writes: Write[]): Promise<bigint> {
 beforeAll(async () => {
   const t0 = Date.now();
   anvil = await startAnvil({ chainId: CHAIN_ID });
-  expect(BigInt((await rpc(anvil.url, "eth_chainId")) as Hex), "anvil's chain id").toBe(1n);
+  expect(BigInt((await rpc(anvil.url, "eth_chainId")) as string), "anvil's chain id").toBe(1n);
   registries = await installRegistries(anvil.url);
-  [P, Q, R, S] = ((await rpc(anvil.url, "eth_accounts")) as Address[]).slice(1, 5).map((a) => getAddress(a)) as [
+  [P, Q, R, S] = (await chainClient(anvil.url).getAddresses()).slice(1, 5).map((a) => getAddress(a)) as [
     Address,
     Address,
     Address,
@@ -79,28 +74,29 @@ beforeAll(async () => {
 
   // Finalized by the time the service starts: backfilled.
   const early = await write([
-    { by: P, version: "v2", fn: "delegateAll", args: [Q, ZERO32, true] },
-    { by: P, version: "v2", fn: "delegateContract", args: [R, BAYC, ZERO32, true] },
-    { by: P, version: "v2", fn: "delegateERC20", args: [S, USDC, ZERO32, 1234n] },
+    { by: P, version: "v2", fn: "delegateAll", args: [Q, zeroHash, true] },
+    { by: P, version: "v2", fn: "delegateContract", args: [R, BAYC, zeroHash, true] },
+    { by: P, version: "v2", fn: "delegateERC20", args: [S, USDC, zeroHash, 1234n] },
     { by: P, version: "v1", fn: "delegateForAll", args: [R, true] },
     { by: Q, version: "v1", fn: "delegateForToken", args: [S, BAYC, 42n, true] },
   ]);
-  await rpc(anvil.url, "anvil_mine", [hex(FINALITY + 15n)]);
+  await rpc(anvil.url, "anvil_mine", [toHex(FINALITY + 15n)]);
   // Inside the unfinalized window when the service starts: indexed as realtime blocks.
   lastWrite = await write([
-    { by: Q, version: "v2", fn: "delegateERC20", args: [R, USDC, ZERO32, BIG] },
+    { by: Q, version: "v2", fn: "delegateERC20", args: [R, USDC, zeroHash, BIG] },
     { by: Q, version: "v2", fn: "delegateContract", args: [P, BAYC, CLAIM, true] },
-    { by: S, version: "v2", fn: "delegateContract", args: [P, BAYC, ZERO32, true] },
+    { by: S, version: "v2", fn: "delegateContract", args: [P, BAYC, zeroHash, true] },
     { by: R, version: "v1", fn: "delegateForAll", args: [P, true] },
     { by: S, version: "v1", fn: "delegateForToken", args: [Q, BAYC, 7n, true] },
   ]);
-  const head = BigInt((await rpc(anvil.url, "eth_blockNumber")) as Hex);
+  const head = await chainClient(anvil.url).getBlockNumber();
   log(
-    `chain ${CHAIN_ID}: early delegations by block ${early}, the rest by block ${lastWrite}; head ${head}; ${Date.now() - t0} ms`,
+    `chain ${CHAIN_ID}: early delegations by block ${early}, the rest by block ${lastWrite}; head ${head}; ` +
+      `${Date.now() - t0} ms`,
   );
 
   service = await startService({ rpc: { [CHAIN_ID]: anvil.url } });
-  const started = BigInt((await rpc(anvil.url, "eth_blockNumber")) as Hex);
+  const started = await chainClient(anvil.url).getBlockNumber();
   // The premise of "some backfilled, some realtime": Ponder took the head (somewhere in head..started)
   // and finalized everything `FINALITY` blocks below it.
   expect(early, `early writes finalized when the service started (head ${head}..${started})`).toBeLessThanOrEqual(
@@ -114,8 +110,8 @@ beforeAll(async () => {
   await waitFor(
     `chain ${CHAIN_ID} indexed to block ${lastWrite}`,
     async () => {
-      const a = await serviceGet(service!, `/registry/v2/check/all?to=${Q}&from=${P}`);
-      const block = a.status === 200 ? indexedBlockOf(a) : undefined;
+      const a = await get(`/registry/v2/check/all?to=${Q}&from=${P}`);
+      const block = a.status === 200 ? a.block : undefined;
       return block !== undefined && block >= lastWrite ? block : undefined;
     },
     60_000,
@@ -123,13 +119,13 @@ beforeAll(async () => {
 
   // Hold the chain still, so that both answers of a pair reflect the same block, and wait for the
   // service to reach the head.
-  await rpc(anvil.url, "evm_setIntervalMining", [0]);
-  held = BigInt((await rpc(anvil.url, "eth_blockNumber")) as Hex);
+  await chainClient(anvil.url).setIntervalMining({ interval: 0 });
+  held = await chainClient(anvil.url).getBlockNumber();
   await waitFor(
     `the service at the held head ${held}`,
     async () => {
-      const a = await serviceGet(service!, `/registry/v2/check/all?to=${Q}&from=${P}`);
-      return a.status === 200 && indexedBlockOf(a) === held ? true : undefined;
+      const a = await get(`/registry/v2/check/all?to=${Q}&from=${P}`);
+      return a.status === 200 && a.block === held ? true : undefined;
     },
     30_000,
   );
@@ -141,14 +137,17 @@ afterAll(async () => {
   await anvil?.stop();
 });
 
+/** A request to the service, with its access headers. */
+const get = (path: string) => ask(service!.url, path, { headers: service!.headers });
+
 /** `path` asked without chainId and with chainId=1: the same answer, byte for byte, at the same block. */
-async function same(path: string): Promise<HttpAnswer> {
-  const bare = await serviceGet(service!, path);
-  const one = await serviceGet(service!, `${path}${path.includes("?") ? "&" : "?"}chainId=${CHAIN_ID}`);
+async function same(path: string): Promise<Answer> {
+  const bare = await get(path);
+  const one = await get(`${path}${path.includes("?") ? "&" : "?"}chainId=${CHAIN_ID}`);
   for (const a of [bare, one]) {
     expect(a.status, `${a.path}: ${a.text}`).toBe(200);
     expect(a.headers.get("content-type"), `${a.path}: Content-Type`).toMatch(/^application\/json/);
-    expect(indexedBlockOf(a), `${a.path}: X-Indexed-Block`).toBe(held);
+    expect(a.block, `${a.path}: X-Indexed-Block`).toBe(held);
   }
   expect(bare.text, `${path}: without chainId vs ${one.path}`).toBe(one.text);
   expect(bare.headers.get("content-type"), `${path}: Content-Type`).toBe(one.headers.get("content-type"));
@@ -182,43 +181,43 @@ describe("Default chainId 1 behaves as documented", () => {
       {
         path: `/registry/v2/check/all?to=${Q}&from=${P}`,
         fn: "checkDelegateForAll",
-        args: [Q, P, ZERO32],
+        args: [Q, P, zeroHash],
         want: "true",
       },
       {
         path: `/registry/v2/check/all?to=${R}&from=${P}`,
         fn: "checkDelegateForAll",
-        args: [R, P, ZERO32],
+        args: [R, P, zeroHash],
         want: "false",
       },
       {
         path: `/registry/v2/check/all?to=${P}&from=${Q}`,
         fn: "checkDelegateForAll",
-        args: [P, Q, ZERO32],
+        args: [P, Q, zeroHash],
         want: "false",
       },
       {
         path: `/registry/v2/check/contract?to=${R}&from=${P}&contract=${BAYC}`,
         fn: "checkDelegateForContract",
-        args: [R, P, BAYC, ZERO32],
+        args: [R, P, BAYC, zeroHash],
         want: "true",
       },
       {
         path: `/registry/v2/check/contract?to=${Q}&from=${P}&contract=${BAYC}`,
         fn: "checkDelegateForContract",
-        args: [Q, P, BAYC, ZERO32],
+        args: [Q, P, BAYC, zeroHash],
         want: "true",
       },
       {
         path: `/registry/v2/check/contract?to=${S}&from=${P}&contract=${BAYC}`,
         fn: "checkDelegateForContract",
-        args: [S, P, BAYC, ZERO32],
+        args: [S, P, BAYC, zeroHash],
         want: "false",
       },
       {
         path: `/registry/v2/check/contract?to=${P}&from=${Q}&contract=${BAYC}`,
         fn: "checkDelegateForContract",
-        args: [P, Q, BAYC, ZERO32],
+        args: [P, Q, BAYC, zeroHash],
         want: "false",
       },
       {
@@ -230,67 +229,68 @@ describe("Default chainId 1 behaves as documented", () => {
       {
         path: `/registry/v2/check/contract?to=${P}&from=${S}&contract=${BAYC}`,
         fn: "checkDelegateForContract",
-        args: [P, S, BAYC, ZERO32],
+        args: [P, S, BAYC, zeroHash],
         want: "true",
       },
       {
         path: `/registry/v2/check/erc721?to=${R}&from=${P}&contract=${BAYC}&tokenId=1`,
         fn: "checkDelegateForERC721",
-        args: [R, P, BAYC, 1n, ZERO32],
+        args: [R, P, BAYC, 1n, zeroHash],
         want: "true",
       },
       {
         path: `/registry/v2/check/erc721?to=${S}&from=${P}&contract=${BAYC}&tokenId=1`,
         fn: "checkDelegateForERC721",
-        args: [S, P, BAYC, 1n, ZERO32],
+        args: [S, P, BAYC, 1n, zeroHash],
         want: "false",
       },
       {
         path: `/registry/v2/check/erc1155?to=${R}&from=${P}&contract=${BAYC}&tokenId=1`,
         fn: "checkDelegateForERC1155",
-        args: [R, P, BAYC, 1n, ZERO32],
-        want: MAX_UINT256.toString(),
+        args: [R, P, BAYC, 1n, zeroHash],
+        want: maxUint256.toString(),
       },
       {
         path: `/registry/v2/check/erc20?to=${S}&from=${P}&contract=${USDC}`,
         fn: "checkDelegateForERC20",
-        args: [S, P, USDC, ZERO32],
+        args: [S, P, USDC, zeroHash],
         want: "1234",
       },
       {
         path: `/registry/v2/check/erc20?delegate=${S}&vault=${P}&contract=${USDC}`,
         fn: "checkDelegateForERC20",
-        args: [S, P, USDC, ZERO32],
+        args: [S, P, USDC, zeroHash],
         want: "1234",
       },
       {
         path: `/registry/v2/check/erc20?to=${Q}&from=${P}&contract=${USDC}`,
         fn: "checkDelegateForERC20",
-        args: [Q, P, USDC, ZERO32],
-        want: MAX_UINT256.toString(),
+        args: [Q, P, USDC, zeroHash],
+        want: maxUint256.toString(),
       },
       {
         path: `/registry/v2/check/erc20?to=${R}&from=${Q}&contract=${USDC}`,
         fn: "checkDelegateForERC20",
-        args: [R, Q, USDC, ZERO32],
+        args: [R, Q, USDC, zeroHash],
         want: BIG.toString(),
       },
       {
         path: `/registry/v2/check/erc20?to=${S}&from=${Q}&contract=${USDC}`,
         fn: "checkDelegateForERC20",
-        args: [S, Q, USDC, ZERO32],
+        args: [S, Q, USDC, zeroHash],
         want: "0",
       },
       {
         path: `/registry/v2/check/erc20?to=${R}&from=${P}&contract=${BAYC}`,
         fn: "checkDelegateForERC20",
-        args: [R, P, BAYC, ZERO32],
-        want: MAX_UINT256.toString(),
+        args: [R, P, BAYC, zeroHash],
+        want: maxUint256.toString(),
       },
     ]);
   });
 
-  it("v2 listings: without chainId = chainId=1, exactly the contract's delegations of the wallet, in the order made", async () => {
+  it("v2 listings: without chainId = chainId=1, exactly the contract's delegations of the wallet, in the order \
+made", async () => {
     const listings = new Map<Address, Record<string, unknown>[]>();
     for (const wallet of [P, Q, R, S]) {
       const a = await same(`/registry/v2/${wallet}`);
@@ -305,14 +305,22 @@ describe("Default chainId 1 behaves as documented", () => {
       expect(list.length, `v2 listing of ${wallet}: each delegation once`).toBe(asSet(list).length);
     }
     const keys = ["delegationType", "from", "to", "contract", "tokenId", "rights", "amount"];
-    const all = { delegationType: "ALL", from: P, to: Q, contract: null, tokenId: null, rights: ZERO32, amount: null };
+    const all = {
+      delegationType: "ALL",
+      from: P,
+      to: Q,
+      contract: null,
+      tokenId: null,
+      rights: zeroHash,
+      amount: null,
+    };
     const contractPR = {
       delegationType: "CONTRACT",
       from: P,
       to: R,
       contract: BAYC,
       tokenId: null,
-      rights: ZERO32,
+      rights: zeroHash,
       amount: null,
     };
     const erc20PS = {
@@ -321,7 +329,7 @@ describe("Default chainId 1 behaves as documented", () => {
       to: S,
       contract: USDC,
       tokenId: null,
-      rights: ZERO32,
+      rights: zeroHash,
       amount: 1234n,
     };
     const erc20QR = {
@@ -330,7 +338,7 @@ describe("Default chainId 1 behaves as documented", () => {
       to: R,
       contract: USDC,
       tokenId: null,
-      rights: ZERO32,
+      rights: zeroHash,
       amount: BIG,
     };
     const claimQP = {
@@ -348,7 +356,7 @@ describe("Default chainId 1 behaves as documented", () => {
       to: P,
       contract: BAYC,
       tokenId: null,
-      rights: ZERO32,
+      rights: zeroHash,
       amount: null,
     };
     expect(pick(listings.get(P)!, keys), "v2 listing of P").toEqual([all, contractPR, erc20PS, claimQP, contractSP]);
@@ -441,45 +449,24 @@ describe("Default chainId 1 behaves as documented", () => {
     ]);
   });
 
-  it("v1 listings: without chainId = chainId=1, exactly the contract's delegations of the wallet, in the order made", async () => {
-    const V1_TYPES = ["NONE", "ALL", "CONTRACT", "TOKEN"];
+  it("v1 listings: without chainId = chainId=1, exactly the contract's delegations of the wallet, in the order \
+made", async () => {
     const listings = new Map<Address, Record<string, unknown>[]>();
     for (const wallet of [P, Q, R, S]) {
       const a = await same(`/registry/v1/${wallet}`);
       const list = parseJsonExact(a.text) as Record<string, unknown>[];
       listings.set(wallet, list);
       // The contract's delegations to the wallet (as delegate) and from it (as vault), as API records.
-      const record = (type: string, vault: Address, delegate: Address, contract_?: Address, tokenId?: bigint) => ({
-        type,
-        vault: getAddress(vault),
-        delegate: getAddress(delegate),
-        contract: type === "ALL" ? null : getAddress(contract_!),
-        tokenId: type === "TOKEN" ? tokenId! : null,
-      });
-      const asDelegate = (await contract("v1", "getDelegationsByDelegate", [wallet])) as {
-        type_: number;
-        vault: Address;
-        delegate: Address;
-        contract_: Address;
-        tokenId: bigint;
-      }[];
-      const forAll = (await contract("v1", "getDelegatesForAll", [wallet])) as Address[];
-      const forContracts = (await contract("v1", "getContractLevelDelegations", [wallet])) as {
-        contract_: Address;
-        delegate: Address;
-      }[];
-      const forTokens = (await contract("v1", "getTokenLevelDelegations", [wallet])) as {
-        contract_: Address;
-        tokenId: bigint;
-        delegate: Address;
-      }[];
-      const onChain = [
-        ...asDelegate.map((d) => record(V1_TYPES[d.type_]!, d.vault, d.delegate, d.contract_, d.tokenId)),
-        ...forAll.map((d) => record("ALL", wallet, d)),
-        ...forContracts.map((d) => record("CONTRACT", wallet, d.delegate, d.contract_)),
-        ...forTokens.map((d) => record("TOKEN", wallet, d.delegate, d.contract_, d.tokenId)),
-      ];
-      expect(asSet(list), `v1 listing of ${wallet} vs the contract at block ${held}`).toEqual(asSet(onChain));
+      const onChain = await contractRecords(
+        { rpcUrl: anvil!.url, registry: registries.v1, abi: abis.v1 },
+        wallet,
+        held,
+        (what, expected, got) => {
+          throw new Error(`v1 views of ${wallet} at block ${held}: ${what}: expected ${expected}, got ${got}`);
+        },
+        true,
+      );
+      expect(asSet(list), `v1 listing of ${wallet} vs the contract at block ${held}`).toEqual(asSet(onChain!));
       expect(list.length, `v1 listing of ${wallet}: each delegation once`).toBe(asSet(list).length);
     }
     const allPR = { type: "ALL", vault: P, delegate: R, contract: null, tokenId: null };
@@ -495,7 +482,7 @@ describe("Default chainId 1 behaves as documented", () => {
   });
 
   it("/registry/chains lists chain 1 only; another chain id is refused, naming chain 1", async () => {
-    const a = await serviceGet(service!, "/registry/chains");
+    const a = await get("/registry/chains");
     expect(a.status, a.text).toBe(200);
     const list = JSON.parse(a.text) as ListedChain[];
     expect(
@@ -517,15 +504,15 @@ describe("Default chainId 1 behaves as documented", () => {
       // The start block found by the discovery is where the code first appears.
       const sb = BigInt(registry!.startBlock);
       expect(
-        await rpc(anvil!.url, "eth_getCode", [registry!.address, hex(sb - 1n)]),
+        await rpc(anvil!.url, "eth_getCode", [registry!.address, toHex(sb - 1n)]),
         `${version} code at ${sb - 1n}`,
       ).toBe("0x");
-      expect(await rpc(anvil!.url, "eth_getCode", [registry!.address, hex(sb)]), `${version} code at ${sb}`).not.toBe(
+      expect(await rpc(anvil!.url, "eth_getCode", [registry!.address, toHex(sb)]), `${version} code at ${sb}`).not.toBe(
         "0x",
       );
     }
     // Not an "any chain" default: another chain is refused, and the refusal names chain 1.
-    const other = await serviceGet(service!, `/registry/v2/check/all?to=${Q}&from=${P}&chainId=31337`);
+    const other = await get(`/registry/v2/check/all?to=${Q}&from=${P}&chainId=31337`);
     expect(other.status, other.text).toBe(400);
     const body = JSON.parse(other.text) as { code: string; chains?: number[] };
     expect(body.code, other.text).toBe("unsupported_chain");

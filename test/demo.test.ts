@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { stripVTControlCharacters } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Child, freePort, GiveUp, ROOT, waitFor } from "./helpers/processes";
+import { Child, freePort, GiveUp, ROOT, waitFor } from "../devkit/processes";
 
 type Example = { url: string; length: boolean; answer: string };
 

@@ -11,30 +11,21 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type Address, getAddress, type Hex } from "viem";
+import { type Address, getAddress, type Hex, toHex, zeroHash } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  callView,
-  type HttpAnswer,
-  hex,
-  indexedBlockOf,
-  plainOutput,
-  type RecordedCall,
-  type RpcProxy,
-  rpc,
-  sendWrite,
-  serviceGet,
-  startRpcProxy,
-} from "./helpers/chain-tools";
-import { abis, addresses, installRegistries } from "./helpers/oracle";
-import { type Anvil, type Service, startAnvil, startService, waitFor } from "./helpers/processes";
-import { rpcBatch } from "./helpers/v2-writes";
+import { type Anvil, startAnvil } from "../devkit/anvil";
+import { type Answer, ask, indexedBlock } from "../devkit/ask";
+import { abis, addresses, installRegistries } from "../devkit/oracle";
+import { waitFor } from "../devkit/processes";
+import { callView, chainClient, rpc } from "../devkit/rpc";
+import { sendWrite } from "../devkit/send";
+import { plainOutput, type Service, startService } from "../devkit/service";
+import { type RecordedCall, type RpcProxy, startRpcProxy } from "./helpers/rpc-proxy";
 
 const A_ID = 31337;
 const B_ID = 11155111;
 const V1 = getAddress(addresses.v1.address);
 const V2 = getAddress(addresses.v2.address);
-const ZERO32: Hex = `0x${"0".repeat(64)}`;
 /** Ponder 0.16's finality depth (ponder/src/utils/finality.ts): its unfinalized window at startup. */
 const FINALITY: Record<number, bigint> = { [A_ID]: 30n, [B_ID]: 65n };
 /** Blocks mined before the registries are installed, and after. */
@@ -62,17 +53,16 @@ const START_A = () => ({ [V1.toLowerCase()]: deployedA.v1, [V2.toLowerCase()]: d
 async function codeByBlock(url: string, address: Address, latest: bigint): Promise<boolean[]> {
   const out: boolean[] = [];
   for (let start = 0n; start <= latest; start += 200n) {
-    const calls = [];
-    for (let n = start; n <= latest && n < start + 200n; n++)
-      calls.push({ method: "eth_getCode", params: [address, hex(n)] });
-    out.push(...((await rpcBatch(url, calls)) as Hex[]).map((code) => code !== "0x"));
+    const calls: Promise<unknown>[] = [];
+    for (let n = start; n <= latest && n < start + 200n; n++) calls.push(rpc(url, "eth_getCode", [address, toHex(n)]));
+    out.push(...(await Promise.all(calls)).map((code) => code !== "0x"));
   }
   return out;
 }
 
 /** The first block with code, checking that every later block has it too. */
 async function firstBlockWithCode(url: string, address: Address): Promise<bigint> {
-  const latest = BigInt((await rpc(url, "eth_blockNumber")) as Hex);
+  const latest = await chainClient(url).getBlockNumber();
   const code = await codeByBlock(url, address, latest);
   const first = code.indexOf(true);
   expect(first, `no code at ${address}`).toBeGreaterThan(0);
@@ -93,23 +83,25 @@ type ChainsBody = {
   status: string;
 }[];
 
+/** A request to the service, with its access headers. */
+const get = (path: string) => ask(service!.url, path, { headers: service!.headers });
+
 async function chainsList(): Promise<ChainsBody> {
-  const res = await serviceGet(service!, "/registry/chains");
+  const res = await get("/registry/chains");
   expect(res.status, res.text).toBe(200);
   return JSON.parse(res.text) as ChainsBody;
 }
 
 const checkAllV2 = (chainId: number, to: Address, from: Address) =>
-  serviceGet(service!, `/registry/v2/check/all?chainId=${chainId}&to=${to}&from=${from}`);
+  get(`/registry/v2/check/all?chainId=${chainId}&to=${to}&from=${from}`);
 const checkAllV1 = (chainId: number, delegate: Address, vault: Address) =>
-  serviceGet(service!, `/registry/v1/check/all?chainId=${chainId}&delegate=${delegate}&vault=${vault}`);
+  get(`/registry/v1/check/all?chainId=${chainId}&delegate=${delegate}&vault=${vault}`);
 
 async function waitForIndexed(chainId: number, block: bigint) {
   await waitFor(
     `chain ${chainId} indexed to block ${block}`,
     async () => {
-      const answer = await checkAllV2(chainId, V2, V2);
-      const indexed = answer.status === 200 ? indexedBlockOf(answer) : undefined;
+      const indexed = await indexedBlock({ serviceUrl: service!.url, chainId, headers: service!.headers });
       return indexed !== undefined && indexed >= block ? indexed : undefined;
     },
     120_000,
@@ -316,7 +308,8 @@ async function expectNothingBeforeStart(
 ) {
   expect(
     window.head - window.finality,
-    `Ponder's unfinalized window at startup (from block ${window.head - window.finality}) after the start block ${earliest}`,
+    `Ponder's unfinalized window at startup (from block ${window.head - window.finality}) after the start block ` +
+      `${earliest}`,
   ).toBeGreaterThan(earliest);
   const calls = proxy.calls;
   const indexerFrom = calls.findIndex((c) => c.method === "eth_chainId");
@@ -386,31 +379,31 @@ beforeAll(async () => {
   [a, b] = await Promise.all([startAnvil({ chainId: A_ID }), startAnvil({ chainId: B_ID })]);
 
   // Chain A: blocks, then both registries, then more blocks.
-  await rpc(a.url, "anvil_mine", [hex(BEFORE)]);
+  await rpc(a.url, "anvil_mine", [toHex(BEFORE)]);
   await installRegistries(a.url);
-  await rpc(a.url, "anvil_mine", [hex(AFTER)]);
-  accountsA = ((await rpc(a.url, "eth_accounts")) as Address[]).map((x) => getAddress(x));
+  await rpc(a.url, "anvil_mine", [toHex(AFTER)]);
+  accountsA = await chainClient(a.url).getAddresses();
   deployedA.v1 = await firstBlockWithCode(a.url, V1);
   deployedA.v2 = await firstBlockWithCode(a.url, V2);
   // A delegation on each registry, written after the install.
-  await sendWrite(a.url, abis.v2, accountsA[1]!, V2, "delegateAll", [accountsA[2]!, ZERO32, true]);
+  await sendWrite(a.url, abis.v2, accountsA[1]!, V2, "delegateAll", [accountsA[2]!, zeroHash, true]);
   writtenA = await sendWrite(a.url, abis.v1, accountsA[3]!, V1, "delegateForAll", [accountsA[4]!, true]);
 
   // Chain B: both installed, then v1's code taken away: v1 is not on this chain.
-  await rpc(b.url, "anvil_mine", [hex(50)]);
+  await rpc(b.url, "anvil_mine", [toHex(50)]);
   await installRegistries(b.url);
   // Longer than Ponder's finality depth for sepolia (65): the start block is in the backfill.
-  await rpc(b.url, "anvil_mine", [hex(150)]);
+  await rpc(b.url, "anvil_mine", [toHex(150)]);
   await rpc(b.url, "anvil_setCode", [V1, "0x"]);
-  await rpc(b.url, "anvil_mine", [hex(5)]);
+  await rpc(b.url, "anvil_mine", [toHex(5)]);
   expect(await rpc(b.url, "eth_getCode", [V1, "latest"])).toBe("0x");
-  accountsB = ((await rpc(b.url, "eth_accounts")) as Address[]).map((x) => getAddress(x));
+  accountsB = await chainClient(b.url).getAddresses();
   deployedBv2 = await firstBlockWithCode(b.url, V2);
-  writtenB = await sendWrite(b.url, abis.v2, accountsB[5]!, V2, "delegateAll", [accountsB[6]!, ZERO32, true]);
+  writtenB = await sendWrite(b.url, abis.v2, accountsB[5]!, V2, "delegateAll", [accountsB[6]!, zeroHash, true]);
 
   console.log(
-    `[discovery] chain ${A_ID}: v1 deployed in block ${deployedA.v1}, v2 in ${deployedA.v2}, delegations written by block ${writtenA}; ` +
-      `chain ${B_ID}: v2 deployed in block ${deployedBv2}, v1 removed`,
+    `[discovery] chain ${A_ID}: v1 deployed in block ${deployedA.v1}, v2 in ${deployedA.v2}, delegations written by ` +
+      `block ${writtenA}; chain ${B_ID}: v2 deployed in block ${deployedBv2}, v1 removed`,
   );
   proxyA = await startRpcProxy(a.url);
   proxyB = await startRpcProxy(b.url);
@@ -425,9 +418,10 @@ afterAll(async () => {
 });
 
 describe("start-block discovery", () => {
-  it("first start: finds each registry's deployment block by eth_getCode, indexes from there, remembers it", async () => {
+  it("first start: finds each registry's deployment block by eth_getCode, indexes from there, remembers \
+it", async () => {
     const t0 = Date.now();
-    const head = BigInt((await rpc(a!.url, "eth_blockNumber")) as Hex);
+    const head = await chainClient(a!.url).getBlockNumber();
     service = await startService({ rpc: { [A_ID]: proxyA!.url }, env: { START_BLOCKS_FILE: startBlocksFile } });
     console.log(`[discovery] first start ready in ${Date.now() - t0} ms; RPC calls: ${summary(proxyA!.calls)}`);
 
@@ -436,8 +430,8 @@ describe("start-block discovery", () => {
       ["v1", V1, deployedA.v1],
       ["v2", V2, deployedA.v2],
     ] as const) {
-      expect(await rpc(a!.url, "eth_getCode", [address, hex(d - 1n)]), `${version} at block ${d - 1n}`).toBe("0x");
-      expect(await rpc(a!.url, "eth_getCode", [address, hex(d)]), `${version} at block ${d}`).not.toBe("0x");
+      expect(await rpc(a!.url, "eth_getCode", [address, toHex(d - 1n)]), `${version} at block ${d - 1n}`).toBe("0x");
+      expect(await rpc(a!.url, "eth_getCode", [address, toHex(d)]), `${version} at block ${d}`).not.toBe("0x");
     }
 
     // What the service says it found: /registry/chains and its log.
@@ -465,7 +459,7 @@ describe("start-block discovery", () => {
 
     // Found by bisection: O(log n) lookups, not a scan.
     const getCode = proxyA!.calls.filter((c) => c.method === "eth_getCode");
-    const latest = BigInt((await rpc(a!.url, "eth_blockNumber")) as Hex);
+    const latest = await chainClient(a!.url).getBlockNumber();
     const perSearch = 1 + Math.ceil(Math.log2(Number(latest) + 1));
     expect(
       getCode.length,
@@ -485,8 +479,9 @@ describe("start-block discovery", () => {
     await waitForIndexed(A_ID, writtenA);
     const logs = await expectNoLogsBeforeStart(proxyA!, a!.url, START_A(), { head, finality: FINALITY[A_ID]! });
     console.log(
-      `[discovery] first start: ${logs.requests.length} eth_getLogs, ${logs.ranged.length} ranged, the earliest from block ` +
-        `${logs.ranged.map((r) => r.from!).reduce((m, v) => (v < m ? v : m))}; ${logs.emptyBlocks} of empty blocks below a start block`,
+      `[discovery] first start: ${logs.requests.length} eth_getLogs, ${logs.ranged.length} ranged, the earliest from ` +
+        `block ${logs.ranged.map((r) => r.from!).reduce((m, v) => (v < m ? v : m))}; ${logs.emptyBlocks} of empty ` +
+        `blocks below a start block`,
     );
     const rest = await expectNothingBeforeStart(
       proxyA!,
@@ -495,26 +490,28 @@ describe("start-block discovery", () => {
       { head, finality: FINALITY[A_ID]! },
     );
     console.log(
-      `[discovery] first start: other requests placed, none before the start block: ${JSON.stringify(rest.counts)}; sync cursor headers: ${rest.cursor}`,
+      `[discovery] first start: other requests placed, none before the start block: ${JSON.stringify(rest.counts)}; ` +
+        `sync cursor headers: ${rest.cursor}`,
     );
   });
 
   it("first start: the delegations written after the install are answered, as the contracts answer", async () => {
     await expectAnswers(A_ID, a!.url, accountsA, true);
     // And one written now, indexed live.
-    const block = await sendWrite(a!.url, abis.v2, accountsA[7]!, V2, "delegateAll", [accountsA[8]!, ZERO32, true]);
+    const block = await sendWrite(a!.url, abis.v2, accountsA[7]!, V2, "delegateAll", [accountsA[8]!, zeroHash, true]);
     await waitForIndexed(A_ID, block);
     const live = await checkAllV2(A_ID, accountsA[8]!, accountsA[7]!);
     expect(live.text, live.text).toBe("true");
   });
 
-  it("restart with the same START_BLOCKS_FILE: the remembered start blocks are used, no new search; a chain without v1 skips v1", async () => {
+  it("restart with the same START_BLOCKS_FILE: the remembered start blocks are used, no new search; a chain without \
+v1 skips v1", async () => {
     await service!.stop();
     service = undefined;
     proxyA!.clear();
     const file = readFileSync(startBlocksFile, "utf8");
-    const headA = BigInt((await rpc(a!.url, "eth_blockNumber")) as Hex);
-    const headB = BigInt((await rpc(b!.url, "eth_blockNumber")) as Hex);
+    const headA = await chainClient(a!.url).getBlockNumber();
+    const headB = await chainClient(b!.url).getBlockNumber();
 
     const t0 = Date.now();
     service = await startService({
@@ -522,7 +519,8 @@ describe("start-block discovery", () => {
       env: { START_BLOCKS_FILE: startBlocksFile },
     });
     console.log(
-      `[discovery] restart ready in ${Date.now() - t0} ms; RPC calls on ${A_ID}: ${summary(proxyA!.calls)}; on ${B_ID}: ${summary(proxyB!.calls)}`,
+      `[discovery] restart ready in ${Date.now() - t0} ms; RPC calls on ${A_ID}: ${summary(proxyA!.calls)}; on ` +
+        `${B_ID}: ${summary(proxyB!.calls)}`,
     );
 
     // Chain A: no new search. The only historical eth_getCode calls check each remembered block:
@@ -556,7 +554,10 @@ describe("start-block discovery", () => {
       v2: { address: V2, startBlock: Number(deployedA.v2) },
     });
     await waitForIndexed(A_ID, headA);
-    const logsA = await expectNoLogsBeforeStart(proxyA!, a!.url, START_A(), { head: headA, finality: FINALITY[A_ID]! });
+    const logsA = await expectNoLogsBeforeStart(proxyA!, a!.url, START_A(), {
+      head: headA,
+      finality: FINALITY[A_ID]!,
+    });
     await expectAnswers(A_ID, a!.url, accountsA, true);
 
     // Chain B: v2 found by bisection; v1 has no code at the head, so it is skipped, and said so.
@@ -588,8 +589,9 @@ describe("start-block discovery", () => {
       { head: headB, finality: FINALITY[B_ID]! },
     );
     console.log(
-      `[discovery] restart: chain ${A_ID}: ${logsA.ranged.length} ranged eth_getLogs, ${logsA.emptyBlocks} of empty blocks below a start block; ` +
-        `chain ${B_ID}: ${logsB.ranged.length} ranged, ${logsB.emptyBlocks} of empty blocks below the start block`,
+      `[discovery] restart: chain ${A_ID}: ${logsA.ranged.length} ranged eth_getLogs, ${logsA.emptyBlocks} of empty ` +
+        `blocks below a start block; chain ${B_ID}: ${logsB.ranged.length} ranged, ${logsB.emptyBlocks} of empty ` +
+        `blocks below the start block`,
     );
     const restA = await expectNothingBeforeStart(
       proxyA!,
@@ -602,18 +604,20 @@ describe("start-block discovery", () => {
       finality: FINALITY[B_ID]!,
     });
     console.log(
-      `[discovery] restart: other requests placed, none before the start block: chain ${A_ID}: ${JSON.stringify(restA.counts)}, ` +
-        `sync cursor headers: ${restA.cursor}; chain ${B_ID}: ${JSON.stringify(restB.counts)}, sync cursor headers: ${restB.cursor}`,
+      `[discovery] restart: other requests placed, none before the start block: chain ${A_ID}: ` +
+        `${JSON.stringify(restA.counts)}, sync cursor headers: ${restA.cursor}; chain ${B_ID}: ` +
+        `${JSON.stringify(restB.counts)}, sync cursor headers: ${restB.cursor}`,
     );
     const yes = await checkAllV2(B_ID, accountsB[6]!, accountsB[5]!);
     expect(`${yes.status} ${yes.text}`).toBe("200 true");
     for (const path of [
       `/registry/v1/check/all?chainId=${B_ID}&delegate=${accountsB[6]}&vault=${accountsB[5]}`,
       `/registry/v1/check/contract?chainId=${B_ID}&delegate=${accountsB[6]}&vault=${accountsB[5]}&contract=${V2}`,
-      `/registry/v1/check/token?chainId=${B_ID}&delegate=${accountsB[6]}&vault=${accountsB[5]}&contract=${V2}&tokenId=1`,
+      `/registry/v1/check/token?chainId=${B_ID}&delegate=${accountsB[6]}&vault=${accountsB[5]}&contract=` +
+        `${V2}&tokenId=1`,
       `/registry/v1/${accountsB[5]}?chainId=${B_ID}`,
     ]) {
-      const answer = await serviceGet(service, path);
+      const answer = await get(path);
       expectUnsupportedChain(answer, [A_ID]);
     }
     // v1 on chain A still answers.
@@ -622,7 +626,7 @@ describe("start-block discovery", () => {
   });
 });
 
-function expectUnsupportedChain(answer: HttpAnswer, served: number[]) {
+function expectUnsupportedChain(answer: Answer, served: number[]) {
   const where = `${answer.path}: ${answer.status} ${answer.text}`;
   expect(answer.status, where).toBe(400);
   expect(answer.headers.get("content-type"), where).toMatch(/^application\/problem\+json/);
@@ -636,11 +640,11 @@ async function expectAnswers(chainId: number, url: string, accounts: Address[], 
   const v2 = await checkAllV2(chainId, accounts[2]!, accounts[1]!);
   const v1 = await checkAllV1(chainId, accounts[4]!, accounts[3]!);
   for (const [version, answer, abi, registry, args] of [
-    ["v2", v2, abis.v2, V2, [accounts[2]!, accounts[1]!, ZERO32]],
+    ["v2", v2, abis.v2, V2, [accounts[2]!, accounts[1]!, zeroHash]],
     ["v1", v1, abis.v1, V1, [accounts[4]!, accounts[3]!]],
   ] as const) {
     expect(answer.status, `${version}: ${answer.text}`).toBe(200);
-    const block = indexedBlockOf(answer);
+    const block = answer.block;
     expect(block, `${version}: X-Indexed-Block`).toBeDefined();
     const contract = await callView(url, abi, registry, "checkDelegateForAll", args, block!);
     expect(contract, `${version}: the contract at block ${block}`).toBe(want);

@@ -1,11 +1,12 @@
 import { request } from "node:http";
 import { connect } from "node:net";
-import { type Address, createPublicClient, createWalletClient, encodeFunctionData, http } from "viem";
+import { type Address, createPublicClient, createWalletClient, encodeFunctionData, http, zeroHash } from "viem";
 import { anvil as anvilChain } from "viem/chains";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { chooseSeed, Rng } from "./helpers/common";
-import { abis, addresses, installRegistries } from "./helpers/oracle";
-import { type Anvil, type Replica, type Service, startAnvil, startReplica, startService } from "./helpers/processes";
+import { type Anvil, startAnvil } from "../devkit/anvil";
+import { abis, addresses, installRegistries } from "../devkit/oracle";
+import { chooseSeed, Rng } from "../devkit/random";
+import { type Replica, type Service, startReplica, startService } from "../devkit/service";
 
 /**
  * Abuse: at least 10,000 seeded random malformed requests against a running service. None may
@@ -94,12 +95,14 @@ const query = () => {
   return pairs.length ? `?${pairs.join(pick(["&", "&", "&", ";", "&&"]))}` : pick(["", "?", "?&", "?="]);
 };
 
+/** What follows /registry/v2/check/: the kinds, and what is close to one. */
+const V2_CHECK_PATHS = ["all", "contract", "erc721", "erc1155", "erc20", "token", "", "ALL", "all/", "all/x"];
+
 const path = () =>
   pick([
     () => `/registry/v2/${values()}`,
     () => `/registry/v1/${values()}`,
-    () =>
-      `/registry/v2/check/${pick(["all", "contract", "erc721", "erc1155", "erc20", "token", "", "ALL", "all/", "all/x"])}`,
+    () => `/registry/v2/check/${pick(V2_CHECK_PATHS)}`,
     () => `/registry/v1/check/${pick(["all", "contract", "token", "erc20", ""])}`,
     () =>
       pick([
@@ -243,7 +246,8 @@ function problemFaults(answer: { status: number; type: string; body: string }, s
 
 /** What Node's parser refuses, sent raw and from HTTP clients: a problem from `server`, never a reset or a hang. */
 function parserRefusals(server: string, url: () => string) {
-  it(`${server}: answers request lines and headers past 16 KiB with a 431 problem, raw or from an HTTP client`, async () => {
+  it(`${server}: answers request lines and headers past 16 \
+KiB with a 431 problem, raw or from an HTTP client`, async () => {
     const base = new URL(url());
     const bad: string[] = [];
     for (const [what, target, headers] of OVERSIZED) {
@@ -301,7 +305,7 @@ beforeAll(async () => {
   const wallet = createWalletClient({ transport, account: from, chain: anvilChain });
   const hash = await wallet.sendTransaction({
     to: addresses.v2.address,
-    data: encodeFunctionData({ abi: abis.v2, functionName: "delegateAll", args: [to, `0x${"0".repeat(64)}`, true] }),
+    data: encodeFunctionData({ abi: abis.v2, functionName: "delegateAll", args: [to, zeroHash, true] }),
   });
   await client.waitForTransactionReceipt({ hash });
   service = await startService({ rpc: { 31337: anvil.url } });
@@ -333,7 +337,9 @@ describe("abuse", () => {
         if (chance(0.05)) headers["X-Filler"] = repeat("h", 8_000);
         if (chance(0.05)) headers["X-Forwarded-For"] = values().replace(/[^\x21-\x7e]/g, "") || "x";
         sent++;
-        const request = `${method} ${target.slice(0, 300)} (${target.length} bytes; headers ${Object.keys(headers).join(", ") || "none"}, ${JSON.stringify(headers).length} bytes)`;
+        const request =
+          `${method} ${target.slice(0, 300)} (${target.length} bytes; headers ` +
+          `${Object.keys(headers).join(", ") || "none"}, ${JSON.stringify(headers).length} bytes)`;
         const answer = await send(base, method, target, headers).catch((error: Error) => error);
         if (answer instanceof Error) {
           bad.push(`no answer: ${request}: ${answer.message}`);

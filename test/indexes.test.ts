@@ -1,13 +1,14 @@
 import { PgDialect } from "drizzle-orm/pg-core";
 import pg from "pg";
-import { type Address, type Hex, zeroAddress } from "viem";
+import { type Address, type Hex, zeroAddress, zeroHash } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CHECKPOINT_FIELDS } from "../api/ponder-0.16.10";
 import { createSqlStore, type Store, StoreBusy, v1RowOf, v2RowOf } from "../api/store";
 import { v1CheckKeys, v1InForce } from "../core/v1";
 import { v2Check } from "../core/v2";
-import { installRegistries } from "./helpers/oracle";
-import { type Anvil, type Service, startAnvil, startService } from "./helpers/processes";
+import { type Anvil, startAnvil } from "../devkit/anvil";
+import { installRegistries } from "../devkit/oracle";
+import { type Service, startService } from "../devkit/service";
 
 /**
  * Every read the API makes is an index lookup, never a scan: each of the store's statements is
@@ -57,7 +58,9 @@ function* nodes(plan: PlanNode): Generator<PlanNode> {
 function render(plan: PlanNode, depth = 0): string {
   const pad = "  ".repeat(depth);
   const name = `${plan["Subplan Name"] ? `${plan["Subplan Name"]}: ` : ""}${plan["Node Type"]}`;
-  const on = `${plan["Relation Name"] ? ` on ${plan["Relation Name"]}` : ""}${plan["Index Name"] ? ` using ${plan["Index Name"]}` : ""}`;
+  const on =
+    `${plan["Relation Name"] ? ` on ${plan["Relation Name"]}` : ""}` +
+    `${plan["Index Name"] ? ` using ${plan["Index Name"]}` : ""}`;
   const removed = plan["Rows Removed by Filter"] ? ` removed=${plan["Rows Removed by Filter"]}` : "";
   const rows =
     plan["Actual Rows"] === undefined ? "" : ` (rows=${plan["Actual Rows"]} loops=${plan["Actual Loops"]}${removed})`;
@@ -131,11 +134,12 @@ async function fill(client: pg.Client, t: (name: string) => string) {
     FROM generate_series(0, 29999) n
     CROSS JOIN LATERAL (SELECT (ARRAY['ALL', 'CONTRACT', 'ERC721', 'ERC20', 'ERC1155'])[1 + n % 5] AS type) k`);
 
-  const v1 = `INSERT INTO ${t("v1_delegation")} (chain_id, vault, delegate, type, contract, token_id, enabled, vault_version,
-    pair_version, created_block, created_log_index, updated_block)`;
+  const v1 = `INSERT INTO ${t("v1_delegation")} (chain_id, vault, delegate, type, contract, token_id, enabled,
+    vault_version, pair_version, created_block, created_log_index, updated_block)`;
   await client.query(`
     ${v1}
-    SELECT ${CHAIN}, ${w("x.v")}, ${w("x.d")}, x.type, CASE WHEN x.type = 'ALL' THEN ${ZERO} ELSE ${addr(`'c' || n`)} END,
+    SELECT ${CHAIN}, ${w("x.v")}, ${w("x.d")}, x.type,
+      CASE WHEN x.type = 'ALL' THEN ${ZERO} ELSE ${addr(`'c' || n`)} END,
       CASE WHEN x.type = 'TOKEN' THEN n ELSE 0 END, n % 13 <> 0,
       CASE WHEN n % 4 = 0 THEN 0 ELSE x.v % 3 END, n % 2, 300000 + n / 10, n % 10, 300000 + n / 10
     FROM generate_series(0, 19999) n
@@ -147,16 +151,18 @@ async function fill(client: pg.Client, t: (name: string) => string) {
     SELECT ${CHAIN}, ${w("i")}, i % 3, 250000 FROM generate_series(0, ${WALLETS - 1}) i WHERE i % 3 <> 0`);
   await client.query(`
     INSERT INTO ${t("v1_pair_version")} (chain_id, vault, delegate, version, updated_block)
-    SELECT DISTINCT ${CHAIN}, vault, delegate, 1, 250000 FROM ${t("v1_delegation")} WHERE ${rand("vault || delegate", 2)} = 0`);
+    SELECT DISTINCT ${CHAIN}, vault, delegate, 1, 250000 FROM ${t("v1_delegation")}
+    WHERE ${rand("vault || delegate", 2)} = 0`);
 
   await client.query(`
     ${v1}
-    SELECT ${CHAIN}, ${BIG_VAULT}, CASE WHEN n < 3000 THEN ${HOT} ELSE ${w("n % 2000")} END, 'TOKEN', ${TOKEN}, n, true, 0, 0,
-      100000 + n / 100, n % 100, 100000 + n / 100
+    SELECT ${CHAIN}, ${BIG_VAULT}, CASE WHEN n < 3000 THEN ${HOT} ELSE ${w("n % 2000")} END, 'TOKEN', ${TOKEN}, n,
+      true, 0, 0, 100000 + n / 100, n % 100, 100000 + n / 100
     FROM generate_series(0, 9999) n`);
   await client.query(`INSERT INTO ${t("v1_vault_version")} VALUES (${CHAIN}, ${BIG_VAULT}, 1, 200000)`);
   await client.query(
-    `INSERT INTO ${t("v1_pair_version")} VALUES (${CHAIN}, ${BIG_VAULT}, ${w(5)}, 1, 200000), (${CHAIN}, ${BIG_VAULT}, ${w(7)}, 1, 200000)`,
+    `INSERT INTO ${t("v1_pair_version")} VALUES (${CHAIN}, ${BIG_VAULT}, ${w(5)}, 1, 200000), (${CHAIN}, ` +
+      `${BIG_VAULT}, ${w(7)}, 1, 200000)`,
   );
   await client.query(`
     ${v1} VALUES
@@ -212,8 +218,10 @@ describe.runIf(process.env.DATABASE_URL)("indexes", () => {
   /** The wallet's v1 delegations in force, by the rules of core/v1.ts over all its rows. */
   async function v1Expected(wallet: Address) {
     const { rows } = await client.query(
-      `SELECT d.*, d.token_id::text AS token_id, vv.version AS vault_now, pv.version AS pair_now FROM ${t("v1_delegation")} d
-       LEFT JOIN ${t("v1_vault_version")} vv USING (chain_id, vault) LEFT JOIN ${t("v1_pair_version")} pv USING (chain_id, vault, delegate)
+      `SELECT d.*, d.token_id::text AS token_id, vv.version AS vault_now, pv.version AS pair_now
+       FROM ${t("v1_delegation")} d
+       LEFT JOIN ${t("v1_vault_version")} vv USING (chain_id, vault)
+       LEFT JOIN ${t("v1_pair_version")} pv USING (chain_id, vault, delegate)
        WHERE d.chain_id = $1 AND (d.vault = $2 OR d.delegate = $2)`,
       [CHAIN, wallet],
     );
@@ -288,17 +296,19 @@ describe.runIf(process.env.DATABASE_URL)("indexes", () => {
     const token = await value(TOKEN);
     const hotWallet = await value(HOT);
     const busiest = await value(
-      `(SELECT v FROM (SELECT "from" AS v FROM ${t("v2_delegation")} UNION ALL SELECT "to" FROM ${t("v2_delegation")}) x GROUP BY v ORDER BY count(*) DESC LIMIT 1)`,
+      `(SELECT v FROM (SELECT "from" AS v FROM ${t("v2_delegation")} UNION ALL SELECT "to" FROM ` +
+        `${t("v2_delegation")}) x GROUP BY v ORDER BY count(*) DESC LIMIT 1)`,
     );
     const pair = (
       await client.query(
-        `SELECT vault, delegate, contract, token_id::text FROM ${t("v1_delegation")} WHERE type = 'TOKEN' AND vault <> ${BIG_VAULT} LIMIT 1`,
+        `SELECT vault, delegate, contract, token_id::text FROM ${t("v1_delegation")} WHERE type = 'TOKEN' AND vault ` +
+          `<> ${BIG_VAULT} LIMIT 1`,
       )
     ).rows[0];
     const hashes = (await client.query(`SELECT hash FROM ${t("v2_delegation")} ORDER BY hash LIMIT 3`)).rows.map(
       (r) => r.hash as Hex,
     );
-    const rights = `0x${"0".repeat(64)}` as Hex;
+    const rights = zeroHash;
 
     const reads: [string, () => Promise<unknown>, "hot"?][] = [
       [
@@ -407,7 +417,8 @@ describe.runIf(process.env.DATABASE_URL)("indexes", () => {
       await client.query(`INSERT INTO "${bare}"."${table}" SELECT * FROM ${t(table)}`);
     }
     const { rows } = await client.query(
-      `SELECT count(*)::int AS n FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relkind = 'r' AND c.reltuples >= 0`,
+      `SELECT count(*)::int AS n FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 ` +
+        `AND c.relkind = 'r' AND c.reltuples >= 0`,
       [bare],
     );
     expect(rows[0].n).toBe(0);
@@ -487,7 +498,8 @@ describe.runIf(process.env.DATABASE_URL)("indexes", () => {
     for (const i of ids) wallets.push(await value(w(i)));
     // Self-delegations are listed once.
     const selves = await client.query(
-      `SELECT vault FROM ${t("v1_delegation")} WHERE vault = delegate AND vault_version = 0 AND pair_version = 0 AND enabled AND vault <> ${BIG_VAULT} LIMIT 3`,
+      `SELECT vault FROM ${t("v1_delegation")} WHERE vault = delegate AND vault_version = 0 AND pair_version = 0 AND ` +
+        `enabled AND vault <> ${BIG_VAULT} LIMIT 3`,
     );
     wallets.push(...selves.rows.map((r) => r.vault as Address));
     let listed = 0;

@@ -12,66 +12,48 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type Address, encodeFunctionData, getAddress, type Hex } from "viem";
+import { type Address, encodeFunctionData, getAddress, type Hex, maxUint256, toHex, zeroHash } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Anvil, startAnvil } from "../devkit/anvil";
+import { type Answer, ask, indexedBlock } from "../devkit/ask";
+import { type Mismatch, type Oracle, report } from "../devkit/compare";
+import { compareChecks } from "../devkit/compare-checks";
+import { abis, addresses, installRegistries } from "../devkit/oracle";
+import { waitFor } from "../devkit/processes";
+import { chooseSeed, Rng } from "../devkit/random";
+import { callView, chainClient, ethCalls, rpc } from "../devkit/rpc";
+import { type Receipt, roomyBlocks, SPREAD, sendAll, sendTx } from "../devkit/send";
+import { type Service, startService } from "../devkit/service";
 import {
-  callView,
-  type HttpAnswer,
-  hex,
-  indexedBlockOf,
-  type ListedChain,
-  rpc,
-  sendTx,
-  serviceGet,
-  serviceHeaders,
-} from "./helpers/chain-tools";
-import { abis, addresses, installRegistries } from "./helpers/oracle";
-import { type Anvil, type Service, startAnvil, startService, waitFor } from "./helpers/processes";
-import {
-  type CompiledWallet,
-  canonical,
-  compileWallet,
-  effectsOf,
-  makePools as makeV1Pools,
-  parseJsonExact,
-  txRequest,
-  type CheckSpec as V1CheckSpec,
-  WriteGenerator as V1Generator,
-  type Oracle as V1Oracle,
-  type Pools as V1Pools,
-  Rng as V1Rng,
-  type V1Type,
   checkCall as v1CheckCall,
+  v1Checks,
   checkUrl as v1CheckUrl,
-  ethCalls as v1EthCalls,
   randomCheck as v1RandomCheck,
-  record as v1Record,
-  sendAll as v1SendAll,
-} from "./helpers/v1-writes";
+} from "../devkit/v1/checks";
+import { makePools as makeV1Pools, WriteGenerator as V1Generator, type Pools as V1Pools } from "../devkit/v1/generate";
+import {
+  checkCall as v2CheckCall,
+  v2Checks,
+  checkUrl as v2CheckUrl,
+  randomCheck as v2RandomCheck,
+} from "../devkit/v2/checks";
 import {
   ADDRESS_1,
-  chooseSeed,
-  decodeEvents,
-  firstEnabled,
-  type Mismatch,
   makePools as makeV2Pools,
-  type Position,
-  pool,
-  Rng,
-  report,
-  roomyBlocks,
   CONTRACTS as V2_CONTRACTS,
-  type CheckSpec as V2CheckSpec,
   WriteGenerator as V2Generator,
-  type Oracle as V2Oracle,
   type Pools as V2Pools,
-  checkUrl as v2CheckUrl,
-  compareChecks as v2CompareChecks,
-  compareListings as v2CompareListings,
-  ethCalls as v2EthCalls,
-  randomCheck as v2RandomCheck,
-  sendAll as v2SendAll,
-} from "./helpers/v2-writes";
+  txRequest as v2TxRequest,
+} from "../devkit/v2/generate";
+import { compareListings } from "./helpers/compare-listings";
+import { parseJsonExact } from "./helpers/json";
+import type { ListedChain } from "./helpers/listed-chain";
+import type { Position } from "./helpers/position";
+import { effectsOf } from "./helpers/v1/effects";
+import { v1Listings } from "./helpers/v1/listing";
+import { type CompiledWallet, compileWallet, txRequest as v1TxRequest } from "./helpers/v1/wallet";
+import { decodeEvents, firstEnabled } from "./helpers/v2/events";
+import { v2Listings } from "./helpers/v2/listing";
 
 const SEED = chooseSeed();
 console.log(`[multichain] SEED=${SEED} (rerun with SEED=${SEED} npx vitest run test/multichain.test.ts)`);
@@ -81,7 +63,6 @@ const A_ID = 31337;
 const B_ID = 11155111;
 const V1 = getAddress(addresses.v1.address);
 const V2 = getAddress(addresses.v2.address);
-const ZERO32: Hex = `0x${"0".repeat(64)}`;
 const TOKEN = getAddress("0x6B175474E89094C44Da98b954EedeAC495271d0F");
 /** Random transactions per chain and registry, and checks per chain (the same specs on both chains). */
 const V2_TXS = 400;
@@ -95,8 +76,8 @@ type Run = {
   id: number;
   anvil: Anvil;
   accounts: Address[];
-  v2: { oracle: V2Oracle; pools: V2Pools; generator: V2Generator; positions: Map<Hex, Position>; writes: number };
-  v1: { oracle: V1Oracle; pools: V1Pools; generator: V1Generator; wallets: Address[]; writes: number };
+  v2: { oracle: Oracle; pools: V2Pools; generator: V2Generator; positions: Map<Hex, Position>; writes: number };
+  v1: { oracle: Oracle; pools: V1Pools; generator: V1Generator; wallets: Address[]; writes: number };
   lastWrite: bigint;
 };
 
@@ -105,21 +86,23 @@ let runs: Run[] = [];
 let service: Service | undefined;
 let dir: string;
 const run = (id: number) => runs.find((r) => r.id === id)!;
+/** A request to the service, with its access headers. */
+const get = (path: string) => ask(service!.url, path, { headers: service!.headers });
 
 /** The wallets of the explicit one-chain delegations: accounts no random write uses. */
 const who = (accounts: Address[]) => ({ P: accounts[16]!, Q: accounts[17]!, R: accounts[15]!, S: accounts[18]! });
 
-const headOf = async (r: Run) => BigInt((await rpc(r.anvil.url, "eth_blockNumber")) as Hex);
+const headOf = (r: Run) => chainClient(r.anvil.url).getBlockNumber();
 
 /** Sets up one chain: registries, contract wallets, random v2 and v1 writes, and the explicit ones. */
 async function prepare(id: number): Promise<Run> {
   const anvil = await startAnvil({ chainId: id });
-  if (id === B_ID) await rpc(anvil.url, "anvil_mine", [hex(B_HEAD_START)]);
+  if (id === B_ID) await rpc(anvil.url, "anvil_mine", [toHex(B_HEAD_START)]);
   await roomyBlocks(anvil.url);
   await installRegistries(anvil.url);
-  const accounts = ((await rpc(anvil.url, "eth_accounts")) as Address[]).map((a) => getAddress(a));
+  const accounts = await chainClient(anvil.url).getAddresses();
   expect(accounts.length, tag(`chain ${id}: funded accounts`)).toBeGreaterThanOrEqual(20);
-  const pending = async (a: Address) => Number(await rpc(anvil.url, "eth_getTransactionCount", [a, "pending"]));
+  const pending = (a: Address) => chainClient(anvil.url).getTransactionCount({ address: a, blockTag: "pending" });
   const salt = id === A_ID ? 0 : 0x6a09e667;
   let lastWrite = 0n;
   const seen = (block: bigint | string) => {
@@ -129,7 +112,7 @@ async function prepare(id: number): Promise<Run> {
   // Two forwarding wallets (v1's contract-wallet routes), by the last account.
   const deployer = accounts[19]!;
   const nonce = await pending(deployer);
-  const deployed = await v1SendAll(
+  const deployed = await sendAll(
     anvil.url,
     [0, 1].map((k) => ({ from: deployer, data: wallet.bytecode, gas: 1_500_000n, nonce: nonce + k })),
     SEED,
@@ -144,7 +127,12 @@ async function prepare(id: number): Promise<Run> {
   const v2Generator = new V2Generator(new Rng((SEED ^ salt) >>> 0), v2Pools);
   for (const s of v2Pools.senders) v2Generator.nonces.set(s, await pending(s));
   const v2Txs = Array.from({ length: V2_TXS }, () => v2Generator.nextTx());
-  const v2Receipts = await v2SendAll(anvil.url, V2, abis.v2, v2Txs, SEED);
+  const v2Receipts = await sendAll(
+    anvil.url,
+    v2Txs.map((tx) => v2TxRequest(V2, abis.v2, tx)),
+    SEED,
+    SPREAD,
+  );
   const v2Failed = v2Receipts.filter((r) => r.status !== "0x1").map((r) => r.transactionHash);
   expect(v2Failed, tag(`chain ${id}: v2 transactions that reverted`)).toEqual([]);
   const events = decodeEvents(abis.v2, V2, v2Receipts);
@@ -156,12 +144,12 @@ async function prepare(id: number): Promise<Run> {
 
   // v1: seeded random writes, direct and through the wallets.
   const v1Pools = makeV1Pools(accounts, wallets);
-  const v1Generator = new V1Generator(new V1Rng((SEED ^ salt ^ 0x5be0cd19) >>> 0), v1Pools);
+  const v1Generator = new V1Generator(new Rng((SEED ^ salt ^ 0x5be0cd19) >>> 0), v1Pools);
   for (const e of v1Pools.eoas) v1Generator.nonces.set(e, await pending(e));
   const v1Txs = Array.from({ length: V1_TXS }, () => v1Generator.nextTx());
-  const v1Receipts = await v1SendAll(
+  const v1Receipts = await sendAll(
     anvil.url,
-    v1Txs.map((tx) => txRequest(tx, V1, abis.v1, wallet)),
+    v1Txs.map((tx) => v1TxRequest(tx, V1, abis.v1, wallet)),
     SEED,
   );
   const v1Failed = v1Receipts.filter((r) => r.status !== "0x1").map((r) => r.transactionHash);
@@ -175,12 +163,12 @@ async function prepare(id: number): Promise<Run> {
   const explicit: [string, readonly unknown[], "v1" | "v2"][] =
     id === B_ID
       ? [
-          ["delegateAll", [Q, ZERO32, true], "v2"],
-          ["delegateERC20", [S, TOKEN, ZERO32, 1234n], "v2"],
+          ["delegateAll", [Q, zeroHash, true], "v2"],
+          ["delegateERC20", [S, TOKEN, zeroHash, 1234n], "v2"],
           ["delegateForAll", [Q, true], "v1"],
         ]
       : [
-          ["delegateAll", [R, ZERO32, true], "v2"],
+          ["delegateAll", [R, zeroHash, true], "v2"],
           ["delegateForAll", [R, true], "v1"],
         ];
   for (const [fn, args, version] of explicit) {
@@ -192,9 +180,7 @@ async function prepare(id: number): Promise<Run> {
       encodeFunctionData({ abi: abis[version], functionName: fn, args } as never),
     );
     seen(block);
-    const receipt = (await rpc(anvil.url, "eth_getTransactionReceipt", [hash])) as Parameters<
-      typeof decodeEvents
-    >[2][number];
+    const receipt = (await rpc(anvil.url, "eth_getTransactionReceipt", [hash])) as Receipt;
     if (version === "v2") firstEnabled(decodeEvents(abis.v2, V2, [receipt]), positions);
   }
 
@@ -203,7 +189,7 @@ async function prepare(id: number): Promise<Run> {
     anvil,
     accounts,
     v2: {
-      oracle: { rpcUrl: anvil.url, serviceUrl: "", registry: V2, abi: abis.v2, chainId: id, seed: SEED },
+      oracle: { rpcUrl: anvil.url, serviceUrl: "", registry: V2, abi: abis.v2, chainId: id },
       pools: v2Pools,
       generator: v2Generator,
       positions,
@@ -224,11 +210,7 @@ async function waitForIndexed(r: Run) {
   await waitFor(
     `chain ${r.id} indexed to block ${r.lastWrite}`,
     async () => {
-      const answer = await serviceGet(
-        service!,
-        `/registry/v2/check/all?chainId=${r.id}&to=${ADDRESS_1}&from=${ADDRESS_1}`,
-      );
-      const block = answer.status === 200 ? indexedBlockOf(answer) : undefined;
+      const block = await indexedBlock({ serviceUrl: service!.url, chainId: r.id, headers: service!.headers });
       return block !== undefined && block >= r.lastWrite ? block : undefined;
     },
     180_000,
@@ -259,9 +241,10 @@ beforeAll(async () => {
     env: { START_BLOCKS_FILE: join(dir, "start-blocks.json") },
   });
   for (const r of runs) {
-    r.v2.oracle.serviceUrl = service.url;
-    r.v2.oracle.headers = serviceHeaders(service);
-    r.v1.oracle.serviceUrl = service.url;
+    for (const o of [r.v2.oracle, r.v1.oracle]) {
+      o.serviceUrl = service.url;
+      o.headers = service.headers;
+    }
   }
   await Promise.all(runs.map(waitForIndexed));
   console.log(`[multichain] service ready, both chains indexed, in ${Date.now() - t1} ms`);
@@ -274,152 +257,14 @@ afterAll(async () => {
 });
 
 // ---------------------------------------------------------------------------------------------
-// v1 comparisons, through serviceGet (the service's access headers)
-
-type V1Result = { compared: number; positive: number; mismatches: Mismatch[] };
-
-async function v1CompareChecks(r: Run, specs: V1CheckSpec[], urls: string[]): Promise<V1Result> {
-  const answers = await pool(urls, 32, (url) => serviceGet(service!, url));
-  const head = await headOf(r);
-  const mismatches: Mismatch[] = [];
-  const toCall: { i: number; block: bigint }[] = [];
-  for (const [i, a] of answers.entries()) {
-    const bad = (got: string) =>
-      mismatches.push({
-        what: `chain ${r.id}: v1 check answer`,
-        query: a.path,
-        expected: "200 application/json with X-Indexed-Block",
-        got,
-      });
-    const block = indexedBlockOf(a);
-    if (a.status !== 200) {
-      bad(`${a.status} ${a.text.slice(0, 300)}`);
-      continue;
-    }
-    if (!(a.headers.get("content-type") ?? "").startsWith("application/json")) {
-      bad(`Content-Type ${a.headers.get("content-type")}`);
-      continue;
-    }
-    if (block === undefined) {
-      bad("no X-Indexed-Block");
-      continue;
-    }
-    if (block < r.lastWrite) {
-      bad(`X-Indexed-Block ${block} < ${r.lastWrite}, the chain's last write`);
-      continue;
-    }
-    if (block > head) {
-      bad(`X-Indexed-Block ${block} > ${head}, this chain's head (another chain's block?)`);
-      continue;
-    }
-    toCall.push({ i, block });
-  }
-  const expected = (await v1EthCalls(
-    r.v1.oracle,
-    toCall.map(({ i, block }) => ({ ...v1CheckCall(specs[i]!), block })),
-  )) as boolean[];
-  let positive = 0;
-  toCall.forEach(({ i, block }, j) => {
-    const want = expected[j]!;
-    if (want) positive++;
-    if (answers[i]!.text !== String(want)) {
-      mismatches.push({
-        what: `chain ${r.id}: v1 check at X-Indexed-Block ${block}`,
-        query: answers[i]!.path,
-        expected: String(want),
-        got: answers[i]!.text.slice(0, 300),
-      });
-    }
-  });
-  return { compared: toCall.length, positive, mismatches };
-}
-
-const V1_TYPE: Record<number, V1Type> = { 1: "ALL", 2: "CONTRACT", 3: "TOKEN" };
-
-/** Each wallet's v1 listing, as a set, against the contract's views at its X-Indexed-Block. */
-async function v1CompareListings(r: Run, wallets: readonly Address[]) {
-  const mismatches: Mismatch[] = [];
-  const sets = new Map<string, Set<string>>();
-  let compared = 0;
-  let records = 0;
-  await pool(wallets, 8, async (w) => {
-    const path = `/registry/v1/${w}?chainId=${r.id}`;
-    const a = await serviceGet(service!, path);
-    // Read after the answer: the chain mines on meanwhile.
-    const head = await headOf(r);
-    const bad = (what: string, expected: string, got: string) =>
-      mismatches.push({ what: `chain ${r.id}: ${what}`, query: path, expected, got });
-    const block = indexedBlockOf(a);
-    if (a.status !== 200 || block === undefined)
-      return bad("v1 listing answer", "200 with X-Indexed-Block", `${a.status} ${a.text.slice(0, 300)}`);
-    if (block < r.lastWrite || block > head)
-      return bad("v1 listing X-Indexed-Block", `${r.lastWrite}..${head}`, String(block));
-    let list: Record<string, unknown>[];
-    try {
-      const parsed = parseJsonExact(a.text);
-      if (!Array.isArray(parsed)) throw new Error("not an array");
-      list = parsed as Record<string, unknown>[];
-    } catch (error) {
-      return bad("v1 listing body", "a JSON array", `${(error as Error).message}: ${a.text.slice(0, 300)}`);
-    }
-    compared++;
-    records += list.length;
-    const [byDelegate, forAll, contractLevel, tokenLevel] = (await v1EthCalls(r.v1.oracle, [
-      { functionName: "getDelegationsByDelegate", args: [w], block },
-      { functionName: "getDelegatesForAll", args: [w], block },
-      { functionName: "getContractLevelDelegations", args: [w], block },
-      { functionName: "getTokenLevelDelegations", args: [w], block },
-    ])) as [
-      { type_: number; vault: Address; delegate: Address; contract_: Address; tokenId: bigint }[],
-      Address[],
-      { contract_: Address; delegate: Address }[],
-      { contract_: Address; tokenId: bigint; delegate: Address }[],
-    ];
-    const want = new Set<string>();
-    for (const d of byDelegate)
-      want.add(canonical(v1Record(V1_TYPE[d.type_]!, d.vault, d.delegate, d.contract_, d.tokenId)));
-    for (const d of forAll) want.add(canonical(v1Record("ALL", w, d, null, null)));
-    for (const d of contractLevel) want.add(canonical(v1Record("CONTRACT", w, d.delegate, d.contract_, null)));
-    for (const d of tokenLevel) want.add(canonical(v1Record("TOKEN", w, d.delegate, d.contract_, d.tokenId)));
-    const got = list.map((x) => canonical(x));
-    const missing = [...want].filter((k) => !got.includes(k));
-    const extra = got.filter((k) => !want.has(k));
-    if (missing.length || extra.length || got.length !== want.size) {
-      bad(
-        `v1 listing of ${w} at block ${block} (${want.size} expected, ${got.length} got)`,
-        `missing: ${missing.slice(0, 3).join(" ")}`,
-        `extra: ${extra.slice(0, 3).join(" ")}`,
-      );
-    }
-    sets.set(w.toLowerCase(), want);
-  });
-  return { compared, records, mismatches, sets };
-}
-
-/** The contract's answer to a v2 check (viem args), for the specs asked of both chains. */
-function v2CheckCall(s: V2CheckSpec): { functionName: string; args: readonly unknown[] } {
-  switch (s.kind) {
-    case "all":
-      return { functionName: "checkDelegateForAll", args: [s.to, s.from, s.rights] };
-    case "contract":
-      return { functionName: "checkDelegateForContract", args: [s.to, s.from, s.contract, s.rights] };
-    case "erc20":
-      return { functionName: "checkDelegateForERC20", args: [s.to, s.from, s.contract, s.rights] };
-    case "erc721":
-      return { functionName: "checkDelegateForERC721", args: [s.to, s.from, s.contract, s.tokenId, s.rights] };
-    case "erc1155":
-      return { functionName: "checkDelegateForERC1155", args: [s.to, s.from, s.contract, s.tokenId, s.rights] };
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
 
 describe("two chains in one service: every answer is the asked chain's contract's", () => {
-  it("the write streams overlap across chains: same wallets, different delegates; delegations on one chain only", async () => {
+  it("the write streams overlap across chains: same wallets, different delegates; delegations on one chain \
+only", async () => {
     const [a, b] = [run(A_ID), run(B_ID)];
     const senders = a.v2.pools.senders;
     const outgoing = async (r: Run) =>
-      (await v2EthCalls(
+      (await ethCalls(
         r.v2.oracle,
         senders.map((s) => ({ functionName: "getOutgoingDelegationHashes", args: [s], block: r.lastWrite })),
       )) as Hex[][];
@@ -435,15 +280,17 @@ describe("two chains in one service: every answer is the asked chain's contract'
     const onlyB = [...onB].filter((h) => !onA.has(h)).length;
     const shared = [...onA].filter((h) => onB.has(h)).length;
     console.log(
-      `[multichain] v2 delegations in force: ${onA.size} on ${A_ID}, ${onB.size} on ${B_ID}, ${shared} on both, ${onlyA} only on ${A_ID}, ${onlyB} only on ${B_ID}; ` +
-        `${both.length} wallets delegate on both chains, ${differ.length} of them differently`,
+      `[multichain] v2 delegations in force: ${onA.size} on ${A_ID}, ${onB.size} on ${B_ID}, ${shared} on both, ` +
+        `${onlyA} only on ${A_ID}, ${onlyB} only on ${B_ID}; ${both.length} wallets delegate on both chains, ` +
+        `${differ.length} of them differently`,
     );
     expect(differ.length, tag("wallets delegating on both chains, to different delegates")).toBeGreaterThan(0);
     expect(onlyA, tag(`delegations only on ${A_ID}`)).toBeGreaterThan(0);
     expect(onlyB, tag(`delegations only on ${B_ID}`)).toBeGreaterThan(0);
   });
 
-  it(`${V2_CHECKS} v2 checks (all five kinds) and every v2 listing per chain, the same checks asked of both chains`, async () => {
+  it(`${V2_CHECKS} v2 checks (all five kinds) and every v2 \
+listing per chain, the same checks asked of both chains`, async () => {
     const t0 = Date.now();
     const queryRng = new Rng((SEED ^ 0x5bd1e995) >>> 0);
     const history = [...run(A_ID).v2.generator.history, ...run(B_ID).v2.generator.history];
@@ -454,25 +301,32 @@ describe("two chains in one service: every answer is the asked chain's contract'
     const answersByChain = new Map<number, unknown[]>();
     for (const r of runs) {
       const urls = specs.map((s) => v2CheckUrl(queryRng, r.id, s));
-      const checks = await v2CompareChecks(r.v2.oracle, specs, urls, r.lastWrite);
+      const checks = await compareChecks(r.v2.oracle, v2Checks, specs, urls, { minBlock: r.lastWrite });
       counts.push([`chain ${r.id}: v2 checks compared`, checks.compared, V2_CHECKS]);
       counts.push([`chain ${r.id}: v2 listings compared`, 0, 0]);
       positives.push([`chain ${r.id}: share of true/non-zero v2 answers`, checks.positive, V2_CHECKS * 0.1]);
       mismatches.push(...checks.mismatches.map((m) => ({ ...m, what: `chain ${r.id}: ${m.what}` })));
       answersByChain.set(
         r.id,
-        await v2EthCalls(
+        await ethCalls(
           r.v2.oracle,
           specs.map((s) => ({ ...v2CheckCall(s), block: r.lastWrite })),
         ),
       );
 
       const wallets = listedV2(r);
-      const listings = await v2CompareListings(r.v2.oracle, queryRng, wallets, r.v2.positions, r.lastWrite);
+      const listings = await compareListings(
+        r.v2.oracle,
+        v2Listings(r.v2.positions),
+        wallets,
+        { minBlock: r.lastWrite },
+        queryRng,
+      );
       counts[counts.length - 1] = [`chain ${r.id}: v2 listings compared`, listings.compared, wallets.length];
       mismatches.push(...listings.mismatches.map((m) => ({ ...m, what: `chain ${r.id}: ${m.what}` })));
       console.log(
-        `[multichain] chain ${r.id}: ${checks.compared} v2 checks (${checks.positive} true/non-zero), ${listings.compared} v2 listings (${listings.records} records)`,
+        `[multichain] chain ${r.id}: ${checks.compared} v2 checks (${checks.positive} true/non-zero), ` +
+          `${listings.compared} v2 listings (${listings.records} records)`,
       );
     }
     // The checks tell the chains apart: a service answering from the other chain would fail these.
@@ -487,9 +341,10 @@ describe("two chains in one service: every answer is the asked chain's contract'
     expect(telling, tag("v2 checks whose answer differs between the chains")).toBeGreaterThan(V2_CHECKS * 0.05);
   });
 
-  it(`${V1_CHECKS} v1 checks (all three kinds) and every v1 listing per chain, the same checks asked of both chains`, async () => {
+  it(`${V1_CHECKS} v1 checks (all three kinds) and every v1 listing per chain, the same checks asked of both \
+chains`, async () => {
     const t0 = Date.now();
-    const queryRng = new V1Rng((SEED ^ 0x1f83d9ab) >>> 0);
+    const queryRng = new Rng((SEED ^ 0x1f83d9ab) >>> 0);
     const delegations = [...run(A_ID).v1.generator.delegations, ...run(B_ID).v1.generator.delegations];
     const specs = Array.from({ length: V1_CHECKS }, () => v1RandomCheck(queryRng, run(A_ID).v1.pools, delegations));
     const mismatches: Mismatch[] = [];
@@ -499,24 +354,25 @@ describe("two chains in one service: every answer is the asked chain's contract'
     const positives: [string, number, number][] = [];
     for (const r of runs) {
       const urls = specs.map((s) => v1CheckUrl(queryRng, r.id, s));
-      const checks = await v1CompareChecks(r, specs, urls);
+      const checks = await compareChecks(r.v1.oracle, v1Checks, specs, urls, { minBlock: r.lastWrite });
       counts.push([`chain ${r.id}: v1 checks compared`, checks.compared, V1_CHECKS]);
       positives.push([`chain ${r.id}: share of true v1 answers`, checks.positive, V1_CHECKS * 0.07]);
-      mismatches.push(...checks.mismatches);
+      mismatches.push(...checks.mismatches.map((m) => ({ ...m, what: `chain ${r.id}: ${m.what}` })));
       answersByChain.set(
         r.id,
-        await v1EthCalls(
+        await ethCalls(
           r.v1.oracle,
           specs.map((s) => ({ ...v1CheckCall(s), block: r.lastWrite })),
         ),
       );
       const wallets = listedV1(r);
-      const listings = await v1CompareListings(r, wallets);
-      mismatches.push(...listings.mismatches);
-      setsByChain.set(r.id, listings.sets);
+      const listings = await compareListings(r.v1.oracle, v1Listings(), wallets, { minBlock: r.lastWrite });
+      mismatches.push(...listings.mismatches.map((m) => ({ ...m, what: `chain ${r.id}: ${m.what}` })));
+      setsByChain.set(r.id, listings.expected);
       counts.push([`chain ${r.id}: v1 listings compared`, listings.compared, wallets.length]);
       console.log(
-        `[multichain] chain ${r.id}: ${checks.compared} v1 checks (${checks.positive} true), ${listings.compared} v1 listings (${listings.records} records)`,
+        `[multichain] chain ${r.id}: ${checks.compared} v1 checks (${checks.positive} true), ${listings.compared} v1 ` +
+          `listings (${listings.records} records)`,
       );
     }
     const [ansA, ansB] = [answersByChain.get(A_ID)!, answersByChain.get(B_ID)!];
@@ -529,7 +385,8 @@ describe("two chains in one service: every answer is the asked chain's contract'
         [...setsA.get(w)!].sort().join() !== [...setsB.get(w)!].sort().join(),
     );
     console.log(
-      `[multichain] v1: ${telling} of ${V1_CHECKS} checks answer differently on the two chains; ${differing.length} wallets listed on both chains with different delegations; ${Date.now() - t0} ms`,
+      `[multichain] v1: ${telling} of ${V1_CHECKS} checks answer differently on the two chains; ${differing.length} ` +
+        `wallets listed on both chains with different delegations; ${Date.now() - t0} ms`,
     );
     expect(mismatches.length, report(SEED, "v1 on two chains", mismatches)).toBe(0);
     for (const [what, got, want] of counts) expect(got, tag(what)).toBe(want);
@@ -540,10 +397,10 @@ describe("two chains in one service: every answer is the asked chain's contract'
 
   it("a delegation made on one chain only: true/amount/listed there; false/0/[] on the other", async () => {
     const { P, Q, R, S } = who(run(A_ID).accounts);
-    const ask = async (chainId: number, path: string): Promise<HttpAnswer> => {
-      const a = await serviceGet(service!, `${path}${path.includes("?") ? "&" : "?"}chainId=${chainId}`);
+    const askChain = async (chainId: number, path: string): Promise<Answer> => {
+      const a = await get(`${path}${path.includes("?") ? "&" : "?"}chainId=${chainId}`);
       expect(a.status, tag(`${a.path}: ${a.text}`)).toBe(200);
-      const block = indexedBlockOf(a);
+      const block = a.block;
       const r = run(chainId);
       expect(
         block !== undefined && block >= r.lastWrite && block <= (await headOf(r)),
@@ -552,7 +409,7 @@ describe("two chains in one service: every answer is the asked chain's contract'
       return a;
     };
     const expectBody = async (chainId: number, path: string, body: string) => {
-      const a = await ask(chainId, path);
+      const a = await askChain(chainId, path);
       expect(a.text, tag(`chain ${chainId}: ${a.path}`)).toBe(body);
     };
     // P → Q: only on B.
@@ -562,8 +419,8 @@ describe("two chains in one service: every answer is the asked chain's contract'
     // ALL covers every amount.
     await expectBody(
       B_ID,
-      `/registry/v2/check/erc20?to=${Q}&from=${P}&contract=${TOKEN}&rights=${ZERO32}`,
-      (2n ** 256n - 1n).toString(),
+      `/registry/v2/check/erc20?to=${Q}&from=${P}&contract=${TOKEN}&rights=${zeroHash}`,
+      maxUint256.toString(),
     );
     // P → S, ERC20 1234: only on B.
     await expectBody(A_ID, `/registry/v2/check/erc20?to=${S}&from=${P}&contract=${TOKEN}`, "0");
@@ -587,9 +444,9 @@ describe("two chains in one service: every answer is the asked chain's contract'
 
     // Listings name only the asked chain's delegations.
     const v2List = async (chainId: number, w: Address) =>
-      parseJsonExact((await ask(chainId, `/registry/v2/${w}`)).text) as Record<string, unknown>[];
+      parseJsonExact((await askChain(chainId, `/registry/v2/${w}`)).text) as Record<string, unknown>[];
     const v1List = async (chainId: number, w: Address) =>
-      parseJsonExact((await ask(chainId, `/registry/v1/${w}`)).text) as Record<string, unknown>[];
+      parseJsonExact((await askChain(chainId, `/registry/v1/${w}`)).text) as Record<string, unknown>[];
     const pick = (list: Record<string, unknown>[], keys: string[]) =>
       list.map((x) => Object.fromEntries(keys.map((k) => [k, x[k]])));
     expect(
@@ -620,11 +477,11 @@ describe("two chains in one service: every answer is the asked chain's contract'
       const block = await headOf(r);
       const onB = r.id === B_ID;
       expect(
-        await callView(r.anvil.url, abis.v2, V2, "checkDelegateForAll", [Q, P, ZERO32], block),
+        await callView(r.anvil.url, abis.v2, V2, "checkDelegateForAll", [Q, P, zeroHash], block),
         tag(`chain ${r.id}: contract P → Q`),
       ).toBe(onB);
       expect(
-        await callView(r.anvil.url, abis.v2, V2, "checkDelegateForAll", [R, P, ZERO32], block),
+        await callView(r.anvil.url, abis.v2, V2, "checkDelegateForAll", [R, P, zeroHash], block),
         tag(`chain ${r.id}: contract P → R`),
       ).toBe(!onB);
       expect(
@@ -634,8 +491,9 @@ describe("two chains in one service: every answer is the asked chain's contract'
     }
   });
 
-  it("GET /registry/chains lists both chains, each live, with its own registries, start blocks and indexed block", async () => {
-    const a = await serviceGet(service!, "/registry/chains");
+  it("GET /registry/chains lists both chains, each live, with its own registries, start blocks and indexed \
+block", async () => {
+    const a = await get("/registry/chains");
     expect(a.status, tag(a.text)).toBe(200);
     expect(a.headers.get("content-type"), tag("Content-Type")).toMatch(/^application\/json/);
     const list = JSON.parse(a.text) as ListedChain[];
@@ -660,11 +518,11 @@ describe("two chains in one service: every answer is the asked chain's contract'
         // The start block is where the code appears on THIS chain.
         const sb = BigInt(registry!.startBlock);
         expect(
-          await rpc(r.anvil.url, "eth_getCode", [registry!.address, hex(sb - 1n)]),
+          await rpc(r.anvil.url, "eth_getCode", [registry!.address, toHex(sb - 1n)]),
           tag(`chain ${c.chainId} ${version} at ${sb - 1n}`),
         ).toBe("0x");
         expect(
-          await rpc(r.anvil.url, "eth_getCode", [registry!.address, hex(sb)]),
+          await rpc(r.anvil.url, "eth_getCode", [registry!.address, toHex(sb)]),
           tag(`chain ${c.chainId} ${version} at ${sb}`),
         ).not.toBe("0x");
       }
@@ -685,9 +543,7 @@ describe("two chains in one service: every answer is the asked chain's contract'
   });
 
   it("chainId absent (= 1), unknown or malformed: 400 unsupported_chain listing the served chains", async () => {
-    const served = (JSON.parse((await serviceGet(service!, "/registry/chains")).text) as { chainId: number }[]).map(
-      (c) => c.chainId,
-    );
+    const served = (JSON.parse((await get("/registry/chains")).text) as { chainId: number }[]).map((c) => c.chainId);
     expect(
       [...served].sort((x, y) => x - y),
       tag("served chains"),
@@ -725,7 +581,7 @@ describe("two chains in one service: every answer is the asked chain's contract'
     for (const route of routes) {
       for (const chainId of [undefined, ...bad]) {
         const path = chainId === undefined ? route : `${route}&chainId=${encodeURIComponent(chainId)}`;
-        const a = await serviceGet(service!, path);
+        const a = await get(path);
         const where = tag(`${path}: ${a.status} ${a.text}`);
         expect(a.status, where).toBe(400);
         expect(a.headers.get("content-type"), where).toMatch(/^application\/problem\+json/);
@@ -737,11 +593,11 @@ describe("two chains in one service: every answer is the asked chain's contract'
         expect(body.detail, where).toContain(String(B_ID));
       }
       // Given twice, even the same served chain: a 400.
-      const twice = await serviceGet(service!, `${route}&chainId=${A_ID}&chainId=${B_ID}`);
+      const twice = await get(`${route}&chainId=${A_ID}&chainId=${B_ID}`);
       expect(twice.status, tag(`${twice.path}: ${twice.text}`)).toBe(400);
       // Both served chains answer on every route.
       for (const id of [A_ID, B_ID]) {
-        const ok = await serviceGet(service!, `${route}&chainId=${id}`);
+        const ok = await get(`${route}&chainId=${id}`);
         expect(ok.status, tag(`${ok.path}: ${ok.text}`)).toBe(200);
       }
     }

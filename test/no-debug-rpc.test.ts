@@ -17,21 +17,17 @@
  *    past the revocation and answers (x, wallet) as the contract does at the block it reports.
  */
 
-import { type Address, encodeFunctionData, getAddress, type Hex } from "viem";
+import { type Address, encodeFunctionData, getAddress, type Hex, toHex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  callView,
-  plainOutput,
-  type RecordedCall,
-  type Reply,
-  type RpcProxy,
-  rpc,
-  sendTx,
-  startRpcProxy,
-} from "./helpers/chain-tools";
-import { abis, installRegistries } from "./helpers/oracle";
-import { type Anvil, GiveUp, type Service, startAnvil, startService, waitFor } from "./helpers/processes";
-import { compileWallet, sendAll } from "./helpers/v1-writes";
+import { type Anvil, startAnvil } from "../devkit/anvil";
+import { ask as request } from "../devkit/ask";
+import { abis, installRegistries } from "../devkit/oracle";
+import { GiveUp, waitFor } from "../devkit/processes";
+import { callView, chainClient, rpc } from "../devkit/rpc";
+import { sendAll, sendTx } from "../devkit/send";
+import { plainOutput, type Service, startService } from "../devkit/service";
+import { type RecordedCall, type Reply, type RpcProxy, startRpcProxy } from "./helpers/rpc-proxy";
+import { compileWallet } from "./helpers/v1/wallet";
 
 const CHAIN_ID = 31337;
 /** Ponder's finality depth for this chain: blocks older than this below the head are backfilled. */
@@ -87,9 +83,8 @@ function watch(service: Service, path: string) {
   const loop = (async () => {
     while (running) {
       try {
-        const res = await fetch(service.url + path, { headers: service.headers, signal: AbortSignal.timeout(5_000) });
-        const header = res.headers.get("x-indexed-block");
-        seen.push({ status: res.status, block: header === null ? undefined : BigInt(header), body: await res.text() });
+        const a = await request(service.url, path, { headers: service.headers, timeoutMs: 5_000, reask: false });
+        seen.push({ status: a.status, block: a.block, body: a.text });
       } catch {
         seen.push({ status: 0, block: undefined, body: "" });
       }
@@ -114,7 +109,10 @@ const summary = (seen: Observed[]) => {
   }
   const blocks = seen.flatMap((o) => (o.block === undefined ? [] : [o.block]));
   const highest = blocks.reduce((max, b) => (b > max ? b : max), -1n);
-  return `${[...counts].map(([k, n]) => `${n}× ${k}`).join(", ")}; highest X-Indexed-Block ${highest < 0n ? "none" : highest}`;
+  return (
+    `${[...counts].map(([k, n]) => `${n}× ${k}`).join(", ")}; highest X-Indexed-Block ` +
+    `${highest < 0n ? "none" : highest}`
+  );
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -155,20 +153,24 @@ describe("v1 revokeDelegate through a contract wallet, on an RPC without debug_t
 
   /** One answer of the service, and the contract's at the block it reports. */
   async function ask(delegate: Address, of: Address) {
-    const res = await fetch(service!.url + checkPath(delegate, of), {
+    const a = await request(service!.url, checkPath(delegate, of), {
       headers: service!.headers,
-      signal: AbortSignal.timeout(10_000),
+      timeoutMs: 10_000,
+      reask: false,
     });
-    const header = res.headers.get("x-indexed-block");
-    const block = header === null ? undefined : BigInt(header);
-    const body = await res.text();
     return {
-      status: res.status,
-      body,
-      block,
-      expected: res.status === 200 && block !== undefined ? await contractSays(delegate, of, block) : undefined,
+      status: a.status,
+      body: a.text,
+      block: a.block,
+      expected: a.status === 200 && a.block !== undefined ? await contractSays(delegate, of, a.block) : undefined,
     };
   }
+
+  /** What exitOf gave, as words. */
+  const exitText = (exited: number | null | Error) =>
+    typeof exited === "number"
+      ? `ponder exited with code ${exited}`
+      : `ponder still running after ${EXIT_WITHIN_MS / 1000} s`;
 
   /** Waits for the service to exit by itself; its exit code. */
   async function exitOf(s: Service): Promise<number | null> {
@@ -190,7 +192,7 @@ describe("v1 revokeDelegate through a contract wallet, on an RPC without debug_t
   beforeAll(async () => {
     anvil = await startAnvil({ chainId: CHAIN_ID });
     registries = await installRegistries(anvil.url);
-    const accounts = ((await rpc(anvil.url, "eth_accounts")) as Address[]).map((a) => getAddress(a));
+    const accounts = await chainClient(anvil.url).getAddresses();
     [vault, revoked, kept, sender, x] = [accounts[1]!, accounts[2]!, accounts[3]!, accounts[4]!, accounts[5]!];
 
     // Direct writes: none needs a trace. The direct revokeDelegate emits RevokeDelegate(vault, vault)
@@ -203,7 +205,7 @@ describe("v1 revokeDelegate through a contract wallet, on an RPC without debug_t
     const compiled = compileWallet();
     walletAbi = compiled.abi;
     const deployer = accounts[19]!;
-    const nonce = Number(await rpc(anvil.url, "eth_getTransactionCount", [deployer, "pending"]));
+    const nonce = await chainClient(anvil.url).getTransactionCount({ address: deployer, blockTag: "pending" });
     const [deployed] = await sendAll(
       anvil.url,
       [{ from: deployer, data: compiled.bytecode, gas: 1_500_000n, nonce }],
@@ -239,7 +241,7 @@ describe("v1 revokeDelegate through a contract wallet, on an RPC without debug_t
     });
     expect(await post(trace(7))).toEqual(notFound(7));
     expect(await post([{ jsonrpc: "2.0", id: 8, method: "eth_chainId", params: [] }, trace(9)])).toEqual([
-      { jsonrpc: "2.0", id: 8, result: `0x${CHAIN_ID.toString(16)}` },
+      { jsonrpc: "2.0", id: 8, result: toHex(CHAIN_ID) },
       notFound(9),
     ]);
     proxy.clear();
@@ -252,7 +254,8 @@ describe("v1 revokeDelegate through a contract wallet, on an RPC without debug_t
     await anvil?.stop();
   });
 
-  it("indexing live, answers right until the revocation, then stops loudly naming the transaction; never answers past it", async () => {
+  it("indexing live, answers right until the revocation, then stops loudly naming the transaction; never answers past \
+it", async () => {
     service = await startService({ rpc: { [CHAIN_ID]: proxy.url } });
     // Before the revocation the service is live and right, the direct revokeDelegate included.
     const before = await waitFor(
@@ -287,12 +290,12 @@ describe("v1 revokeDelegate through a contract wallet, on an RPC without debug_t
     const exited = await exitOf(service).catch((error: Error) => error);
     const seen = await watcher.stop();
     const output = plainOutput(service);
-    log(
-      `live: ${typeof exited === "number" ? `ponder exited with code ${exited}` : `ponder still running after ${EXIT_WITHIN_MS / 1000} s`}; answers seen: ${summary(seen)}`,
-    );
+    log(`live: ${exitText(exited)}; answers seen: ${summary(seen)}`);
     const refused = proxy.refused;
     log(
-      `live: debug calls refused: ${refused.length} (${refused.map((c) => `${c.method} id ${JSON.stringify(c.id)}`).join(", ")}); calls that came in batches: ${proxy.calls.filter((c) => c.batch).length} of ${proxy.calls.length}`,
+      `live: debug calls refused: ${refused.length} ` +
+        `(${refused.map((c) => `${c.method} id ${JSON.stringify(c.id)}`).join(", ")}); calls that came in batches: ` +
+        `${proxy.calls.filter((c) => c.batch).length} of ${proxy.calls.length}`,
     );
     const message = output.split("\n").find((line) => line.includes(`v1 revokeDelegate in transaction ${revoke.hash}`));
     log(`live: the error line: ${message?.trim()}`);
@@ -317,12 +320,13 @@ describe("v1 revokeDelegate through a contract wallet, on an RPC without debug_t
     await expectNoAnswerPast(seen, "live");
   });
 
-  it("started again on the same RPC, with the revocation in its backfill: stops at the same transaction again, never skips it", async () => {
+  it("started again on the same RPC, with the revocation in its backfill: stops at the same transaction again, never \
+skips it", async () => {
     expect(walletRevoke, "the first test made the revocation").toBeDefined();
     const revoke = walletRevoke!;
     // The revocation falls below Ponder's finality depth: it is part of the backfill now.
-    await rpc(anvil.url, "anvil_mine", [`0x${(FINALITY + 10).toString(16)}`]);
-    const head = BigInt((await rpc(anvil.url, "eth_blockNumber")) as string);
+    await rpc(anvil.url, "anvil_mine", [toHex(FINALITY + 10)]);
+    const head = await chainClient(anvil.url).getBlockNumber();
     expect(head - FINALITY_MARGIN, "the revocation lies below Ponder's finality depth").toBeGreaterThan(revoke.block);
     const refusedBefore = proxy.refused.length;
 
@@ -336,9 +340,7 @@ describe("v1 revokeDelegate through a contract wallet, on an RPC without debug_t
     const seen = await watcher.stop();
     const output = plainOutput(service!);
     const refused = proxy.refused.slice(refusedBefore);
-    log(
-      `restart: ${started}; ${typeof exited === "number" ? `ponder exited with code ${exited}` : `ponder still running after ${EXIT_WITHIN_MS / 1000} s`}; answers seen: ${summary(seen)}`,
-    );
+    log(`restart: ${started}; ${exitText(exited)}; answers seen: ${summary(seen)}`);
     log(`restart: debug calls refused: ${refused.length}`);
 
     expect(output).toContain(`v1 revokeDelegate in transaction ${revoke.hash} (chain ${CHAIN_ID})`);
@@ -349,7 +351,8 @@ describe("v1 revokeDelegate through a contract wallet, on an RPC without debug_t
     await expectNoAnswerPast(seen, "restart");
   });
 
-  it("control: with debug_traceTransaction served, the same service goes on past the revocation and answers it right", async () => {
+  it("control: with debug_traceTransaction served, the same service goes on past the revocation and answers it \
+right", async () => {
     expect(walletRevoke, "the first test made the revocation").toBeDefined();
     const revoke = walletRevoke!;
     proxy.refuseDebug = false;
@@ -366,7 +369,8 @@ describe("v1 revokeDelegate through a contract wallet, on an RPC without debug_t
     );
     const traces = proxy.calls.slice(tracesBefore).filter((c) => c.method === "debug_traceTransaction");
     log(
-      `control: (x, wallet) at X-Indexed-Block ${after.block}: ${after.body} (contract: ${after.expected}); traces asked: ${traces.length}`,
+      `control: (x, wallet) at X-Indexed-Block ${after.block}: ${after.body} (contract: ${after.expected}); traces ` +
+        `asked: ${traces.length}`,
     );
     expect(after.body, `(x, wallet) at ${after.block}`).toBe(after.expected);
     expect(after.body).toBe("false");

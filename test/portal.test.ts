@@ -9,12 +9,14 @@
  */
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { installRegistries } from "./helpers/oracle";
-import { type Anvil, type Service, startAnvil, startService } from "./helpers/processes";
+import { type Anvil, startAnvil } from "../devkit/anvil";
+import { installRegistries } from "../devkit/oracle";
+import { type Service, startService } from "../devkit/service";
 
 const CHROMIUM = "/usr/bin/chromium";
 const V2 =
-  "/registry/v2/check/all?to=0x70997970C51812dc3A010C7d01b50e0d17dc79C8&from=0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266&chainId=31337";
+  "/registry/v2/check/all?to=0x70997970C51812dc3A010C7d01b50e0d17dc79C8" +
+  "&from=0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266&chainId=31337";
 
 let anvil: Anvil;
 let service: Service;

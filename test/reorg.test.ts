@@ -11,27 +11,22 @@
  * Reproduce a failure with the seed it prints: SEED=<n> npx vitest run test/reorg.test.ts
  */
 
-import type { Address } from "viem";
+import { type Address, toHex, zeroHash } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { callView, plainOutput, rpc, sendWrite } from "./helpers/chain-tools";
-import { chooseSeed, Rng } from "./helpers/common";
+import { type Anvil, startAnvil } from "../devkit/anvil";
+import { ask } from "../devkit/ask";
+import { abis, installRegistries } from "../devkit/oracle";
+import { waitFor } from "../devkit/processes";
+import { chooseSeed, Rng } from "../devkit/random";
+import { callView, chainClient, rpc } from "../devkit/rpc";
+import { sendWrite } from "../devkit/send";
+import { plainOutput, type Replica, type Service, startReplica, startService } from "../devkit/service";
 import { historyMismatches } from "./helpers/history";
-import { abis, installRegistries } from "./helpers/oracle";
-import {
-  type Anvil,
-  type Replica,
-  type Service,
-  startAnvil,
-  startReplica,
-  startService,
-  waitFor,
-} from "./helpers/processes";
 
 const SEED = chooseSeed();
 console.log(`[reorg] SEED=${SEED} (rerun with SEED=${SEED} npx vitest run test/reorg.test.ts)`);
 const tag = (text: string) => `[SEED=${SEED}] ${text}`;
 const CHAIN_ID = 31337;
-const RIGHTS = `0x${"00".repeat(32)}` as const;
 /** Requests in flight per sampled process. */
 const SAMPLERS = 6;
 
@@ -50,7 +45,7 @@ describe("answers sampled during a reorganization", () => {
   beforeAll(async () => {
     anvil = await startAnvil({ chainId: CHAIN_ID });
     registries = await installRegistries(anvil.url);
-    accounts = (await rpc(anvil.url, "eth_accounts")) as Address[];
+    accounts = await chainClient(anvil.url).getAddresses();
     service = await startService({ rpc: { [CHAIN_ID]: anvil.url } });
     if (process.env.DATABASE_URL) replica = await startReplica(service);
   });
@@ -61,7 +56,8 @@ describe("answers sampled during a reorganization", () => {
     await anvil?.stop();
   });
 
-  it("every answer equals the contract at its X-Indexed-Block on the branch canonical then, and none goes back to the old branch", async () => {
+  it("every answer equals the contract at its X-Indexed-Block on the branch canonical then, and none goes back to the \
+old branch", async () => {
     const [vaultA, vaultB, ...others] = accounts.slice(1) as Address[];
     const delegates = others.slice(0, 6);
     const token = accounts[19]!;
@@ -84,7 +80,7 @@ describe("answers sampled during a reorganization", () => {
                 abis.v2,
                 registries.v2,
                 "checkDelegateForERC20",
-                [delegate, vault, token, RIGHTS],
+                [delegate, vault, token, zeroHash],
                 block,
                 paused,
               ),
@@ -111,14 +107,14 @@ describe("answers sampled during a reorganization", () => {
     // Before the fork: every pair has an amount and a v1 delegation.
     for (const vault of [vaultA!, vaultB!]) {
       for (const delegate of delegates) {
-        await v2(vault, "delegateERC20", [delegate, token, RIGHTS, amount()]);
+        await v2(vault, "delegateERC20", [delegate, token, zeroHash, amount()]);
         await v1(vault, "delegateForAll", [delegate, true]);
       }
     }
     const processes = [service.url, ...(replica ? [replica.url] : [])];
     const indexedAt = async (base: string) => {
-      const res = await fetch(`${base}${queries[0]!.path}`, { headers: service.headers });
-      return res.status === 200 ? BigInt(res.headers.get("x-indexed-block") ?? "0") : undefined;
+      const a = await ask(base, queries[0]!.path, { headers: service.headers, timeoutMs: 0, reask: false });
+      return a.status === 200 ? (a.block ?? 0n) : undefined;
     };
     const untilEvery = (what: string, block: bigint) =>
       Promise.all(
@@ -134,7 +130,7 @@ describe("answers sampled during a reorganization", () => {
         ),
       );
 
-    const fork = BigInt((await rpc(anvil.url, "eth_blockNumber")) as string);
+    const fork = await chainClient(anvil.url).getBlockNumber();
     const snapshot = (await rpc(anvil.url, "evm_snapshot")) as string;
     await untilEvery("the fork", fork);
 
@@ -142,8 +138,8 @@ describe("answers sampled during a reorganization", () => {
     const branch = async (vault: Address) => {
       let head = 0n;
       const max = (b: bigint) => (head = b > head ? b : head);
-      for (const delegate of delegates) max(await v2(vaultA!, "delegateERC20", [delegate, token, RIGHTS, amount()]));
-      for (const delegate of delegates) max(await v2(vaultB!, "delegateERC20", [delegate, token, RIGHTS, amount()]));
+      for (const delegate of delegates) max(await v2(vaultA!, "delegateERC20", [delegate, token, zeroHash, amount()]));
+      for (const delegate of delegates) max(await v2(vaultB!, "delegateERC20", [delegate, token, zeroHash, amount()]));
       max(await v1(vault, "revokeDelegate", [rng.pick(delegates)]));
       max(await v1(rng.pick(delegates), "revokeSelf", [vault]));
       max(await v1(vault === vaultA ? vaultB! : vaultA!, "revokeAllDelegates", []));
@@ -153,8 +149,8 @@ describe("answers sampled during a reorganization", () => {
     // Branch A, indexed live; the contract's answers on it are kept before it goes.
     await branch(vaultA!);
     // Mining pauses until the revert, so that the answers kept cover branch A to its tip.
-    await rpc(anvil.url, "evm_setIntervalMining", [0]);
-    const tipA = BigInt((await rpc(anvil.url, "eth_blockNumber")) as string);
+    await chainClient(anvil.url).setIntervalMining({ interval: 0 });
+    const tipA = await chainClient(anvil.url).getBlockNumber();
     await untilEvery("branch A", tipA);
     const onA = await answersOn(queries, fork + 1n, tipA, true);
 
@@ -165,14 +161,8 @@ describe("answers sampled during a reorganization", () => {
       Array.from({ length: SAMPLERS }, async (_, worker) => {
         for (let i = worker; sampling; i += SAMPLERS) {
           const query = i % queries.length;
-          const res = await fetch(`${base}${queries[query]!.path}`, { headers: service.headers });
-          samples.get(base)!.push({
-            query,
-            status: res.status,
-            body: await res.text(),
-            block: BigInt(res.headers.get("x-indexed-block") ?? "-1"),
-            at: Date.now(),
-          });
+          const a = await ask(base, queries[query]!.path, { headers: service.headers, timeoutMs: 0, reask: false });
+          samples.get(base)!.push({ query, status: a.status, body: a.text, block: a.block ?? -1n, at: Date.now() });
         }
       }),
     );
@@ -180,11 +170,11 @@ describe("answers sampled during a reorganization", () => {
     try {
       await new Promise((ok) => setTimeout(ok, 1_000));
       expect(await rpc(anvil.url, "evm_revert", [snapshot]), tag("evm_revert")).toBe(true);
-      await rpc(anvil.url, "evm_setIntervalMining", [1]);
+      await chainClient(anvil.url).setIntervalMining({ interval: 1 });
       const headB0 = await branch(vaultB!);
-      const now = BigInt((await rpc(anvil.url, "eth_blockNumber")) as string);
-      await rpc(anvil.url, "anvil_mine", [`0x${(tipA > now ? tipA - now + 3n : 3n).toString(16)}`]);
-      const headB = BigInt((await rpc(anvil.url, "eth_blockNumber")) as string);
+      const now = await chainClient(anvil.url).getBlockNumber();
+      await rpc(anvil.url, "anvil_mine", [toHex(tipA > now ? tipA - now + 3n : 3n)]);
+      const headB = await chainClient(anvil.url).getBlockNumber();
       expect(headB > tipA && headB >= headB0, tag("branch B is longer than A")).toBe(true);
       await untilEvery("branch B", headB);
       await new Promise((ok) => setTimeout(ok, 1_000));
@@ -194,7 +184,7 @@ describe("answers sampled during a reorganization", () => {
     }
     expect(plainOutput(service), tag("the indexer saw the reorganization")).toMatch(/Reorged block/);
 
-    const headB = BigInt((await rpc(anvil.url, "eth_blockNumber")) as string);
+    const headB = await chainClient(anvil.url).getBlockNumber();
     const lowest = [...samples.values()]
       .flat()
       .reduce((min, s) => (s.block >= 0n && s.block < min ? s.block : min), fork);

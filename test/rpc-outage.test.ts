@@ -9,11 +9,15 @@
 
 import { type Address, zeroHash } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { callView, type Fault, type RpcProxy, sendWrite, startRpcProxy } from "./helpers/chain-tools";
-import { rpc } from "./helpers/common";
+import { type Anvil, startAnvil } from "../devkit/anvil";
+import { ask } from "../devkit/ask";
+import { abis, installRegistries } from "../devkit/oracle";
+import { waitFor } from "../devkit/processes";
+import { callView, chainClient } from "../devkit/rpc";
+import { sendWrite } from "../devkit/send";
+import { type Service, startReplica, startService } from "../devkit/service";
 import { historyMismatches } from "./helpers/history";
-import { abis, installRegistries } from "./helpers/oracle";
-import { type Anvil, type Service, startAnvil, startReplica, startService, waitFor } from "./helpers/processes";
+import { type Fault, type RpcProxy, startRpcProxy } from "./helpers/rpc-proxy";
 
 const CHAIN_ID = 31337;
 const PHASE_MS = 15_000;
@@ -39,7 +43,7 @@ describe("the indexer's RPC fails", () => {
   beforeAll(async () => {
     anvil = await startAnvil({ chainId: CHAIN_ID });
     registries = await installRegistries(anvil.url);
-    accounts = (await rpc(anvil.url, "eth_accounts")) as Address[];
+    accounts = await chainClient(anvil.url).getAddresses();
   });
 
   afterAll(async () => {
@@ -53,14 +57,13 @@ describe("the indexer's RPC fails", () => {
 
   /** The service's answer for (i → j), and the contract's at the block the answer reports. */
   async function compare(service: Service, i: number, j: number) {
-    const res = await fetch(
-      `${service.url}/registry/v2/check/all?chainId=${CHAIN_ID}&from=${accounts[i]}&to=${accounts[j]}`,
-      { headers: service.headers },
+    const a = await ask(
+      service.url,
+      `/registry/v2/check/all?chainId=${CHAIN_ID}&from=${accounts[i]}&to=${accounts[j]}`,
+      { headers: service.headers, timeoutMs: 0, reask: false },
     );
-    const body = await res.text();
-    const block = res.headers.get("x-indexed-block");
     const expected =
-      block === null
+      a.block === undefined
         ? undefined
         : String(
             await callView(
@@ -69,10 +72,10 @@ describe("the indexer's RPC fails", () => {
               registries.v2,
               "checkDelegateForAll",
               [accounts[j]!, accounts[i]!, zeroHash],
-              BigInt(block),
+              a.block,
             ),
           );
-    return { status: res.status, body, block: block === null ? undefined : BigInt(block), expected };
+    return { status: a.status, body: a.text, block: a.block, expected };
   }
 
   const indexed = async (service: Service) => (await compare(service, 0, 0)).block ?? -1n;

@@ -7,42 +7,25 @@
  * Reproduce a failure with the seed it prints: SEED=<n> DATABASE_URL=… npx vitest run test/serve.test.ts
  */
 import { get as httpGet, type IncomingMessage } from "node:http";
-import type { Address, Hex } from "viem";
+import { type Address, type Hex, toHex, zeroAddress } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { callView, plainOutput, sendWrite } from "./helpers/chain-tools";
+import { type Anvil, startAnvil } from "../devkit/anvil";
+import { ask, indexedBlock } from "../devkit/ask";
+import { type Oracle, report } from "../devkit/compare";
+import { compareChecks } from "../devkit/compare-checks";
+import { abis, installRegistries } from "../devkit/oracle";
+import { waitFor } from "../devkit/processes";
+import { chooseSeed, Rng } from "../devkit/random";
+import { callView, chainClient, rpc } from "../devkit/rpc";
+import { type Receipt, roomyBlocks, SPREAD, sendAll, sendWrite } from "../devkit/send";
+import { plainOutput, type Replica, type Service, startReplica, startService } from "../devkit/service";
+import { type CheckSpec, checkUrl, randomCheck, v2Checks } from "../devkit/v2/checks";
+import { makePools, txRequest, WriteGenerator } from "../devkit/v2/generate";
+import { compareListings } from "./helpers/compare-listings";
 import { historyMismatches } from "./helpers/history";
-import { abis, installRegistries } from "./helpers/oracle";
-import {
-  type Anvil,
-  type Replica,
-  type Service,
-  startAnvil,
-  startReplica,
-  startService,
-  waitFor,
-} from "./helpers/processes";
-import {
-  ADDRESS_0,
-  type CheckSpec,
-  checkUrl,
-  chooseSeed,
-  compareChecks,
-  compareListings,
-  decodeEvents,
-  firstEnabled,
-  indexedBlock,
-  makePools,
-  type Oracle,
-  type Position,
-  type Receipt,
-  Rng,
-  randomCheck,
-  report,
-  roomyBlocks,
-  rpc,
-  sendAll,
-  WriteGenerator,
-} from "./helpers/v2-writes";
+import type { Position } from "./helpers/position";
+import { decodeEvents, firstEnabled } from "./helpers/v2/events";
+import { v2Listings } from "./helpers/v2/listing";
 
 const SEED = chooseSeed();
 console.log(`[serve] SEED=${SEED} (rerun with SEED=${SEED} npx vitest run test/serve.test.ts)`);
@@ -71,21 +54,19 @@ describe.runIf(process.env.DATABASE_URL)("npm run serve: API processes apart fro
     anvil = await startAnvil({ chainId: CHAIN_ID });
     await roomyBlocks(anvil.url);
     const installed = await installRegistries(anvil.url);
-    accounts = (await rpc(anvil.url, "eth_accounts")) as Address[];
+    accounts = await chainClient(anvil.url).getAddresses();
     pools = makePools(accounts);
     generator = new WriteGenerator(new Rng(SEED), pools);
     v1Registry = installed.v1;
     for (const sender of pools.senders) {
-      generator.nonces.set(sender, Number(await rpc(anvil.url, "eth_getTransactionCount", [sender, "pending"])));
+      generator.nonces.set(
+        sender,
+        await chainClient(anvil.url).getTransactionCount({ address: sender, blockTag: "pending" }),
+      );
     }
-    oracle = { rpcUrl: anvil.url, serviceUrl: "", registry: installed.v2, abi: abis.v2, chainId: CHAIN_ID, seed: SEED };
-    const receipts = await sendAll(
-      anvil.url,
-      installed.v2,
-      abis.v2,
-      Array.from({ length: TXS }, () => generator.nextTx()),
-      SEED,
-    );
+    oracle = { rpcUrl: anvil.url, serviceUrl: "", registry: installed.v2, abi: abis.v2, chainId: CHAIN_ID };
+    const txs = Array.from({ length: TXS }, () => txRequest(installed.v2, abis.v2, generator.nextTx()));
+    const receipts = await sendAll(anvil.url, txs, SEED, SPREAD);
     expect(
       receipts.every((r) => r.status === "0x1"),
       tag("every write succeeded"),
@@ -93,7 +74,7 @@ describe.runIf(process.env.DATABASE_URL)("npm run serve: API processes apart fro
     firstEnabled(decodeEvents(abis.v2, installed.v2, receipts), positions);
     lastWriteBlock = receipts.reduce((max, r) => (BigInt(r.blockNumber) > max ? BigInt(r.blockNumber) : max), 0n);
     wallets = [
-      ...new Set([...pools.senders, ...pools.delegates, accounts[14]!, ADDRESS_0].map((a) => a.toLowerCase())),
+      ...new Set([...pools.senders, ...pools.delegates, accounts[14]!, zeroAddress].map((a) => a.toLowerCase())),
     ] as Address[];
     specs = Array.from({ length: CHECKS }, () => randomCheck(queryRng, pools, generator.history));
     urls = specs.map((s) => checkUrl(queryRng, CHAIN_ID, s));
@@ -116,8 +97,8 @@ describe.runIf(process.env.DATABASE_URL)("npm run serve: API processes apart fro
   it("each replica answers every check and listing as the contract does at its X-Indexed-Block", async () => {
     for (const replica of replicas) {
       const o = { ...oracle, serviceUrl: replica.url, headers: service.headers };
-      const checks = await compareChecks(o, specs, urls, lastWriteBlock);
-      const listings = await compareListings(o, queryRng, wallets, positions, lastWriteBlock);
+      const checks = await compareChecks(o, v2Checks, specs, urls, { minBlock: lastWriteBlock });
+      const listings = await compareListings(o, v2Listings(positions), wallets, { minBlock: lastWriteBlock }, queryRng);
       expect(checks.compared, tag("checks compared")).toBe(CHECKS);
       expect(checks.positive, tag("true/non-zero answers among them")).toBeGreaterThan(CHECKS * 0.1);
       expect(listings.compared, tag("listings compared")).toBe(wallets.length);
@@ -133,8 +114,8 @@ describe.runIf(process.env.DATABASE_URL)("npm run serve: API processes apart fro
       ...urls.slice(0, 300),
       ...wallets.map((w) => `/registry/v2/${w}?chainId=${CHAIN_ID}`),
       ...wallets.map((w) => `/registry/v1/${w}?chainId=${CHAIN_ID}`),
-      `/registry/v2/check/all?chainId=${CHAIN_ID}&to=0x12&from=${ADDRESS_0}`,
-      `/registry/v2/check/erc20?chainId=10&to=${ADDRESS_0}&from=${ADDRESS_0}&contract=${ADDRESS_0}`,
+      `/registry/v2/check/all?chainId=${CHAIN_ID}&to=0x12&from=${zeroAddress}`,
+      `/registry/v2/check/erc20?chainId=10&to=${zeroAddress}&from=${zeroAddress}&contract=${zeroAddress}`,
       "/registry/v3/nothing",
       "/registry/chains",
     ];
@@ -166,10 +147,10 @@ describe.runIf(process.env.DATABASE_URL)("npm run serve: API processes apart fro
     const v1Answers = (delegate: Address, vault: Address) =>
       Promise.all(
         processes.map(async (base) => {
-          const res = await fetch(base + v1Check(delegate, vault), { headers: service.headers });
-          const block = BigInt(res.headers.get("x-indexed-block") ?? "0");
+          const a = await ask(base, v1Check(delegate, vault), { headers: service.headers, timeoutMs: 0, reask: false });
+          const block = a.block ?? 0n;
           const chain = await callView(anvil.url, abis.v1, v1Registry, "checkDelegateForAll", [delegate, vault], block);
-          return { base, status: res.status, got: await res.text(), want: String(chain), block };
+          return { base, status: a.status, got: a.text, want: String(chain), block };
         }),
       );
     const untilEvery = (what: string, block: bigint) =>
@@ -187,17 +168,15 @@ describe.runIf(process.env.DATABASE_URL)("npm run serve: API processes apart fro
       );
     const resetNonces = async () => {
       for (const sender of pools.senders)
-        generator.nonces.set(sender, Number(await rpc(anvil.url, "eth_getTransactionCount", [sender, "pending"])));
+        generator.nonces.set(
+          sender,
+          await chainClient(anvil.url).getTransactionCount({ address: sender, blockTag: "pending" }),
+        );
     };
     const writeBatch = async (n: number) => {
       await resetNonces();
-      const receipts = await sendAll(
-        anvil.url,
-        oracle.registry,
-        abis.v2,
-        Array.from({ length: n }, () => generator.nextTx()),
-        SEED,
-      );
+      const txs = Array.from({ length: n }, () => txRequest(oracle.registry, abis.v2, generator.nextTx()));
+      const receipts = await sendAll(anvil.url, txs, SEED, SPREAD);
       expect(
         receipts.every((r) => r.status === "0x1"),
         tag("every write succeeded"),
@@ -220,9 +199,9 @@ describe.runIf(process.env.DATABASE_URL)("npm run serve: API processes apart fro
     expect(await rpc(anvil.url, "evm_revert", [fork]), tag("evm_revert")).toBe(true);
     const headB0 = await writeBatch(80);
     await sendWrite(anvil.url, abis.v1, z, v1Registry, "revokeAllDelegates", []);
-    const head = BigInt((await rpc(anvil.url, "eth_blockNumber")) as string);
-    await rpc(anvil.url, "anvil_mine", [`0x${(headA > head ? headA - head + 3n : 3n).toString(16)}`]);
-    const headB = BigInt((await rpc(anvil.url, "eth_blockNumber")) as string);
+    const head = await chainClient(anvil.url).getBlockNumber();
+    await rpc(anvil.url, "anvil_mine", [toHex(headA > head ? headA - head + 3n : 3n)]);
+    const headB = await chainClient(anvil.url).getBlockNumber();
     expect(headB > headA && headB >= headB0, tag("branch B is longer than A")).toBe(true);
     await untilEvery("branch B", headB);
     expect(plainOutput(service), tag("the indexer saw the reorganization")).toMatch(/Reorged block/);
@@ -249,8 +228,8 @@ describe.runIf(process.env.DATABASE_URL)("npm run serve: API processes apart fro
     const onChain = firstEnabled(decodeEvents(abis.v2, oracle.registry, [{ logs } as Receipt]));
     for (const base of processes) {
       const o = { ...oracle, serviceUrl: base, headers: service.headers };
-      const checks = await compareChecks(o, after, afterUrls, headB);
-      const listings = await compareListings(o, queryRng, wallets, onChain, headB);
+      const checks = await compareChecks(o, v2Checks, after, afterUrls, { minBlock: headB });
+      const listings = await compareListings(o, v2Listings(onChain), wallets, { minBlock: headB }, queryRng);
       const mismatches = [...checks.mismatches, ...listings.mismatches];
       expect(mismatches.length, report(SEED, `${base} after the reorganization`, mismatches)).toBe(0);
       expect(checks.compared, tag("checks compared")).toBe(CHECKS);

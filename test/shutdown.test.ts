@@ -12,19 +12,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Address, zeroHash } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { callView, sendWrite } from "./helpers/chain-tools";
-import { rpc } from "./helpers/common";
-import { abis, installRegistries } from "./helpers/oracle";
-import {
-  type Anvil,
-  Child,
-  createApiKey,
-  freePort,
-  startAnvil,
-  startReplica,
-  startService,
-  waitFor,
-} from "./helpers/processes";
+import { type Anvil, startAnvil } from "../devkit/anvil";
+import { ask } from "../devkit/ask";
+import { abis, installRegistries } from "../devkit/oracle";
+import { Child, freePort, waitFor } from "../devkit/processes";
+import { callView, chainClient } from "../devkit/rpc";
+import { sendWrite } from "../devkit/send";
+import { createApiKey, startReplica, startService } from "../devkit/service";
 
 const CHAIN_ID = 31337;
 const CONNECTIONS = 16;
@@ -39,7 +33,7 @@ let expected: string;
 beforeAll(async () => {
   anvil = await startAnvil({ chainId: CHAIN_ID });
   registries = await installRegistries(anvil.url);
-  accounts = (await rpc(anvil.url, "eth_accounts")) as Address[];
+  accounts = await chainClient(anvil.url).getAddresses();
   const block = await sendWrite(anvil.url, abis.v2, accounts[1]!, registries.v2, "delegateAll", [
     accounts[2]!,
     zeroHash,
@@ -65,6 +59,10 @@ afterAll(async () => {
 
 type Outcome = { sentAt: number; status?: number; body?: string; error?: string };
 
+/** The service's answer to `path`, as it comes: never asked again, however long it takes. */
+const answer = (url: string, headers: Record<string, string>) =>
+  ask(url, path, { headers, timeoutMs: 0, reask: false });
+
 /**
  * Requests to `url` on CONNECTIONS loops until `child` exits; `signal` is sent once the loops have
  * run a while. What each request got, when the signal was sent, and how long the exit took.
@@ -72,7 +70,7 @@ type Outcome = { sentAt: number; status?: number; body?: string; error?: string 
 async function stopUnderLoad(url: string, headers: Record<string, string>, child: Child, signal: () => void) {
   await waitFor(
     "the delegation to be indexed",
-    async () => ((await (await fetch(url + path, { headers })).text()) === expected ? true : undefined),
+    async () => ((await answer(url, headers)).text === expected ? true : undefined),
     60_000,
   );
   const outcomes: Outcome[] = [];
@@ -82,9 +80,9 @@ async function stopUnderLoad(url: string, headers: Record<string, string>, child
       const outcome: Outcome = { sentAt: Date.now() };
       outcomes.push(outcome);
       try {
-        const res = await fetch(url + path, { headers });
-        outcome.status = res.status;
-        outcome.body = await res.text();
+        const a = await answer(url, headers);
+        outcome.status = a.status;
+        outcome.body = a.text;
       } catch (error) {
         outcome.error = (error as Error & { cause?: { code?: string } }).cause?.code ?? (error as Error).message;
         await new Promise((ok) => setTimeout(ok, 50));
@@ -100,7 +98,8 @@ async function stopUnderLoad(url: string, headers: Record<string, string>, child
   await Promise.all(loops);
   const refused = outcomes.filter((o) => o.error !== undefined).length;
   console.log(
-    `[shutdown] ${url}: the process exited ${exitMs} ms after the signal; ${outcomes.length} requests, ${refused} refused`,
+    `[shutdown] ${url}: the process exited ${exitMs} ms after the signal; ${outcomes.length} requests, ${refused} ` +
+      `refused`,
   );
   return { outcomes, signalledAt, exitMs };
 }
@@ -191,7 +190,7 @@ describe("SIGTERM", () => {
             .filter((o) => o.status !== 200 || o.body !== expected)
             .map((o) => o.error ?? `${o.status} ${o.body}`),
         ).toEqual([]);
-        expect(await (await fetch(kept.url + path, { headers: service.headers })).text()).toBe(expected);
+        expect((await answer(kept.url, service.headers)).text).toBe(expected);
       } finally {
         await Promise.all([kept.stop(), killed.stop()]);
         await service.stop();

@@ -4,10 +4,11 @@
  * that and to its summary. Postgres only, as the bench.
  */
 import { describe, expect, it } from "vitest";
-import { runNpm } from "./helpers/processes";
+import { runNpm } from "../devkit/processes";
 
 describe.runIf(process.env.DATABASE_URL)("npm run soak -- --duration 60", () => {
-  it("holds 70% of the measured maximum for a minute while delegations arrive: no 5xx, no wrong answer, steady memory", async () => {
+  it("holds 70% of the measured maximum for a minute while delegations arrive: no 5xx, no wrong answer, steady \
+memory", async () => {
     const { code, output } = await runNpm(["run", "soak", "--", "--duration", "60"]);
     expect(code, output.slice(-5000)).toBe(0);
     expect(output).toContain("soak passed");

@@ -9,16 +9,18 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { stripVTControlCharacters } from "node:util";
-import { type Address, encodeFunctionData, type Hex, zeroHash } from "viem";
+import { type Address, encodeFunctionData, type Hex, toHex, zeroHash } from "viem";
 import { mainnet } from "viem/chains";
 import { afterEach, describe, expect, it } from "vitest";
-import { callView, hex, startRpcProxy } from "./helpers/chain-tools";
-import { rpc } from "./helpers/common";
-import { abis, installRegistries } from "./helpers/oracle";
-import { type Anvil, Child, freePort, GiveUp, ROOT, startAnvil, waitFor } from "./helpers/processes";
+import { type Anvil, startAnvil } from "../devkit/anvil";
+import { abis, installRegistries } from "../devkit/oracle";
+import { Child, freePort, GiveUp, ROOT, waitFor } from "../devkit/processes";
+import { callView, chainClient, rpc } from "../devkit/rpc";
+import { startRpcProxy } from "./helpers/rpc-proxy";
 
-const CHECK =
-  "/registry/v2/check/all?chainId=31337&to=0x0000000000000000000000000000000000000002&from=0x0000000000000000000000000000000000000003";
+/** A check's parties: two addresses no one uses. */
+const PARTIES = "to=0x0000000000000000000000000000000000000002&from=0x0000000000000000000000000000000000000003";
+const CHECK = `/registry/v2/check/all?chainId=31337&${PARTIES}`;
 
 const started: { stop(): Promise<void> }[] = [];
 afterEach(async () => {
@@ -68,7 +70,8 @@ const problemOf = async (res: Response) => ({
 });
 
 describe("npm start with an RPC it cannot reach", () => {
-  it("stays up, names the RPC and the fix, retries with backoff, answers chain_syncing; indexes once the RPC answers", async () => {
+  it("stays up, names the RPC and the fix, retries with backoff, answers chain_syncing; indexes once the RPC \
+answers", async () => {
     const rpcPort = await freePort();
     const rpcUrl = `http://127.0.0.1:${rpcPort}`;
     const { child, port, output } = await launch({ PONDER_RPC_URL_31337: rpcUrl });
@@ -108,15 +111,9 @@ describe("npm start with an RPC it cannot reach", () => {
     );
     expect(v1).toMatchObject({ status: 503, body: { code: "chain_syncing" } });
     // A chain it is not configured for is still unsupported_chain, not syncing.
-    expect(
-      (
-        await problemOf(
-          await fetch(
-            `${url}/registry/v2/check/all?chainId=10&to=0x0000000000000000000000000000000000000002&from=0x0000000000000000000000000000000000000003`,
-          ),
-        )
-      ).body.code,
-    ).toBe("unsupported_chain");
+    expect((await problemOf(await fetch(`${url}/registry/v2/check/all?chainId=10&${PARTIES}`))).body.code).toBe(
+      "unsupported_chain",
+    );
     expect((await fetch(`${url}/health`)).status).toBe(200);
     expect((await fetch(`${url}/ready`)).status).toBe(503);
     const chains = (await (await fetch(`${url}/registry/chains`)).json()) as {
@@ -146,7 +143,8 @@ describe("npm start with an RPC it cannot reach", () => {
     expect(answered.headers.get("x-indexed-block")).toMatch(/^\d+$/);
   });
 
-  it("an RPC that answers but fails the start-block search (rate-limited, pruned): retried with backoff, not an exit", async () => {
+  it("an RPC that answers but fails the start-block search (rate-limited, pruned): retried with backoff, not an \
+exit", async () => {
     const anvil: Anvil = await startAnvil();
     started.push(anvil);
     await installRegistries(anvil.url);
@@ -184,7 +182,8 @@ describe("npm start with an RPC it cannot reach", () => {
     expect(output()).toMatch(/registry v2 was deployed in block \d+/);
   });
 
-  it("with no RPC configured: Ethereum mainnet through viem's public RPC, and the log says it is slow and rate-limited", async () => {
+  it("with no RPC configured: Ethereum mainnet through viem's public RPC, and the log says it is slow and \
+rate-limited", async () => {
     const { child, output } = await launch({});
     const warning = await waitFor(
       "the public-RPC warning",
@@ -214,18 +213,19 @@ describe("npm start on a local chain started afresh", () => {
 
   /** Mines up to BLOCK - 1, then `data` as the only transaction of BLOCK, then 40 more blocks. */
   async function writeAtBlock(url: string, to: Address, data: Hex): Promise<void> {
-    await rpc(url, "evm_setIntervalMining", [0]);
-    const head = BigInt((await rpc(url, "eth_blockNumber")) as string);
+    const chain = chainClient(url);
+    await chain.setIntervalMining({ interval: 0 });
+    const head = await chain.getBlockNumber();
     expect(head, "the registries' installation fits before the block").toBeLessThan(BLOCK - 1n);
-    await rpc(url, "anvil_mine", [hex(BLOCK - 1n - head)]);
-    const hash = await rpc(url, "eth_sendTransaction", [{ from, to, data, gas: hex(500_000) }]);
+    await rpc(url, "anvil_mine", [toHex(BLOCK - 1n - head)]);
+    const hash = await rpc(url, "eth_sendTransaction", [{ from, to, data, gas: toHex(500_000) }]);
     await rpc(url, "evm_mine", []);
     const receipt = (await rpc(url, "eth_getTransactionReceipt", [hash])) as { status: string; blockNumber: string };
-    expect(receipt).toMatchObject({ status: "0x1", blockNumber: hex(BLOCK) });
+    expect(receipt).toMatchObject({ status: "0x1", blockNumber: toHex(BLOCK) });
     // Ponder backfills (and keeps in ponder_sync) up to its finality depth, 30 blocks for this
     // chain, below the head; the rest comes live and is not kept. The block must be backfilled.
-    await rpc(url, "anvil_mine", [hex(40)]);
-    await rpc(url, "evm_setIntervalMining", [1]);
+    await rpc(url, "anvil_mine", [toHex(40)]);
+    await chain.setIntervalMining({ interval: 1 });
   }
 
   it("answers the new chain's delegations, not the logs an earlier chain left at the same blocks", async () => {

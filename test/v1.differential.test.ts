@@ -15,47 +15,30 @@
  * Reproduce a failure with the seed it prints: SEED=<n> npx vitest run test/v1.differential.test.ts
  */
 
-import { type Address, getAddress } from "viem";
+import { type Address, getAddress, maxUint256, zeroAddress } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Anvil, startAnvil } from "../devkit/anvil";
+import { type Answer, ask, indexedBlock, reasked } from "../devkit/ask";
+import { type Mismatch, type Oracle, report } from "../devkit/compare";
+import { compareChecks } from "../devkit/compare-checks";
+import { abis, addresses, installRegistries } from "../devkit/oracle";
+import { GiveUp, waitFor } from "../devkit/processes";
+import { chooseSeed, Rng } from "../devkit/random";
+import { chainClient } from "../devkit/rpc";
+import { type Receipt, sendAll } from "../devkit/send";
+import { type Service, startService } from "../devkit/service";
+import type { RegistryCall } from "../devkit/v1/calls";
+import { type CheckSpec, checkUrl, randomCheck, v1Checks } from "../devkit/v1/checks";
+import { CONTRACTS, DEAD, makePools, type Pools, type Tx, WriteGenerator } from "../devkit/v1/generate";
 import { ACCEPTED_ADDRESS_FORMS, lowerHex, REJECTED_ADDRESS_FORMS, upperHex } from "./helpers/address-forms";
-import { abis, addresses, installRegistries } from "./helpers/oracle";
-import { type Anvil, GiveUp, type Service, startAnvil, startService, waitFor } from "./helpers/processes";
-import {
-  ADDRESS_0,
-  before,
-  type CheckSpec,
-  CONTRACTS,
-  type CompiledWallet,
-  checkUrl,
-  chooseSeed,
-  compareChecks,
-  compareListings,
-  compileWallet,
-  DEAD,
-  type Effect,
-  effectsOf,
-  indexedBlock,
-  MAX_UINT256,
-  type Mismatch,
-  Model,
-  makePools,
-  type Oracle,
-  type Pools,
-  type Position,
-  parseJsonExact,
-  type Receipt,
-  type RegistryCall,
-  Rng,
-  randomCheck,
-  report,
-  resentAfterClose,
-  retried,
-  rpc,
-  sendAll,
-  type Tx,
-  txRequest,
-  WriteGenerator,
-} from "./helpers/v1-writes";
+import { expectOk as expectAnswer, expectProblem, type Query, qs, rename, replace, without } from "./helpers/answers";
+import { compareListings } from "./helpers/compare-listings";
+import { parseJsonExact } from "./helpers/json";
+import { before, type Position } from "./helpers/position";
+import { type Effect, effectsOf } from "./helpers/v1/effects";
+import { modelMismatches, v1Listings } from "./helpers/v1/listing";
+import { Model } from "./helpers/v1/model";
+import { type CompiledWallet, compileWallet, txRequest } from "./helpers/v1/wallet";
 
 const SEED = chooseSeed();
 console.log(`[v1 differential] SEED=${SEED} (rerun with SEED=${SEED} npx vitest run test/v1.differential.test.ts)`);
@@ -90,7 +73,7 @@ const K = {} as { vault: Address; delegate: Address; allVault: Address; allDeleg
 const C_TOK = getAddress("0xBC4CA0EdA7647A8aB7C2061c2E118A18a936f13D");
 const C_CON = getAddress("0x60E4d786628Fea6478F785A6d7e704777c86a7c6");
 const C_OTHER = getAddress("0x76BE3b62873462d2142405439777e971754E8E77");
-const MAX_S = MAX_UINT256.toString();
+const MAX_S = maxUint256.toString();
 let knownBlock = 0n;
 /** Where each known delegation in force was created. */
 const knownAt = new Map<string, Position>();
@@ -139,14 +122,14 @@ beforeAll(async () => {
   anvil = await startAnvil({ chainId: CHAIN_ID, blockTime: 1 });
   const installed = await installRegistries(anvil.url);
   expect(installed.v1.toLowerCase()).toBe(addresses.v1.address.toLowerCase());
-  accounts = ((await rpc(anvil.url, "eth_accounts")) as Address[]).map((a) => getAddress(a));
+  accounts = await chainClient(anvil.url).getAddresses();
   expect(accounts.length).toBeGreaterThanOrEqual(20);
   oracle = { rpcUrl: anvil.url, serviceUrl: "", registry: getAddress(installed.v1), abi: abis.v1, chainId: CHAIN_ID };
 
   // Two contract wallets, deployed by the last account.
   wallet = compileWallet();
   const deployer = accounts[19]!;
-  let deployerNonce = Number(await rpc(anvil.url, "eth_getTransactionCount", [deployer, "pending"]));
+  let deployerNonce = await chainClient(anvil.url).getTransactionCount({ address: deployer, blockTag: "pending" });
   const deployed = await sendAll(
     anvil.url,
     [0, 1].map(() => ({ from: deployer, data: wallet.bytecode, gas: 1_500_000n, nonce: deployerNonce++ })),
@@ -169,7 +152,7 @@ beforeAll(async () => {
   const known: [Address, RegistryCall, string | undefined][] = [
     [
       K.vault,
-      { fn: "delegateForToken", delegate: K.delegate, contract: C_TOK, tokenId: MAX_UINT256, value: true },
+      { fn: "delegateForToken", delegate: K.delegate, contract: C_TOK, tokenId: maxUint256, value: true },
       "TOKEN|vault|delegate",
     ],
     [
@@ -181,7 +164,7 @@ beforeAll(async () => {
     [K.vault, { fn: "revokeDelegate", delegate: K.allDelegate }, undefined],
     [
       K.vault,
-      { fn: "delegateForContract", delegate: K.allDelegate, contract: ADDRESS_0, value: true },
+      { fn: "delegateForContract", delegate: K.allDelegate, contract: zeroAddress, value: true },
       "CONTRACT0|vault|allDelegate",
     ],
     [K.allVault, { fn: "delegateForAll", delegate: K.allDelegate, value: true }, "ALL|allVault|allDelegate"],
@@ -189,7 +172,8 @@ beforeAll(async () => {
   ];
   const nonces = new Map<Address, number>();
   for (const [from] of known) {
-    if (!nonces.has(from)) nonces.set(from, Number(await rpc(anvil.url, "eth_getTransactionCount", [from, "pending"])));
+    if (!nonces.has(from))
+      nonces.set(from, await chainClient(anvil.url).getTransactionCount({ address: from, blockTag: "pending" }));
   }
   const knownTxs: Tx[] = known.map(([from, call]) => {
     const nonce = nonces.get(from)!;
@@ -207,7 +191,7 @@ beforeAll(async () => {
   pools = makePools(accounts, walletAddresses);
   generator = new WriteGenerator(writeRng, pools);
   for (const eoa of pools.eoas) {
-    generator.nonces.set(eoa, Number(await rpc(anvil.url, "eth_getTransactionCount", [eoa, "pending"])));
+    generator.nonces.set(eoa, await chainClient(anvil.url).getTransactionCount({ address: eoa, blockTag: "pending" }));
   }
   listed = [
     ...new Set(
@@ -241,9 +225,11 @@ describe("v1 differential: the service answers what the real DelegationRegistry 
     const senders = new Set(txs.map((t) => t.from));
     const vaults = new Set(effects.map((e) => e.actor));
     console.log(
-      `[v1 differential] phase 1: ${txs.length} transactions, ${effects.length} registry writes in ${new Set(receipts.map((r) => r.blockNumber)).size} blocks ` +
-        `(up to ${Math.max(...perBlock.values())} per block, last block ${lastWriteBlock}), ${senders.size} signing EOAs, ${vaults.size} writing vaults, ` +
-        `in ${Date.now() - t0} ms\n  generated: ${JSON.stringify(generator.stats)}\n  on chain: ${JSON.stringify(model.stats)}`,
+      `[v1 differential] phase 1: ${txs.length} transactions, ${effects.length} registry writes in ` +
+        `${new Set(receipts.map((r) => r.blockNumber)).size} blocks (up to ${Math.max(...perBlock.values())} per ` +
+        `block, last block ${lastWriteBlock}), ${senders.size} signing EOAs, ${vaults.size} writing vaults, in ` +
+        `${Date.now() - t0} ms\n  generated: ${JSON.stringify(generator.stats)}\n  on chain: ` +
+        `${JSON.stringify(model.stats)}`,
     );
 
     // The stream covers what it is meant to cover.
@@ -303,25 +289,27 @@ describe("v1 differential: the service answers what the real DelegationRegistry 
 
     const t2 = Date.now();
     const { specs, urls } = drawChecks(PHASE1_CHECKS);
-    const checks = await compareChecks(oracle, specs, urls, lastWriteBlock);
-    const listings = await compareListings(oracle, queryRng, listed, lastWriteBlock, model);
+    const checks = await compareChecks(oracle, v1Checks, specs, urls, { minBlock: lastWriteBlock });
+    const listings = await compareListings(oracle, v1Listings(model), listed, { minBlock: lastWriteBlock }, queryRng);
+    const fromModel = modelMismatches(model, listings.expected);
     console.log(
-      `[v1 differential] phase 1: ${checks.compared} checks compared (${checks.positive} true), ` +
-        `${listings.compared} listings (${listings.records} records) in ${Date.now() - t2} ms; answers asked again: ${JSON.stringify({ ...retried, "connection closed": resentAfterClose.count })}`,
+      `[v1 differential] phase 1: ${checks.compared} checks compared (${checks.positive} true), ${listings.compared} ` +
+        `listings (${listings.records} records) in ${Date.now() - t2} ms; answers asked again: ` +
+        `${JSON.stringify(reasked)}`,
     );
     const mismatches: Mismatch[] = [...checks.mismatches, ...listings.mismatches];
     expect(mismatches.length, report(SEED, "phase 1", mismatches)).toBe(0);
-    expect(
-      listings.modelMismatches.length,
-      report(SEED, "phase 1: the test's own model disagrees with the contract", listings.modelMismatches),
-    ).toBe(0);
+    expect(fromModel.length, report(SEED, "phase 1: the test's own model disagrees with the contract", fromModel)).toBe(
+      0,
+    );
     expect(checks.compared, tag("checks compared")).toBe(PHASE1_CHECKS);
     expect(listings.compared, tag("listings compared")).toBe(listed.length);
     expect(checks.positive, tag("share of true answers")).toBeGreaterThan(PHASE1_CHECKS * 0.15);
     expect(listings.records, tag("listed records")).toBeGreaterThan(50);
   });
 
-  it(`phase 2: ${PHASE2_WAVES * (PHASE2_TXS_PER_WAVE + PHASE2_WALLET_REVOKES_PER_WAVE)} more transactions indexed live, checked during and after`, async () => {
+  it(`phase 2: ${PHASE2_WAVES * (PHASE2_TXS_PER_WAVE + PHASE2_WALLET_REVOKES_PER_WAVE)} more transactions indexed \
+live, checked during and after`, async () => {
     expect(service, tag("phase 1 started the service")).toBeDefined();
     const t0 = Date.now();
     const start = lastWriteBlock;
@@ -346,7 +334,7 @@ describe("v1 differential: the service answers what the real DelegationRegistry 
     const live = (async () => {
       while (writing) {
         const { specs, urls } = drawChecks(200);
-        const result = await compareChecks(oracle, specs, urls, start, 16);
+        const result = await compareChecks(oracle, v1Checks, specs, urls, { minBlock: start }, 16);
         liveCompared += result.compared;
         livePositive += result.positive;
         mismatches.push(...result.mismatches);
@@ -365,18 +353,19 @@ describe("v1 differential: the service answers what the real DelegationRegistry 
     await waitForIndexed(lastWriteBlock);
     const t1 = Date.now();
     const { specs, urls } = drawChecks(PHASE2_CHECKS);
-    const checks = await compareChecks(oracle, specs, urls, lastWriteBlock);
-    const listings = await compareListings(oracle, queryRng, listed, lastWriteBlock, model);
+    const checks = await compareChecks(oracle, v1Checks, specs, urls, { minBlock: lastWriteBlock });
+    const listings = await compareListings(oracle, v1Listings(model), listed, { minBlock: lastWriteBlock }, queryRng);
+    const fromModel = modelMismatches(model, listings.expected);
     console.log(
-      `[v1 differential] phase 2: ${checks.compared} checks compared (${checks.positive} true), ` +
-        `${listings.compared} listings (${listings.records} records) in ${Date.now() - t1} ms; answers asked again: ${JSON.stringify({ ...retried, "connection closed": resentAfterClose.count })}\n  on chain: ${JSON.stringify(model.stats)}`,
+      `[v1 differential] phase 2: ${checks.compared} checks compared (${checks.positive} true), ${listings.compared} ` +
+        `listings (${listings.records} records) in ${Date.now() - t1} ms; answers asked again: ` +
+        `${JSON.stringify(reasked)}\n  on chain: ${JSON.stringify(model.stats)}`,
     );
     mismatches.push(...checks.mismatches, ...listings.mismatches);
     expect(mismatches.length, report(SEED, "phase 2", mismatches)).toBe(0);
-    expect(
-      listings.modelMismatches.length,
-      report(SEED, "phase 2: the test's own model disagrees with the contract", listings.modelMismatches),
-    ).toBe(0);
+    expect(fromModel.length, report(SEED, "phase 2: the test's own model disagrees with the contract", fromModel)).toBe(
+      0,
+    );
     expect(checks.compared, tag("checks compared")).toBe(PHASE2_CHECKS);
     expect(listings.compared, tag("listings compared")).toBe(listed.length);
     expect(liveCompared, tag("checks compared during live indexing")).toBeGreaterThan(0);
@@ -386,59 +375,21 @@ describe("v1 differential: the service answers what the real DelegationRegistry 
 // ---------------------------------------------------------------------------------------------
 // The v1 rows of api-contract.md
 
-type Query = [name: string, value: string][];
-type HttpAnswer = { status: number; headers: Headers; text: string };
-
-async function call(path: string, query: Query = [], init: RequestInit = {}): Promise<HttpAnswer> {
+/** One request with the service's key, bounded in time, never asked again: a hang is a failure. */
+async function call(
+  path: string,
+  query: Query = [],
+  init: { method?: string; headers?: Record<string, string> } = {},
+): Promise<Answer> {
   if (!service) throw new Error("the service did not start (phase 1)");
-  const qs = query.length
-    ? `?${query.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join("&")}`
-    : "";
-  const headers = { ...keyHeaders(), ...((init.headers as Record<string, string> | undefined) ?? {}) };
-  const res = await fetch(`${service.url}${path}${qs}`, { ...init, headers, signal: AbortSignal.timeout(20_000) });
-  return { status: res.status, headers: res.headers, text: await res.text() };
+  const headers = { ...keyHeaders(), ...init.headers };
+  return ask(service.url, `${path}${qs(query)}`, { method: init.method, headers, timeoutMs: 20_000, reask: false });
 }
 
 const chain = (query: Query): Query => [...query, ["chainId", String(CHAIN_ID)]];
-const replace = (query: Query, name: string, value: string): Query =>
-  query.map(([k, v]) => [k, k === name ? value : v]);
-const without = (query: Query, name: string): Query => query.filter(([k]) => k !== name);
-const rename = (query: Query, from: string, to: string): Query => query.map(([k, v]) => [k === from ? to : k, v]);
 
-const CODES: Record<number, string[]> = {
-  400: ["missing_parameter", "invalid_parameter", "conflicting_parameter", "unsupported_chain"],
-  404: ["not_found"],
-  405: ["method_not_allowed"],
-};
-
-function expectProblem(a: HttpAnswer, status: number, code?: string, param?: string) {
-  const where = `${a.status} ${a.text}`;
-  expect(a.status, where).toBe(status);
-  expect(a.headers.get("content-type"), where).toMatch(/^application\/problem\+json(;|$)/);
-  expect(a.headers.get("access-control-allow-origin"), where).toBe("*");
-  const body = JSON.parse(a.text) as Record<string, unknown>;
-  for (const field of ["type", "title", "detail", "code"]) {
-    expect(typeof body[field], `${where}: ${field}`).toBe("string");
-    expect((body[field] as string).length, `${where}: ${field}`).toBeGreaterThan(0);
-  }
-  expect(body.status, where).toBe(status);
-  expect(CODES[status] ?? [], where).toContain(body.code);
-  if (code !== undefined) expect(body.code, where).toBe(code);
-  if (param !== undefined) expect(body.param, where).toBe(param);
-  expect(a.text, where).not.toMatch(/\n\s+at |node_modules|SELECT |\.ts:\d+/);
-  return body;
-}
-
-function expectOk(a: HttpAnswer, body?: string) {
-  const where = `${a.status} ${a.text}`;
-  expect(a.status, where).toBe(200);
-  expect(a.headers.get("content-type"), where).toMatch(/^application\/json(;|$)/);
-  expect(a.headers.get("access-control-allow-origin"), where).toBe("*");
-  const block = a.headers.get("x-indexed-block");
-  expect(block, where).toMatch(/^\d+$/);
-  expect(BigInt(block!) >= knownBlock, `X-Indexed-Block ${block} < ${knownBlock}`).toBe(true);
-  if (body !== undefined) expect(a.text, where).toBe(body);
-}
+/** A 200 chain answer whose X-Indexed-Block covers the known delegations; and its body, if given. */
+const expectOk = (a: Answer, body?: string) => expectAnswer(a, knownBlock, body);
 
 /** The v1 check routes, each with a known query answered `true`. */
 const ROUTES = () =>
@@ -474,7 +425,8 @@ const ROUTES = () =>
 const path = (kind: string) => `/registry/v1/check/${kind}`;
 
 describe("v1 HTTP contract (api-contract.md)", () => {
-  it("checks answer a bare true/false as application/json with X-Indexed-Block, as the contract's fallbacks say", async () => {
+  it("checks answer a bare true/false as application/json with X-Indexed-Block, as the contract's fallbacks \
+say", async () => {
     const check = async (kind: string, query: Query, body: string) =>
       expectOk(await call(path(kind), chain(query)), body);
     for (const r of ROUTES()) await check(r.kind, r.query, "true");
@@ -531,7 +483,7 @@ describe("v1 HTTP contract (api-contract.md)", () => {
       [
         ["delegate", K.allDelegate],
         ["vault", K.allVault],
-        ["contract", ADDRESS_0],
+        ["contract", zeroAddress],
       ],
       "true",
     );
@@ -558,7 +510,7 @@ describe("v1 HTTP contract (api-contract.md)", () => {
       [
         ["delegate", K.allDelegate],
         ["vault", K.vault],
-        ["contract", ADDRESS_0],
+        ["contract", zeroAddress],
       ],
       "true",
     );
@@ -576,7 +528,7 @@ describe("v1 HTTP contract (api-contract.md)", () => {
       [
         ["delegate", K.allDelegate],
         ["vault", K.vault],
-        ["contract", ADDRESS_0],
+        ["contract", zeroAddress],
         ["tokenId", "0"],
       ],
       "true",
@@ -636,7 +588,8 @@ describe("v1 HTTP contract (api-contract.md)", () => {
     }
   });
 
-  it("addresses: bad checksum, ENS, whitespace, wrong length, no prefix are invalid_parameter naming the parameter", async () => {
+  it("addresses: bad checksum, ENS, whitespace, wrong length, no prefix are invalid_parameter naming the \
+parameter", async () => {
     for (const r of ROUTES()) {
       for (const name of r.required.filter((n) => n !== "tokenId")) {
         const value = r.query.find(([k]) => k === name)![1] as Address;
@@ -663,7 +616,7 @@ describe("v1 HTTP contract (api-contract.md)", () => {
       [`0x${"0".repeat(10)}${"f".repeat(64)}`, "true"],
       ["0", "false"],
       ["0x0", "false"],
-      [(MAX_UINT256 - 1n).toString(), "false"],
+      [(maxUint256 - 1n).toString(), "false"],
     ] as const) {
       const a = await call(path("token"), chain(replace(token.query, "tokenId", tokenId)));
       expect(a.text, `tokenId ${tokenId}`).toBe(body);
@@ -680,7 +633,7 @@ describe("v1 HTTP contract (api-contract.md)", () => {
       "7.0",
       "1e3",
       "1E3",
-      (MAX_UINT256 + 1n).toString(),
+      (maxUint256 + 1n).toString(),
       `0x1${"0".repeat(64)}`,
       "",
       "0x",
@@ -745,7 +698,8 @@ describe("v1 HTTP contract (api-contract.md)", () => {
     );
   });
 
-  it("chainId: absent is 1, not served here; anything but a served chain is unsupported_chain listing 31337", async () => {
+  it("chainId: absent is 1, not served here; anything but a served chain is unsupported_chain listing \
+31337", async () => {
     for (const r of ROUTES()) {
       const body = expectProblem(await call(path(r.kind), r.query), 400, "unsupported_chain");
       expect(String(body.detail)).toContain("31337");
@@ -759,7 +713,8 @@ describe("v1 HTTP contract (api-contract.md)", () => {
     }
   });
 
-  it("listing: records with type, vault, delegate (EIP-55), contract null for ALL, tokenId exact or null, in creation order", async () => {
+  it("listing: records with type, vault, delegate (EIP-55), contract null for ALL, tokenId exact or null, in creation \
+order", async () => {
     const rec = (
       type: string,
       vault: Address,
@@ -780,9 +735,9 @@ describe("v1 HTTP contract (api-contract.md)", () => {
     };
     const byPosition = (entries: [string, Record<string, unknown>][]) =>
       entries.sort(([a], [b]) => (before(knownAt.get(a)!, knownAt.get(b)!) ? -1 : 1)).map(([, r]) => r);
-    const tokenRec = rec("TOKEN", K.vault, K.delegate, C_TOK, MAX_UINT256);
+    const tokenRec = rec("TOKEN", K.vault, K.delegate, C_TOK, maxUint256);
     const contractRec = rec("CONTRACT", K.vault, K.delegate, C_CON, null);
-    const contract0Rec = rec("CONTRACT", K.vault, K.allDelegate, ADDRESS_0, null);
+    const contract0Rec = rec("CONTRACT", K.vault, K.allDelegate, zeroAddress, null);
     const allRec = rec("ALL", K.allVault, K.allDelegate, null, null);
     const selfRec = rec("ALL", K.allDelegate, K.allDelegate, null, null);
     expect(await list(K.vault)).toEqual(
@@ -812,7 +767,7 @@ describe("v1 HTTP contract (api-contract.md)", () => {
     expect(a.text).toMatch(new RegExp(`"tokenId"\\s*:\\s*${MAX_S}\\s*[,}]`));
     expect(a.text).not.toMatch(/e\+|E\+/);
     // A CONTRACT delegation on contract 0x0 names it, it is not null.
-    expect(a.text).toContain(`"contract":"${ADDRESS_0}"`);
+    expect(a.text).toContain(`"contract":"${zeroAddress}"`);
   });
 
   it("listing: a wallet with nothing in force is []", async () => {
@@ -831,7 +786,7 @@ describe("v1 HTTP contract (api-contract.md)", () => {
       expectOk(a);
       return BigInt(a.headers.get("x-indexed-block")!);
     });
-    const head = BigInt((await rpc(anvil!.url, "eth_blockNumber")) as string);
+    const head = await chainClient(anvil!.url).getBlockNumber();
     for (const b of blocks) {
       expect(b >= lastWriteBlock, `X-Indexed-Block ${b} < last write ${lastWriteBlock}`).toBe(true);
       expect(b <= head, `X-Indexed-Block ${b} > chain head ${head}`).toBe(true);
@@ -910,7 +865,7 @@ describe("v1 HTTP contract (api-contract.md)", () => {
 describe("v1 traces: a contract wallet calls a registry view with CALL in a revokeDelegate transaction", () => {
   const viaWallet = async (w: Address, calls: RegistryCall[]) => {
     const from = accounts[14]!;
-    const nonce = Number(await rpc(anvil!.url, "eth_getTransactionCount", [from, "pending"]));
+    const nonce = await chainClient(anvil!.url).getTransactionCount({ address: from, blockTag: "pending" });
     const tx: Tx = {
       from,
       nonce,
@@ -927,13 +882,14 @@ describe("v1 traces: a contract wallet calls a registry view with CALL in a revo
     } catch (error) {
       throw new Error(
         tag(
-          `${label}: ${(error as Error).message}${service!.child.running ? " (the service is still running)" : ""}; ponder's last output:\n`,
+          `${label}: ${(error as Error).message}${service!.child.running ? " (the service is still running)" : ""}; ` +
+            `ponder's last output:\n`,
         ) + service!.child.output.slice(-3000),
       );
     }
     const urls = checks.map((s) => checkUrl(queryRng, CHAIN_ID, s));
-    const result = await compareChecks(oracle, checks, urls, lastWriteBlock);
-    const listings = await compareListings(oracle, queryRng, wallets, lastWriteBlock);
+    const result = await compareChecks(oracle, v1Checks, checks, urls, { minBlock: lastWriteBlock });
+    const listings = await compareListings(oracle, v1Listings(), wallets, { minBlock: lastWriteBlock }, queryRng);
     const mismatches = [...result.mismatches, ...listings.mismatches];
     expect(mismatches.length, report(SEED, label, mismatches)).toBe(0);
   };
@@ -947,7 +903,7 @@ describe("v1 traces: a contract wallet calls a registry view with CALL in a revo
     await write([
       {
         from: vault,
-        nonce: Number(await rpc(anvil!.url, "eth_getTransactionCount", [vault, "pending"])),
+        nonce: await chainClient(anvil!.url).getTransactionCount({ address: vault, blockTag: "pending" }),
         route: "direct",
         actor: vault,
         via: [],
@@ -964,7 +920,7 @@ describe("v1 traces: a contract wallet calls a registry view with CALL in a revo
       kind: "all",
       delegate,
       vault: v,
-      contract: ADDRESS_0,
+      contract: zeroAddress,
       tokenId: 0n,
     });
     // The contract: both false. A shifted pairing voids (vault, w) twice and leaves (w, b) in force.
@@ -982,7 +938,7 @@ describe("v1 traces: a contract wallet calls a registry view with CALL in a revo
     ]);
     await compareAround(
       "view + revokeDelegate",
-      [{ kind: "all", delegate: b, vault: w, contract: ADDRESS_0, tokenId: 0n }],
+      [{ kind: "all", delegate: b, vault: w, contract: zeroAddress, tokenId: 0n }],
       [w, b],
       60_000,
     );

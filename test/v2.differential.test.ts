@@ -10,38 +10,24 @@
  * Reproduce a failure with the seed it prints: SEED=<n> npx vitest run test/v2.differential.test.ts
  */
 
-import type { Address, Hex } from "viem";
+import { type Address, type Hex, zeroAddress } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { abis, addresses, installRegistries } from "./helpers/oracle";
-import { type Anvil, type Service, startAnvil, startService, waitFor } from "./helpers/processes";
-import {
-  ADDRESS_0,
-  ADDRESS_1,
-  type ChainEvent,
-  type CheckSpec,
-  CONTRACTS,
-  checkUrl,
-  chooseSeed,
-  compareChecks,
-  compareListings,
-  decodeEvents,
-  firstEnabled,
-  indexedBlock,
-  type Mismatch,
-  makePools,
-  type Oracle,
-  type Pools,
-  type Position,
-  type Receipt,
-  Rng,
-  randomCheck,
-  report,
-  roomyBlocks,
-  rpc,
-  sendAll,
-  type Tx,
-  WriteGenerator,
-} from "./helpers/v2-writes";
+import { type Anvil, startAnvil } from "../devkit/anvil";
+import { indexedBlock } from "../devkit/ask";
+import { type Mismatch, type Oracle, report } from "../devkit/compare";
+import { compareChecks } from "../devkit/compare-checks";
+import { abis, addresses, installRegistries } from "../devkit/oracle";
+import { waitFor } from "../devkit/processes";
+import { chooseSeed, Rng } from "../devkit/random";
+import { chainClient } from "../devkit/rpc";
+import { type Receipt, roomyBlocks, SPREAD, sendAll } from "../devkit/send";
+import { type Service, startService } from "../devkit/service";
+import { type CheckSpec, checkUrl, randomCheck, v2Checks } from "../devkit/v2/checks";
+import { ADDRESS_1, CONTRACTS, makePools, type Pools, type Tx, txRequest, WriteGenerator } from "../devkit/v2/generate";
+import { compareListings } from "./helpers/compare-listings";
+import type { Position } from "./helpers/position";
+import { type ChainEvent, decodeEvents, firstEnabled } from "./helpers/v2/events";
+import { v2Listings } from "./helpers/v2/listing";
 
 const SEED = chooseSeed();
 console.log(`[v2 differential] SEED=${SEED} (rerun with SEED=${SEED} npx vitest run test/v2.differential.test.ts)`);
@@ -71,7 +57,8 @@ describe("v2 differential: the service answers what the real DelegateRegistry an
 
   /** Sends the transactions, checks every receipt, and records where delegations were first enabled. */
   async function write(txs: Tx[]): Promise<{ receipts: Receipt[]; events: ChainEvent[] }> {
-    const receipts = await sendAll(oracle.rpcUrl, oracle.registry, oracle.abi, txs, SEED);
+    const requests = txs.map((tx) => txRequest(oracle.registry, oracle.abi, tx));
+    const receipts = await sendAll(oracle.rpcUrl, requests, SEED, SPREAD);
     const failed = receipts.filter((r) => r.status !== "0x1").map((r) => r.transactionHash);
     expect(failed, tag(`transactions that reverted: ${failed.slice(0, 5).join(", ")}`)).toEqual([]);
     const events = decodeEvents(oracle.abi, oracle.registry, receipts);
@@ -103,19 +90,22 @@ describe("v2 differential: the service answers what the real DelegateRegistry an
     await roomyBlocks(anvil.url);
     const installed = await installRegistries(anvil.url);
     expect(installed.v2.toLowerCase(), tag("registry address")).toBe(addresses.v2.address.toLowerCase());
-    const accounts = (await rpc(anvil.url, "eth_accounts")) as Address[];
+    const accounts = await chainClient(anvil.url).getAddresses();
     expect(accounts.length, tag("funded accounts")).toBeGreaterThanOrEqual(20);
     pools = makePools(accounts);
     generator = new WriteGenerator(writeRng, pools);
     // The installer sent transactions too: start at each sender's next nonce.
     for (const sender of pools.senders) {
-      generator.nonces.set(sender, Number(await rpc(anvil.url, "eth_getTransactionCount", [sender, "pending"])));
+      generator.nonces.set(
+        sender,
+        await chainClient(anvil.url).getTransactionCount({ address: sender, blockTag: "pending" }),
+      );
     }
-    oracle = { rpcUrl: anvil.url, serviceUrl: "", registry: installed.v2, abi: abis.v2, chainId: CHAIN_ID, seed: SEED };
+    oracle = { rpcUrl: anvil.url, serviceUrl: "", registry: installed.v2, abi: abis.v2, chainId: CHAIN_ID };
     // Every wallet any write touched, one that none did, the odd addresses, and a token contract.
     wallets = [
       ...new Set(
-        [...pools.senders, ...pools.delegates, accounts[14]!, ADDRESS_0, ADDRESS_1, CONTRACTS[0]!].map((a) =>
+        [...pools.senders, ...pools.delegates, accounts[14]!, zeroAddress, ADDRESS_1, CONTRACTS[0]!].map((a) =>
           a.toLowerCase(),
         ),
       ),
@@ -135,8 +125,8 @@ describe("v2 differential: the service answers what the real DelegateRegistry an
     const perBlock = new Map<bigint, number>();
     for (const e of events) perBlock.set(e.block, (perBlock.get(e.block) ?? 0) + 1);
     console.log(
-      `[v2 differential] phase 1: ${txs.length} transactions, ${events.length} writes in ${blocks.size} blocks ` +
-        `(up to ${Math.max(...perBlock.values())} per block, last block ${lastWriteBlock}) in ${Date.now() - t0} ms; ` +
+      `[v2 differential] phase 1: ${txs.length} transactions, ${events.length} writes in ${blocks.size} blocks (up ` +
+        `to ${Math.max(...perBlock.values())} per block, last block ${lastWriteBlock}) in ${Date.now() - t0} ms; ` +
         `stream: ${JSON.stringify(generator.stats)}`,
     );
 
@@ -175,8 +165,14 @@ describe("v2 differential: the service answers what the real DelegateRegistry an
 
     const t2 = Date.now();
     const { specs, urls } = drawChecks(PHASE1_CHECKS);
-    const checks = await compareChecks(oracle, specs, urls, lastWriteBlock);
-    const listings = await compareListings(oracle, queryRng, wallets, positions, lastWriteBlock);
+    const checks = await compareChecks(oracle, v2Checks, specs, urls, { minBlock: lastWriteBlock });
+    const listings = await compareListings(
+      oracle,
+      v2Listings(positions),
+      wallets,
+      { minBlock: lastWriteBlock },
+      queryRng,
+    );
     console.log(
       `[v2 differential] phase 1: ${checks.compared} checks compared (${checks.positive} true/non-zero), ` +
         `${listings.compared} listings (${listings.records} records) in ${Date.now() - t2} ms`,
@@ -189,7 +185,8 @@ describe("v2 differential: the service answers what the real DelegateRegistry an
     expect(checks.positive, tag("share of true/non-zero answers")).toBeGreaterThan(PHASE1_CHECKS * 0.2);
   });
 
-  it(`phase 2: ${PHASE2_WAVES * PHASE2_TXS_PER_WAVE} more transactions indexed live, checked during and after`, async () => {
+  it(`phase 2: ${PHASE2_WAVES * PHASE2_TXS_PER_WAVE} more \
+transactions indexed live, checked during and after`, async () => {
     expect(service, tag("phase 1 started the service")).toBeDefined();
     const t0 = Date.now();
     const before = lastWriteBlock;
@@ -212,7 +209,7 @@ describe("v2 differential: the service answers what the real DelegateRegistry an
     const live = (async () => {
       while (writing) {
         const { specs, urls } = drawChecks(200);
-        const result = await compareChecks(oracle, specs, urls, before, 16);
+        const result = await compareChecks(oracle, v2Checks, specs, urls, { minBlock: before }, 16);
         liveCompared += result.compared;
         livePositive += result.positive;
         mismatches.push(...result.mismatches);
@@ -220,19 +217,25 @@ describe("v2 differential: the service answers what the real DelegateRegistry an
     })();
     await Promise.all([writer, live]);
     console.log(
-      `[v2 differential] phase 2: ${PHASE2_WAVES * PHASE2_TXS_PER_WAVE} transactions up to block ${lastWriteBlock} in ${Date.now() - t0} ms; ` +
-        `${liveCompared} checks compared while indexing live (${livePositive} true/non-zero)`,
+      `[v2 differential] phase 2: ${PHASE2_WAVES * PHASE2_TXS_PER_WAVE} transactions up to block ${lastWriteBlock} ` +
+        `in ${Date.now() - t0} ms; ${liveCompared} checks compared while indexing live (${livePositive} true/non-zero)`,
     );
 
     await waitForIndexed(lastWriteBlock);
     const t1 = Date.now();
     const { specs, urls } = drawChecks(PHASE2_CHECKS);
-    const checks = await compareChecks(oracle, specs, urls, lastWriteBlock);
-    const listings = await compareListings(oracle, queryRng, wallets, positions, lastWriteBlock);
+    const checks = await compareChecks(oracle, v2Checks, specs, urls, { minBlock: lastWriteBlock });
+    const listings = await compareListings(
+      oracle,
+      v2Listings(positions),
+      wallets,
+      { minBlock: lastWriteBlock },
+      queryRng,
+    );
     console.log(
       `[v2 differential] phase 2: ${checks.compared} checks compared (${checks.positive} true/non-zero), ` +
-        `${listings.compared} listings (${listings.records} records) in ${Date.now() - t1} ms; ` +
-        `stream: ${JSON.stringify(generator.stats)}`,
+        `${listings.compared} listings (${listings.records} records) in ${Date.now() - t1} ms; stream: ` +
+        `${JSON.stringify(generator.stats)}`,
     );
     mismatches.push(...checks.mismatches, ...listings.mismatches);
     expect(mismatches.length, report(SEED, "phase 2", mismatches)).toBe(0);

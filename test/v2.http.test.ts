@@ -18,30 +18,27 @@ import {
   type Hex,
   http,
   keccak256,
+  maxUint256,
+  stringToHex,
   toHex,
+  zeroAddress,
+  zeroHash,
 } from "viem";
 import { anvil as anvilChain } from "viem/chains";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Anvil, startAnvil } from "../devkit/anvil";
+import { type Answer, ask } from "../devkit/ask";
+import { abis, addresses, installRegistries } from "../devkit/oracle";
+import { Child, freePort, GiveUp, ROOT, waitFor } from "../devkit/processes";
+import { rpc } from "../devkit/rpc";
+import { adminToken, createApiKey, type Service, startService } from "../devkit/service";
 import { ACCEPTED_ADDRESS_FORMS, lowerHex, REJECTED_ADDRESS_FORMS, upperHex } from "./helpers/address-forms";
-import { startRpcProxy } from "./helpers/chain-tools";
-import { abis, addresses, installRegistries } from "./helpers/oracle";
-import {
-  type Anvil,
-  adminToken,
-  Child,
-  createApiKey,
-  freePort,
-  GiveUp,
-  type Service,
-  startAnvil,
-  startService,
-  waitFor,
-} from "./helpers/processes";
+import { expectOk as expectAnswer, expectProblem, type Query, qs, rename, replace, without } from "./helpers/answers";
+import { parseJsonExact } from "./helpers/json";
+import { startRpcProxy } from "./helpers/rpc-proxy";
 
 const CHAIN = 31337;
-const MAX = (1n << 256n) - 1n;
-const MAX_S = MAX.toString();
-const ZERO32: Hex = `0x${"0".repeat(64)}`;
+const MAX_S = maxUint256.toString();
 const ERC20_AMOUNT = 1000n;
 /** Past 2^53: a JSON number written through a double would lose digits. */
 const ERC1155_AMOUNT = 123456789012345678901234567890n;
@@ -49,12 +46,7 @@ const ERC1155_TOKEN = 7n;
 /** Exactly 32 ASCII bytes: the longest plain-string rights value. */
 const RIGHTS_32 = "abcdefghijklmnopqrstuvwxyz012345";
 
-/** Solidity's bytes32("..."): the ASCII bytes, right-padded with zeros. */
-function bytes32(text: string): Hex {
-  const hex = Buffer.from(text, "latin1").toString("hex");
-  return `0x${hex.padEnd(64, "0")}`;
-}
-const CLAIM = bytes32("claim");
+const CLAIM = stringToHex("claim", { size: 32 });
 
 /** A deterministic contract address with letters in it (so its case matters). */
 const contractAddress = (label: string): Address => getAddress(keccak256(toHex(label)).slice(0, 42));
@@ -88,90 +80,20 @@ const W = {} as {
 // ---------------------------------------------------------------------------------------------
 // HTTP helpers
 
-type Answer = { status: number; headers: Headers; text: string };
-
 /** A service to ask, with the headers that carry its API key. */
 type Target = { url: string; headers: Record<string, string> };
+type Init = { method?: string; headers?: Record<string, string>; body?: string };
 
-/** One request with the target's API key, bounded in time: a hang is a failure. */
-async function call(to: Target, path: string, init: RequestInit = {}): Promise<Answer> {
-  const headers = { ...to.headers, ...(init.headers as Record<string, string> | undefined) };
-  const res = await fetch(`${to.url}${path}`, { ...init, headers, signal: AbortSignal.timeout(20_000) });
-  return { status: res.status, headers: res.headers, text: await res.text() };
+/** One request with the target's API key, bounded in time, never asked again: a hang is a failure. */
+function call(to: Target, path: string, init: Init = {}): Promise<Answer> {
+  const headers = { ...to.headers, ...init.headers };
+  return ask(to.url, path, { method: init.method, headers, body: init.body, timeoutMs: 20_000, reask: false });
 }
 
-type Query = [name: string, value: string][];
+const get = (path: string, query: Query = [], init: Init = {}) => call(service, `${path}${qs(query)}`, init);
 
-/** A query string with each name and value percent-encoded exactly once. */
-function qs(query: Query): string {
-  if (query.length === 0) return "";
-  return `?${query.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join("&")}`;
-}
-
-const get = (path: string, query: Query = [], init: RequestInit = {}) => call(service, `${path}${qs(query)}`, init);
-
-/** Parses JSON keeping every number literal exact: a bare number becomes the string "#<literal>". */
-function parseExact(text: string): unknown {
-  const marked = text.replace(/"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g, (token) =>
-    token.startsWith('"') ? token : `"#${token}"`,
-  );
-  return JSON.parse(marked);
-}
-const int = (value: bigint | number) => `#${value}`;
-
-const PROBLEM_CODES: Record<number, string[]> = {
-  400: ["missing_parameter", "invalid_parameter", "conflicting_parameter", "unsupported_chain"],
-  401: ["invalid_api_key"],
-  404: ["not_found"],
-  405: ["method_not_allowed"],
-  429: ["rate_limited"],
-  503: ["chain_syncing"],
-  500: ["internal"],
-};
-
-type ProblemBody = {
-  type: string;
-  title: string;
-  status: number;
-  detail: string;
-  code: string;
-  param?: string;
-  [k: string]: unknown;
-};
-
-/** Asserts an RFC 9457 problem with the contract's fields, and returns its body. */
-function expectProblem(a: Answer, status: number, code?: string, param?: string | string[]): ProblemBody {
-  const where = `${a.status} ${a.text}`;
-  expect(a.status, where).toBe(status);
-  expect(a.headers.get("content-type"), where).toMatch(/^application\/problem\+json(;|$)/);
-  expect(a.headers.get("access-control-allow-origin"), where).toBe("*");
-  const body = JSON.parse(a.text) as ProblemBody;
-  expect(typeof body.type, where).toBe("string");
-  expect(body.type.length, where).toBeGreaterThan(0);
-  expect(typeof body.title, where).toBe("string");
-  expect(body.title.length, where).toBeGreaterThan(0);
-  expect(body.status, where).toBe(status);
-  expect(typeof body.detail, where).toBe("string");
-  expect(body.detail.length, where).toBeGreaterThan(0);
-  expect(PROBLEM_CODES[status], where).toContain(body.code);
-  if (code !== undefined) expect(body.code, where).toBe(code);
-  if (param !== undefined) expect(Array.isArray(param) ? param : [param], where).toContain(body.param);
-  // "no stack trace or SQL in the body"
-  expect(a.text, where).not.toMatch(/\n\s+at |node_modules|SELECT |\.ts:\d+/);
-  return body;
-}
-
-/** Asserts a 200 chain answer: JSON, CORS, and the X-Indexed-Block header covering our writes. */
-function expectOk(a: Answer, body?: string): void {
-  const where = `${a.status} ${a.text}`;
-  expect(a.status, where).toBe(200);
-  expect(a.headers.get("content-type"), where).toMatch(/^application\/json(;|$)/);
-  expect(a.headers.get("access-control-allow-origin"), where).toBe("*");
-  const block = a.headers.get("x-indexed-block");
-  expect(block, where).toMatch(/^\d+$/);
-  expect(BigInt(block!) >= lastBlock, `X-Indexed-Block ${block} < ${lastBlock}`).toBe(true);
-  if (body !== undefined) expect(a.text).toBe(body);
-}
+/** A 200 chain answer whose X-Indexed-Block covers our writes; and its body, if given. */
+const expectOk = (a: Answer, body?: string) => expectAnswer(a, lastBlock, body);
 
 // ---------------------------------------------------------------------------------------------
 // The routes, each with a query whose answer is known (true or a non-zero balance), so that a
@@ -243,10 +165,6 @@ const CHECKS: CheckRoute[] = [
 
 const checkPath = (kind: CheckRoute["kind"]) => `/registry/v2/check/${kind}`;
 const withChain = (query: Query): Query => [...query, ["chainId", String(CHAIN)]];
-const replace = (query: Query, name: string, value: string): Query =>
-  query.map(([k, v]) => [k, k === name ? value : v]);
-const without = (query: Query, name: string): Query => query.filter(([k]) => k !== name);
-const rename = (query: Query, from: string, to: string): Query => query.map(([k, v]) => [k === from ? to : k, v]);
 
 // ---------------------------------------------------------------------------------------------
 // Setup: chain, registry, delegations, service
@@ -286,17 +204,17 @@ async function makeDelegations(url: string): Promise<bigint> {
       } as never),
     );
   };
-  await write(W.allFrom, "delegateAll", [W.allTo, ZERO32, true]);
+  await write(W.allFrom, "delegateAll", [W.allTo, zeroHash, true]);
   await write(W.conFrom, "delegateContract", [W.conTo, C_CONTRACT, CLAIM, true]);
-  await write(W.tokFrom, "delegateERC721", [W.tokTo, C_721, MAX, ZERO32, true]);
-  await write(W.tokFrom, "delegateERC20", [W.tokTo, C_20, ZERO32, ERC20_AMOUNT]);
-  await write(W.tokFrom, "delegateERC1155", [W.tokTo, C_1155, ERC1155_TOKEN, ZERO32, ERC1155_AMOUNT]);
-  await write(W.revFrom, "delegateAll", [W.revTo, ZERO32, true]);
-  await write(W.revFrom, "delegateERC20", [W.revTo, C_20, ZERO32, 5n]);
-  await write(W.revFrom, "delegateAll", [W.revTo, ZERO32, false]);
-  await write(W.revFrom, "delegateERC20", [W.revTo, C_20, ZERO32, 0n]);
-  await write(W.self, "delegateAll", [W.self, ZERO32, true]);
-  await write(W.r32From, "delegateAll", [W.r32To, bytes32(RIGHTS_32), true]);
+  await write(W.tokFrom, "delegateERC721", [W.tokTo, C_721, maxUint256, zeroHash, true]);
+  await write(W.tokFrom, "delegateERC20", [W.tokTo, C_20, zeroHash, ERC20_AMOUNT]);
+  await write(W.tokFrom, "delegateERC1155", [W.tokTo, C_1155, ERC1155_TOKEN, zeroHash, ERC1155_AMOUNT]);
+  await write(W.revFrom, "delegateAll", [W.revTo, zeroHash, true]);
+  await write(W.revFrom, "delegateERC20", [W.revTo, C_20, zeroHash, 5n]);
+  await write(W.revFrom, "delegateAll", [W.revTo, zeroHash, false]);
+  await write(W.revFrom, "delegateERC20", [W.revTo, C_20, zeroHash, 0n]);
+  await write(W.self, "delegateAll", [W.self, zeroHash, true]);
+  await write(W.r32From, "delegateAll", [W.r32To, stringToHex(RIGHTS_32, { size: 32 }), true]);
   let last = 0n;
   for (const hash of hashes) {
     const receipt = await pub.waitForTransactionReceipt({ hash, pollingInterval: 100 });
@@ -359,7 +277,7 @@ describe("inputs: addresses", () => {
     expectOk(reference);
     const a = await get(`/registry/v2/${form(W.tokFrom)}`, withChain([]));
     expectOk(a, reference.text);
-    expect((parseExact(a.text) as unknown[]).length).toBe(3);
+    expect((parseJsonExact(a.text) as unknown[]).length).toBe(3);
   });
 
   it.each(REJECTED_ADDRESS_FORMS.filter(([form]) => form !== "empty"))("path :wallet rejects %s", async (_, form) => {
@@ -434,7 +352,7 @@ describe("inputs: tokenId", () => {
     ["fractional form of an integer", "7.0"],
     ["exponent form", "1e3"],
     ["exponent form of an integer it holds", "7e0"],
-    ["2^256 in decimal", (MAX + 1n).toString()],
+    ["2^256 in decimal", (maxUint256 + 1n).toString()],
     ["2^256 in 0x-hex", `0x1${"0".repeat(64)}`],
     ["empty", ""],
     ["0x alone", "0x"],
@@ -521,7 +439,7 @@ describe("inputs: rights", () => {
     // The "claim" delegation does not answer a zero-rights check ...
     expectOk(await get(checkPath("contract"), contractQuery()), "false");
     expectOk(await get(checkPath("contract"), contractQuery("")), "false");
-    expectOk(await get(checkPath("contract"), contractQuery(ZERO32)), "false");
+    expectOk(await get(checkPath("contract"), contractQuery(zeroHash)), "false");
     // ... while an empty-rights delegation answers every rights value, zero or not.
     const all = (rights?: string) =>
       withChain([
@@ -529,7 +447,7 @@ describe("inputs: rights", () => {
         ["from", W.allFrom],
         ...(rights === undefined ? [] : [["rights", rights] as [string, string]]),
       ]);
-    for (const rights of [undefined, "", ZERO32, "claim", CLAIM])
+    for (const rights of [undefined, "", zeroHash, "claim", CLAIM])
       expectOk(await get(checkPath("all"), all(rights)), "true");
   });
 
@@ -541,7 +459,7 @@ describe("inputs: rights", () => {
         ...(rights === undefined ? [] : [["rights", rights] as [string, string]]),
       ]);
     expectOk(await get(checkPath("all"), q(RIGHTS_32)), "true");
-    expectOk(await get(checkPath("all"), q(bytes32(RIGHTS_32))), "true");
+    expectOk(await get(checkPath("all"), q(stringToHex(RIGHTS_32, { size: 32 }))), "true");
     expectOk(await get(checkPath("all"), q(RIGHTS_32.slice(0, 31))), "false");
     expectOk(await get(checkPath("all"), q()), "false");
   });
@@ -884,7 +802,7 @@ describe("outputs: listing", () => {
   const listing = async (wallet: string) => {
     const a = await get(`/registry/v2/${wallet}`, withChain([]));
     expectOk(a);
-    const body = parseExact(a.text);
+    const body = parseJsonExact(a.text);
     expect(Array.isArray(body), a.text).toBe(true);
     return body as Record<string, unknown>[];
   };
@@ -902,10 +820,10 @@ describe("outputs: listing", () => {
     from: getAddress(r.from),
     to: getAddress(r.to),
     contract: r.contract && getAddress(r.contract),
-    tokenId: r.tokenId === null ? null : int(r.tokenId),
+    tokenId: r.tokenId,
     delegationType: r.delegationType,
     rights: r.rights,
-    amount: r.amount === null ? null : int(r.amount),
+    amount: r.amount,
   });
   const normalize = (list: Record<string, unknown>[]) =>
     list.map((r) => {
@@ -919,9 +837,9 @@ describe("outputs: listing", () => {
       from: W.tokFrom,
       to: W.tokTo,
       contract: C_721,
-      tokenId: MAX,
+      tokenId: maxUint256,
       delegationType: "ERC721",
-      rights: ZERO32,
+      rights: zeroHash,
       amount: null,
     }),
     record({
@@ -931,7 +849,7 @@ describe("outputs: listing", () => {
       contract: C_20,
       tokenId: null,
       delegationType: "ERC20",
-      rights: ZERO32,
+      rights: zeroHash,
       amount: ERC20_AMOUNT,
     }),
     record({
@@ -941,7 +859,7 @@ describe("outputs: listing", () => {
       contract: C_1155,
       tokenId: ERC1155_TOKEN,
       delegationType: "ERC1155",
-      rights: ZERO32,
+      rights: zeroHash,
       amount: ERC1155_AMOUNT,
     }),
   ];
@@ -955,7 +873,7 @@ describe("outputs: listing", () => {
         contract: null,
         tokenId: null,
         delegationType: "ALL",
-        rights: ZERO32,
+        rights: zeroHash,
         amount: null,
       }),
     ];
@@ -979,7 +897,8 @@ describe("outputs: listing", () => {
     expect(normalize(await listing(W.conFrom))).toEqual(expected);
   });
 
-  it("ERC721 (TOKEN), ERC20 (CONTRACT, amount), ERC1155 (TOKEN, amount) with exact integers, in chain order", async () => {
+  it("ERC721 (TOKEN), ERC20 (CONTRACT, amount), ERC1155 (TOKEN, amount) with exact integers, in chain \
+order", async () => {
     expect(normalize(await listing(W.tokFrom))).toEqual(tokRecords());
     expect(normalize(await listing(W.tokTo))).toEqual(tokRecords());
   });
@@ -1005,7 +924,7 @@ describe("outputs: listing", () => {
         contract: null,
         tokenId: null,
         delegationType: "ALL",
-        rights: ZERO32,
+        rights: zeroHash,
         amount: null,
       }),
     ]);
@@ -1134,14 +1053,14 @@ describe("errors: no input gives a 5xx or a hang", () => {
     `/registry/v2/check/erc721?to=${A}&from=${A}&contract=${A}&tokenId=${"9".repeat(5000)}&chainId=31337`,
     `/registry/v2/check/erc1155?to=${A}&from=${A}&contract=${A}&tokenId=0x${"f".repeat(3000)}&chainId=31337`,
     `/registry/v2/check/erc20?to=${A}&from=${A}&contract=${A}&chainId=${"9".repeat(400)}`,
-    `/registry/v2/check/erc20?to=${A}&from=0x0000000000000000000000000000000000000000&contract=${A}&chainId=31337`,
+    `/registry/v2/check/erc20?to=${A}&from=${zeroAddress}&contract=${A}&chainId=31337`,
     `/registry/v2/check/erc20?to=${A}&from=0x0000000000000000000000000000000000000001&contract=${A}&chainId=31337`,
     `/registry/v2/%zz?chainId=31337`,
     `/registry/v2/%00?chainId=31337`,
     `/registry/v2/%F0%9F%98%80?chainId=31337`,
     `/registry/v2/${"a".repeat(6000)}?chainId=31337`,
     `/registry/v2/..%2F..%2Fetc%2Fpasswd?chainId=31337`,
-    `/registry/v2/0x0000000000000000000000000000000000000000?chainId=31337`,
+    `/registry/v2/${zeroAddress}?chainId=31337`,
     `/registry/v2/check?chainId=31337`,
     `/registry/v2/check/?chainId=31337`,
     `/registry/v2/?chainId=31337`,
@@ -1195,11 +1114,7 @@ describe("errors: 503 chain_syncing while the backfill is incomplete", () => {
   beforeAll(async () => {
     // Put the registries' deployment well below the chain's finalized block: a start block above
     // it needs no backfill (Ponder goes ready at once and fetches the logs live).
-    await fetch(anvil.url, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "anvil_mine", params: ["0x100"] }),
-    });
+    await rpc(anvil.url, "anvil_mine", ["0x100"]);
     gate = await startGetLogsGate(anvil.url);
     // startService waits for /ready, which never comes while eth_getLogs is held: start ponder
     // the same way by hand.

@@ -13,10 +13,28 @@ contract DelegateRegistryStandIn {
     error MulticallFailed();
 
     event DelegateAll(address indexed from, address indexed to, bytes32 rights, bool enable);
-    event DelegateContract(address indexed from, address indexed to, address indexed contract_, bytes32 rights, bool enable);
-    event DelegateERC721(address indexed from, address indexed to, address indexed contract_, uint256 tokenId, bytes32 rights, bool enable);
-    event DelegateERC20(address indexed from, address indexed to, address indexed contract_, bytes32 rights, uint256 amount);
-    event DelegateERC1155(address indexed from, address indexed to, address indexed contract_, uint256 tokenId, bytes32 rights, uint256 amount);
+    event DelegateContract(
+        address indexed from, address indexed to, address indexed contract_, bytes32 rights, bool enable
+    );
+    event DelegateERC721(
+        address indexed from,
+        address indexed to,
+        address indexed contract_,
+        uint256 tokenId,
+        bytes32 rights,
+        bool enable
+    );
+    event DelegateERC20(
+        address indexed from, address indexed to, address indexed contract_, bytes32 rights, uint256 amount
+    );
+    event DelegateERC1155(
+        address indexed from,
+        address indexed to,
+        address indexed contract_,
+        uint256 tokenId,
+        bytes32 rights,
+        uint256 amount
+    );
 
     /// Each item is a call to this contract, made with delegatecall so that msg.sender stays the caller.
     function multicall(bytes[] calldata data) external payable returns (bytes[] memory results) {
@@ -38,7 +56,10 @@ contract DelegateRegistryStandIn {
         emit DelegateContract(msg.sender, to, contract_, rights, enable);
     }
 
-    function delegateERC721(address to, address contract_, uint256 tokenId, bytes32 rights, bool enable) external payable {
+    function delegateERC721(address to, address contract_, uint256 tokenId, bytes32 rights, bool enable)
+        external
+        payable
+    {
         emit DelegateERC721(msg.sender, to, contract_, tokenId, rights, enable);
     }
 
@@ -46,7 +67,10 @@ contract DelegateRegistryStandIn {
         emit DelegateERC20(msg.sender, to, contract_, rights, amount);
     }
 
-    function delegateERC1155(address to, address contract_, uint256 tokenId, bytes32 rights, uint256 amount) external payable {
+    function delegateERC1155(address to, address contract_, uint256 tokenId, bytes32 rights, uint256 amount)
+        external
+        payable
+    {
         emit DelegateERC1155(msg.sender, to, contract_, tokenId, rights, amount);
     }
 }

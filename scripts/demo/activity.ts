@@ -3,10 +3,10 @@
  * making thousands of delegations of every kind on both registries, revoking and delegating again,
  * a few wallets with hundreds; then, while the demo runs, a few writes every few seconds.
  */
-import { type Address, getAddress, type Hex, keccak256, stringToHex } from "viem";
-import { Rng } from "../../test/helpers/common";
-import type { DelegateCall, RegistryCall } from "../../test/helpers/v1-writes";
-import { bytes32String, type Write, ZERO } from "../../test/helpers/v2-writes";
+import { type Address, getAddress, type Hex, keccak256, stringToHex, zeroHash } from "viem";
+import { Rng } from "../../devkit/random";
+import type { DelegateCall, RegistryCall } from "../../devkit/v1/calls";
+import type { Write } from "../../devkit/v2/generate";
 import type { DemoTx } from "./chain";
 
 export const SEED = 20_240_917;
@@ -38,7 +38,7 @@ const MULTI_TOKENS: readonly Address[] = [
   "0x76BE3b62873462d2142405439777e971754E8E77", // Parallel Alpha
   "0x28472a58A490c5e09A238847F66A68a47cC76f0f", // adidas Originals
 ];
-const RIGHTS: readonly Hex[] = ["claim", "airdrop", "governance", "mint"].map(bytes32String);
+const RIGHTS: readonly Hex[] = ["claim", "airdrop", "governance", "mint"].map((s) => stringToHex(s, { size: 32 }));
 
 /** Writes grouped by sender, each sender's in order. */
 function bySender<T>(writes: [Address, T][]): Map<Address, T[]> {
@@ -47,6 +47,7 @@ function bySender<T>(writes: [Address, T][]): Map<Address, T[]> {
   return out;
 }
 
+/** The demo's seeded activity: the history written first, then a few writes at a time. */
 export class Activity {
   private readonly rng = new Rng(SEED);
 
@@ -74,7 +75,7 @@ export class Activity {
         to: rng.pick(PLAYERS),
         contract: rng.pick(NFTS),
         tokenId: BigInt(1 + rng.int(10_000)),
-        rights: ZERO,
+        rights: zeroHash,
         enable: true,
       };
       v2.push([WHALES.guild, write]);
@@ -122,7 +123,10 @@ export class Activity {
     });
   }
 
-  /** A v1 vault's writes: delegations, sometimes one undone, all revoked, or one delegate's revoked, then delegated again. */
+  /**
+   * A v1 vault's writes: delegations, sometimes one undone, all revoked, or one delegate's revoked,
+   * then delegated again.
+   */
   private v1Story(vault: Address): RegistryCall[] {
     const rng = this.rng;
     const made = Array.from({ length: 1 + rng.int(6) }, () => this.v1Delegation(vault, PEOPLE));
@@ -182,7 +186,7 @@ export class Activity {
   }
 
   private rights(): Hex {
-    return this.rng.chance(0.8) ? ZERO : this.rng.pick(RIGHTS);
+    return this.rng.chance(0.8) ? zeroHash : this.rng.pick(RIGHTS);
   }
 
   /** Someone else: nobody delegates to themselves here. */

@@ -4,10 +4,12 @@ import { type Address, type Hex, toHex } from "viem";
 import { registryV1Abi } from "../../core/abi/registryV1";
 import { registryV2Abi } from "../../core/abi/registryV2";
 import { V1_ADDRESS, V2_ADDRESS } from "../../core/chains";
-import { rpc, rpcBatch } from "../../test/helpers/common";
-import { type Anvil, startAnvil } from "../../test/helpers/processes";
-import { encodeCall, type RegistryCall, sendAll, type TxRequest } from "../../test/helpers/v1-writes";
-import { txData, type Write } from "../../test/helpers/v2-writes";
+import { type Anvil, startAnvil } from "../../devkit/anvil";
+import { chunks } from "../../devkit/pool";
+import { chainClient, rpc } from "../../devkit/rpc";
+import { sendAll, type TxRequest } from "../../devkit/send";
+import { encodeCall, type RegistryCall } from "../../devkit/v1/calls";
+import { txData, type Write } from "../../devkit/v2/generate";
 import { compileSolidity } from "../solidity";
 import { SEED } from "./activity";
 
@@ -28,11 +30,11 @@ export function compileStandIns(): StandIns {
 export async function startDemoChain(code: StandIns): Promise<Anvil> {
   const anvil = await startAnvil({ chainId: 31337, blockTime: 1 });
   try {
-    await rpcBatch(anvil.url, [
-      { method: "anvil_setCode", params: [V1_ADDRESS, code.v1] },
-      { method: "anvil_setCode", params: [V2_ADDRESS, code.v2] },
+    await Promise.all([
+      rpc(anvil.url, "anvil_setCode", [V1_ADDRESS, code.v1]),
+      rpc(anvil.url, "anvil_setCode", [V2_ADDRESS, code.v2]),
       // Any address may send: the demo's wallets are made-up addresses without keys.
-      { method: "anvil_autoImpersonateAccount", params: [true] },
+      rpc(anvil.url, "anvil_autoImpersonateAccount", [true]),
     ]);
   } catch (error) {
     await anvil.stop();
@@ -63,11 +65,11 @@ export class Sender {
     });
   }
 
-  /** Sends them in JSON-RPC batches, giving new senders ether for gas, and waits until all are mined. */
+  /** Sends them in JSON-RPC batches (devkit/send), giving new senders ether for gas, and waits until all are mined. */
   async send(url: string, requests: TxRequest[]): Promise<void> {
     const fresh = [...new Set(requests.map((r) => r.from))].filter((a) => !this.funded.has(a));
-    const funding = fresh.map((a) => ({ method: "anvil_setBalance", params: [a, toHex(10n ** 21n)] }));
-    for (let i = 0; i < funding.length; i += 500) await rpcBatch(url, funding.slice(i, i + 500));
+    for (const batch of chunks(fresh, 500))
+      await Promise.all(batch.map((a) => rpc(url, "anvil_setBalance", [a, toHex(10n ** 21n)])));
     for (const a of fresh) this.funded.add(a);
     const failed = (await sendAll(url, requests, SEED)).filter((r) => r.status !== "0x1");
     if (failed.length > 0)
@@ -81,7 +83,7 @@ export class Sender {
  * Returns the last block written before.
  */
 export async function finalize(url: string): Promise<bigint> {
-  const written = BigInt((await rpc(url, "eth_blockNumber")) as Hex);
+  const written = await chainClient(url).getBlockNumber();
   await rpc(url, "anvil_mine", [toHex(64)]);
   return written;
 }

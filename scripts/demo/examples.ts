@@ -3,9 +3,9 @@
  * own writes (the model), on wallets the live activity never touches, so the answers hold as long
  * as the demo runs.
  */
-import { type Address, getAddress } from "viem";
-import type { RegistryCall } from "../../test/helpers/v1-writes";
-import { type Write, ZERO } from "../../test/helpers/v2-writes";
+import { type Address, getAddress, zeroHash } from "viem";
+import type { RegistryCall } from "../../devkit/v1/calls";
+import type { Write } from "../../devkit/v2/generate";
 import { WHALES } from "./activity";
 import type { DemoTx } from "./chain";
 import type { DemoModel, V2Entry } from "./model";
@@ -36,19 +36,20 @@ function written<F extends Write["fn"]>(model: DemoModel, fn: F): (V2Entry & { w
 export function chooseExamples(model: DemoModel, history: DemoTx[]): Example[] {
   const all = found(
     "v2 ALL delegation in force",
-    written(model, "delegateAll").find((e) => e.write.rights === ZERO && e.value > 0n),
+    written(model, "delegateAll").find((e) => e.write.rights === zeroHash && e.value > 0n),
   );
   const erc20 = found(
     "v2 ERC20 delegation alone on its pair",
     written(model, "delegateERC20").find(
-      (e) => e.write.rights === ZERO && e.value > 0n && !model.v2CheckContract(e.write.to, e.from, e.write.contract),
+      (e) =>
+        e.write.rights === zeroHash && e.value > 0n && !model.v2CheckContract(e.write.to, e.from, e.write.contract),
     ),
   );
   const revoked = found(
     "revoked v2 ERC721 delegation",
     written(model, "delegateERC721").find(
       (e) =>
-        e.write.rights === ZERO &&
+        e.write.rights === zeroHash &&
         e.everEnabled &&
         !model.v2CheckErc721(e.write.to, e.from, e.write.contract, e.write.tokenId),
     ),
@@ -84,7 +85,9 @@ export function chooseExamples(model: DemoModel, history: DemoTx[]): Example[] {
     },
     {
       what: "v2: an NFT delegation that was revoked",
-      path: `/registry/v2/check/erc721?${CHAIN}&to=${a(e721.to)}&from=${a(revoked.from)}&contract=${a(e721.contract)}&tokenId=${e721.tokenId}`,
+      path:
+        `/registry/v2/check/erc721?${CHAIN}&to=${a(e721.to)}&from=${a(revoked.from)}&contract=` +
+        `${a(e721.contract)}&tokenId=${e721.tokenId}`,
       answer: String(model.v2CheckErc721(e721.to, revoked.from, e721.contract, e721.tokenId)),
       wallets: [e721.to, revoked.from],
     },
@@ -97,7 +100,9 @@ export function chooseExamples(model: DemoModel, history: DemoTx[]): Example[] {
     },
     {
       what: "v1: a token check, answered by a delegation for the whole collection",
-      path: `/registry/v1/check/token?${CHAIN}&delegate=${a(contractLevel.delegate)}&vault=${a(contractLevel.vault)}&contract=${a(contractLevel.contract)}&tokenId=42`,
+      path:
+        `/registry/v1/check/token?${CHAIN}&delegate=${a(contractLevel.delegate)}&vault=` +
+        `${a(contractLevel.vault)}&contract=${a(contractLevel.contract)}&tokenId=42`,
       answer: String(model.v1Check(contractLevel.delegate, contractLevel.vault, contractLevel.contract, 42n)),
       wallets: [contractLevel.delegate, contractLevel.vault],
     },

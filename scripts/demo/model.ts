@@ -4,9 +4,9 @@
  * promise. Only what the examples ask is modelled: v2 checks with empty rights, listings' lengths,
  * v1 checks.
  */
-import type { Address } from "viem";
-import { ADDRESS_0, type Key, keyOf, keyString, type RegistryCall } from "../../test/helpers/v1-writes";
-import { MAX_UINT256, type Write, ZERO } from "../../test/helpers/v2-writes";
+import { type Address, maxUint256, zeroAddress, zeroHash } from "viem";
+import { type Key, keyOf, keyString, type RegistryCall } from "../../devkit/v1/calls";
+import type { Write } from "../../devkit/v2/generate";
 import type { DemoTx } from "./chain";
 
 type V2Fn = Write["fn"];
@@ -18,9 +18,13 @@ function v2Key(fn: V2Fn, from: Address, to: Address, rights: string, contract?: 
   return [fn, lower(from), lower(to), rights, contract ? lower(contract) : "", tokenId ?? ""].join("|");
 }
 
+/** The registries' state after the demo's writes, by the contracts' rules (see the module's head). */
 export class DemoModel {
   private readonly v2 = new Map<string, V2Entry>();
-  /** v1 voids delegations by version counters: revokeAllDelegates bumps the vault's, revokeDelegate/revokeSelf the pair's. */
+  /**
+   * v1 voids delegations by version counters: revokeAllDelegates bumps the vault's,
+   * revokeDelegate/revokeSelf the pair's.
+   */
   private readonly vaultVersion = new Map<string, number>();
   private readonly pairVersion = new Map<string, number>();
   /** Each v1 delegation's last write, and the versions it was made at. */
@@ -78,7 +82,7 @@ export class DemoModel {
   }
 
   private v2Value(fn: V2Fn, from: Address, to: Address, contract?: Address, tokenId?: bigint): bigint {
-    return this.v2.get(v2Key(fn, from, to, ZERO, contract, tokenId))?.value ?? 0n;
+    return this.v2.get(v2Key(fn, from, to, zeroHash, contract, tokenId))?.value ?? 0n;
   }
 
   /** checkDelegateForAll(to, from, "") */
@@ -98,7 +102,7 @@ export class DemoModel {
 
   /** checkDelegateForERC20(to, from, contract, ""): ALL or CONTRACT delegate every unit. */
   v2CheckErc20(to: Address, from: Address, contract: Address): bigint {
-    return this.v2CheckContract(to, from, contract) ? MAX_UINT256 : this.v2Value("delegateERC20", from, to, contract);
+    return this.v2CheckContract(to, from, contract) ? maxUint256 : this.v2Value("delegateERC20", from, to, contract);
   }
 
   /** How many delegations in force name the wallet as `from` or `to`: the length of its listing. */
@@ -119,10 +123,13 @@ export class DemoModel {
     return [...this.v1.values()].map((d) => d.key).filter((key) => this.inForce(key));
   }
 
-  /** checkDelegateForAll / ForContract / ForToken: a token falls back to its contract, a contract to the whole vault. */
+  /**
+   * checkDelegateForAll / ForContract / ForToken: a token falls back to its contract, a contract to
+   * the whole vault.
+   */
   v1Check(delegate: Address, vault: Address, contract?: Address, tokenId?: bigint): boolean {
     const base = { vault: lower(vault), delegate: lower(delegate) };
-    const keys: Key[] = [{ ...base, type: "ALL", contract: ADDRESS_0, tokenId: 0n }];
+    const keys: Key[] = [{ ...base, type: "ALL", contract: zeroAddress, tokenId: 0n }];
     if (contract) keys.push({ ...base, type: "CONTRACT", contract: lower(contract), tokenId: 0n });
     if (contract && tokenId !== undefined) keys.push({ ...base, type: "TOKEN", contract: lower(contract), tokenId });
     return keys.some((k) => this.inForce(k));

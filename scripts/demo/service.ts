@@ -1,11 +1,12 @@
 /** The service, run on the demo's chain as `npm start` runs it, its output passed through. */
 import { join } from "node:path";
 import { stripVTControlCharacters } from "node:util";
-import { Child, GiveUp, ROOT, waitFor } from "../../test/helpers/processes";
+import { Child, GiveUp, ROOT, waitFor } from "../../devkit/processes";
 
 /** Ponder's log lines below warnings (one a block once live); anything else, stack traces too, is shown. */
 const ROUTINE = /^\d\d:\d\d:\d\d\.\d{3} (INFO|DEBUG|TRACE) /;
 
+/** `scripts/start.ts` on the demo's chain, its data in the demo's directory; routine lines hidden once quiet. */
 export class DemoService {
   readonly child: Child;
   /** Once the examples are out: Ponder's routine lines would scroll them away. */

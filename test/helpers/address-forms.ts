@@ -2,7 +2,9 @@ import { type Address, getAddress } from "viem";
 
 /** The spellings of an address that api-contract.md accepts and rejects, for every address input. */
 
+/** The address with its hex digits lowercase. */
 export const lowerHex = (a: string) => `0x${a.slice(2).toLowerCase()}`;
+/** The address with its hex digits uppercase (the 0x prefix kept). */
 export const upperHex = (a: string) => `0x${a.slice(2).toUpperCase()}`;
 
 /** A mixed-case address whose checksum is wrong: the case of one letter flipped. */

@@ -1,8 +1,8 @@
 import { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
 import type { Address } from "viem";
-import { rpc } from "./common";
-import type { Service } from "./processes";
+import { rpc } from "../../devkit/rpc";
+import type { Service } from "../../devkit/service";
 
 export type HistoryCheck = { events: { v1: number; v2: number }; mismatches: string[] };
 
@@ -61,11 +61,13 @@ export async function historyMismatches(
   for (const log of logs) {
     const version = log.address.toLowerCase() === registries.v2.toLowerCase() ? "v2" : "v1";
     events[version]++;
-    const key = `${version} block ${BigInt(log.blockNumber)} log ${Number(log.logIndex)} tx ${log.transactionHash.toLowerCase()}`;
+    const tx = log.transactionHash.toLowerCase();
+    const key = `${version} block ${BigInt(log.blockNumber)} log ${Number(log.logIndex)} tx ${tx}`;
     counts.set(key, (counts.get(key) ?? 0) + 1);
   }
   for (const row of rows) {
-    const key = `${row.version} block ${row.block} log ${row.log_index} tx ${String(row.transaction_hash).toLowerCase()}`;
+    const tx = String(row.transaction_hash).toLowerCase();
+    const key = `${row.version} block ${row.block} log ${row.log_index} tx ${tx}`;
     counts.set(key, (counts.get(key) ?? 0) - 1);
   }
   const mismatches = [...counts]

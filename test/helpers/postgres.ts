@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { freePort, waitFor } from "./processes";
+import { freePort, waitFor } from "../../devkit/processes";
 
 export type PrivatePostgres = {
   url: string;

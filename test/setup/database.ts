@@ -3,7 +3,7 @@
  * two files' local chains must not meet in Ponder's shared `ponder_sync` (see scratchDatabase).
  */
 import { afterAll, beforeAll } from "vitest";
-import { type ScratchDatabase, scratchDatabase } from "../helpers/database";
+import { type ScratchDatabase, scratchDatabase } from "../../devkit/database";
 
 const server = process.env.DATABASE_URL;
 if (server) {

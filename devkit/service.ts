@@ -1,157 +1,13 @@
-import { type ChildProcess, execFile, spawn } from "node:child_process";
+/**
+ * The service as users run it: `npm start` (the launcher, which runs `ponder start`) on given
+ * chains, and `npm run serve` replicas over its Postgres tables; each with a fresh schema and keys.
+ */
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { stripVTControlCharacters } from "node:util";
-
-export const ROOT = resolve(import.meta.dirname, "../..");
-const BIN = join(ROOT, "node_modules/.bin");
-
-/** Whether a TCP server can listen on `port` on loopback now. */
-function canListen(port: number): Promise<boolean> {
-  return new Promise((ok) => {
-    const server = createServer();
-    server.unref();
-    server.once("error", () => ok(false));
-    server.listen(port, "127.0.0.1", () => server.close(() => ok(true)));
-  });
-}
-
-const PORTS_PER_WORKER = 1_500;
-const handedOut = new Set<number>();
-
-/**
- * A free TCP port on loopback. Test files run side by side in vitest workers, and a port the kernel
- * hands one of them can reach another before the first binds it: a second anvil then fails to
- * bind, and its test talks to the first one's chain. So each worker draws from a range of its own
- * (VITEST_POOL_ID; processes a test starts inherit it), below the kernel's ephemeral ports, and a
- * process never hands out a port twice.
- */
-export async function freePort(): Promise<number> {
-  const base = 20_000 + (Number(process.env.VITEST_POOL_ID ?? 0) % 8) * PORTS_PER_WORKER;
-  for (let tries = 0; tries < 500; tries++) {
-    const port = base + Math.floor(Math.random() * PORTS_PER_WORKER);
-    if (handedOut.has(port) || !(await canListen(port))) continue;
-    handedOut.add(port);
-    return port;
-  }
-  throw new Error(`no free port in ${base}..${base + PORTS_PER_WORKER - 1}`);
-}
-
-/** Thrown by a probe to stop waiting at once (a failed probe otherwise just means "not yet"). */
-export class GiveUp extends Error {}
-
-export async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 120_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe().catch((error) => {
-      if (error instanceof GiveUp) throw error;
-      return undefined;
-    });
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((ok) => setTimeout(ok, 250));
-  }
-}
-
-/** A child process in its own process group, so that stopping it stops everything it started. */
-export class Child {
-  readonly process: ChildProcess;
-  output = "";
-  private exited: Promise<void>;
-
-  constructor(command: string, args: string[], env: NodeJS.ProcessEnv = {}) {
-    this.process = spawn(command, args, {
-      cwd: ROOT,
-      env: { ...process.env, ...env },
-      detached: true,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    const keep = (chunk: Buffer) => {
-      // Keep the tail only: a long run must not grow memory without bound.
-      this.output = (this.output + chunk.toString()).slice(-200_000);
-    };
-    this.process.stdout!.on("data", keep);
-    this.process.stderr!.on("data", keep);
-    this.exited = new Promise((ok) => this.process.once("exit", () => ok()));
-  }
-
-  get running(): boolean {
-    return this.process.exitCode === null && this.process.signalCode === null;
-  }
-
-  async stop(signal: NodeJS.Signals = "SIGTERM"): Promise<void> {
-    const group = -this.process.pid!;
-    const signalGroup = (s: NodeJS.Signals | 0) => {
-      try {
-        process.kill(group, s);
-        return true;
-      } catch {
-        return false;
-      }
-    };
-    if (this.running) {
-      if (!signalGroup(signal)) return;
-      const killed = setTimeout(() => signalGroup("SIGKILL"), 10_000);
-      await this.exited;
-      clearTimeout(killed);
-    }
-    // The leader may exit before what it started (npm before Ponder): wait until the whole group
-    // is gone, so that nothing still writes the files a test removes next.
-    for (let waited = 0; signalGroup(0) && waited < 20_000; waited += 50) {
-      if (waited === 10_000) signalGroup("SIGKILL");
-      await new Promise((ok) => setTimeout(ok, 50));
-    }
-  }
-}
-
-export type Anvil = { url: string; chainId: number; stop(): Promise<void> };
-
-/** A fresh anvil chain with interval mining, as the Ponder notes require. */
-export async function startAnvil(
-  options: { chainId?: number; blockTime?: number; port?: number } = {},
-): Promise<Anvil> {
-  const port = options.port ?? (await freePort());
-  const chainId = options.chainId ?? 31337;
-  // Anvil keeps the states of older blocks on disk, by default under ~/.foundry/anvil/tmp beside
-  // every other anvil's: each test chain keeps its own, deleted with it.
-  const cache = mkdtempSync(join(tmpdir(), "anvil-cache-"));
-  const child = new Child(join(BIN, "anvil"), [
-    "--cache-path",
-    cache,
-    "--host",
-    "127.0.0.1",
-    "--port",
-    String(port),
-    "--chain-id",
-    String(chainId),
-    "--block-time",
-    String(options.blockTime ?? 1),
-    "--accounts",
-    "20",
-    "--silent",
-  ]);
-  const url = `http://127.0.0.1:${port}`;
-  await waitFor("anvil", async () => {
-    if (!child.running) throw new GiveUp(`anvil exited: ${child.output.slice(-1000)}`);
-    const res = await fetch(url, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_chainId", params: [] }),
-    });
-    return res.ok ? true : undefined;
-  });
-  return {
-    url,
-    chainId,
-    stop: async () => {
-      await child.stop();
-      rmSync(cache, { recursive: true, force: true });
-    },
-  };
-}
+import { Child, freePort, GiveUp, waitFor } from "./processes";
 
 /** A random admin token for a test service. */
 export const adminToken = () => randomBytes(24).toString("base64url");
@@ -191,10 +47,10 @@ export type Service = {
 };
 
 /**
- * `npm start` (the launcher, which runs `ponder start`) on the given chains, with a fresh schema (and, on PGlite, a fresh directory) per
- * run; on Postgres when DATABASE_URL is set. Resolves when /ready answers 200 (or, with
- * `until: "listening"`, as soon as it answers HTTP), with an API key made through the admin
- * endpoint (unless `env` sets ADMIN_TOKEN to "").
+ * `npm start` (the launcher, which runs `ponder start`) on the given chains, with a fresh schema
+ * (and, on PGlite, a fresh directory) per run; on Postgres when DATABASE_URL is set. Resolves when
+ * /ready answers 200 (or, with `until: "listening"`, as soon as it answers HTTP), with an API key
+ * made through the admin endpoint (unless `env` sets ADMIN_TOKEN to "").
  *
  * Each run has its own access schema too, so that keyless windows are not shared with other tests
  * on the same Postgres; services given the same ACCESS_SCHEMA share them.
@@ -319,11 +175,5 @@ export async function startReplica(
   return { url, child, stop: () => child.stop() };
 }
 
-/** `npm <args>` in the project, to its end: its exit code and everything it printed. */
-export function runNpm(args: string[]): Promise<{ code: number; output: string }> {
-  return new Promise((ok) => {
-    execFile("npm", args, { cwd: ROOT, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) =>
-      ok({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, output: stdout + stderr }),
-    );
-  });
-}
+/** The service's output without colour codes. */
+export const plainOutput = (service: Pick<Service, "child">) => stripVTControlCharacters(service.child.output);

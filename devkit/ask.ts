@@ -1,0 +1,94 @@
+/**
+ * The HTTP client for the service's answers. By default it asks as a patient client would: a 429
+ * (a limit) or a 503 with Retry-After (a chain being written, a store busy) is asked again after
+ * the wait it names (capped: 11 s and 2 s), up to 30 times; and a GET or HEAD whose connection the
+ * server closed before any answer (an idle kept-alive connection closed just as it was reused) is
+ * sent again, up to 3 times. With `reask: false` the first answer, or failure, is the result: for
+ * what a test asserts of limits, 503s and connections themselves.
+ */
+import { zeroAddress } from "viem";
+
+export type Answer = {
+  /** The path and query asked. */
+  path: string;
+  status: number;
+  headers: Headers;
+  text: string;
+  /** X-Indexed-Block, when it is a block number. */
+  block: bigint | undefined;
+};
+
+export type AskOptions = {
+  method?: string;
+  headers?: Record<string, string>;
+  body?: string;
+  /** Per attempt (default 30 s; 0: no limit). */
+  timeoutMs?: number;
+  /** Ask again after a 429, a 503 with Retry-After or a closed connection (default true). */
+  reask?: boolean;
+};
+
+/** How many requests were asked again, by cause ("429", "503", "connection closed"), for the tests' logs. */
+export const reasked: Record<string, number> = {};
+
+const count = (cause: string) => {
+  reasked[cause] = (reasked[cause] ?? 0) + 1;
+};
+
+/** Asks `base + path` (see the module's head): the answer, its body read whole. */
+export async function ask(base: string, path: string, options: AskOptions = {}): Promise<Answer> {
+  const { method = "GET", headers = {}, body, timeoutMs = 30_000, reask = true } = options;
+  let resent = 0;
+  for (let asked = 0; ; ) {
+    let res: Response;
+    try {
+      const signal = timeoutMs > 0 ? AbortSignal.timeout(timeoutMs) : undefined;
+      res = await fetch(base + path, { method, headers, body, signal });
+    } catch (error) {
+      if (!reask || resent >= 3 || !closedBeforeAnswer(error) || (method !== "GET" && method !== "HEAD")) throw error;
+      resent++;
+      count("connection closed");
+      continue;
+    }
+    const text = await res.text();
+    const wait = reask && asked < 30 ? waitBeforeAskingAgain(res) : undefined;
+    if (wait === undefined) {
+      const header = res.headers.get("x-indexed-block");
+      const block = header !== null && /^\d+$/.test(header) ? BigInt(header) : undefined;
+      return { path, status: res.status, headers: res.headers, text, block };
+    }
+    asked++;
+    count(String(res.status));
+    await new Promise((ok) => setTimeout(ok, wait));
+  }
+}
+
+/** The server closed the connection before answering. */
+function closedBeforeAnswer(error: unknown): boolean {
+  const code = ((error as Error).cause as { code?: string } | undefined)?.code;
+  return code === "UND_ERR_SOCKET" || code === "ECONNRESET";
+}
+
+/** Milliseconds to wait before asking again, for a 429 or a 503 with Retry-After; undefined for any other answer. */
+function waitBeforeAskingAgain(res: Response): number | undefined {
+  const retryAfter = res.headers.get("retry-after");
+  if (res.status === 429) return Math.min(Number(retryAfter) || 1, 11) * 1000;
+  if (res.status === 503 && retryAfter !== null) return Math.min(Number(retryAfter) || 1, 2) * 1000;
+  return undefined;
+}
+
+/** The block the service has indexed a chain up to (a check's X-Indexed-Block); undefined until it answers. */
+export async function indexedBlock(o: {
+  serviceUrl: string;
+  chainId: number;
+  headers?: Record<string, string>;
+}): Promise<bigint | undefined> {
+  const a = await ask(
+    o.serviceUrl,
+    `/registry/v2/check/all?chainId=${o.chainId}&to=${zeroAddress}&from=${zeroAddress}`,
+    {
+      headers: o.headers,
+    },
+  );
+  return a.status === 200 ? a.block : undefined;
+}

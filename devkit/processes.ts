@@ -1,0 +1,122 @@
+/**
+ * Processes for the tests, the demo and the bench: free ports, waiting for a condition, child
+ * processes in process groups of their own, and npm runs in the project.
+ */
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { createServer } from "node:net";
+import { join, resolve } from "node:path";
+
+/** The project's directory. */
+export const ROOT = resolve(import.meta.dirname, "..");
+/** The project's installed commands (node_modules/.bin). */
+export const BIN = join(ROOT, "node_modules/.bin");
+
+/** Whether a TCP server can listen on `port` on loopback now. */
+function canListen(port: number): Promise<boolean> {
+  return new Promise((ok) => {
+    const server = createServer();
+    server.unref();
+    server.once("error", () => ok(false));
+    server.listen(port, "127.0.0.1", () => server.close(() => ok(true)));
+  });
+}
+
+const PORTS_PER_WORKER = 1_500;
+const handedOut = new Set<number>();
+
+/**
+ * A free TCP port on loopback. Test files run side by side in vitest workers, and a port the kernel
+ * hands one of them can reach another before the first binds it: a second anvil then fails to
+ * bind, and its test talks to the first one's chain. So each worker draws from a range of its own
+ * (VITEST_POOL_ID; processes a test starts inherit it), below the kernel's ephemeral ports, and a
+ * process never hands out a port twice.
+ */
+export async function freePort(): Promise<number> {
+  const base = 20_000 + (Number(process.env.VITEST_POOL_ID ?? 0) % 8) * PORTS_PER_WORKER;
+  for (let tries = 0; tries < 500; tries++) {
+    const port = base + Math.floor(Math.random() * PORTS_PER_WORKER);
+    if (handedOut.has(port) || !(await canListen(port))) continue;
+    handedOut.add(port);
+    return port;
+  }
+  throw new Error(`no free port in ${base}..${base + PORTS_PER_WORKER - 1}`);
+}
+
+/** Thrown by a probe to stop waiting at once (a failed probe otherwise just means "not yet"). */
+export class GiveUp extends Error {}
+
+/** `probe`'s first value other than undefined, asked every 250 ms; throws after `timeoutMs` or on GiveUp. */
+export async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 120_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe().catch((error) => {
+      if (error instanceof GiveUp) throw error;
+      return undefined;
+    });
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((ok) => setTimeout(ok, 250));
+  }
+}
+
+/** A child process in its own process group, so that stopping it stops everything it started. */
+export class Child {
+  readonly process: ChildProcess;
+  output = "";
+  private exited: Promise<void>;
+
+  constructor(command: string, args: string[], env: NodeJS.ProcessEnv = {}) {
+    this.process = spawn(command, args, {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const keep = (chunk: Buffer) => {
+      // Keep the tail only: a long run must not grow memory without bound.
+      this.output = (this.output + chunk.toString()).slice(-200_000);
+    };
+    this.process.stdout!.on("data", keep);
+    this.process.stderr!.on("data", keep);
+    this.exited = new Promise((ok) => this.process.once("exit", () => ok()));
+  }
+
+  /** Whether the process has neither exited nor been killed. */
+  get running(): boolean {
+    return this.process.exitCode === null && this.process.signalCode === null;
+  }
+
+  /** Signals the whole process group (SIGKILL after 10 s) and waits until every process of it is gone. */
+  async stop(signal: NodeJS.Signals = "SIGTERM"): Promise<void> {
+    const group = -this.process.pid!;
+    const signalGroup = (s: NodeJS.Signals | 0) => {
+      try {
+        process.kill(group, s);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    if (this.running) {
+      if (!signalGroup(signal)) return;
+      const killed = setTimeout(() => signalGroup("SIGKILL"), 10_000);
+      await this.exited;
+      clearTimeout(killed);
+    }
+    // The leader may exit before what it started (npm before Ponder): wait until the whole group
+    // is gone, so that nothing still writes the files a test removes next.
+    for (let waited = 0; signalGroup(0) && waited < 20_000; waited += 50) {
+      if (waited === 10_000) signalGroup("SIGKILL");
+      await new Promise((ok) => setTimeout(ok, 50));
+    }
+  }
+}
+
+/** `npm <args>` in the project, to its end: its exit code and everything it printed. */
+export function runNpm(args: string[]): Promise<{ code: number; output: string }> {
+  return new Promise((ok) => {
+    execFile("npm", args, { cwd: ROOT, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) =>
+      ok({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, output: stdout + stderr }),
+    );
+  });
+}

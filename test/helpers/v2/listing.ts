@@ -1,0 +1,130 @@
+/**
+ * The v2 listing of a wallet by the contract's own views: getOutgoingDelegations and
+ * getIncomingDelegations, as API records (api-contract.md), each list in the contract's order and
+ * each record's hash in the contract's hash lists; and the whole listing in the order each
+ * delegation was first enabled on chain.
+ *
+ * Nothing here uses the service's code to decide what is right, except `v2DelegationHash`, whose
+ * results are themselves checked against the contract's hash lists.
+ */
+import { type Address, getAddress, type Hex } from "viem";
+import { type V2DelegationType, v2DelegationHash } from "../../../core/v2";
+import { ethCalls } from "../../../devkit/rpc";
+import type { ApiRecord, ListingKit } from "../compare-listings";
+import { canonical } from "../json";
+import type { Position } from "../position";
+
+type ContractDelegation = {
+  type_: number;
+  to: Address;
+  from: Address;
+  rights: Hex;
+  contract_: Address;
+  tokenId: bigint;
+  amount: bigint;
+};
+
+const DELEGATION_TYPES = ["NONE", "ALL", "CONTRACT", "ERC721", "ERC20", "ERC1155"] as const;
+const RECORD_TYPE: Record<string, string> = {
+  ALL: "ALL",
+  CONTRACT: "CONTRACT",
+  ERC721: "TOKEN",
+  ERC20: "CONTRACT",
+  ERC1155: "TOKEN",
+};
+
+/** The API record (api-contract.md) of one delegation as the contract returns it. */
+export function expectedRecord(d: ContractDelegation): ApiRecord {
+  const delegationType = DELEGATION_TYPES[d.type_] ?? `unknown ${d.type_}`;
+  const token = delegationType === "ERC721" || delegationType === "ERC1155";
+  return {
+    type: RECORD_TYPE[delegationType],
+    delegationType,
+    from: getAddress(d.from),
+    to: getAddress(d.to),
+    contract: delegationType === "ALL" ? null : getAddress(d.contract_),
+    tokenId: token ? d.tokenId : null,
+    rights: d.rights.toLowerCase(),
+    amount: delegationType === "ERC20" || delegationType === "ERC1155" ? d.amount : null,
+  };
+}
+
+/** The contract's hash of an API record (its fields name the delegation). */
+function recordHash(r: ApiRecord): Hex | undefined {
+  try {
+    return v2DelegationHash({
+      type: r.delegationType as V2DelegationType,
+      from: String(r.from).toLowerCase() as Address,
+      to: String(r.to).toLowerCase() as Address,
+      rights: String(r.rights).toLowerCase() as Hex,
+      contract: r.contract === null ? undefined : (String(r.contract).toLowerCase() as Address),
+      tokenId: typeof r.tokenId === "bigint" ? r.tokenId : undefined,
+    });
+  } catch {
+    return undefined;
+  }
+}
+
+/** Only rights' case is free ("bytes32 hex"); every other field must be exact. */
+const normalize = (r: ApiRecord): ApiRecord => ({
+  ...r,
+  rights: typeof r.rights === "string" ? r.rights.toLowerCase() : r.rights,
+});
+
+/** v2 listings, for compareListings; `positions`: where each delegation (by hash) was first enabled. */
+export function v2Listings(positions: Map<Hex, Position>): ListingKit {
+  return {
+    version: "v2",
+    parties: ["from", "to"],
+    normalize,
+    expected: async (o, wallet, block, bad) => {
+      const [out, inc, outHashes, incHashes] = (await ethCalls(o, [
+        { functionName: "getOutgoingDelegations", args: [wallet], block },
+        { functionName: "getIncomingDelegations", args: [wallet], block },
+        { functionName: "getOutgoingDelegationHashes", args: [wallet], block },
+        { functionName: "getIncomingDelegationHashes", args: [wallet], block },
+      ])) as [ContractDelegation[], ContractDelegation[], Hex[], Hex[]];
+      return {
+        records: [...out, ...inc].map(expectedRecord),
+        check(list) {
+          for (const [name, party, contractSide, hashes] of [
+            ["outgoing (from == wallet)", "from", out, outHashes],
+            ["incoming (to == wallet)", "to", inc, incHashes],
+          ] as const) {
+            // Each side in the contract's own order.
+            const apiSide = list.filter((r) => String(r[party]).toLowerCase() === wallet);
+            const gotList = apiSide.map((r) => canonical(normalize(r)));
+            const wantList = contractSide.map((d) => canonical(expectedRecord(d)));
+            if (gotList.join("\n") !== wantList.join("\n")) {
+              const k = gotList.findIndex((g, i) => g !== wantList[i]);
+              const at = k === -1 ? Math.min(gotList.length, wantList.length) : k;
+              bad(
+                `${name} records (${wantList.length} expected, ${gotList.length} got; first difference at #${at})`,
+                wantList[at] ?? "(end of list)",
+                gotList[at] ?? "(end of list)",
+              );
+            }
+            apiSide.forEach((r, i) => {
+              const hash = recordHash(r);
+              if (hashes[i] !== undefined && hash !== hashes[i])
+                bad(`${name} hash of record #${i}`, hashes[i]!, `${hash} for ${canonical(r)}`);
+            });
+            if (hashes.length !== contractSide.length)
+              bad(`${name} oracle hash list length`, String(contractSide.length), String(hashes.length));
+          }
+          for (const r of list) {
+            if (!/^0x[0-9a-fA-F]{64}$/.test(String(r.rights)))
+              bad("rights format", "0x + 64 hex digits", String(r.rights));
+          }
+        },
+      };
+    },
+    order: {
+      position: (r) => {
+        const hash = recordHash(r);
+        return hash && positions.get(hash);
+      },
+      unplaced: { what: "was never enabled on chain", expected: "a delegation enabled by some write" },
+    },
+  };
+}
