@@ -950,9 +950,14 @@ describe("errors: paths and methods", () => {
     "/registry/v2/0x70997970C51812dc3A010C7d01b50e0d17dc79C8/extra",
     "/registry",
     "/registry/v2/check/erc721/1",
-    "/registry/v2/check",
   ])("GET %s is 404 not_found", async (path) => {
     expectProblem(await get(path, withChain([])), 404, "not_found");
+  });
+
+  it("GET /registry/v2/check, the batch checks' path, is 405 with Allow: POST, OPTIONS", async () => {
+    const a = await get("/registry/v2/check", withChain([]));
+    expectProblem(a, 405, "method_not_allowed");
+    expect(a.headers.get("allow")).toBe("POST, OPTIONS");
   });
 
   const PATHS = () => [
