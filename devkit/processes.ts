@@ -65,9 +65,10 @@ export class Child {
   output = "";
   private exited: Promise<void>;
 
-  constructor(command: string, args: string[], env: NodeJS.ProcessEnv = {}) {
+  /** Runs `command` in `cwd` (the project, unless given) with `env` over this process's environment. */
+  constructor(command: string, args: string[], env: NodeJS.ProcessEnv = {}, cwd = ROOT) {
     this.process = spawn(command, args, {
-      cwd: ROOT,
+      cwd,
       env: { ...process.env, ...env },
       detached: true,
       stdio: ["ignore", "pipe", "pipe"],
