@@ -15,7 +15,13 @@ export default defineConfig({
         extends: true,
         test: {
           name: "unit",
-          include: ["core/**/*.test.ts", "api/**/*.test.ts", "scripts/**/*.test.ts", "devkit/**/*.test.ts"],
+          include: [
+            "*.test.ts",
+            "core/**/*.test.ts",
+            "api/**/*.test.ts",
+            "scripts/**/*.test.ts",
+            "devkit/**/*.test.ts",
+          ],
         },
       },
       {
