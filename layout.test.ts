@@ -76,6 +76,15 @@ describe("the layout", () => {
     expect(offending((f) => under(f, "api"), above)).toEqual([]);
   });
 
+  it("no line is longer than 120 characters", () => {
+    const long = imports.flatMap(({ file }) =>
+      readFileSync(join(ROOT, file), "utf8")
+        .split("\n")
+        .flatMap((line, i) => (line.length > 120 ? [`${file}:${i + 1} (${line.length})`] : [])),
+    );
+    expect(long).toEqual([]);
+  });
+
   it("devkit/ imports neither the launcher, the demo nor the bench", () => {
     expect(
       offending(

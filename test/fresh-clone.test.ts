@@ -152,9 +152,10 @@ const alive = (pid: number) => {
 
 describe("npm start in a fresh clone, with nothing set", () => {
   const CHECK =
-    "/registry/v2/check/all?to=0x70997970C51812dc3A010C7d01b50e0d17dc79C8&from=0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266";
+    "/registry/v2/check/all?to=0x70997970C51812dc3A010C7d01b50e0d17dc79C8" +
+    "&from=0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266";
 
-  it("stays up, answers /health 200 and a check 503 chain_syncing, and names the unreachable RPC and the fix", async () => {
+  it("stays up: /health 200, a check 503 chain_syncing, the log names the unreachable RPC and the fix", async () => {
     const start = new Child("npm", ["start"], newcomer(), clone);
     try {
       await waitFor(
@@ -229,7 +230,7 @@ describe("npm start in a fresh clone, with nothing set", () => {
       });
     }
 
-    it("is ready and answers a check as the contract does; Ctrl-C, and the same command resumes from its data", async () => {
+    it("is ready, answers a check as the contract does; after Ctrl-C the same command resumes its data", async () => {
       const first = await startAndCheck();
       try {
         const want = await callView(

@@ -184,7 +184,9 @@ async function fill(client: pg.Client, t: (name: string) => string) {
   // One transaction: the same xmin, so the position is the checkpoint's block.
   await client.query(`UPDATE ${t("chain_head")} SET last_event_block = ${HEAD} WHERE chain_id = ${CHAIN}`);
   await client.query(
-    `UPDATE ${t("_ponder_checkpoint")} SET latest_checkpoint = overlay(latest_checkpoint placing '${HEAD.toString().padStart(BLOCK.length, "0")}' from ${BLOCK.from} for ${BLOCK.length}) WHERE chain_id = ${CHAIN}`,
+    `UPDATE ${t("_ponder_checkpoint")} SET latest_checkpoint = overlay(latest_checkpoint placing ` +
+      `'${HEAD.toString().padStart(BLOCK.length, "0")}' from ${BLOCK.from} for ${BLOCK.length}) ` +
+      `WHERE chain_id = ${CHAIN}`,
   );
   await client.query("COMMIT");
   for (const table of [

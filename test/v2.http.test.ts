@@ -29,7 +29,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Anvil, startAnvil } from "../devkit/anvil";
 import { type Answer, ask } from "../devkit/ask";
 import { abis, addresses, installRegistries } from "../devkit/oracle";
-import { Child, freePort, GiveUp, ROOT, waitFor } from "../devkit/processes";
+import { Child, freePort, GiveUp, waitFor } from "../devkit/processes";
 import { rpc } from "../devkit/rpc";
 import { adminToken, createApiKey, type Service, startService } from "../devkit/service";
 import { ACCEPTED_ADDRESS_FORMS, lowerHex, REJECTED_ADDRESS_FORMS, upperHex } from "./helpers/address-forms";

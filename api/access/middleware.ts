@@ -71,7 +71,8 @@ export function requireAccess(options: AccessOptions): MiddlewareHandler<{ Varia
           "rate_limited",
           count > verdict.limit
             ? `${limit}, and this batch counts ${count} (one per check): send an X-API-KEY, or smaller batches`
-            : `${limit}${count === 1 ? "" : ` (this batch counts ${count})`}; retry in ${retryAfter} s, or send an X-API-KEY`,
+            : `${limit}${count === 1 ? "" : ` (this batch counts ${count})`}; ` +
+                `retry in ${retryAfter} s, or send an X-API-KEY`,
           { headers: { ...these, "Retry-After": retryAfter } },
         );
       }
