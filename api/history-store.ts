@@ -143,6 +143,7 @@ function merged(branches: SQL[], order: SQL, page: PageRequest): SQL {
   return sql`SELECT * FROM (${sql.join(parts, sql` UNION ALL `)}) merged ORDER BY ${order} ${limitSql(page)}`;
 }
 
+/** A HistoryStore over the tables Ponder writes in `schema` (see the module's head). */
 export function createHistoryStore(execute: Execute, schema: string): HistoryStore {
   const table = (name: string) => sql`${sql.identifier(schema)}.${sql.identifier(name)}`;
   const rows = async (query: SQL) => (await execute(query)).rows;
