@@ -1,4 +1,4 @@
-import { Hono } from "hono";
+import { Hono, type MiddlewareHandler } from "hono";
 import { cors } from "hono/cors";
 import { type AccessVariables, requireAccess } from "./access/middleware";
 import type { Access } from "./access/open";
@@ -48,6 +48,39 @@ const EXPOSED = ["X-Indexed-Block", "Retry-After", "RateLimit-Limit", "RateLimit
 /** Every error's CORS headers, as the registry's answers carry them, so that a browser can read the problem. */
 const ERROR_CORS = { "Access-Control-Allow-Origin": "*", "Access-Control-Expose-Headers": EXPOSED.join(",") };
 
+/** How long a request's unread body is read before the answer goes (see drainBody). */
+const DRAIN_MS = 2_000;
+
+/**
+ * Reads to its end, and drops, what the app left unread of a request's body (a refusal that comes
+ * before the body is read, or stops reading it: 401, 405, 413, 415), for DRAIN_MS at most, before
+ * the answer goes. @hono/node-server (Ponder's server too) destroys a connection whose request
+ * body was left unread: while the client still sends, that resets the connection, and the client
+ * can lose the answer (RFC 9112, 9.6: close in stages). A body still coming after DRAIN_MS gets
+ * the answer with `Connection: close`.
+ */
+const drainBody: MiddlewareHandler = async (c, next) => {
+  await next();
+  const body = c.req.raw.body;
+  if (body === null || body.locked) return;
+  const reader = body.getReader();
+  let timer: NodeJS.Timeout | undefined;
+  const timeUp = new Promise<undefined>((ok) => {
+    timer = setTimeout(() => ok(undefined), DRAIN_MS);
+  });
+  try {
+    for (;;) {
+      const read = await Promise.race([reader.read(), timeUp]);
+      if (read === undefined) return void c.res.headers.set("Connection", "close");
+      if (read.done) return;
+    }
+  } catch {
+    // The client went away: there is no one left to answer.
+  } finally {
+    clearTimeout(timer);
+  }
+};
+
 export type AppOptions = {
   store: Store;
   /** Answers at past blocks, pages and the events; undefined where nothing is indexed yet (503). */
@@ -69,6 +102,7 @@ export type AppOptions = {
 export function createApp(options: AppOptions): Hono<Env> {
   const app = new Hono<Env>();
 
+  app.use(drainBody);
   app.use(
     "/registry/*",
     async (c, next) => {

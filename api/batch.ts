@@ -7,8 +7,7 @@
  * The body is parsed with exact numbers (lossless-json): a `tokenId` may be a JSON integer of any
  * size. Keyless clients spend one request of their budget per item, all or none.
  */
-import type { Context, MiddlewareHandler } from "hono";
-import { bodyLimit } from "hono/body-limit";
+import type { Context } from "hono";
 import { isLosslessNumber, parse } from "lossless-json";
 import type { Env } from "./app";
 import { Params } from "./params";
@@ -25,13 +24,30 @@ export type BatchItem<K extends string> = { type: K; params: Params };
 /** A batch as asked: the chain's parameters (`chainId`, `blockNumber`) and the items. */
 export type Batch<K extends string> = { params: Params; items: BatchItem<K>[] };
 
-/** Refuses a body over MAX_BATCH_BYTES before reading it whole (413). */
-export const batchBodyLimit: MiddlewareHandler = bodyLimit({
-  maxSize: MAX_BATCH_BYTES,
-  onError: () => {
-    throw new Problem("content_too_large", `a batch's body may hold at most ${MAX_BATCH_BYTES} bytes (4 MiB)`);
-  },
-});
+/**
+ * The body as text, refused (413) as soon as it is known to exceed MAX_BATCH_BYTES: by its
+ * Content-Length, or while it is read. A refused body is left readable (hono's bodyLimit keeps it
+ * locked), so that the app reads the rest before answering (api/app.ts, drainBody).
+ */
+async function bodyText(request: Request): Promise<string> {
+  const tooLarge = () =>
+    new Problem("content_too_large", `a batch's body may hold at most ${MAX_BATCH_BYTES} bytes (4 MiB)`);
+  if (Number(request.headers.get("Content-Length")) > MAX_BATCH_BYTES) throw tooLarge();
+  if (request.body === null) return "";
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    for (let read = await reader.read(); !read.done; read = await reader.read()) {
+      size += read.value.length;
+      if (size > MAX_BATCH_BYTES) throw tooLarge();
+      chunks.push(read.value);
+    }
+  } finally {
+    reader.releaseLock();
+  }
+  return new TextDecoder().decode(Buffer.concat(chunks));
+}
 
 /** A JSON value as a parameter's text: strings as they are, numbers exactly as written; else undefined. */
 function text(value: unknown): string | undefined {
@@ -71,13 +87,14 @@ export async function readBatch<K extends string>(
   let items: unknown[];
   let params: Params;
   try {
+    const raw = await bodyText(c.req.raw);
     const type = c.req.header("Content-Type") ?? "";
     if (!/^application\/json\s*(;|$)/i.test(type)) {
       throw new Problem("unsupported_media_type", "a batch's body is JSON: send Content-Type: application/json");
     }
     let body: unknown;
     try {
-      body = parse(await c.req.text());
+      body = parse(raw);
     } catch (error) {
       throw new Problem("invalid_body", `the body is not valid JSON (${(error as Error).message})`);
     }

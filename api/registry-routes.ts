@@ -8,7 +8,7 @@ import type { Address } from "viem";
 import { parseAddress, parseUint256 } from "../core/parse";
 import { answerAt, chainRequest, pageAnswer, servedChainId } from "./answer";
 import type { Env } from "./app";
-import { batchBodyLimit, readBatch } from "./batch";
+import { readBatch } from "./batch";
 import type { BlockRange, HistoryStore, Page, PageRequest } from "./history-store";
 import { historyPage, LISTING_DEFAULT_LIMIT, listingPin } from "./pages";
 import { type Params, parseParam } from "./params";
@@ -71,7 +71,7 @@ export function registryRoutes<K extends string, Q, Row, Event>(spec: RegistrySp
   const { version } = spec;
   const routes = new Hono<Env>();
 
-  routes.post("/check", batchBodyLimit, async (c) => {
+  routes.post("/check", async (c) => {
     const batch = await readBatch(c, spec.kinds, spec.checkParams);
     const chainId = servedChainId(c, version, batch.params);
     const queries = batch.items.map(({ type, params }) => spec.checkQuery(type, params));
