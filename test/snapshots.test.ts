@@ -52,7 +52,6 @@ import * as v2g from "../devkit/v2/generate";
 import { badChecksum } from "./helpers/address-forms";
 import { expectProblem } from "./helpers/answers";
 import { type BatchItem, batchBody, batchHeaders, compareBatch, itemOfUrl } from "./helpers/batch";
-import { expectBeyondSpecProblem } from "./helpers/beyond-spec-problems";
 import { compareListings, type ListingKit } from "./helpers/compare-listings";
 import type { Position } from "./helpers/position";
 import { type Effect, effectsOf } from "./helpers/v1/effects";
@@ -676,27 +675,27 @@ indexed yet — each its code", async () => {
       const body = (checks: unknown[], extra = "") => `{"chainId":${CHAIN_ID}${extra},"checks":${stringify(checks)}}`;
 
       for (const text of ["{", `{"checks":[}`, "", "nul", `{"checks":[{"type":"all"}]`, "{'checks':[]}"]) {
-        expectBeyondSpecProblem(await postBatch(version, text), 400, "invalid_body");
+        expectProblem(await postBatch(version, text), 400, "invalid_body", null);
       }
       for (const text of ["[]", "{}", "null", '"checks"', `{"checks":{}}`, `{"checks":[]}`, `{"checks":"all"}`]) {
-        expectBeyondSpecProblem(await postBatch(version, text), 400, "invalid_body");
+        expectProblem(await postBatch(version, text), 400, "invalid_body", null);
       }
       for (const type of ["text/plain", "application/x-www-form-urlencoded", "application/jsonx", "text/json", null]) {
-        expectBeyondSpecProblem(await postBatch(version, body(good), type), 415, "unsupported_media_type");
+        expectProblem(await postBatch(version, body(good), type), 415, "unsupported_media_type", null);
       }
 
       // 10,000 checks are answered (see the batches' test); one more is too many.
       const many = validItems(version, 10_001);
-      expectBeyondSpecProblem(await postBatch(version, body(many)), 413, "content_too_large");
+      expectProblem(await postBatch(version, body(many)), 413, "content_too_large", null);
       // A body of exactly 4 MiB is answered; one byte more is too large.
       const exact = body(good).padEnd(MAX_BATCH_BYTES, " ");
       const fits = await postBatch(version, exact);
       expect(`${fits.status} ${JSON.parse(fits.text).length}`, tag(`${version} 4 MiB body`)).toBe("200 20");
-      expectBeyondSpecProblem(await postBatch(version, `${exact} `), 413, "content_too_large");
+      expectProblem(await postBatch(version, `${exact} `), 413, "content_too_large", null);
       // Sent in chunks, without a Content-Length: refused once past 4 MiB, on every process.
       for (const base of processes()) {
         const a = await postChunked(base, version, `${exact} `);
-        expectBeyondSpecProblem(a, 413, "content_too_large");
+        expectProblem(a, 413, "content_too_large", null);
       }
 
       // A bad item makes the whole batch a 400 naming it.
@@ -786,14 +785,14 @@ indexed yet — each its code", async () => {
       const notYet = [head + 1_000n, (1n << 63n) - 1n];
       for (const block of notYet) {
         const a = await postBatch(version, body(good, `,"blockNumber":"${block}"`));
-        const problem = expectBeyondSpecProblem(a, 400, "block_not_indexed", "blockNumber");
+        const problem = expectProblem(a, 400, "block_not_indexed", "blockNumber");
         await expectIndexedBlock(problem.indexedBlock, version, good);
       }
       const check = drawChecks(version, 1, lastWriteBlock).urls[0]!;
       for (const path of [check, listingPath(version, listed[version][0]!)]) {
         for (const block of notYet) {
           const a = await probe(`${path}&blockNumber=${block}`);
-          expectBeyondSpecProblem(a, 400, "block_not_indexed", "blockNumber");
+          expectProblem(a, 400, "block_not_indexed", "blockNumber");
         }
         // The same block in decimal and in 0x-hex is the same answer.
         const [dec, hex] = await Promise.all([

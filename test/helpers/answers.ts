@@ -25,14 +25,23 @@ export const without = (query: Query, name: string): Query => query.filter(([k])
 export const rename = (query: Query, from: string, to: string): Query =>
   query.map(([k, v]) => [k === from ? to : k, v]);
 
-/** The problem codes api-contract.md allows for each status. */
+/** The problem codes api-contract.md allows for each status (with "Beyond the interface spec"'s). */
 const PROBLEM_CODES: Record<number, string[]> = {
-  400: ["missing_parameter", "invalid_parameter", "conflicting_parameter", "unsupported_chain"],
+  400: [
+    "missing_parameter",
+    "invalid_parameter",
+    "conflicting_parameter",
+    "unsupported_chain",
+    "block_not_indexed",
+    "invalid_body",
+  ],
   401: ["invalid_api_key"],
   404: ["not_found"],
   405: ["method_not_allowed"],
+  413: ["content_too_large"],
+  415: ["unsupported_media_type"],
   429: ["rate_limited"],
-  503: ["chain_syncing"],
+  503: ["chain_syncing", "chain_reorganized"],
   500: ["internal"],
 };
 
@@ -46,8 +55,11 @@ export type ProblemBody = {
   [k: string]: unknown;
 };
 
-/** Asserts an RFC 9457 problem with the contract's fields (`param`: its name or names), and returns its body. */
-export function expectProblem(a: Answer, status: number, code?: string, param?: string | string[]): ProblemBody {
+/**
+ * Asserts an RFC 9457 problem with the contract's fields (`param`: its name or names; null: none),
+ * and returns its body.
+ */
+export function expectProblem(a: Answer, status: number, code?: string, param?: string | string[] | null): ProblemBody {
   const where = `${a.status} ${a.text}`;
   expect(a.status, where).toBe(status);
   expect(a.headers.get("content-type"), where).toMatch(/^application\/problem\+json(;|$)/);
@@ -62,7 +74,9 @@ export function expectProblem(a: Answer, status: number, code?: string, param?: 
   expect(body.detail.length, where).toBeGreaterThan(0);
   expect(PROBLEM_CODES[status], where).toContain(body.code);
   if (code !== undefined) expect(body.code, where).toBe(code);
-  if (param !== undefined) expect(Array.isArray(param) ? param : [param], where).toContain(body.param);
+  expect(body.type, where).toBe(`urn:delegation-lookup:problem:${body.code}`);
+  if (param === null) expect(body.param, where).toBeUndefined();
+  else if (param !== undefined) expect(Array.isArray(param) ? param : [param], where).toContain(body.param);
   // "no stack trace or SQL in the body"
   expect(a.text, where).not.toMatch(/\n\s+at |node_modules|SELECT |\.ts:\d+/);
   return body;
