@@ -109,8 +109,13 @@ export interface HistoryStore {
 const bigintOrNull = (value: unknown) => (value === null ? null : BigInt(value as string));
 const addressOrNull = (value: unknown) => (value ?? null) as Address | null;
 
+/**
+ * The position a row is ordered by. Its block column is selected as it is (bigint: a string, a
+ * number or a bigint, by driver), never as text, because the pages are ordered by that column: as
+ * text "35" sorts before "6", and no index gives that order.
+ */
 const positionOf = (row: Record<string, unknown>, block: string, logIndex: string): Position => ({
-  block: BigInt(row[block] as string),
+  block: BigInt(row[block] as string | number | bigint),
   logIndex: Number(row[logIndex]),
 });
 
@@ -156,7 +161,7 @@ export function createHistoryStore(execute: Execute, schema: string): HistorySto
   /** v2_delegation rows matching `where`, enabled at `at`, as listed, in first-enable order past `after`. */
   const v2Listed = (chainId: number, where: SQL, at: bigint, after: Position | undefined) => sql`
     SELECT d.delegation_type, d."from", d."to", d.contract, d.token_id::text AS token_id, d.rights,
-           e.amount::text AS amount, d.first_block::text AS first_block, d.first_log_index
+           e.amount::text AS amount, d.first_block, d.first_log_index
     FROM ${table("v2_delegation")} d
     CROSS JOIN LATERAL (${v2LastEvent(sql`d.hash`, chainId, at)}) e
     WHERE d.chain_id = ${chainId} AND ${where} AND d.first_block <= ${at.toString()}::bigint
@@ -181,7 +186,7 @@ export function createHistoryStore(execute: Execute, schema: string): HistorySto
    */
   const v1Listed = (chainId: number, where: SQL, at: bigint, after: Position | undefined) => sql`
     SELECT c.type, c.vault, c.delegate, c.contract, c.token_id::text AS token_id,
-           c.created_block::text AS created_block, c.created_log_index
+           c.created_block, c.created_log_index
     FROM ${table("v1_delegation_change")} c
     WHERE c.chain_id = ${chainId} AND ${where} AND c.block_number <= ${at.toString()}::bigint
       AND ${afterSql(sql`c.created_block`, sql`c.created_log_index`, after)}
@@ -204,10 +209,10 @@ export function createHistoryStore(execute: Execute, schema: string): HistorySto
     sql`e.block_number BETWEEN ${range.from.toString()}::bigint AND ${range.to.toString()}::bigint
       AND ${afterSql(sql`e.block_number`, sql`e.log_index`, after)}`;
   const eventOrder = sql`block_number, log_index`;
-  const eventColumns = sql`e.block_number::text AS block_number, e.block_timestamp::text AS block_timestamp,
+  const eventColumns = sql`e.block_number, e.block_timestamp::text AS block_timestamp,
     e.transaction_hash, e.log_index, e.kind, e.contract, e.token_id::text AS token_id`;
   const eventBase = (row: Record<string, unknown>) => ({
-    blockNumber: BigInt(row.block_number as string),
+    blockNumber: BigInt(row.block_number as string | number | bigint),
     blockTimestamp: BigInt(row.block_timestamp as string),
     transactionHash: row.transaction_hash as Hex,
     logIndex: Number(row.log_index),
