@@ -44,9 +44,17 @@ export const v2Delegation = onchainTable(
     pk: primaryKey({ columns: [table.chainId, table.hash] }),
     fromIndex: index().on(table.chainId, table.from, table.firstBlock, table.firstLogIndex),
     toIndex: index().on(table.chainId, table.to, table.firstBlock, table.firstLogIndex),
-    // Contract listings, with and without a token (api/history-store.ts).
+    // Contract listings: the contract's, a token's, and beside a token's the contract-wide ones by type
+    // (api/history-store.ts).
     contractIndex: index().on(table.chainId, table.contract, table.firstBlock, table.firstLogIndex),
     contractTokenIndex: index().on(table.chainId, table.contract, table.tokenId, table.firstBlock, table.firstLogIndex),
+    contractTypeIndex: index().on(
+      table.chainId,
+      table.contract,
+      table.delegationType,
+      table.firstBlock,
+      table.firstLogIndex,
+    ),
     // API replicas read what changed since the block they hold (api/replica/feed.ts).
     updatedIndex: index().on(table.chainId, table.updatedBlock),
   }),
@@ -219,7 +227,8 @@ export const v1DelegationChange = onchainTable(
       table.blockNumber,
       table.logIndex,
     ),
-    vaultIndex: index().on(table.chainId, table.vault, table.createdBlock, table.createdLogIndex),
+    // A vault's listing reads only the rows at its version then (api/history-store.ts).
+    vaultIndex: index().on(table.chainId, table.vault, table.vaultVersion, table.createdBlock, table.createdLogIndex),
     delegateIndex: index().on(table.chainId, table.delegate, table.createdBlock, table.createdLogIndex),
     contractIndex: index().on(table.chainId, table.contract, table.createdBlock, table.createdLogIndex),
     contractTokenIndex: index().on(

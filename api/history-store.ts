@@ -38,6 +38,9 @@ export type Page<T> = { items: (T & { position: Position })[]; more: boolean };
 /** The block range of a history request, both ends included. */
 export type BlockRange = { from: bigint; to: bigint };
 
+/** A wallet in one role of an event: the column that names it. */
+type Party = { column: SQL; wallet: Address };
+
 export type V2EventRow = {
   blockNumber: bigint;
   blockTimestamp: bigint;
@@ -112,8 +115,13 @@ export interface HistoryStore {
 const bigintOrNull = (value: unknown) => (value === null ? null : BigInt(value as string));
 const addressOrNull = (value: unknown) => (value ?? null) as Address | null;
 
+/**
+ * The position a row is ordered by. Its block column is selected as it is (bigint: a string, a
+ * number or a bigint, by driver), never as text, because the pages are ordered by that column: as
+ * text "35" sorts before "6", and no index gives that order.
+ */
 const positionOf = (row: Record<string, unknown>, block: string, logIndex: string): Position => ({
-  block: BigInt(row[block] as bigint | string),
+  block: BigInt(row[block] as string | number | bigint),
   logIndex: Number(row[logIndex]),
 });
 
@@ -181,7 +189,9 @@ export function createHistoryStore(execute: Execute, schema: string): HistorySto
 
   /**
    * Change rows `c` matching `where` that are their key's last change at or before `at` and in force
-   * then, past `after` in creation order.
+   * then, past `after` in creation order. The row's checks are one subplan, fenced by OFFSET 0: the
+   * planner cannot estimate it, whereas as separate clauses its guesses (an equality each) make it
+   * expect no row to pass, and then it reads the whole range and sorts rather than stop at the limit.
    */
   const v1Listed = (chainId: number, where: SQL, at: bigint, after: Position | undefined) => sql`
     SELECT c.type, c.vault, c.delegate, c.contract, c.token_id::text AS token_id,
@@ -189,29 +199,45 @@ export function createHistoryStore(execute: Execute, schema: string): HistorySto
     FROM ${table("v1_delegation_change")} c
     WHERE c.chain_id = ${chainId} AND ${where} AND c.block_number <= ${at.toString()}::bigint
       AND ${afterSql(sql`c.created_block`, sql`c.created_log_index`, after)}
-      AND NOT EXISTS (SELECT 1 FROM ${table("v1_delegation_change")} l
-        WHERE l.chain_id = c.chain_id AND l.vault = c.vault AND l.delegate = c.delegate AND l.type = c.type
-          AND l.contract = c.contract AND l.token_id = c.token_id AND l.block_number <= ${at.toString()}::bigint
-          AND (l.block_number, l.log_index) > (c.block_number, c.log_index))
-      AND ${v1InForceSql(
-        sql`c`,
-        v1VersionAt(sql`c.vault`, null, chainId, at),
-        v1VersionAt(sql`c.vault`, sql`c.delegate`, chainId, at),
-      )}`;
+      AND EXISTS (SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM ${table("v1_delegation_change")} l
+          WHERE l.chain_id = c.chain_id AND l.vault = c.vault AND l.delegate = c.delegate AND l.type = c.type
+            AND l.contract = c.contract AND l.token_id = c.token_id AND l.block_number <= ${at.toString()}::bigint
+            AND (l.block_number, l.log_index) > (c.block_number, c.log_index))
+        AND ${v1InForceSql(
+          sql`c`,
+          v1VersionAt(sql`c.vault`, null, chainId, at),
+          v1VersionAt(sql`c.vault`, sql`c.delegate`, chainId, at),
+        )} OFFSET 0)`;
   const v1Order = sql`created_block, created_log_index`;
   const v1Item = (row: Record<string, unknown>) => ({
     ...v1RowOf(row),
     position: positionOf(row, "created_block", "created_log_index"),
   });
 
-  const eventRange = (range: BlockRange, after: Position | undefined) =>
-    sql`e.block_number BETWEEN ${range.from.toString()}::bigint AND ${range.to.toString()}::bigint
-      AND ${afterSql(sql`e.block_number`, sql`e.log_index`, after)}`;
+  /**
+   * The events in the range past the cursor: the chain's, or a wallet's in one role (`party`). A
+   * wallet's range and cursor are written on (its column, block, log index), so that only the
+   * wallet's index can bound them: without statistics (PGlite) the planner may otherwise walk the
+   * chain's block index in order and filter it by the wallet.
+   */
+  const eventsIn = (range: BlockRange, after: Position | undefined, party?: Party) => {
+    const tuple = (lead: SQL | undefined, items: SQL[]) => sql`(${sql.join(lead ? [lead, ...items] : items, sql`, `)})`;
+    const key = (...columns: SQL[]) => tuple(party?.column, columns);
+    const value = (...values: SQL[]) => tuple(party && sql`${party.wallet}`, values);
+    const block = (n: bigint) => sql`${n.toString()}::bigint`;
+    return sql`${party ? sql`${party.column} = ${party.wallet}` : sql`true`}
+      AND ${key(sql`e.block_number`)} BETWEEN ${value(block(range.from))} AND ${value(block(range.to))}
+      AND ${
+        after === undefined
+          ? sql`true`
+          : sql`${key(sql`e.block_number`, sql`e.log_index`)} > ${value(block(after.block), sql`${after.logIndex}`)}`
+      }`;
+  };
   const eventOrder = sql`block_number, log_index`;
   const eventColumns = sql`e.block_number, e.block_timestamp::text AS block_timestamp,
     e.transaction_hash, e.log_index, e.kind, e.contract, e.token_id::text AS token_id`;
   const eventBase = (row: Record<string, unknown>) => ({
-    blockNumber: BigInt(row.block_number as bigint | string),
+    blockNumber: BigInt(row.block_number as string | number | bigint),
     blockTimestamp: BigInt(row.block_timestamp as string),
     transactionHash: row.transaction_hash as Hex,
     logIndex: Number(row.log_index),
@@ -252,13 +278,9 @@ export function createHistoryStore(execute: Execute, schema: string): HistorySto
                 at,
                 page.after,
               ),
-              // CONTRACT delegations cover every token of the contract (ERC20 ones have no token).
-              v2Listed(
-                chainId,
-                sql`d.contract = ${contract} AND d.token_id IS NULL AND d.delegation_type = 'CONTRACT'`,
-                at,
-                page.after,
-              ),
+              // CONTRACT delegations cover every token of the contract (ERC20 ones have no token). By
+              // type, not by a null token: an index range in list order (IS NULL gives no order).
+              v2Listed(chainId, sql`d.contract = ${contract} AND d.delegation_type = 'CONTRACT'`, at, page.after),
             ];
       return pageOf(await rows(merged(branches, v2Order, page)), page, v2Item);
     },
@@ -282,8 +304,11 @@ export function createHistoryStore(execute: Execute, schema: string): HistorySto
     },
 
     async v1Wallet(chainId, wallet, at, page) {
+      // As vault, only the rows at the vault's version then (an index range): one revokeAllDelegates
+      // voids any number of rows, and they are never read again (as api/store.ts reads the head).
+      const vaultVersion = v1VersionAt(sql`${wallet}`, null, chainId, at);
       const branches = [
-        v1Listed(chainId, sql`c.vault = ${wallet}`, at, page.after),
+        v1Listed(chainId, sql`c.vault = ${wallet} AND c.vault_version = ${vaultVersion}`, at, page.after),
         v1Listed(chainId, sql`c.delegate = ${wallet} AND c.vault <> ${wallet}`, at, page.after),
       ];
       return pageOf(await rows(merged(branches, v1Order, page)), page, v1Item);
@@ -308,14 +333,17 @@ export function createHistoryStore(execute: Execute, schema: string): HistorySto
     },
 
     async v2Events(chainId, wallet, range, page) {
-      const select = (where: SQL) => sql`
+      const select = (party?: Party, other = sql`true`) => sql`
         SELECT ${eventColumns}, e."from", e."to", e.rights, e.amount::text AS amount, e.enable
         FROM ${table("v2_event")} e
-        WHERE e.chain_id = ${chainId} AND ${where} AND ${eventRange(range, page.after)}`;
+        WHERE e.chain_id = ${chainId} AND ${eventsIn(range, page.after, party)} AND ${other}`;
       const branches =
         wallet === undefined
-          ? [select(sql`true`)]
-          : [select(sql`e."from" = ${wallet}`), select(sql`e."to" = ${wallet} AND e."from" <> ${wallet}`)];
+          ? [select()]
+          : [
+              select({ column: sql`e."from"`, wallet }),
+              select({ column: sql`e."to"`, wallet }, sql`e."from" <> ${wallet}`),
+            ];
       return pageOf(await rows(merged(branches, eventOrder, page)), page, (row) => ({
         ...eventBase(row),
         from: row.from as Address,
@@ -327,19 +355,20 @@ export function createHistoryStore(execute: Execute, schema: string): HistorySto
     },
 
     async v1Events(chainId, wallet, range, page) {
-      const select = (where: SQL) => sql`
+      const select = (party?: Party, other = sql`true`) => sql`
         SELECT ${eventColumns}, e.vault, e.delegate, e.value, e.revoked_delegate
         FROM ${table("v1_event")} e
-        WHERE e.chain_id = ${chainId} AND ${where} AND ${eventRange(range, page.after)}`;
+        WHERE e.chain_id = ${chainId} AND ${eventsIn(range, page.after, party)} AND ${other}`;
       // A wallet takes part as vault, as the event's delegate, or as the delegate a revokeDelegate revoked.
       const branches =
         wallet === undefined
-          ? [select(sql`true`)]
+          ? [select()]
           : [
-              select(sql`e.vault = ${wallet}`),
-              select(sql`e.delegate = ${wallet} AND e.vault <> ${wallet}`),
+              select({ column: sql`e.vault`, wallet }),
+              select({ column: sql`e.delegate`, wallet }, sql`e.vault <> ${wallet}`),
               select(
-                sql`e.revoked_delegate = ${wallet} AND e.vault <> ${wallet} AND e.delegate IS DISTINCT FROM ${wallet}`,
+                { column: sql`e.revoked_delegate`, wallet },
+                sql`e.vault <> ${wallet} AND e.delegate IS DISTINCT FROM ${wallet}`,
               ),
             ];
       return pageOf(await rows(merged(branches, eventOrder, page)), page, (row) => ({

@@ -190,12 +190,22 @@ export function createSqlStore(execute: Execute, schema: string): Store {
 
   const v1Rows = (rows: Record<string, unknown>[]) => rows.map(v1RowOf);
 
+  /**
+   * The row of each key of relation `keys` (`k`) that `row` (which names `k`) finds, one primary-key
+   * probe each: as a join the planner may instead read every row of the chain, and does so
+   * without statistics (PGlite never analyzes).
+   */
+  const byKey = (keys: SQL, row: SQL) => sql`SELECT d.* FROM ${keys} CROSS JOIN LATERAL (${row} LIMIT 1) d`;
+
   return {
     v2Enabled(chainId, hashes) {
-      // One parameter however many hashes (a batch asks up to 60,000). None (from = 0x0 or 0x1):
-      // still read the chain's checkpoint.
-      const where = sql`hash IN (SELECT jsonb_array_elements_text(${JSON.stringify(hashes)}::jsonb))`;
-      return view(chainId, v2(chainId, where), sql`d.hash`, (rows) => {
+      // One parameter however many hashes (a batch asks up to 60,000), each looked up by its key
+      // (see byKey). None (from = 0x0 or 0x1): still read the chain's checkpoint.
+      const found = byKey(
+        sql`jsonb_array_elements_text(${JSON.stringify(hashes)}::jsonb) AS k(hash)`,
+        v2(chainId, sql`hash = k.hash`),
+      );
+      return view(chainId, found, sql`d.hash`, (rows) => {
         const data = new Map<Hex, V2State>();
         for (const row of rows) data.set(row.hash as Hex, { enabled: true, amount: bigintOrNull(row.amount) ?? 0n });
         return data;
@@ -208,9 +218,14 @@ export function createSqlStore(execute: Execute, schema: string): Store {
     },
 
     v1InForce(chainId, keys) {
-      const where = sql`(d.vault, d.delegate, d.type, d.contract, d.token_id) IN (
-        SELECT k.vault, k.delegate, k.type, k.contract, k."tokenId" FROM ${v1KeysSql(keys)})`;
-      return view(chainId, v1(chainId, where), sql`d.created_block, d.created_log_index`, v1Rows);
+      const where = sql`d.vault = k.vault AND d.delegate = k.delegate AND d.type = k.type AND d.contract = k.contract
+        AND d.token_id = k."tokenId"`;
+      return view(
+        chainId,
+        byKey(v1KeysSql(keys), v1(chainId, where)),
+        sql`d.created_block, d.created_log_index`,
+        v1Rows,
+      );
     },
 
     async chainStates() {
