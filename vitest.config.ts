@@ -15,6 +15,8 @@ export default defineConfig({
         extends: true,
         test: {
           name: "unit",
+          // The unit tests first (seconds), then the integration tests.
+          sequence: { groupOrder: 0 },
           include: [
             "*.test.ts",
             "core/**/*.test.ts",
@@ -28,6 +30,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: "integration",
+          sequence: { groupOrder: 1 },
           include: ["test/**/*.test.ts"],
           // Chains and services start here: minutes, not seconds.
           testTimeout: 600_000,
