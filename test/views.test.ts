@@ -134,7 +134,7 @@ async function restAnswers(service: Service): Promise<Answers> {
 
 /** `npm start` on a new schema, on the views schema's default, and once it has indexed every write. */
 async function startIndexer(): Promise<Service> {
-  // DATABASE_VIEWS_SCHEMA empty is unset: the default, whatever the caller's environment says.
+  // DATABASE_VIEWS_SCHEMA empty is unset: the default (startService gives each run views of its own otherwise).
   const service = await startService({
     rpc: { [CHAIN_ID]: anvil.url },
     env: { DATABASE_VIEWS_SCHEMA: "", PGLITE_DIR: pgliteDir },
