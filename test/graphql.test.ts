@@ -345,7 +345,7 @@ describe("GraphQL", () => {
     expect(compared, tag("delegations in force compared")).toBeGreaterThan(50);
   });
 
-  it("past Ponder's limits a query is refused, naming the limit, never a 500; at the limit it is answered", async () => {
+  it("past Ponder's limits a query is refused, naming the limit (no 500); at the limit it is answered", async () => {
     const aliases = (n: number) => `{ ${Array.from({ length: n }, (_, i) => `a${i}: _meta { status }`).join(" ")} }`;
     // __schema, types, n times ofType, name: a depth of n + 3.
     const depth = (n: number) => `{ __schema { types { ${"ofType { ".repeat(n - 3)}name${" }".repeat(n - 3)} } } }`;
