@@ -1,6 +1,9 @@
 import { db } from "ponder:api";
-import { v2Delegation } from "ponder:schema";
+import ponderSchema, { v2Delegation } from "ponder:schema";
 import { getTableConfig } from "drizzle-orm/pg-core";
+import { Hono } from "hono";
+import { graphql } from "ponder";
+import { requireKey } from "../../api/access/middleware";
 import { openAccess } from "../../api/access/open";
 import { createApp } from "../../api/app";
 import { logBackfillProgress } from "../../api/backfill-progress";
@@ -16,7 +19,8 @@ import { ponderSettings } from "../../core/settings";
 /**
  * The glue between Ponder and the API: mounts the app over Ponder's read-only db, serving the
  * chains of the plan `npm start` handed over, and publishes them for API processes run apart
- * (`npm run serve`).
+ * (`npm run serve`). Beside it, /graphql: Ponder's GraphQL over the indexer's tables, with Ponder's
+ * query limits, for API key holders only (README, "GraphQL").
  */
 
 const { plan, database, access: accessSettings, behindAfterSeconds, reorgCheckSeconds } = ponderSettings(process.env);
@@ -39,13 +43,20 @@ watchDeepReorgs({
 // Ponder's server answers what Node's parser refuses as replicas do.
 onPonderServer(answerClientErrors);
 
-export default createApp({
-  store: createSqlStore((query) => db.execute(query), schema),
-  history: createHistoryStore((query) => db.execute(query), schema),
-  alarms,
-  chains,
-  access,
-  behindAfterSeconds,
-});
+const app = new Hono();
+// Before the API app, whose catch-all answers 404 for every path it does not serve.
+app.use("/graphql", requireKey(access.keys, "GraphQL"), graphql({ db, schema: ponderSchema }));
+app.route(
+  "/",
+  createApp({
+    store: createSqlStore((query) => db.execute(query), schema),
+    history: createHistoryStore((query) => db.execute(query), schema),
+    alarms,
+    chains,
+    access,
+    behindAfterSeconds,
+  }),
+);
+export default app;
 
 logBackfillProgress(plan.map((p) => p.chain.name));
