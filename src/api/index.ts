@@ -7,7 +7,7 @@ import { requireKey } from "../../api/access/middleware";
 import { openAccess } from "../../api/access/open";
 import { createApp } from "../../api/app";
 import { logBackfillProgress } from "../../api/backfill-progress";
-import { openChainAlarms } from "../../api/chain-alarms";
+import { openChainAlarms, refuseWhileAlarmed } from "../../api/chain-alarms";
 import { answerClientErrors } from "../../api/client-error";
 import { watchDeepReorgs } from "../../api/deep-reorg";
 import { createHistoryStore } from "../../api/history-store";
@@ -44,8 +44,14 @@ watchDeepReorgs({
 onPonderServer(answerClientErrors);
 
 const app = new Hono();
-// Before the API app, whose catch-all answers 404 for every path it does not serve.
-app.use("/graphql", requireKey(access.keys, "GraphQL"), graphql({ db, schema: ponderSchema }));
+// Before the API app, whose catch-all answers 404 for every path it does not serve. GraphQL reads
+// every chain's tables at once: a chain whose history mixes two branches refuses it whole.
+app.use(
+  "/graphql",
+  requireKey(access.keys, "GraphQL"),
+  refuseWhileAlarmed(alarms),
+  graphql({ db, schema: ponderSchema }),
+);
 app.route(
   "/",
   createApp({
