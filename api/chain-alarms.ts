@@ -64,7 +64,7 @@ export async function openChainAlarms(
  * reads that span every chain's tables at once, such as GraphQL.
  */
 export function refuseWhileAlarmed(alarms: ChainAlarms): MiddlewareHandler {
-  return async (c, next) => {
+  return async (_, next) => {
     const [alarm] = alarms.current().values();
     if (alarm !== undefined) return new Problem("chain_reorganized", alarm).response();
     await next();
