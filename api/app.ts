@@ -9,7 +9,7 @@ import type { HistoryStore } from "./history-store";
 import { portal } from "./portal";
 import { notFound, Problem } from "./problem";
 import { type Store, StoreBusy } from "./store";
-import { databaseUnavailable } from "./unavailable";
+import { databaseUnavailable, databaseUnreachable } from "./unavailable";
 import { v1 } from "./v1";
 import { v2 } from "./v2";
 
@@ -154,9 +154,7 @@ export function createApp(options: AppOptions): Hono<Env> {
     }
     if (databaseUnavailable(error)) {
       // Not a bug, and not a reason to guess: the answer needs the database.
-      return new Problem("chain_syncing", "the service's database cannot be reached; ask again in a moment", {
-        headers: { "Retry-After": "5" },
-      }).response(ERROR_CORS);
+      return databaseUnreachable().response(ERROR_CORS);
     }
     console.error(error);
     return new Problem("internal", "the service failed to answer; the error is logged").response(ERROR_CORS);

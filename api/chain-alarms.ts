@@ -4,7 +4,9 @@
  * indexer's schema name: every API process on the database refuses them, and an alarm outlives a
  * restart. A new indexer schema (a re-index) starts without any.
  */
+import type { MiddlewareHandler } from "hono";
 import { type AccessDb, migrate, table } from "./access/db";
+import { Problem } from "./problem";
 
 /** The alarms every API process holds in memory, and how the watcher raises one. */
 export type ChainAlarms = {
@@ -54,5 +56,17 @@ export async function openChainAlarms(
       );
     },
     close: () => clearInterval(timer),
+  };
+}
+
+/**
+ * Refuses every request while any chain is alarmed (503 chain_reorganized with its detail): for
+ * reads that span every chain's tables at once, such as GraphQL.
+ */
+export function refuseWhileAlarmed(alarms: ChainAlarms): MiddlewareHandler {
+  return async (_, next) => {
+    const [alarm] = alarms.current().values();
+    if (alarm !== undefined) return new Problem("chain_reorganized", alarm).response();
+    await next();
   };
 }

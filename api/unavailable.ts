@@ -1,4 +1,5 @@
 import { causes } from "../core/errors";
+import { Problem } from "./problem";
 
 /**
  * Whether an error means the database cannot be reached right now (refused, dropped, shutting
@@ -42,4 +43,11 @@ export function databaseUnavailable(error: unknown): boolean {
     if (e instanceof AggregateError && e.errors.some(databaseUnavailable)) return true;
   }
   return false;
+}
+
+/** The answer to a request whose database cannot be reached: 503 chain_syncing, ask again in 5 s. */
+export function databaseUnreachable(): Problem {
+  return new Problem("chain_syncing", "the service's database cannot be reached; ask again in a moment", {
+    headers: { "Retry-After": "5" },
+  });
 }

@@ -101,6 +101,7 @@ describe("defaults (README, Configuration)", () => {
     expect(settings).toMatchObject({
       port: 42069,
       schema: "delegations",
+      viewsSchema: "delegation_views",
       startBlocksFile: ".ponder/start-blocks.json",
       database: { url: undefined, pgliteDir: ".ponder/pglite" },
       access: { adminToken: undefined, schema: "delegation_access", trustedProxy: false },
@@ -113,6 +114,12 @@ describe("defaults (README, Configuration)", () => {
     expect(launcherSettings(env)).toMatchObject({ port: 8080, schema: "from_env" });
     expect(launcherSettings(env, ["--schema", "s", "--port", "9000"])).toMatchObject({ port: 9000, schema: "s" });
     expect(launcherSettings(env, ["-p", "9001"])).toMatchObject({ port: 9001 });
+  });
+
+  it("npm start: --views-schema on the command line wins over DATABASE_VIEWS_SCHEMA", () => {
+    const env = { DATABASE_VIEWS_SCHEMA: "analytics" };
+    expect(launcherSettings(env)).toMatchObject({ viewsSchema: "analytics" });
+    expect(launcherSettings(env, ["--views-schema", "v"])).toMatchObject({ viewsSchema: "v" });
   });
 
   it("npm run serve", () => {
@@ -166,6 +173,13 @@ describe("invalid values: an error that names the variable", () => {
   it.each(cases)("%s, in npm start", (_, env, message) => {
     expect(() => launcherSettings({ PONDER_RPC_URL_1: "http://a", ...env })).toThrow(SettingsError);
     expect(() => launcherSettings({ PONDER_RPC_URL_1: "http://a", ...env })).toThrow(message);
+  });
+
+  it("a views schema that is the indexer's own schema", () => {
+    const message = /^DATABASE_VIEWS_SCHEMA \(--views-schema\) is "s", the indexer's own schema/;
+    expect(() => launcherSettings({ DATABASE_SCHEMA: "s", DATABASE_VIEWS_SCHEMA: "s" })).toThrow(message);
+    expect(() => launcherSettings({ DATABASE_VIEWS_SCHEMA: "s" }, ["--schema", "s"])).toThrow(message);
+    expect(() => launcherSettings({ DATABASE_VIEWS_SCHEMA: "delegations" })).toThrow(SettingsError);
   });
 
   it("--port", () => {

@@ -49,6 +49,12 @@ export type LauncherSettings = ApiSettings & {
   port: number;
   /** The indexer's schema: `--schema`, else DATABASE_SCHEMA, else delegations. */
   schema: string;
+  /**
+   * Where Ponder keeps views of the indexer's tables under their own names, pointed at `schema` once
+   * its backfill is done (`ponder start --views-schema`): the names analysts' SQL uses, the same
+   * across re-indexes on new schemas. `--views-schema`, else DATABASE_VIEWS_SCHEMA, else delegation_views.
+   */
+  viewsSchema: string;
   /** START_BLOCKS_FILE (default .ponder/start-blocks.json): the start blocks found before. */
   startBlocksFile: string;
   /** The chains with a PONDER_RPC_URL_<id>, in table order; none set: Ethereum mainnet's public RPC. */
@@ -167,16 +173,25 @@ function option(args: readonly string[], ...names: string[]): string | undefined
   return value;
 }
 
-/** `npm start`'s settings from its environment and command line (`--port`, `--schema`). */
+/** `npm start`'s settings from its environment and command line (`--port`, `--schema`, `--views-schema`). */
 export function launcherSettings(env: Environment, args: readonly string[] = []): LauncherSettings {
   const cliPort = option(args, "--port", "-p");
   const configured = configuredChains(env);
   const mainnet = chainById(1)!;
   const publicFallback = configured.length === 0 ? mainnet : undefined;
+  const schema = option(args, "--schema") ?? indexerSchema(env);
+  const viewsSchema = option(args, "--views-schema") ?? text(env, "DATABASE_VIEWS_SCHEMA") ?? "delegation_views";
+  if (viewsSchema === schema) {
+    throw new SettingsError(
+      `DATABASE_VIEWS_SCHEMA (--views-schema) is ${JSON.stringify(schema)}, the indexer's own schema ` +
+        "(DATABASE_SCHEMA, --schema): the views need a schema of their own",
+    );
+  }
   return {
     ...api(env),
     port: (cliPort === undefined ? port(text(env, "PORT"), "PORT") : port(cliPort, "--port")) ?? 42069,
-    schema: option(args, "--schema") ?? indexerSchema(env),
+    schema,
+    viewsSchema,
     startBlocksFile: text(env, "START_BLOCKS_FILE") ?? ".ponder/start-blocks.json",
     chains: publicFallback ? [{ chain: mainnet, rpc: [mainnet.publicRpc!] }] : configured,
     publicFallback,

@@ -53,7 +53,9 @@ export type Service = {
  * made through the admin endpoint (unless `env` sets ADMIN_TOKEN to "").
  *
  * Each run has its own access schema too, so that keyless windows are not shared with other tests
- * on the same Postgres; services given the same ACCESS_SCHEMA share them.
+ * on the same Postgres; services given the same ACCESS_SCHEMA share them. And its own views schema:
+ * Ponder creates the views when the backfill is done, and two indexers creating the same views at
+ * once (two services started together) collide in Postgres's catalog, which stops one of them.
  */
 export async function startService(options: {
   rpc: Record<number, string>;
@@ -68,6 +70,7 @@ export async function startService(options: {
     PGLITE_DIR: join(dir, "pglite"),
     ADMIN_TOKEN: adminToken(),
     ACCESS_SCHEMA: `access_${schema}`,
+    DATABASE_VIEWS_SCHEMA: `views_${schema}`,
     ...Object.fromEntries(Object.entries(options.rpc).map(([id, url]) => [`PONDER_RPC_URL_${id}`, url])),
     ...options.env,
   };

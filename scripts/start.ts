@@ -4,13 +4,14 @@
  *
  * It works out the plan (core/plan.ts: the chains, their RPC URLs, the registries found on each and
  * their start blocks, scripts/launcher/discovery.ts) and runs `ponder start` with it, handed over in
- * an environment variable: ponder.config.ts only declares it. Ponder cannot start while a chain's
- * RPC is unreachable (its build asks every chain for its finalized block), and it exits with code 75
- * when an RPC fails for good while running. So until the plan is made and every chain's RPC answers
- * `eth_chainId` with its chain, this waits with backoff, answering on the service's port meanwhile
- * that every chain is syncing, and says what fails; if Ponder exits with 75 it waits again and
- * restarts it (Ponder resumes from its checkpoint). Any other exit ends this process with the same
- * code.
+ * an environment variable: ponder.config.ts only declares it. It names the indexer's schema and the
+ * views schema, where Ponder gives analysts' SQL names that outlive a re-index on a new schema.
+ * Ponder cannot start while a chain's RPC is unreachable (its build asks every chain for its
+ * finalized block), and it exits with code 75 when an RPC fails for good while running. So until the
+ * plan is made and every chain's RPC answers `eth_chainId` with its chain, this waits with backoff,
+ * answering on the service's port meanwhile that every chain is syncing, and says what fails; if
+ * Ponder exits with 75 it waits again and restarts it (Ponder resumes from its checkpoint). Any other
+ * exit ends this process with the same code.
  *
  * The first attempt makes the plan, then asks each RPC its chain id: on a healthy start an RPC's
  * first requests are the start-block search's, and the chain ids check that each RPC serves its
@@ -51,6 +52,8 @@ if (publicFallback) {
   );
 }
 if (!args.includes("--schema")) args.push("--schema", settings.schema);
+// Ponder points the views at the schema once its backfill is done (README, "Data model").
+if (!args.includes("--views-schema")) args.push("--views-schema", settings.viewsSchema);
 
 /** What the waiting room serves: the table's registries, their start blocks not known yet. */
 const served = chains.map(({ chain }) =>

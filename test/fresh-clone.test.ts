@@ -31,6 +31,7 @@ import { sendTx } from "../devkit/send";
 const SERVICE_VARIABLES = [
   "DATABASE_URL",
   "DATABASE_SCHEMA",
+  "DATABASE_VIEWS_SCHEMA",
   "PGLITE_DIR",
   "START_BLOCKS_FILE",
   "PORT",

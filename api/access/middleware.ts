@@ -2,6 +2,7 @@ import { isIP } from "node:net";
 import { getConnInfo } from "@hono/node-server/conninfo";
 import type { Context, MiddlewareHandler } from "hono";
 import { Problem } from "../problem";
+import { databaseUnavailable, databaseUnreachable } from "../unavailable";
 import type { KeyStore } from "./keys";
 import type { RateLimiter, Verdict } from "./limit";
 
@@ -20,6 +21,11 @@ export type AccessOptions = {
 function client(c: Context, trustProxy: boolean): string {
   const forwarded = trustProxy ? c.req.header("X-Forwarded-For")?.split(",")[0]?.trim() : undefined;
   return (forwarded && isIP(forwarded) ? forwarded : undefined) || getConnInfo(c).remote.address || "unknown";
+}
+
+/** Counts a use of `key`, or throws 401 invalid_api_key (saying `otherwise`) when it is unknown or revoked. */
+async function useKey(keys: KeyStore, key: string, otherwise: string): Promise<void> {
+  if (!(await keys.use(key))) throw new Problem("invalid_api_key", `the X-API-KEY is unknown or revoked; ${otherwise}`);
 }
 
 const seconds = (ms: number) => String(Math.ceil(ms / 1000));
@@ -50,12 +56,7 @@ export function requireAccess(options: AccessOptions): MiddlewareHandler<{ Varia
   return async (c, next) => {
     const key = c.req.header("X-API-KEY");
     if (key !== undefined) {
-      if (!(await options.keys.use(key))) {
-        throw new Problem(
-          "invalid_api_key",
-          "the X-API-KEY is unknown or revoked; send a valid key, or no key to be served within the keyless limit",
-        );
-      }
+      await useKey(options.keys, key, "send a valid key, or no key to be served within the keyless limit");
       c.set("spendKeyless", async () => {});
       return next();
     }
@@ -84,5 +85,27 @@ export function requireAccess(options: AccessOptions): MiddlewareHandler<{ Varia
     }
     await next();
     for (const [name, value] of Object.entries(headers ?? {})) c.res.headers.set(name, value);
+  };
+}
+
+/**
+ * Serves only requests with a valid X-API-KEY (counted as the key's use); any other is answered 401
+ * invalid_api_key, keyless ones too: for what has no keyless budget (GraphQL). It answers refusals
+ * itself, as it runs outside the API app (and its error handling): a database that cannot be
+ * reached is a 503 chain_syncing, as the app answers it.
+ */
+export function requireKey(keys: KeyStore, what: string): MiddlewareHandler {
+  return async (c, next) => {
+    const key = c.req.header("X-API-KEY");
+    try {
+      if (key === undefined)
+        throw new Problem("invalid_api_key", `${what} takes only requests with an X-API-KEY: send your API key`);
+      await useKey(keys, key, `${what} takes only requests with a valid key`);
+    } catch (error) {
+      if (error instanceof Problem) return error.response();
+      if (databaseUnavailable(error)) return databaseUnreachable().response();
+      throw error;
+    }
+    await next();
   };
 }

@@ -1,10 +1,13 @@
 import { db } from "ponder:api";
-import { v2Delegation } from "ponder:schema";
+import ponderSchema, { v2Delegation } from "ponder:schema";
 import { getTableConfig } from "drizzle-orm/pg-core";
+import { Hono } from "hono";
+import { graphql } from "ponder";
+import { requireKey } from "../../api/access/middleware";
 import { openAccess } from "../../api/access/open";
 import { createApp } from "../../api/app";
 import { logBackfillProgress } from "../../api/backfill-progress";
-import { openChainAlarms } from "../../api/chain-alarms";
+import { openChainAlarms, refuseWhileAlarmed } from "../../api/chain-alarms";
 import { answerClientErrors } from "../../api/client-error";
 import { watchDeepReorgs } from "../../api/deep-reorg";
 import { createHistoryStore } from "../../api/history-store";
@@ -16,7 +19,8 @@ import { ponderSettings } from "../../core/settings";
 /**
  * The glue between Ponder and the API: mounts the app over Ponder's read-only db, serving the
  * chains of the plan `npm start` handed over, and publishes them for API processes run apart
- * (`npm run serve`).
+ * (`npm run serve`). Beside it, /graphql: Ponder's GraphQL over the indexer's tables, with Ponder's
+ * query limits, for API key holders only (README, "GraphQL").
  */
 
 const { plan, database, access: accessSettings, behindAfterSeconds, reorgCheckSeconds } = ponderSettings(process.env);
@@ -39,13 +43,26 @@ watchDeepReorgs({
 // Ponder's server answers what Node's parser refuses as replicas do.
 onPonderServer(answerClientErrors);
 
-export default createApp({
-  store: createSqlStore((query) => db.execute(query), schema),
-  history: createHistoryStore((query) => db.execute(query), schema),
-  alarms,
-  chains,
-  access,
-  behindAfterSeconds,
-});
+const app = new Hono();
+// Before the API app, whose catch-all answers 404 for every path it does not serve. GraphQL reads
+// every chain's tables at once: a chain whose history mixes two branches refuses it whole.
+app.use(
+  "/graphql",
+  requireKey(access.keys, "GraphQL"),
+  refuseWhileAlarmed(alarms),
+  graphql({ db, schema: ponderSchema }),
+);
+app.route(
+  "/",
+  createApp({
+    store: createSqlStore((query) => db.execute(query), schema),
+    history: createHistoryStore((query) => db.execute(query), schema),
+    alarms,
+    chains,
+    access,
+    behindAfterSeconds,
+  }),
+);
+export default app;
 
 logBackfillProgress(plan.map((p) => p.chain.name));

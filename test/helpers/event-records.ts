@@ -43,7 +43,8 @@ async function timestampsOf(url: string, logs: readonly Log[]): Promise<void> {
   );
 }
 
-const V2_TYPE: Record<string, string> = {
+/** Each v2 event's delegation type, as a history record names it. */
+export const V2_TYPE: Record<string, string> = {
   DelegateAll: "ALL",
   DelegateContract: "CONTRACT",
   DelegateERC721: "ERC721",

@@ -1,0 +1,117 @@
+/**
+ * Seeded random writes to both real registries on an anvil chain: v2 writes of every kind
+ * (devkit/v2/generate.ts), v1 writes directly and through two contract wallets, revokeDelegate by a
+ * wallet among them (devkit/v1/generate.ts). Every transaction must succeed; each v1 log is checked
+ * to be its call's event, and kept with the call (what the log hides: the delegate a revokeDelegate
+ * revoked).
+ */
+import { type Address, getAddress } from "viem";
+import { abis } from "../../devkit/oracle";
+import { Rng } from "../../devkit/random";
+import { chainClient } from "../../devkit/rpc";
+import { type Receipt, roomyBlocks, SPREAD, sendAll } from "../../devkit/send";
+import {
+  makePools as makeV1Pools,
+  WriteGenerator as V1Generator,
+  type Pools as V1Pools,
+} from "../../devkit/v1/generate";
+import {
+  makePools as makeV2Pools,
+  WriteGenerator as V2Generator,
+  type Pools as V2Pools,
+  txRequest as v2TxRequest,
+} from "../../devkit/v2/generate";
+import { revokedDelegates } from "./event-records";
+import { type Effect, effectsOf } from "./v1/effects";
+import { type CompiledWallet, compileWallet, txRequest as v1TxRequest } from "./v1/wallet";
+
+const lower = (a: string) => a.toLowerCase() as Address;
+
+/** The writes of one chain and what they did. */
+export class SeededWrites {
+  /** Every v1 write that took effect, in chain order. */
+  readonly effects: Effect[] = [];
+  /** The newest block holding a write. */
+  lastWriteBlock = 0n;
+
+  private constructor(
+    private readonly url: string,
+    private readonly seed: number,
+    private readonly registries: { v1: Address; v2: Address },
+    private readonly wallet: CompiledWallet,
+    readonly pools: { v1: V1Pools; v2: V2Pools },
+    private readonly generators: { v1: V1Generator; v2: V2Generator },
+  ) {}
+
+  /**
+   * Writes to the registries at `registries` on the anvil chain at `url`, seeded by `seed`: gives
+   * the chain roomy blocks and deploys the contract wallets (by anvil's last account).
+   */
+  static async on(url: string, seed: number, registries: { v1: Address; v2: Address }): Promise<SeededWrites> {
+    await roomyBlocks(url);
+    const accounts = await chainClient(url).getAddresses();
+    const wallet = compileWallet();
+    const deployer = accounts[19]!;
+    const nonce = await chainClient(url).getTransactionCount({ address: deployer, blockTag: "pending" });
+    const deployed = await sendAll(
+      url,
+      [0, 1].map((k) => ({ from: deployer, data: wallet.bytecode, gas: 1_500_000n, nonce: nonce + k })),
+      seed,
+    );
+    const contractWallets = deployed.map((r) => getAddress(r.contractAddress!));
+    const pools = { v1: makeV1Pools(accounts, contractWallets), v2: makeV2Pools(accounts) };
+    const generators = {
+      v1: new V1Generator(new Rng((seed ^ 0x6a09e667) >>> 0), pools.v1),
+      v2: new V2Generator(new Rng(seed), pools.v2),
+    };
+    return new SeededWrites(url, seed, registries, wallet, pools, generators);
+  }
+
+  /** Every wallet the writes may name, per version (lowercase). */
+  wallets(): { v1: Address[]; v2: Address[] } {
+    const { v1, v2 } = this.pools;
+    return {
+      v2: [...new Set([...v2.senders, ...v2.delegates].map(lower))],
+      v1: [...new Set([...v1.eoas, ...v1.wallets, ...v1.delegates].map(lower))],
+    };
+  }
+
+  /** The delegate each v1 RevokeDelegate log revoked (for the chain's event records). */
+  revoked(): Map<string, Address> {
+    return revokedDelegates(this.effects);
+  }
+
+  /** `n` random v2 transactions, spread over several blocks. */
+  async v2(n: number): Promise<void> {
+    const { senders } = this.pools.v2;
+    for (const s of senders) this.generators.v2.nonces.set(s, await this.pending(s));
+    const txs = Array.from({ length: n }, () => v2TxRequest(this.registries.v2, abis.v2, this.generators.v2.nextTx()));
+    this.seen(await sendAll(this.url, txs, this.seed, SPREAD), "v2 writes");
+  }
+
+  /** `n` random v1 transactions, and `walletRevokes` revokeDelegate calls by contract wallets among them. */
+  async v1(n: number, walletRevokes: number): Promise<void> {
+    for (const e of this.pools.v1.eoas) this.generators.v1.nonces.set(e, await this.pending(e));
+    const txs = Array.from({ length: n }, () => this.generators.v1.nextTx());
+    for (let i = 0; i < walletRevokes; i++) txs.push(this.generators.v1.walletRevokeTx());
+    const requests = txs.map((tx) => v1TxRequest(tx, this.registries.v1, abis.v1, this.wallet));
+    const receipts = await sendAll(this.url, requests, this.seed);
+    this.seen(receipts, "v1 writes");
+    const made = effectsOf(abis.v1, this.registries.v1, txs, receipts);
+    if (made.problems.length > 0)
+      throw new Error(`[SEED=${this.seed}] v1 logs that are not their calls' events: ${made.problems.join("; ")}`);
+    this.effects.push(...made.effects);
+  }
+
+  private pending(a: Address): Promise<number> {
+    return chainClient(this.url).getTransactionCount({ address: a, blockTag: "pending" });
+  }
+
+  /** Throws unless every transaction succeeded; notes the newest block written. */
+  private seen(receipts: Receipt[], what: string): void {
+    const failed = receipts.filter((r) => r.status !== "0x1").map((r) => r.transactionHash);
+    if (failed.length > 0) throw new Error(`[SEED=${this.seed}] ${what}: transactions that reverted: ${failed}`);
+    for (const r of receipts)
+      if (BigInt(r.blockNumber) > this.lastWriteBlock) this.lastWriteBlock = BigInt(r.blockNumber);
+  }
+}
