@@ -117,11 +117,20 @@ const allChecks = (data: Dataset, rng: Rng): Checks<unknown>[] =>
   ] as Checks<unknown>[];
 
 /** The seeded queries of `checks` and misses, a MISS_SHARE of them, shuffled. */
-const drawn = <Q>(c: Checks<Q>, rng: Rng) =>
+const drawn = <Q>(c: Checks<Q>, rng: Rng) => drawnMarked(c, rng).map(({ q }) => q);
+
+/** As `drawn`, each query marked as a hit (seeded to hold at the head) or a miss. */
+const drawnMarked = <Q>(c: Checks<Q>, rng: Rng) =>
   rng.shuffle([
-    ...c.hits,
-    ...Array.from({ length: Math.round((c.hits.length * MISS_SHARE) / (1 - MISS_SHARE)) }, c.miss),
+    ...c.hits.map((q) => ({ q, hit: true })),
+    ...Array.from({ length: Math.round((c.hits.length * MISS_SHARE) / (1 - MISS_SHARE)) }, () => ({
+      q: c.miss(),
+      hit: false,
+    })),
   ]);
+
+/** Random blocks drawn for a hit before settling for one where it does not hold. */
+const HIT_DRAWS = 8;
 
 /** A block among those seeded, at random. */
 function pastBlock(data: Dataset, rng: Rng): bigint {
@@ -131,7 +140,15 @@ function pastBlock(data: Dataset, rng: Rng): bigint {
 
 /** A GET check route: each query at the head, or (`past`) at a random seeded block. */
 function checkRoute<Q>(data: Dataset, c: Checks<Q>, rng: Rng, past: boolean): Route {
-  const asked = drawn(c, rng).map((q) => ({ q, block: past ? pastBlock(data, rng) : undefined }));
+  // A hit is asked at a random block where it held (one of a few draws), as a snapshot asks about
+  // holders: random blocks alone would mostly ask before the delegation was made.
+  const blockFor = (q: Q, hit: boolean) => {
+    let block = pastBlock(data, rng);
+    for (let draw = 1; hit && draw < HIT_DRAWS && ["false", "0"].includes(toJson(c.answer(q, block))); draw++)
+      block = pastBlock(data, rng);
+    return block;
+  };
+  const asked = drawnMarked(c, rng).map(({ q, hit }) => ({ q, block: past ? blockFor(q, hit) : undefined }));
   const answer = (i: number) => toJson(c.answer(asked[i]!.q, asked[i]!.block));
   return {
     label: `${c.version} check ${c.kind}${past ? " at a past block" : ""}`,
