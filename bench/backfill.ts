@@ -124,7 +124,7 @@ export async function measureBackfill(
   log: (line: string) => void,
 ): Promise<BackfillFigures> {
   return cleanup.scope(async () => {
-    const chain = await startChain(cleanup, BLOCK_GAS_LIMIT);
+    const chain = await startChain(cleanup, { blockGasLimit: BLOCK_GAS_LIMIT });
     let started = Date.now();
     const { blocks } = await sendEvents(chain.anvil.url, chain.registry, events, seed);
     const sendMs = Date.now() - started;

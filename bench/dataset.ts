@@ -1,38 +1,101 @@
 /**
- * The seeded dataset of the API measurements: rows of the indexer's state tables, made at random
- * from a seed, and the state they amount to (what each check and listing must answer).
+ * The seeded dataset of the API measurements: a registry history made at random from a seed — the
+ * events themselves and every row the indexer derives from them — and the state it amounts to at
+ * the end of every block (what each check, listing and page must answer).
  *
- * Rows are keyed as the indexer keys them, by core/'s own functions: a v2 row by
- * v2DelegationHash of its fields, a v1 row by its (vault, delegate, type, contract, tokenId) and the
- * versions current when it was written, so that v1InForce decides which count.
+ * Each growth step spreads its new delegations over blocks mined for it (each block's share drawn at
+ * random: many hold a few, some none, a few a burst), and makes every event in block and log order:
+ * - v2: a delegation's first enable at its first_block/first_log_index; some are revoked later, some
+ *   of those enabled again, some amounts changed. Its whole fate is drawn when it is made (its later
+ *   events queued for their blocks), so its v2_delegation row is written then, with the state
+ *   core/v2.ts's v2NextState gives after all of them.
+ * - v1: delegateFor* events with their v1_delegation_change rows (v1NextState at the versions current
+ *   then); some keys set false later, some of those true again; before some new delegations the
+ *   vault calls revokeAllDelegates, or the pair is revoked (the vault's revokeDelegate, logged as
+ *   RevokeDelegate(vault, vault), or the delegate's revokeSelf), each with its v1_version_change row.
+ *   v1_delegation and the counters are written after the step, at their final values.
+ * Rows are keyed as the indexer keys them, by core/'s own functions; every event carries its block's
+ * hash and time as the chain has them. Hot wallets (listings, wallet histories, pages) get all their
+ * delegations in the first part of the step, each in force from its one event, with one-off
+ * counterparts: their lists and histories hold exactly their own.
  */
 import { type Address, type Hex, zeroAddress, zeroHash } from "viem";
-import { type V1CheckQuery, type V1Key, type V1State, type V1Type, type V1Versions, v1InForce } from "../core/v1";
-import { isAmountType, type V2CheckQuery, type V2DelegationType, type V2State, v2DelegationHash } from "../core/v2";
+import type { V1EventRow as HistoryV1EventRow, V2EventRow as HistoryV2EventRow } from "../api/history-store";
+import type { V1Row, V2Row } from "../api/store";
+import {
+  type V1CheckQuery,
+  type V1Key,
+  type V1State,
+  type V1Type,
+  v1InForce,
+  v1KeyString,
+  v1NextState,
+} from "../core/v1";
+import {
+  isAmountType,
+  type V2CheckQuery,
+  type V2DelegationType,
+  type V2State,
+  v2DelegationHash,
+  v2NextState,
+} from "../core/v2";
 import { Rng } from "../devkit/random";
 import { WRITE_RIGHTS } from "../devkit/v2/generate";
-import type { v1Delegation, v1PairVersion, v1VaultVersion, v2Delegation } from "../ponder.schema";
+import type {
+  v1Delegation,
+  v1DelegationChange,
+  v1Event,
+  v1PairVersion,
+  v1VaultVersion,
+  v1VersionChange,
+  v2Delegation,
+  v2Event,
+} from "../ponder.schema";
 
-export type V2DelegationRow = typeof v2Delegation.$inferInsert;
-export type V1DelegationRow = typeof v1Delegation.$inferInsert;
+/** Rows as written, with the types the API reads them as (api/store.ts, api/history-store.ts). */
+export type V2DelegationRow = typeof v2Delegation.$inferInsert & V2Row;
+export type V2EventRow = typeof v2Event.$inferInsert & HistoryV2EventRow;
+export type V1DelegationRow = typeof v1Delegation.$inferInsert & V1Row;
+export type V1EventRow = typeof v1Event.$inferInsert & HistoryV1EventRow;
+export type V1ChangeRow = typeof v1DelegationChange.$inferInsert;
+export type V1VersionChangeRow = typeof v1VersionChange.$inferInsert;
 export type VaultVersionRow = typeof v1VaultVersion.$inferInsert;
 export type PairVersionRow = typeof v1PairVersion.$inferInsert;
 
-/** The rows one growth step adds, in batches. */
-export type Growth = {
-  v2: Iterable<V2DelegationRow[]>;
-  v1: Iterable<V1DelegationRow[]>;
-  /** The version counters this step moved, at their values after it (written after `v1`). */
-  versions(): { vaults: VaultVersionRow[]; pairs: PairVersionRow[] };
+/** A block the history is spread over: its number, and its hash and time as the chain has them. */
+export type SeedBlock = { number: bigint; hash: Hex; timestamp: bigint };
+
+/** Rows of one growth step, a batch at a time, in the order they were made. */
+export type RowBatch = {
+  v2Delegations: V2DelegationRow[];
+  v2Events: V2EventRow[];
+  v1Events: V1EventRow[];
+  v1Changes: V1ChangeRow[];
+  v1VersionChanges: V1VersionChangeRow[];
 };
 
-/** Where rows of one step were written: blocks the indexer's checkpoint has passed. */
-export type BlockRange = { first: bigint; last: bigint };
+/** What one growth step writes: its batches, then the state rows only the whole step settles. */
+export type Growth = {
+  batches: Iterable<RowBatch>;
+  /** After the batches: the v1 delegations this step created and the counters it moved, at their final values. */
+  final(): { v1Delegations: V1DelegationRow[]; vaults: VaultVersionRow[]; pairs: PairVersionRow[] };
+};
 
+/** A hot wallet: its delegations as listed and its events, in order (one event each). */
+export type HotWallet<Row, Event> = { size: number; rows: Row[]; events: Event[] };
+
+/** One registry version's events, in order: each one's position, and a uniform sample with their index. */
+export type EventLog<Event> = { positions: number[]; sample: Reservoir<{ index: number; row: Event }> };
+
+/** Rows per batch written. */
 const BATCH = 10_000;
 const CONTRACTS = 1_000;
 /** Token ids are drawn below this. */
 export const TOKEN_IDS = 100_000;
+/** Hot wallets' delegations are among this first share of each step's new delegations of their version. */
+const HOT_SHARE = 0.6;
+/** Listings at a past block ask at the block of this share of the step's new delegations: after every hot one. */
+const SNAPSHOT_SHARE = 0.75;
 
 const V2_TYPES: readonly (readonly [number, V2DelegationType])[] = [
   [20, "ALL"],
@@ -46,15 +109,46 @@ const V1_TYPES: readonly (readonly [number, V1Type])[] = [
   [30, "CONTRACT"],
   [40, "TOKEN"],
 ];
+/** The registries' event names. */
+const V2_EVENT: Record<V2DelegationType, string> = {
+  ALL: "DelegateAll",
+  CONTRACT: "DelegateContract",
+  ERC721: "DelegateERC721",
+  ERC20: "DelegateERC20",
+  ERC1155: "DelegateERC1155",
+};
+const V1_EVENT: Record<V1Type, string> = {
+  ALL: "DelegateForAll",
+  CONTRACT: "DelegateForContract",
+  TOKEN: "DelegateForToken",
+};
 
 /** A random address (lowercase). */
 export const randomAddress = (rng: Rng): Address => `0x${rng.bigint(160).toString(16).padStart(40, "0")}`;
-const v1KeyString = (k: Pick<V1Key, "type" | "vault" | "delegate" | "contract" | "tokenId">) =>
-  `${k.type}|${k.vault}|${k.delegate}|${k.contract}|${k.tokenId}`;
+const randomHash = (rng: Rng): Hex => `0x${rng.bigint(256).toString(16).padStart(64, "0")}`;
 const pairString = (vault: Address, delegate: Address) => `${vault}|${delegate}`;
 
+/** An event's place on the chain as one number, ordered as (block, log index). */
+export const positionOf = (block: bigint | number, logIndex: number) => Number(block) * 2 ** 20 + logIndex;
+/** The (block, log index) of a position. */
+export const positionParts = (position: number) => ({
+  block: BigInt(Math.floor(position / 2 ** 20)),
+  logIndex: position % 2 ** 20,
+});
+
+/** An event's id, as wide as Ponder's (a checkpoint: time, chain, block, transaction, event type, log). */
+const eventId = (chainId: number, block: SeedBlock, logIndex: number) =>
+  [
+    block.timestamp.toString().padStart(10, "0"),
+    String(chainId).padStart(16, "0"),
+    block.number.toString().padStart(16, "0"),
+    String(logIndex).padStart(16, "0"),
+    "5",
+    String(logIndex).padStart(16, "0"),
+  ].join("");
+
 /** A uniform sample of a stream, kept at a fixed size (reservoir sampling). */
-class Reservoir<T> {
+export class Reservoir<T> {
   readonly items: T[] = [];
   private seen = 0;
   constructor(
@@ -71,6 +165,37 @@ class Reservoir<T> {
   }
 }
 
+/** A value over blocks: what it was at the end of each block. */
+class Timeline<T> {
+  private readonly blocks: number[] = [];
+  private readonly values: T[] = [];
+
+  /** Sets the value from `block` on (the last value set in a block holds at its end). */
+  set(block: number, value: T): void {
+    if (this.blocks.at(-1) === block) this.values[this.values.length - 1] = value;
+    else {
+      this.blocks.push(block);
+      this.values.push(value);
+    }
+  }
+
+  /** The value at the end of `block` (the newest without one); undefined before it was first set. */
+  at(block?: number): T | undefined {
+    if (block === undefined) return this.values.at(-1);
+    let [low, high] = [0, this.blocks.length];
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      if (this.blocks[middle]! <= block) low = middle + 1;
+      else high = middle;
+    }
+    return low === 0 ? undefined : this.values[low - 1];
+  }
+
+  get lastBlock(): number | undefined {
+    return this.blocks.at(-1);
+  }
+}
+
 export type V2CheckKind = V2CheckQuery["kind"];
 export type V1CheckKind = V1CheckQuery["kind"];
 const V2_KIND: Record<V2DelegationType, V2CheckKind> = {
@@ -82,27 +207,46 @@ const V2_KIND: Record<V2DelegationType, V2CheckKind> = {
 };
 const V1_KIND: Record<V1Type, V1CheckKind> = { ALL: "all", CONTRACT: "contract", TOKEN: "token" };
 
-/** The seeded rows, grown step by step, and what each check and listing must answer over them. */
+/** A write's place: the block, and the next log index in it. */
+type Slot = { block: SeedBlock; logIndex: number };
+/** The events of one step that wait for a later block, by the block's index in the step. */
+type Queue = Map<number, ((slot: () => Slot, out: RowBatch) => void)[]>;
+
+const emptyBatch = (): RowBatch => ({
+  v2Delegations: [],
+  v2Events: [],
+  v1Events: [],
+  v1Changes: [],
+  v1VersionChanges: [],
+});
+const batchSize = (b: RowBatch) =>
+  b.v2Delegations.length + b.v2Events.length + b.v1Events.length + b.v1Changes.length + b.v1VersionChanges.length;
+
+/** The seeded history, grown step by step, and what each check, listing and page must answer over it. */
 export class Dataset {
   readonly chainId: number;
   readonly wallets: Address[];
   readonly contracts: Address[];
-  /** Every v2 delegation hash seeded, with its state. */
-  private readonly v2 = new Map<Hex, V2State>();
-  private readonly v1 = new Map<string, V1State>();
-  private readonly vaultVersions = new Map<Address, { version: number; updatedBlock: bigint }>();
-  private readonly pairVersions = new Map<
-    string,
-    { vault: Address; delegate: Address; version: number; updatedBlock: bigint }
-  >();
-  /** Hot wallets (apart from `wallets`: only their own rows name them) and their delegations, per version. */
-  readonly hot = { v2: new Map<Address, number>(), v1: new Map<Address, number>() };
-  /** Checks built from seeded rows, a uniform sample of all rows so far, per route. */
+  /** Every v2 delegation hash seeded, with its state over blocks. */
+  private readonly v2 = new Map<Hex, Timeline<V2State>>();
+  private readonly v1 = new Map<string, { key: V1Key; state: Timeline<V1State> }>();
+  private readonly vaultVersions = new Map<Address, Timeline<number>>();
+  private readonly pairVersions = new Map<string, { vault: Address; delegate: Address; version: Timeline<number> }>();
+  /** Hot wallets (apart from `wallets`: only their own rows name them), per version. */
+  readonly hot = {
+    v2: new Map<Address, HotWallet<V2DelegationRow, V2EventRow>>(),
+    v1: new Map<Address, HotWallet<V1DelegationRow, V1EventRow>>(),
+  };
+  /** Checks built from seeded delegations, a uniform sample of all so far, per route. */
   readonly v2Samples = new Map<V2CheckKind, Reservoir<V2CheckQuery>>();
   readonly v1Samples = new Map<V1CheckKind, Reservoir<V1CheckQuery>>();
+  /** Every event so far, per version. */
+  readonly events: { v2: EventLog<V2EventRow>; v1: EventLog<V1EventRow> };
+  /** The blocks seeded so far (first and last), and a block after every hot wallet's delegations but the head. */
+  blocks: { first: bigint; last: bigint } | undefined;
+  snapshotBlock: bigint | undefined;
   private readonly used: Uint8Array;
   private readonly rng: Rng;
-  private logIndex = 0;
 
   constructor(seed: number, options: { chainId: number; wallets: number; samplesPerRoute: number }) {
     this.chainId = options.chainId;
@@ -115,12 +259,22 @@ export class Dataset {
       this.v2Samples.set(kind, new Reservoir(options.samplesPerRoute, sampling));
     for (const kind of Object.values(V1_KIND))
       this.v1Samples.set(kind, new Reservoir(options.samplesPerRoute, sampling));
+    this.events = {
+      v2: { positions: [], sample: new Reservoir(options.samplesPerRoute, sampling) },
+      v1: { positions: [], sample: new Reservoir(options.samplesPerRoute, sampling) },
+    };
   }
 
   get counts() {
     let wallets = 0;
     for (const u of this.used) wallets += u;
-    return { v2: this.v2.size, v1: this.v1.size, wallets: wallets + this.hot.v2.size + this.hot.v1.size };
+    return {
+      v2: this.v2.size,
+      v1: this.v1.size,
+      wallets: wallets + this.hot.v2.size + this.hot.v1.size,
+      v2Events: this.events.v2.positions.length,
+      v1Events: this.events.v1.positions.length,
+    };
   }
 
   private randomWallet(): Address {
@@ -129,16 +283,9 @@ export class Dataset {
     return this.wallets[i]!;
   }
 
-  /**
-   * The other party of a delegation: a hot wallet's is a one-off address, so that no other row (and
-   * no version bump) touches its delegations, and its listing holds exactly its own.
-   */
+  /** The other party of a delegation: a hot wallet's is a one-off address (see the module's head). */
   private counterpart(hot: Address | undefined): Address {
     return hot === undefined ? this.randomWallet() : randomAddress(this.rng);
-  }
-
-  private randomContract(): Address {
-    return this.rng.pick(this.contracts);
   }
 
   private randomTokenId(): bigint {
@@ -146,181 +293,415 @@ export class Dataset {
   }
 
   /**
-   * Adds `v2` and `v1` delegations at blocks in `blocks`, of which `hot` per version belong to new
-   * hot wallets (each hot wallet half delegating, half delegated to; all in force). Lazy: rows are
-   * made as the batches are taken, so a million rows need not be held at once.
+   * Adds `v2` and `v1` delegations, with their later events, over `blocks` (newer than any seeded
+   * before); `hot` per version belong to new hot wallets (each half delegating, half delegated to).
+   * Lazy: rows are made as the batches are taken, so a million need not be held at once.
    */
-  grow(counts: { v2: number; v1: number }, hot: readonly number[], blocks: BlockRange): Growth {
-    const total = counts.v2 + counts.v1;
-    let made = 0;
-    const position = () => {
-      const span = blocks.last - blocks.first + 1n;
-      const block = blocks.first + (BigInt(made++) * span) / BigInt(Math.max(total, 1));
-      return { block, logIndex: this.logIndex++ % 2 ** 31 };
+  grow(counts: { v2: number; v1: number }, hot: readonly number[], blocks: readonly SeedBlock[]): Growth {
+    const last = blocks.at(-1);
+    if (last === undefined) throw new Error("no blocks to seed");
+    if (this.blocks && blocks[0]!.number <= this.blocks.last) throw new Error("a step's blocks follow the last step's");
+    this.blocks = { first: this.blocks?.first ?? blocks[0]!.number, last: last.number };
+    const plans = {
+      v2: this.hotPlan(this.hot.v2, hot, counts.v2),
+      v1: this.hotPlan(this.hot.v1, hot, counts.v1),
     };
-    const hotWallets = (version: "v1" | "v2") =>
-      hot.map((size) => {
-        const wallet = randomAddress(this.rng);
-        this.hot[version].set(wallet, size);
-        return { wallet, size };
-      });
+    const touched = new Set<string>();
     const moved = { vaults: new Set<Address>(), pairs: new Set<string>() };
-
-    function* batches<R>(
-      count: number,
-      hotOnes: { wallet: Address; size: number }[],
-      make: (hot: Address | undefined, outgoing: boolean) => R | undefined,
-    ) {
-      const plan = hotOnes.flatMap(({ wallet, size }) =>
-        Array.from({ length: size }, (_, i) => [wallet, i % 2 === 0] as const),
-      );
-      if (plan.length > count)
-        throw new Error(`hot wallets need ${plan.length} delegations, more than the ${count} of this step`);
-      let batch: R[] = [];
-      for (let i = 0; i < count; ) {
-        const [wallet, outgoing] = plan[i] ?? [undefined, false];
-        const row = make(wallet, outgoing);
-        if (row === undefined) continue; // a key already seeded: draw again
-        batch.push(row);
-        i++;
-        if (batch.length === BATCH) {
-          yield batch;
-          batch = [];
-        }
-      }
-      if (batch.length > 0) yield batch;
-    }
-
     return {
-      v2: batches(counts.v2, hotWallets("v2"), (hotWallet, outgoing) => this.v2Row(hotWallet, outgoing, position)),
-      v1: batches(counts.v1, hotWallets("v1"), (hotWallet, outgoing) =>
-        this.v1Row(hotWallet, outgoing, position, moved),
-      ),
-      versions: () => ({
-        vaults: [...moved.vaults].map((vault) => ({ chainId: this.chainId, vault, ...this.vaultVersions.get(vault)! })),
+      batches: this.steps(counts, plans, blocks, touched, moved, hot.length > 0),
+      final: () => ({
+        v1Delegations: [...touched].map((k) => this.v1Row(k)),
+        vaults: [...moved.vaults].map((vault) => {
+          const version = this.vaultVersions.get(vault)!;
+          return { chainId: this.chainId, vault, version: version.at()!, updatedBlock: BigInt(version.lastBlock!) };
+        }),
         pairs: [...moved.pairs].map((pair) => {
-          const { vault, delegate, version, updatedBlock } = this.pairVersions.get(pair)!;
-          return { chainId: this.chainId, vault, delegate, version, updatedBlock };
+          const { vault, delegate, version } = this.pairVersions.get(pair)!;
+          return {
+            chainId: this.chainId,
+            vault,
+            delegate,
+            version: version.at()!,
+            updatedBlock: BigInt(version.lastBlock!),
+          };
         }),
       }),
     };
   }
 
-  private v2Row(
-    hot: Address | undefined,
-    outgoing: boolean,
-    position: () => { block: bigint; logIndex: number },
-  ): V2DelegationRow | undefined {
+  /** New hot wallets of the given sizes; their delegations' order: which wallet, and whether outgoing. */
+  private hotPlan<R, E>(into: Map<Address, HotWallet<R, E>>, sizes: readonly number[], count: number) {
+    const plan = sizes.flatMap((size) => {
+      const wallet = randomAddress(this.rng);
+      const hot: HotWallet<R, E> = { size, rows: [], events: [] };
+      into.set(wallet, hot);
+      return Array.from({ length: size }, (_, i) => ({ wallet, hot, outgoing: i % 2 === 0 }));
+    });
+    if (plan.length > HOT_SHARE * count)
+      throw new Error(
+        `hot wallets need ${plan.length} delegations, more than ${HOT_SHARE} of the ${count} of this step`,
+      );
+    return this.rng.shuffle(plan);
+  }
+
+  private *steps(
+    counts: { v2: number; v1: number },
+    plans: {
+      v2: { wallet: Address; hot: HotWallet<V2DelegationRow, V2EventRow>; outgoing: boolean }[];
+      v1: { wallet: Address; hot: HotWallet<V1DelegationRow, V1EventRow>; outgoing: boolean }[];
+    },
+    blocks: readonly SeedBlock[],
+    touched: Set<string>,
+    moved: { vaults: Set<Address>; pairs: Set<string> },
+    snapshot: boolean,
+  ): Generator<RowBatch> {
     const rng = this.rng;
-    const type = rng.weighted(V2_TYPES);
-    const from = hot && outgoing ? hot : this.counterpart(hot);
-    const to = hot && !outgoing ? hot : this.counterpart(hot);
-    const rights = rng.chance(0.8) ? zeroHash : rng.pick(WRITE_RIGHTS);
-    const contract = type === "ALL" ? undefined : this.randomContract();
-    const tokenId = type === "ERC721" || type === "ERC1155" ? this.randomTokenId() : undefined;
-    const hash = v2DelegationHash({ type, from, to, rights, contract, tokenId });
-    if (this.v2.has(hash)) return undefined;
-    // Some delegations were revoked since (they keep their row and list position).
-    const enabled = hot !== undefined || rng.chance(0.9);
-    const amount = enabled ? 1n + rng.bigint(64) : 0n;
-    this.v2.set(hash, { enabled, amount: isAmountType(type) ? amount : 0n });
-    if (hot === undefined)
-      this.v2Samples.get(V2_KIND[type])!.offer({ kind: V2_KIND[type], from, to, rights, contract, tokenId });
-    const { block, logIndex } = position();
-    return {
+    // Each block's share of the new delegations: none in some, a burst in a few.
+    const weights = blocks.map(() => (rng.chance(0.3) ? 0 : -Math.log(1 - rng.next()) * (rng.chance(0.02) ? 10 : 1)));
+    const total = counts.v2 + counts.v1;
+    const weight = weights.reduce((a, b) => a + b, 0) || 1;
+    const left = { ...counts };
+    const madeOf = { v2: 0, v1: 0 };
+    const queue: Queue = new Map();
+    // A later write of this step: at a block after `after`, drawn at random; none after the last.
+    const later = (after: number) => {
+      const remaining = blocks.length - 1 - after;
+      return remaining < 1 ? undefined : after + 1 + rng.int(remaining);
+    };
+    const schedule = (at: number, write: (slot: () => Slot, out: RowBatch) => void) => {
+      const due = queue.get(at);
+      if (due) due.push(write);
+      else queue.set(at, [write]);
+    };
+    let out = emptyBatch();
+    let made = 0;
+    let cumulative = 0;
+    for (let b = 0; b < blocks.length; b++) {
+      const block = blocks[b]!;
+      let logIndex = 0;
+      const slot = (): Slot => ({ block, logIndex: logIndex++ });
+      for (const write of queue.get(b) ?? []) write(slot, out);
+      queue.delete(b);
+
+      cumulative += weights[b]!;
+      const until = b === blocks.length - 1 ? total : Math.min(total, Math.round((cumulative / weight) * total));
+      for (; made < until; made++) {
+        const version = rng.next() * (left.v2 + left.v1) < left.v2 ? "v2" : "v1";
+        left[version]--;
+        // The hot ones among the first HOT_SHARE of the version's new delegations.
+        const plan = plans[version];
+        const window = Math.max(1, Math.floor(HOT_SHARE * counts[version]) - madeOf[version]);
+        const hotOne = plan.length > 0 && rng.next() * window < plan.length ? plan.pop() : undefined;
+        madeOf[version]++;
+        if (version === "v2")
+          this.newV2(hotOne as (typeof plans.v2)[number] | undefined, b, slot, out, later, schedule, blocks);
+        else this.newV1(hotOne as (typeof plans.v1)[number] | undefined, b, slot, out, later, schedule, touched, moved);
+        if (snapshot && made + 1 === Math.ceil(SNAPSHOT_SHARE * total)) this.snapshotBlock = block.number;
+      }
+      if (batchSize(out) >= BATCH) {
+        yield out;
+        out = emptyBatch();
+      }
+    }
+    if (plans.v2.length + plans.v1.length > 0) throw new Error("hot wallets' delegations left over");
+    yield out;
+  }
+
+  private newV2(
+    hot: { wallet: Address; hot: HotWallet<V2DelegationRow, V2EventRow>; outgoing: boolean } | undefined,
+    b: number,
+    slot: () => Slot,
+    out: RowBatch,
+    later: (after: number) => number | undefined,
+    schedule: (at: number, write: (slot: () => Slot, out: RowBatch) => void) => void,
+    blocks: readonly SeedBlock[],
+  ): void {
+    const rng = this.rng;
+    let key: { type: V2DelegationType; from: Address; to: Address; rights: Hex; contract?: Address; tokenId?: bigint };
+    let hash: Hex;
+    do {
+      const type = rng.weighted(V2_TYPES);
+      key = {
+        type,
+        from: hot?.outgoing ? hot.wallet : this.counterpart(hot?.wallet),
+        to: hot && !hot.outgoing ? hot.wallet : this.counterpart(hot?.wallet),
+        rights: rng.chance(0.8) ? zeroHash : rng.pick(WRITE_RIGHTS),
+        contract: type === "ALL" ? undefined : rng.pick(this.contracts),
+        tokenId: type === "ERC721" || type === "ERC1155" ? this.randomTokenId() : undefined,
+      };
+      hash = v2DelegationHash(key);
+    } while (this.v2.has(hash));
+    const { type } = key;
+    const amounts = isAmountType(type);
+    const on = () => (amounts ? { amount: 1n + rng.bigint(64) } : { enable: true });
+    const off = amounts ? { amount: 0n } : { enable: false };
+    // Its fate: the first enable, then (hot wallets' aside) perhaps a revoke, a re-enable, a new amount.
+    const writes: ({ enable: boolean } | { amount: bigint })[] = [on()];
+    if (hot === undefined) {
+      const roll = rng.next();
+      if (roll < 0.08) writes.push(off);
+      else if (roll < 0.12) writes.push(off, on());
+      else if (roll < 0.15 && amounts) writes.push(on());
+    }
+    const at = [b];
+    for (let i = 1; i < writes.length; i++) {
+      const next = later(at.at(-1)!);
+      if (next === undefined) break;
+      at.push(next);
+    }
+    const timeline = new Timeline<V2State>();
+    let state: V2State | undefined;
+    for (let i = 0; i < at.length; i++) {
+      state = v2NextState(type, state, writes[i]!);
+      timeline.set(Number(blocks[at[i]!]!.number), state!);
+    }
+    this.v2.set(hash, timeline);
+    const event = (s: Slot, write: (typeof writes)[number]): V2EventRow => ({
+      id: eventId(this.chainId, s.block, s.logIndex),
+      chainId: this.chainId,
+      blockNumber: s.block.number,
+      blockHash: s.block.hash,
+      blockTimestamp: s.block.timestamp,
+      transactionHash: randomHash(rng),
+      logIndex: s.logIndex,
+      kind: V2_EVENT[type],
+      hash,
+      from: key.from,
+      to: key.to,
+      contract: key.contract ?? null,
+      tokenId: key.tokenId ?? null,
+      rights: key.rights,
+      amount: "amount" in write ? write.amount : null,
+      enable: "enable" in write ? write.enable : null,
+    });
+    const emit = (s: Slot, write: (typeof writes)[number], into: RowBatch) => {
+      const row = event(s, write);
+      into.v2Events.push(row);
+      const log = this.events.v2;
+      log.sample.offer({ index: log.positions.length, row });
+      log.positions.push(positionOf(s.block.number, s.logIndex));
+      return row;
+    };
+    const first = slot();
+    const firstEvent = emit(first, writes[0]!, out);
+    for (let i = 1; i < at.length; i++) schedule(at[i]!, (s, into) => void emit(s(), writes[i]!, into));
+    const row: V2DelegationRow = {
       chainId: this.chainId,
       hash,
       delegationType: type,
-      from,
-      to,
-      contract: contract ?? null,
-      tokenId: tokenId ?? null,
-      rights,
-      amount: isAmountType(type) ? amount : null,
-      enabled,
-      firstBlock: block,
-      firstLogIndex: logIndex,
-      updatedBlock: block,
-      eventCount: enabled ? 1 : 2,
+      from: key.from,
+      to: key.to,
+      contract: key.contract ?? null,
+      tokenId: key.tokenId ?? null,
+      rights: key.rights,
+      amount: amounts ? state!.amount : null,
+      enabled: state!.enabled,
+      firstBlock: first.block.number,
+      firstLogIndex: first.logIndex,
+      updatedBlock: blocks[at.at(-1)!]!.number,
+      eventCount: at.length,
     };
+    out.v2Delegations.push(row);
+    if (hot) {
+      hot.hot.rows.push(row);
+      hot.hot.events.push(firstEvent);
+    } else {
+      const kind = V2_KIND[type];
+      const { from, to, rights, contract, tokenId } = key;
+      this.v2Samples.get(kind)!.offer({ kind, from, to, rights, contract, tokenId });
+    }
   }
 
-  private v1Row(
-    hot: Address | undefined,
-    outgoing: boolean,
-    position: () => { block: bigint; logIndex: number },
+  private newV1(
+    hot: { wallet: Address; hot: HotWallet<V1DelegationRow, V1EventRow>; outgoing: boolean } | undefined,
+    b: number,
+    slot: () => Slot,
+    out: RowBatch,
+    later: (after: number) => number | undefined,
+    schedule: (at: number, write: (slot: () => Slot, out: RowBatch) => void) => void,
+    touched: Set<string>,
     moved: { vaults: Set<Address>; pairs: Set<string> },
-  ): V1DelegationRow | undefined {
+  ): void {
     const rng = this.rng;
-    const type = rng.weighted(V1_TYPES);
-    const vault = hot && outgoing ? hot : this.counterpart(hot);
-    const delegate = hot && !outgoing ? hot : this.counterpart(hot);
-    const contract = type === "ALL" ? zeroAddress : this.randomContract();
-    const tokenId = type === "TOKEN" ? this.randomTokenId() : 0n;
-    const key = v1KeyString({ type, vault, delegate, contract, tokenId });
-    if (this.v1.has(key)) return undefined;
-    const { block, logIndex } = position();
-    // Before this delegation, some vaults revoked all their delegates and some pairs were revoked:
-    // the rows written before it at the older versions are void from then on.
-    const revokeAll = hot === undefined && rng.chance(0.04);
-    if (revokeAll) {
-      this.vaultVersions.set(vault, {
-        version: (this.vaultVersions.get(vault)?.version ?? 0) + 1,
-        updatedBlock: block,
-      });
-      moved.vaults.add(vault);
-    } else if (hot === undefined && rng.chance(0.04)) {
-      const pair = pairString(vault, delegate);
-      this.pairVersions.set(pair, {
-        vault,
-        delegate,
-        version: (this.pairVersions.get(pair)?.version ?? 0) + 1,
-        updatedBlock: block,
-      });
-      moved.pairs.add(pair);
-    }
-    const current = this.v1Versions(vault, delegate);
-    const enabled = hot !== undefined || rng.chance(0.93);
-    this.v1.set(key, {
-      enabled,
-      vaultVersion: current.vault,
-      pairVersion: current.pair,
-      createdBlock: block,
-      createdLogIndex: logIndex,
-    });
+    let key: V1Key;
+    do {
+      const type = rng.weighted(V1_TYPES);
+      key = {
+        type,
+        vault: hot?.outgoing ? hot.wallet : this.counterpart(hot?.wallet),
+        delegate: hot && !hot.outgoing ? hot.wallet : this.counterpart(hot?.wallet),
+        contract: type === "ALL" ? zeroAddress : rng.pick(this.contracts),
+        tokenId: type === "TOKEN" ? this.randomTokenId() : 0n,
+      };
+    } while (this.v1.has(v1KeyString(key)));
+    const k = v1KeyString(key);
+    this.v1.set(k, { key, state: new Timeline() });
+    touched.add(k);
+    // Before some new delegations, the vault revoked all its delegates or this pair: older rows are void from then.
     if (hot === undefined) {
-      this.v1Samples.get(V1_KIND[type])!.offer({ kind: V1_KIND[type], vault, delegate, contract, tokenId });
+      const roll = rng.next();
+      if (roll < 0.04) this.revokeV1(key.vault, undefined, slot(), out, moved);
+      else if (roll < 0.08) this.revokeV1(key.vault, key.delegate, slot(), out, moved);
     }
-    return {
-      chainId: this.chainId,
+    const row = this.writeV1(k, true, slot(), out);
+    if (hot) {
+      hot.hot.rows.push(this.v1Row(k));
+      hot.hot.events.push(row);
+      return;
+    }
+    const { type, vault, delegate, contract, tokenId } = key;
+    this.v1Samples.get(V1_KIND[type])!.offer({
+      kind: V1_KIND[type],
       vault,
       delegate,
-      type,
-      contract,
-      tokenId,
-      enabled,
-      vaultVersion: current.vault,
-      pairVersion: current.pair,
-      createdBlock: block,
-      createdLogIndex: logIndex,
-      updatedBlock: block,
-    };
+      contract: type === "ALL" ? undefined : contract,
+      tokenId: type === "TOKEN" ? tokenId : undefined,
+    });
+    // Some are set false later, and some of those true again.
+    if (rng.chance(0.07)) {
+      const unset = later(b);
+      if (unset === undefined) return;
+      schedule(unset, (s, into) => void this.writeV1(k, false, s(), into));
+      const reset = rng.chance(0.3) ? later(unset) : undefined;
+      if (reset !== undefined) schedule(reset, (s, into) => void this.writeV1(k, true, s(), into));
+    }
   }
 
-  private v1Versions(vault: Address, delegate: Address): V1Versions {
+  /** A v1 event's row. */
+  private v1Event(s: Slot, fields: Pick<V1EventRow, "kind" | "vault"> & Partial<V1EventRow>): V1EventRow {
     return {
-      vault: this.vaultVersions.get(vault)?.version ?? 0,
-      pair: this.pairVersions.get(pairString(vault, delegate))?.version ?? 0,
+      id: eventId(this.chainId, s.block, s.logIndex),
+      chainId: this.chainId,
+      blockNumber: s.block.number,
+      blockHash: s.block.hash,
+      blockTimestamp: s.block.timestamp,
+      transactionHash: randomHash(this.rng),
+      logIndex: s.logIndex,
+      delegate: null,
+      contract: null,
+      tokenId: null,
+      value: null,
+      revokedDelegate: null,
+      ...fields,
     };
   }
 
-  /** The v2 delegations in force among the seeded ones, as core/v2.ts's checks take them. */
-  v2Enabled = (hash: Hex): V2State | undefined => {
-    const state = this.v2.get(hash);
-    return state?.enabled ? state : undefined;
-  };
+  private logV1(row: V1EventRow, out: RowBatch): V1EventRow {
+    out.v1Events.push(row);
+    const log = this.events.v1;
+    log.sample.offer({ index: log.positions.length, row });
+    log.positions.push(positionOf(row.blockNumber, row.logIndex));
+    return row;
+  }
 
-  /** Whether a v1 delegation key is in force in the seeded state. */
-  v1InForce = (key: V1Key): boolean =>
-    v1InForce(this.v1.get(v1KeyString(key)), this.v1Versions(key.vault, key.delegate));
+  /** delegateFor*(…, value) of a seeded key, as the indexer records it; its event's row. */
+  private writeV1(k: string, value: boolean, s: Slot, out: RowBatch): V1EventRow {
+    const { key, state } = this.v1.get(k)!;
+    const row = this.logV1(
+      this.v1Event(s, {
+        kind: V1_EVENT[key.type],
+        vault: key.vault,
+        delegate: key.delegate,
+        contract: key.type === "ALL" ? null : key.contract,
+        tokenId: key.type === "TOKEN" ? key.tokenId : null,
+        value,
+      }),
+      out,
+    );
+    const next = v1NextState(state.at(), value, this.v1Versions(key.vault, key.delegate), {
+      block: s.block.number,
+      logIndex: s.logIndex,
+    });
+    if (next) {
+      state.set(Number(s.block.number), next);
+      const { enabled, vaultVersion, pairVersion, createdBlock, createdLogIndex } = next;
+      out.v1Changes.push({
+        ...key,
+        id: row.id,
+        chainId: this.chainId,
+        blockNumber: s.block.number,
+        logIndex: s.logIndex,
+        enabled,
+        vaultVersion,
+        pairVersion,
+        createdBlock,
+        createdLogIndex,
+      });
+    }
+    return row;
+  }
+
+  /** revokeAllDelegates (no `delegate`) or a pair's revocation, as the indexer records it. */
+  private revokeV1(
+    vault: Address,
+    delegate: Address | undefined,
+    s: Slot,
+    out: RowBatch,
+    moved: { vaults: Set<Address>; pairs: Set<string> },
+  ): void {
+    let counter: Timeline<number>;
+    if (delegate === undefined) {
+      counter = this.vaultVersions.get(vault) ?? new Timeline();
+      this.vaultVersions.set(vault, counter);
+      moved.vaults.add(vault);
+    } else {
+      const pair = pairString(vault, delegate);
+      counter = this.pairVersions.get(pair)?.version ?? new Timeline();
+      this.pairVersions.set(pair, { vault, delegate, version: counter });
+      moved.pairs.add(pair);
+    }
+    const version = (counter.at() ?? 0) + 1;
+    counter.set(Number(s.block.number), version);
+    // A pair is revoked by the vault's revokeDelegate(delegate), logged as (vault, vault), or the delegate's revokeSelf.
+    const row = this.logV1(
+      delegate === undefined
+        ? this.v1Event(s, { kind: "RevokeAllDelegates", vault })
+        : this.v1Event(s, {
+            kind: "RevokeDelegate",
+            vault,
+            delegate: this.rng.chance(0.5) ? vault : delegate,
+            revokedDelegate: delegate,
+          }),
+      out,
+    );
+    out.v1VersionChanges.push({
+      id: row.id,
+      chainId: this.chainId,
+      blockNumber: s.block.number,
+      logIndex: s.logIndex,
+      vault,
+      delegate: delegate ?? null,
+      version,
+    });
+  }
+
+  /** A seeded v1 key's v1_delegation row, at its newest state. */
+  private v1Row(k: string): V1DelegationRow {
+    const { key, state } = this.v1.get(k)!;
+    return { chainId: this.chainId, ...key, ...state.at()!, updatedBlock: BigInt(state.lastBlock!) };
+  }
+
+  private v1Versions(vault: Address, delegate: Address, block?: number) {
+    return {
+      vault: this.vaultVersions.get(vault)?.at(block) ?? 0,
+      pair: this.pairVersions.get(pairString(vault, delegate))?.version.at(block) ?? 0,
+    };
+  }
+
+  /** The v2 delegations in force at the end of `block` (the newest seeded without one), as core/v2.ts's checks take them. */
+  v2EnabledAt(block?: bigint): (hash: Hex) => V2State | undefined {
+    const at = block === undefined ? undefined : Number(block);
+    return (hash) => {
+      const state = this.v2.get(hash)?.at(at);
+      return state?.enabled ? state : undefined;
+    };
+  }
+
+  /** Whether a v1 delegation key is in force at the end of `block` (the newest seeded without one). */
+  v1InForceAt(block?: bigint): (key: V1Key) => boolean {
+    const at = block === undefined ? undefined : Number(block);
+    return (key) =>
+      v1InForce(this.v1.get(v1KeyString(key))?.state.at(at), this.v1Versions(key.vault, key.delegate, at));
+  }
 }

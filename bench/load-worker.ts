@@ -5,17 +5,18 @@
  */
 import { readFileSync } from "node:fs";
 import autocannon from "autocannon";
-import type { LoadRequest, LoadResult, LoadSpec } from "./load";
-import { machineCpu, RUN_VARIABLE, runCpu, ticksBetween } from "./procs";
+import type { LoadResult, LoadSpec } from "./load";
+import { cpuShares } from "./procs";
 
 const spec = JSON.parse(readFileSync(process.argv[2]!, "utf8")) as LoadSpec;
-const ours = () =>
-  runCpu(process.env[RUN_VARIABLE] ?? "", new URL(process.env.DATABASE_URL ?? "postgres://-/-").pathname.slice(1));
 
-const pick = (): LoadRequest => spec.requests[Math.floor(Math.random() * spec.requests.length)]!;
+const pick = () => Math.floor(Math.random() * spec.requests.length);
 
-function run(durationS: number): Promise<{ result: autocannon.Result; latencies: Float64Array; ok: number }> {
+type Run = { result: autocannon.Result; latencies: Float64Array; ok: number; groups: Map<string, number[]> };
+
+function run(durationS: number): Promise<Run> {
   const latencies = new Float64Array(4_000_000);
+  const groups = new Map<string, number[]>();
   let ok = 0;
   return new Promise((resolve, reject) => {
     const instance = autocannon(
@@ -25,30 +26,48 @@ function run(durationS: number): Promise<{ result: autocannon.Result; latencies:
         duration: durationS,
         headers: spec.headers,
         ...(spec.overallRate ? { overallRate: spec.overallRate } : {}),
-        requests: [{ setupRequest: (request) => ({ ...request, ...pick() }) }],
+        ...(spec.timeoutS ? { timeout: spec.timeoutS } : {}),
+        // The connection's context remembers the request it sent: one at a time per connection
+        // (no pipelining), and its response is reported before the next is set up.
+        requests: [
+          {
+            setupRequest: (request, context: { picked?: number }) => {
+              context.picked = pick();
+              const { group: _, ...picked } = spec.requests[context.picked]!;
+              return { ...request, ...picked };
+            },
+          },
+        ],
       },
       (error, result) =>
         error
           ? reject(error)
-          : resolve({ result, latencies: latencies.subarray(0, Math.min(ok, latencies.length)), ok }),
+          : resolve({ result, latencies: latencies.subarray(0, Math.min(ok, latencies.length)), ok, groups }),
     );
-    instance.on("response", (_client, status, _bytes, ms) => {
+    instance.on("response", (client, status, _bytes, ms) => {
       if (status < 200 || status >= 300) return;
       if (ok < latencies.length) latencies[ok] = ms;
       ok++;
+      const picked = (client as unknown as { requestIterator: { context: { picked?: number } } }).requestIterator
+        .context.picked;
+      const group = picked === undefined ? undefined : spec.requests[picked]?.group;
+      if (group !== undefined) {
+        const list = groups.get(group);
+        if (list) list.push(ms);
+        else groups.set(group, [ms]);
+      }
     });
   });
 }
 
 /** Undefined when nothing was answered with a 2xx. */
-const percentile = (sorted: Float64Array, p: number) =>
+const percentile = (sorted: ArrayLike<number>, p: number): number | undefined =>
   sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
 
 if (spec.warmupS > 0) await run(spec.warmupS);
-const [cpu, owned, own] = [machineCpu(), ours(), process.cpuUsage()];
-const { result, latencies, ok } = await run(spec.durationS);
-const [cpuAfter, ownedAfter, ownUs] = [machineCpu(), ours(), process.cpuUsage(own)];
-const machineTicks = Math.max(1, cpuAfter.total - cpu.total);
+const [shares, own] = [cpuShares(), process.cpuUsage()];
+const { result, latencies, ok, groups } = await run(spec.durationS);
+const [cpu, ownUs] = [shares.stop(), process.cpuUsage(own)];
 latencies.sort();
 const output: LoadResult = {
   rps: ok / result.duration,
@@ -59,11 +78,15 @@ const output: LoadResult = {
   statuses: Object.fromEntries(
     Object.entries(result.statusCodeStats ?? {}).map(([status, { count }]) => [status, count ?? 0]),
   ),
+  groups: Object.fromEntries(
+    [...groups].map(([group, list]) => {
+      const sorted = Float64Array.from(list).sort();
+      return [group, { requests: list.length, p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99) }];
+    }),
+  ),
   errors: result.errors,
   timeouts: result.timeouts,
   generatorCpu: (100 * (ownUs.user + ownUs.system)) / 1e6 / result.duration,
-  machineCpu: (100 * (cpuAfter.busy - cpu.busy)) / machineTicks,
-  // The machine's busy time that none of the run's processes account for.
-  othersCpu: (100 * Math.max(0, cpuAfter.busy - cpu.busy - ticksBetween(owned, ownedAfter))) / machineTicks,
+  ...cpu,
 };
 console.log(JSON.stringify(output));

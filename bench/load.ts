@@ -7,7 +7,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Child, ROOT } from "../devkit/processes";
 
-export type LoadRequest = { method: "GET" | "POST"; path: string; body?: string };
+/** A request; those with a `group` also get latencies of their own (LoadResult's `groups`). */
+export type LoadRequest = { method: "GET" | "POST"; path: string; body?: string; group?: string };
+
+/** Latency in ms of the 2xx answers to one group's requests. */
+export type GroupLatency = { requests: number; p50?: number; p99?: number };
 
 export type LoadSpec = {
   url: string;
@@ -18,6 +22,8 @@ export type LoadSpec = {
   headers: Record<string, string>;
   /** Each request is one of these, drawn at random. */
   requests: LoadRequest[];
+  /** Seconds before a request counts as timed out (autocannon's default: 10). */
+  timeoutS?: number;
   /** Requests per second over all connections; unset: as fast as the server answers. */
   overallRate?: number;
 };
@@ -35,6 +41,8 @@ export type LoadResult = {
   statuses: Record<string, number>;
   errors: number;
   timeouts: number;
+  /** By request group, when the requests have groups. */
+  groups: Record<string, GroupLatency>;
   /** CPU of the load generator, % of one core. */
   generatorCpu: number;
   /** CPU of the whole machine during the run, % of all cores. */

@@ -14,6 +14,8 @@ export type BenchOptions = {
   large: number;
   /** Wallets the delegations are spread over. */
   wallets: number;
+  /** Blocks mined before the indexer starts, over which the seeded history is spread. */
+  blocks: number;
   /**
    * Delegations of each hot wallet, per registry version (part of `large`); listings are measured
    * for the smallest and largest.
@@ -24,6 +26,14 @@ export type BenchOptions = {
   /** Distinct URLs per check route, and how many of them are verified before each run. */
   urlsPerRoute: number;
   verifySample: number;
+  /** Checks in each batch (the issue's 10,000), distinct batches per run, and seconds of each batch run. */
+  batchSize: number;
+  batches: number;
+  batchDurationS: number;
+  /** Items of a page of history events, of a page of the large wallet's listing, and when reading the whole history. */
+  historyPage: number;
+  listingPage: number;
+  readPage: number;
   /** Registry events backfilled by a fresh indexer. */
   backfillEvents: number;
   /** Samples of the delay from a new delegation's block to the API's answer. */
@@ -36,9 +46,14 @@ const FULL = {
   small: 10_000,
   large: 1_000_000,
   wallets: 200_000,
+  blocks: 12_000,
   hot: [1_000, 1_000, 2_500, 5_000, 10_000],
   urlsPerRoute: 20_000,
   verifySample: 200,
+  batchSize: 10_000,
+  batches: 8,
+  batchDurationS: 20,
+  listingPage: 1_000,
   backfillEvents: 200_000,
   delaySamples: 7,
 };
@@ -50,9 +65,14 @@ const SMOKE = {
   small: 1_000,
   large: 12_000,
   wallets: 3_000,
+  blocks: 150,
   hot: [50, 200],
   urlsPerRoute: 500,
   verifySample: 20,
+  batchSize: 1_000,
+  batches: 2,
+  batchDurationS: 2,
+  listingPage: 50,
   backfillEvents: 3_000,
   delaySamples: 2,
 };
@@ -74,6 +94,8 @@ export function parseOptions(
     smoke,
     seed: chooseSeed(env),
     connections: 64,
+    historyPage: 100,
+    readPage: 1_000,
     durationS: Number.isFinite(duration) && duration > 0 ? duration : sizes.durationS,
     v1Share: 0.25,
   };

@@ -95,3 +95,26 @@ export function machineCpu(): { busy: number; total: number } {
   const idle = (fields[3] ?? 0) + (fields[4] ?? 0);
   return { busy: total - idle, total };
 }
+
+/**
+ * Starts measuring this bench run's CPU against the machine's (the run: RUN_VARIABLE in this
+ * process's environment, and Postgres working on DATABASE_URL's database); `stop` gives the shares
+ * since, in % of all cores: the machine's busy time, and the part of it other work took.
+ */
+export function cpuShares(): { stop(): { machineCpu: number; othersCpu: number } } {
+  const ours = () =>
+    runCpu(process.env[RUN_VARIABLE] ?? "", new URL(process.env.DATABASE_URL ?? "postgres://-/-").pathname.slice(1));
+  const [machine, owned] = [machineCpu(), ours()];
+  return {
+    stop() {
+      const [machineAfter, ownedAfter] = [machineCpu(), ours()];
+      const ticks = Math.max(1, machineAfter.total - machine.total);
+      const busy = machineAfter.busy - machine.busy;
+      return {
+        machineCpu: (100 * busy) / ticks,
+        // The machine's busy time that none of the run's processes account for.
+        othersCpu: (100 * Math.max(0, busy - ticksBetween(owned, ownedAfter))) / ticks,
+      };
+    },
+  };
+}

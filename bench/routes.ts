@@ -1,51 +1,59 @@
 /**
- * What each load run asks, and what each answer must be: the API's check routes over many seeded
- * wallets (most checks built from a seeded delegation, some from wallets that never delegated to
- * each other), the listings of the hot wallets, and the baselines' requests.
+ * What each load run asks, and what each answer must be, from the seeded dataset: the API's check
+ * routes over many seeded wallets (most checks built from a seeded delegation, some from wallets
+ * that never delegated to each other), at the head or each at a random past block; batches of
+ * mixed checks; the hot wallets' listings (whole, at a past block, in pages); pages of the history
+ * at random depths; and the baselines' requests. Pages after the first carry the cursor their
+ * previous page's Link would (api/cursor.ts), pinned at the newest seeded block.
  */
 import { type Address, encodeFunctionData, zeroHash } from "viem";
+import { encodeCursor, requestDigest } from "../api/cursor";
 import { toJson } from "../api/json";
+import { v1EventRecord, v1Record, v2EventRecord, v2Record } from "../api/records";
 import { registryV2Abi } from "../core/abi/registryV2";
 import { type V1CheckQuery, v1CheckKeys } from "../core/v1";
 import { type V2CheckQuery, v2Check } from "../core/v2";
 import { Rng } from "../devkit/random";
-import { type Dataset, TOKEN_IDS, type V1CheckKind, type V2CheckKind } from "./dataset";
+import {
+  type Dataset,
+  type EventLog,
+  type HotWallet,
+  positionOf,
+  positionParts,
+  TOKEN_IDS,
+  type V1CheckKind,
+  type V1DelegationRow,
+  type V1EventRow,
+  type V2CheckKind,
+  type V2DelegationRow,
+  type V2EventRow,
+} from "./dataset";
 import type { LoadRequest } from "./load";
 
 export type Route = {
   label: string;
   requests: LoadRequest[];
   /** Why the answer to request `i` is wrong; undefined when it is right. */
-  wrong(i: number, status: number, body: string): string | undefined;
+  wrong(i: number, status: number, body: string, headers: Headers): string | undefined;
   /** Checks: whether request `i` must be answered true or non-zero (a run of only misses measures little). */
   positive?(i: number): boolean;
 };
 
 const exactly = (expected: string) => (status: number, body: string) =>
-  status === 200 && body === expected ? undefined : `expected 200 ${expected}, got ${status} ${body.slice(0, 200)}`;
+  status === 200 && body === expected
+    ? undefined
+    : `expected 200 ${expected.slice(0, 200)}, got ${status} ${body.slice(0, 200)}`;
+
+/** Whether the answer links a next page, as it must exactly when `more` remain. */
+function linked(headers: Headers, more: boolean): string | undefined {
+  const link = headers.get("link");
+  const next = link?.includes('rel="next"') ?? false;
+  if (next === more) return undefined;
+  return more ? "no Link to the next page, though more remain" : `a Link past the last page: ${link}`;
+}
 
 /** Checks that miss: wallets of the pool that never delegated to each other, most likely. */
 const MISS_SHARE = 0.25;
-
-function checkRoute<Q>(
-  label: string,
-  hits: readonly Q[],
-  miss: () => Q,
-  path: (q: Q) => string,
-  answer: (q: Q) => string,
-  rng: Rng,
-): Route {
-  const queries = rng.shuffle([
-    ...hits,
-    ...Array.from({ length: Math.round((hits.length * MISS_SHARE) / (1 - MISS_SHARE)) }, miss),
-  ]);
-  return {
-    label,
-    requests: queries.map((q) => ({ method: "GET", path: path(q) })),
-    wrong: (i, status, body) => exactly(answer(queries[i]!))(status, body),
-    positive: (i) => !["false", "0"].includes(answer(queries[i]!)),
-  };
-}
 
 const query = (params: Record<string, string | bigint | undefined>) =>
   Object.entries(params)
@@ -55,79 +63,324 @@ const query = (params: Record<string, string | bigint | undefined>) =>
 
 const rightsParam = (rights: V2CheckQuery["rights"]) => (rights === zeroHash ? undefined : rights);
 
-/** A v2 check route: seeded queries of `kind`, each with the answer the dataset implies. */
-export function v2CheckRoute(data: Dataset, kind: V2CheckKind, rng: Rng): Route {
-  const miss = (): V2CheckQuery => ({
-    kind,
-    from: rng.pick(data.wallets),
-    to: rng.pick(data.wallets),
-    rights: zeroHash,
-    contract: kind === "all" ? undefined : rng.pick(data.contracts),
-    tokenId: kind === "erc721" || kind === "erc1155" ? BigInt(rng.int(TOKEN_IDS)) : undefined,
-  });
-  return checkRoute(
-    `v2 check ${kind}`,
-    data.v2Samples.get(kind)!.items,
-    miss,
-    (q) => {
-      const { to, from, contract, tokenId } = q;
-      const params = { chainId: String(data.chainId), to, from, contract, tokenId, rights: rightsParam(q.rights) };
-      return `/registry/v2/check/${kind}?${query(params)}`;
-    },
-    (q) => toJson(v2Check(q).answer(data.v2Enabled)),
-    rng,
-  );
-}
+/** One check kind of one version: seeded queries, misses, their parameters, and their answer at a block. */
+type Checks<Q> = {
+  version: "v1" | "v2";
+  kind: string;
+  hits: readonly Q[];
+  miss: () => Q;
+  params: (q: Q) => Record<string, string | bigint | undefined>;
+  /** The answer at the end of `block` (undefined: the newest seeded). */
+  answer: (q: Q, block?: bigint) => unknown;
+};
 
-/** A v1 check route: seeded queries of `kind`, each with the answer the dataset implies. */
-export function v1CheckRoute(data: Dataset, kind: V1CheckKind, rng: Rng): Route {
-  const miss = (): V1CheckQuery => ({
-    kind,
-    vault: rng.pick(data.wallets),
-    delegate: rng.pick(data.wallets),
-    contract: kind === "all" ? undefined : rng.pick(data.contracts),
-    tokenId: kind === "token" ? BigInt(rng.int(TOKEN_IDS)) : undefined,
-  });
-  return checkRoute(
-    `v1 check ${kind}`,
-    data.v1Samples.get(kind)!.items,
-    miss,
-    (q) => {
-      const { delegate, vault, contract, tokenId } = q;
-      const params = { chainId: String(data.chainId), delegate, vault, contract, tokenId };
-      return `/registry/v1/check/${kind}?${query(params)}`;
-    },
-    (q) => toJson(v1CheckKeys(q).some(data.v1InForce)),
-    rng,
-  );
-}
-
-/** Every check route of both registries, over the seeded state as it is now. */
-export function checkRoutes(data: Dataset, seed: number): Route[] {
-  const rng = new Rng(seed);
-  return [
-    ...(["all", "contract", "erc721", "erc20", "erc1155"] as const).map((kind) => v2CheckRoute(data, kind, rng)),
-    ...(["all", "contract", "token"] as const).map((kind) => v1CheckRoute(data, kind, rng)),
-  ];
-}
-
-/** The listings of the hot wallets of one size: exactly their delegations, each naming the wallet. */
-export function listingRoute(data: Dataset, version: "v1" | "v2", size: number): Route {
-  const wallets = [...data.hot[version]].filter(([, n]) => n === size).map(([wallet]) => wallet);
-  const parties = version === "v2" ? ["from", "to"] : ["vault", "delegate"];
+function v2Checks(data: Dataset, kind: V2CheckKind, rng: Rng): Checks<V2CheckQuery> {
   return {
-    label: `${version} listing, ${size.toLocaleString("en")}-delegation wallet`,
-    requests: wallets.map((wallet) => ({
-      method: "GET",
-      path: `/registry/${version}/${wallet}?chainId=${data.chainId}`,
+    version: "v2",
+    kind,
+    hits: data.v2Samples.get(kind)!.items,
+    miss: () => ({
+      kind,
+      from: rng.pick(data.wallets),
+      to: rng.pick(data.wallets),
+      rights: zeroHash,
+      contract: kind === "all" ? undefined : rng.pick(data.contracts),
+      tokenId: kind === "erc721" || kind === "erc1155" ? BigInt(rng.int(TOKEN_IDS)) : undefined,
+    }),
+    params: ({ to, from, contract, tokenId, rights }) => ({ to, from, contract, tokenId, rights: rightsParam(rights) }),
+    answer: (q, block) => v2Check(q).answer(data.v2EnabledAt(block)),
+  };
+}
+
+function v1Checks(data: Dataset, kind: V1CheckKind, rng: Rng): Checks<V1CheckQuery> {
+  return {
+    version: "v1",
+    kind,
+    hits: data.v1Samples.get(kind)!.items,
+    miss: () => ({
+      kind,
+      vault: rng.pick(data.wallets),
+      delegate: rng.pick(data.wallets),
+      contract: kind === "all" ? undefined : rng.pick(data.contracts),
+      tokenId: kind === "token" ? BigInt(rng.int(TOKEN_IDS)) : undefined,
+    }),
+    params: ({ delegate, vault, contract, tokenId }) => ({ delegate, vault, contract, tokenId }),
+    answer: (q, block) => v1CheckKeys(q).some(data.v1InForceAt(block)),
+  };
+}
+
+/** Every check kind of both registries. */
+const allChecks = (data: Dataset, rng: Rng): Checks<unknown>[] =>
+  [
+    ...(["all", "contract", "erc721", "erc20", "erc1155"] as const).map((k) => v2Checks(data, k, rng)),
+    ...(["all", "contract", "token"] as const).map((k) => v1Checks(data, k, rng)),
+  ] as Checks<unknown>[];
+
+/** The seeded queries of `checks` and misses, a MISS_SHARE of them, shuffled. */
+const drawn = <Q>(c: Checks<Q>, rng: Rng) => drawnMarked(c, rng).map(({ q }) => q);
+
+/** As `drawn`, each query marked as a hit (seeded to hold at the head) or a miss. */
+const drawnMarked = <Q>(c: Checks<Q>, rng: Rng) =>
+  rng.shuffle([
+    ...c.hits.map((q) => ({ q, hit: true })),
+    ...Array.from({ length: Math.round((c.hits.length * MISS_SHARE) / (1 - MISS_SHARE)) }, () => ({
+      q: c.miss(),
+      hit: false,
     })),
-    wrong(i, status, body) {
-      const wallet = wallets[i]!;
-      if (status !== 200) return `expected 200, got ${status} ${body.slice(0, 200)}`;
-      const records = JSON.parse(body) as Record<string, string>[];
-      if (records.length !== size) return `expected ${size} records, got ${records.length}`;
-      const stranger = records.find((r) => !parties.some((p) => r[p]?.toLowerCase() === wallet));
-      return stranger && `a record that does not name ${wallet}: ${JSON.stringify(stranger)}`;
+  ]);
+
+/** Random blocks drawn for a hit before settling for one where it does not hold. */
+const HIT_DRAWS = 8;
+
+/** A block among those seeded, at random. */
+function pastBlock(data: Dataset, rng: Rng): bigint {
+  const { first, last } = data.blocks!;
+  return first + BigInt(rng.int(Number(last - first) + 1));
+}
+
+/** A GET check route: each query at the head, or (`past`) at a random seeded block. */
+function checkRoute<Q>(data: Dataset, c: Checks<Q>, rng: Rng, past: boolean): Route {
+  // A hit is asked at a random block where it held (one of a few draws), as a snapshot asks about
+  // holders: random blocks alone would mostly ask before the delegation was made.
+  const blockFor = (q: Q, hit: boolean) => {
+    let block = pastBlock(data, rng);
+    for (let draw = 1; hit && draw < HIT_DRAWS && ["false", "0"].includes(toJson(c.answer(q, block))); draw++)
+      block = pastBlock(data, rng);
+    return block;
+  };
+  const asked = drawnMarked(c, rng).map(({ q, hit }) => ({ q, block: past ? blockFor(q, hit) : undefined }));
+  const answer = (i: number) => toJson(c.answer(asked[i]!.q, asked[i]!.block));
+  return {
+    label: `${c.version} check ${c.kind}${past ? " at a past block" : ""}`,
+    requests: asked.map(({ q, block }) => ({
+      method: "GET",
+      path:
+        `/registry/${c.version}/check/${c.kind}?` +
+        query({ chainId: String(data.chainId), ...c.params(q), blockNumber: block }),
+    })),
+    wrong: (i, status, body) => exactly(answer(i))(status, body),
+    positive: (i) => !["false", "0"].includes(answer(i)),
+  };
+}
+
+/** Every check route of both registries, over the seeded state: at the head, or (`past`) each at a past block. */
+export function checkRoutes(data: Dataset, seed: number, past = false): Route[] {
+  const rng = new Rng(seed);
+  return allChecks(data, rng).map((c) => checkRoute(data, c, rng, past));
+}
+
+/**
+ * Batches of `size` checks of every kind of `version` (drawn as the check routes draw them), each
+ * batch at the head or (`past`) at a random seeded block; `count` distinct batches.
+ */
+export function batchRoute(
+  data: Dataset,
+  version: "v1" | "v2",
+  options: { size: number; count: number; past: boolean },
+  seed: number,
+): Route {
+  const rng = new Rng(seed);
+  const kinds = allChecks(data, rng).filter((c) => c.version === version);
+  const pools = kinds.map((c) => ({ c, queries: drawn(c, rng) }));
+  const batches = Array.from({ length: options.count }, () => {
+    const block = options.past ? pastBlock(data, rng) : undefined;
+    const items = Array.from({ length: options.size }, () => {
+      const { c, queries } = rng.pick(pools);
+      return { c, q: rng.pick(queries) };
+    });
+    return { block, items };
+  });
+  return {
+    label: `${version} batch of ${options.size.toLocaleString("en")} checks${options.past ? " at a past block" : ""}`,
+    requests: batches.map(({ block, items }) => ({
+      method: "POST",
+      path: `/registry/${version}/check`,
+      body: toJson({
+        chainId: data.chainId,
+        ...(block === undefined ? {} : { blockNumber: block.toString() }),
+        checks: items.map(({ c, q }) => ({
+          type: c.kind,
+          ...Object.fromEntries(
+            Object.entries(c.params(q))
+              .filter(([, v]) => v !== undefined)
+              .map(([k, v]) => [k, String(v)]),
+          ),
+        })),
+      }),
+    })),
+    wrong: (i, status, body) => {
+      const { block, items } = batches[i]!;
+      return exactly(toJson(items.map(({ c, q }) => c.answer(q, block))))(status, body);
+    },
+  };
+}
+
+type Hot = { v2: HotWallet<V2DelegationRow, V2EventRow>; v1: HotWallet<V1DelegationRow, V1EventRow> };
+
+/** A hot wallet's listed delegations: each one's record and list position. */
+function hotListing(version: "v1" | "v2", hot: Hot["v1"] | Hot["v2"]) {
+  return version === "v2"
+    ? (hot as Hot["v2"]).rows.map((r) => ({ record: v2Record(r), at: positionOf(r.firstBlock, r.firstLogIndex) }))
+    : (hot as Hot["v1"]).rows.map((r) => ({
+        record: v1Record(r),
+        at: positionOf(r.createdBlock, r.createdLogIndex),
+      }));
+}
+
+/** The hot wallets of one size. */
+const hotWallets = (data: Dataset, version: "v1" | "v2", size: number) =>
+  [...data.hot[version]].filter(([, hot]) => hot.size === size);
+
+/**
+ * The listings of the hot wallets of one size, whole: at the head, or at the block after which the
+ * dataset added no hot delegation (`data.snapshotBlock`), with history after it.
+ */
+export function listingRoute(data: Dataset, version: "v1" | "v2", size: number, past = false): Route {
+  const at = past ? data.snapshotBlock! : undefined;
+  const wallets = hotWallets(data, version, size).map(([wallet, hot]) => {
+    const listed = hotListing(version, hot);
+    if (at !== undefined && listed.some((d) => d.at > positionOf(at, 2 ** 20 - 1)))
+      throw new Error(`a hot wallet has delegations after block ${at}`);
+    return { wallet, expected: toJson(listed.map((d) => d.record)) };
+  });
+  return {
+    label: `${version} listing${past ? " at a past block" : ""}, ${size.toLocaleString("en")}-delegation wallet`,
+    requests: wallets.map(({ wallet }) => ({
+      method: "GET",
+      path: `/registry/${version}/${wallet}?${query({ chainId: String(data.chainId), blockNumber: at })}`,
+    })),
+    wrong: (i, status, body) => exactly(wallets[i]!.expected)(status, body),
+  };
+}
+
+/** The query string of page `after` (a position; undefined: the first page) of `path`, as its Link gives it. */
+function pageQuery(data: Dataset, path: string, limit: number, after: number | undefined): string {
+  const params: [string, string][] = [["chainId", String(data.chainId)]];
+  const cursor =
+    after === undefined
+      ? undefined
+      : encodeCursor(requestDigest(path, params), { block: data.blocks!.last, after: positionParts(after) });
+  return query({ ...Object.fromEntries(params), limit: String(limit), cursor });
+}
+
+/**
+ * The hot wallets of one size read in pages of `limit`: every page of each, as a client following
+ * Link asks them (each request grouped by its page's number, for each page's latency).
+ */
+export function listingPagesRoute(data: Dataset, version: "v1" | "v2", size: number, limit: number): Route {
+  const pages = hotWallets(data, version, size).flatMap(([wallet, hot]) => {
+    const listed = hotListing(version, hot);
+    const path = `/registry/${version}/${wallet}`;
+    return Array.from({ length: Math.ceil(size / limit) }, (_, k) => ({
+      request: {
+        method: "GET" as const,
+        path: `${path}?${pageQuery(data, path, limit, k === 0 ? undefined : listed[k * limit - 1]!.at)}`,
+        group: `page ${k + 1}`,
+      },
+      expected: toJson(listed.slice(k * limit, (k + 1) * limit).map((d) => d.record)),
+      more: (k + 1) * limit < size,
+    }));
+  });
+  return {
+    label: `${version} ${size.toLocaleString("en")}-delegation wallet in pages of ${limit.toLocaleString("en")}`,
+    requests: pages.map((p) => p.request),
+    wrong: (i, status, body, headers) => exactly(pages[i]!.expected)(status, body) ?? linked(headers, pages[i]!.more),
+  };
+}
+
+/** A page's records, each as written. */
+const records = (body: string) =>
+  body
+    .slice(2, -2)
+    .split("},{")
+    .map((r) => `{${r}}`);
+
+const eventRecord = (version: "v1" | "v2", row: V2EventRow | V1EventRow) =>
+  toJson(version === "v2" ? v2EventRecord(row as V2EventRow) : v1EventRecord(row as V1EventRow));
+
+/**
+ * Why a page of `limit` history events from event `start` of `log` is wrong: each event at its place
+ * (block, log index) and in order, those whose whole row is `known` exactly as the dataset made
+ * them, and a Link exactly when more remain.
+ */
+export function historyPageWrong<E extends V2EventRow | V1EventRow>(
+  version: "v1" | "v2",
+  log: EventLog<E>,
+  start: number,
+  limit: number,
+  known: (index: number) => E | undefined,
+  page: { status: number; body: string; headers: Headers },
+): string | undefined {
+  if (page.status !== 200) return `expected 200, got ${page.status} ${page.body.slice(0, 200)}`;
+  const events = JSON.parse(page.body) as { blockNumber: number; logIndex: number }[];
+  const expected = log.positions.slice(start, start + limit);
+  if (events.length !== expected.length) return `expected ${expected.length} events, got ${events.length}`;
+  const misplaced = events.findIndex((e, k) => positionOf(e.blockNumber, e.logIndex) !== expected[k]);
+  if (misplaced !== -1) {
+    const want = positionParts(expected[misplaced]!);
+    return (
+      `event ${start + misplaced} is at block ${events[misplaced]!.blockNumber} log ${events[misplaced]!.logIndex}, ` +
+      `expected block ${want.block} log ${want.logIndex}`
+    );
+  }
+  let written: string[] | undefined;
+  for (let k = 0; k < events.length; k++) {
+    const row = known(start + k);
+    if (row === undefined) continue;
+    written ??= records(page.body);
+    if (written[k] !== eventRecord(version, row))
+      return `event ${start + k}: expected ${eventRecord(version, row)}, got ${written[k]}`;
+  }
+  return linked(page.headers, start + limit < log.positions.length);
+}
+
+/**
+ * Pages of `limit` events of the chain-wide history, each starting at a random depth: at each event
+ * of the dataset's uniform sample, which the page must begin with.
+ */
+export function historyRoute(data: Dataset, version: "v1" | "v2", limit: number): Route {
+  const log = data.events[version] as EventLog<V2EventRow | V1EventRow>;
+  const starts = log.sample.items;
+  const path = `/registry/${version}/history`;
+  return {
+    label: `${version} history, page of ${limit} at a random depth`,
+    requests: starts.map(({ index }) => ({
+      method: "GET",
+      path: `${path}?${pageQuery(data, path, limit, index === 0 ? undefined : log.positions[index - 1])}`,
+    })),
+    wrong: (i, status, body, headers) => {
+      const { index, row } = starts[i]!;
+      return historyPageWrong(version, log, index, limit, (k) => (k === index ? row : undefined), {
+        status,
+        body,
+        headers,
+      });
+    },
+  };
+}
+
+/** Pages of `limit` events of a hot wallet's history (of the largest), each starting at a random event of it. */
+export function walletHistoryRoute(data: Dataset, version: "v1" | "v2", limit: number, seed: number): Route {
+  const rng = new Rng(seed);
+  const [wallet, hot] = [...data.hot[version]].reduce((a, b) => (b[1].size > a[1].size ? b : a));
+  const events = (hot.events as (V2EventRow | V1EventRow)[]).map((row) => ({
+    at: positionOf(row.blockNumber, row.logIndex),
+    record: eventRecord(version, row),
+  }));
+  const path = `/registry/${version}/${wallet}/history`;
+  const starts = Array.from({ length: Math.min(events.length, 1_000) }, () => rng.int(events.length));
+  return {
+    label: `${version} ${hot.size.toLocaleString("en")}-event wallet history, page of ${limit} at a random depth`,
+    requests: starts.map((j) => ({
+      method: "GET",
+      path: `${path}?${pageQuery(data, path, limit, j === 0 ? undefined : events[j - 1]!.at)}`,
+    })),
+    wrong: (i, status, body, headers) => {
+      const j = starts[i]!;
+      const page = events.slice(j, j + limit);
+      return (
+        exactly(`[${page.map((e) => e.record).join(",")}]`)(status, body) ?? linked(headers, j + limit < events.length)
+      );
     },
   };
 }

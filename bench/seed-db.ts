@@ -5,10 +5,27 @@
  */
 import { getTableColumns, getTableName } from "drizzle-orm";
 import type pg from "pg";
-import { v1Delegation, v1PairVersion, v1VaultVersion, v2Delegation } from "../ponder.schema";
-import type { Growth } from "./dataset";
+import {
+  v1Delegation,
+  v1DelegationChange,
+  v1Event,
+  v1PairVersion,
+  v1VaultVersion,
+  v1VersionChange,
+  v2Delegation,
+  v2Event,
+} from "../ponder.schema";
+import type { Growth, RowBatch } from "./dataset";
 
-type Table = typeof v2Delegation | typeof v1Delegation | typeof v1VaultVersion | typeof v1PairVersion;
+type Table =
+  | typeof v2Delegation
+  | typeof v2Event
+  | typeof v1Delegation
+  | typeof v1Event
+  | typeof v1DelegationChange
+  | typeof v1VersionChange
+  | typeof v1VaultVersion
+  | typeof v1PairVersion;
 
 const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
 const cell = (value: unknown) => (typeof value === "bigint" ? value.toString() : (value ?? null));
@@ -36,36 +53,47 @@ async function insert<T extends Table>(
 const moveOn = (key: string) =>
   `ON CONFLICT (${key}) DO UPDATE SET version = excluded.version, updated_block = excluded.updated_block`;
 
+/** Where each batch's rows go. */
+const BATCH_TABLES: [keyof RowBatch, Table][] = [
+  ["v2Delegations", v2Delegation],
+  ["v2Events", v2Event],
+  ["v1Events", v1Event],
+  ["v1Changes", v1DelegationChange],
+  ["v1VersionChanges", v1VersionChange],
+];
+
 /**
- * Writes one growth step. The session skips triggers (session_replication_role = replica): the
- * indexer's own triggers record its writes for reorgs and live queries, and these rows are neither.
+ * Writes one growth step; the rows of the delegations it made (v2 and v1), and of their events. The
+ * session skips triggers (session_replication_role = replica): the indexer's own triggers record its
+ * writes for reorgs and live queries, and these rows are neither.
  */
 export async function seed(
   client: pg.ClientBase,
   schema: string,
   growth: Growth,
-): Promise<{ rows: number; ms: number }> {
+): Promise<{ rows: number; events: number; ms: number }> {
   const started = Date.now();
   let rows = 0;
+  let events = 0;
   await client.query("SET session_replication_role = replica");
   try {
-    for (const batch of growth.v2) {
-      await insert(client, schema, v2Delegation, batch);
-      rows += batch.length;
+    for (const batch of growth.batches) {
+      for (const [name, table] of BATCH_TABLES) await insert(client, schema, table, batch[name]);
+      rows += batch.v2Delegations.length;
+      events += batch.v2Events.length + batch.v1Events.length;
     }
-    for (const batch of growth.v1) {
-      await insert(client, schema, v1Delegation, batch);
-      rows += batch.length;
-    }
-    const { vaults, pairs } = growth.versions();
+    const { v1Delegations, vaults, pairs } = growth.final();
+    await insert(client, schema, v1Delegation, v1Delegations);
+    rows += v1Delegations.length;
     await insert(client, schema, v1VaultVersion, vaults, moveOn("chain_id, vault"));
     await insert(client, schema, v1PairVersion, pairs, moveOn("chain_id, vault, delegate"));
   } finally {
     await client.query("SET session_replication_role = DEFAULT");
   }
-  // Fresh statistics, as autovacuum would give them in time: the planner must see the real sizes.
-  for (const table of [v2Delegation, v1Delegation, v1VaultVersion, v1PairVersion]) {
-    await client.query(`ANALYZE ${quote(schema)}.${quote(getTableName(table))}`);
+  // As autovacuum leaves tables in time: fresh statistics (the planner must see the real sizes), and
+  // the visibility map and hint bits set (else the first reads of each page would write them).
+  for (const table of [...BATCH_TABLES.map(([, t]) => t), v1Delegation, v1VaultVersion, v1PairVersion]) {
+    await client.query(`VACUUM (ANALYZE) ${quote(schema)}.${quote(getTableName(table))}`);
   }
-  return { rows, ms: Date.now() - started };
+  return { rows, events, ms: Date.now() - started };
 }

@@ -1,32 +1,56 @@
 /**
- * The API's figures. The real indexer runs on a fresh chain (so Ponder creates its tables,
- * checkpoint and published chains), then its tables are seeded directly — first a small database,
- * then grown to the large one with the hot wallets — and after each step a fresh `npm run serve`
- * over them is loaded route by route, each run preceded by a verified sample of its answers.
- * Beside them: the raw node:http hello, anvil's eth_call and Ponder's own server, at the large size.
+ * The API's figures. A local chain gets empty blocks for the seeded history first; the real indexer
+ * runs on it (so Ponder creates its tables, checkpoint and published chains), then its tables are
+ * seeded directly — first a small database, then grown to the large one with the hot wallets — and
+ * after each step a fresh `npm run serve` over them is loaded route by route, each run preceded by
+ * a verified sample of its answers. Beside them: the raw node:http hello, anvil's eth_call and
+ * Ponder's own server, at the large size. Over the large database also: every check at past blocks
+ * (alone and at 64 connections), batches of checks, listings at a past block, the whole history read
+ * by following Link, history pages at random depths, and the largest wallets read in pages.
  */
 import type pg from "pg";
 import { waitFor } from "../devkit/processes";
 import { ADDRESS_1 } from "../devkit/v2/generate";
 import type { Cleanup } from "./cleanup";
-import { Dataset } from "./dataset";
 import { measureDelays } from "./delay";
+import { type HistoryRead, readHistory } from "./history-read";
 import { type LoadResult, runLoad } from "./load";
 import type { BenchOptions } from "./options";
 import { type TreeMemory, treeMemory } from "./procs";
-import { checkRoutes, ethCallRoute, helloRoute, listingRoute, type Route } from "./routes";
-import { CHAIN_ID, growDataset, startChain, startHello, startIndexer, startServe } from "./stack";
+import {
+  batchRoute,
+  checkRoutes,
+  ethCallRoute,
+  helloRoute,
+  historyRoute,
+  listingPagesRoute,
+  listingRoute,
+  type Route,
+  walletHistoryRoute,
+} from "./routes";
+import { CHAIN_ID, type Size, seededStack, startHello, startServe } from "./stack";
 import { type Verified, verifyRoute } from "./verify";
 
-export type RouteFigure = { label: string; result: LoadResult };
-export type Size = { v2: number; v1: number; wallets: number; seedMs: number };
+export type RouteFigure = { label: string; result: LoadResult; connections: number };
 
 export type ServingFigures = {
   small: { size: Size; checks: RouteFigure[] };
   large: {
     size: Size;
     checks: RouteFigure[];
-    listings: (RouteFigure & { delegations: number; connections: number })[];
+    listings: (RouteFigure & { delegations: number })[];
+  };
+  /** Issue 14: each check route at past blocks, alone and loaded, beside the same route at the head. */
+  past: {
+    checks: { head: RouteFigure; alone: RouteFigure; loaded: RouteFigure }[];
+    batches: (RouteFigure & { past: boolean })[];
+    listings: (RouteFigure & { delegations: number })[];
+  };
+  /** Issue 15: the whole history read, history pages at random depths, the largest wallets in pages. */
+  history: {
+    reads: HistoryRead[];
+    pages: RouteFigure[];
+    walletPages: (RouteFigure & { delegations: number; pageSize: number })[];
   };
   hello: RouteFigure;
   ethCall: RouteFigure;
@@ -42,7 +66,7 @@ export type ServingFigures = {
 const PROBE = `/registry/v2/check/all?chainId=${CHAIN_ID}&to=${ADDRESS_1}&from=${ADDRESS_1}`;
 
 /** Waits until an API answers promptly again: requests of a run that timed out may still be in its queue. */
-async function settle(base: string, headers: Record<string, string>) {
+export async function settle(base: string, headers: Record<string, string>) {
   let prompt = 0;
   await waitFor("the API to answer promptly again", async () => {
     const started = Date.now();
@@ -61,14 +85,7 @@ export async function measureServing(
   log: (line: string) => void,
 ): Promise<ServingFigures> {
   return cleanup.scope(async () => {
-    const chain = await startChain(cleanup);
-    const service = await startIndexer(cleanup, chain);
-    log(`indexer ready on a fresh chain (schema ${service.schema})`);
-    const data = new Dataset(o.seed, {
-      chainId: CHAIN_ID,
-      wallets: o.wallets,
-      samplesPerRoute: Math.round(o.urlsPerRoute * 0.75),
-    });
+    const { chain, service, data, grow } = await seededStack(o, cleanup, db, log);
     const verified: Verified = { answers: 0, checks: 0, positive: 0 };
 
     const measure = async (
@@ -77,6 +94,7 @@ export async function measureServing(
       headers: Record<string, string>,
       label = route.label,
       connections = o.connections,
+      durationS = o.durationS,
     ): Promise<RouteFigure> => {
       const v = await verifyRoute(base, route, o.verifySample, headers);
       verified.answers += v.answers;
@@ -85,10 +103,12 @@ export async function measureServing(
       const result = await runLoad(label, {
         url: base,
         connections,
-        durationS: o.durationS,
+        durationS,
         warmupS: o.warmupS,
         headers,
         requests: route.requests,
+        // A batch at a past block may take seconds: answered late is a figure, not a failure.
+        timeoutS: 60,
       });
       const failed =
         result.non2xx + result.errors > 0
@@ -98,34 +118,17 @@ export async function measureServing(
         `${label}: ${Math.round(result.rps)} req/s, p50 ${result.p50?.toFixed(2)} ms, p99 ${result.p99?.toFixed(2)} ` +
           `ms (${v.answers} sampled answer${v.answers === 1 ? "" : "s"} verified first${failed})`,
       );
-      return { label, result };
+      return { label, result, connections };
     };
     const measureApi: typeof measure = async (base, ...rest) => {
       await settle(base, service.headers);
       return measure(base, ...rest);
     };
 
-    const grow = async (total: number, hot: readonly number[]): Promise<Size> => {
-      const { rows, ms } = await growDataset(
-        db,
-        service,
-        data,
-        { v2: total - Math.round(total * o.v1Share), v1: Math.round(total * o.v1Share) },
-        hot,
-      );
-      const counts = data.counts;
-      log(
-        `seeded ${rows.toLocaleString("en")} delegations in ${(ms / 1000).toFixed(1)} s: now ` +
-          `${counts.v2.toLocaleString("en")} v2 and ${counts.v1.toLocaleString("en")} v1 over ` +
-          `${counts.wallets.toLocaleString("en")} wallets`,
-      );
-      return { ...counts, seedMs: ms };
-    };
-
     // A fresh API process after each step: whatever it keeps in memory starts from the seeded state.
     const serveTag = `serve-${process.pid}-${Date.now()}`;
     const small = await cleanup.scope(async () => {
-      const size = await grow(o.small, []);
+      const size = await grow("small");
       const serve = await startServe(cleanup, service, `${serveTag}-small`);
       const checks: RouteFigure[] = [];
       for (const route of checkRoutes(data, o.seed + 1))
@@ -133,7 +136,7 @@ export async function measureServing(
       return { size, checks };
     });
 
-    const size = await grow(o.large - o.small, o.hot);
+    const size = await grow("large");
     const serve = await startServe(cleanup, service, serveTag);
     const routes = checkRoutes(data, o.seed + 2);
     const v2All = routes.find((r) => r.label === "v2 check all")!;
@@ -148,19 +151,60 @@ export async function measureServing(
     for (const route of routes) checks.push(await measureApi(serve.url, route, service.headers));
     // Listings at 64 connections mostly queue (p50 ≈ 64 / throughput): their latency is also taken
     // alone, first, before a 64-connection run can leave the server a backlog.
+    const [fewest, most] = [Math.min(...o.hot), Math.max(...o.hot)];
+    const alone = (route: Route, headers = service.headers, durationS = o.durationS) =>
+      measureApi(serve.url, route, headers, `${route.label}, 1 connection`, 1, durationS);
     const listings: ServingFigures["large"]["listings"] = [];
     for (const connections of [1, o.connections]) {
       for (const version of ["v2", "v1"] as const) {
-        for (const delegations of [...new Set([Math.min(...o.hot), Math.max(...o.hot)])]) {
+        for (const delegations of [...new Set([fewest, most])]) {
           const route = listingRoute(data, version, delegations);
-          const label = connections === o.connections ? route.label : `${route.label}, 1 connection`;
-          listings.push({
-            delegations,
-            connections,
-            ...(await measureApi(serve.url, route, service.headers, label, connections)),
-          });
+          const figure = connections === 1 ? await alone(route) : await measureApi(serve.url, route, service.headers);
+          listings.push({ delegations, ...figure });
         }
       }
+    }
+
+    // Issue 14: the same checks, each at a random past block; batches; listings at a past block.
+    const past: ServingFigures["past"] = { checks: [], batches: [], listings: [] };
+    for (const [i, route] of checkRoutes(data, o.seed + 5, true).entries()) {
+      past.checks.push({
+        head: checks[i]!,
+        alone: await alone(route),
+        loaded: await measureApi(serve.url, route, service.headers),
+      });
+    }
+    const json = { ...service.headers, "Content-Type": "application/json" };
+    for (const pastBlock of [false, true]) {
+      for (const version of ["v2", "v1"] as const) {
+        const route = batchRoute(data, version, { size: o.batchSize, count: o.batches, past: pastBlock }, o.seed + 6);
+        // Batches take up to seconds each: their runs are longer, for enough answers.
+        past.batches.push({ past: pastBlock, ...(await alone(route, json, o.batchDurationS)) });
+      }
+    }
+    for (const version of ["v2", "v1"] as const)
+      past.listings.push({ delegations: fewest, ...(await alone(listingRoute(data, version, fewest, true))) });
+
+    // Issue 15: the whole history by following Link; pages of it at random depths; the largest wallets in pages.
+    const history: ServingFigures["history"] = { reads: [], pages: [], walletPages: [] };
+    for (const version of ["v2", "v1"] as const) {
+      await settle(serve.url, service.headers);
+      const read = await readHistory(serve.url, version, data, o.readPage, service.headers);
+      log(
+        `${read.label}: ${read.events.toLocaleString("en")} events in ${read.pages} pages, ` +
+          `${Math.round(read.events / (read.ms / 1000)).toLocaleString("en")} events/s, page p50 ` +
+          `${read.pageP50.toFixed(1)} ms (every page verified)`,
+      );
+      history.reads.push(read);
+    }
+    for (const version of ["v2", "v1"] as const) {
+      history.pages.push(await alone(historyRoute(data, version, o.historyPage)));
+      history.pages.push(await alone(walletHistoryRoute(data, version, o.historyPage, o.seed + 7)));
+    }
+    for (const version of ["v2", "v1"] as const) {
+      const route = listingPagesRoute(data, version, most, o.listingPage);
+      for (const figure of [await alone(route), await measureApi(serve.url, route, service.headers)])
+        history.walletPages.push({ delegations: most, pageSize: o.listingPage, ...figure });
     }
     const apiMemory = treeMemory(serveTag);
 
@@ -175,6 +219,17 @@ export async function measureServing(
       seed: o.seed + 3,
     });
     log(`new delegations answered ${delays.map((d) => `${d} ms`).join(", ")} after their blocks were mined`);
-    return { small, large: { size, checks, listings }, hello, ethCall, ponder, verified, apiMemory, delays };
+    return {
+      small,
+      large: { size, checks, listings },
+      past,
+      history,
+      hello,
+      ethCall,
+      ponder,
+      verified,
+      apiMemory,
+      delays,
+    };
   });
 }

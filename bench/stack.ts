@@ -5,29 +5,50 @@
  */
 import { drizzle } from "drizzle-orm/node-postgres";
 import type pg from "pg";
-import type { Address } from "viem";
+import { type Address, toHex } from "viem";
 import { createSqlStore } from "../api/store";
 import { type Anvil, startAnvil } from "../devkit/anvil";
 import { installRegistries } from "../devkit/oracle";
+import { chunks } from "../devkit/pool";
 import { Child, freePort, ROOT, waitFor } from "../devkit/processes";
-import { chainClient } from "../devkit/rpc";
+import { chainClient, rpc } from "../devkit/rpc";
 import { type Replica, type Service, startReplica, startService } from "../devkit/service";
 import type { Cleanup } from "./cleanup";
-import type { Dataset } from "./dataset";
+import { Dataset, type SeedBlock } from "./dataset";
+import type { BenchOptions } from "./options";
 import { tagEnv } from "./procs";
 import { seed } from "./seed-db";
 
 export const CHAIN_ID = 31337;
 
-export type Chain = { anvil: Anvil; registry: Address };
+export type Chain = { anvil: Anvil; registry: Address; seedBlocks: SeedBlock[] };
 
-/** A fresh anvil (one block a second) with both registries at their canonical addresses. */
-export async function startChain(cleanup: Cleanup, blockGasLimit?: bigint): Promise<Chain> {
+/**
+ * A fresh anvil (one block a second) with both registries at their canonical addresses; then
+ * `seedBlocks` empty blocks mined at once (before any indexer starts, so that its backfill passes
+ * them), with their hashes and times: the blocks a seeded history is spread over.
+ */
+export async function startChain(
+  cleanup: Cleanup,
+  options: { blockGasLimit?: bigint; seedBlocks?: number } = {},
+): Promise<Chain> {
   const anvil = await startAnvil({ chainId: CHAIN_ID });
   cleanup.add("anvil", () => anvil.stop());
-  if (blockGasLimit !== undefined) await chainClient(anvil.url).setBlockGasLimit({ gasLimit: blockGasLimit });
+  const client = chainClient(anvil.url);
+  if (options.blockGasLimit !== undefined) await client.setBlockGasLimit({ gasLimit: options.blockGasLimit });
   const { v2 } = await installRegistries(anvil.url);
-  return { anvil, registry: v2 };
+  const count = options.seedBlocks ?? 0;
+  if (count === 0) return { anvil, registry: v2, seedBlocks: [] };
+  const first = (await client.getBlockNumber()) + 1n;
+  await rpc(anvil.url, "anvil_mine", [toHex(count), toHex(1)]);
+  const numbers = Array.from({ length: count }, (_, i) => first + BigInt(i));
+  const seedBlocks: SeedBlock[] = [];
+  // Calls made together go out as JSON-RPC batches (devkit/rpc.ts).
+  for (const part of chunks(numbers, 1_000)) {
+    const blocks = await Promise.all(part.map((blockNumber) => client.getBlock({ blockNumber })));
+    seedBlocks.push(...blocks.map((b) => ({ number: b.number, hash: b.hash, timestamp: b.timestamp })));
+  }
+  return { anvil, registry: v2, seedBlocks };
 }
 
 /** The indexer (`ponder start`) on the chain, in fresh schemas, ready, with an API key. */
@@ -37,10 +58,15 @@ export async function startIndexer(cleanup: Cleanup, chain: Chain, env: NodeJS.P
   return service;
 }
 
-/** `npm run serve` over the indexer's tables, its process tree tagged for memory figures. */
-export async function startServe(cleanup: Cleanup, service: Service, tag: string): Promise<Replica> {
+/** `npm run serve` over the indexer's tables (with `env`), its process tree tagged for memory figures. */
+export async function startServe(
+  cleanup: Cleanup,
+  service: Service,
+  tag: string,
+  env: NodeJS.ProcessEnv = {},
+): Promise<Replica> {
   // Loading a million delegations into each worker's copy takes a while on 2 cores.
-  const replica = await startReplica(service, tagEnv(tag), 600_000);
+  const replica = await startReplica(service, { ...env, ...tagEnv(tag) }, 600_000);
   cleanup.add("npm run serve", () => replica.stop());
   return replica;
 }
@@ -63,8 +89,8 @@ export async function indexedBlock(db: pg.Client, schema: string): Promise<bigin
 }
 
 /**
- * Grows the dataset and writes the new rows straight into the indexer's tables. They sit at blocks
- * the indexer has passed, so the API's consistency checks take them.
+ * Grows the dataset over `blocks` of the chain and writes the new rows straight into the indexer's
+ * tables, once the indexer has passed those blocks (so the API's consistency checks take them).
  */
 export async function growDataset(
   db: pg.Client,
@@ -72,10 +98,61 @@ export async function growDataset(
   data: Dataset,
   counts: { v2: number; v1: number },
   hot: readonly number[],
+  blocks: readonly SeedBlock[],
 ) {
-  const last = await waitFor("the indexer's first block", async () => {
+  const last = blocks.at(-1)!.number;
+  await waitFor("the indexer to pass the seeded blocks", async () => {
     const block = await indexedBlock(db, service.schema);
-    return block !== undefined && block >= 1n ? block : undefined;
+    return block !== undefined && block >= last ? true : undefined;
   });
-  return seed(db, service.schema, data.grow(counts, hot, { first: 1n, last }));
+  return seed(db, service.schema, data.grow(counts, hot, blocks));
+}
+
+/** What a seeded database holds after a growth step. */
+export type Size = {
+  v2: number;
+  v1: number;
+  wallets: number;
+  v2Events: number;
+  v1Events: number;
+  blocks: number;
+  seedMs: number;
+};
+
+/**
+ * The chain (with `o.blocks` blocks to seed), the indexer on it and the dataset, and its growth:
+ * the small database over the first blocks (their share as of its delegations), then the large one
+ * (with the hot wallets) over the rest.
+ */
+export async function seededStack(o: BenchOptions, cleanup: Cleanup, db: pg.Client, log: (line: string) => void) {
+  const chain = await startChain(cleanup, { seedBlocks: o.blocks });
+  const service = await startIndexer(cleanup, chain);
+  log(`indexer ready on a fresh chain with ${o.blocks.toLocaleString("en")} blocks to seed (schema ${service.schema})`);
+  const data = new Dataset(o.seed, {
+    chainId: CHAIN_ID,
+    wallets: o.wallets,
+    samplesPerRoute: Math.round(o.urlsPerRoute * 0.75),
+  });
+  const smallBlocks = Math.max(1, Math.round((chain.seedBlocks.length * o.small) / o.large));
+  const grow = async (step: "small" | "large"): Promise<Size> => {
+    const total = step === "small" ? o.small : o.large - o.small;
+    const { rows, events, ms } = await growDataset(
+      db,
+      service,
+      data,
+      { v2: total - Math.round(total * o.v1Share), v1: Math.round(total * o.v1Share) },
+      step === "small" ? [] : o.hot,
+      step === "small" ? chain.seedBlocks.slice(0, smallBlocks) : chain.seedBlocks.slice(smallBlocks),
+    );
+    const counts = data.counts;
+    const seeded = Number(data.blocks!.last - data.blocks!.first) + 1;
+    log(
+      `seeded ${rows.toLocaleString("en")} delegations with ${events.toLocaleString("en")} events in ` +
+        `${(ms / 1000).toFixed(1)} s: now ${counts.v2.toLocaleString("en")} v2 and ${counts.v1.toLocaleString("en")} ` +
+        `v1 over ${counts.wallets.toLocaleString("en")} wallets, ` +
+        `${(counts.v2Events + counts.v1Events).toLocaleString("en")} events in ${seeded.toLocaleString("en")} blocks`,
+    );
+    return { ...counts, blocks: seeded, seedMs: ms };
+  };
+  return { chain, service, data, grow };
 }

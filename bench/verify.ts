@@ -23,12 +23,16 @@ export async function verifyRoute(
   const problems: string[] = [];
   await pool(picked, 8, async (i) => {
     const request = route.requests[i]!;
-    const { status, text: body } = await ask(base, request.path, {
+    const {
+      status,
+      text: body,
+      headers: answered,
+    } = await ask(base, request.path, {
       method: request.method,
       body: request.body,
       headers,
     });
-    const why = route.wrong(i, status, body);
+    const why = route.wrong(i, status, body, answered);
     if (why !== undefined)
       problems.push(`${request.method} ${request.path}${request.body ? ` ${request.body.slice(0, 200)}` : ""}: ${why}`);
   });

@@ -5,6 +5,9 @@ import { join } from "node:path";
 import { BIN, Child, freePort, GiveUp, waitFor } from "./processes";
 import { rpc } from "./rpc";
 
+/** More blocks than any chain here mines: every block's state is kept. */
+const ALL_STATES = 1_000_000;
+
 export type Anvil = { url: string; chainId: number; stop(): Promise<void> };
 
 /** A fresh anvil chain with interval mining, as the Ponder notes require; resolves once it answers. */
@@ -14,11 +17,15 @@ export async function startAnvil(
   const port = options.port ?? (await freePort());
   const chainId = options.chainId ?? 31337;
   // Anvil keeps the states of older blocks on disk, by default under ~/.foundry/anvil/tmp beside
-  // every other anvil's: each test chain keeps its own, deleted with it.
+  // every other anvil's: each test chain keeps its own, deleted with it. It keeps them all, as an
+  // archive node does: by default it drops older ones, and start-block discovery's eth_getCode at
+  // an early block of a long chain (the bench mines 12,000 blocks) then fails.
   const cache = mkdtempSync(join(tmpdir(), "anvil-cache-"));
   const child = new Child(join(BIN, "anvil"), [
     "--cache-path",
     cache,
+    "--max-persisted-states",
+    String(ALL_STATES),
     "--host",
     "127.0.0.1",
     "--port",

@@ -1,0 +1,63 @@
+/**
+ * A whole chain-wide history read as a warehouse loader reads it (README's recipe): the first page
+ * of `/registry/{v2,v1}/history?limit=N`, then each page its Link names, one after the other on one
+ * connection, until a page has none. Every page is verified against the dataset (its events at
+ * their places, the sampled ones whole) between requests, apart from the figure: events per second
+ * of the pages' own time, from each request sent to its body received.
+ */
+import type { Dataset, EventLog, V1EventRow, V2EventRow } from "./dataset";
+import { cpuShares } from "./procs";
+import { historyPageWrong } from "./routes";
+
+export type HistoryRead = {
+  label: string;
+  events: number;
+  pages: number;
+  /** The pages' own time, summed (ms), and their median. */
+  ms: number;
+  pageP50: number;
+  /** CPU during the read, % of all cores: the machine's, and other work's (see load.ts). */
+  machineCpu: number;
+  othersCpu: number;
+};
+
+/** Reads the version's whole history in pages of `limit` (see the module's head); throws if a page is wrong. */
+export async function readHistory(
+  base: string,
+  version: "v1" | "v2",
+  data: Dataset,
+  limit: number,
+  headers: Record<string, string>,
+): Promise<HistoryRead> {
+  const log = data.events[version] as EventLog<V2EventRow | V1EventRow>;
+  const known = new Map(log.sample.items.map(({ index, row }) => [index, row]));
+  const label = `${version} whole history, following Link at limit=${limit}`;
+  const times: number[] = [];
+  let events = 0;
+  let next: string | undefined = `/registry/${version}/history?chainId=${data.chainId}&limit=${limit}`;
+  const shares = cpuShares();
+  while (next !== undefined) {
+    const started = performance.now();
+    const res = await fetch(base + next, { headers });
+    const body = await res.text();
+    times.push(performance.now() - started);
+    const why = historyPageWrong(version, log, events, limit, (k) => known.get(k), {
+      status: res.status,
+      body,
+      headers: res.headers,
+    });
+    if (why !== undefined) throw new Error(`${label}: the page ${next} is wrong: ${why}`);
+    events += (JSON.parse(body) as unknown[]).length;
+    next = /<([^>]+)>;\s*rel="next"/.exec(res.headers.get("link") ?? "")?.[1];
+  }
+  const cpu = shares.stop();
+  const sorted = [...times].sort((a, b) => a - b);
+  return {
+    label,
+    events,
+    pages: times.length,
+    ms: times.reduce((a, b) => a + b, 0),
+    pageP50: sorted[Math.floor((sorted.length - 1) / 2)]!,
+    ...cpu,
+  };
+}

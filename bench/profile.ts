@@ -1,0 +1,197 @@
+/**
+ * `npx tsx bench/profile.ts [--smoke] [--duration <s>] "<route>"…` (DATABASE_URL; SEED as the bench
+ * takes it): where the API's time goes on the routes named, to say what bounds a missed target. It
+ * seeds a database as `npm run bench` does; then for each route — a label of the bench's table
+ * without ", 1 connection" (e.g. "v2 batch of 10,000 checks"), or "v2 whole history" — it starts a
+ * one-worker `npm run serve` under node's CPU profiler (bench/cpu-profile.cjs), verifies a sample
+ * of the route's answers, loads it at 1 connection for the run's duration (the whole history: reads
+ * it once by following Link), stops the server, and prints the heaviest functions and modules by
+ * self time during the load, with the profile's path (for Chrome DevTools or speedscope).
+ */
+import { mkdtempSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, relative } from "node:path";
+import { ROOT } from "../devkit/processes";
+import { Cleanup } from "./cleanup";
+import { benchDatabase } from "./database";
+import { readHistory } from "./history-read";
+import { runLoad } from "./load";
+import { parseOptions } from "./options";
+import { RUN_VARIABLE } from "./procs";
+import {
+  batchRoute,
+  checkRoutes,
+  historyRoute,
+  listingPagesRoute,
+  listingRoute,
+  type Route,
+  walletHistoryRoute,
+} from "./routes";
+import { settle } from "./serving";
+import { seededStack, startServe } from "./stack";
+import { verifyRoute } from "./verify";
+
+type CpuProfile = {
+  nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number } }[];
+  /** Microseconds of the monotonic clock (CLOCK_MONOTONIC, as process.hrtime's). */
+  startTime: number;
+  samples: number[];
+  timeDeltas: number[];
+};
+
+/** The monotonic clock now, in microseconds, as a profile's timestamps count. */
+const now = () => Number(process.hrtime.bigint() / 1000n);
+
+/** Where a function lives, short: a package's name, or a path in the project. */
+function moduleOf(url: string): string {
+  if (url === "") return "(native, V8 or Node internals)";
+  if (url.startsWith("node:")) return url;
+  const path = url.replace(/^file:\/\//, "");
+  const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path);
+  return pkg ? pkg[1]! : relative(ROOT, path);
+}
+
+/**
+ * The heaviest functions and modules by self time in the profile's samples taken within `window`
+ * (the load run: not the server's start, which loads the state), as lines.
+ */
+function summarize(profile: CpuProfile, window: { from: number; to: number }, top = 15): string[] {
+  const nodes = new Map(profile.nodes.map((n) => [n.id, n.callFrame]));
+  const byFunction = new Map<string, number>();
+  const byModule = new Map<string, number>();
+  let idle = 0;
+  let busy = 0;
+  let at = profile.startTime;
+  profile.samples.forEach((id, i) => {
+    const frame = nodes.get(id)!;
+    const us = profile.timeDeltas[i] ?? 0;
+    at += us;
+    if (at < window.from || at > window.to) return;
+    if (frame.functionName === "(idle)") {
+      idle += us;
+      return;
+    }
+    busy += us;
+    const where = frame.url === "" ? "" : ` ${moduleOf(frame.url)}:${frame.lineNumber + 1}`;
+    const name = `${frame.functionName || "(anonymous)"}${where}`;
+    byFunction.set(name, (byFunction.get(name) ?? 0) + us);
+    const module =
+      frame.url === "" ? (frame.functionName.startsWith("(") ? frame.functionName : moduleOf("")) : moduleOf(frame.url);
+    byModule.set(module, (byModule.get(module) ?? 0) + us);
+  });
+  if (busy + idle === 0) throw new Error("the profile has no sample within the load run");
+  const share = (us: number) => `${((100 * us) / Math.max(1, busy)).toFixed(1).padStart(5)}%`;
+  const heaviest = (m: Map<string, number>) =>
+    [...m]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, top)
+      .map(([name, us]) => `    ${share(us)}  ${name}`);
+  return [
+    `  busy ${((100 * busy) / Math.max(1, busy + idle)).toFixed(0)}% of the profiled time ` +
+      `(${(busy / 1e6).toFixed(1)} s; idle: waiting for Postgres or the next request); self time, % of busy:`,
+    "  by module:",
+    ...heaviest(byModule),
+    "  by function:",
+    ...heaviest(byFunction),
+  ];
+}
+
+/** The largest profile in `dir`: the server's (npm's and tsx's own processes write small ones too). */
+function workerProfile(dir: string): { path: string; profile: CpuProfile } {
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith(".cpuprofile"))
+    .map((f) => join(dir, f))
+    .sort((a, b) => statSync(b).size - statSync(a).size);
+  if (files.length === 0) throw new Error(`no profile in ${dir}`);
+  return { path: files[0]!, profile: JSON.parse(readFileSync(files[0]!, "utf8")) as CpuProfile };
+}
+
+if (!process.env.DATABASE_URL) {
+  console.error("bench/profile.ts needs Postgres: set DATABASE_URL, as for npm run bench.");
+  process.exit(1);
+}
+const argv = process.argv.slice(2);
+const labels = argv.filter((a, i) => !a.startsWith("--") && argv[i - 1] !== "--duration");
+const o = parseOptions(argv.filter((a) => !labels.includes(a)));
+if (labels.length === 0) {
+  console.error('name the routes to profile, by the bench\'s labels: e.g. "v2 batch of 10,000 checks"');
+  process.exit(1);
+}
+const started = Date.now();
+const log = (line: string) => console.log(`· [${((Date.now() - started) / 1000).toFixed(0)} s] ${line}`);
+process.env[RUN_VARIABLE] = `${process.pid}-${Date.now()}`;
+const cleanup = new Cleanup();
+try {
+  const db = await benchDatabase(cleanup);
+  const { service, data, grow } = await seededStack(o, cleanup, db, log);
+  await grow("small");
+  await grow("large");
+  const [fewest, most] = [Math.min(...o.hot), Math.max(...o.hot)];
+  const versions = ["v2", "v1"] as const;
+  const routes: Route[] = [
+    ...checkRoutes(data, o.seed),
+    ...checkRoutes(data, o.seed, true),
+    ...versions.flatMap((v) =>
+      [false, true].map((past) => batchRoute(data, v, { size: o.batchSize, count: o.batches, past }, o.seed)),
+    ),
+    ...versions.flatMap((v) => [
+      listingRoute(data, v, fewest),
+      listingRoute(data, v, most),
+      listingRoute(data, v, fewest, true),
+      historyRoute(data, v, o.historyPage),
+      walletHistoryRoute(data, v, o.historyPage, o.seed),
+      listingPagesRoute(data, v, most, o.listingPage),
+    ]),
+  ];
+  for (const label of labels) {
+    const route = routes.find((r) => r.label === label);
+    const read = versions.find((v) => label === `${v} whole history`);
+    if (route === undefined && read === undefined) {
+      console.error(
+        `no route "${label}"; the routes: ${[...routes.map((r) => r.label), "v2 whole history"].join("; ")}`,
+      );
+      process.exitCode = 1;
+      continue;
+    }
+    const dir = mkdtempSync(join(tmpdir(), "bench-profile-"));
+    const window = { from: 0, to: 0 };
+    await cleanup.scope(async () => {
+      const serve = await startServe(cleanup, service, `profile-${process.pid}`, {
+        API_WORKERS: "1",
+        NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --require ${join(ROOT, "bench/cpu-profile.cjs")}`.trim(),
+        BENCH_CPU_PROFILE_DIR: dir,
+      });
+      const json = { ...service.headers, "Content-Type": "application/json" };
+      await settle(serve.url, service.headers);
+      if (route) {
+        await verifyRoute(serve.url, route, o.verifySample, json);
+        window.from = now();
+        const r = await runLoad(label, {
+          url: serve.url,
+          connections: 1,
+          durationS: o.durationS,
+          warmupS: o.warmupS,
+          headers: json,
+          requests: route.requests,
+          timeoutS: 60,
+        });
+        window.to = now();
+        log(
+          `${label}: ${Math.round(r.rps)} req/s, p50 ${r.p50?.toFixed(2)} ms, p99 ${r.p99?.toFixed(2)} ms (1 connection)`,
+        );
+      } else {
+        window.from = now();
+        const r = await readHistory(serve.url, read!, data, o.readPage, service.headers);
+        window.to = now();
+        log(`${r.label}: ${Math.round(r.events / (r.ms / 1000))} events/s, page p50 ${r.pageP50.toFixed(1)} ms`);
+      }
+    });
+    const { path, profile } = workerProfile(dir);
+    console.log([`profile of ${label}: ${path}`, ...summarize(profile, window)].join("\n"));
+  }
+} catch (error) {
+  console.error(`\nbench/profile.ts failed: ${(error as Error).stack ?? error}`);
+  process.exitCode = 1;
+} finally {
+  await cleanup.all();
+}
