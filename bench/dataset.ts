@@ -653,7 +653,8 @@ export class Dataset {
     }
     const version = (counter.at() ?? 0) + 1;
     counter.set(Number(s.block.number), version);
-    // A pair is revoked by the vault's revokeDelegate(delegate), logged as (vault, vault), or the delegate's revokeSelf.
+    // A pair is revoked by the vault's revokeDelegate(delegate), logged as (vault, vault), or the
+    // delegate's revokeSelf.
     const row = this.logV1(
       delegate === undefined
         ? this.v1Event(s, { kind: "RevokeAllDelegates", vault })
@@ -689,7 +690,10 @@ export class Dataset {
     };
   }
 
-  /** The v2 delegations in force at the end of `block` (the newest seeded without one), as core/v2.ts's checks take them. */
+  /**
+   * The v2 delegations in force at the end of `block` (the newest seeded without one), as
+   * core/v2.ts's checks take them.
+   */
   v2EnabledAt(block?: bigint): (hash: Hex) => V2State | undefined {
     const at = block === undefined ? undefined : Number(block);
     return (hash) => {

@@ -177,7 +177,8 @@ try {
         });
         window.to = now();
         log(
-          `${label}: ${Math.round(r.rps)} req/s, p50 ${r.p50?.toFixed(2)} ms, p99 ${r.p99?.toFixed(2)} ms (1 connection)`,
+          `${label}: ${Math.round(r.rps)} req/s, p50 ${r.p50?.toFixed(2)} ms, ` +
+            `p99 ${r.p99?.toFixed(2)} ms (1 connection)`,
         );
       } else {
         window.from = now();

@@ -249,10 +249,13 @@ export function report(o: BenchOptions, env: Environment, s: ServingFigures, b: 
     ),
     {
       met: loadedPages.length > 0 && unanswered.length === 0,
-      what: `a ${int(most)}-delegation wallet in pages of ${pageSize} at ${o.connections} connections: every request answered`,
+      what:
+        `a ${int(most)}-delegation wallet in pages of ${pageSize} at ${o.connections} connections: ` +
+        "every request answered",
       detail:
         unanswered.length === 0
-          ? `${loadedPages.map((f) => `${f.label}: ${int(f.result.requests)} answered`).join(", ")}, none failed or timed out`
+          ? `${loadedPages.map((f) => `${f.label}: ${int(f.result.requests)} answered`).join(", ")}, ` +
+            "none failed or timed out"
           : unanswered.map((f) => `${f.label}: ${failureText(f.result, o)}`).join("; "),
     },
   ];

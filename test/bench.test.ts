@@ -66,7 +66,7 @@ describe.runIf(process.env.DATABASE_URL)("npm run bench -- --smoke", () => {
     }
   });
 
-  it("prints each check route at past blocks, batches, listings at a past block, history pages and wallet pages", () => {
+  it("prints each check route at past blocks, batches, past-block listings, history pages and wallet pages", () => {
     for (const route of CHECK_ROUTES) {
       expect(results).toMatch(row(`${route} at a past block, 1 connection`));
       expect(results).toMatch(row(`${route} at a past block`));
