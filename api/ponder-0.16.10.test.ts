@@ -17,11 +17,14 @@ import { logBackfillProgress } from "./backfill-progress";
 import { answerClientErrors } from "./client-error";
 import {
   checkpointsSql,
+  LOG_EVENT_TYPE,
   NEWEST_SYNCED_BLOCK_SQL,
   onPonderServer,
   PONDER_RETRYABLE_EXIT,
   PONDER_SYNC_TABLES,
+  type PonderCheckpoint,
   type PonderMetrics,
+  ponderCheckpoint,
   ponderMetrics,
   readySql,
 } from "./ponder-0.16.10";
@@ -32,11 +35,8 @@ const dist = (path: string) => readFileSync(new URL(`dist/esm/${path}`, PONDER),
 /** A module of Ponder's build, which its package does not export. */
 const internal = (path: string) => import(new URL(`dist/esm/${path}`, PONDER).href);
 
-type Checkpoint = Record<
-  "blockTimestamp" | "chainId" | "blockNumber" | "transactionIndex" | "eventType" | "eventIndex",
-  number | bigint
->;
-let encodeCheckpoint: (checkpoint: Checkpoint) => string;
+let encodeCheckpoint: (checkpoint: PonderCheckpoint) => string;
+let ponderEventTypes: { logs: number };
 
 /** `name`'s DDL in Ponder's createDatabase: the column list of its CREATE TABLE. */
 function ponderColumns(name: "PONDER_META_TABLE_NAME" | "PONDER_CHECKPOINT_TABLE_NAME"): string {
@@ -52,7 +52,10 @@ const SCHEMA = "ponder_app";
 let db: PGlite;
 
 beforeAll(async () => {
-  ({ encodeCheckpoint } = (await internal("utils/checkpoint.js")) as { encodeCheckpoint: typeof encodeCheckpoint });
+  ({ encodeCheckpoint, EVENT_TYPES: ponderEventTypes } = (await internal("utils/checkpoint.js")) as {
+    encodeCheckpoint: typeof encodeCheckpoint;
+    EVENT_TYPES: typeof ponderEventTypes;
+  });
   db = await PGlite.create();
   await db.exec(`CREATE SCHEMA ${SCHEMA}`);
   await db.exec(`CREATE TABLE ${table(SCHEMA, "_ponder_meta")} (${ponderColumns("PONDER_META_TABLE_NAME")})`);
@@ -82,7 +85,7 @@ describe("Ponder 0.16.10", () => {
 });
 
 describe("checkpointsSql", () => {
-  const rows: [name: string, latest: Checkpoint, finalized: Checkpoint][] = [
+  const rows: [name: string, latest: PonderCheckpoint, finalized: PonderCheckpoint][] = [
     [
       "mainnet",
       {
@@ -120,6 +123,14 @@ describe("checkpointsSql", () => {
       { blockTimestamp: 0, chainId: 31_337, blockNumber: 0, transactionIndex: 0, eventType: 0, eventIndex: 0 },
     ],
   ];
+
+  it("encodes checkpoints as Ponder does, a log's event type as Ponder's", () => {
+    for (const [, latest, finalized] of rows) {
+      expect(ponderCheckpoint(latest)).toBe(encodeCheckpoint(latest));
+      expect(ponderCheckpoint(finalized)).toBe(encodeCheckpoint(finalized));
+    }
+    expect(LOG_EVENT_TYPE).toBe(ponderEventTypes.logs);
+  });
 
   it("reads the block, its timestamp and the finalized block from checkpoints Ponder encoded", async () => {
     for (const [name, latest, finalized] of rows) {

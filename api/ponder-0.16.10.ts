@@ -24,6 +24,26 @@ import { table } from "./access/db";
 /** Where a checkpoint's fields are, counted from 1 as SQL's substring and overlay count. */
 export const CHECKPOINT_FIELDS = { timestamp: { from: 1, length: 10 }, block: { from: 27, length: 16 } } as const;
 
+/** A checkpoint's parts, as Ponder's encodeCheckpoint takes them. */
+export type PonderCheckpoint = Record<
+  "blockTimestamp" | "chainId" | "blockNumber" | "transactionIndex" | "eventType" | "eventIndex",
+  number | bigint
+>;
+/** The event type Ponder gives a log in a checkpoint. */
+export const LOG_EVENT_TYPE = 5;
+const CHECKPOINT_WIDTHS: [keyof PonderCheckpoint, number][] = [
+  ["blockTimestamp", 10],
+  ["chainId", 16],
+  ["blockNumber", 16],
+  ["transactionIndex", 16],
+  ["eventType", 1],
+  ["eventIndex", 16],
+];
+
+/** A checkpoint as Ponder encodes it (also an event's `id`): its parts as fixed-width decimals. */
+export const ponderCheckpoint = (parts: PonderCheckpoint): string =>
+  CHECKPOINT_WIDTHS.map(([name, width]) => parts[name].toString().padStart(width, "0")).join("");
+
 const field = (checkpoint: string, { from, length }: { from: number; length: number }) =>
   `substring(${checkpoint}, ${from}, ${length})::bigint`;
 

@@ -21,8 +21,10 @@
  */
 import { type Address, type Hex, zeroAddress, zeroHash } from "viem";
 import type { V1EventRow as HistoryV1EventRow, V2EventRow as HistoryV2EventRow } from "../api/history-store";
+import { LOG_EVENT_TYPE, ponderCheckpoint } from "../api/ponder-0.16.10";
 import type { V1Row, V2Row } from "../api/store";
 import {
+  V1_EVENT_NAME,
   type V1CheckQuery,
   type V1Key,
   type V1State,
@@ -33,6 +35,7 @@ import {
 } from "../core/v1";
 import {
   isAmountType,
+  V2_EVENT_NAME,
   type V2CheckQuery,
   type V2DelegationType,
   type V2State,
@@ -109,19 +112,6 @@ const V1_TYPES: readonly (readonly [number, V1Type])[] = [
   [30, "CONTRACT"],
   [40, "TOKEN"],
 ];
-/** The registries' event names. */
-const V2_EVENT: Record<V2DelegationType, string> = {
-  ALL: "DelegateAll",
-  CONTRACT: "DelegateContract",
-  ERC721: "DelegateERC721",
-  ERC20: "DelegateERC20",
-  ERC1155: "DelegateERC1155",
-};
-const V1_EVENT: Record<V1Type, string> = {
-  ALL: "DelegateForAll",
-  CONTRACT: "DelegateForContract",
-  TOKEN: "DelegateForToken",
-};
 
 /** A random address (lowercase). */
 export const randomAddress = (rng: Rng): Address => `0x${rng.bigint(160).toString(16).padStart(40, "0")}`;
@@ -136,16 +126,16 @@ export const positionParts = (position: number) => ({
   logIndex: position % 2 ** 20,
 });
 
-/** An event's id, as wide as Ponder's (a checkpoint: time, chain, block, transaction, event type, log). */
+/** An event's id as Ponder makes it (its checkpoint), with one transaction per log. */
 const eventId = (chainId: number, block: SeedBlock, logIndex: number) =>
-  [
-    block.timestamp.toString().padStart(10, "0"),
-    String(chainId).padStart(16, "0"),
-    block.number.toString().padStart(16, "0"),
-    String(logIndex).padStart(16, "0"),
-    "5",
-    String(logIndex).padStart(16, "0"),
-  ].join("");
+  ponderCheckpoint({
+    blockTimestamp: block.timestamp,
+    chainId,
+    blockNumber: block.number,
+    transactionIndex: logIndex,
+    eventType: LOG_EVENT_TYPE,
+    eventIndex: logIndex,
+  });
 
 /** A uniform sample of a stream, kept at a fixed size (reservoir sampling). */
 export class Reservoir<T> {
@@ -465,7 +455,7 @@ export class Dataset {
       blockTimestamp: s.block.timestamp,
       transactionHash: randomHash(rng),
       logIndex: s.logIndex,
-      kind: V2_EVENT[type],
+      kind: V2_EVENT_NAME[type],
       hash,
       from: key.from,
       to: key.to,
@@ -600,7 +590,7 @@ export class Dataset {
     const { key, state } = this.v1.get(k)!;
     const row = this.logV1(
       this.v1Event(s, {
-        kind: V1_EVENT[key.type],
+        kind: V1_EVENT_NAME[key.type],
         vault: key.vault,
         delegate: key.delegate,
         contract: key.type === "ALL" ? null : key.contract,

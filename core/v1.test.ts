@@ -5,6 +5,7 @@ import { V1_ADDRESS } from "./chains";
 import {
   type CallFrame,
   registryCalls,
+  V1_EVENT_NAME,
   type V1State,
   type V1Versions,
   v1CheckKeys,
@@ -29,6 +30,14 @@ const state = (s: Partial<V1State> = {}): V1State => ({
   createdBlock: 10n,
   createdLogIndex: 3,
   ...s,
+});
+
+describe("V1_EVENT_NAME", () => {
+  it("names each delegation type's event of the registry's ABI, every one of them", () => {
+    const events = registryV1Abi.filter((item) => item.type === "event").map((item) => item.name);
+    for (const [type, name] of Object.entries(V1_EVENT_NAME)) expect(name.toUpperCase().endsWith(type)).toBe(true);
+    expect(Object.values(V1_EVENT_NAME).sort()).toEqual(events.filter((name) => name.startsWith("DelegateFor")).sort());
+  });
 });
 
 describe("v1InForce", () => {

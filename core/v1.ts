@@ -13,6 +13,13 @@ import { registryV1Abi } from "./abi/registryV1";
 
 export type V1Type = "ALL" | "CONTRACT" | "TOKEN";
 
+/** The registry's event for each delegation type, as the history table records it (`kind`). */
+export const V1_EVENT_NAME: Record<V1Type, string> = {
+  ALL: "DelegateForAll",
+  CONTRACT: "DelegateForContract",
+  TOKEN: "DelegateForToken",
+};
+
 export type V1Key = {
   type: V1Type;
   vault: Address;

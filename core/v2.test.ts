@@ -1,11 +1,20 @@
 import { type Address, encodePacked, type Hex, keccak256, maxUint256, zeroAddress, zeroHash } from "viem";
 import { describe, expect, it } from "vitest";
-import { type V2CheckQuery, type V2State, v2Check, v2DelegationHash, v2NextState } from "./v2";
+import { registryV2Abi } from "./abi/registryV2";
+import { V2_EVENT_NAME, type V2CheckQuery, type V2State, v2Check, v2DelegationHash, v2NextState } from "./v2";
 
 const from: Address = "0x1111111111111111111111111111111111111111";
 const to: Address = "0x2222222222222222222222222222222222222222";
 const token: Address = "0x3333333333333333333333333333333333333333";
 const claim: Hex = `0x636c61696d${"0".repeat(54)}`;
+
+describe("V2_EVENT_NAME", () => {
+  it("names each delegation type's event of the registry's ABI, every one of them", () => {
+    const events = registryV2Abi.filter((item) => item.type === "event").map((item) => item.name);
+    for (const [type, name] of Object.entries(V2_EVENT_NAME)) expect(name.toUpperCase().endsWith(type)).toBe(true);
+    expect(Object.values(V2_EVENT_NAME).sort()).toEqual(events.filter((name) => /^Delegate[A-Z]/.test(name)).sort());
+  });
+});
 
 describe("v2DelegationHash", () => {
   it("is keccak256 of the packed fields, shifted one byte left, with the type in the last byte", () => {

@@ -18,6 +18,15 @@ export const V2_RECORD_TYPE: Record<V2DelegationType, "ALL" | "CONTRACT" | "TOKE
   ERC1155: "TOKEN",
 };
 
+/** The registry's event for each delegation type, as the history table records it (`kind`). */
+export const V2_EVENT_NAME: Record<V2DelegationType, string> = {
+  ALL: "DelegateAll",
+  CONTRACT: "DelegateContract",
+  ERC721: "DelegateERC721",
+  ERC20: "DelegateERC20",
+  ERC1155: "DelegateERC1155",
+};
+
 /** ERC20 and ERC1155 delegations carry an amount; `amount == 0` revokes them. */
 export const isAmountType = (type: V2DelegationType) => type === "ERC20" || type === "ERC1155";
 const hasContract = (type: V2DelegationType) => type !== "ALL";

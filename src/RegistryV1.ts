@@ -9,7 +9,15 @@ import {
 } from "ponder:schema";
 import { type Address, type Hex, zeroAddress } from "viem";
 import { causes } from "../core/errors";
-import { type CallFrame, registryCalls, type V1Type, type V1Versions, v1NextState, v1RevokedPair } from "../core/v1";
+import {
+  type CallFrame,
+  registryCalls,
+  V1_EVENT_NAME,
+  type V1Type,
+  type V1Versions,
+  v1NextState,
+  v1RevokedPair,
+} from "../core/v1";
 import { recordEventBlock } from "./ChainHead";
 
 type V1EventName =
@@ -59,7 +67,7 @@ async function versions(context: Context<V1EventName>, vault: Address, delegate:
   return { vault: v?.version ?? 0, pair: p?.version ?? 0 };
 }
 
-async function delegate(type: V1Type, kind: string, event: Event<V1EventName>, context: Context<V1EventName>) {
+async function delegate(type: V1Type, event: Event<V1EventName>, context: Context<V1EventName>) {
   const args = event.args as Required<Args>;
   const chainId = context.chain.id;
   const key = {
@@ -104,7 +112,7 @@ async function delegate(type: V1Type, kind: string, event: Event<V1EventName>, c
       createdLogIndex,
     });
   }
-  await history(event, context, kind);
+  await history(event, context, V1_EVENT_NAME[type]);
 }
 
 /**
@@ -184,11 +192,9 @@ async function bumpVersion(
   });
 }
 
-ponder.on("RegistryV1:DelegateForAll", ({ event, context }) => delegate("ALL", "DelegateForAll", event, context));
-ponder.on("RegistryV1:DelegateForContract", ({ event, context }) =>
-  delegate("CONTRACT", "DelegateForContract", event, context),
-);
-ponder.on("RegistryV1:DelegateForToken", ({ event, context }) => delegate("TOKEN", "DelegateForToken", event, context));
+ponder.on("RegistryV1:DelegateForAll", ({ event, context }) => delegate("ALL", event, context));
+ponder.on("RegistryV1:DelegateForContract", ({ event, context }) => delegate("CONTRACT", event, context));
+ponder.on("RegistryV1:DelegateForToken", ({ event, context }) => delegate("TOKEN", event, context));
 
 ponder.on("RegistryV1:RevokeAllDelegates", async ({ event, context }) => {
   await bumpVersion(event, context, lower(event.args.vault), null);

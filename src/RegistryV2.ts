@@ -1,7 +1,7 @@
 import { type Context, type Event, ponder } from "ponder:registry";
 import { v2Delegation, v2Event } from "ponder:schema";
 import type { Address, Hex } from "viem";
-import { isAmountType, type V2DelegationType, v2DelegationHash, v2NextState } from "../core/v2";
+import { isAmountType, V2_EVENT_NAME, type V2DelegationType, v2DelegationHash, v2NextState } from "../core/v2";
 import { recordEventBlock } from "./ChainHead";
 
 type V2EventName =
@@ -10,15 +10,6 @@ type V2EventName =
   | "RegistryV2:DelegateERC721"
   | "RegistryV2:DelegateERC20"
   | "RegistryV2:DelegateERC1155";
-
-/** The event's name, as the history table records it. */
-const KIND: Record<V2DelegationType, string> = {
-  ALL: "DelegateAll",
-  CONTRACT: "DelegateContract",
-  ERC721: "DelegateERC721",
-  ERC20: "DelegateERC20",
-  ERC1155: "DelegateERC1155",
-};
 
 type Args = {
   from: Address;
@@ -52,7 +43,7 @@ async function handle(type: V2DelegationType, event: Event<V2EventName>, context
     blockTimestamp: event.block.timestamp,
     transactionHash: event.transaction.hash,
     logIndex: event.log.logIndex,
-    kind: KIND[type],
+    kind: V2_EVENT_NAME[type],
     hash,
     from: key.from,
     to: key.to,

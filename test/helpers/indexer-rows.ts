@@ -8,7 +8,14 @@
 import type pg from "pg";
 import { type Address, type Hex, toHex, zeroAddress } from "viem";
 import { type V1State, v1NextState } from "../../core/v1";
-import { isAmountType, type V2DelegationType, type V2State, v2DelegationHash, v2NextState } from "../../core/v2";
+import {
+  isAmountType,
+  V2_EVENT_NAME,
+  type V2DelegationType,
+  type V2State,
+  v2DelegationHash,
+  v2NextState,
+} from "../../core/v2";
 import { chunks } from "../../devkit/pool";
 import type { Position } from "./position";
 
@@ -60,14 +67,6 @@ function eventColumns(chainId: number, e: Position) {
   };
 }
 
-const KIND: Record<V2DelegationType, string> = {
-  ALL: "DelegateAll",
-  CONTRACT: "DelegateContract",
-  ERC721: "DelegateERC721",
-  ERC20: "DelegateERC20",
-  ERC1155: "DelegateERC1155",
-};
-
 /** Each event's delegation hash, once: a dataset is made into rows again at each block a test reads it at. */
 const hashes = new WeakMap<V2Emitted, Hex>();
 const hashOf = (e: V2Emitted) => hashes.get(e) ?? hashes.set(e, v2DelegationHash(e)).get(e)!;
@@ -80,7 +79,7 @@ export function v2Rows(chainId: number, emitted: readonly V2Emitted[]): Tables {
     const hash = hashOf(e);
     events.push({
       ...eventColumns(chainId, e),
-      kind: KIND[e.type],
+      kind: V2_EVENT_NAME[e.type],
       hash,
       from: e.from,
       to: e.to,
