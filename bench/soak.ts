@@ -3,8 +3,12 @@
  * serve` — every check route of both versions, and listings — at 70% of the maximum it measures
  * first, while new delegations keep arriving on chain and being indexed. Throughout, a sample of
  * answers is compared with the contract's `eth_call` at the block each reports, and the replica's
- * memory is sampled. Exits non-zero on any 5xx, connection error or timeout, wrong answer, or
- * memory growth of 10% or more after the warm-up. Needs DATABASE_URL (Postgres).
+ * memory is sampled every second. Exits non-zero on any 5xx, connection error or timeout, wrong
+ * answer, or memory growth of 10% or more after the warm-up. Needs DATABASE_URL (Postgres).
+ *
+ * Growth compares the peaks of two equal windows, one right after the warm-up and one at the end: a
+ * worker's heap rises and falls by a tenth of the whole between full collections, a minute or so
+ * apart under load, so single readings would compare a trough with a crest; a leak raises the peaks.
  */
 import { type Oracle, report } from "../devkit/compare";
 import { compareChecks } from "../devkit/compare-checks";
@@ -36,8 +40,9 @@ if (!(durationS >= 30)) {
   process.exit(1);
 }
 const SEED = chooseSeed();
-/** Memory is compared from the end of the warm-up on. */
+/** Memory is compared from the end of the warm-up on, the peaks of two windows this long. */
 const warmupS = Math.min(120, durationS / 4);
+const windowS = Math.min(60, (durationS - warmupS) / 3);
 const LOAD_SHARE = 0.7;
 const started = Date.now();
 const log = (line: string) => console.log(`· [${((Date.now() - started) / 1000).toFixed(0)} s] ${line}`);
@@ -107,16 +112,17 @@ try {
   const soakStart = Date.now();
   const sampling = setInterval(
     () => memory.push({ atS: (Date.now() - soakStart) / 1000, rssMb: treeMemory(tag).rssMb }),
-    5_000,
+    1_000,
   );
   const load = await runLoad("soak", { ...spec, durationS, warmupS: 0, overallRate: rate });
   clearInterval(sampling);
   soaking = false;
   await Promise.all([writer, sampler]);
 
-  const median = (values: number[]) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;
-  const afterWarmup = median(memory.filter((m) => m.atS >= warmupS && m.atS < warmupS + 20).map((m) => m.rssMb));
-  const atEnd = median(memory.slice(-3).map((m) => m.rssMb));
+  const peak = (from: number, to: number) =>
+    Math.max(...memory.filter((m) => m.atS >= from && m.atS < to).map((m) => m.rssMb));
+  const afterWarmup = peak(warmupS, warmupS + windowS);
+  const atEnd = peak(durationS - windowS, Number.POSITIVE_INFINITY);
   const growth = (atEnd - afterWarmup) / afterWarmup;
   const fivexx = Object.entries(load.statuses)
     .filter(([status]) => Number(status) >= 500)
@@ -131,8 +137,8 @@ try {
       `  statuses: ${JSON.stringify(load.statuses)}; 5xx: ${fivexx}; errors: ${load.errors}; timeouts: ` +
         `${load.timeouts}`,
       `  new delegations: ${writes} transactions written during the soak; ${sampled} answers sampled against eth_call`,
-      `  replica RSS: ${afterWarmup.toFixed(0)} MB after the ${warmupS} s warm-up, ${atEnd.toFixed(0)} MB at the end ` +
-        `(${(growth * 100).toFixed(1)}%)`,
+      `  replica RSS, the peak of ${windowS} s: ${afterWarmup.toFixed(0)} MB after the ${warmupS} s warm-up, ` +
+        `${atEnd.toFixed(0)} MB at the end (${(growth * 100).toFixed(1)}%)`,
     ].join("\n"),
   );
   if (fivexx > 0 || load.non2xx > 0) failures.push(`answers other than 2xx: ${JSON.stringify(load.statuses)}`);
