@@ -1,7 +1,9 @@
 /**
  * Preloaded (NODE_OPTIONS=--require) by bench/profile.ts into `npm run serve`'s processes: node's
- * --cpu-prof, which NODE_OPTIONS does not admit. Each process is profiled from its start, and its
- * profile written to BENCH_CPU_PROFILE_DIR as it exits. CommonJS: --require loads it before any ESM.
+ * CPU profiler, which NODE_OPTIONS cannot start with --cpu-prof. Each process is profiled from its
+ * start, and writes its profile to BENCH_CPU_PROFILE_DIR when asked with SIGUSR2: profile.ts asks
+ * once its load is over, since a server stopped with a long request in flight (a batch) could be
+ * killed before its exit handlers ran. CommonJS: --require loads it before any ESM.
  */
 const fs = require("node:fs");
 const inspector = require("node:inspector");
@@ -13,10 +15,14 @@ if (dir) {
   session.connect();
   session.post("Profiler.enable");
   session.post("Profiler.start");
-  // A session in the process's own thread answers at once: the profile is written before it exits.
-  process.on("exit", () => {
+  // Which processes to ask: those that have this handler.
+  fs.writeFileSync(path.join(dir, `${process.pid}.profiling`), "");
+  process.on("SIGUSR2", () => {
     session.post("Profiler.stop", (error, result) => {
-      if (!error) fs.writeFileSync(path.join(dir, `${process.pid}.cpuprofile`), JSON.stringify(result.profile));
+      const file = path.join(dir, `${process.pid}.cpuprofile`);
+      // Renamed into place whole: profile.ts reads it as soon as it exists.
+      fs.writeFileSync(`${file}.part`, error ? "{}" : JSON.stringify(result.profile));
+      fs.renameSync(`${file}.part`, file);
     });
   });
 }

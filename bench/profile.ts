@@ -5,13 +5,14 @@
  * without ", 1 connection" (e.g. "v2 batch of 10,000 checks"), or "v2 whole history" — it starts a
  * one-worker `npm run serve` under node's CPU profiler (bench/cpu-profile.cjs), verifies a sample
  * of the route's answers, loads it at 1 connection for the run's duration (the whole history: reads
- * it once by following Link), stops the server, and prints the heaviest functions and modules by
- * self time during the load, with the profile's path (for Chrome DevTools or speedscope).
+ * it once by following Link), asks the server's processes for their profiles, and prints the
+ * heaviest functions and modules by self time during the load, with the profile's path (for Chrome
+ * DevTools or speedscope).
  */
-import { mkdtempSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
-import { ROOT } from "../devkit/processes";
+import { ROOT, waitFor } from "../devkit/processes";
 import { Cleanup } from "./cleanup";
 import { benchDatabase } from "./database";
 import { readHistory } from "./history-read";
@@ -94,6 +95,16 @@ function summarize(profile: CpuProfile, window: { from: number; to: number }, to
     "  by function:",
     ...heaviest(byFunction),
   ];
+}
+
+/** Asks every process profiled into `dir` (bench/cpu-profile.cjs) for its profile; resolves once all are written. */
+async function askProfiles(dir: string): Promise<void> {
+  const pids = readdirSync(dir)
+    .filter((f) => f.endsWith(".profiling"))
+    .map((f) => Number.parseInt(f, 10));
+  for (const pid of pids) process.kill(pid, "SIGUSR2");
+  const written = async () => pids.every((pid) => existsSync(join(dir, `${pid}.cpuprofile`))) || undefined;
+  await waitFor("the server's profiles", written, 60_000);
 }
 
 /** The largest profile in `dir`: the server's (npm's and tsx's own processes write small ones too). */
@@ -186,6 +197,7 @@ try {
         window.to = now();
         log(`${r.label}: ${Math.round(r.events / (r.ms / 1000))} events/s, page p50 ${r.pageP50.toFixed(1)} ms`);
       }
+      await askProfiles(dir);
     });
     const { path, profile } = workerProfile(dir);
     console.log([`profile of ${label}: ${path}`, ...summarize(profile, window)].join("\n"));
