@@ -2,7 +2,7 @@
  * The JSON records the API answers with (api-contract.md, "Outputs", "History"): addresses in
  * EIP-55 case, integers exact (bigints, written by api/json.ts), `null` where a field does not apply.
  */
-import { getAddress } from "viem";
+import { checksumAddress } from "../core/keccak";
 import { isAmountType, V2_RECORD_TYPE, type V2DelegationType } from "../core/v2";
 import type { V1EventRow, V2EventRow } from "./history-store";
 import type { V1Row, V2Row } from "./store";
@@ -10,9 +10,9 @@ import type { V1Row, V2Row } from "./store";
 /** A v2 delegation as listed. */
 export const v2Record = (d: V2Row) => ({
   type: V2_RECORD_TYPE[d.delegationType],
-  from: getAddress(d.from),
-  to: getAddress(d.to),
-  contract: d.contract && getAddress(d.contract),
+  from: checksumAddress(d.from),
+  to: checksumAddress(d.to),
+  contract: d.contract && checksumAddress(d.contract),
   tokenId: d.tokenId,
   delegationType: d.delegationType,
   rights: d.rights,
@@ -22,9 +22,9 @@ export const v2Record = (d: V2Row) => ({
 /** A v1 delegation as listed. */
 export const v1Record = (d: V1Row) => ({
   type: d.type,
-  vault: getAddress(d.vault),
-  delegate: getAddress(d.delegate),
-  contract: d.type === "ALL" ? null : getAddress(d.contract),
+  vault: checksumAddress(d.vault),
+  delegate: checksumAddress(d.delegate),
+  contract: d.type === "ALL" ? null : checksumAddress(d.contract),
   tokenId: d.type === "TOKEN" ? d.tokenId : null,
 });
 
@@ -46,7 +46,7 @@ const eventHead = (e: V2EventRow | V1EventRow) => ({
   event: e.kind,
 });
 
-const addressOrNull = (a: string | null) => (a === null ? null : getAddress(a));
+const addressOrNull = (a: string | null) => (a === null ? null : checksumAddress(a));
 
 /** A v2 event as the history lists it: for ERC20 and ERC1155, `enable` is `amount > 0`. */
 export function v2EventRecord(e: V2EventRow) {
@@ -55,8 +55,8 @@ export function v2EventRecord(e: V2EventRow) {
   return {
     ...eventHead(e),
     delegationType,
-    from: getAddress(e.from),
-    to: getAddress(e.to),
+    from: checksumAddress(e.from),
+    to: checksumAddress(e.to),
     contract: addressOrNull(e.contract),
     tokenId: e.tokenId,
     rights: e.rights,
@@ -68,7 +68,7 @@ export function v2EventRecord(e: V2EventRow) {
 /** A v1 event as the history lists it, with the delegate a RevokeDelegate revoked. */
 export const v1EventRecord = (e: V1EventRow) => ({
   ...eventHead(e),
-  vault: getAddress(e.vault),
+  vault: checksumAddress(e.vault),
   delegate: addressOrNull(e.delegate),
   contract: addressOrNull(e.contract),
   tokenId: e.tokenId,

@@ -1,4 +1,5 @@
-import { type Address, getAddress, type Hex, maxUint256, stringToHex } from "viem";
+import { type Address, type Hex, maxUint256, stringToHex } from "viem";
+import { checksumAddress } from "./keccak";
 
 /** Why a value was rejected; `expected` reads as the end of "expected …". */
 export class ParseError extends Error {
@@ -19,7 +20,7 @@ export function parseAddress(input: string): Address {
   const digits = input.slice(2);
   const lower = input.toLowerCase() as Address;
   if (digits === digits.toLowerCase() || digits === digits.toUpperCase()) return lower;
-  if (getAddress(lower) !== input) throw new ParseError(`${expected} (the checksum does not match)`);
+  if (checksumAddress(lower) !== input) throw new ParseError(`${expected} (the checksum does not match)`);
   return lower;
 }
 

@@ -1,4 +1,5 @@
-import { type Address, type Hex, keccak256, maxUint256, zeroAddress, zeroHash } from "viem";
+import { type Address, type Hex, maxUint256, zeroAddress, zeroHash } from "viem";
+import { keccak256Hex } from "./keccak";
 
 /**
  * The v2 DelegateRegistry's rules, written once and used by the indexer and the API alike.
@@ -52,7 +53,8 @@ export function v2DelegationHash(key: V2DelegationKey): Hex {
   if (hasContract(key.type)) packed += (key.contract ?? zeroAddress).slice(2);
   if (hasTokenId(key.type)) packed += (key.tokenId ?? 0n).toString(16).padStart(64, "0");
   // Shifting a 32-byte word left one byte drops its first byte; the type fills the last.
-  return `0x${keccak256(packed as Hex).slice(4)}${V2_DELEGATION_TYPES.indexOf(key.type).toString(16).padStart(2, "0")}`;
+  const type = V2_DELEGATION_TYPES.indexOf(key.type).toString(16).padStart(2, "0");
+  return `0x${keccak256Hex(packed as Hex).slice(4)}${type}`;
 }
 
 /** What the contract keeps for one delegation hash. */
