@@ -21,9 +21,6 @@
 import http, { type Server } from "node:http";
 import { table } from "./access/db";
 
-/** Where a checkpoint's fields are, counted from 1 as SQL's substring and overlay count. */
-export const CHECKPOINT_FIELDS = { timestamp: { from: 1, length: 10 }, block: { from: 27, length: 16 } } as const;
-
 /** A checkpoint's parts, as Ponder's encodeCheckpoint takes them. */
 export type PonderCheckpoint = Record<
   "blockTimestamp" | "chainId" | "blockNumber" | "transactionIndex" | "eventType" | "eventIndex",
@@ -31,6 +28,7 @@ export type PonderCheckpoint = Record<
 >;
 /** The event type Ponder gives a log in a checkpoint. */
 export const LOG_EVENT_TYPE = 5;
+/** A checkpoint's parts in order, each a fixed-width decimal. */
 const CHECKPOINT_WIDTHS: [keyof PonderCheckpoint, number][] = [
   ["blockTimestamp", 10],
   ["chainId", 16],
@@ -43,6 +41,19 @@ const CHECKPOINT_WIDTHS: [keyof PonderCheckpoint, number][] = [
 /** A checkpoint as Ponder encodes it (also an event's `id`): its parts as fixed-width decimals. */
 export const ponderCheckpoint = (parts: PonderCheckpoint): string =>
   CHECKPOINT_WIDTHS.map(([name, width]) => parts[name].toString().padStart(width, "0")).join("");
+
+/** Where part `name` of a checkpoint is, counted from 1 as SQL's substring and overlay count. */
+function checkpointField(name: keyof PonderCheckpoint): { from: number; length: number } {
+  const at = CHECKPOINT_WIDTHS.findIndex(([part]) => part === name);
+  const from = 1 + CHECKPOINT_WIDTHS.slice(0, at).reduce((sum, [, width]) => sum + width, 0);
+  return { from, length: CHECKPOINT_WIDTHS[at]![1] };
+}
+
+/** Where a checkpoint's block timestamp and block number are, for SQL. */
+export const CHECKPOINT_FIELDS = {
+  timestamp: checkpointField("blockTimestamp"),
+  block: checkpointField("blockNumber"),
+} as const;
 
 const field = (checkpoint: string, { from, length }: { from: number; length: number }) =>
   `substring(${checkpoint}, ${from}, ${length})::bigint`;
