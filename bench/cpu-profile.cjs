@@ -17,7 +17,11 @@ if (dir) {
   session.post("Profiler.start");
   // Which processes to ask: those that have this handler.
   fs.writeFileSync(path.join(dir, `${process.pid}.profiling`), "");
+  let asked = false;
+  // Once: a wrapper (npm, tsx) that passes the signal on would otherwise stop a stopped profiler.
   process.on("SIGUSR2", () => {
+    if (asked) return;
+    asked = true;
     session.post("Profiler.stop", (error, result) => {
       const file = path.join(dir, `${process.pid}.cpuprofile`);
       // Renamed into place whole: profile.ts reads it as soon as it exists.

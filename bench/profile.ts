@@ -102,8 +102,15 @@ async function askProfiles(dir: string): Promise<void> {
   const pids = readdirSync(dir)
     .filter((f) => f.endsWith(".profiling"))
     .map((f) => Number.parseInt(f, 10));
-  for (const pid of pids) process.kill(pid, "SIGUSR2");
-  const written = async () => pids.every((pid) => existsSync(join(dir, `${pid}.cpuprofile`))) || undefined;
+  const asked = pids.filter((pid) => {
+    try {
+      process.kill(pid, "SIGUSR2");
+      return true;
+    } catch {
+      return false; // Ended meanwhile (a process of npm's or tsx's): it has nothing to write.
+    }
+  });
+  const written = async () => asked.every((pid) => existsSync(join(dir, `${pid}.cpuprofile`))) || undefined;
   await waitFor("the server's profiles", written, 60_000);
 }
 
