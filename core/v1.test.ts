@@ -10,6 +10,8 @@ import {
   type V1Versions,
   v1CheckKeys,
   v1InForce,
+  v1KeyOfString,
+  v1KeyString,
   v1NextState,
   v1RevokedPair,
 } from "./v1";
@@ -205,6 +207,14 @@ describe("v1CheckKeys", () => {
     expect(new Set(keys.map((k) => `${k.type}|${k.contract}|${k.tokenId}`)).size).toBe(3);
     // The vault and delegate are never swapped.
     for (const k of keys) expect([k.vault, k.delegate]).toEqual([vault, delegate]);
+  });
+});
+
+describe("v1KeyString / v1KeyOfString", () => {
+  it("names every key of v1CheckKeys by a string that gives the key back, each a different string", () => {
+    const keys = v1CheckKeys({ kind: "token", vault, delegate, contract: token, tokenId: maxUint256 });
+    expect(keys.map((k) => v1KeyOfString(v1KeyString(k)))).toEqual(keys);
+    expect(new Set(keys.map(v1KeyString)).size).toBe(3);
   });
 });
 

@@ -33,6 +33,12 @@ export type V1Key = {
 /** A key's identity as one string: keys are equal exactly when their strings are. */
 export const v1KeyString = (k: V1Key) => `${k.vault}|${k.delegate}|${k.type}|${k.contract}|${k.tokenId}`;
 
+/** The key a `v1KeyString` names. */
+export function v1KeyOfString(key: string): V1Key {
+  const [vault, delegate, type, contract, tokenId] = key.split("|") as [Address, Address, V1Type, Address, string];
+  return { type, vault, delegate, contract, tokenId: BigInt(tokenId) };
+}
+
 export type V1Versions = { vault: number; pair: number };
 
 /** One delegation key's last write: enabled or not, at which versions, created where. */

@@ -1,5 +1,6 @@
 import { type Address, type Hex, zeroAddress, zeroHash } from "viem";
 import { describe, expect, it } from "vitest";
+import { v1InForce, v1KeyString } from "../../core/v1";
 import { ChainState, rowKey, type StateRow, type V1Entry, type V2Entry } from "./chain-state";
 
 const A = "0x000000000000000000000000000000000000000a" as Address;
@@ -140,5 +141,170 @@ describe("ChainState", () => {
     expect(s.v2Wallet(B)).toEqual([]);
     expect(s.v1Wallet(A)).toEqual([]);
     expect(s.v2Enabled([hash(1)]).size).toBe(0);
+  });
+});
+
+const SEED = Number(process.env.SEED ?? Date.now() % 2 ** 31);
+
+/**
+ * The state tables as the SQL store holds them, answered the plain way: rows in maps, lists by
+ * filtering and sorting. ChainState must answer exactly the same after any sequence of puts.
+ */
+class PlainState {
+  readonly v2 = new Map<Hex, V2Entry>();
+  readonly v1 = new Map<string, V1Entry>();
+  readonly vaults = new Map<Address, number>();
+  readonly pairs = new Map<string, number>();
+
+  put(key: string, r: StateRow | undefined) {
+    const [table, id] = [key.slice(0, key.indexOf(":")), key.slice(key.indexOf(":") + 1)];
+    const map = { v2: this.v2, v1: this.v1, vault: this.vaults, pair: this.pairs }[table]! as Map<string, unknown>;
+    if (r === undefined) map.delete(id);
+    else if (r.table === "v2" || r.table === "v1") map.set(id, r.row);
+    else map.set(id, r.row.version);
+  }
+
+  inForce(row: V1Entry) {
+    return v1InForce(
+      { ...row, createdBlock: BigInt(row.createdBlock) },
+      { vault: this.vaults.get(row.vault) ?? 0, pair: this.pairs.get(`${row.vault}|${row.delegate}`) ?? 0 },
+    );
+  }
+
+  v2Wallet(w: Address) {
+    return [...this.v2.values()]
+      .filter((r) => r.enabled && (r.from === w || r.to === w))
+      .sort((a, b) => a.firstBlock - b.firstBlock || a.firstLogIndex - b.firstLogIndex)
+      .map(({ delegationType, from, to, contract, tokenId, rights, amount }) => ({
+        delegationType,
+        from,
+        to,
+        contract,
+        tokenId,
+        rights,
+        amount,
+      }));
+  }
+
+  v1Rows(rows: V1Entry[]) {
+    return rows
+      .filter((r) => this.inForce(r))
+      .sort((a, b) => a.createdBlock - b.createdBlock || a.createdLogIndex - b.createdLogIndex)
+      .map(({ type, vault, delegate, contract, tokenId }) => ({ type, vault, delegate, contract, tokenId }));
+  }
+}
+
+describe(`ChainState against the plain tables, over seeded random puts (SEED=${SEED})`, () => {
+  it("answers every check and listing alike after each put: new rows, updates, rows moved or removed by \
+reorganizations, version counters", () => {
+    let x = SEED || 1;
+    const int = (n: number) => {
+      x ^= x << 13;
+      x ^= x >>> 17;
+      x ^= x << 5;
+      return (x >>> 0) % n;
+    };
+    const pick = <T>(items: readonly T[]) => items[int(items.length)]!;
+    const wallets = [A, B, C, "0x00000000000000000000000000000000000000ff" as Address];
+    /** Every row is first placed at a position of its own, as a log is. */
+    let nextPosition = 0;
+    const position = () => {
+      nextPosition += 1 + int(3);
+      return [Math.floor(nextPosition / 4), nextPosition % 4] as const;
+    };
+    // A few rows get a position lower down, never taken: a reorganization puts a row back earlier.
+    const taken = new Set<string>();
+    const earlier = (): readonly [number, number] => {
+      const at = [int(Math.max(1, Math.floor(nextPosition / 4))), 4 + int(1_000)] as const;
+      if (taken.has(String(at))) return earlier();
+      taken.add(String(at));
+      return at;
+    };
+    const v2Shapes = Array.from({ length: 24 }, (_, n) => ({
+      hash: hash(n + 1),
+      from: pick(wallets),
+      to: pick(wallets),
+      delegationType: pick(["ALL", "CONTRACT", "ERC721", "ERC20", "ERC1155"] as const),
+      contract: pick([null, C]),
+      tokenId: pick([null, 0n, 7n, 2n ** 256n - 1n]),
+      rights: pick([zeroHash, hash(0xdead)]),
+    }));
+    const v1Keys = Array.from({ length: 16 }, () => ({
+      type: pick(["ALL", "CONTRACT", "TOKEN"] as const),
+      vault: pick(wallets),
+      delegate: pick(wallets),
+      contract: pick([zeroAddress, C]),
+      tokenId: pick([0n, 5n, 2n ** 256n - 1n]),
+    }));
+
+    const compact = new ChainState();
+    const plain = new PlainState();
+    for (let step = 0; step < 3_000; step++) {
+      let row: StateRow;
+      const kind = int(10);
+      if (kind < 5) {
+        const shape = pick(v2Shapes);
+        const old = plain.v2.get(shape.hash);
+        const [firstBlock, firstLogIndex] =
+          old && int(3) > 0 ? [old.firstBlock, old.firstLogIndex] : int(5) === 0 ? earlier() : position();
+        row = {
+          table: "v2",
+          row: {
+            ...shape,
+            amount: pick([null, 0n, 3n, 2n ** 255n]),
+            enabled: int(3) > 0,
+            firstBlock,
+            firstLogIndex,
+            updatedBlock: step,
+          },
+        };
+      } else if (kind < 8) {
+        const key = pick(v1Keys);
+        const [createdBlock, createdLogIndex] = int(2) === 0 ? position() : int(3) === 0 ? earlier() : [1, 0];
+        row = {
+          table: "v1",
+          row: {
+            ...key,
+            enabled: int(3) > 0,
+            vaultVersion: int(3),
+            pairVersion: int(3),
+            createdBlock,
+            createdLogIndex,
+            updatedBlock: step,
+          },
+        };
+      } else if (kind < 9) row = { table: "vault", row: { vault: pick(wallets), version: int(3), updatedBlock: step } };
+      else
+        row = {
+          table: "pair",
+          row: { vault: pick(wallets), delegate: pick(wallets), version: int(3), updatedBlock: step },
+        };
+      const key = rowKey(row);
+      // One put in eight takes a row away, as a reorganization takes away a row its blocks made.
+      const value = int(8) === 0 ? undefined : row;
+      compact.put(key, value, 0);
+      plain.put(key, value);
+
+      const at = `step ${step}, ${value === undefined ? "removed" : "put"} ${key}`;
+      for (const w of wallets) {
+        expect(compact.v2Wallet(w), at).toEqual(plain.v2Wallet(w));
+        expect(compact.v1Wallet(w), at).toEqual(
+          plain.v1Rows([...plain.v1.values()].filter((r) => r.vault === w || r.delegate === w)),
+        );
+      }
+      const hashes = [...v2Shapes.map((s) => s.hash), hash(999)];
+      expect(compact.v2Enabled(hashes), at).toEqual(
+        new Map(
+          hashes.flatMap((h) => {
+            const r = plain.v2.get(h);
+            return r?.enabled ? [[h, { enabled: true, amount: r.amount ?? 0n }] as const] : [];
+          }),
+        ),
+      );
+      const asked = [pick(v1Keys), pick(v1Keys), { ...pick(v1Keys), tokenId: 6n }];
+      expect(compact.v1InForce(asked), at).toEqual(
+        plain.v1Rows(asked.flatMap((k) => plain.v1.get(v1KeyString(k)) ?? [])),
+      );
+    }
   });
 });

@@ -1,7 +1,16 @@
 import type { Address, Hex } from "viem";
-import { type V1Key, type V1State, type V1Type, v1InForce, v1KeyString } from "../../core/v1";
-import type { V2DelegationType, V2State } from "../../core/v2";
+import {
+  V1_EVENT_NAME,
+  type V1Key,
+  type V1State,
+  type V1Type,
+  v1InForce,
+  v1KeyOfString,
+  v1KeyString,
+} from "../../core/v1";
+import { V2_DELEGATION_TYPES, type V2DelegationType, type V2State } from "../../core/v2";
 import type { V1Row, V2Row } from "../store";
+import { ByteKeys, withRoom, writeHex } from "./byte-keys";
 
 /** A row of v2_delegation, as held in memory. */
 export type V2Entry = V2Row & {
@@ -40,13 +49,114 @@ export function rowKey(r: StateRow): string {
   }
 }
 
-const byPosition = <T extends { block: number; logIndex: number }>(a: T, b: T) =>
-  a.block - b.block || a.logIndex - b.logIndex;
+const NONE = -1;
+/** A row's flags: it exists (in the database now), and it is enabled. */
+const LIVE = 1;
+const ENABLED = 2;
+
+const V1_TYPES = Object.keys(V1_EVENT_NAME) as V1Type[];
+/** Where each field lies in a v1 key's bytes; vault and delegate first, as in a pair's key. */
+const V1_KEY = { type: 40, contract: 41, tokenId: 61, width: 93 } as const;
+
+type Column = Int32Array | Uint32Array | Uint8Array | Float64Array;
+
+/** Grows every column of a table to hold `rows` rows. */
+function withRows(columns: Record<string, Column>, rows: number) {
+  for (const name of Object.keys(columns)) columns[name] = withRoom(columns[name]!, rows);
+}
 
 /**
- * One chain's indexed state, in memory: the four state tables as maps, indexed by wallet, with
- * the same answers as the SQL store. Rows are replaced whole as the indexer wrote them, so no rule
- * of the registries is applied here except core's `v1InForce`.
+ * Per wallet, a linked list of the rows that name it. A row names two wallets (the same one for a
+ * self-delegation, listed once) and holds the next row of each one's list, so that a list costs
+ * no memory of its own. Ordered by `before` when given; otherwise in the order rows were linked.
+ */
+class RowLists {
+  private head = new Int32Array(0);
+  private tail = new Int32Array(0);
+  /** Per row: its two wallets, and the next row in each one's list. */
+  private readonly links = {
+    a: new Int32Array(0),
+    b: new Int32Array(0),
+    nextA: new Int32Array(0),
+    nextB: new Int32Array(0),
+  };
+
+  constructor(private readonly before?: (x: number, y: number) => boolean) {}
+
+  wallets(row: number): [number, number] {
+    return [this.links.a[row]!, this.links.b[row]!];
+  }
+
+  link(row: number, a: number, b: number) {
+    withRows(this.links, row + 1);
+    this.head = withRoom(this.head, Math.max(a, b) + 1, NONE);
+    this.tail = withRoom(this.tail, Math.max(a, b) + 1, NONE);
+    this.links.a[row] = a;
+    this.links.b[row] = b;
+    this.insert(row, a);
+    if (b !== a) this.insert(row, b);
+  }
+
+  unlink(row: number) {
+    this.remove(row, this.links.a[row]!);
+    if (this.links.b[row] !== this.links.a[row]) this.remove(row, this.links.b[row]!);
+  }
+
+  rows(wallet: number): number[] {
+    const rows: number[] = [];
+    if (wallet < 0 || wallet >= this.head.length) return rows;
+    for (let row = this.head[wallet]!; row !== NONE; row = this.next(row, wallet)) rows.push(row);
+    return rows;
+  }
+
+  private next(row: number, wallet: number): number {
+    return this.links.a[row] === wallet ? this.links.nextA[row]! : this.links.nextB[row]!;
+  }
+
+  private setNext(row: number, wallet: number, next: number) {
+    if (this.links.a[row] === wallet) this.links.nextA[row] = next;
+    else this.links.nextB[row] = next;
+  }
+
+  private insert(row: number, wallet: number) {
+    const tail = this.tail[wallet]!;
+    if (tail === NONE || this.before === undefined || this.before(tail, row)) {
+      this.setNext(row, wallet, NONE);
+      if (tail === NONE) this.head[wallet] = row;
+      else this.setNext(tail, wallet, row);
+      this.tail[wallet] = row;
+      return;
+    }
+    // Put back in an earlier place (after a reorganization): walk to it.
+    let previous = NONE;
+    let at = this.head[wallet]!;
+    while (at !== NONE && this.before(at, row)) [previous, at] = [at, this.next(at, wallet)];
+    this.setNext(row, wallet, at);
+    if (previous === NONE) this.head[wallet] = row;
+    else this.setNext(previous, wallet, row);
+  }
+
+  private remove(row: number, wallet: number) {
+    let previous = NONE;
+    let at = this.head[wallet]!;
+    while (at !== row && at !== NONE) [previous, at] = [at, this.next(at, wallet)];
+    if (at === NONE) return;
+    const next = this.next(row, wallet);
+    if (previous === NONE) this.head[wallet] = next;
+    else this.setNext(previous, wallet, next);
+    if (this.tail[wallet] === row) this.tail[wallet] = previous;
+  }
+}
+
+/**
+ * One chain's indexed state, in memory: the four state tables, indexed by wallet, with the same
+ * answers as the SQL store. Rows are replaced whole as the indexer wrote them, so no rule of the
+ * registries is applied here except core's `v1InForce`.
+ *
+ * Held compactly (issue 16): addresses, hashes and keys as bytes numbered by ByteKeys, every field
+ * a typed array indexed by those numbers, wallet lists linked through the rows. A delegation costs
+ * a few hundred bytes rather than kilobytes of objects and strings, and the garbage collector has
+ * almost nothing to walk. A row removed by a reorganization keeps its number, marked not LIVE.
  *
  * It also remembers, for blocks not yet final, which rows each block changed and a fingerprint of
  * each block's events, so that a reorganization can be found and undone (api/replica/feed.ts).
@@ -54,54 +164,71 @@ const byPosition = <T extends { block: number; logIndex: number }>(a: T, b: T) =
 export class ChainState {
   /** The last block whose state this holds. */
   block = 0;
-  private readonly v2 = new Map<Hex, V2Entry>();
-  /** Per wallet, its v2 hashes (from or to) in first-enable order. */
-  private readonly v2ByWallet = new Map<Address, Hex[]>();
-  private readonly v1 = new Map<string, V1Entry>();
-  private readonly v1ByWallet = new Map<Address, Set<string>>();
-  private readonly vaults = new Map<Address, VersionEntry>();
-  private readonly pairs = new Map<string, VersionEntry>();
   /** Blocks past the final one: the rows each changed, and its events' fingerprint. */
   readonly touched = new Map<number, Set<string>>();
   readonly fingerprints = new Map<number, string>();
+
+  /** Every address a row names, and each one's vault version (v1_vault_version; 0 when absent). */
+  private readonly addresses = new ByteKeys(20);
+  private vaultVersion = new Uint32Array(0);
+
+  /** v2_delegation, by hash; its wallets are its list's (from, to), in first-enable order. */
+  private readonly v2Keys = new ByteKeys(32);
+  private readonly v2Lists = new RowLists((x, y) => this.v2Before(x, y));
+  private readonly v2 = {
+    flags: new Uint8Array(0),
+    type: new Uint8Array(0),
+    contract: new Int32Array(0),
+    rights: new Uint32Array(0),
+    firstBlock: new Float64Array(0),
+    firstLogIndex: new Uint32Array(0),
+  };
+  private readonly v2TokenId: (bigint | null)[] = [];
+  private readonly v2Amount: (bigint | null)[] = [];
+  /** The rights values rows hold (few: most are empty), numbered. */
+  private readonly rights: Hex[] = [];
+  private readonly rightsNumber = new Map<Hex, number>();
+
+  /** v1_delegation, by its key's bytes; its wallets are its list's (vault, delegate). */
+  private readonly v1Keys = new ByteKeys(V1_KEY.width);
+  private readonly v1Lists = new RowLists();
+  private readonly v1 = {
+    flags: new Uint8Array(0),
+    pair: new Int32Array(0),
+    vaultVersion: new Uint32Array(0),
+    pairVersion: new Uint32Array(0),
+    createdBlock: new Float64Array(0),
+    createdLogIndex: new Uint32Array(0),
+  };
+
+  /** v1_pair_version, by (vault, delegate). */
+  private readonly pairs = new ByteKeys(40);
+  private pairVersion = new Uint32Array(0);
+
+  /** Scratch for the key being looked up, one per kind (a v1 key's lookup also looks up addresses). */
+  private readonly scratch = { address: new Uint8Array(20), hash: new Uint8Array(32), v1: new Uint8Array(93) };
 
   /** Puts a row as the database now has it, or removes it (`undefined`: it no longer exists). */
   put(key: string, r: StateRow | undefined, final: number) {
     if (r === undefined) return this.remove(key);
     switch (r.table) {
-      case "v2": {
-        const { row } = r;
-        const old = this.v2.get(row.hash);
-        this.v2.set(row.hash, row);
-        // A hash names its wallets, and its place is fixed by its first enable: only a row new
-        // here (or put back in another place by a reorganization) enters the wallet lists.
-        if (old && old.firstBlock === row.firstBlock && old.firstLogIndex === row.firstLogIndex) break;
-        for (const wallet of new Set([row.from, row.to])) {
-          const list = this.v2ByWallet.get(wallet) ?? [];
-          if (old) list.splice(list.indexOf(old.hash), 1);
-          list.push(row.hash);
-          const before = list.length > 1 ? this.v2.get(list[list.length - 2]!)! : undefined;
-          if (before && this.v2Order(before.hash, row.hash) > 0) list.sort((a, b) => this.v2Order(a, b));
-          this.v2ByWallet.set(wallet, list);
-        }
+      case "v2":
+        this.putV2(r.row);
+        break;
+      case "v1":
+        this.putV1(r.row);
+        break;
+      case "vault": {
+        // Numbered first: numbering may grow the array.
+        const vault = this.address(r.row.vault);
+        this.vaultVersion[vault] = r.row.version;
         break;
       }
-      case "v1": {
-        const k = v1KeyString(r.row);
-        this.v1.set(k, r.row);
-        for (const wallet of [r.row.vault, r.row.delegate]) {
-          const set = this.v1ByWallet.get(wallet) ?? new Set();
-          set.add(k);
-          this.v1ByWallet.set(wallet, set);
-        }
+      case "pair": {
+        const pair = this.pair(r.row.vault, r.row.delegate!);
+        this.pairVersion[pair] = r.row.version;
         break;
       }
-      case "vault":
-        this.vaults.set(r.row.vault, r.row);
-        break;
-      case "pair":
-        this.pairs.set(pairKeyOf(r.row.vault, r.row.delegate!), r.row);
-        break;
     }
     if (r.row.updatedBlock > final) {
       const set = this.touched.get(r.row.updatedBlock) ?? new Set();
@@ -110,37 +237,58 @@ export class ChainState {
     }
   }
 
-  private v2Order(a: Hex, b: Hex): number {
-    const x = this.v2.get(a)!;
-    const y = this.v2.get(b)!;
-    return byPosition(
-      { block: x.firstBlock, logIndex: x.firstLogIndex },
-      { block: y.firstBlock, logIndex: y.firstLogIndex },
-    );
+  private putV2(row: V2Entry) {
+    const id = this.v2Keys.add(this.hashBytes(row.hash));
+    withRows(this.v2, id + 1);
+    const live = (this.v2.flags[id]! & LIVE) !== 0;
+    // A hash names its wallets, and its place is fixed by its first enable: only a row new here
+    // (or put back in another place by a reorganization) enters the wallet lists.
+    const samePlace =
+      live && this.v2.firstBlock[id] === row.firstBlock && this.v2.firstLogIndex[id] === row.firstLogIndex;
+    if (live && !samePlace) this.v2Lists.unlink(id);
+    this.v2.flags[id] = LIVE | (row.enabled ? ENABLED : 0);
+    this.v2.type[id] = V2_DELEGATION_TYPES.indexOf(row.delegationType);
+    this.v2.contract[id] = row.contract === null ? NONE : this.address(row.contract);
+    this.v2.rights[id] = this.rightsNumberOf(row.rights);
+    this.v2.firstBlock[id] = row.firstBlock;
+    this.v2.firstLogIndex[id] = row.firstLogIndex;
+    this.v2TokenId[id] = row.tokenId;
+    this.v2Amount[id] = row.amount;
+    if (!samePlace) this.v2Lists.link(id, this.address(row.from), this.address(row.to));
+  }
+
+  private putV1(row: V1Entry) {
+    const id = this.v1Keys.add(this.v1KeyBytes(row));
+    withRows(this.v1, id + 1);
+    if ((this.v1.flags[id]! & LIVE) === 0) this.v1Lists.link(id, this.address(row.vault), this.address(row.delegate));
+    this.v1.flags[id] = LIVE | (row.enabled ? ENABLED : 0);
+    this.v1.pair[id] = this.pair(row.vault, row.delegate);
+    this.v1.vaultVersion[id] = row.vaultVersion;
+    this.v1.pairVersion[id] = row.pairVersion;
+    this.v1.createdBlock[id] = row.createdBlock;
+    this.v1.createdLogIndex[id] = row.createdLogIndex;
   }
 
   private remove(key: string) {
     const [table, id] = [key.slice(0, key.indexOf(":")), key.slice(key.indexOf(":") + 1)];
     if (table === "v2") {
-      const old = this.v2.get(id as Hex);
-      if (!old) return;
-      this.v2.delete(old.hash);
-      for (const wallet of new Set([old.from, old.to])) {
-        const list = this.v2ByWallet.get(wallet)!.filter((h) => h !== old.hash);
-        if (list.length) this.v2ByWallet.set(wallet, list);
-        else this.v2ByWallet.delete(wallet);
-      }
+      const row = this.v2Keys.find(this.hashBytes(id as Hex));
+      if (row === NONE || (this.v2.flags[row]! & LIVE) === 0) return;
+      this.v2Lists.unlink(row);
+      this.v2.flags[row] = 0;
     } else if (table === "v1") {
-      const old = this.v1.get(id);
-      if (!old) return;
-      this.v1.delete(id);
-      for (const wallet of [old.vault, old.delegate]) {
-        const set = this.v1ByWallet.get(wallet)!;
-        set.delete(id);
-        if (set.size === 0) this.v1ByWallet.delete(wallet);
-      }
-    } else if (table === "vault") this.vaults.delete(id as Address);
-    else this.pairs.delete(id);
+      const row = this.v1Keys.find(this.v1KeyBytes(v1KeyOfString(id)));
+      if (row === NONE || (this.v1.flags[row]! & LIVE) === 0) return;
+      this.v1Lists.unlink(row);
+      this.v1.flags[row] = 0;
+    } else if (table === "vault") {
+      const vault = this.findAddress(id as Address);
+      if (vault !== NONE) this.vaultVersion[vault] = 0;
+    } else {
+      const [vault, delegate] = id.split("|") as [Address, Address];
+      const pair = this.pair(vault, delegate);
+      this.pairVersion[pair] = 0;
+    }
   }
 
   /** The keys of every row changed after block `after` (and forgets that they were). */
@@ -163,69 +311,126 @@ export class ChainState {
   v2Enabled(hashes: readonly Hex[]): Map<Hex, V2State> {
     const out = new Map<Hex, V2State>();
     for (const hash of hashes) {
-      const row = this.v2.get(hash);
-      if (row?.enabled) out.set(hash, { enabled: true, amount: row.amount ?? 0n });
+      const row = this.v2Keys.find(this.hashBytes(hash));
+      if (row !== NONE && this.v2.flags[row] === (LIVE | ENABLED))
+        out.set(hash, { enabled: true, amount: this.v2Amount[row] ?? 0n });
     }
     return out;
   }
 
   v2Wallet(wallet: Address): V2Row[] {
-    const out: V2Row[] = [];
-    for (const hash of this.v2ByWallet.get(wallet) ?? []) {
-      const row = this.v2.get(hash)!;
-      if (row.enabled) out.push(v2Row(row));
-    }
-    return out;
-  }
-
-  private current(vault: Address, delegate: Address) {
-    return {
-      vault: this.vaults.get(vault)?.version ?? 0,
-      pair: this.pairs.get(pairKeyOf(vault, delegate))?.version ?? 0,
-    };
-  }
-
-  private inForce(row: V1Entry): boolean {
-    return v1InForce({ ...row, createdBlock: BigInt(row.createdBlock) }, this.current(row.vault, row.delegate));
+    return this.v2Lists
+      .rows(this.findAddress(wallet))
+      .filter((row) => this.v2.flags[row] === (LIVE | ENABLED))
+      .map((row) => this.v2Row(row));
   }
 
   v1InForce(keys: readonly V1Key[]): V1Row[] {
-    const rows = keys
-      .map((k) => this.v1.get(v1KeyString(k)))
-      .filter((row): row is V1Entry => row !== undefined && this.inForce(row));
-    return sortV1(rows).map(v1Row);
+    const rows: number[] = [];
+    for (const key of keys) {
+      const row = this.v1Keys.find(this.v1KeyBytes(key));
+      if (row !== NONE && this.inForce(row)) rows.push(row);
+    }
+    return this.sortV1(rows).map((row) => this.v1Row(row));
   }
 
   v1Wallet(wallet: Address): V1Row[] {
-    const rows = [...(this.v1ByWallet.get(wallet) ?? [])]
-      .map((k) => this.v1.get(k)!)
-      .filter((row) => this.inForce(row));
-    return sortV1(rows).map(v1Row);
+    const rows = this.v1Lists.rows(this.findAddress(wallet)).filter((row) => this.inForce(row));
+    return this.sortV1(rows).map((row) => this.v1Row(row));
+  }
+
+  private inForce(row: number): boolean {
+    if ((this.v1.flags[row]! & LIVE) === 0) return false;
+    const state = {
+      enabled: (this.v1.flags[row]! & ENABLED) !== 0,
+      vaultVersion: this.v1.vaultVersion[row]!,
+      pairVersion: this.v1.pairVersion[row]!,
+      createdBlock: BigInt(this.v1.createdBlock[row]!),
+      createdLogIndex: this.v1.createdLogIndex[row]!,
+    };
+    const [vault] = this.v1Lists.wallets(row);
+    return v1InForce(state, { vault: this.vaultVersion[vault]!, pair: this.pairVersion[this.v1.pair[row]!]! });
+  }
+
+  private v2Before(x: number, y: number): boolean {
+    const [bx, by] = [this.v2.firstBlock[x]!, this.v2.firstBlock[y]!];
+    return bx < by || (bx === by && this.v2.firstLogIndex[x]! < this.v2.firstLogIndex[y]!);
+  }
+
+  private sortV1(rows: number[]): number[] {
+    const [block, logIndex] = [this.v1.createdBlock, this.v1.createdLogIndex];
+    return rows.sort((x, y) => block[x]! - block[y]! || logIndex[x]! - logIndex[y]!);
+  }
+
+  private v2Row(row: number): V2Row {
+    const [from, to] = this.v2Lists.wallets(row);
+    const contract = this.v2.contract[row]!;
+    return {
+      delegationType: V2_DELEGATION_TYPES[this.v2.type[row]!] as V2DelegationType,
+      from: this.addresses.hex(from),
+      to: this.addresses.hex(to),
+      contract: contract === NONE ? null : this.addresses.hex(contract),
+      tokenId: this.v2TokenId[row] ?? null,
+      rights: this.rights[this.v2.rights[row]!]!,
+      amount: this.v2Amount[row] ?? null,
+    };
+  }
+
+  private v1Row(row: number): V1Row {
+    const [vault, delegate] = this.v1Lists.wallets(row);
+    return {
+      type: V1_TYPES[this.v1Keys.byte(row, V1_KEY.type)]!,
+      vault: this.addresses.hex(vault),
+      delegate: this.addresses.hex(delegate),
+      contract: this.v1Keys.hex(row, V1_KEY.contract, 20),
+      tokenId: BigInt(this.v1Keys.hex(row, V1_KEY.tokenId, 32)),
+    };
+  }
+
+  /** The address's number, numbering it if new. */
+  private address(address: Address): number {
+    writeHex(this.scratch.address, 0, address);
+    const id = this.addresses.add(this.scratch.address);
+    this.vaultVersion = withRoom(this.vaultVersion, id + 1);
+    return id;
+  }
+
+  private findAddress(address: Address): number {
+    writeHex(this.scratch.address, 0, address);
+    return this.addresses.find(this.scratch.address);
+  }
+
+  /** The pair's number, numbering it if new. */
+  private pair(vault: Address, delegate: Address): number {
+    const key = this.scratch.v1;
+    writeHex(key, 0, vault);
+    writeHex(key, 20, delegate);
+    const id = this.pairs.add(key);
+    this.pairVersion = withRoom(this.pairVersion, id + 1);
+    return id;
+  }
+
+  private hashBytes(hash: Hex): Uint8Array {
+    writeHex(this.scratch.hash, 0, hash);
+    return this.scratch.hash;
+  }
+
+  private v1KeyBytes(k: V1Key): Uint8Array {
+    const key = this.scratch.v1;
+    writeHex(key, 0, k.vault);
+    writeHex(key, 20, k.delegate);
+    key[V1_KEY.type] = V1_TYPES.indexOf(k.type);
+    writeHex(key, V1_KEY.contract, k.contract);
+    writeHex(key, V1_KEY.tokenId, `0x${k.tokenId.toString(16).padStart(64, "0")}`);
+    return key;
+  }
+
+  private rightsNumberOf(rights: Hex): number {
+    let n = this.rightsNumber.get(rights);
+    if (n === undefined) {
+      n = this.rights.push(rights) - 1;
+      this.rightsNumber.set(rights, n);
+    }
+    return n;
   }
 }
-
-const sortV1 = (rows: V1Entry[]) =>
-  rows.sort((a, b) =>
-    byPosition(
-      { block: a.createdBlock, logIndex: a.createdLogIndex },
-      { block: b.createdBlock, logIndex: b.createdLogIndex },
-    ),
-  );
-
-const v2Row = (e: V2Entry): V2Row => ({
-  delegationType: e.delegationType as V2DelegationType,
-  from: e.from,
-  to: e.to,
-  contract: e.contract,
-  tokenId: e.tokenId,
-  rights: e.rights,
-  amount: e.amount,
-});
-
-const v1Row = (e: V1Entry): V1Row => ({
-  type: e.type as V1Type,
-  vault: e.vault,
-  delegate: e.delegate,
-  contract: e.contract,
-  tokenId: e.tokenId,
-});

@@ -1,0 +1,71 @@
+import { describe, expect, it } from "vitest";
+import { ByteKeys, withRoom, writeHex } from "./byte-keys";
+
+const SEED = Number(process.env.SEED ?? Date.now() % 2 ** 31);
+/** Seeded bytes (xorshift32), so that a failure can be replayed with SEED. */
+const bytes = (state: { x: number }, n: number) =>
+  Uint8Array.from({ length: n }, () => {
+    state.x ^= state.x << 13;
+    state.x ^= state.x >>> 17;
+    state.x ^= state.x << 5;
+    return state.x & 0xff;
+  });
+const hexOf = (b: Uint8Array) => `0x${Buffer.from(b).toString("hex")}`;
+
+describe(`ByteKeys (SEED=${SEED})`, () => {
+  it("numbers keys in the order first added, finds each again, and knows the ones never added", () => {
+    const state = { x: SEED || 1 };
+    const keys = new ByteKeys(20, 2);
+    const reference = new Map<string, number>();
+    // Few distinct bytes, so that keys share prefixes and hash slots; many more keys than the first capacity.
+    for (let i = 0; i < 20_000; i++) {
+      const key = bytes(state, 20).map((b) => b & 0x3);
+      const hex = hexOf(key);
+      const id = keys.add(key);
+      if (!reference.has(hex)) reference.set(hex, reference.size);
+      expect(id).toBe(reference.get(hex));
+    }
+    expect(keys.size).toBe(reference.size);
+    for (const [hex, id] of reference) {
+      const key = new Uint8Array(20);
+      writeHex(key, 0, hex);
+      expect(keys.find(key)).toBe(id);
+      expect(keys.hex(id)).toBe(hex);
+      expect(keys.hex(id, 4, 8)).toBe(`0x${hex.slice(2 + 8, 2 + 24)}`);
+      expect(keys.byte(id, 19)).toBe(Number.parseInt(hex.slice(40, 42), 16));
+    }
+    expect(keys.find(Uint8Array.from({ length: 20 }, () => 0xff))).toBe(-1);
+  });
+
+  it("reads only the first `width` bytes of a longer buffer", () => {
+    const keys = new ByteKeys(2);
+    const id = keys.add(Uint8Array.of(1, 2, 3));
+    expect(keys.find(Uint8Array.of(1, 2, 9))).toBe(id);
+    expect(keys.find(Uint8Array.of(1, 3))).toBe(-1);
+  });
+});
+
+describe(`writeHex (SEED=${SEED})`, () => {
+  it("writes what Buffer.from(hex) reads, in lower and upper case, at an offset", () => {
+    const state = { x: SEED ^ 0x9e3779b9 || 1 };
+    for (let i = 0; i < 500; i++) {
+      const b = bytes(state, 1 + (i % 40));
+      const target = new Uint8Array(b.length + 3);
+      writeHex(target, 3, hexOf(b));
+      expect(target.subarray(3)).toEqual(b);
+      writeHex(target, 3, `0x${hexOf(b).slice(2).toUpperCase()}`);
+      expect(target.subarray(3)).toEqual(b);
+    }
+  });
+});
+
+describe("withRoom", () => {
+  it("keeps the array when it has room; otherwise a larger one of the same kind, items kept, the rest filled", () => {
+    const a = Int32Array.of(1, 2, 3);
+    expect(withRoom(a, 3)).toBe(a);
+    const grown = withRoom(a, 4, -1);
+    expect(grown).toBeInstanceOf(Int32Array);
+    expect([...grown]).toEqual([1, 2, 3, -1, -1, -1]);
+    expect([...withRoom(Float64Array.of(0.5), 5)]).toEqual([0.5, 0, 0, 0, 0]);
+  });
+});
