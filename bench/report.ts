@@ -8,6 +8,7 @@ import type { HistoryRead } from "./history-read";
 import type { LoadResult } from "./load";
 import type { BenchOptions } from "./options";
 import type { RouteFigure, ServingFigures } from "./serving";
+import type { Size } from "./stack";
 
 const int = (n: number) => Math.round(n).toLocaleString("en");
 const ms = (n: number | undefined) => (n === undefined ? "—" : n >= 100 ? int(n) : n.toPrecision(3));
@@ -153,6 +154,12 @@ export function report(o: BenchOptions, env: Environment, s: ServingFigures, b: 
     ),
     (r) => r.p50,
   );
+  // Resident bytes per delegation: the whole tree's, and what each delegation added between the two sizes.
+  const delegations = (size: Size) => size.v2 + size.v1;
+  const perDelegation = (rssMb: number, size: Size) => (rssMb * 2 ** 20) / delegations(size);
+  const marginal =
+    ((s.apiMemory.rssMb - s.small.apiMemory.rssMb) * 2 ** 20) / (delegations(s.large.size) - delegations(s.small.size));
+  const loadedListings = s.large.listings.filter((f) => f.connections === o.connections);
   const loadedPages = s.history.walletPages.filter((f) => f.connections === o.connections);
   const unanswered = loadedPages.filter((f) => failures(f.result) > 0);
   const pageSize = int(o.listingPage);
@@ -161,6 +168,14 @@ export function report(o: BenchOptions, env: Environment, s: ServingFigures, b: 
       "every check route ≥ 60% of hello's throughput",
       { ...lowest, label: `lowest ${lowest.label}` },
       0.6 * hello,
+      (v) => pct(v / hello),
+      true,
+    ),
+    bound(
+      "Ponder's built-in server (npm start's API, no replicas; its database is Postgres here) ≥ 15% of hello's " +
+        "throughput",
+      worst([s.ponder], (r) => r.rps, false),
+      0.15 * hello,
       (v) => pct(v / hello),
       true,
     ),
@@ -178,6 +193,16 @@ export function report(o: BenchOptions, env: Environment, s: ServingFigures, b: 
         msText,
       ),
     ),
+    {
+      met: loadedListings.length > 0 && loadedListings.every((f) => failures(f.result) === 0),
+      what: `every whole listing answered at ${o.connections} connections`,
+      detail: loadedListings
+        .map(
+          (f) =>
+            `${f.label}: ${failures(f.result) === 0 ? `${int(f.result.requests)} answered` : failureText(f.result, o)}`,
+        )
+        .join("; "),
+    },
     bound(
       `throughput within 20% between the ${small} and the ${large}`,
       { ...drift, label: `furthest ${drift.label}` },
@@ -304,8 +329,10 @@ export function report(o: BenchOptions, env: Environment, s: ServingFigures, b: 
       `process start to ready (${seconds(b.readyMs)}), peak RSS ${int(b.peakRssMb)} MB (indexer process tree)`,
     `delay: a new delegation answered by npm run serve ${int(median(s.delays))} ms (median), ${int(maxDelay)} ms ` +
       `(max) after its block was seen mined, ${s.delays.length} samples, block time 1 s`,
-    `memory: npm run serve RSS ${int(s.apiMemory.rssMb)} MB (peak ${int(s.apiMemory.peakMb)} MB, ` +
-      `${s.apiMemory.processes} processes) with the ${large}, after the load runs`,
+    `memory: npm run serve RSS after the load runs (${s.apiMemory.processes} processes): ` +
+      `${int(s.small.apiMemory.rssMb)} MB with the ${small}, ${int(s.apiMemory.rssMb)} MB (peak ` +
+      `${int(s.apiMemory.peakMb)} MB) with the ${large}; per delegation ${int(perDelegation(s.small.apiMemory.rssMb, s.small.size))} and ` +
+      `${int(perDelegation(s.apiMemory.rssMb, s.large.size))} bytes, ${int(marginal)} bytes per delegation added between the two`,
     "",
     "targets:",
     ...targets.map(({ met, what, detail }) => `  ${met ? "met   " : "MISSED"}  ${what}: ${detail}`),

@@ -34,7 +34,7 @@ import { type Verified, verifyRoute } from "./verify";
 export type RouteFigure = { label: string; result: LoadResult; connections: number };
 
 export type ServingFigures = {
-  small: { size: Size; checks: RouteFigure[] };
+  small: { size: Size; checks: RouteFigure[]; apiMemory: TreeMemory };
   large: {
     size: Size;
     checks: RouteFigure[];
@@ -56,7 +56,7 @@ export type ServingFigures = {
   ethCall: RouteFigure;
   ponder: RouteFigure;
   verified: Verified;
-  /** `npm run serve`'s process tree after the load runs, over the large database. */
+  /** `npm run serve`'s process tree after the load runs, over the large database (the small one's: `small`). */
   apiMemory: TreeMemory;
   /** Milliseconds from a new delegation's block to the API's first `true`. */
   delays: number[];
@@ -133,7 +133,7 @@ export async function measureServing(
       const checks: RouteFigure[] = [];
       for (const route of checkRoutes(data, o.seed + 1))
         checks.push(await measureApi(serve.url, route, service.headers, `${route.label} (small)`));
-      return { size, checks };
+      return { size, checks, apiMemory: treeMemory(`${serveTag}-small`) };
     });
 
     const size = await grow("large");

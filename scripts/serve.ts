@@ -6,21 +6,8 @@
  */
 import cluster from "node:cluster";
 import { availableParallelism } from "node:os";
-import { Hono } from "hono";
-import { openAccess } from "../api/access/open";
-import { pgAccessDb } from "../api/access/pg";
-import { createApp } from "../api/app";
-import { openChainAlarms } from "../api/chain-alarms";
-import { chainStatus } from "../api/chains";
-import { createHistoryStore } from "../api/history-store";
-import { startHttpServer } from "../api/http-server";
-import { countRequests, metricsText, type RequestCounts, sumFigures } from "../api/metrics";
-import { probes } from "../api/probes";
-import { createReplicaStore } from "../api/replica/store";
-import { readServedChains } from "../api/served-chains";
-import { executeOver } from "../api/store";
 import { serveSettings, settingsOrExit } from "../core/settings";
-import { gatherWorkerFigures, workerFigures } from "./cluster-figures";
+import { gatherWorkerFigures } from "./cluster-figures";
 
 const settings = settingsOrExit(() => serveSettings(process.env));
 const { port, schema: indexerSchema } = settings;
@@ -47,91 +34,7 @@ if (cluster.isPrimary && workers > 1) {
     });
   }
 } else {
-  await runWorker();
-}
-
-async function runWorker() {
-  const access = await openAccess(settings.access, settings.database);
-  // The state is copied into memory and kept in step: a check is a few map lookups.
-  const database = pgAccessDb(settings.database.url);
-  const store = createReplicaStore(
-    (work) =>
-      database.transaction(async (query) => {
-        await query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY");
-        return work(query);
-      }),
-    indexerSchema,
-  );
-
-  let served = await readServedChains(access.db, access.schema, indexerSchema);
-  if (served === undefined) {
-    console.log(
-      `waiting for the indexer to publish the chains it serves (schema ${indexerSchema}): ` +
-        "is `npm start` running on this database?",
-    );
-  }
-  while (served === undefined) {
-    await new Promise((ok) => setTimeout(ok, 2_000));
-    served = await readServedChains(access.db, access.schema, indexerSchema);
-  }
-  await store.started;
-  const alarms = await openChainAlarms(access.db, access.schema, indexerSchema);
-  const behindAfter = settings.behindAfterSeconds;
-  // Ready once every chain is backfilled. A chain behind (its RPC fails) is named but keeps the
-  // replica in service: its answers stay right for the block they report.
-  const readiness = async () => {
-    const states = await store.chainStates();
-    if (!served.every((chain) => states.get(chain.id)?.ready === true))
-      return { ready: false, text: "not every chain is backfilled yet" };
-    const now = Math.floor(Date.now() / 1000);
-    const behind = served.flatMap((chain) => {
-      const alarm = alarms.current().get(chain.id);
-      const { status, lagSeconds } = chainStatus(states.get(chain.id), now, behindAfter, alarm !== undefined);
-      if (status === "behind") return [`chain ${chain.id} is behind: its newest indexed block is ${lagSeconds} s old`];
-      return status === "reorganized" ? [`chain ${chain.id} is refused: ${alarm}`] : [];
-    });
-    return { ready: true, text: behind.join("\n") };
-  };
-  const requests: RequestCounts = {};
-  const figures = workerFigures(() => ({ requests, rssBytes: process.memoryUsage.rss() }));
-  const app = new Hono()
-    .use(countRequests(requests))
-    .route("/", probes(readiness))
-    .get("/metrics", async (c) => {
-      const [all, states] = await Promise.all([figures(), store.chainStates()]);
-      const text = metricsText({
-        figures: sumFigures(all),
-        workers: all.length,
-        chains: served,
-        states,
-        nowSeconds: Math.floor(Date.now() / 1000),
-        behindAfterSeconds: behindAfter,
-        alarmed: new Set(alarms.current().keys()),
-      });
-      return c.text(text, 200, { "Content-Type": "text/plain; version=0.0.4; charset=utf-8" });
-    })
-    .route(
-      "/",
-      createApp({
-        store,
-        history: createHistoryStore(executeOver(database.query), indexerSchema),
-        chains: served,
-        alarms,
-        access,
-        behindAfterSeconds: behindAfter,
-      }),
-    );
-  const http = await startHttpServer({ fetch: app.fetch, port, hostname: settings.host });
-  console.log(`API worker ${process.pid} serving ${served.map((c) => c.id).join(", ")} on port ${port}`);
-
-  const stop = () => {
-    setTimeout(() => process.exit(0), SHUTDOWN_MS).unref();
-    void http.close(SHUTDOWN_MS).then(async () => {
-      store.stop();
-      alarms.close();
-      await Promise.allSettled([database.close(), access.close()]);
-      process.exit(0);
-    });
-  };
-  process.once("SIGINT", stop).once("SIGTERM", stop);
+  // Imported here, not above: the primary only forks, and the API's modules would cost it ~100 MB.
+  const { runWorker } = await import("./serve-worker");
+  await runWorker(settings, SHUTDOWN_MS);
 }
