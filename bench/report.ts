@@ -154,11 +154,8 @@ export function report(o: BenchOptions, env: Environment, s: ServingFigures, b: 
     ),
     (r) => r.p50,
   );
-  // Resident bytes per delegation: the whole tree's, and what each delegation added between the two sizes.
-  const delegations = (size: Size) => size.v2 + size.v1;
-  const perDelegation = (rssMb: number, size: Size) => (rssMb * 2 ** 20) / delegations(size);
-  const marginal =
-    ((s.apiMemory.rssMb - s.small.apiMemory.rssMb) * 2 ** 20) / (delegations(s.large.size) - delegations(s.small.size));
+  /** The replica's whole resident memory, per delegation it holds. */
+  const perDelegation = (rssMb: number, size: Size) => (rssMb * 2 ** 20) / (size.v2 + size.v1);
   const loadedListings = s.large.listings.filter((f) => f.connections === o.connections);
   const loadedPages = s.history.walletPages.filter((f) => f.connections === o.connections);
   const unanswered = loadedPages.filter((f) => failures(f.result) > 0);
@@ -331,8 +328,9 @@ export function report(o: BenchOptions, env: Environment, s: ServingFigures, b: 
       `(max) after its block was seen mined, ${s.delays.length} samples, block time 1 s`,
     `memory: npm run serve RSS after the load runs (${s.apiMemory.processes} processes): ` +
       `${int(s.small.apiMemory.rssMb)} MB with the ${small}, ${int(s.apiMemory.rssMb)} MB (peak ` +
-      `${int(s.apiMemory.peakMb)} MB) with the ${large}; per delegation ${int(perDelegation(s.small.apiMemory.rssMb, s.small.size))} and ` +
-      `${int(perDelegation(s.apiMemory.rssMb, s.large.size))} bytes, ${int(marginal)} bytes per delegation added between the two`,
+      `${int(s.apiMemory.peakMb)} MB) with the ${large}; per delegation ` +
+      `${int(perDelegation(s.small.apiMemory.rssMb, s.small.size))} and ` +
+      `${int(perDelegation(s.apiMemory.rssMb, s.large.size))} bytes`,
     "",
     "targets:",
     ...targets.map(({ met, what, detail }) => `  ${met ? "met   " : "MISSED"}  ${what}: ${detail}`),

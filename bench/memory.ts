@@ -1,0 +1,52 @@
+/**
+ * `npx tsx bench/memory.ts [--smoke]` (DATABASE_URL; SEED as the bench takes it): only the bench's
+ * memory figures, in a few minutes rather than the whole bench's half hour. It seeds the small and
+ * the large database as `npm run bench` does, starts a fresh `npm run serve` over each, has it
+ * answer every check route's sample (so each worker has served), and prints the process tree's RSS
+ * and the bytes per delegation.
+ */
+import { Cleanup } from "./cleanup";
+import { benchDatabase } from "./database";
+import { parseOptions } from "./options";
+import { RUN_VARIABLE, treeMemory } from "./procs";
+import { checkRoutes } from "./routes";
+import { settle } from "./serving";
+import { seededStack, startServe } from "./stack";
+import { verifyRoute } from "./verify";
+
+if (!process.env.DATABASE_URL) {
+  console.error("bench/memory.ts needs Postgres: set DATABASE_URL, as for npm run bench.");
+  process.exit(1);
+}
+const o = parseOptions();
+const started = Date.now();
+const log = (line: string) => console.log(`· [${((Date.now() - started) / 1000).toFixed(0)} s] ${line}`);
+process.env[RUN_VARIABLE] = `${process.pid}-${Date.now()}`;
+const cleanup = new Cleanup();
+try {
+  const db = await benchDatabase(cleanup);
+  const { service, data, grow } = await seededStack(o, cleanup, db, log);
+  let delegations = 0;
+  for (const step of ["small", "large"] as const) {
+    const size = await grow(step);
+    delegations += size.v2 + size.v1;
+    await cleanup.scope(async () => {
+      const tag = `memory-${process.pid}-${step}`;
+      const serve = await startServe(cleanup, service, tag);
+      await settle(serve.url, service.headers);
+      const json = { ...service.headers, "Content-Type": "application/json" };
+      for (const route of checkRoutes(data, o.seed)) await verifyRoute(serve.url, route, o.verifySample, json);
+      const m = treeMemory(tag);
+      const bytes = Math.round((m.rssMb * 2 ** 20) / delegations).toLocaleString("en");
+      log(
+        `npm run serve over ${delegations.toLocaleString("en")} delegations: RSS ${Math.round(m.rssMb)} MB ` +
+          `(${m.processes} processes, peak ${Math.round(m.peakMb)} MB), ${bytes} bytes per delegation`,
+      );
+    });
+  }
+} catch (error) {
+  console.error(`\nbench/memory.ts failed: ${(error as Error).stack ?? error}`);
+  process.exitCode = 1;
+} finally {
+  await cleanup.all();
+}
