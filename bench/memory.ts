@@ -26,10 +26,9 @@ const cleanup = new Cleanup();
 try {
   const db = await benchDatabase(cleanup);
   const { service, data, grow } = await seededStack(o, cleanup, db, log);
-  let delegations = 0;
   for (const step of ["small", "large"] as const) {
     const size = await grow(step);
-    delegations += size.v2 + size.v1;
+    const delegations = size.v2 + size.v1;
     await cleanup.scope(async () => {
       const tag = `memory-${process.pid}-${step}`;
       const serve = await startServe(cleanup, service, tag);
