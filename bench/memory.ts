@@ -2,29 +2,19 @@
  * `npx tsx bench/memory.ts [--smoke]` (DATABASE_URL; SEED as the bench takes it): only the bench's
  * memory figures, in a few minutes rather than the whole bench's half hour. It seeds the small and
  * the large database as `npm run bench` does, starts a fresh `npm run serve` over each, has it
- * answer every check route's sample (so each worker has served), and prints the process tree's RSS
- * and the bytes per delegation.
+ * answer a sample of every check route, and prints the process tree's RSS and the bytes per
+ * delegation.
  */
-import { Cleanup } from "./cleanup";
-import { benchDatabase } from "./database";
 import { parseOptions } from "./options";
-import { RUN_VARIABLE, treeMemory } from "./procs";
+import { treeMemory } from "./procs";
 import { checkRoutes } from "./routes";
+import { runBenchScript } from "./script";
 import { settle } from "./serving";
 import { seededStack, startServe } from "./stack";
 import { verifyRoute } from "./verify";
 
-if (!process.env.DATABASE_URL) {
-  console.error("bench/memory.ts needs Postgres: set DATABASE_URL, as for npm run bench.");
-  process.exit(1);
-}
 const o = parseOptions();
-const started = Date.now();
-const log = (line: string) => console.log(`· [${((Date.now() - started) / 1000).toFixed(0)} s] ${line}`);
-process.env[RUN_VARIABLE] = `${process.pid}-${Date.now()}`;
-const cleanup = new Cleanup();
-try {
-  const db = await benchDatabase(cleanup);
+await runBenchScript("bench/memory.ts", async ({ db, cleanup, log }) => {
   const { service, data, grow } = await seededStack(o, cleanup, db, log);
   for (const step of ["small", "large"] as const) {
     const size = await grow(step);
@@ -43,9 +33,4 @@ try {
       );
     });
   }
-} catch (error) {
-  console.error(`\nbench/memory.ts failed: ${(error as Error).stack ?? error}`);
-  process.exitCode = 1;
-} finally {
-  await cleanup.all();
-}
+});

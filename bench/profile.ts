@@ -9,16 +9,14 @@
  * heaviest functions and modules by self time during the load, with the profile's path (for Chrome
  * DevTools or speedscope).
  */
+
 import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { ROOT, waitFor } from "../devkit/processes";
-import { Cleanup } from "./cleanup";
-import { benchDatabase } from "./database";
 import { readHistory } from "./history-read";
 import { runLoad } from "./load";
 import { parseOptions } from "./options";
-import { RUN_VARIABLE } from "./procs";
 import {
   batchRoute,
   checkRoutes,
@@ -28,6 +26,7 @@ import {
   type Route,
   walletHistoryRoute,
 } from "./routes";
+import { runBenchScript } from "./script";
 import { settle } from "./serving";
 import { seededStack, startServe } from "./stack";
 import { verifyRoute } from "./verify";
@@ -124,10 +123,6 @@ function workerProfile(dir: string): { path: string; profile: CpuProfile } {
   return { path: files[0]!, profile: JSON.parse(readFileSync(files[0]!, "utf8")) as CpuProfile };
 }
 
-if (!process.env.DATABASE_URL) {
-  console.error("bench/profile.ts needs Postgres: set DATABASE_URL, as for npm run bench.");
-  process.exit(1);
-}
 const argv = process.argv.slice(2);
 const labels = argv.filter((a, i) => !a.startsWith("--") && argv[i - 1] !== "--duration");
 const o = parseOptions(argv.filter((a) => !labels.includes(a)));
@@ -135,12 +130,7 @@ if (labels.length === 0) {
   console.error('name the routes to profile, by the bench\'s labels: e.g. "v2 batch of 10,000 checks"');
   process.exit(1);
 }
-const started = Date.now();
-const log = (line: string) => console.log(`· [${((Date.now() - started) / 1000).toFixed(0)} s] ${line}`);
-process.env[RUN_VARIABLE] = `${process.pid}-${Date.now()}`;
-const cleanup = new Cleanup();
-try {
-  const db = await benchDatabase(cleanup);
+await runBenchScript("bench/profile.ts", async ({ db, cleanup, log }) => {
   const { service, data, grow } = await seededStack(o, cleanup, db, log);
   await grow("small");
   await grow("large");
@@ -209,9 +199,4 @@ try {
     const { path, profile } = workerProfile(dir);
     console.log([`profile of ${label}: ${path}`, ...summarize(profile, window)].join("\n"));
   }
-} catch (error) {
-  console.error(`\nbench/profile.ts failed: ${(error as Error).stack ?? error}`);
-  process.exitCode = 1;
-} finally {
-  await cleanup.all();
-}
+});

@@ -6,36 +6,22 @@
  * answer. Prints a table of the figures and the issue's targets, met or missed; exits non-zero only
  * when something failed (never for a missed target). Needs DATABASE_URL (Postgres).
  */
+
 import { readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { ROOT } from "../devkit/processes";
 import { measureBackfill } from "./backfill";
-import { Cleanup } from "./cleanup";
-import { benchDatabase } from "./database";
 import { parseOptions } from "./options";
-import { RUN_VARIABLE } from "./procs";
 import { report } from "./report";
+import { runBenchScript } from "./script";
 import { measureServing } from "./serving";
 
-if (!process.env.DATABASE_URL) {
-  console.error(
-    "npm run bench needs Postgres: set DATABASE_URL (e.g. postgres://postgres:postgres@127.0.0.1:5432/bench).",
-  );
-  process.exit(1);
-}
 const options = parseOptions();
-const started = Date.now();
-const log = (line: string) => console.log(`· [${((Date.now() - started) / 1000).toFixed(0)} s] ${line}`);
-log(
-  `${options.smoke ? "smoke" : "full"} mode, SEED=${options.seed} (rerun with SEED=${options.seed} npm run ` +
-    `bench${options.smoke ? " -- --smoke" : ""})`,
-);
-
-// Every process started from here on is this run's: CPU of any other is another's work on this machine.
-process.env[RUN_VARIABLE] = `${process.pid}-${Date.now()}`;
-const cleanup = new Cleanup();
-try {
-  const db = await benchDatabase(cleanup);
+await runBenchScript("npm run bench", async ({ db, cleanup, log, startedAt }) => {
+  log(
+    `${options.smoke ? "smoke" : "full"} mode, SEED=${options.seed} (rerun with SEED=${options.seed} npm run ` +
+      `bench${options.smoke ? " -- --smoke" : ""})`,
+  );
   const serving = await measureServing(options, cleanup, db, log);
   log(`backfill: sending ${options.backfillEvents.toLocaleString("en")} registry events to a fresh chain`);
   const backfill = await measureBackfill(cleanup, db, options.backfillEvents, options.seed + 4, log);
@@ -46,12 +32,7 @@ try {
     cores: availableParallelism(),
     apiWorkers: Number(process.env.API_WORKERS || availableParallelism()),
     autocannon,
-    runtimeS: (Date.now() - started) / 1000,
+    runtimeS: (Date.now() - startedAt) / 1000,
   };
   console.log(`\n${report(options, environment, serving, backfill)}`);
-} catch (error) {
-  console.error(`\nnpm run bench failed: ${(error as Error).stack ?? error}`);
-  process.exitCode = 1;
-} finally {
-  await cleanup.all();
-}
+});

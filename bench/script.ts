@@ -1,0 +1,31 @@
+/**
+ * The frame of every bench script (npm run bench, bench/profile.ts, bench/memory.ts): Postgres
+ * required, a log whose lines say the seconds since the start, every process started from here on
+ * marked as this run's (the CPU of any other is other work on the machine), a scratch database,
+ * and everything started stopped at the end, also when the script fails (exit code 1).
+ */
+import type pg from "pg";
+import { Cleanup } from "./cleanup";
+import { benchDatabase } from "./database";
+import { RUN_VARIABLE } from "./procs";
+
+export type BenchRun = { db: pg.Client; cleanup: Cleanup; log: (line: string) => void; startedAt: number };
+
+export async function runBenchScript(name: string, work: (run: BenchRun) => Promise<void>): Promise<void> {
+  if (!process.env.DATABASE_URL) {
+    console.error(`${name} needs Postgres: set DATABASE_URL (e.g. postgres://postgres:postgres@127.0.0.1:5432/bench).`);
+    process.exit(1);
+  }
+  const startedAt = Date.now();
+  const log = (line: string) => console.log(`· [${((Date.now() - startedAt) / 1000).toFixed(0)} s] ${line}`);
+  process.env[RUN_VARIABLE] = `${process.pid}-${Date.now()}`;
+  const cleanup = new Cleanup();
+  try {
+    await work({ db: await benchDatabase(cleanup), cleanup, log, startedAt });
+  } catch (error) {
+    console.error(`\n${name} failed: ${(error as Error).stack ?? error}`);
+    process.exitCode = 1;
+  } finally {
+    await cleanup.all();
+  }
+}
