@@ -52,7 +52,10 @@ export type V1State = {
 };
 
 /** Whether a delegation counts now: set at the current vault and pair versions, and not unset since. */
-export function v1InForce(state: V1State | undefined, current: V1Versions): boolean {
+export function v1InForce(
+  state: Pick<V1State, "enabled" | "vaultVersion" | "pairVersion"> | undefined,
+  current: V1Versions,
+): boolean {
   return state?.enabled === true && state.vaultVersion === current.vault && state.pairVersion === current.pair;
 }
 

@@ -353,8 +353,6 @@ describe.runIf(process.env.DATABASE_URL)("indexes", () => {
             enabled: r.enabled,
             vaultVersion: r.vault_version,
             pairVersion: r.pair_version,
-            createdBlock: 0n,
-            createdLogIndex: 0,
           },
           { vault: r.vault_now ?? 0, pair: r.pair_now ?? 0 },
         ),

@@ -165,10 +165,10 @@ class PlainState {
   }
 
   inForce(row: V1Entry) {
-    return v1InForce(
-      { ...row, createdBlock: BigInt(row.createdBlock) },
-      { vault: this.vaults.get(row.vault) ?? 0, pair: this.pairs.get(`${row.vault}|${row.delegate}`) ?? 0 },
-    );
+    return v1InForce(row, {
+      vault: this.vaults.get(row.vault) ?? 0,
+      pair: this.pairs.get(`${row.vault}|${row.delegate}`) ?? 0,
+    });
   }
 
   v2Wallet(w: Address) {

@@ -286,8 +286,8 @@ export class ChainState {
       if (vault !== NONE) this.vaultVersion[vault] = 0;
     } else {
       const [vault, delegate] = id.split("|") as [Address, Address];
-      const pair = this.pair(vault, delegate);
-      this.pairVersion[pair] = 0;
+      const pair = this.pairs.find(this.pairBytes(vault, delegate));
+      if (pair !== NONE) this.pairVersion[pair] = 0;
     }
   }
 
@@ -345,8 +345,6 @@ export class ChainState {
       enabled: (this.v1.flags[row]! & ENABLED) !== 0,
       vaultVersion: this.v1.vaultVersion[row]!,
       pairVersion: this.v1.pairVersion[row]!,
-      createdBlock: BigInt(this.v1.createdBlock[row]!),
-      createdLogIndex: this.v1.createdLogIndex[row]!,
     };
     const [vault] = this.v1Lists.wallets(row);
     return v1InForce(state, { vault: this.vaultVersion[vault]!, pair: this.pairVersion[this.v1.pair[row]!]! });
@@ -402,12 +400,17 @@ export class ChainState {
 
   /** The pair's number, numbering it if new. */
   private pair(vault: Address, delegate: Address): number {
+    const id = this.pairs.add(this.pairBytes(vault, delegate));
+    this.pairVersion = withRoom(this.pairVersion, id + 1);
+    return id;
+  }
+
+  /** A pair's key: vault and delegate, as a v1 key begins. */
+  private pairBytes(vault: Address, delegate: Address): Uint8Array {
     const key = this.scratch.v1;
     writeHex(key, 0, vault);
     writeHex(key, 20, delegate);
-    const id = this.pairs.add(key);
-    this.pairVersion = withRoom(this.pairVersion, id + 1);
-    return id;
+    return key;
   }
 
   private hashBytes(hash: Hex): Uint8Array {
@@ -416,9 +419,7 @@ export class ChainState {
   }
 
   private v1KeyBytes(k: V1Key): Uint8Array {
-    const key = this.scratch.v1;
-    writeHex(key, 0, k.vault);
-    writeHex(key, 20, k.delegate);
+    const key = this.pairBytes(k.vault, k.delegate);
     key[V1_KEY.type] = V1_TYPES.indexOf(k.type);
     writeHex(key, V1_KEY.contract, k.contract);
     writeHex(key, V1_KEY.tokenId, `0x${k.tokenId.toString(16).padStart(64, "0")}`);
