@@ -174,6 +174,11 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
 /** A run this long was healthy: a failure after it starts the restart backoff afresh. */
 const HEALTHY_RUN_MS = 300_000;
 let restartDelay = 0;
+/** The next wait before trying again: doubling from 1 s up to MAX_WAIT_S, so a short outage costs little. */
+const backOff = () => {
+  restartDelay = Math.min(Math.max(restartDelay * 2, 1), MAX_WAIT_S);
+  return restartDelay;
+};
 while (!stopping) {
   const planned = await waitForPlan();
   if (planned === undefined) break;
@@ -182,12 +187,12 @@ while (!stopping) {
   const forgotten = await forgetReplacedChains(local, settings.database).catch((error: Error) => {
     console.error(
       `Cannot tell whether the local chains' fetched data is theirs (${error.message}); ` +
-        `trying again in ${MAX_WAIT_S} s.`,
+        `trying again in ${backOff()} s.`,
     );
     return undefined;
   });
   if (forgotten === undefined) {
-    await pause(MAX_WAIT_S);
+    await pause(restartDelay);
     continue;
   }
   for (const id of forgotten) {
@@ -199,9 +204,9 @@ while (!stopping) {
   const started = Date.now();
   const code = await runPonder(plan);
   if (stopping || code !== PONDER_RETRYABLE_EXIT) process.exit(code);
-  restartDelay = Date.now() - started > HEALTHY_RUN_MS ? 1 : Math.min(Math.max(restartDelay * 2, 1), MAX_WAIT_S);
+  if (Date.now() - started > HEALTHY_RUN_MS) restartDelay = 0;
   console.error(
-    `The indexer stopped after a failure worth retrying (exit ${code}, see above); restarting it in ${restartDelay} s.`,
+    `The indexer stopped after a failure worth retrying (exit ${code}, see above); restarting it in ${backOff()} s.`,
   );
   await pause(restartDelay);
 }

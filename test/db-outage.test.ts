@@ -114,6 +114,10 @@ describe.runIf(process.env.DATABASE_URL)("the database stops for 30 s", () => {
       }
     };
     const bases = [indexerUrl, replica.url];
+    const processes = {
+      [indexerUrl]: ["npm start", indexer],
+      [replica.url]: ["npm run serve", replica.child],
+    } as const;
     const caughtUp = (j: number, block: bigint) =>
       Promise.all(
         bases.map((base) =>
@@ -124,7 +128,11 @@ describe.runIf(process.env.DATABASE_URL)("the database stops for 30 s", () => {
               return a.status === 200 && a.block! >= block && a.body === "true" ? true : undefined;
             },
             180_000,
-          ),
+          ).catch((error: Error) => {
+            // What the process printed says why it did not recover.
+            const [name, child] = processes[base]!;
+            throw new Error(`${error.message}\n--- ${name} output ---\n${child.output.slice(-8000)}`);
+          }),
         ),
       );
     await caughtUp(2, await delegate(2));
