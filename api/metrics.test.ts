@@ -35,8 +35,8 @@ describe("sumFigures", () => {
   it("adds the processes' counts key by key, and their memory", () => {
     expect(
       sumFigures([
-        { requests: { "/a 200": 2, "/a 404": 1 }, rssBytes: 10 },
-        { requests: { "/a 200": 3, "/b 200": 4 }, rssBytes: 5 },
+        { pid: 7, requests: { "/a 200": 2, "/a 404": 1 }, rssBytes: 10 },
+        { pid: 8, requests: { "/a 200": 3, "/b 200": 4 }, rssBytes: 5 },
       ]),
     ).toEqual({ requests: { "/a 200": 5, "/a 404": 1, "/b 200": 4 }, rssBytes: 15 });
     expect(sumFigures([])).toEqual({ requests: {}, rssBytes: 0 });
@@ -46,8 +46,10 @@ describe("sumFigures", () => {
 describe("metricsText", () => {
   const chain = (id: number) => ({ id, name: `c${id}`, title: `C${id}`, testnet: false });
   const text = metricsText({
-    figures: { requests: { "/registry/v2/:wallet 200": 7, '/x"y 404': 1 }, rssBytes: 1234 },
-    workers: 2,
+    processes: [
+      { pid: 912, requests: { "/registry/v2/:wallet 200": 5, "/registry/chains 200": 2 }, rssBytes: 1000 },
+      { pid: 48, requests: { "/registry/v2/:wallet 200": 2, '/x"y 404': 1 }, rssBytes: 234 },
+    ],
     chains: [chain(1), chain(10), chain(137), chain(8453)],
     states: new Map([
       [1, { indexedBlock: 20_000_000n, ready: true, indexedTimestamp: 1_000 }],
@@ -62,10 +64,15 @@ describe("metricsText", () => {
 
   it("gives every sample once, with escaped labels, and ends with a newline", () => {
     expect(samples).toEqual([
+      'delegation_api_requests_total{route="/registry/chains",status="200"} 2',
       'delegation_api_requests_total{route="/registry/v2/:wallet",status="200"} 7',
       'delegation_api_requests_total{route="/x\\"y",status="404"} 1',
       "delegation_api_workers 2",
       "delegation_api_resident_memory_bytes 1234",
+      'delegation_api_process_requests_total{pid="48"} 3',
+      'delegation_api_process_requests_total{pid="912"} 7',
+      'delegation_api_process_resident_memory_bytes{pid="48"} 234',
+      'delegation_api_process_resident_memory_bytes{pid="912"} 1000',
       'delegation_chain_indexed_block{chain_id="1"} 20000000',
       'delegation_chain_indexed_block{chain_id="10"} 5',
       'delegation_chain_indexed_block{chain_id="8453"} 9',

@@ -8,7 +8,7 @@ import type { ChainPosition } from "./store";
 export type RequestCounts = Record<string, number>;
 
 /** What one API process has counted: its requests and its resident memory. */
-export type ProcessFigures = { requests: RequestCounts; rssBytes: number };
+export type ProcessFigures = { pid: number; requests: RequestCounts; rssBytes: number };
 
 /**
  * Counts every answer into `counts` by the route that answered it (a pattern such as
@@ -23,7 +23,7 @@ export function countRequests(counts: RequestCounts): MiddlewareHandler {
 }
 
 /** Several processes' figures as one: counts and memory summed. */
-export function sumFigures(all: readonly ProcessFigures[]): ProcessFigures {
+export function sumFigures(all: readonly ProcessFigures[]): Omit<ProcessFigures, "pid"> {
   const requests: RequestCounts = {};
   for (const figures of all) {
     for (const [key, count] of Object.entries(figures.requests)) requests[key] = (requests[key] ?? 0) + count;
@@ -33,14 +33,16 @@ export function sumFigures(all: readonly ProcessFigures[]): ProcessFigures {
 
 const label = (value: string | number) => JSON.stringify(String(value));
 
+/** Requests answered, all routes and statuses together. */
+const total = (requests: RequestCounts) => Object.values(requests).reduce((sum, n) => sum + n, 0);
+
 /**
- * The Prometheus text exposition of an API replica: its requests and memory (summed over its
- * worker processes, `workers` of them) and each served chain's position, as the chains endpoint
- * reports it.
+ * The Prometheus text exposition of an API replica: its requests and memory, summed over its
+ * worker processes and per process (an idle or overloaded worker shows), and each served chain's
+ * position, as the chains endpoint reports it.
  */
 export function metricsText(options: {
-  figures: ProcessFigures;
-  workers: number;
+  processes: readonly ProcessFigures[];
   chains: readonly ServedChain[];
   states: ReadonlyMap<number, ChainPosition>;
   nowSeconds: number;
@@ -48,10 +50,12 @@ export function metricsText(options: {
   /** The chains alarmed for a reorganization deeper than the finality depth. */
   alarmed: ReadonlySet<number>;
 }): string {
+  const figures = sumFigures(options.processes);
+  const processes = [...options.processes].sort((a, b) => a.pid - b.pid);
   const lines = [
     "# HELP delegation_api_requests_total Requests answered, by route pattern and status.",
     "# TYPE delegation_api_requests_total counter",
-    ...Object.entries(options.figures.requests)
+    ...Object.entries(figures.requests)
       .sort(([a], [b]) => (a < b ? -1 : 1))
       .map(([key, count]) => {
         const split = key.lastIndexOf(" ");
@@ -60,10 +64,16 @@ export function metricsText(options: {
       }),
     "# HELP delegation_api_workers API worker processes whose figures are summed here.",
     "# TYPE delegation_api_workers gauge",
-    `delegation_api_workers ${options.workers}`,
+    `delegation_api_workers ${processes.length}`,
     "# HELP delegation_api_resident_memory_bytes Resident memory of the API worker processes, summed.",
     "# TYPE delegation_api_resident_memory_bytes gauge",
-    `delegation_api_resident_memory_bytes ${options.figures.rssBytes}`,
+    `delegation_api_resident_memory_bytes ${figures.rssBytes}`,
+    "# HELP delegation_api_process_requests_total Requests answered by each API worker process.",
+    "# TYPE delegation_api_process_requests_total counter",
+    ...processes.map((p) => `delegation_api_process_requests_total{pid=${label(p.pid)}} ${total(p.requests)}`),
+    "# HELP delegation_api_process_resident_memory_bytes Resident memory of each API worker process.",
+    "# TYPE delegation_api_process_resident_memory_bytes gauge",
+    ...processes.map((p) => `delegation_api_process_resident_memory_bytes{pid=${label(p.pid)}} ${p.rssBytes}`),
   ];
   const chains = options.chains.map((chain) => {
     const position = options.states.get(chain.id);

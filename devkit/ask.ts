@@ -6,6 +6,7 @@
  * sent again, up to 3 times. With `reask: false` the first answer, or failure, is the result: for
  * what a test asserts of limits, 503s and connections themselves.
  */
+import type { Dispatcher } from "undici";
 import { zeroAddress } from "viem";
 
 export type Answer = {
@@ -26,6 +27,8 @@ export type AskOptions = {
   timeoutMs?: number;
   /** Ask again after a 429, a 503 with Retry-After or a closed connection (default true). */
   reask?: boolean;
+  /** The connections to ask over (default: fetch's shared pool); one undici Client pins one connection. */
+  dispatcher?: Dispatcher;
 };
 
 /** How many requests were asked again, by cause ("429", "503", "connection closed"), for the tests' logs. */
@@ -37,13 +40,13 @@ const count = (cause: string) => {
 
 /** Asks `base + path` (see the module's head): the answer, its body read whole. */
 export async function ask(base: string, path: string, options: AskOptions = {}): Promise<Answer> {
-  const { method = "GET", headers = {}, body, timeoutMs = 30_000, reask = true } = options;
+  const { method = "GET", headers = {}, body, timeoutMs = 30_000, reask = true, dispatcher } = options;
   let resent = 0;
   for (let asked = 0; ; ) {
     let res: Response;
     try {
       const signal = timeoutMs > 0 ? AbortSignal.timeout(timeoutMs) : undefined;
-      res = await fetch(base + path, { method, headers, body, signal });
+      res = await fetch(base + path, { method, headers, body, signal, dispatcher } as RequestInit);
     } catch (error) {
       if (!reask || resent >= 3 || !closedBeforeAnswer(error) || (method !== "GET" && method !== "HEAD")) throw error;
       resent++;

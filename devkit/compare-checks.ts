@@ -27,7 +27,9 @@ export async function compareChecks<Spec>(
   at: CompareAt,
   concurrency = 32,
 ): Promise<CheckResult> {
-  const answers = await pool(urls, concurrency, (url) => ask(o.serviceUrl, pathAt(url, at), { headers: o.headers }));
+  const answers = await pool(urls, concurrency, (url) =>
+    ask(o.serviceUrl, pathAt(url, at), { headers: o.headers, dispatcher: o.dispatcher }),
+  );
   const head = await chainClient(o.rpcUrl).getBlockNumber();
   const mismatches: Mismatch[] = [];
   const toCall: { i: number; block: bigint }[] = [];

@@ -5,6 +5,7 @@
  *
  * Nothing here uses the service's code to decide what is right.
  */
+import type { Dispatcher } from "undici";
 import type { Answer } from "./ask";
 import type { Contract } from "./rpc";
 
@@ -14,6 +15,8 @@ export type Oracle = Contract & {
   chainId: number;
   /** Sent with every request to the service (an X-API-KEY: tens of thousands of requests). */
   headers?: Record<string, string>;
+  /** The connections the service is asked over (default: fetch's shared pool). */
+  dispatcher?: Dispatcher;
 };
 
 /** One answer that is not the contract's. */

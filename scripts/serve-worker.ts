@@ -7,7 +7,7 @@ import { openChainAlarms } from "../api/chain-alarms";
 import { chainStatus } from "../api/chains";
 import { createHistoryStore } from "../api/history-store";
 import { startHttpServer } from "../api/http-server";
-import { countRequests, metricsText, type RequestCounts, sumFigures } from "../api/metrics";
+import { countRequests, metricsText, type RequestCounts } from "../api/metrics";
 import { probes } from "../api/probes";
 import { createReplicaStore } from "../api/replica/store";
 import { readServedChains } from "../api/served-chains";
@@ -60,15 +60,14 @@ export async function runWorker(settings: ServeSettings, shutdownMs: number) {
     return { ready: true, text: behind.join("\n") };
   };
   const requests: RequestCounts = {};
-  const figures = workerFigures(() => ({ requests, rssBytes: process.memoryUsage.rss() }));
+  const figures = workerFigures(() => ({ pid: process.pid, requests, rssBytes: process.memoryUsage.rss() }));
   const app = new Hono()
     .use(countRequests(requests))
     .route("/", probes(readiness))
     .get("/metrics", async (c) => {
-      const [all, states] = await Promise.all([figures(), store.chainStates()]);
+      const [processes, states] = await Promise.all([figures(), store.chainStates()]);
       const text = metricsText({
-        figures: sumFigures(all),
-        workers: all.length,
+        processes,
         chains: served,
         states,
         nowSeconds: Math.floor(Date.now() / 1000),

@@ -1,17 +1,19 @@
 /**
- * API processes apart from the indexer (`npm run serve`, issues 6 and 7): two of them over the
- * indexer's Postgres tables answer every check and listing exactly as the real DelegateRegistry
- * does at the block they report, exactly as the in-Ponder API does, and take the indexer's keys.
+ * API processes apart from the indexer (`npm run serve`, issues 6, 7 and 16): two of them over the
+ * indexer's Postgres tables, each worker of each, answer every check and listing exactly as the real
+ * DelegateRegistry does at the block they report, before and after a reorganization, exactly as the
+ * in-Ponder API does, and take the indexer's keys.
  * Postgres only: PGlite belongs to the indexer's process.
  *
  * Reproduce a failure with the seed it prints: SEED=<n> DATABASE_URL=… npx vitest run test/serve.test.ts
  */
 import { get as httpGet, type IncomingMessage } from "node:http";
+import { Client } from "undici";
 import { type Address, type Hex, toHex, zeroAddress } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Anvil, startAnvil } from "../devkit/anvil";
 import { ask, indexedBlock } from "../devkit/ask";
-import { type Oracle, report } from "../devkit/compare";
+import { type Mismatch, type Oracle, report } from "../devkit/compare";
 import { compareChecks } from "../devkit/compare-checks";
 import { abis, installRegistries } from "../devkit/oracle";
 import { waitFor } from "../devkit/processes";
@@ -33,6 +35,8 @@ const tag = (text: string) => `[SEED=${SEED}] ${text}`;
 const CHAIN_ID = 31337;
 const TXS = 400;
 const CHECKS = 2_000;
+/** The replicas' worker counts: one process with two workers, one with a single worker. */
+const WORKERS = [2, 1];
 
 describe.runIf(process.env.DATABASE_URL)("npm run serve: API processes apart from the indexer", () => {
   let anvil: Anvil;
@@ -84,9 +88,71 @@ describe.runIf(process.env.DATABASE_URL)("npm run serve: API processes apart fro
       const block = await indexedBlock({ ...oracle, serviceUrl: service.url, headers: service.headers });
       return block !== undefined && block >= lastWriteBlock ? block : undefined;
     });
-    // One process with two workers, one with a single worker.
-    replicas.push(await startReplica(service, { API_WORKERS: "2" }), await startReplica(service, { API_WORKERS: "1" }));
+    for (const workers of WORKERS) replicas.push(await startReplica(service, { API_WORKERS: String(workers) }));
   });
+
+  /**
+   * `compare` run on every worker of `replica` (`workers` of them) at once, each run over a single
+   * kept-alive connection of its own: the connections are opened one after another, and the
+   * cluster hands new connections to its workers in turn. That each run stayed on its connection,
+   * and that each worker answered at least a whole run (checks and listings: one request each at
+   * least), is checked from the replica's per-process counts. Fails on any run's mismatches.
+   */
+  async function onEveryWorker(
+    replica: Replica,
+    workers: number,
+    compare: (o: Oracle, rng: Rng) => Promise<Mismatch[]>,
+  ): Promise<void> {
+    const served = async () =>
+      new Map(
+        [...(await scrape(replica)).matchAll(/^delegation_api_process_requests_total\{pid="(\d+)"\} (\d+)$/gm)].map(
+          (m) => [m[1]!, Number(m[2])],
+        ),
+      );
+    const before = await served();
+    expect(before.size, tag(`${replica.url}: worker processes in /metrics`)).toBe(workers);
+    const clients: { client: Client; connections: number }[] = [];
+    for (let i = 0; i < workers; i++) {
+      const pinned = { client: new Client(replica.url), connections: 0 };
+      pinned.client.on("connect", () => pinned.connections++);
+      expect((await ask(replica.url, "/health", { dispatcher: pinned.client, reask: false })).status).toBe(200);
+      clients.push(pinned);
+    }
+    try {
+      const runs = await Promise.all(
+        clients.map(({ client }, i) =>
+          compare(
+            { ...oracle, serviceUrl: replica.url, headers: service.headers, dispatcher: client },
+            new Rng(SEED + i),
+          ),
+        ),
+      );
+      for (const [i, mismatches] of runs.entries())
+        expect(mismatches.length, report(SEED, `run ${i} of ${workers} on ${replica.url}`, mismatches)).toBe(0);
+    } finally {
+      await Promise.all(clients.map(({ client }) => client.close()));
+    }
+    const after = await served();
+    expect(
+      clients.map((c) => c.connections),
+      tag(`${replica.url}: each run kept its one connection`),
+    ).toEqual(clients.map(() => 1));
+    expect(after.size, tag(`${replica.url}: worker processes in /metrics`)).toBe(workers);
+    for (const [pid, count] of after) {
+      expect(
+        count - (before.get(pid) ?? 0),
+        tag(`${replica.url}: requests answered by worker ${pid}`),
+      ).toBeGreaterThanOrEqual(CHECKS + wallets.length);
+    }
+  }
+
+  /** A replica's /metrics text. */
+  const scrape = async (replica: Replica) => {
+    const res = await fetch(`${replica.url}/metrics`);
+    expect(res.status, tag("/metrics")).toBe(200);
+    expect(res.headers.get("content-type"), tag("/metrics")).toMatch(/^text\/plain; version=0\.0\.4/);
+    return res.text();
+  };
 
   afterAll(async () => {
     await Promise.all(replicas.map((r) => r.stop()));
@@ -94,18 +160,16 @@ describe.runIf(process.env.DATABASE_URL)("npm run serve: API processes apart fro
     await anvil?.stop();
   });
 
-  it("each replica answers every check and listing as the contract does at its X-Indexed-Block", async () => {
-    for (const replica of replicas) {
-      const o = { ...oracle, serviceUrl: replica.url, headers: service.headers };
-      const checks = await compareChecks(o, v2Checks, specs, urls, { minBlock: lastWriteBlock });
-      const listings = await compareListings(o, v2Listings(positions), wallets, { minBlock: lastWriteBlock }, queryRng);
-      expect(checks.compared, tag("checks compared")).toBe(CHECKS);
-      expect(checks.positive, tag("true/non-zero answers among them")).toBeGreaterThan(CHECKS * 0.1);
-      expect(listings.compared, tag("listings compared")).toBe(wallets.length);
-      expect(
-        [...checks.mismatches, ...listings.mismatches].length,
-        report(SEED, `replica ${replica.url}`, [...checks.mismatches, ...listings.mismatches]),
-      ).toBe(0);
+  it("each worker of each replica answers every check and listing as the contract does at its block", async () => {
+    for (const [r, replica] of replicas.entries()) {
+      await onEveryWorker(replica, WORKERS[r]!, async (o, rng) => {
+        const checks = await compareChecks(o, v2Checks, specs, urls, { minBlock: lastWriteBlock });
+        const listings = await compareListings(o, v2Listings(positions), wallets, { minBlock: lastWriteBlock }, rng);
+        expect(checks.compared, tag("checks compared")).toBe(CHECKS);
+        expect(checks.positive, tag("true/non-zero answers among them")).toBeGreaterThan(CHECKS * 0.1);
+        expect(listings.compared, tag("listings compared")).toBe(wallets.length);
+        return [...checks.mismatches, ...listings.mismatches];
+      });
     }
   });
 
@@ -138,7 +202,7 @@ describe.runIf(process.env.DATABASE_URL)("npm run serve: API processes apart fro
     expect(own!.filter((b) => b.startsWith("200 ")).length).toBeGreaterThan(300);
   });
 
-  it("follows live writes and a reorganization: every process answers what the chain now says", async () => {
+  it("follows live writes and a reorganization: every process and worker answers what the chain now says", async () => {
     const processes = [service.url, ...replicas.map((r) => r.url)];
     const [z, w, x, y] = accounts.slice(15, 19) as [Address, Address, Address, Address];
     const v1Check = (delegate: Address, vault: Address) =>
@@ -226,14 +290,15 @@ describe.runIf(process.env.DATABASE_URL)("npm run serve: API processes apart fro
       { address: oracle.registry, fromBlock: "0x0", toBlock: "latest" },
     ])) as Receipt["logs"];
     const onChain = firstEnabled(decodeEvents(abis.v2, oracle.registry, [{ logs } as Receipt]));
-    for (const base of processes) {
-      const o = { ...oracle, serviceUrl: base, headers: service.headers };
+    const compareAfter = async (o: Oracle, rng: Rng) => {
       const checks = await compareChecks(o, v2Checks, after, afterUrls, { minBlock: headB });
-      const listings = await compareListings(o, v2Listings(onChain), wallets, { minBlock: headB }, queryRng);
-      const mismatches = [...checks.mismatches, ...listings.mismatches];
-      expect(mismatches.length, report(SEED, `${base} after the reorganization`, mismatches)).toBe(0);
+      const listings = await compareListings(o, v2Listings(onChain), wallets, { minBlock: headB }, rng);
       expect(checks.compared, tag("checks compared")).toBe(CHECKS);
-    }
+      return [...checks.mismatches, ...listings.mismatches];
+    };
+    const own = await compareAfter({ ...oracle, serviceUrl: service.url, headers: service.headers }, queryRng);
+    expect(own.length, report(SEED, `${service.url} after the reorganization`, own)).toBe(0);
+    for (const [r, replica] of replicas.entries()) await onEveryWorker(replica, WORKERS[r]!, compareAfter);
     // The history holds branch B's events, each once, and none of branch A's.
     const history = await historyMismatches(service, anvil.url, { v1: v1Registry, v2: oracle.registry });
     expect(history.events.v1, tag("v1 events on chain")).toBeGreaterThanOrEqual(2);
@@ -242,12 +307,6 @@ describe.runIf(process.env.DATABASE_URL)("npm run serve: API processes apart fro
 
   it("a replica's /metrics sums the requests of all its workers and shows each chain's position", async () => {
     const replica = replicas[0]!; // the one with two workers
-    const scrape = async () => {
-      const res = await fetch(`${replica.url}/metrics`);
-      expect(res.status, tag("/metrics")).toBe(200);
-      expect(res.headers.get("content-type"), tag("/metrics")).toMatch(/^text\/plain; version=0\.0\.4/);
-      return res.text();
-    };
     /** A sample's value: `labels` as written between the braces ("" for none). */
     const sample = (text: string, name: string, labels = "") => {
       const line = `${name}${labels ? `{${labels}}` : ""} `;
@@ -268,7 +327,7 @@ describe.runIf(process.env.DATABASE_URL)("npm run serve: API processes apart fro
       return listed.find((c) => c.chainId === CHAIN_ID)!.indexedBlock;
     };
 
-    const before = await scrape();
+    const before = await scrape(replica);
     const lowest = await blockListed();
     // A new connection each: the cluster hands connections to its workers in turn, so both serve some.
     const COUNT = 40;
@@ -279,7 +338,7 @@ describe.runIf(process.env.DATABASE_URL)("npm run serve: API processes apart fro
       res.resume();
       expect(res.statusCode).toBe(200);
     }
-    const after = await scrape();
+    const after = await scrape(replica);
     const highest = await blockListed();
 
     expect(sample(after, "delegation_api_workers"), tag("workers summed")).toBe(2);

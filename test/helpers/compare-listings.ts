@@ -69,7 +69,7 @@ export async function compareListings(
       `/registry/${kit.version}/${rng ? spellAddress(rng, wallet) : wallet}?chainId=${o.chainId}`,
       at,
     );
-    const a = await ask(o.serviceUrl, path, { headers: o.headers });
+    const a = await ask(o.serviceUrl, path, { headers: o.headers, dispatcher: o.dispatcher });
     // Read after the answer: the chain mines on meanwhile.
     const head = await chainClient(o.rpcUrl).getBlockNumber();
     const fit = blockToCompare(a, at, head);
