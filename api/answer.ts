@@ -84,9 +84,9 @@ export function historyOf(c: Context<Env>, chainId: number): HistoryStore {
   return c.var.history;
 }
 
-/** A 200 JSON answer at `block`. */
+/** A 200 JSON answer at `block` (a Uint8Array `body` is JSON already written). */
 export function jsonAnswer(c: Context<Env>, body: unknown, block: bigint, headers: Record<string, string> = {}) {
-  return c.body(toJson(body), 200, {
+  return c.body(body instanceof Uint8Array ? (body as Uint8Array<ArrayBuffer>) : toJson(body), 200, {
     ...headers,
     "Content-Type": "application/json",
     "X-Indexed-Block": block.toString(),

@@ -1,13 +1,16 @@
 /**
  * The app's CORS, as `npm run serve` and the launcher's waiting room answer it (inside Ponder,
  * Ponder's own CORS middleware answers preflights first): the preflight, and the headers every
- * registry answer and every error carries.
+ * registry answer and every error carries. And whole wallet listings, kept rendered while the
+ * store's revision of the wallet holds.
  */
 import { describe, expect, it } from "vitest";
+import { checksumAddress } from "../core/keccak";
 import type { Access } from "./access/open";
 import { createApp } from "./app";
 import { NO_ALARMS } from "./chain-alarms";
-import type { Store } from "./store";
+import { LISTING_CACHE_MIN_ROWS } from "./listing-cache";
+import type { Store, V2Row, WalletView } from "./store";
 
 const nothingIndexed: Store = {
   v2Enabled: async () => undefined,
@@ -107,5 +110,73 @@ describe("CORS", () => {
       expect(list(res.headers.get("access-control-expose-headers")), `${method} ${path}`).toEqual(EXPOSED);
       if (status === 405) expect(res.headers.get("allow")).toBe("GET, HEAD, OPTIONS");
     }
+  });
+});
+
+describe("whole wallet listings", () => {
+  /** A v2 delegation from the wallet to the n-th delegate. */
+  const row = (n: number): V2Row => ({
+    delegationType: "ALL",
+    from: wallet(1) as V2Row["from"],
+    to: wallet(0xab00 + n) as V2Row["to"],
+    contract: null,
+    tokenId: null,
+    rights: `0x${"0".repeat(64)}`,
+    amount: null,
+  });
+  const rows = (count: number) => Array.from({ length: count }, (_, n) => row(n));
+  const LISTING = `/registry/v2/${wallet(1)}?chainId=31337`;
+
+  /** An app over a store holding `now` (rows and revision), recording the revision each read was asked with. */
+  function appOver(now: { rows: V2Row[]; revision?: string }) {
+    const asked: (string | undefined)[] = [];
+    const store: Store = {
+      ...nothingIndexed,
+      v2Wallet: async (_, __, held): Promise<WalletView<V2Row>> => {
+        asked.push(held);
+        const unchanged = now.revision !== undefined && held === now.revision;
+        return { indexedBlock: 7n, ready: true, revision: now.revision, data: unchanged ? undefined : now.rows };
+      },
+    };
+    const app = createApp({
+      store,
+      history: undefined,
+      alarms: NO_ALARMS,
+      chains,
+      access: openAccess(),
+      behindAfterSeconds: 120,
+    });
+    const get = async () => {
+      const res = await app.request(LISTING, {}, SOCKET);
+      expect(res.status).toBe(200);
+      expect(res.headers.get("x-indexed-block")).toBe("7");
+      expect(res.headers.get("content-type")).toBe("application/json");
+      return (await res.json()) as { to: string }[];
+    };
+    return { asked, get };
+  }
+
+  it("renders a large listing once per revision, and again as soon as the revision moves", async () => {
+    const now = { rows: rows(LISTING_CACHE_MIN_ROWS + 8), revision: "1.4" };
+    const { asked, get } = appOver(now);
+    const first = await get();
+    expect(first.length).toBe(LISTING_CACHE_MIN_ROWS + 8);
+    expect(first.map((r) => r.to)).toEqual(now.rows.map((r) => checksumAddress(r.to)));
+    // Asked with the revision held: the store reads no rows, and the body is the same.
+    expect(await get()).toEqual(first);
+    now.rows = rows(LISTING_CACHE_MIN_ROWS + 1);
+    now.revision = "1.5";
+    expect((await get()).length).toBe(LISTING_CACHE_MIN_ROWS + 1);
+    expect(await get()).toHaveLength(LISTING_CACHE_MIN_ROWS + 1);
+    expect(asked).toEqual([undefined, "1.4", "1.4", "1.5"]);
+  });
+
+  it("renders small listings, and those of stores without revisions, each time", async () => {
+    const small = appOver({ rows: rows(LISTING_CACHE_MIN_ROWS - 1), revision: "1.1" });
+    for (let i = 0; i < 3; i++) expect(await small.get()).toHaveLength(LISTING_CACHE_MIN_ROWS - 1);
+    expect(small.asked).toEqual([undefined, undefined, undefined]);
+    const sql = appOver({ rows: rows(LISTING_CACHE_MIN_ROWS + 8) });
+    for (let i = 0; i < 3; i++) expect(await sql.get()).toHaveLength(LISTING_CACHE_MIN_ROWS + 8);
+    expect(sql.asked).toEqual([undefined, undefined, undefined]);
   });
 });

@@ -6,6 +6,7 @@ import { admin } from "./admin";
 import type { ChainAlarms } from "./chain-alarms";
 import { chains } from "./chains";
 import type { HistoryStore } from "./history-store";
+import { LISTING_CACHE_BYTES, ListingCache } from "./listing-cache";
 import { portal } from "./portal";
 import { notFound, Problem } from "./problem";
 import { type Store, StoreBusy } from "./store";
@@ -29,6 +30,8 @@ export type ServedChain = {
 export type Env = {
   Variables: AccessVariables & {
     store: Store;
+    /** Whole wallet listings kept rendered, this app's (api/listing-cache.ts). */
+    listings: ListingCache;
     history: HistoryStore | undefined;
     chains: readonly ServedChain[];
     alarms: ChainAlarms;
@@ -127,6 +130,7 @@ export type AppOptions = {
  */
 export function createApp(options: AppOptions): Hono<Env> {
   const app = new Hono<Env>();
+  const listings = new ListingCache(LISTING_CACHE_BYTES);
 
   app.use(drainBody);
   app.use("/registry/*", allowCors, async (c, next) => {
@@ -139,6 +143,7 @@ export function createApp(options: AppOptions): Hono<Env> {
       });
     }
     c.set("store", options.store);
+    c.set("listings", listings);
     c.set("history", options.history);
     c.set("alarms", options.alarms);
     c.set("chains", options.chains);

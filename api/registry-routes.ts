@@ -10,10 +10,12 @@ import { answerAt, chainRequest, pageAnswer, servedChainId } from "./answer";
 import type { Env } from "./app";
 import { readBatch } from "./batch";
 import type { BlockRange, HistoryStore, Page, PageRequest } from "./history-store";
+import { toJson } from "./json";
+import { LISTING_CACHE_MIN_ROWS } from "./listing-cache";
 import { historyPage, LISTING_DEFAULT_LIMIT, listingPin } from "./pages";
 import { type Params, parseParam } from "./params";
 import { notFound } from "./problem";
-import type { ChainView, Store } from "./store";
+import type { Store, WalletView } from "./store";
 
 /** What a registry version's routes are made of. */
 export type RegistrySpec<K extends string, Q, Row, Event> = {
@@ -31,8 +33,8 @@ export type RegistrySpec<K extends string, Q, Row, Event> = {
     queries: Q[],
     body: (answers: unknown[]) => unknown,
   ) => Promise<Response>;
-  /** The wallet's whole listing at the newest indexed block. */
-  wallet: (store: Store, chainId: number, wallet: Address) => Promise<ChainView<Row[]> | undefined>;
+  /** The wallet's whole listing at the newest indexed block (no rows while `held` is its revision). */
+  wallet: (store: Store, chainId: number, wallet: Address, held?: string) => Promise<WalletView<Row> | undefined>;
   /** A page of the wallet's listing at a block. */
   walletAt: (
     history: HistoryStore,
@@ -63,6 +65,8 @@ export type RegistrySpec<K extends string, Q, Row, Event> = {
 };
 
 /** A path parameter that is an address. */
+const encoder = new TextEncoder();
+
 const addressParam = (c: Context<Env>, name: string): Address =>
   parseParam(name, c.req.param(name) ?? "", parseAddress);
 
@@ -129,8 +133,16 @@ export function registryRoutes<K extends string, Q, Row, Event>(spec: RegistrySp
     }
     return answerAt(c, chainId, params.blockNumber(), {
       head: async () => {
-        const view = await spec.wallet(c.var.store, chainId, wallet);
-        return view && { ...view, body: view.data.map(spec.record) };
+        // Rendered once per revision of the wallet's rows, where the store numbers them.
+        const key = `${version}/${chainId}/${wallet}`;
+        const held = c.var.listings.get(key);
+        const view = await spec.wallet(c.var.store, chainId, wallet, held?.revision);
+        if (view === undefined) return undefined;
+        if (view.data === undefined) return { ...view, body: held!.json };
+        const json = encoder.encode(toJson(view.data.map(spec.record)));
+        if (view.ready && view.revision !== undefined && view.data.length >= LISTING_CACHE_MIN_ROWS)
+          c.var.listings.set(key, { revision: view.revision, json });
+        return { ...view, body: json };
       },
       at: async (store, block) => (await spec.walletAt(store, chainId, wallet, block, {})).items.map(spec.record),
     });

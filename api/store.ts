@@ -36,6 +36,13 @@ export type V2Row = {
 export type V1Row = { type: V1Type; vault: Address; delegate: Address; contract: Address; tokenId: bigint };
 
 /**
+ * A wallet's whole listing. `revision` (from stores that number each wallet's changes) names the
+ * rows: the same revision, the same rows. Asked with the revision the caller holds, such a store
+ * leaves `data` undefined while it is still the current one.
+ */
+export type WalletView<T> = ChainView<T[] | undefined> & { revision?: string };
+
+/**
  * The indexed state the API reads. Each call answers from one consistent snapshot, so that the
  * data is never newer or older than the block it reports. `undefined`: the chain has no indexed
  * state yet.
@@ -44,11 +51,11 @@ export interface Store {
   /** The enabled v2 delegations among `hashes`. */
   v2Enabled(chainId: number, hashes: readonly Hex[]): Promise<ChainView<Map<Hex, V2State>> | undefined>;
   /** The wallet's enabled v2 delegations, incoming and outgoing, in first-enable order. */
-  v2Wallet(chainId: number, wallet: Address): Promise<ChainView<V2Row[]> | undefined>;
+  v2Wallet(chainId: number, wallet: Address, held?: string): Promise<WalletView<V2Row> | undefined>;
   /** The v1 delegations in force among `keys` (of any vaults and delegates). */
   v1InForce(chainId: number, keys: readonly V1Key[]): Promise<ChainView<V1Row[]> | undefined>;
   /** The wallet's v1 delegations in force, as vault or delegate, in creation order. */
-  v1Wallet(chainId: number, wallet: Address): Promise<ChainView<V1Row[]> | undefined>;
+  v1Wallet(chainId: number, wallet: Address, held?: string): Promise<WalletView<V1Row> | undefined>;
   /** Every indexed chain's position. */
   chainStates(): Promise<Map<number, ChainPosition>>;
 }

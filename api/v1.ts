@@ -47,7 +47,7 @@ export const v1 = registryRoutes({
   checkParams: new Set(["delegate", "vault", "contract", "tokenId"]),
   checkQuery,
   answerChecks,
-  wallet: (store, chainId, wallet) => store.v1Wallet(chainId, wallet),
+  wallet: (store, ...args) => store.v1Wallet(...args),
   walletAt: (history, ...args) => history.v1Wallet(...args),
   contractAt: (history, ...args) => history.v1Contract(...args),
   events: (history, ...args) => history.v1Events(...args),

@@ -58,7 +58,7 @@ export const v2 = registryRoutes({
   checkParams: new Set(["to", "from", "delegate", "vault", "contract", "tokenId", "rights"]),
   checkQuery,
   answerChecks,
-  wallet: (store, chainId, wallet) => store.v2Wallet(chainId, wallet),
+  wallet: (store, ...args) => store.v2Wallet(...args),
   walletAt: (history, ...args) => history.v2Wallet(...args),
   contractAt: (history, ...args) => history.v2Contract(...args),
   events: (history, ...args) => history.v2Events(...args),

@@ -984,7 +984,7 @@ history", async () => {
        LIMIT 1`,
     );
     const before = await store.v1Wallet(CHAIN, vault);
-    expect(before?.data.some((row) => row.vault === vault)).toBe(true);
+    expect(before?.data?.some((row) => row.vault === vault)).toBe(true);
     const write = async (statement: string) => {
       await client.query("BEGIN");
       await client.query("SET LOCAL session_replication_role = replica"); // Ponder's triggers off
@@ -1015,7 +1015,7 @@ history", async () => {
       expect(v1?.data, wallet).toEqual(await v1Expected(wallet));
       const v2 = await store.v2Wallet(CHAIN, wallet);
       expect(v2?.data, wallet).toEqual(await v2Expected(wallet));
-      listed += v1!.data.length + v2!.data.length;
+      listed += v1!.data!.length + v2!.data!.length;
     }
     expect(listed).toBeGreaterThan(200);
   });

@@ -239,6 +239,8 @@ reorganizations, version counters", () => {
 
     const compact = new ChainState();
     const plain = new PlainState();
+    const listed = new Map<Address, { revision: string; rows: unknown }>();
+    let held = 0;
     for (let step = 0; step < 3_000; step++) {
       let row: StateRow;
       const kind = int(10);
@@ -287,10 +289,18 @@ reorganizations, version counters", () => {
 
       const at = `step ${step}, ${value === undefined ? "removed" : "put"} ${key}`;
       for (const w of wallets) {
-        expect(compact.v2Wallet(w), at).toEqual(plain.v2Wallet(w));
-        expect(compact.v1Wallet(w), at).toEqual(
-          plain.v1Rows([...plain.v1.values()].filter((r) => r.vault === w || r.delegate === w)),
-        );
+        const v2 = compact.v2Wallet(w);
+        const v1 = compact.v1Wallet(w);
+        expect(v2, at).toEqual(plain.v2Wallet(w));
+        expect(v1, at).toEqual(plain.v1Rows([...plain.v1.values()].filter((r) => r.vault === w || r.delegate === w)));
+        // A listing kept for its revision (api/listing-cache.ts) is right while the revision holds.
+        const revision = compact.walletRevision(w);
+        const before = listed.get(w);
+        if (before?.revision === revision) {
+          expect({ v2, v1 }, `${at}: ${w}'s revision held`).toEqual(before.rows);
+          held++;
+        }
+        listed.set(w, { revision, rows: { v2, v1 } });
       }
       const hashes = [...v2Shapes.map((s) => s.hash), hash(999)];
       expect(compact.v2Enabled(hashes), at).toEqual(
@@ -306,5 +316,7 @@ reorganizations, version counters", () => {
         plain.v1Rows(asked.flatMap((k) => plain.v1.get(v1KeyString(k)) ?? [])),
       );
     }
+    // Most puts leave most wallets alone: the revisions held often enough for the check to bite.
+    expect(held).toBeGreaterThan(3_000 * wallets.length * 0.3);
   });
 });

@@ -171,6 +171,10 @@ export class ChainState {
   /** Every address a row names, and each one's vault version (v1_vault_version; 0 when absent). */
   private readonly addresses = new ByteKeys(20);
   private vaultVersion = new Uint32Array(0);
+  /** Per address, how many puts changed a listing of it: with `serial`, the listing's revision. */
+  private listingChanges = new Uint32Array(0);
+  private static made = 0;
+  private readonly serial = ++ChainState.made;
 
   /** v2_delegation, by hash; its wallets are its list's (from, to), in first-enable order. */
   private readonly v2Keys = new ByteKeys(32);
@@ -222,11 +226,13 @@ export class ChainState {
         // Numbered first: numbering may grow the array.
         const vault = this.address(r.row.vault);
         this.vaultVersion[vault] = r.row.version;
+        this.vaultChanged(vault);
         break;
       }
       case "pair": {
         const pair = this.pair(r.row.vault, r.row.delegate!);
         this.pairVersion[pair] = r.row.version;
+        this.listingsChanged(this.address(r.row.vault), this.address(r.row.delegate!));
         break;
       }
     }
@@ -254,13 +260,17 @@ export class ChainState {
     this.v2.firstLogIndex[id] = row.firstLogIndex;
     this.v2TokenId[id] = row.tokenId;
     this.v2Amount[id] = row.amount;
-    if (!samePlace) this.v2Lists.link(id, this.address(row.from), this.address(row.to));
+    const [from, to] = [this.address(row.from), this.address(row.to)];
+    if (!samePlace) this.v2Lists.link(id, from, to);
+    this.listingsChanged(from, to);
   }
 
   private putV1(row: V1Entry) {
     const id = this.v1Keys.add(this.v1KeyBytes(row));
     withRows(this.v1, id + 1);
-    if ((this.v1.flags[id]! & LIVE) === 0) this.v1Lists.link(id, this.address(row.vault), this.address(row.delegate));
+    const [vault, delegate] = [this.address(row.vault), this.address(row.delegate)];
+    if ((this.v1.flags[id]! & LIVE) === 0) this.v1Lists.link(id, vault, delegate);
+    this.listingsChanged(vault, delegate);
     this.v1.flags[id] = LIVE | (row.enabled ? ENABLED : 0);
     this.v1.pair[id] = this.pair(row.vault, row.delegate);
     this.v1.vaultVersion[id] = row.vaultVersion;
@@ -274,21 +284,43 @@ export class ChainState {
     if (table === "v2") {
       const row = this.v2Keys.find(this.hashBytes(id as Hex));
       if (row === NONE || (this.v2.flags[row]! & LIVE) === 0) return;
+      this.listingsChanged(...this.v2Lists.wallets(row));
       this.v2Lists.unlink(row);
       this.v2.flags[row] = 0;
     } else if (table === "v1") {
       const row = this.v1Keys.find(this.v1KeyBytes(v1KeyOfString(id)));
       if (row === NONE || (this.v1.flags[row]! & LIVE) === 0) return;
+      this.listingsChanged(...this.v1Lists.wallets(row));
       this.v1Lists.unlink(row);
       this.v1.flags[row] = 0;
     } else if (table === "vault") {
       const vault = this.findAddress(id as Address);
-      if (vault !== NONE) this.vaultVersion[vault] = 0;
+      if (vault === NONE) return;
+      this.vaultVersion[vault] = 0;
+      this.vaultChanged(vault);
     } else {
       const [vault, delegate] = id.split("|") as [Address, Address];
       const pair = this.pairs.find(this.pairBytes(vault, delegate));
-      if (pair !== NONE) this.pairVersion[pair] = 0;
+      if (pair === NONE) return;
+      this.pairVersion[pair] = 0;
+      this.listingsChanged(this.findAddress(vault), this.findAddress(delegate));
     }
+  }
+
+  /** The revision of the wallet's listings (v2 and v1): it moves whenever either may have changed. */
+  walletRevision(wallet: Address): string {
+    const id = this.findAddress(wallet);
+    return `${this.serial}.${id === NONE ? 0 : this.listingChanges[id]}`;
+  }
+
+  private listingsChanged(...wallets: number[]) {
+    for (const id of wallets) if (id !== NONE) this.listingChanges[id] = this.listingChanges[id]! + 1;
+  }
+
+  /** A vault's version voids or restores its rows: their delegates' listings change too. */
+  private vaultChanged(vault: number) {
+    this.listingsChanged(vault);
+    for (const row of this.v1Lists.rows(vault)) this.listingsChanged(...this.v1Lists.wallets(row));
   }
 
   /** The keys of every row changed after block `after` (and forgets that they were). */
@@ -390,6 +422,7 @@ export class ChainState {
     writeHex(this.scratch.address, 0, address);
     const id = this.addresses.add(this.scratch.address);
     this.vaultVersion = withRoom(this.vaultVersion, id + 1);
+    this.listingChanges = withRoom(this.listingChanges, id + 1);
     return id;
   }
 

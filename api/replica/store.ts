@@ -1,4 +1,5 @@
-import { type ChainPosition, type ChainView, type Store, StoreBusy } from "../store";
+import type { Address } from "viem";
+import { type ChainPosition, type ChainView, type Store, StoreBusy, type WalletView } from "../store";
 import { ChainState } from "./chain-state";
 import { ReplicaFeed, type Snapshot } from "./feed";
 
@@ -83,6 +84,22 @@ export function createReplicaStore(
     return { indexedBlock: BigInt(chain.state.block), ready: true, data: read(chain.state) };
   }
 
+  /** A wallet's listing and its revision, read together; no rows when `held` is still the revision. */
+  function walletView<T>(
+    chainId: number,
+    wallet: Address,
+    held: string | undefined,
+    rows: (state: ChainState) => T[],
+  ): WalletView<T> | undefined {
+    const read = view(chainId, (s) => {
+      const revision = s.walletRevision(wallet);
+      return { revision, rows: revision === held ? undefined : rows(s) };
+    });
+    return (
+      read && { indexedBlock: read.indexedBlock, ready: read.ready, revision: read.data.revision, data: read.data.rows }
+    );
+  }
+
   return {
     started,
     stop() {
@@ -90,9 +107,9 @@ export function createReplicaStore(
       clearTimeout(timer);
     },
     v2Enabled: async (chainId, hashes) => view(chainId, (s) => s.v2Enabled(hashes)),
-    v2Wallet: async (chainId, wallet) => view(chainId, (s) => s.v2Wallet(wallet)),
+    v2Wallet: async (chainId, wallet, held) => walletView(chainId, wallet, held, (s) => s.v2Wallet(wallet)),
     v1InForce: async (chainId, keys) => view(chainId, (s) => s.v1InForce(keys)),
-    v1Wallet: async (chainId, wallet) => view(chainId, (s) => s.v1Wallet(wallet)),
+    v1Wallet: async (chainId, wallet, held) => walletView(chainId, wallet, held, (s) => s.v1Wallet(wallet)),
     async chainStates() {
       const states = new Map<number, ChainPosition>();
       for (const [chainId, position] of feed.positions) {
