@@ -33,6 +33,8 @@ import { openWaitingRoom, type WaitingRoom } from "./launcher/waiting-room";
 
 const PONDER = resolve(import.meta.dirname, "../node_modules/.bin/ponder");
 const MAX_WAIT_S = 60;
+/** The wait after one of `seconds`: doubling from 1 s up to MAX_WAIT_S, so a short outage costs little. */
+const nextWait = (seconds: number) => Math.min(Math.max(seconds * 2, 1), MAX_WAIT_S);
 
 const args = process.argv.slice(2);
 const settings = settingsOrExit(() => launcherSettings(process.env, args));
@@ -131,7 +133,7 @@ async function waitForPlan(): Promise<IndexedChain[] | undefined> {
         `${planned.why} Not indexing yet: the API answers chain_syncing on port ${port}. Trying again in ${delay} s.`,
       );
     await pause(delay);
-    delay = Math.min(delay * 2, MAX_WAIT_S);
+    delay = nextWait(delay);
   }
   await waitingRoom?.close();
   waitingRoom = undefined;
@@ -174,20 +176,16 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
 /** A run this long was healthy: a failure after it starts the restart backoff afresh. */
 const HEALTHY_RUN_MS = 300_000;
 let restartDelay = 0;
-/** The next wait before trying again: doubling from 1 s up to MAX_WAIT_S, so a short outage costs little. */
-const backOff = () => {
-  restartDelay = Math.min(Math.max(restartDelay * 2, 1), MAX_WAIT_S);
-  return restartDelay;
-};
 while (!stopping) {
   const planned = await waitForPlan();
   if (planned === undefined) break;
   const plan = indexable(planned);
   const local = plan.filter(({ chain }) => chain.local).map(({ chain, rpc }) => ({ id: chain.id, rpcUrls: rpc }));
   const forgotten = await forgetReplacedChains(local, settings.database).catch((error: Error) => {
+    restartDelay = nextWait(restartDelay);
     console.error(
       `Cannot tell whether the local chains' fetched data is theirs (${error.message}); ` +
-        `trying again in ${backOff()} s.`,
+        `trying again in ${restartDelay} s.`,
     );
     return undefined;
   });
@@ -204,9 +202,9 @@ while (!stopping) {
   const started = Date.now();
   const code = await runPonder(plan);
   if (stopping || code !== PONDER_RETRYABLE_EXIT) process.exit(code);
-  if (Date.now() - started > HEALTHY_RUN_MS) restartDelay = 0;
+  restartDelay = Date.now() - started > HEALTHY_RUN_MS ? 1 : nextWait(restartDelay);
   console.error(
-    `The indexer stopped after a failure worth retrying (exit ${code}, see above); restarting it in ${backOff()} s.`,
+    `The indexer stopped after a failure worth retrying (exit ${code}, see above); restarting it in ${restartDelay} s.`,
   );
   await pause(restartDelay);
 }
