@@ -38,6 +38,11 @@ function statusKb(pid: number, field: "VmRSS" | "VmHWM"): number {
   return match ? Number(match[1]) : 0;
 }
 
+/** Each tagged process's resident memory now, in MB, by pid. */
+export function memoryByProcess(tag: string): Map<number, number> {
+  return new Map(taggedPids(tag).map((pid) => [pid, statusKb(pid, "VmRSS") / 1024]));
+}
+
 export type TreeMemory = { processes: number; rssMb: number; peakMb: number };
 
 /** The tagged processes' resident memory now, and the sum of each one's own peak (VmHWM). */

@@ -6,9 +6,11 @@
  * memory is sampled every second. Exits non-zero on any 5xx, connection error or timeout, wrong
  * answer, or memory growth of 10% or more after the warm-up. Needs DATABASE_URL (Postgres).
  *
- * Growth compares the peaks of two equal windows, one right after the warm-up and one at the end: a
- * worker's heap rises and falls by a tenth of the whole between full collections, a minute or so
- * apart under load, so single readings would compare a trough with a crest; a leak raises the peaks.
+ * Growth compares the resident memory left after full collections, in the two halves of the time
+ * after the warm-up: each process's lowest reading in a half, summed. Between full collections (30 to
+ * 60 s apart under load) a worker's RSS rises by up to half again, and by more or less each cycle as
+ * V8 sizes its heap, so crests, or single readings, compare cycles rather than memory held; a leak
+ * raises what is left after each collection. The crests are printed beside.
  */
 import { type Oracle, report } from "../devkit/compare";
 import { compareChecks } from "../devkit/compare-checks";
@@ -22,7 +24,7 @@ import { Cleanup } from "./cleanup";
 import { benchDatabase } from "./database";
 import { Dataset } from "./dataset";
 import { runLoad } from "./load";
-import { RUN_VARIABLE, treeMemory } from "./procs";
+import { memoryByProcess, RUN_VARIABLE } from "./procs";
 import { checkRoutes, listingRoute } from "./routes";
 import { CHAIN_ID, growDataset, startChain, startIndexer, startServe } from "./stack";
 import { verifyRoute } from "./verify";
@@ -40,9 +42,9 @@ if (!(durationS >= 30)) {
   process.exit(1);
 }
 const SEED = chooseSeed();
-/** Memory is compared from the end of the warm-up on, the peaks of two windows this long. */
+/** Memory is compared from the end of the warm-up on, its two halves. */
 const warmupS = Math.min(120, durationS / 4);
-const windowS = Math.min(60, (durationS - warmupS) / 3);
+const halfS = (durationS - warmupS) / 2;
 const LOAD_SHARE = 0.7;
 const started = Date.now();
 const log = (line: string) => console.log(`· [${((Date.now() - started) / 1000).toFixed(0)} s] ${line}`);
@@ -108,10 +110,10 @@ try {
         failures.push(report(SEED, "answers sampled during the soak", result.mismatches));
     }
   })();
-  const memory: { atS: number; rssMb: number }[] = [];
+  const memory: { atS: number; byProcess: Map<number, number> }[] = [];
   const soakStart = Date.now();
   const sampling = setInterval(
-    () => memory.push({ atS: (Date.now() - soakStart) / 1000, rssMb: treeMemory(tag).rssMb }),
+    () => memory.push({ atS: (Date.now() - soakStart) / 1000, byProcess: memoryByProcess(tag) }),
     1_000,
   );
   const load = await runLoad("soak", { ...spec, durationS, warmupS: 0, overallRate: rate });
@@ -119,11 +121,22 @@ try {
   soaking = false;
   await Promise.all([writer, sampler]);
 
-  const peak = (from: number, to: number) =>
-    Math.max(...memory.filter((m) => m.atS >= from && m.atS < to).map((m) => m.rssMb));
-  const afterWarmup = peak(warmupS, warmupS + windowS);
-  const atEnd = peak(durationS - windowS, Number.POSITIVE_INFINITY);
-  const growth = (atEnd - afterWarmup) / afterWarmup;
+  /** Each process's lowest and highest RSS from `from` s to `to` s, summed over the processes. */
+  const extremes = (from: number, to: number) => {
+    const lows = new Map<number, number>();
+    const highs = new Map<number, number>();
+    for (const { byProcess } of memory.filter((m) => m.atS >= from && m.atS < to)) {
+      for (const [pid, mb] of byProcess) {
+        lows.set(pid, Math.min(lows.get(pid) ?? mb, mb));
+        highs.set(pid, Math.max(highs.get(pid) ?? mb, mb));
+      }
+    }
+    const sum = (values: Map<number, number>) => [...values.values()].reduce((a, b) => a + b, 0);
+    return { floor: sum(lows), crest: sum(highs) };
+  };
+  const afterWarmup = extremes(warmupS, warmupS + halfS);
+  const atEnd = extremes(warmupS + halfS, Number.POSITIVE_INFINITY);
+  const growth = (atEnd.floor - afterWarmup.floor) / afterWarmup.floor;
   const fivexx = Object.entries(load.statuses)
     .filter(([status]) => Number(status) >= 500)
     .reduce((n, [, count]) => n + count, 0);
@@ -137,8 +150,9 @@ try {
       `  statuses: ${JSON.stringify(load.statuses)}; 5xx: ${fivexx}; errors: ${load.errors}; timeouts: ` +
         `${load.timeouts}`,
       `  new delegations: ${writes} transactions written during the soak; ${sampled} answers sampled against eth_call`,
-      `  replica RSS, the peak of ${windowS} s: ${afterWarmup.toFixed(0)} MB after the ${warmupS} s warm-up, ` +
-        `${atEnd.toFixed(0)} MB at the end (${(growth * 100).toFixed(1)}%)`,
+      `  replica RSS after full collections (each process's lowest in ${halfS} s, summed): ` +
+        `${afterWarmup.floor.toFixed(0)} MB after the ${warmupS} s warm-up, ${atEnd.floor.toFixed(0)} MB at the end ` +
+        `(${(growth * 100).toFixed(1)}%); the highest: ${afterWarmup.crest.toFixed(0)} → ${atEnd.crest.toFixed(0)} MB`,
     ].join("\n"),
   );
   if (fivexx > 0 || load.non2xx > 0) failures.push(`answers other than 2xx: ${JSON.stringify(load.statuses)}`);

@@ -1,5 +1,5 @@
 /**
- * `npm run soak` (issue 8) in CI: the 2-minute version (a minute was too short for memory: its
+ * `npm run soak` (issue 8) in CI: the 3-minute version (shorter ones were too short for memory: its
  * windows held less than one of a worker's collection cycles). It exits 0 only with no 5xx, no connection
  * error or timeout, no answer differing from the contract's, and steady memory; the test holds it to
  * that and to its summary. Postgres only, as the bench.
@@ -7,10 +7,10 @@
 import { describe, expect, it } from "vitest";
 import { runNpm } from "../devkit/processes";
 
-describe.runIf(process.env.DATABASE_URL)("npm run soak -- --duration 120", () => {
-  it("holds 70% of the measured maximum for two minutes while delegations arrive: no 5xx, no wrong answer, steady \
+describe.runIf(process.env.DATABASE_URL)("npm run soak -- --duration 180", () => {
+  it("holds 70% of the measured maximum for three minutes while delegations arrive: no 5xx, no wrong answer, steady \
 memory", async () => {
-    const { code, output } = await runNpm(["run", "soak", "--", "--duration", "120"]);
+    const { code, output } = await runNpm(["run", "soak", "--", "--duration", "180"]);
     expect(code, output.slice(-5000)).toBe(0);
     expect(output).toContain("soak passed");
     expect(output).toMatch(/5xx: 0; errors: 0; timeouts: 0/);
