@@ -5,8 +5,10 @@ import type { Access } from "./access/open";
 import { admin } from "./admin";
 import type { ChainAlarms } from "./chain-alarms";
 import { chains } from "./chains";
+import { docs } from "./docs";
 import type { HistoryStore } from "./history-store";
 import { LISTING_CACHE_BYTES, ListingCache } from "./listing-cache";
+import { openApiDocument } from "./openapi/document";
 import { portal } from "./portal";
 import { notFound, Problem } from "./problem";
 import { type Store, StoreBusy } from "./store";
@@ -74,6 +76,9 @@ const allowCors: MiddlewareHandler = (c, next) => {
   for (const [name, value] of Object.entries(CORS)) c.header(name, value);
   return next();
 };
+
+/** The OpenAPI document, written once: it changes only with the code. */
+const OPENAPI_JSON = JSON.stringify(openApiDocument());
 
 /** How long a request's unread body is read before the answer goes (see drainBody). */
 const DRAIN_MS = 2_000;
@@ -158,6 +163,8 @@ export function createApp(options: AppOptions): Hono<Env> {
 
   app.route("/admin", admin(options.access.keys, options.access.adminToken));
   app.route("/developer", portal);
+  app.get("/openapi.json", (c) => c.body(OPENAPI_JSON, 200, { ...CORS, "Content-Type": "application/json" }));
+  app.route("/docs", docs);
 
   app.all("*", notFound);
 

@@ -43,6 +43,11 @@ const TITLES: Record<ProblemCode, [status: number, title: string]> = {
   headers_too_large: [431, "Request header fields too large"],
 };
 
+/** The HTTP status of each problem code. */
+export const PROBLEM_STATUS = Object.fromEntries(
+  Object.entries(TITLES).map(([code, [status]]) => [code, status]),
+) as Record<ProblemCode, number>;
+
 /** The problem+json body of every error: RFC 9457 fields, the code, and any extra fields. */
 export function problemBody(code: ProblemCode, detail: string, fields: Record<string, unknown> = {}) {
   // A URN, not a URL: the codes are documented in the README, not served as pages.

@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import { type V1CheckKind, type V1CheckQuery, type V1Key, v1CheckKeys, v1KeyString } from "../core/v1";
+import { V1_CHECK_KINDS, type V1CheckKind, type V1CheckQuery, type V1Key, v1CheckKeys, v1KeyString } from "../core/v1";
 import { answerAt } from "./answer";
 import type { Env } from "./app";
 import type { Params } from "./params";
@@ -43,7 +43,7 @@ function answerChecks(
 /** The v1 registry's routes. */
 export const v1 = registryRoutes({
   version: "v1",
-  kinds: ["all", "contract", "token"] as V1CheckKind[],
+  kinds: V1_CHECK_KINDS,
   checkParams: new Set(["delegate", "vault", "contract", "tokenId"]),
   checkQuery,
   answerChecks,

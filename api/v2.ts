@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import type { Hex } from "viem";
-import { type V2CheckKind, type V2CheckQuery, type V2State, v2Check } from "../core/v2";
+import { V2_CHECK_KINDS, type V2CheckKind, type V2CheckQuery, type V2State, v2Check } from "../core/v2";
 import { answerAt } from "./answer";
 import type { Env } from "./app";
 import type { Params } from "./params";
@@ -54,7 +54,7 @@ function answerChecks(
 /** The v2 registry's routes. */
 export const v2 = registryRoutes({
   version: "v2",
-  kinds: Object.keys(PARTIES) as V2CheckKind[],
+  kinds: V2_CHECK_KINDS,
   checkParams: new Set(["to", "from", "delegate", "vault", "contract", "tokenId", "rights"]),
   checkQuery,
   answerChecks,

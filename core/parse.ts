@@ -8,7 +8,9 @@ export class ParseError extends Error {
   }
 }
 
-const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+/** An address's text (EIP-55's checksum, when the case is mixed, is checked beside). */
+export const ADDRESS_PATTERN = "^0x[0-9a-fA-F]{40}$";
+const ADDRESS = new RegExp(ADDRESS_PATTERN);
 
 /**
  * Parses an address as the API contract accepts it: all-lower, all-upper, or mixed case that is a
@@ -24,20 +26,23 @@ export function parseAddress(input: string): Address {
   return lower;
 }
 
-const DECIMAL = /^[0-9]+$/;
-const HEX = /^0x[0-9a-fA-F]+$/;
+/** An unsigned integer's text: decimal or 0x-hex (its range is checked beside). */
+export const UINT_PATTERN = "^(?:[0-9]+|0x[0-9a-fA-F]+)$";
+const UINT = new RegExp(UINT_PATTERN);
 
 /** Parses a uint256 given in decimal or 0x-hex; rejects signs, fractions, exponents and overflow. */
 export function parseUint256(input: string): bigint {
   const expected = "an integer from 0 to 2^256-1, in decimal or 0x-hex";
-  if (!DECIMAL.test(input) && !HEX.test(input)) throw new ParseError(expected);
+  if (!UINT.test(input)) throw new ParseError(expected);
   const value = BigInt(input);
   if (value > maxUint256) throw new ParseError(expected);
   return value;
 }
 
 const BYTES32 = /^0x[0-9a-fA-F]{64}$/;
-const RIGHTS_STRING = /^\p{ASCII}{0,32}$/u;
+/** v2 `rights`' text: a bytes32 in hex, or up to 32 ASCII characters not starting with 0x. */
+export const RIGHTS_PATTERN = "^(?:0x[0-9a-fA-F]{64}|(?!0x)[\\u0000-\\u007f]{0,32})$";
+const RIGHTS = new RegExp(RIGHTS_PATTERN, "u");
 
 /**
  * Parses v2 `rights`: 0x + 64 hex digits, or a plain ASCII string of at most 32 bytes taken as
@@ -45,7 +50,7 @@ const RIGHTS_STRING = /^\p{ASCII}{0,32}$/u;
  */
 export function parseRights(input: string): Hex {
   if (BYTES32.test(input)) return input.toLowerCase() as Hex;
-  if (input.startsWith("0x") || !RIGHTS_STRING.test(input)) {
+  if (!RIGHTS.test(input)) {
     throw new ParseError("rights: 0x and 64 hex digits, or an ASCII string of at most 32 characters");
   }
   return stringToHex(input, { size: 32 });
@@ -57,7 +62,7 @@ export const MAX_BLOCK_NUMBER = (1n << 63n) - 1n;
 /** Parses a block number given in decimal or 0x-hex, from 0 to 2^63-1. */
 export function parseBlockNumber(input: string): bigint {
   const expected = "a block number from 0 to 2^63-1, in decimal or 0x-hex";
-  if (!DECIMAL.test(input) && !HEX.test(input)) throw new ParseError(expected);
+  if (!UINT.test(input)) throw new ParseError(expected);
   const value = BigInt(input);
   if (value > MAX_BLOCK_NUMBER) throw new ParseError(expected);
   return value;
@@ -66,14 +71,20 @@ export function parseBlockNumber(input: string): bigint {
 /** The most items one page holds (api-contract.md, "Pages"). */
 export const MAX_PAGE_LIMIT = 1000;
 
+/** A page's `limit`'s text: up to four decimal digits (its range is checked beside). */
+export const LIMIT_PATTERN = "^[0-9]{1,4}$";
+const LIMIT = new RegExp(LIMIT_PATTERN);
+
 /** Parses a page's `limit`: a decimal integer from 1 to MAX_PAGE_LIMIT. */
 export function parseLimit(input: string): number {
-  const value = /^[0-9]{1,4}$/.test(input) ? Number(input) : 0;
+  const value = LIMIT.test(input) ? Number(input) : 0;
   if (value < 1 || value > MAX_PAGE_LIMIT) throw new ParseError(`an integer from 1 to ${MAX_PAGE_LIMIT}`);
   return value;
 }
 
-const CHAIN_ID = /^[0-9]{1,16}$/;
+/** A chain id's text: up to 16 decimal digits (positive and a safe integer, checked beside). */
+export const CHAIN_ID_PATTERN = "^[0-9]{1,16}$";
+const CHAIN_ID = new RegExp(CHAIN_ID_PATTERN);
 
 /** Parses a chain id: a positive decimal integer. Whether it is served is decided elsewhere. */
 export function parseChainId(input: string): number | undefined {

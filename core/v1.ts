@@ -82,7 +82,9 @@ export function v1NextState(
   };
 }
 
-export type V1CheckKind = "all" | "contract" | "token";
+/** The v1 checks, as the API names them (`/check/<kind>`). */
+export const V1_CHECK_KINDS = ["all", "contract", "token"] as const;
+export type V1CheckKind = (typeof V1_CHECK_KINDS)[number];
 export type V1CheckQuery = {
   kind: V1CheckKind;
   delegate: Address;

@@ -77,7 +77,9 @@ export function v2NextState(
   return prev.enabled ? { enabled: false, amount: 0n } : prev;
 }
 
-export type V2CheckKind = "all" | "contract" | "erc721" | "erc1155" | "erc20";
+/** The v2 checks, as the API names them (`/check/<kind>`). */
+export const V2_CHECK_KINDS = ["all", "contract", "erc721", "erc1155", "erc20"] as const;
+export type V2CheckKind = (typeof V2_CHECK_KINDS)[number];
 export type V2CheckQuery = {
   kind: V2CheckKind;
   to: Address;

@@ -4,10 +4,12 @@
  * the wait it names (capped: 11 s and 2 s), up to 30 times; and a GET or HEAD whose connection the
  * server closed before any answer (an idle kept-alive connection closed just as it was reused) is
  * sent again, up to 3 times. With `reask: false` the first answer, or failure, is the result: for
- * what a test asserts of limits, 503s and connections themselves.
+ * what a test asserts of limits, 503s and connections themselves. Every answer is held to the
+ * OpenAPI document (devkit/openapi-check.ts): one that does not match it fails the test.
  */
 import type { Dispatcher } from "undici";
 import { zeroAddress } from "viem";
+import { checkAnswer } from "./openapi-check";
 
 export type Answer = {
   /** The path and query asked. */
@@ -54,6 +56,7 @@ export async function ask(base: string, path: string, options: AskOptions = {}):
       continue;
     }
     const text = await res.text();
+    checkAnswer({ method, path, status: res.status, headers: res.headers, text });
     const wait = reask && asked < 30 ? waitBeforeAskingAgain(res) : undefined;
     if (wait === undefined) {
       const header = res.headers.get("x-indexed-block");

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import type { Anvil } from "../devkit/anvil";
 import { Activity, PEOPLE } from "./demo/activity";
 import { compileStandIns, finalize, Sender, startDemoChain } from "./demo/chain";
-import { chooseExamples, examplesText } from "./demo/examples";
+import { chooseExamples, clientSnippet, examplesText } from "./demo/examples";
 import { DemoModel } from "./demo/model";
 import { DemoService } from "./demo/service";
 
@@ -85,6 +85,7 @@ async function main() {
   log(`the service is ready at ${url}, ${seconds(writing)} after the chain started`);
   service.quiet = true;
   process.stdout.write(examplesText(url, examples));
+  process.stdout.write(clientSnippet(url, examples.find((e) => e.path.startsWith("/registry/v2/check/all"))!));
   log(
     `writing a few delegations every ${LIVE_EVERY_MS / 1000} s (never on the wallets above). Ctrl-C stops everything.`,
   );

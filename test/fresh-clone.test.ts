@@ -15,7 +15,7 @@
  * The service's default port (42069) is used, as the README's commands do: no other test uses it.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { stripVTControlCharacters } from "node:util";
@@ -26,6 +26,7 @@ import { abis, addresses, installRegistries } from "../devkit/oracle";
 import { Child, GiveUp, ROOT, waitFor } from "../devkit/processes";
 import { callView } from "../devkit/rpc";
 import { sendTx } from "../devkit/send";
+import { SNIPPET_HEADING } from "../scripts/demo/examples";
 
 /** The service's variables (README, Configuration): a newcomer has set none of them. */
 const SERVICE_VARIABLES = [
@@ -331,6 +332,19 @@ describe("npm run demo in a fresh clone", () => {
       const got = e.length ? String((JSON.parse(body) as unknown[]).length) : body;
       expect(got, e.url).toBe(e.answer);
     }
+  });
+
+  it("prints a snippet of the typed client that, saved and run as it says, prints the answer it shows", () => {
+    const output = stripVTControlCharacters(demo!.output);
+    const at = output.indexOf(SNIPPET_HEADING);
+    expect(at, "the demo prints the typed client's snippet").toBeGreaterThan(-1);
+    const lines = output.slice(at).split("\n").slice(2);
+    const code = lines.slice(0, lines.findIndex((line) => line.trim().startsWith("console.log")) + 1);
+    const answer = /\/\/ → (.*)$/.exec(code.at(-1) ?? "")?.[1];
+    expect(answer, code.join("\n")).toMatch(/^(true|false)$/);
+    writeFileSync(join(clone, "try.ts"), code.map((line) => line.trim()).join("\n"));
+    const printed = execFileSync("npx", ["tsx", "try.ts"], { cwd: clone, env: newcomer(), encoding: "utf8" });
+    expect(printed.trim()).toBe(answer);
   });
 
   it("Ctrl-C stops every process it started, frees the port and removes its temporary directory", async () => {

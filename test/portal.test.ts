@@ -1,14 +1,22 @@
 /**
- * The developer portal (/developer) in a real headless Chromium (Debian's, driven by
- * playwright-core): the operator signs in with the admin token, creates a key and reads it off the
- * page, the API serves that key beyond the keyless limit, the page counts its requests, and once it
- * is revoked in the page the API refuses it.
+ * The service's pages in a real headless Chromium (Debian's, driven by playwright-core).
+ *
+ * The developer portal (/developer): the operator signs in with the admin token, creates a key and
+ * reads it off the page, the API serves that key beyond the keyless limit, the page counts its
+ * requests, and once it is revoked in the page the API refuses it.
+ *
+ * The API reference (/docs), with every request beyond loopback refused: it renders every
+ * operation of /openapi.json, and "Try it out" gets a 200 from the service. Its screenshot is kept
+ * in `.ci/artifacts/docs.png` (ARTIFACTS_DIR to put it elsewhere).
  *
  * Controls are found by their accessible names (labels, button names, roles), as assistive
  * technology finds them.
  */
+import { mkdirSync, readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openApiDocument } from "../api/openapi/document";
 import { type Anvil, startAnvil } from "../devkit/anvil";
 import { installRegistries } from "../devkit/oracle";
 import { type Service, startService } from "../devkit/service";
@@ -118,6 +126,58 @@ describe("the developer portal", () => {
     await page.getByLabel("Admin token").waitFor();
     expect(await page.evaluate("sessionStorage.length")).toBe(0);
     expect(await text(page, "#key-rows")).toBe("");
+    await page.close();
+  });
+});
+
+const ARTIFACTS = process.env.ARTIFACTS_DIR ?? resolve(import.meta.dirname, "../.ci/artifacts");
+const isLoopback = (url: string) => ["127.0.0.1", "localhost", "[::1]"].includes(new URL(url).hostname);
+
+describe("the API reference page", () => {
+  it("renders every operation offline, and Try it out answers 200; a screenshot is kept", async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 1600 } });
+    const elsewhere: string[] = [];
+    await page.route("**/*", (route) => {
+      const url = route.request().url();
+      if (url.startsWith("data:") || isLoopback(url)) return route.continue();
+      elsewhere.push(url);
+      return route.abort("internetdisconnected");
+    });
+    const response = await page.goto(`${service.url}/docs`);
+    expect(response?.status()).toBe(200);
+
+    const paths = openApiDocument().paths as Record<string, Record<string, unknown>>;
+    const operations = Object.entries(paths).flatMap(([path, item]) => Object.keys(item).map((m) => `${m} ${path}`));
+    const rendered = async () =>
+      page.locator(".opblock").evaluateAll((blocks) =>
+        blocks.map((block) => {
+          const method = block.querySelector(".opblock-summary-method")?.textContent?.toLowerCase();
+          return `${method} ${block.querySelector(".opblock-summary-path")?.getAttribute("data-path")}`;
+        }),
+      );
+    await expect.poll(async () => (await rendered()).length, POLL).toBe(operations.length);
+    expect(new Set(await rendered())).toEqual(new Set(operations));
+
+    // Try it out: v2's check/all, parameters typed in the page, sent by the page to this service.
+    const operation = page.locator("#operations-v2_registry-v2CheckAll");
+    await operation.locator(".opblock-summary").click();
+    const field = (name: string) => operation.locator(`tr[data-param-name="${name}"] input`);
+    await field("chainId").fill("31337");
+    await field("to").fill("0x70997970C51812dc3A010C7d01b50e0d17dc79C8");
+    await field("from").fill("0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266");
+    await operation.locator("button.execute").click();
+    const live = operation.locator(".live-responses-table .response");
+    await expect
+      .poll(async () => (await live.locator(".response-col_status").first().textContent())?.trim(), POLL)
+      .toBe("200");
+    expect(((await live.locator(".microlight, pre").first().textContent()) ?? "").trim()).toMatch(/^(true|false)$/);
+    expect(elsewhere, "requests beyond loopback").toEqual([]);
+
+    mkdirSync(ARTIFACTS, { recursive: true });
+    const screenshot = join(ARTIFACTS, "docs.png");
+    await page.screenshot({ path: screenshot, fullPage: false });
+    expect(readFileSync(screenshot).subarray(1, 4).toString()).toBe("PNG");
+    console.log(`[portal] the API reference's screenshot: ${screenshot}`);
     await page.close();
   });
 });

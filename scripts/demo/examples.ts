@@ -137,3 +137,26 @@ export function examplesText(baseUrl: string, examples: Example[]): string {
   }
   return `${lines.join("\n")}\n\n`;
 }
+
+/** The start of the snippet's block, as the demo prints it. */
+export const SNIPPET_HEADING = "From TypeScript, with the typed client (client/; README, Typed client)";
+
+/**
+ * The example's question asked with the typed client: a file to save in this repository and run
+ * with `npx tsx`; it prints what the curl prints.
+ */
+export function clientSnippet(baseUrl: string, e: Example): string {
+  const url = new URL(e.path, baseUrl);
+  const query = Object.entries(Object.fromEntries(url.searchParams))
+    .map(([name, value]) => `${name}: "${value}"`)
+    .join(", ");
+  const lines = [
+    `${SNIPPET_HEADING}; save it here as try.ts, run npx tsx try.ts:`,
+    "",
+    'import { createLookupClient } from "./client";',
+    `const api = createLookupClient("${url.origin}");`,
+    `const { data, error } = await api.GET("${url.pathname}", { params: { query: { ${query} } } });`,
+    `console.log(data ?? error); // → ${e.answer}`,
+  ];
+  return `${lines.map((line) => (line === "" ? line : `  ${line}`)).join("\n")}\n\n`;
+}

@@ -1,0 +1,219 @@
+/**
+ * The OpenAPI document against a maintained validator, and against the routes both ways: the app
+ * serves exactly the documented operations, each operation's route reads and checks every
+ * parameter the document lists for it and no other, and no parameter's schema refuses a text its
+ * parser accepts.
+ */
+import { Validator } from "@seriousme/openapi-schema-validator";
+import Ajv2020 from "ajv/dist/2020";
+import { describe, expect, it } from "vitest";
+import type { Access } from "../access/open";
+import { createApp } from "../app";
+import { NO_ALARMS } from "../chain-alarms";
+import type { HistoryStore } from "../history-store";
+import type { Store } from "../store";
+import { ADMIN_OPERATIONS, OPERATIONS, openApiDocument } from "./document";
+import { PARAMETERS, type ParameterKey } from "./parameters";
+
+const CHAIN = 31337;
+const ready = { ready: true, indexedBlock: 100n, indexedTimestamp: Math.floor(Date.now() / 1000) };
+const atHead = <T>(data: T) => ({ ...ready, data });
+/** A chain indexed to block 100 with nothing in it. */
+const emptyStore: Store = {
+  v2Enabled: async () => atHead(new Map()),
+  v2Wallet: async () => atHead([]),
+  v1InForce: async () => atHead([]),
+  v1Wallet: async () => atHead([]),
+  chainStates: async () => new Map([[CHAIN, ready]]),
+};
+const emptyHistory = new Proxy({} as HistoryStore, {
+  get: (_, name) => async () =>
+    name === "v2Enabled" ? new Map() : name === "v1InForce" ? [] : { items: [], more: false },
+});
+const access = {
+  keys: { use: async () => false },
+  limiter: {
+    take: async () => ({ allowed: true, limit: 25, windowMs: 10_000, remaining: 24, resetMs: 10_000 }),
+    close: async () => {},
+  },
+  trustProxy: false,
+  adminToken: undefined,
+} as unknown as Access;
+const app = createApp({
+  store: emptyStore,
+  history: emptyHistory,
+  alarms: NO_ALARMS,
+  chains: [
+    {
+      id: CHAIN,
+      name: "anvil",
+      title: "anvil",
+      testnet: true,
+      v1: { address: "0x00000000000076A84feF008CDAbe6409d2FE638B", startBlock: 0 },
+      v2: { address: "0x00000000000000447e69651d841bD8D104Bed493", startBlock: 0 },
+    },
+  ],
+  access,
+  behindAfterSeconds: 120,
+});
+
+/** What @hono/node-server hands the app: the client's socket, whose address the keyless limit counts. */
+const SOCKET = { incoming: { socket: { remoteAddress: "127.0.0.1", remotePort: 50000, remoteFamily: "IPv4" } } };
+const get = (path: string) => app.request(path, {}, SOCKET);
+
+const wallet = (n: number) => `0x${n.toString(16).padStart(40, "0")}`;
+/** A valid text for each parameter. */
+const VALID: Record<ParameterKey, string> = {
+  chainId: String(CHAIN),
+  blockNumber: "50",
+  fromBlock: "1",
+  toBlock: "60",
+  to: wallet(1),
+  from: wallet(2),
+  delegate: wallet(1),
+  vault: wallet(2),
+  contract: wallet(3),
+  tokenId: "7",
+  listingTokenId: "7",
+  rights: "",
+  limit: "10",
+  cursor: "",
+  wallet: wallet(4),
+  contractPath: wallet(3),
+  keyId: "k1",
+};
+/** A text every parameter's parser refuses. */
+const INVALID = "0xnot-a-value";
+
+/**
+ * The request of an operation with its parameters valid, but for `bad`, given INVALID, `extra`,
+ * added, and `left`, left out.
+ */
+function request(op: (typeof OPERATIONS)[number], bad?: ParameterKey, extra?: ParameterKey, left?: ParameterKey) {
+  let path = op.path;
+  const query = new URLSearchParams();
+  for (const key of [...op.parameters, ...(extra ? [extra] : [])]) {
+    if (key === left) continue;
+    const { name, in: where } = PARAMETERS[key];
+    const value = key === bad || key === extra ? INVALID : VALID[key];
+    if (where === "path") path = path.replace(`{${name}}`, value);
+    else if (key !== "cursor" || key === bad) query.set(name, value);
+  }
+  return `${path}?${query}`;
+}
+
+describe("the OpenAPI document", () => {
+  it("is valid OpenAPI 3.1, as a maintained validator reads it", async () => {
+    const result = await new Validator().validate(openApiDocument() as Parameters<Validator["validate"]>[0]);
+    expect(result.errors ?? [], JSON.stringify(result.errors, null, 2)).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(openApiDocument().openapi).toBe("3.1.0");
+  });
+
+  it("is served at /openapi.json, keyless, readable across origins", async () => {
+    const res = await get("/openapi.json");
+    expect(res.status).toBe(200);
+    expect(res.headers.get("access-control-allow-origin")).toBe("*");
+    expect(await res.json()).toEqual(JSON.parse(JSON.stringify(openApiDocument())));
+  });
+
+  it("lists exactly the operations the app routes under /registry and /admin", () => {
+    const routed = app.routes
+      .filter((r) => /^\/(registry|admin)\//.test(r.path) && !r.path.endsWith("*") && r.method !== "ALL")
+      .map((r) => `${r.method} ${r.path.replaceAll(/:(\w+)/g, "{$1}")}`);
+    const documented = [...OPERATIONS, ...ADMIN_OPERATIONS].map((op) => `${op.method.toUpperCase()} ${op.path}`);
+    expect(new Set(documented)).toEqual(new Set(routed));
+  });
+
+  it("answers each operation's valid request with its documented status", async () => {
+    for (const op of OPERATIONS.filter((o) => o.method === "get")) {
+      const res = await get(request(op));
+      expect(res.status, `${op.method} ${request(op)}: ${await res.clone().text()}`).toBe(op.ok.status);
+    }
+  });
+
+  it("lists every parameter an operation's route checks, and no other", async () => {
+    const checkedBy = async (op: (typeof OPERATIONS)[number], bad?: ParameterKey, extra?: ParameterKey) => {
+      const res = await get(request(op, bad, extra));
+      const body = (await res.json()) as { param?: string };
+      return res.status === 400 ? body.param : undefined;
+    };
+    for (const op of OPERATIONS.filter((o) => o.method === "get")) {
+      for (const key of op.parameters) {
+        // An unknown chain is unsupported_chain, naming chainId too.
+        expect(await checkedBy(op, key), `${op.path}: ${key} given ${INVALID}`).toBe(PARAMETERS[key].name);
+      }
+      const names = new Set(op.parameters.map((key) => PARAMETERS[key].name));
+      for (const key of Object.keys(PARAMETERS) as ParameterKey[]) {
+        if (names.has(PARAMETERS[key].name) || PARAMETERS[key].in === "path") continue;
+        expect(await checkedBy(op, undefined, key), `${op.path} reads ${key}, undocumented`).toBeUndefined();
+      }
+    }
+  });
+
+  it("marks required exactly the query parameters a route cannot do without", async () => {
+    for (const op of OPERATIONS.filter((o) => o.method === "get")) {
+      for (const key of op.parameters.filter((k) => PARAMETERS[k].in === "query")) {
+        const res = await get(request(op, undefined, undefined, key));
+        const body = (await res.json()) as { code?: string; param?: string };
+        const required = op.required?.includes(key) ?? false;
+        expect(
+          res.status === 400 && body.code === "missing_parameter" ? body.param : undefined,
+          `${op.path} without ${key}, which the document marks ${required ? "required" : "optional"}`,
+        ).toBe(required ? PARAMETERS[key].name : undefined);
+        // Without chainId, chain 1 is asked about, which this app does not serve.
+        if (!required && key !== "chainId") expect(res.status, `${op.path} without ${key}`).toBe(op.ok.status);
+      }
+    }
+  });
+
+  it("refuses no parameter text its parser accepts", () => {
+    const ajv = new Ajv2020({ strict: false });
+    const samples = [
+      "",
+      "0",
+      "1",
+      "0x",
+      "0x0",
+      "0x1f",
+      "01",
+      "1000",
+      "1001",
+      "9999",
+      "10000",
+      "-1",
+      "1.5",
+      "1e3",
+      " 1",
+      "abc",
+      "all",
+      "x".repeat(32),
+      "x".repeat(33),
+      "é",
+      wallet(5),
+      wallet(5).toUpperCase().replace("0X", "0x"),
+      "0x52908400098527886E0F7030069857D2E4169EE7",
+      "0x52908400098527886e0f7030069857d2e4169ee7",
+      "0x52908400098527886E0F7030069857D2E4169Ee7",
+      `0x${"ab".repeat(32)}`,
+      `0x${"AB".repeat(32)}`,
+      `0x${"ab".repeat(31)}`,
+      (2n ** 256n - 1n).toString(),
+      (2n ** 256n).toString(),
+      (2n ** 63n - 1n).toString(),
+      "9007199254740993",
+    ];
+    for (const [key, spec] of Object.entries(PARAMETERS)) {
+      const validate = ajv.compile(spec.schema);
+      for (const text of samples) {
+        let accepted: boolean;
+        try {
+          accepted = spec.parse(text) !== undefined;
+        } catch {
+          accepted = false;
+        }
+        if (accepted) expect(validate(text), `${key}: the parser accepts ${JSON.stringify(text)}`).toBe(true);
+      }
+    }
+  });
+});

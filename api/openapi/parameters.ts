@@ -1,0 +1,110 @@
+/**
+ * Every request parameter the API reads, once: its JSON Schema (from the pattern its parser checks,
+ * core/parse.ts), what the schema cannot say, and the parser itself, so that a test holds the
+ * document to what the routes accept (parameters.test.ts).
+ */
+import {
+  ADDRESS_PATTERN,
+  CHAIN_ID_PATTERN,
+  LIMIT_PATTERN,
+  MAX_PAGE_LIMIT,
+  parseAddress,
+  parseBlockNumber,
+  parseChainId,
+  parseLimit,
+  parseRights,
+  parseUint256,
+  RIGHTS_PATTERN,
+  UINT_PATTERN,
+} from "../../core/parse";
+import type { JsonSchema } from "./schemas";
+
+export type ParameterSpec = {
+  name: string;
+  in: "query" | "path";
+  description: string;
+  schema: JsonSchema;
+  /** The route's parser: it accepts no text the schema refuses. */
+  parse: (text: string) => unknown;
+};
+
+const ADDRESS_TEXT = "0x and 40 hex digits: lowercase, uppercase, or mixed case that is a valid EIP-55 checksum";
+
+const address = (name: string, what: string, where: "query" | "path" = "query"): ParameterSpec => ({
+  name,
+  in: where,
+  description: `${what}: ${ADDRESS_TEXT}.`,
+  schema: { type: "string", pattern: ADDRESS_PATTERN },
+  parse: parseAddress,
+});
+
+const block = (name: string, what: string): ParameterSpec => ({
+  name,
+  in: "query",
+  description: `${what}: a block number from 0 to 2^63-1, in decimal or 0x-hex.`,
+  schema: { type: "string", pattern: UINT_PATTERN },
+  parse: parseBlockNumber,
+});
+
+const tokenId = (what: string): ParameterSpec => ({
+  name: "tokenId",
+  in: "query",
+  description: `${what}: an integer from 0 to 2^256-1, in decimal or 0x-hex.`,
+  schema: { type: "string", pattern: UINT_PATTERN },
+  parse: parseUint256,
+});
+
+/** A parameter taken as it is given (a route checks it further itself). */
+const text = (name: string, where: "query" | "path", description: string): ParameterSpec => ({
+  name,
+  in: where,
+  description,
+  schema: { type: "string" },
+  parse: (value: string) => value,
+});
+
+/** Parameters by the key the operations name them with (a name can be a query and a path parameter). */
+export const PARAMETERS = {
+  chainId: {
+    name: "chainId",
+    in: "query",
+    description: "The chain to answer about: a positive decimal chain id this instance serves (default 1).",
+    schema: { type: "string", pattern: CHAIN_ID_PATTERN },
+    parse: parseChainId,
+  },
+  blockNumber: block(
+    "blockNumber",
+    "Answer as at this block (default: the newest indexed); past the newest indexed is block_not_indexed",
+  ),
+  fromBlock: block("fromBlock", "The history's first block (default 0)"),
+  toBlock: block("toBlock", "The history's last block (default: the newest indexed, pinned by the first page)"),
+  to: address("to", "The hot wallet (the delegate)"),
+  from: address("from", "The cold wallet (the vault)"),
+  delegate: address("delegate", "The hot wallet (v1's name; for v2 ERC checks, the same as `to`)"),
+  vault: address("vault", "The cold wallet (v1's name; for v2 ERC checks, the same as `from`)"),
+  contract: address("contract", "The token contract"),
+  tokenId: tokenId("The token id"),
+  listingTokenId: tokenId("Only the delegations that apply to this token id"),
+  rights: {
+    name: "rights",
+    in: "query",
+    description:
+      'v2 rights: 0x and 64 hex digits, or up to 32 ASCII characters taken as Solidity\'s bytes32("..."); ' +
+      "absent or empty: none.",
+    schema: { type: "string", pattern: RIGHTS_PATTERN },
+    parse: parseRights,
+  },
+  limit: {
+    name: "limit",
+    in: "query",
+    description: `The page's size: an integer from 1 to ${MAX_PAGE_LIMIT}.`,
+    schema: { type: "string", pattern: LIMIT_PATTERN },
+    parse: parseLimit,
+  },
+  cursor: text("cursor", "query", "The next page: copy it from the previous page's Link header; it pins its block."),
+  wallet: address("wallet", "The wallet whose delegations are listed (as delegate or vault)", "path"),
+  contractPath: address("contract", "The token contract whose delegations are listed", "path"),
+  keyId: text("id", "path", "The key's id, as POST /admin/keys and GET /admin/keys give it."),
+} satisfies Record<string, ParameterSpec>;
+
+export type ParameterKey = keyof typeof PARAMETERS;

@@ -1,0 +1,251 @@
+/**
+ * The JSON Schemas (2020-12, as OpenAPI 3.1 takes them) of every JSON body the API answers with, as
+ * the document's named components. They describe what the code writes (api/records.ts, api/chains.ts,
+ * api/problem.ts, api/admin.ts), and api/openapi/schemas.test.ts holds them to its real output.
+ *
+ * Every field is required: the API writes `null` where a field does not apply, never leaves it out
+ * (api/json.ts writes even an undefined field as `null`). Integers are exact JSON numbers, up to
+ * 2^256-1: a client must parse them without rounding (they are not strings).
+ */
+import { V1_EVENT_NAME, type V1Type } from "../../core/v1";
+import { V2_DELEGATION_TYPES, V2_EVENT_NAME, V2_RECORD_TYPE } from "../../core/v2";
+import type { ProblemCode } from "../problem";
+
+/** A JSON Schema as a plain object: no schema library, the document is written as it is. */
+export type JsonSchema = { [key: string]: unknown };
+
+/** A component's `$ref`: components refer to each other only this way. */
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+
+/** Every ProblemCode once: keyed by the union, so that tsc fails here when api/problem.ts gains a code. */
+const PROBLEM_CODES: Record<ProblemCode, true> = {
+  missing_parameter: true,
+  invalid_parameter: true,
+  conflicting_parameter: true,
+  unsupported_chain: true,
+  invalid_api_key: true,
+  invalid_admin_token: true,
+  not_found: true,
+  method_not_allowed: true,
+  rate_limited: true,
+  chain_syncing: true,
+  block_not_indexed: true,
+  invalid_body: true,
+  unsupported_media_type: true,
+  chain_reorganized: true,
+  internal: true,
+  malformed_request: true,
+  request_timeout: true,
+  content_too_large: true,
+  headers_too_large: true,
+};
+
+// The enums come from the rules in core/, which the records are written from: they cannot drift apart.
+const V2_DELEGATION_TYPE = V2_DELEGATION_TYPES.filter((type) => type !== "NONE");
+const V2_TYPE = [...new Set(Object.values(V2_RECORD_TYPE))];
+const V1_TYPE = Object.keys(V1_EVENT_NAME) as V1Type[];
+// The two revokes have no delegation type; their names are the indexer's (src/RegistryV1.ts).
+const V1_EVENT = [...Object.values(V1_EVENT_NAME), "RevokeAllDelegates", "RevokeDelegate"];
+
+// The API writes addresses in EIP-55 case; the pattern takes any case, as the inputs do (api-contract.md).
+const address = (description: string) => ({ type: "string", pattern: "^0x[0-9a-fA-F]{40}$", description });
+const addressOrNull = (description: string) => ({ ...address(description), type: ["string", "null"] });
+// bytes32 values are stored lowercase (Ponder's hex columns, the indexer's rights) and written as stored.
+const bytes32 = (description: string) => ({ type: "string", pattern: "^0x[0-9a-f]{64}$", description });
+const uint = (description: string) => ({ type: "integer", minimum: 0, description });
+// Token ids and amounts go past 2^53: the format tells a client's generator to type them as exact integers.
+const uint256 = (description: string) => ({ ...uint(description), format: "uint256" });
+const uint256OrNull = (description: string) => ({ ...uint256(description), type: ["integer", "null"] });
+const uintOrNull = (description: string) => ({ ...uint(description), type: ["integer", "null"] });
+/** The formats the schemas use beyond JSON Schema's types, as a validator (ajv's `formats`) checks them. */
+export const FORMATS = {
+  "date-time": /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/,
+  uint256: { type: "number", validate: (n: number) => Number.isInteger(n) && n >= 0 },
+} as const;
+/** Timestamps of the admin answers: Date.toISOString(), UTC. */
+const isoTime = (description: string) => ({ type: "string", format: "date-time", description });
+
+/** An object schema: closed, every field required (nullable ones are typed with "null"). */
+const record = (description: string, properties: Record<string, JsonSchema>) => ({
+  type: "object",
+  description,
+  properties,
+  required: Object.keys(properties),
+  additionalProperties: false,
+});
+
+const list = (description: string, item: string) => ({ type: "array", description, items: ref(item) });
+
+/** Where a registry is on a chain (api/app.ts, ServedRegistry); `null` where it is not indexed there. */
+const servedRegistry = (version: string) => ({
+  ...record(`The ${version} registry on this chain; null when this instance does not index it there.`, {
+    address: address("The registry contract, as the chain table names it (EIP-55 case)."),
+    startBlock: uintOrNull("The block its indexing starts from; null until it is known."),
+  }),
+  type: ["object", "null"],
+});
+
+/** Fields of the problem body that only some problems carry: not required, but nothing else is allowed. */
+const PROBLEM_EXTRAS = {
+  param: {
+    type: "string",
+    description: "The parameter at fault, by name or path in a batch's body (`checks[17].to`).",
+  },
+  chains: {
+    type: "array",
+    items: { type: "integer", minimum: 1 },
+    description: "unsupported_chain: the chain ids this instance serves the asked registry version on.",
+  },
+  indexedBlock: uint("block_not_indexed: the newest block that can be asked about now."),
+};
+
+export const schemas = {
+  V2Delegation: record("A v2 delegation in force, as listings answer it.", {
+    type: { enum: V2_TYPE, description: "The spec's type: ERC721 and ERC1155 are TOKEN, ERC20 is CONTRACT." },
+    from: address("The delegating (cold) wallet."),
+    to: address("The delegate (hot) wallet."),
+    contract: addressOrNull("The contract the delegation is scoped to; null for ALL."),
+    tokenId: uint256OrNull("The token (exact uint256); null unless ERC721 or ERC1155."),
+    delegationType: { enum: V2_DELEGATION_TYPE, description: "The registry's own DelegationType." },
+    rights: bytes32("The rights (bytes32, lowercase hex); all zeros when the delegation grants every right."),
+    amount: uint256OrNull("The amount delegated (exact uint256) for ERC20 and ERC1155; null otherwise."),
+  }),
+  V2Delegations: list(
+    "A v2 listing: delegations in the order they were first enabled on chain (the contract's own order).",
+    "V2Delegation",
+  ),
+  V1Delegation: record("A v1 delegation in force, as listings answer it.", {
+    type: { enum: V1_TYPE, description: "What the delegation covers." },
+    vault: address("The delegating (cold) wallet."),
+    delegate: address("The delegate (hot) wallet."),
+    contract: addressOrNull("The contract the delegation is scoped to; null for ALL."),
+    tokenId: uint256OrNull("The token (exact uint256); null unless TOKEN."),
+  }),
+  V1Delegations: list(
+    "A v1 listing: delegations in the order the ones in force were created on chain.",
+    "V1Delegation",
+  ),
+  V2Event: record("A v2 registry event, as the history lists it.", {
+    blockNumber: uint("The block the event is in."),
+    blockTimestamp: uint("That block's timestamp, unix seconds."),
+    transactionHash: bytes32("The transaction that emitted it (lowercase hex)."),
+    logIndex: uint("The log's index in its block."),
+    event: { enum: Object.values(V2_EVENT_NAME), description: "The event's name." },
+    delegationType: { enum: V2_DELEGATION_TYPE, description: "The delegation type the event writes." },
+    from: address("The delegating (cold) wallet."),
+    to: address("The delegate (hot) wallet."),
+    contract: addressOrNull("The contract; null for DelegateAll."),
+    tokenId: uint256OrNull("The token (exact uint256); null unless DelegateERC721 or DelegateERC1155."),
+    rights: bytes32("The rights (bytes32, lowercase hex)."),
+    enable: {
+      type: "boolean",
+      description: "Whether the event enables the delegation; for ERC20/ERC1155, amount > 0.",
+    },
+    amount: uint256OrNull("The amount set (exact uint256; 0 revokes) for ERC20 and ERC1155; null otherwise."),
+  }),
+  V2Events: list("A page of v2 events, oldest first by (block, log index); `Link` names the next page.", "V2Event"),
+  V1Event: record("A v1 registry event, as the history lists it.", {
+    blockNumber: uint("The block the event is in."),
+    blockTimestamp: uint("That block's timestamp, unix seconds."),
+    transactionHash: bytes32("The transaction that emitted it (lowercase hex)."),
+    logIndex: uint("The log's index in its block."),
+    event: { enum: V1_EVENT, description: "The event's name." },
+    vault: address("The vault the event names."),
+    delegate: addressOrNull("The delegate as the event names it; null for RevokeAllDelegates."),
+    contract: addressOrNull("The contract; null unless DelegateForContract or DelegateForToken."),
+    tokenId: uint256OrNull("The token (exact uint256); null unless DelegateForToken."),
+    value: { type: ["boolean", "null"], description: "Whether a DelegateFor* event enables; null for revokes." },
+    revokedDelegate: addressOrNull("RevokeDelegate: the delegate whose delegations were revoked; null otherwise."),
+  }),
+  V1Events: list("A page of v1 events, oldest first by (block, log index); `Link` names the next page.", "V1Event"),
+
+  CheckBoolean: {
+    type: "boolean",
+    description: "A check's answer (v2 all/contract/erc721, every v1 check): the bare literal true or false.",
+  },
+  CheckAmount: uint256(
+    "A v2 erc20/erc1155 check's answer: the amount delegated, exact (2^256-1 when ALL or CONTRACT covers it).",
+  ),
+  V2BatchAnswer: {
+    type: "array",
+    description: "One answer per check asked, in the order asked, all at the block of X-Indexed-Block.",
+    items: { oneOf: [ref("CheckBoolean"), ref("CheckAmount")] },
+    minItems: 1,
+    maxItems: 10_000,
+  },
+  V1BatchAnswer: {
+    type: "array",
+    description: "One answer per check asked, in the order asked, all at the block of X-Indexed-Block.",
+    items: ref("CheckBoolean"),
+    minItems: 1,
+    maxItems: 10_000,
+  },
+
+  Chain: record("A chain this instance serves, and how far it is indexed.", {
+    chainId: { type: "integer", minimum: 1, description: "The chain's id: the `chainId` to ask with." },
+    name: { type: "string", description: "The chain's short name." },
+    title: { type: "string", description: "The chain's name for people." },
+    testnet: { type: "boolean", description: "Whether it is a test network." },
+    registries: record("The registries indexed on this chain.", {
+      v1: servedRegistry("v1"),
+      v2: servedRegistry("v2"),
+    }),
+    indexedBlock: uintOrNull("The newest block indexed; null before anything is."),
+    status: {
+      enum: ["syncing", "live", "behind", "reorganized"],
+      description:
+        "syncing: backfilling (answers are 503); live; behind: newest block indexed is old; reorganized: refused.",
+    },
+    lagSeconds: uintOrNull("Age of the newest block indexed, in seconds; null before anything is indexed."),
+    alarm: {
+      type: ["string", "null"],
+      description: "Why the chain is refused (a reorganization deeper than finality) and what to do; else null.",
+    },
+  }),
+  Chains: list("Every chain this instance serves.", "Chain"),
+
+  Problem: {
+    type: "object",
+    description: "An error (RFC 9457 problem details, application/problem+json); `code` is the stable key.",
+    properties: {
+      type: {
+        type: "string",
+        pattern: "^urn:delegation-lookup:problem:[a-z_]+$",
+        description: "A URN naming the problem: `urn:delegation-lookup:problem:<code>`.",
+      },
+      title: { type: "string", description: "The problem's short, fixed summary." },
+      status: { type: "integer", minimum: 400, maximum: 599, description: "The HTTP status, as the response's." },
+      detail: { type: "string", description: "What went wrong in this request, and what to do instead." },
+      code: { enum: Object.keys(PROBLEM_CODES), description: "The problem's stable code (README, Errors)." },
+      ...PROBLEM_EXTRAS,
+    },
+    required: ["type", "title", "status", "detail", "code"],
+    additionalProperties: false,
+  },
+
+  ApiKeyCreated: record("A new API key: the only answer that ever shows its text.", {
+    id: { type: "string", pattern: "^[0-9a-f]{12}$", description: "The key's public id, for listing and revoking." },
+    label: { type: "string", minLength: 1, maxLength: 100, description: "What the key is for, as given." },
+    createdAt: isoTime("When the key was made."),
+    key: {
+      type: "string",
+      pattern: "^dlk_[0-9a-f]{12}_[A-Za-z0-9_-]{43}$",
+      description: "SECRET: the key to send as X-API-KEY. Shown once; only its hash is stored.",
+    },
+  }),
+  ApiKey: record("An API key as listed (never its secret text).", {
+    id: { type: "string", pattern: "^[0-9a-f]{12}$", description: "The key's public id." },
+    // Unbounded here: only the admin endpoint checks labels, and the table holds whatever was stored.
+    label: { type: "string", description: "What the key is for." },
+    createdAt: isoTime("When the key was made."),
+    revokedAt: { ...isoTime("When the key was revoked; null while it is valid."), type: ["string", "null"] },
+    recentRequests: uint("Requests made with the key in the last 24 hours."),
+  }),
+  ApiKeys: list("Every API key, revoked ones too, oldest first.", "ApiKey"),
+  ApiKeyRevoked: record("The key revoked (revoking it again answers the same, with its first revocation's time).", {
+    id: { type: "string", pattern: "^[0-9a-f]{12}$", description: "The key's public id." },
+    label: { type: "string", description: "What the key was for." },
+    createdAt: isoTime("When the key was made."),
+    revokedAt: isoTime("When the key was revoked; from then on it is refused (401 invalid_api_key)."),
+  }),
+} as const satisfies Record<string, JsonSchema>;
