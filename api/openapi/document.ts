@@ -34,11 +34,15 @@ export type Operation = {
 
 const ref = (name: keyof typeof schemas) => ({ $ref: `#/components/schemas/${name}` });
 
-/** Problems any /registry request can get: from Node's parser, access, and the chain's state. */
+/**
+ * Problems any /registry request can get: from Node's parser (content_too_large: its chunk
+ * extensions' limit), access, and the chain's state.
+ */
 const REGISTRY_PROBLEMS: ProblemCode[] = [
   "malformed_request",
   "headers_too_large",
   "request_timeout",
+  "content_too_large",
   "unsupported_chain",
   "invalid_api_key",
   "method_not_allowed",
@@ -256,6 +260,7 @@ const ADMIN_PROBLEMS: ProblemCode[] = [
   "malformed_request",
   "headers_too_large",
   "request_timeout",
+  "content_too_large",
   "invalid_admin_token",
   "not_found",
   "method_not_allowed",
