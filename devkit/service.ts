@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { stripVTControlCharacters } from "node:util";
+import { ask } from "./ask";
 import { Child, freePort, GiveUp, waitFor } from "./processes";
 
 /** A random admin token for a test service. */
@@ -14,13 +15,13 @@ export const adminToken = () => randomBytes(24).toString("base64url");
 
 /** A new API key, from a running service's admin endpoint. */
 export async function createApiKey(url: string, token: string, label = "tests"): Promise<string> {
-  const res = await fetch(`${url}/admin/keys`, {
+  const res = await ask(url, "/admin/keys", {
     method: "POST",
     headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
     body: JSON.stringify({ label }),
   });
-  if (res.status !== 201) throw new Error(`creating an API key: ${res.status} ${await res.text()}`);
-  return ((await res.json()) as { key: string }).key;
+  if (res.status !== 201) throw new Error(`creating an API key: ${res.status} ${res.text}`);
+  return (JSON.parse(res.text) as { key: string }).key;
 }
 
 export type Service = {

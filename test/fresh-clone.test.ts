@@ -22,6 +22,7 @@ import { stripVTControlCharacters } from "node:util";
 import { type Address, encodeFunctionData, zeroHash } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Anvil, startAnvil } from "../devkit/anvil";
+import { ask } from "../devkit/ask";
 import { abis, addresses, installRegistries } from "../devkit/oracle";
 import { Child, GiveUp, ROOT, waitFor } from "../devkit/processes";
 import { callView } from "../devkit/rpc";
@@ -168,10 +169,10 @@ describe("npm start in a fresh clone, with nothing set", () => {
         },
         120_000,
       );
-      const check = await fetch(`${SERVICE}${CHECK}`);
+      const check = await ask(SERVICE, CHECK, { reask: false });
       expect(check.status).toBe(503);
       expect(check.headers.get("content-type")).toBe("application/problem+json");
-      expect(((await check.json()) as { code: string }).code).toBe("chain_syncing");
+      expect((JSON.parse(check.text) as { code: string }).code).toBe("chain_syncing");
       const log = await waitFor("the log line naming the RPC", async () => {
         const text = stripVTControlCharacters(start.output);
         return /cannot reach its RPC/.test(text) ? text : undefined;
@@ -226,9 +227,11 @@ describe("npm start in a fresh clone, with nothing set", () => {
       });
       // Ready before the chain reached the delegation's block (a new chain is indexed live): wait for it.
       return waitFor("the delegation's block to be indexed", async () => {
-        const res = await fetch(`${SERVICE}/registry/v2/check/all?chainId=31337&to=${hot}&from=${vault}`);
+        const res = await ask(SERVICE, `/registry/v2/check/all?chainId=31337&to=${hot}&from=${vault}`, {
+          reask: false,
+        });
         const block = BigInt(res.headers.get("x-indexed-block") ?? "-1");
-        return block >= written ? { start, body: await res.text(), block } : undefined;
+        return block >= written ? { start, body: res.text, block } : undefined;
       });
     }
 
@@ -326,8 +329,9 @@ describe("npm run demo in a fresh clone", () => {
     ).toBe(true);
 
     for (const e of printed) {
-      const res = await fetch(e.url);
-      const body = await res.text();
+      const url = new URL(e.url);
+      const res = await ask(url.origin, url.pathname + url.search, { reask: false });
+      const body = res.text;
       expect(res.status, `${e.url}: ${body}`).toBe(200);
       const got = e.length ? String((JSON.parse(body) as unknown[]).length) : body;
       expect(got, e.url).toBe(e.answer);

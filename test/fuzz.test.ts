@@ -4,14 +4,17 @@ import { type Address, createPublicClient, createWalletClient, encodeFunctionDat
 import { anvil as anvilChain } from "viem/chains";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Anvil, startAnvil } from "../devkit/anvil";
+import { ask } from "../devkit/ask";
+import { answerMismatches } from "../devkit/openapi-check";
 import { abis, addresses, installRegistries } from "../devkit/oracle";
 import { chooseSeed, Rng } from "../devkit/random";
 import { type Replica, type Service, startReplica, startService } from "../devkit/service";
 
 /**
  * Abuse: at least 10,000 seeded random malformed requests against a running service. None may
- * give a 5xx, hang, or crash it; every error must be problem+json; afterwards it still answers
- * right. The seed is printed and named in every failure.
+ * give a 5xx, hang, or crash it; every error must be problem+json; every answer to a documented
+ * path must be as /openapi.json says (devkit/openapi-check.ts); afterwards it still answers right.
+ * The seed is printed and named in every failure.
  *
  * What Node's HTTP parser refuses (request line and headers past its 16 KiB limit, bytes that are
  * not HTTP/1.1) never reaches the app: the server answers it with a problem (api/client-error.ts),
@@ -122,7 +125,7 @@ const path = () =>
 
 const METHODS = ["GET", "GET", "GET", "GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "TRACE", "PROPFIND"];
 
-type Answer = { status: number; type: string; body: string };
+type Answer = { status: number; type: string; body: string; headers: Headers };
 
 function send(base: URL, method: string, target: string, headers: Record<string, string>): Promise<Answer> {
   return new Promise((ok, fail) => {
@@ -132,7 +135,10 @@ function send(base: URL, method: string, target: string, headers: Record<string,
         let body = "";
         res.setEncoding("utf8");
         res.on("data", (chunk: string) => (body += chunk));
-        res.on("end", () => ok({ status: res.statusCode ?? 0, type: String(res.headers["content-type"] ?? ""), body }));
+        res.on("end", () => {
+          const headers = new Headers(Object.entries(res.headers).map(([k, v]) => [k, String(v)]));
+          ok({ status: res.statusCode ?? 0, type: String(res.headers["content-type"] ?? ""), body, headers });
+        });
       },
     );
     req.on("timeout", () => req.destroy(new Error(`no answer in 20 s: ${method} ${target.slice(0, 200)}`)));
@@ -347,6 +353,8 @@ describe("abuse", () => {
         }
         const where = `${request} → ${answer.status} ${answer.type} ${answer.body.slice(0, 200)}`;
         if (answer.status === 431) refusedByParser++;
+        const documented = { method, path: target, status: answer.status, headers: answer.headers, text: answer.body };
+        for (const mismatch of answerMismatches(documented)) bad.push(`not as /openapi.json says: ${mismatch}`);
         if (answer.status >= 500) bad.push(`5xx: ${where}`);
         else if (answer.status >= 400 && method !== "HEAD") {
           if (!answer.type.startsWith("application/problem+json")) bad.push(`not problem+json: ${where}`);
@@ -380,11 +388,12 @@ describe("abuse", () => {
 
   it("still answers correctly afterwards", async () => {
     const check = async (hot: Address, cold: Address) => {
-      const res = await fetch(`${service.url}/registry/v2/check/all?chainId=31337&to=${hot}&from=${cold}`, {
+      const answer = await ask(service.url, `/registry/v2/check/all?chainId=31337&to=${hot}&from=${cold}`, {
         headers: service.headers,
+        reask: false,
       });
-      expect(res.status, tag("check after fuzz")).toBe(200);
-      return res.text();
+      expect(answer.status, tag("check after fuzz")).toBe(200);
+      return answer.text;
     };
     expect(await check(to, from), tag(`the delegation made before the fuzz (${from} → ${to})`)).toBe("true");
     expect(await check(from, to), tag("the reverse, never made")).toBe("false");
@@ -408,11 +417,12 @@ describe.runIf(process.env.DATABASE_URL)(
     parserRefusals("npm run serve", () => replica.url);
 
     it("still answers correctly afterwards", async () => {
-      const res = await fetch(`${replica.url}/registry/v2/check/all?chainId=31337&to=${to}&from=${from}`, {
+      const answer = await ask(replica.url, `/registry/v2/check/all?chainId=31337&to=${to}&from=${from}`, {
         headers: service.headers,
+        reask: false,
       });
-      expect(res.status, tag("check on the replica after the abuse")).toBe(200);
-      expect(await res.text(), tag(`the delegation made before the fuzz (${from} → ${to})`)).toBe("true");
+      expect(answer.status, tag("check on the replica after the abuse")).toBe(200);
+      expect(answer.text, tag(`the delegation made before the fuzz (${from} → ${to})`)).toBe("true");
       expect(replica.child.running, tag("the replica process is alive")).toBe(true);
     });
   },

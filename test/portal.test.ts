@@ -18,6 +18,7 @@ import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openApiDocument } from "../api/openapi/document";
 import { type Anvil, startAnvil } from "../devkit/anvil";
+import { ask } from "../devkit/ask";
 import { installRegistries } from "../devkit/oracle";
 import { type Service, startService } from "../devkit/service";
 
@@ -57,7 +58,7 @@ afterAll(async () => {
   await anvil?.stop();
 });
 
-const api = (key: string) => fetch(`${service.url}${V2}`, { headers: { "X-API-KEY": key } });
+const api = (key: string) => ask(service.url, V2, { headers: { "X-API-KEY": key }, reask: false });
 const text = async (page: Page, selector: string) => ((await page.locator(selector).textContent()) ?? "").trim();
 /** What the page's live regions say: its status, and its error (empty when none). */
 const said = async (page: Page) => `status: ${await text(page, "#status")} | error: ${await text(page, "#error")}`;
@@ -120,7 +121,7 @@ describe("the developer portal", () => {
     expect(await row.getByRole("button").count()).toBe(0);
     const refused = await api(key);
     expect(refused.status).toBe(401);
-    expect(((await refused.json()) as { code: string }).code).toBe("invalid_api_key");
+    expect((JSON.parse(refused.text) as { code: string }).code).toBe("invalid_api_key");
 
     await page.getByRole("button", { name: "Sign out" }).click();
     await page.getByLabel("Admin token").waitFor();

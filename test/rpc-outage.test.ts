@@ -99,7 +99,7 @@ describe("the indexer's RPC fails", () => {
       (await indexed(service)) >= first ? true : undefined,
     );
     const status = async () => {
-      const listed = (await (await fetch(`${service.url}/registry/chains`, { headers: service.headers })).json()) as {
+      const listed = JSON.parse((await ask(service.url, "/registry/chains", { headers: service.headers })).text) as {
         chainId: number;
         status: string;
         lagSeconds: number;

@@ -37,6 +37,7 @@ import { type Anvil, startAnvil } from "../devkit/anvil";
 import { type Answer, type AskOptions, ask, indexedBlock } from "../devkit/ask";
 import { type CompareAt, type Mismatch, type Oracle, pathAt, report } from "../devkit/compare";
 import { type CheckKit, compareChecks } from "../devkit/compare-checks";
+import { checkAnswer } from "../devkit/openapi-check";
 import { abis, installRegistries } from "../devkit/oracle";
 import { pool } from "../devkit/pool";
 import { waitFor } from "../devkit/processes";
@@ -307,7 +308,10 @@ async function postChunked(base: string, version: Version, body: string): Promis
     headers: batchHeaders(keyed()),
     duplex: "half",
   } as RequestInit);
-  return { path, status: res.status, headers: res.headers, text: await res.text(), block: undefined };
+  const answer = { path, status: res.status, headers: res.headers, text: await res.text(), block: undefined };
+  // Sent past the shared client (a streamed body), so held to the document here.
+  checkAnswer({ method: "POST", ...answer });
+  return answer;
 }
 
 /** Valid batch items of a version (random checks at the newest state), for the refusals. */

@@ -231,8 +231,9 @@ beforeAll(async () => {
   service = await startService({ rpc: { [CHAIN]: anvil.url } });
   // /ready means the backfill is done; wait until the answers also reflect our last write.
   await waitFor("the service to index the delegations", async () => {
-    const res = await fetch(`${service.url}/registry/v2/check/all?to=${W.allTo}&from=${W.allFrom}&chainId=${CHAIN}`, {
+    const res = await ask(service.url, `/registry/v2/check/all?to=${W.allTo}&from=${W.allFrom}&chainId=${CHAIN}`, {
       headers: service.headers,
+      reask: false,
     });
     const block = res.headers.get("x-indexed-block");
     return res.status === 200 && block !== null && BigInt(block) >= lastBlock ? true : undefined;
