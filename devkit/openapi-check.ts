@@ -44,12 +44,21 @@ const TEMPLATES = Object.keys(DOCUMENT.paths).map((template) => ({
   pattern: new RegExp(`^${template.replaceAll(/\{[^}]+\}/g, "[^/]+")}$`),
 }));
 
+/** The path as the app routes it: resolved as a URL (dot segments gone), as @hono/node-server does. */
+function routedPath(target: string): string {
+  try {
+    return new URL(target, "http://localhost").pathname;
+  } catch {
+    return target.split("?")[0]!;
+  }
+}
+
 export type CheckedAnswer = { method: string; path: string; status: number; headers: Headers; text: string };
 
 /** Why the answer does not match the document (a list of reasons), or an empty list. */
 export function answerMismatches(answer: CheckedAnswer): string[] {
   const method = answer.method.toLowerCase();
-  const path = answer.path.split("?")[0]!;
+  const path = routedPath(answer.path);
   if (!COVERED.some((prefix) => path.startsWith(prefix)) || method === "options") return [];
   const template = TEMPLATES.find(
     (t) => t.pattern.test(path) && (DOCUMENT.paths[t.template] as PathItem)[method === "head" ? "get" : method],
@@ -80,7 +89,7 @@ export function answerMismatches(answer: CheckedAnswer): string[] {
 }
 
 function problemMismatches(answer: CheckedAnswer, schema: string[]): string[] {
-  const where = `${answer.method} ${answer.path.split("?")[0]}`;
+  const where = `${answer.method} ${routedPath(answer.path)}`;
   if (answer.status < 400) return [`${where} answered ${answer.status}, but no operation of the document matches`];
   if (answer.method === "HEAD") return [];
   return bodyMismatches(answer, where, schema);

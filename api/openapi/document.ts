@@ -52,6 +52,8 @@ const REGISTRY_PROBLEMS: ProblemCode[] = [
   "internal",
 ];
 const PARAMETER_PROBLEMS: ProblemCode[] = ["missing_parameter", "invalid_parameter", "block_not_indexed"];
+/** Below `check/` are the checks only: `check/history` is no path (404), not a bad wallet's history. */
+const NOT_A_WALLET: ProblemCode[] = ["not_found"];
 
 /** The parameters of each check kind: the parties (either name of each, for v2's ERC checks), then the rest. */
 const V2_CHECK_PARAMETERS: Record<V2CheckKind, ParameterKey[]> = {
@@ -200,7 +202,7 @@ function registryOperations<K extends string>(
       summary: "Every event the wallet takes part in, a page at a time",
       parameters: ["wallet", ...page, "fromBlock", "toBlock"],
       ok: history,
-      problems: PARAMETER_PROBLEMS,
+      problems: [...PARAMETER_PROBLEMS, ...NOT_A_WALLET],
       access: "keyed",
     },
     {
