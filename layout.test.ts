@@ -96,6 +96,18 @@ describe("the layout", () => {
     ).toEqual([]);
   });
 
+  it("the client's package.json names exactly the packages its files import, at the versions installed", () => {
+    const manifest = (path: string) =>
+      JSON.parse(readFileSync(join(ROOT, path), "utf8")) as { dependencies: Record<string, string> };
+    const own = manifest("client/package.json").dependencies;
+    const root = manifest("package.json").dependencies;
+    const imported = imports
+      .filter(({ file }) => under(file, "client") && !file.endsWith(".test.ts"))
+      .flatMap(({ specifiers }) => specifiers.filter((s) => !s.startsWith(".") && !s.startsWith("node:")));
+    expect(new Set(imported)).toEqual(new Set(Object.keys(own)));
+    for (const [name, version] of Object.entries(own)) expect(version, name).toBe(root[name]);
+  });
+
   it("devkit/ imports neither the launcher, the demo nor the bench", () => {
     expect(
       offending(
