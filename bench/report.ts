@@ -162,9 +162,9 @@ export function report(o: BenchOptions, env: Environment, s: ServingFigures, b: 
   const pageSize = int(o.listingPage);
   const targets: Target[] = [
     bound(
-      "every check route ≥ 60% of hello's throughput",
+      "every check route ≥ 50% of hello's throughput (issue 16; issue 7 asked 60%)",
       { ...lowest, label: `lowest ${lowest.label}` },
-      0.6 * hello,
+      0.5 * hello,
       (v) => pct(v / hello),
       true,
     ),
@@ -177,9 +177,9 @@ export function report(o: BenchOptions, env: Environment, s: ServingFigures, b: 
       true,
     ),
     bound(
-      `p99 ≤ 5 ms at ${o.connections} connections, every check route`,
+      `p99 ≤ 10 ms at ${o.connections} connections, every check route (issue 16; issue 7 asked 5 ms)`,
       { ...slowest, label: `highest ${slowest.label}` },
-      5,
+      10,
       msText,
     ),
     ...[[fewest, 5] as const, [most, 50] as const].map(([size, limit]) =>
