@@ -347,7 +347,8 @@ describe("npm run demo in a fresh clone", () => {
     const answer = /\/\/ → (.*)$/.exec(code.at(-1) ?? "")?.[1];
     expect(answer, code.join("\n")).toMatch(/^(true|false)$/);
     writeFileSync(join(clone, "try.ts"), code.map((line) => line.trim()).join("\n"));
-    const printed = execFileSync("npx", ["tsx", "try.ts"], { cwd: clone, env: newcomer(), encoding: "utf8" });
+    const env = { ...process.env, ...newcomer() };
+    const printed = execFileSync("npx", ["tsx", "try.ts"], { cwd: clone, env, encoding: "utf8" });
     expect(printed.trim()).toBe(answer);
   });
 
