@@ -5,67 +5,10 @@
  * The rest of the suite validates what it happens to meet; this makes sure no code goes unchecked.
  */
 import { describe, expect, it } from "vitest";
-import type { Access } from "../api/access/open";
-import { createApp } from "../api/app";
 import { type ClientErrorCode, clientErrorResponse } from "../api/client-error";
-import type { HistoryStore } from "../api/history-store";
 import { PROBLEM_STATUS, type ProblemCode } from "../api/problem";
-import type { Store } from "../api/store";
 import { answerMismatches } from "../devkit/openapi-check";
-
-const CHAIN = 31337;
-const wallet = (n: number) => `0x${n.toString(16).padStart(40, "0")}`;
-const ready = { ready: true, indexedBlock: 100n, indexedTimestamp: Math.floor(Date.now() / 1000) };
-const SOCKET = { incoming: { socket: { remoteAddress: "127.0.0.1", remotePort: 50000, remoteFamily: "IPv4" } } };
-
-/** The app over an empty chain indexed to block 100, but for what `fail` changes. */
-function app(fail: { syncing?: boolean; broken?: boolean; limited?: boolean; alarmed?: boolean } = {}) {
-  const head = async <T>(data: T) => {
-    if (fail.broken) throw new Error("a bug, as the app meets one");
-    return { ...ready, ready: !fail.syncing, data };
-  };
-  const store: Store = {
-    v2Enabled: () => head(new Map()),
-    v2Wallet: () => head([]),
-    v1InForce: () => head([]),
-    v1Wallet: () => head([]),
-    chainStates: async () => new Map([[CHAIN, { ...ready, ready: !fail.syncing }]]),
-  };
-  const history = new Proxy({} as HistoryStore, {
-    get: (_, name) => async () =>
-      name === "v2Enabled" ? new Map() : name === "v1InForce" ? [] : { items: [], more: false },
-  });
-  const access = {
-    keys: { use: async () => false, list: async () => [] },
-    limiter: {
-      take: async () => ({ allowed: !fail.limited, limit: 25, windowMs: 10_000, remaining: 0, resetMs: 4_000 }),
-      close: async () => {},
-    },
-    trustProxy: false,
-    adminToken: "the operator's token",
-  } as unknown as Access;
-  return createApp({
-    store,
-    history,
-    alarms: {
-      current: () => new Map(fail.alarmed ? [[CHAIN, "a reorganization deeper than finality at block 90"]] : []),
-      raise: async () => {},
-      close: () => {},
-    },
-    chains: [
-      {
-        id: CHAIN,
-        name: "anvil",
-        title: "anvil",
-        testnet: true,
-        v1: { address: "0x00000000000076A84feF008CDAbe6409d2FE638B", startBlock: 0 },
-        v2: { address: "0x00000000000000447e69651d841bD8D104Bed493", startBlock: 0 },
-      },
-    ],
-    access,
-    behindAfterSeconds: 120,
-  });
-}
+import { CHAIN, emptyApp, type Failing, SOCKET, wallet } from "./helpers/empty-app";
 
 const CHECK = `/registry/v2/check/all?chainId=${CHAIN}&to=${wallet(1)}&from=${wallet(2)}`;
 const batch = (body: string, type = "application/json") => ({
@@ -81,10 +24,7 @@ const PARSER_ONLY = ["malformed_request", "headers_too_large", "request_timeout"
  * A request that gets each problem the app raises itself: the app's setting, the path and the
  * request. Keyed by every other code: tsc fails here when api/problem.ts gains one.
  */
-const PROVOKED: Record<
-  Exclude<ProblemCode, (typeof PARSER_ONLY)[number]>,
-  [Parameters<typeof app>[0], string, RequestInit?]
-> = {
+const PROVOKED: Record<Exclude<ProblemCode, (typeof PARSER_ONLY)[number]>, [Failing, string, RequestInit?]> = {
   missing_parameter: [{}, `/registry/v2/check/all?chainId=${CHAIN}&to=${wallet(1)}`],
   invalid_parameter: [{}, `${CHECK}&rights=0x12`],
   // to and delegate name the hot wallet both, differently.
@@ -110,7 +50,7 @@ const PROVOKED: Record<
 
 describe("every problem code, held to /openapi.json", () => {
   it.each(Object.entries(PROVOKED))("%s, as the app answers it", async (code, [setting, path, init = {}]) => {
-    const res = await app(setting).request(path, init, SOCKET);
+    const res = await emptyApp(setting).request(path, init, SOCKET);
     const text = await res.text();
     expect(res.status, text).toBe(PROBLEM_STATUS[code as ProblemCode]);
     expect((JSON.parse(text) as { code: string }).code).toBe(code);

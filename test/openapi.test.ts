@@ -7,61 +7,13 @@
 import { Validator } from "@seriousme/openapi-schema-validator";
 import Ajv2020 from "ajv/dist/2020";
 import { describe, expect, it } from "vitest";
-import type { Access } from "../access/open";
-import { createApp } from "../app";
-import { NO_ALARMS } from "../chain-alarms";
-import type { HistoryStore } from "../history-store";
-import type { Store } from "../store";
-import { ADMIN_OPERATIONS, OPERATIONS, openApiDocument } from "./document";
-import { PARAMETERS, type ParameterKey } from "./parameters";
+import { ADMIN_OPERATIONS, OPERATIONS, openApiDocument } from "../api/openapi/document";
+import { PARAMETERS, type ParameterKey } from "../api/openapi/parameters";
+import { CHAIN, emptyApp, SOCKET, wallet } from "./helpers/empty-app";
 
-const CHAIN = 31337;
-const ready = { ready: true, indexedBlock: 100n, indexedTimestamp: Math.floor(Date.now() / 1000) };
-const atHead = <T>(data: T) => ({ ...ready, data });
-/** A chain indexed to block 100 with nothing in it. */
-const emptyStore: Store = {
-  v2Enabled: async () => atHead(new Map()),
-  v2Wallet: async () => atHead([]),
-  v1InForce: async () => atHead([]),
-  v1Wallet: async () => atHead([]),
-  chainStates: async () => new Map([[CHAIN, ready]]),
-};
-const emptyHistory = new Proxy({} as HistoryStore, {
-  get: (_, name) => async () =>
-    name === "v2Enabled" ? new Map() : name === "v1InForce" ? [] : { items: [], more: false },
-});
-const access = {
-  keys: { use: async () => false },
-  limiter: {
-    take: async () => ({ allowed: true, limit: 25, windowMs: 10_000, remaining: 24, resetMs: 10_000 }),
-    close: async () => {},
-  },
-  trustProxy: false,
-  adminToken: undefined,
-} as unknown as Access;
-const app = createApp({
-  store: emptyStore,
-  history: emptyHistory,
-  alarms: NO_ALARMS,
-  chains: [
-    {
-      id: CHAIN,
-      name: "anvil",
-      title: "anvil",
-      testnet: true,
-      v1: { address: "0x00000000000076A84feF008CDAbe6409d2FE638B", startBlock: 0 },
-      v2: { address: "0x00000000000000447e69651d841bD8D104Bed493", startBlock: 0 },
-    },
-  ],
-  access,
-  behindAfterSeconds: 120,
-});
-
-/** What @hono/node-server hands the app: the client's socket, whose address the keyless limit counts. */
-const SOCKET = { incoming: { socket: { remoteAddress: "127.0.0.1", remotePort: 50000, remoteFamily: "IPv4" } } };
+const app = emptyApp();
 const get = (path: string) => app.request(path, {}, SOCKET);
 
-const wallet = (n: number) => `0x${n.toString(16).padStart(40, "0")}`;
 /** A valid text for each parameter. */
 const VALID: Record<ParameterKey, string> = {
   chainId: String(CHAIN),

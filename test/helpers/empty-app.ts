@@ -1,0 +1,78 @@
+/**
+ * The app in process over a chain indexed to block 100 with nothing in it, failing as asked: for
+ * the tests that hold its answers to the OpenAPI document without a service.
+ */
+import type { Access } from "../../api/access/open";
+import { createApp } from "../../api/app";
+import type { HistoryStore } from "../../api/history-store";
+import type { Store } from "../../api/store";
+
+export const CHAIN = 31337;
+
+/** What @hono/node-server hands the app: the client's socket, whose address the keyless limit counts. */
+export const SOCKET = {
+  incoming: { socket: { remoteAddress: "127.0.0.1", remotePort: 50000, remoteFamily: "IPv4" } },
+};
+
+export const wallet = (n: number) => `0x${n.toString(16).padStart(40, "0")}`;
+
+export type Failing = {
+  /** The chain's backfill is not done. */
+  syncing?: boolean;
+  /** The store throws what a bug would. */
+  broken?: boolean;
+  /** The keyless limit is spent. */
+  limited?: boolean;
+  /** A reorganization deeper than finality was found. */
+  alarmed?: boolean;
+};
+
+/** The app; its admin endpoints take the token "the operator's token", and no API key is valid. */
+export function emptyApp(fail: Failing = {}) {
+  const ready = { ready: !fail.syncing, indexedBlock: 100n, indexedTimestamp: Math.floor(Date.now() / 1000) };
+  const head = async <T>(data: T) => {
+    if (fail.broken) throw new Error("a bug, as the app meets one");
+    return { ...ready, data };
+  };
+  const store: Store = {
+    v2Enabled: () => head(new Map()),
+    v2Wallet: () => head([]),
+    v1InForce: () => head([]),
+    v1Wallet: () => head([]),
+    chainStates: async () => new Map([[CHAIN, ready]]),
+  };
+  const history = new Proxy({} as HistoryStore, {
+    get: (_, name) => async () =>
+      name === "v2Enabled" ? new Map() : name === "v1InForce" ? [] : { items: [], more: false },
+  });
+  const access = {
+    keys: { use: async () => false, list: async () => [] },
+    limiter: {
+      take: async () => ({ allowed: !fail.limited, limit: 25, windowMs: 10_000, remaining: 0, resetMs: 4_000 }),
+      close: async () => {},
+    },
+    trustProxy: false,
+    adminToken: "the operator's token",
+  } as unknown as Access;
+  return createApp({
+    store,
+    history,
+    alarms: {
+      current: () => new Map(fail.alarmed ? [[CHAIN, "a reorganization deeper than finality at block 90"]] : []),
+      raise: async () => {},
+      close: () => {},
+    },
+    chains: [
+      {
+        id: CHAIN,
+        name: "anvil",
+        title: "anvil",
+        testnet: true,
+        v1: { address: "0x00000000000076A84feF008CDAbe6409d2FE638B", startBlock: 0 },
+        v2: { address: "0x00000000000000447e69651d841bD8D104Bed493", startBlock: 0 },
+      },
+    ],
+    access,
+    behindAfterSeconds: 120,
+  });
+}
