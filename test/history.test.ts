@@ -524,7 +524,9 @@ arriving", async () => {
         const route = `/registry/${version}/${spell(w)}/history`;
         reads.push({ ...pagedRead(`${version} history of ${w}`, route, {}, "wallet"), version, kind: "history" });
       }
-      for (const fromBlock of [undefined, backfillEnd - BigInt(rng.query.int(20))]) {
+      // Up to 19 blocks before the backfill's end, but not before block 0 (a short chain).
+      const back = BigInt(rng.query.int(20));
+      for (const fromBlock of [undefined, backfillEnd > back ? backfillEnd - back : 0n]) {
         const what = `${version} chain-wide history${fromBlock === undefined ? "" : ` from block ${fromBlock}`}`;
         const read = pagedRead(what, `/registry/${version}/history`, { fromBlock }, "chain");
         reads.push({ ...read, version, kind: "history" });
