@@ -3,7 +3,8 @@ import { Hono } from "hono";
 import type { KeyStore } from "./access/keys";
 import { Problem } from "./problem";
 
-const MAX_LABEL = 100;
+/** The longest label a key may have. */
+export const MAX_LABEL = 100;
 
 /** Whether the Authorization header is `Bearer <token>`, in time independent of where they differ. */
 function bearerMatches(header: string | undefined, token: string): boolean {

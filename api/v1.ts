@@ -2,10 +2,18 @@ import type { Context } from "hono";
 import { V1_CHECK_KINDS, type V1CheckKind, type V1CheckQuery, type V1Key, v1CheckKeys, v1KeyString } from "../core/v1";
 import { answerAt } from "./answer";
 import type { Env } from "./app";
+import type { ParameterKey } from "./openapi/parameters";
 import type { Params } from "./params";
 import { v1EventRecord, v1Record } from "./records";
 import { registryRoutes } from "./registry-routes";
 import type { V1Row } from "./store";
+
+/** Each check's parameters, as a GET check and a batch's item take them (the OpenAPI document lists them). */
+export const V1_CHECK_PARAMETERS = {
+  all: ["delegate", "vault"],
+  contract: ["delegate", "vault", "contract"],
+  token: ["delegate", "vault", "contract", "tokenId"],
+} as const satisfies Record<V1CheckKind, readonly ParameterKey[]>;
 
 function checkQuery(kind: V1CheckKind, params: Params): V1CheckQuery {
   const query: V1CheckQuery = { kind, delegate: params.address("delegate"), vault: params.address("vault") };
@@ -44,7 +52,7 @@ function answerChecks(
 export const v1 = registryRoutes({
   version: "v1",
   kinds: V1_CHECK_KINDS,
-  checkParams: new Set(["delegate", "vault", "contract", "tokenId"]),
+  checkParams: new Set(Object.values(V1_CHECK_PARAMETERS).flat()),
   checkQuery,
   answerChecks,
   wallet: (store, ...args) => store.v1Wallet(...args),

@@ -3,6 +3,7 @@ import type { Hex } from "viem";
 import { V2_CHECK_KINDS, type V2CheckKind, type V2CheckQuery, type V2State, v2Check } from "../core/v2";
 import { answerAt } from "./answer";
 import type { Env } from "./app";
+import type { ParameterKey } from "./openapi/parameters";
 import type { Params } from "./params";
 import { v2EventRecord, v2Record } from "./records";
 import { registryRoutes } from "./registry-routes";
@@ -27,6 +28,15 @@ function checkQuery(kind: V2CheckKind, params: Params): V2CheckQuery {
   if (kind === "erc721" || kind === "erc1155") query.tokenId = params.tokenId();
   return query;
 }
+
+/** Each check's parameters, as a GET check and a batch's item take them (the OpenAPI document lists them). */
+export const V2_CHECK_PARAMETERS = {
+  all: ["to", "from", "rights"],
+  contract: ["to", "from", "contract", "rights"],
+  erc721: ["to", "delegate", "from", "vault", "contract", "tokenId", "rights"],
+  erc1155: ["to", "delegate", "from", "vault", "contract", "tokenId", "rights"],
+  erc20: ["to", "delegate", "from", "vault", "contract", "rights"],
+} as const satisfies Record<V2CheckKind, readonly ParameterKey[]>;
 
 /** Answers v2 checks together at one block: every delegation hash they need is looked up once. */
 function answerChecks(
@@ -55,7 +65,7 @@ function answerChecks(
 export const v2 = registryRoutes({
   version: "v2",
   kinds: V2_CHECK_KINDS,
-  checkParams: new Set(["to", "from", "delegate", "vault", "contract", "tokenId", "rights"]),
+  checkParams: new Set(Object.values(V2_CHECK_PARAMETERS).flat()),
   checkQuery,
   answerChecks,
   wallet: (store, ...args) => store.v2Wallet(...args),

@@ -4,7 +4,7 @@ import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
  * An API key: `dlk_<id>_<secret>`. The id (public, shown in listings) finds the key's row; the
  * secret, 32 random bytes, proves possession. Only a hash of the whole key is stored.
  */
-const FORMAT = /^dlk_([0-9a-f]{12})_[A-Za-z0-9_-]{43}$/;
+export const KEY_FORMAT = /^dlk_([0-9a-f]{12})_[A-Za-z0-9_-]{43}$/;
 
 export type NewKey = { id: string; key: string; hash: string };
 
@@ -17,7 +17,7 @@ export function generateKey(): NewKey {
 
 /** The id a well-formed key names; undefined for anything else. */
 export function keyId(key: string): string | undefined {
-  return FORMAT.exec(key)?.[1];
+  return KEY_FORMAT.exec(key)?.[1];
 }
 
 /** SHA-256 suffices: a 256-bit random secret cannot be guessed from its hash, so no slow hash is needed. */

@@ -7,8 +7,11 @@
  */
 import { V1_CHECK_KINDS, type V1CheckKind } from "../../core/v1";
 import { V2_CHECK_KINDS, type V2CheckKind } from "../../core/v2";
+import { MAX_LABEL } from "../admin";
 import { MAX_BATCH_ITEMS } from "../batch";
 import { PROBLEM_STATUS, type ProblemCode } from "../problem";
+import { V1_CHECK_PARAMETERS } from "../v1";
+import { V2_CHECK_PARAMETERS } from "../v2";
 import { PARAMETERS, type ParameterKey } from "./parameters";
 import { type JsonSchema, schemas } from "./schemas";
 
@@ -55,21 +58,8 @@ const PARAMETER_PROBLEMS: ProblemCode[] = ["missing_parameter", "invalid_paramet
 /** Below `check/` are the checks only: `check/history` is no path (404), not a bad wallet's history. */
 const NOT_A_WALLET: ProblemCode[] = ["not_found"];
 
-/** The parameters of each check kind: the parties (either name of each, for v2's ERC checks), then the rest. */
-const V2_CHECK_PARAMETERS: Record<V2CheckKind, ParameterKey[]> = {
-  all: ["to", "from", "rights"],
-  contract: ["to", "from", "contract", "rights"],
-  erc721: ["to", "delegate", "from", "vault", "contract", "tokenId", "rights"],
-  erc1155: ["to", "delegate", "from", "vault", "contract", "tokenId", "rights"],
-  erc20: ["to", "delegate", "from", "vault", "contract", "rights"],
-};
-const V1_CHECK_PARAMETERS: Record<V1CheckKind, ParameterKey[]> = {
-  all: ["delegate", "vault"],
-  contract: ["delegate", "vault", "contract"],
-  token: ["delegate", "vault", "contract", "tokenId"],
-};
 /** A check's parameters that must be given: all but rights, and but a party's two names (either will do). */
-const requiredOf = (parameters: ParameterKey[]) => {
+const requiredOf = (parameters: readonly ParameterKey[]) => {
   const either = parameters.includes("to") && parameters.includes("delegate");
   const optional: ParameterKey[] = either ? ["rights", "to", "delegate", "from", "vault"] : ["rights"];
   return parameters.filter((key) => !optional.includes(key));
@@ -92,7 +82,7 @@ const READ_HEADERS = ["X-Indexed-Block"];
 const PAGE_HEADERS = ["X-Indexed-Block", "Link"];
 
 /** A batch's body: the chain, the block, and the checks, each a GET check's parameters and its `type`. */
-function batchBody<K extends string>(kinds: readonly K[], parameters: Record<K, ParameterKey[]>): JsonSchema {
+function batchBody<K extends string>(kinds: readonly K[], parameters: Record<K, readonly ParameterKey[]>): JsonSchema {
   const names = [...new Set(kinds.flatMap((kind) => parameters[kind]))];
   const field = (key: ParameterKey) => ({
     description: PARAMETERS[key].description,
@@ -125,7 +115,7 @@ function batchBody<K extends string>(kinds: readonly K[], parameters: Record<K, 
 function registryOperations<K extends string>(
   version: "v1" | "v2",
   kinds: readonly K[],
-  checkParameters: Record<K, ParameterKey[]>,
+  checkParameters: Record<K, readonly ParameterKey[]>,
   checkSummary: Record<K, string>,
   answers: { check: (kind: K) => JsonSchema; batch: JsonSchema; delegations: JsonSchema; events: JsonSchema },
 ): Operation[] {
@@ -282,7 +272,9 @@ export const ADMIN_OPERATIONS: Operation[] = [
     requestBody: {
       type: "object",
       required: ["label"],
-      properties: { label: { type: "string", minLength: 1, maxLength: 100, description: "What the key is for." } },
+      properties: {
+        label: { type: "string", minLength: 1, maxLength: MAX_LABEL, description: "What the key is for." },
+      },
     },
     ok: { status: 201, schema: ref("ApiKeyCreated"), headers: [], description: "The key, with its text." },
     problems: ["missing_parameter", "invalid_parameter"],

@@ -9,36 +9,16 @@
  */
 import { V1_EVENT_NAME, type V1Type } from "../../core/v1";
 import { V2_DELEGATION_TYPES, V2_EVENT_NAME, V2_RECORD_TYPE } from "../../core/v2";
-import type { ProblemCode } from "../problem";
+import { KEY_FORMAT } from "../access/key";
+import { MAX_LABEL } from "../admin";
+import { MAX_BATCH_ITEMS } from "../batch";
+import { PROBLEM_STATUS } from "../problem";
 
 /** A JSON Schema as a plain object: no schema library, the document is written as it is. */
 export type JsonSchema = { [key: string]: unknown };
 
 /** A component's `$ref`: components refer to each other only this way. */
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-
-/** Every ProblemCode once: keyed by the union, so that tsc fails here when api/problem.ts gains a code. */
-const PROBLEM_CODES: Record<ProblemCode, true> = {
-  missing_parameter: true,
-  invalid_parameter: true,
-  conflicting_parameter: true,
-  unsupported_chain: true,
-  invalid_api_key: true,
-  invalid_admin_token: true,
-  not_found: true,
-  method_not_allowed: true,
-  rate_limited: true,
-  chain_syncing: true,
-  block_not_indexed: true,
-  invalid_body: true,
-  unsupported_media_type: true,
-  chain_reorganized: true,
-  internal: true,
-  malformed_request: true,
-  request_timeout: true,
-  content_too_large: true,
-  headers_too_large: true,
-};
 
 // The enums come from the rules in core/, which the records are written from: they cannot drift apart.
 const V2_DELEGATION_TYPE = V2_DELEGATION_TYPES.filter((type) => type !== "NONE");
@@ -171,14 +151,14 @@ export const schemas = {
     description: "One answer per check asked, in the order asked, all at the block of X-Indexed-Block.",
     items: { oneOf: [ref("CheckBoolean"), ref("CheckAmount")] },
     minItems: 1,
-    maxItems: 10_000,
+    maxItems: MAX_BATCH_ITEMS,
   },
   V1BatchAnswer: {
     type: "array",
     description: "One answer per check asked, in the order asked, all at the block of X-Indexed-Block.",
     items: ref("CheckBoolean"),
     minItems: 1,
-    maxItems: 10_000,
+    maxItems: MAX_BATCH_ITEMS,
   },
 
   Chain: record("A chain this instance serves, and how far it is indexed.", {
@@ -216,7 +196,7 @@ export const schemas = {
       title: { type: "string", description: "The problem's short, fixed summary." },
       status: { type: "integer", minimum: 400, maximum: 599, description: "The HTTP status, as the response's." },
       detail: { type: "string", description: "What went wrong in this request, and what to do instead." },
-      code: { enum: Object.keys(PROBLEM_CODES), description: "The problem's stable code (README, Errors)." },
+      code: { enum: Object.keys(PROBLEM_STATUS), description: "The problem's stable code (README, Errors)." },
       ...PROBLEM_EXTRAS,
     },
     required: ["type", "title", "status", "detail", "code"],
@@ -225,11 +205,11 @@ export const schemas = {
 
   ApiKeyCreated: record("A new API key: the only answer that ever shows its text.", {
     id: { type: "string", pattern: "^[0-9a-f]{12}$", description: "The key's public id, for listing and revoking." },
-    label: { type: "string", minLength: 1, maxLength: 100, description: "What the key is for, as given." },
+    label: { type: "string", minLength: 1, maxLength: MAX_LABEL, description: "What the key is for, as given." },
     createdAt: isoTime("When the key was made."),
     key: {
       type: "string",
-      pattern: "^dlk_[0-9a-f]{12}_[A-Za-z0-9_-]{43}$",
+      pattern: KEY_FORMAT.source,
       description: "SECRET: the key to send as X-API-KEY. Shown once; only its hash is stored.",
     },
   }),
