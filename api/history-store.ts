@@ -24,7 +24,7 @@ import type { V1Key } from "../core/v1";
 import type { V2State } from "../core/v2";
 import { v1InForceSql, v1KeysSql, v2EnablesSql } from "./rules-sql";
 import type { Execute, V1Row, V2Row } from "./store";
-import { v1RowOf, v2RowOf } from "./store";
+import { v1RowOf, v2RowOf, waitingOutLocks } from "./store";
 
 /** Where an event, or the event a listed delegation is ordered by, sits on the chain. */
 export type Position = { block: bigint; logIndex: number };
@@ -157,7 +157,8 @@ function merged(branches: SQL[], order: SQL, page: PageRequest): SQL {
 /** A HistoryStore over the tables Ponder writes in `schema` (see the module's head). */
 export function createHistoryStore(execute: Execute, schema: string): HistoryStore {
   const table = (name: string) => sql`${sql.identifier(schema)}.${sql.identifier(name)}`;
-  const rows = async (query: SQL) => (await execute(query)).rows;
+  const read = waitingOutLocks(execute);
+  const rows = async (query: SQL) => (await read(query)).rows;
 
   /** The hash's last event at or before `at`: its state then (see the module's head). */
   const v2LastEvent = (hash: SQL, chainId: number, at: bigint) => sql`

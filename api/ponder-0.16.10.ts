@@ -58,6 +58,9 @@ export const CHECKPOINT_FIELDS = {
 const field = (checkpoint: string, { from, length }: { from: number; length: number }) =>
   `substring(${checkpoint}, ${from}, ${length})::bigint`;
 
+/** Ponder's own tables that checkpointsSql and readySql read. */
+export const PONDER_STATE_TABLES = { checkpoint: "_ponder_checkpoint", meta: "_ponder_meta" } as const;
+
 /**
  * SQL: Ponder's checkpoints as a table of chains, with columns `chain_id`, `checkpoint` (the latest,
  * whole: it changes with every block indexed), `block` and `block_timestamp` (the block the chain is
@@ -68,12 +71,12 @@ export function checkpointsSql(schema: string): string {
       ${field("latest_checkpoint", CHECKPOINT_FIELDS.block)} AS block,
       ${field("latest_checkpoint", CHECKPOINT_FIELDS.timestamp)} AS block_timestamp,
       ${field("finalized_checkpoint", CHECKPOINT_FIELDS.block)} AS finalized_block, xmin
-    FROM ${table(schema, "_ponder_checkpoint")})`;
+    FROM ${table(schema, PONDER_STATE_TABLES.checkpoint)})`;
 }
 
 /** SQL: Ponder's readiness, 1 once every chain is backfilled, else 0. */
 export function readySql(schema: string): string {
-  return `(SELECT (m.value->>'is_ready')::int FROM ${table(schema, "_ponder_meta")} m WHERE m.key = 'app')`;
+  return `(SELECT (m.value->>'is_ready')::int FROM ${table(schema, PONDER_STATE_TABLES.meta)} m WHERE m.key = 'app')`;
 }
 
 /** One of Ponder's gauges: each value with its labels (`chain` among them). */

@@ -106,8 +106,32 @@ const WRITE_WAIT_MS = 2_000;
 /** A consistent read could not be had in time; the API answers 503 with Retry-After. */
 export class StoreBusy extends Error {}
 
-/** SQLSTATE 55P03 lock_not_available, however the driver wrapped it. */
-const lockTimedOut = (error: unknown) => [...causes(error)].some((e) => (e as { code?: unknown }).code === "55P03");
+/** SQLSTATE 55P03 lock_not_available (a lock timeout, or NOWAIT refused), however the driver wrapped it. */
+export const lockNotAvailable = (error: unknown) =>
+  [...causes(error)].some((e) => (e as { code?: unknown }).code === "55P03");
+
+/**
+ * `execute`, each statement taken again while it meets a lock timeout, for up to `waitMs`: then
+ * StoreBusy. Reads give up on a lock soon (Ponder's read-only connections after 500 ms, the
+ * replicas' after 200 ms: REPLICA_CONNECTION), before Postgres looks for deadlocks (after 1 s): a read
+ * waiting for a table must never be what Ponder's reorg revert waits for in turn, or Postgres may
+ * cancel the revert, which Ponder then retries for a minute. The revert drops and recreates
+ * triggers, holding table locks, for longer than 500 ms under load.
+ */
+export function waitingOutLocks(execute: Execute, waitMs = WRITE_WAIT_MS): Execute {
+  return async (statement) => {
+    const deadline = Date.now() + waitMs;
+    for (;;) {
+      try {
+        return await execute(statement);
+      } catch (error) {
+        if (!lockNotAvailable(error)) throw error;
+        if (Date.now() > deadline)
+          throw new StoreBusy("the indexer holds the tables (a reorganization is being reverted)");
+      }
+    }
+  };
+}
 
 /**
  * A store over the tables Ponder writes (ponder.schema.ts) in `schema`. Each read takes the chain's
@@ -135,22 +159,7 @@ export function createSqlStore(execute: Execute, schema: string): Store {
   const positions = sql`${sql.raw(checkpointsSql(schema))} c
     LEFT JOIN ${table("chain_head")} h ON h.chain_id = c.chain_id`;
 
-  /**
-   * One statement, taken again while it meets a lock timeout: Ponder's read-only connections give
-   * up on a lock after 500 ms, and its reorg revert holds table locks (it drops and recreates its
-   * triggers) for longer under load.
-   */
-  async function read(query: SQL, deadline: number) {
-    for (;;) {
-      try {
-        return await execute(query);
-      } catch (error) {
-        if (!lockTimedOut(error)) throw error;
-        if (Date.now() > deadline)
-          throw new StoreBusy("the indexer holds the tables (a reorganization is being reverted)");
-      }
-    }
-  }
+  const read = waitingOutLocks(execute);
 
   async function view<T>(chainId: number, rows: SQL, order: SQL, toData: (rows: Record<string, unknown>[]) => T) {
     const query = sql`
@@ -161,7 +170,7 @@ export function createSqlStore(execute: Execute, schema: string): Store {
       ORDER BY ${order}`;
     const deadline = Date.now() + WRITE_WAIT_MS;
     for (;;) {
-      const result = await read(query, deadline);
+      const result = await read(query);
       const first = result.rows[0];
       if (first === undefined) return undefined;
       const { indexedBlock, ready } = readPosition(first);
@@ -240,7 +249,6 @@ export function createSqlStore(execute: Execute, schema: string): Store {
         sql`
         SELECT c.chain_id, ${position}, c.block_timestamp::text AS indexed_timestamp
         FROM ${positions}`,
-        Date.now() + WRITE_WAIT_MS,
       );
       return new Map(
         result.rows.map((row) => [

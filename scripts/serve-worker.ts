@@ -9,7 +9,7 @@ import { createHistoryStore } from "../api/history-store";
 import { startHttpServer } from "../api/http-server";
 import { countRequests, metricsText, type RequestCounts } from "../api/metrics";
 import { probes } from "../api/probes";
-import { createReplicaStore } from "../api/replica/store";
+import { createReplicaStore, REPLICA_CONNECTION } from "../api/replica/store";
 import { readServedChains } from "../api/served-chains";
 import { executeOver } from "../api/store";
 import type { ServeSettings } from "../core/settings";
@@ -20,7 +20,7 @@ export async function runWorker(settings: ServeSettings, shutdownMs: number) {
   const { port, schema: indexerSchema } = settings;
   const access = await openAccess(settings.access, settings.database);
   // The state is copied into memory and kept in step: a check is a few map lookups.
-  const database = pgAccessDb(settings.database.url);
+  const database = pgAccessDb(settings.database.url, REPLICA_CONNECTION);
   const store = createReplicaStore(
     (work) =>
       database.transaction(async (query) => {

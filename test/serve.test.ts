@@ -8,9 +8,11 @@
  * Reproduce a failure with the seed it prints: SEED=<n> DATABASE_URL=… npx vitest run test/serve.test.ts
  */
 import { get as httpGet, type IncomingMessage } from "node:http";
+import pg from "pg";
 import { Client } from "undici";
 import { type Address, type Hex, toHex, zeroAddress } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { REPLICA_CONNECTION } from "../api/replica/store";
 import { type Anvil, startAnvil } from "../devkit/anvil";
 import { ask, indexedBlock } from "../devkit/ask";
 import { type Mismatch, type Oracle, report } from "../devkit/compare";
@@ -154,6 +156,22 @@ describe.runIf(process.env.DATABASE_URL)("npm run serve: API processes apart fro
     return res.text();
   };
 
+  /** `n` random v2 writes, all succeeded; resolves to the newest block among them. */
+  async function writeBatch(n: number): Promise<bigint> {
+    for (const sender of pools.senders)
+      generator.nonces.set(
+        sender,
+        await chainClient(anvil.url).getTransactionCount({ address: sender, blockTag: "pending" }),
+      );
+    const txs = Array.from({ length: n }, () => txRequest(oracle.registry, abis.v2, generator.nextTx()));
+    const receipts = await sendAll(anvil.url, txs, SEED, SPREAD);
+    expect(
+      receipts.every((r) => r.status === "0x1"),
+      tag("every write succeeded"),
+    ).toBe(true);
+    return receipts.reduce((max, r) => (BigInt(r.blockNumber) > max ? BigInt(r.blockNumber) : max), 0n);
+  }
+
   afterAll(async () => {
     await Promise.all(replicas.map((r) => r.stop()));
     await service?.stop();
@@ -230,24 +248,6 @@ describe.runIf(process.env.DATABASE_URL)("npm run serve: API processes apart fro
           ),
         ),
       );
-    const resetNonces = async () => {
-      for (const sender of pools.senders)
-        generator.nonces.set(
-          sender,
-          await chainClient(anvil.url).getTransactionCount({ address: sender, blockTag: "pending" }),
-        );
-    };
-    const writeBatch = async (n: number) => {
-      await resetNonces();
-      const txs = Array.from({ length: n }, () => txRequest(oracle.registry, abis.v2, generator.nextTx()));
-      const receipts = await sendAll(anvil.url, txs, SEED, SPREAD);
-      expect(
-        receipts.every((r) => r.status === "0x1"),
-        tag("every write succeeded"),
-      ).toBe(true);
-      return receipts.reduce((max, r) => (BigInt(r.blockNumber) > max ? BigInt(r.blockNumber) : max), 0n);
-    };
-
     await sendWrite(anvil.url, abis.v1, z, v1Registry, "delegateForAll", [w, true]);
     const fork = (await rpc(anvil.url, "evm_snapshot")) as string;
 
@@ -303,6 +303,49 @@ describe.runIf(process.env.DATABASE_URL)("npm run serve: API processes apart fro
     const history = await historyMismatches(service, anvil.url, { v1: v1Registry, v2: oracle.registry });
     expect(history.events.v1, tag("v1 events on chain")).toBeGreaterThanOrEqual(2);
     expect(history.mismatches, tag("history rows against the chain's logs after the reorganization")).toEqual([]);
+  });
+
+  it("never waits for a table the indexer holds while holding others, so it cannot deadlock the indexer's revert; \
+answers from its copy meanwhile and follows the chain after", async () => {
+    // What Ponder's reorg revert does, in its order: an ACCESS EXCLUSIVE lock on one of its tables
+    // (dropping its trigger), held a while (the revert), then on _ponder_checkpoint. A replica whose
+    // sync held _ponder_checkpoint while waiting for the first table would deadlock it.
+    const indexer = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    await indexer.connect();
+    const table = (name: string) => `"${service.schema}"."${name}"`;
+    const waiting = new Set<string>();
+    const statuses: number[] = [];
+    try {
+      await indexer.query("BEGIN");
+      await indexer.query(`LOCK TABLE ${table("v2_event")} IN ACCESS EXCLUSIVE MODE`);
+      const until = Date.now() + 1_500;
+      while (Date.now() < until) {
+        const { rows } = await indexer.query(
+          `SELECT l.relation::regclass::text AS relation, a.query FROM pg_locks l JOIN pg_stat_activity a USING (pid)
+           WHERE NOT l.granted AND a.application_name = $1`,
+          [REPLICA_CONNECTION.applicationName],
+        );
+        for (const row of rows) waiting.add(`${row.relation}: ${row.query}`);
+        for (const replica of replicas)
+          statuses.push(
+            (await ask(replica.url, urls[statuses.length % urls.length]!, { headers: service.headers })).status,
+          );
+      }
+      await indexer.query(`LOCK TABLE ${table("_ponder_checkpoint")} IN ACCESS EXCLUSIVE MODE`);
+      await indexer.query("COMMIT");
+    } finally {
+      await indexer.end();
+    }
+    expect([...waiting], tag("replica statements that waited for a lock")).toEqual([]);
+    expect(statuses.length, tag("answers asked during the lock")).toBeGreaterThan(replicas.length);
+    expect(new Set(statuses), tag("statuses answered during the lock")).toEqual(new Set([200]));
+    const head = await writeBatch(5);
+    for (const replica of replicas) {
+      await waitFor(`${replica.url} to index block ${head} after the lock`, async () => {
+        const indexed = await indexedBlock({ ...oracle, serviceUrl: replica.url, headers: service.headers });
+        return indexed !== undefined && indexed >= head ? indexed : undefined;
+      });
+    }
   });
 
   it("a replica's /metrics sums the requests of all its workers and shows each chain's position", async () => {

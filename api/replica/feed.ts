@@ -1,7 +1,7 @@
 import type { Address, Hex } from "viem";
 import type { Query } from "../access/db";
 import { table } from "../access/db";
-import { checkpointsSql, readySql } from "../ponder-0.16.10";
+import { checkpointsSql, PONDER_STATE_TABLES, readySql } from "../ponder-0.16.10";
 import { v1RowOf, v2RowOf } from "../store";
 import { ChainState, rowKey, type StateRow } from "./chain-state";
 
@@ -28,6 +28,8 @@ const TABLE_NAME: Record<Table, string> = {
   vault: "v1_vault_version",
   pair: "v1_pair_version",
 };
+/** Every table a sync reads. */
+const READ_TABLES = [...Object.values(PONDER_STATE_TABLES), "v2_event", "v1_event", ...Object.values(TABLE_NAME)];
 /** Load order within a table: v2 rows in list order, so wallet lists are built without sorting. */
 const LOAD_ORDER: Record<Table, string> = {
   v2: "first_block, first_log_index",
@@ -117,9 +119,15 @@ export class ReplicaFeed {
     return table(this.schema, name);
   }
 
-  /** One sync of every chain. */
+  /**
+   * One sync of every chain. It first takes every table it reads, or none if the indexer holds or
+   * awaits one (55P03: the sync is skipped). A sync that waited for a table while holding others
+   * could be what Ponder's reorg revert waits for, and Postgres would cancel one of the two: the
+   * revert, which Ponder then retries for a minute, holding the tables meanwhile.
+   */
   async sync(): Promise<void> {
     await this.snapshot(async (query) => {
+      await query(`LOCK TABLE ${READ_TABLES.map((name) => this.t(name)).join(", ")} IN ACCESS SHARE MODE NOWAIT`);
       const meta = await query(`SELECT ${readySql(this.schema)} AS ready`);
       const ready = num(meta.rows[0]?.ready ?? 0) === 1;
       const checkpoints = await query(

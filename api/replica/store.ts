@@ -1,5 +1,5 @@
 import type { Address } from "viem";
-import { type ChainPosition, type ChainView, type Store, StoreBusy, type WalletView } from "../store";
+import { type ChainPosition, type ChainView, lockNotAvailable, type Store, StoreBusy, type WalletView } from "../store";
 import { ChainState } from "./chain-state";
 import { ReplicaFeed, type Snapshot } from "./feed";
 
@@ -14,6 +14,12 @@ const MAX_SILENCE_MS = 5_000;
 const MAX_SYNC_MS = 15_000;
 
 const NOTHING = new ChainState();
+
+/**
+ * The replica's database connections: named, for pg_stat_activity, and giving up on a lock after
+ * 200 ms, before Postgres looks for deadlocks (after 1 s; see waitingOutLocks).
+ */
+export const REPLICA_CONNECTION = { applicationName: "delegation-lookup replica", lockTimeoutMs: 200 } as const;
 
 export type ReplicaStore = Store & {
   /** Resolves after the first sync (successful or not). */
@@ -50,10 +56,12 @@ export function createReplicaStore(
       if (failing) log(`replica: the database answers again`);
       failing = undefined;
     } catch (error) {
+      failingSince ??= syncStarted;
+      // The indexer holds a table (a reorganization being reverted): the next sync tries again.
+      if (lockNotAvailable(error)) return;
       const message = (error as Error).message;
       if (failing !== message) log(`replica: cannot sync from the database: ${message}`);
       failing = message;
-      failingSince ??= syncStarted;
     } finally {
       syncStarted = 0;
     }
