@@ -6,18 +6,21 @@
  * The writes are what a registry sees: mostly new delegations of every type, and revokes and
  * re-enables of a sender's earlier ones (each write emits one event, whatever it changes).
  */
+import { stripVTControlCharacters } from "node:util";
 import type pg from "pg";
 import { type Address, toHex, zeroHash } from "viem";
 import { abis } from "../devkit/oracle";
+import { Child, freePort, GiveUp, ROOT, waitFor } from "../devkit/processes";
 import { Rng } from "../devkit/random";
 import { chainClient, rpc } from "../devkit/rpc";
 import { SPREAD, sendAll } from "../devkit/send";
 import { plainOutput } from "../devkit/service";
 import { type Tx, txRequest, WRITE_RIGHTS, type Write } from "../devkit/v2/generate";
+import { findDeploymentBlock } from "../scripts/launcher/discovery";
 import type { Cleanup } from "./cleanup";
 import { randomAddress } from "./dataset";
 import { sampleTreeMemory, tagEnv } from "./procs";
-import { CHAIN_ID, startChain, startIndexer } from "./stack";
+import { CHAIN_ID, type Chain, startChain, startIndexer } from "./stack";
 
 const WRITES_PER_TX = 50;
 /** Blocks that hold hundreds of such transactions (anvil's 30M would take a few). */
@@ -25,17 +28,22 @@ const BLOCK_GAS_LIMIT = 4_000_000_000n;
 /** Anvil's finalized block trails its head by this many: only finalized blocks are backfilled. */
 const FINALITY_BLOCKS = 64;
 
-export type BackfillFigures = {
-  events: number;
-  blocks: number;
-  /** Sending the events to anvil (not part of the indexer's figures). */
-  sendMs: number;
+export type IndexerFigures = {
   /** Ponder's backfill phase, from its log: backfill started → /ready answering 200. */
   backfillMs: number;
   /** The indexer process started → /ready answering 200. */
   readyMs: number;
   /** Highest total resident memory of the indexer's process tree, sampled every 100 ms. */
   peakRssMb: number;
+};
+
+/** The service's indexer's figures, and the minimal Ponder indexer's over the same events. */
+export type BackfillFigures = IndexerFigures & {
+  events: number;
+  blocks: number;
+  /** Sending the events to anvil (not part of the indexer's figures). */
+  sendMs: number;
+  baseline: IndexerFigures;
 };
 
 function makeTxs(events: number, senders: readonly Address[], nonces: Map<Address, number>, rng: Rng): Tx[] {
@@ -115,7 +123,76 @@ function logTime(output: string, message: string): number {
   return ((h * 60 + m) * 60 + s) * 1000 + ms;
 }
 
-/** Sends `events` registry events to a fresh chain, then measures a fresh indexer backfilling them. */
+/** Ponder's backfill phase, from its log: backfill started → /ready answering 200. */
+function backfillMs(output: string): number {
+  const day = 24 * 3600 * 1000;
+  return (
+    (logTime(output, "Started returning 200 responses endpoint=/ready") -
+      logTime(output, "Started backfill indexing") +
+      day) %
+    day
+  );
+}
+
+/**
+ * Starts an indexer with `start` (given the environment that tags its processes), its process
+ * tree's memory sampled until it is ready; then checks that `table` holds every event.
+ */
+async function timeIndexer(
+  db: pg.ClientBase,
+  events: number,
+  start: (env: NodeJS.ProcessEnv) => Promise<{ output: () => string; table: string }>,
+): Promise<IndexerFigures> {
+  const tag = `backfill-${process.pid}-${Date.now()}`;
+  const memory = sampleTreeMemory(tag);
+  const started = Date.now();
+  let peakRssMb = 0;
+  const indexer = await start(tagEnv(tag)).finally(() => {
+    peakRssMb = memory.stop();
+  });
+  const readyMs = Date.now() - started;
+  const { rows } = await db.query(`SELECT count(*)::int AS n FROM ${indexer.table}`);
+  if (rows[0].n !== events) throw new Error(`${indexer.table} holds ${rows[0].n} of the ${events} events`);
+  return { backfillMs: backfillMs(indexer.output()), readyMs, peakRssMb };
+}
+
+/** The minimal Ponder indexer (bench/baseline) over `chain`'s v2 registry, from its first block; ready. */
+async function startBaseline(cleanup: Cleanup, chain: Chain, env: NodeJS.ProcessEnv) {
+  const url = chain.anvil.url;
+  const latest = await chainClient(url).getBlockNumber();
+  const hasCode = async (block: bigint) =>
+    ((await rpc(url, "eth_getCode", [chain.registry, toHex(block)])) as string) !== "0x";
+  const startBlock = await findDeploymentBlock(hasCode, latest);
+  const port = await freePort();
+  const schema = `baseline_${Date.now().toString(36)}`;
+  const child = new Child(
+    `${ROOT}/node_modules/.bin/ponder`,
+    ["start", "--root", "bench/baseline", "--schema", schema, "--port", String(port)],
+    {
+      ...env,
+      PONDER_TELEMETRY_DISABLED: "true",
+      BASELINE_RPC_URL: url,
+      BASELINE_CHAIN_ID: String(CHAIN_ID),
+      BASELINE_REGISTRY: chain.registry,
+      BASELINE_START_BLOCK: String(startBlock),
+    },
+  );
+  cleanup.add("baseline indexer", () => child.stop());
+  await waitFor(
+    "the baseline indexer to be ready",
+    async () => {
+      if (!child.running) throw new GiveUp(`the baseline indexer exited:\n${child.output.slice(-3000)}`);
+      return (await fetch(`http://127.0.0.1:${port}/ready`)).status === 200 ? true : undefined;
+    },
+    60 * 60_000,
+  );
+  return { output: () => stripVTControlCharacters(child.output), table: `"${schema}".event`, stop: () => child.stop() };
+}
+
+/**
+ * Sends `events` registry events to a fresh chain, then measures a fresh indexer backfilling them,
+ * and the minimal Ponder indexer (bench/baseline) after it over the same blocks.
+ */
 export async function measureBackfill(
   cleanup: Cleanup,
   db: pg.ClientBase,
@@ -125,33 +202,29 @@ export async function measureBackfill(
 ): Promise<BackfillFigures> {
   return cleanup.scope(async () => {
     const chain = await startChain(cleanup, { blockGasLimit: BLOCK_GAS_LIMIT });
-    let started = Date.now();
+    const started = Date.now();
     const { blocks } = await sendEvents(chain.anvil.url, chain.registry, events, seed);
     const sendMs = Date.now() - started;
     log(
       `${events.toLocaleString("en")} events in ${blocks} blocks sent in ${(sendMs / 1000).toFixed(1)} s; starting a ` +
         `fresh indexer`,
     );
-
-    const tag = `backfill-${process.pid}-${Date.now()}`;
-    const memory = sampleTreeMemory(tag);
-    started = Date.now();
-    let peakRssMb = 0;
-    const service = await startIndexer(cleanup, chain, tagEnv(tag)).finally(() => {
-      peakRssMb = memory.stop();
+    let stopService = async () => {};
+    const own = await timeIndexer(db, events, async (env) => {
+      const service = await startIndexer(cleanup, chain, env);
+      stopService = () => service.stop();
+      return { output: () => plainOutput(service), table: `"${service.schema}".v2_event` };
     });
-    const readyMs = Date.now() - started;
-    const day = 24 * 3600 * 1000;
-    const output = plainOutput(service);
-    const backfillMs =
-      (logTime(output, "Started returning 200 responses endpoint=/ready") -
-        logTime(output, "Started backfill indexing") +
-        day) %
-      day;
-    const { rows } = await db.query(`SELECT count(*)::int AS n FROM "${service.schema}".v2_event WHERE chain_id = $1`, [
-      CHAIN_ID,
-    ]);
-    if (rows[0].n !== events) throw new Error(`the indexer indexed ${rows[0].n} of the ${events} events`);
-    return { events, blocks, sendMs, backfillMs, readyMs, peakRssMb };
+    // Each indexer has the machine to itself.
+    await stopService();
+    log(`indexed in ${(own.backfillMs / 1000).toFixed(1)} s; now the minimal Ponder indexer over the same blocks`);
+    let stopBaseline = async () => {};
+    const baseline = await timeIndexer(db, events, async (env) => {
+      const started = await startBaseline(cleanup, chain, env);
+      stopBaseline = started.stop;
+      return started;
+    });
+    await stopBaseline();
+    return { events, blocks, sendMs, ...own, baseline };
   });
 }
