@@ -134,26 +134,36 @@ function backfillMs(output: string): number {
   );
 }
 
+/** What bench/profile.ts adds to an indexer's run: its environment, and work once it is ready. */
+export type IndexerHooks = { env?: NodeJS.ProcessEnv; ready?: (backfillMs: number) => Promise<void> };
+
+type StartedIndexer = { output: () => string; table: string; stop: () => Promise<void> };
+
 /**
  * Starts an indexer with `start` (given the environment that tags its processes), its process
- * tree's memory sampled until it is ready; then checks that `table` holds every event.
+ * tree's memory sampled until it is ready; then checks that `table` holds every event, and stops
+ * it, so that the next indexer has the machine to itself.
  */
 async function timeIndexer(
   db: pg.ClientBase,
   events: number,
-  start: (env: NodeJS.ProcessEnv) => Promise<{ output: () => string; table: string }>,
+  start: (env: NodeJS.ProcessEnv) => Promise<StartedIndexer>,
+  hooks: IndexerHooks = {},
 ): Promise<IndexerFigures> {
   const tag = `backfill-${process.pid}-${Date.now()}`;
   const memory = sampleTreeMemory(tag);
   const started = Date.now();
   let peakRssMb = 0;
-  const indexer = await start(tagEnv(tag)).finally(() => {
+  const indexer = await start({ ...tagEnv(tag), ...hooks.env }).finally(() => {
     peakRssMb = memory.stop();
   });
   const readyMs = Date.now() - started;
+  const figures = { backfillMs: backfillMs(indexer.output()), readyMs, peakRssMb };
+  await hooks.ready?.(figures.backfillMs);
   const { rows } = await db.query(`SELECT count(*)::int AS n FROM ${indexer.table}`);
   if (rows[0].n !== events) throw new Error(`${indexer.table} holds ${rows[0].n} of the ${events} events`);
-  return { backfillMs: backfillMs(indexer.output()), readyMs, peakRssMb };
+  await indexer.stop();
+  return figures;
 }
 
 /** The minimal Ponder indexer (bench/baseline) over `chain`'s v2 registry, from its first block; ready. */
@@ -199,6 +209,7 @@ export async function measureBackfill(
   events: number,
   seed: number,
   log: (line: string) => void,
+  hooks: { indexer?: IndexerHooks; baseline?: IndexerHooks } = {},
 ): Promise<BackfillFigures> {
   return cleanup.scope(async () => {
     const chain = await startChain(cleanup, { blockGasLimit: BLOCK_GAS_LIMIT });
@@ -209,22 +220,17 @@ export async function measureBackfill(
       `${events.toLocaleString("en")} events in ${blocks} blocks sent in ${(sendMs / 1000).toFixed(1)} s; starting a ` +
         `fresh indexer`,
     );
-    let stopService = async () => {};
-    const own = await timeIndexer(db, events, async (env) => {
-      const service = await startIndexer(cleanup, chain, env);
-      stopService = () => service.stop();
-      return { output: () => plainOutput(service), table: `"${service.schema}".v2_event` };
-    });
-    // Each indexer has the machine to itself.
-    await stopService();
+    const own = await timeIndexer(
+      db,
+      events,
+      async (env) => {
+        const service = await startIndexer(cleanup, chain, env);
+        return { output: () => plainOutput(service), table: `"${service.schema}".v2_event`, stop: service.stop };
+      },
+      hooks.indexer,
+    );
     log(`indexed in ${(own.backfillMs / 1000).toFixed(1)} s; now the minimal Ponder indexer over the same blocks`);
-    let stopBaseline = async () => {};
-    const baseline = await timeIndexer(db, events, async (env) => {
-      const started = await startBaseline(cleanup, chain, env);
-      stopBaseline = started.stop;
-      return started;
-    });
-    await stopBaseline();
+    const baseline = await timeIndexer(db, events, (env) => startBaseline(cleanup, chain, env), hooks.baseline);
     return { events, blocks, sendMs, ...own, baseline };
   });
 }

@@ -7,13 +7,15 @@
  * of the route's answers, loads it at 1 connection for the run's duration (the whole history: reads
  * it once by following Link), asks the server's processes for their profiles, and prints the
  * heaviest functions and modules by self time during the load, with the profile's path (for Chrome
- * DevTools or speedscope).
+ * DevTools or speedscope). "backfill" profiles the bench's backfill instead, without seeding: the
+ * service's indexer, then the minimal Ponder indexer (bench/baseline), each in its backfill phase.
  */
 
 import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { ROOT, waitFor } from "../devkit/processes";
+import { type IndexerHooks, measureBackfill } from "./backfill";
 import { readHistory } from "./history-read";
 import { runLoad } from "./load";
 import { parseOptions } from "./options";
@@ -26,7 +28,7 @@ import {
   type Route,
   walletHistoryRoute,
 } from "./routes";
-import { runBenchScript } from "./script";
+import { type BenchRun, runBenchScript } from "./script";
 import { settle } from "./serving";
 import { seededStack, startServe } from "./stack";
 import { verifyRoute } from "./verify";
@@ -88,7 +90,7 @@ function summarize(profile: CpuProfile, window: { from: number; to: number }, to
       .map(([name, us]) => `    ${share(us)}  ${name}`);
   return [
     `  busy ${((100 * busy) / Math.max(1, busy + idle)).toFixed(0)}% of the profiled time ` +
-      `(${(busy / 1e6).toFixed(1)} s; idle: waiting for Postgres or the next request); self time, % of busy:`,
+      `(${(busy / 1e6).toFixed(1)} s; idle: waiting on Postgres, the RPC or the next request); self time, % of busy:`,
     "  by module:",
     ...heaviest(byModule),
     "  by function:",
@@ -123,6 +125,42 @@ function workerProfile(dir: string): { path: string; profile: CpuProfile } {
   return { path: files[0]!, profile: JSON.parse(readFileSync(files[0]!, "utf8")) as CpuProfile };
 }
 
+/** The environment that has every node process started with it profiled into `dir` (bench/cpu-profile.cjs). */
+const profiled = (dir: string) => ({
+  NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --require ${join(ROOT, "bench/cpu-profile.cjs")}`.trim(),
+  BENCH_CPU_PROFILE_DIR: dir,
+});
+
+/**
+ * The backfill as `npm run bench` measures it (bench/backfill.ts), the service's indexer and then
+ * the minimal Ponder indexer each under the profiler: where each one's backfill phase goes.
+ */
+async function profileBackfill(run: Pick<BenchRun, "db" | "cleanup" | "log">) {
+  const hooks = (who: string): IndexerHooks => {
+    const dir = mkdtempSync(join(tmpdir(), "bench-profile-"));
+    return {
+      env: profiled(dir),
+      ready: async (backfillMs) => {
+        const to = now();
+        await askProfiles(dir);
+        const { path, profile } = workerProfile(dir);
+        const window = { from: to - backfillMs * 1000, to };
+        console.log([`profile of the ${who}'s backfill phase: ${path}`, ...summarize(profile, window)].join("\n"));
+      },
+    };
+  };
+  const f = await measureBackfill(run.cleanup, run.db, o.backfillEvents, o.seed + 4, run.log, {
+    indexer: hooks("service's indexer"),
+    baseline: hooks("minimal Ponder indexer"),
+  });
+  const rate = (backfillMs: number) => Math.round(f.events / (backfillMs / 1000));
+  run.log(
+    `backfill under the profiler: the service's indexer ${rate(f.backfillMs)} events/s, the minimal Ponder ` +
+      `indexer ${rate(f.baseline.backfillMs)} events/s`,
+  );
+}
+
+const BACKFILL = "backfill";
 const argv = process.argv.slice(2);
 const labels = argv.filter((a, i) => !a.startsWith("--") && argv[i - 1] !== "--duration");
 const o = parseOptions(argv.filter((a) => !labels.includes(a)));
@@ -131,6 +169,8 @@ if (labels.length === 0) {
   process.exit(1);
 }
 await runBenchScript("bench/profile.ts", async ({ db, cleanup, log }) => {
+  if (labels.includes(BACKFILL)) await profileBackfill({ db, cleanup, log });
+  if (labels.every((label) => label === BACKFILL)) return;
   const { service, data, grow } = await seededStack(o, cleanup, db, log);
   await grow("small");
   await grow("large");
@@ -151,12 +191,12 @@ await runBenchScript("bench/profile.ts", async ({ db, cleanup, log }) => {
       listingPagesRoute(data, v, most, o.listingPage),
     ]),
   ];
-  for (const label of labels) {
+  for (const label of labels.filter((l) => l !== BACKFILL)) {
     const route = routes.find((r) => r.label === label);
     const read = versions.find((v) => label === `${v} whole history`);
     if (route === undefined && read === undefined) {
       console.error(
-        `no route "${label}"; the routes: ${[...routes.map((r) => r.label), "v2 whole history"].join("; ")}`,
+        `no route "${label}"; the routes: ${[...routes.map((r) => r.label), "v2 whole history", BACKFILL].join("; ")}`,
       );
       process.exitCode = 1;
       continue;
@@ -166,8 +206,7 @@ await runBenchScript("bench/profile.ts", async ({ db, cleanup, log }) => {
     await cleanup.scope(async () => {
       const serve = await startServe(cleanup, service, `profile-${process.pid}`, {
         API_WORKERS: "1",
-        NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --require ${join(ROOT, "bench/cpu-profile.cjs")}`.trim(),
-        BENCH_CPU_PROFILE_DIR: dir,
+        ...profiled(dir),
       });
       const json = { ...service.headers, "Content-Type": "application/json" };
       await settle(serve.url, service.headers);
