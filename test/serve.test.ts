@@ -64,21 +64,10 @@ describe.runIf(process.env.DATABASE_URL)("npm run serve: API processes apart fro
     pools = makePools(accounts);
     generator = new WriteGenerator(new Rng(SEED), pools);
     v1Registry = installed.v1;
-    for (const sender of pools.senders) {
-      generator.nonces.set(
-        sender,
-        await chainClient(anvil.url).getTransactionCount({ address: sender, blockTag: "pending" }),
-      );
-    }
     oracle = { rpcUrl: anvil.url, serviceUrl: "", registry: installed.v2, abi: abis.v2, chainId: CHAIN_ID };
-    const txs = Array.from({ length: TXS }, () => txRequest(installed.v2, abis.v2, generator.nextTx()));
-    const receipts = await sendAll(anvil.url, txs, SEED, SPREAD);
-    expect(
-      receipts.every((r) => r.status === "0x1"),
-      tag("every write succeeded"),
-    ).toBe(true);
+    const receipts = await sendWrites(TXS);
     firstEnabled(decodeEvents(abis.v2, installed.v2, receipts), positions);
-    lastWriteBlock = receipts.reduce((max, r) => (BigInt(r.blockNumber) > max ? BigInt(r.blockNumber) : max), 0n);
+    lastWriteBlock = newestBlock(receipts);
     wallets = [
       ...new Set([...pools.senders, ...pools.delegates, accounts[14]!, zeroAddress].map((a) => a.toLowerCase())),
     ] as Address[];
@@ -157,7 +146,8 @@ describe.runIf(process.env.DATABASE_URL)("npm run serve: API processes apart fro
   };
 
   /** `n` random v2 writes, all succeeded; resolves to the newest block among them. */
-  async function writeBatch(n: number): Promise<bigint> {
+  /** `n` random v2 writes from the senders' current nonces, each checked to have succeeded. */
+  async function sendWrites(n: number): Promise<Receipt[]> {
     for (const sender of pools.senders)
       generator.nonces.set(
         sender,
@@ -169,8 +159,13 @@ describe.runIf(process.env.DATABASE_URL)("npm run serve: API processes apart fro
       receipts.every((r) => r.status === "0x1"),
       tag("every write succeeded"),
     ).toBe(true);
-    return receipts.reduce((max, r) => (BigInt(r.blockNumber) > max ? BigInt(r.blockNumber) : max), 0n);
+    return receipts;
   }
+
+  const newestBlock = (receipts: Receipt[]) =>
+    receipts.reduce((max, r) => (BigInt(r.blockNumber) > max ? BigInt(r.blockNumber) : max), 0n);
+  /** `n` random v2 writes; the newest block among them. */
+  const writeBatch = async (n: number) => newestBlock(await sendWrites(n));
 
   afterAll(async () => {
     await Promise.all(replicas.map((r) => r.stop()));
