@@ -20,12 +20,24 @@ export const V2_RECORD_TYPE: Record<V2DelegationType, "ALL" | "CONTRACT" | "TOKE
 };
 
 /** The registry's event for each delegation type, as the history table records it (`kind`). */
-export const V2_EVENT_NAME: Record<V2DelegationType, string> = {
+export const V2_EVENT_NAME = {
   ALL: "DelegateAll",
   CONTRACT: "DelegateContract",
   ERC721: "DelegateERC721",
   ERC20: "DelegateERC20",
   ERC1155: "DelegateERC1155",
+} as const satisfies Record<V2DelegationType, string>;
+export type V2EventName = (typeof V2_EVENT_NAME)[V2DelegationType];
+
+/** What a v2 event logs, as viem decodes it: each event has some of the optional ones. */
+export type V2EventArgs = {
+  from: Address;
+  to: Address;
+  rights: Hex;
+  contract_?: Address;
+  tokenId?: bigint;
+  enable?: boolean;
+  amount?: bigint;
 };
 
 /** ERC20 and ERC1155 delegations carry an amount; `amount == 0` revokes them. */

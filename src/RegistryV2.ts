@@ -1,28 +1,21 @@
 import { type Context, type Event, ponder } from "ponder:registry";
 import { v2Delegation, v2Event } from "ponder:schema";
 import type { Address, Hex } from "viem";
-import { isAmountType, V2_EVENT_NAME, type V2DelegationType, v2DelegationHash, v2NextState } from "../core/v2";
+import {
+  isAmountType,
+  V2_EVENT_NAME,
+  type V2DelegationType,
+  type V2EventArgs,
+  type V2EventName,
+  v2DelegationHash,
+  v2NextState,
+} from "../core/v2";
 import { recordEventBlock } from "./ChainHead";
 
-type V2EventName =
-  | "RegistryV2:DelegateAll"
-  | "RegistryV2:DelegateContract"
-  | "RegistryV2:DelegateERC721"
-  | "RegistryV2:DelegateERC20"
-  | "RegistryV2:DelegateERC1155";
+type Name = `RegistryV2:${V2EventName}`;
 
-type Args = {
-  from: Address;
-  to: Address;
-  rights: Hex;
-  contract_?: Address;
-  tokenId?: bigint;
-  enable?: boolean;
-  amount?: bigint;
-};
-
-async function handle(type: V2DelegationType, event: Event<V2EventName>, context: Context<V2EventName>) {
-  const args = event.args as Args;
+async function handle(type: V2DelegationType, event: Event<Name>, context: Context<Name>) {
+  const args = event.args as V2EventArgs;
   const chainId = context.chain.id;
   const key = {
     type,

@@ -1,30 +1,14 @@
 import { type Context, type Event, ponder } from "ponder:registry";
 import { event } from "ponder:schema";
-import type { Address, Hex } from "viem";
+import { V2_EVENT_NAME, type V2EventArgs, type V2EventName } from "../../../core/v2";
 
-type Name =
-  | "RegistryV2:DelegateAll"
-  | "RegistryV2:DelegateContract"
-  | "RegistryV2:DelegateERC721"
-  | "RegistryV2:DelegateERC20"
-  | "RegistryV2:DelegateERC1155";
-
-/** Any v2 event's arguments: each event has some of them. */
-type Args = {
-  from: Address;
-  to: Address;
-  rights: Hex;
-  contract_?: Address;
-  tokenId?: bigint;
-  amount?: bigint;
-  enable?: boolean;
-};
+type Name = `RegistryV2:${V2EventName}`;
 
 /** Each event of the v2 registry, one insert of what it logged. */
 const insert =
-  (name: string) =>
+  (name: V2EventName) =>
   async ({ event: e, context }: { event: Event<Name>; context: Context<Name> }) => {
-    const args = e.args as Args;
+    const args = e.args as V2EventArgs;
     await context.db.insert(event).values({
       id: e.id,
       blockNumber: e.block.number,
@@ -43,8 +27,8 @@ const insert =
     });
   };
 
-ponder.on("RegistryV2:DelegateAll", insert("DelegateAll"));
-ponder.on("RegistryV2:DelegateContract", insert("DelegateContract"));
-ponder.on("RegistryV2:DelegateERC721", insert("DelegateERC721"));
-ponder.on("RegistryV2:DelegateERC20", insert("DelegateERC20"));
-ponder.on("RegistryV2:DelegateERC1155", insert("DelegateERC1155"));
+ponder.on("RegistryV2:DelegateAll", insert(V2_EVENT_NAME.ALL));
+ponder.on("RegistryV2:DelegateContract", insert(V2_EVENT_NAME.CONTRACT));
+ponder.on("RegistryV2:DelegateERC721", insert(V2_EVENT_NAME.ERC721));
+ponder.on("RegistryV2:DelegateERC20", insert(V2_EVENT_NAME.ERC20));
+ponder.on("RegistryV2:DelegateERC1155", insert(V2_EVENT_NAME.ERC1155));

@@ -1,6 +1,6 @@
 /** What v2 transactions did on chain: their events, and where each delegation was first enabled. */
 import { type Abi, type Address, decodeEventLog, type Hex } from "viem";
-import { type V2DelegationType, v2DelegationHash } from "../../../core/v2";
+import { type V2DelegationType, type V2EventArgs, v2DelegationHash } from "../../../core/v2";
 import type { Receipt } from "../../../devkit/send";
 import { before, type Position } from "../position";
 
@@ -23,15 +23,7 @@ export function decodeEvents(abi: Abi, registry: Address, receipts: Receipt[]): 
       if (log.address.toLowerCase() !== registry.toLowerCase()) continue;
       const { eventName, args } = decodeEventLog({ abi, data: log.data, topics: log.topics }) as unknown as {
         eventName: string;
-        args: {
-          from: Address;
-          to: Address;
-          contract_?: Address;
-          tokenId?: bigint;
-          rights: Hex;
-          enable?: boolean;
-          amount?: bigint;
-        };
+        args: V2EventArgs;
       };
       const type = EVENT_TYPE[eventName];
       if (!type) throw new Error(`unexpected event ${eventName}`);
