@@ -20,20 +20,28 @@ export function pgAccessDb(connectionString: string, settings: ConnectionSetting
     query: (text, params) => pool.query(text, params),
     async transaction(work) {
       const client = await pool.connect();
+      // A checked-out client's lost connection is also an 'error' event, which with no listener
+      // would end the process: keep it, and let the transaction fail with its next query.
+      let lost: Error | undefined;
+      const onLost = (error: Error) => {
+        lost = error;
+      };
+      client.on("error", onLost);
       try {
         await client.query("BEGIN");
         const result = await work((text, params) => client.query(text, params));
         await client.query("COMMIT");
-        client.release();
         return result;
       } catch (error) {
         // A connection whose rollback failed is in an unknown state: destroy it.
-        const broken = await client.query("ROLLBACK").then(
+        lost ??= await client.query("ROLLBACK").then(
           () => undefined,
           (e: Error) => e,
         );
-        client.release(broken);
         throw error;
+      } finally {
+        client.removeListener("error", onLost);
+        client.release(lost);
       }
     },
     close: () => pool.end(),
