@@ -4,7 +4,7 @@ import type { Address, Hex } from "viem";
 import { causes } from "../core/errors";
 import type { V1Key, V1Type } from "../core/v1";
 import type { V2DelegationType, V2State } from "../core/v2";
-import type { Query } from "./access/db";
+import { type Query, table as tableText } from "./access/db";
 import { checkpointsSql, readySql } from "./ponder-0.16.10";
 import { v1InForceSql, v1KeysSql } from "./rules-sql";
 
@@ -134,6 +134,23 @@ export function waitingOutLocks(execute: Execute, waitMs = WRITE_WAIT_MS): Execu
 }
 
 /**
+ * SQL: each chain's row `c` of Ponder's checkpoints (api/ponder-0.16.10.ts) beside its chain_head
+ * row `h` (ponder.schema.ts), for INDEXED_BLOCK_SQL.
+ */
+export const positionsSql = (schema: string) =>
+  `${checkpointsSql(schema)} c LEFT JOIN ${tableText(schema, "chain_head")} h ON h.chain_id = c.chain_id`;
+
+/**
+ * SQL over positionsSql: the block a chain's state is at. Mostly the checkpoint's, but Ponder
+ * reverts rows (of a reorganized block, or at a restart those of blocks not yet final) in one
+ * transaction and moves the checkpoint only in a later one; meanwhile the checkpoint names a block
+ * whose events are gone. The revert rewrites `h` too (every event writes it), so `h` is then newer
+ * than `c` (xmin age), and the state is the one at `h`'s block.
+ */
+export const INDEXED_BLOCK_SQL = `(CASE WHEN age(h.xmin) < age(c.xmin) AND h.last_event_block <= c.block
+  THEN h.last_event_block ELSE c.block END)`;
+
+/**
  * A store over the tables Ponder writes (ponder.schema.ts) in `schema`. Each read takes the chain's
  * checkpoint and the candidate rows in one statement.
  *
@@ -146,18 +163,13 @@ export function waitingOutLocks(execute: Execute, waitMs = WRITE_WAIT_MS): Execu
  * depend on touches a candidate row: a read that meets a row touched after the checkpoint is taken
  * again, until the block has landed whole.
  *
- * A chain's position comes from its row `c` of Ponder's checkpoints (api/ponder-0.16.10.ts) and its
- * chain_head row `h`; readiness is Ponder's one flag for all chains. Ponder reverts a reorganized
- * block's rows in one transaction and moves the checkpoint only in the next block's; meanwhile the
- * checkpoint names a block whose events are gone. The revert rewrites `h` (every event writes it),
- * so `h` is then newer than `c` (xmin age), and the state is the one at `h`'s block.
+ * A chain's position: INDEXED_BLOCK_SQL over positionsSql; readiness is Ponder's one flag for all
+ * chains.
  */
 export function createSqlStore(execute: Execute, schema: string): Store {
   const table = (name: string) => sql`${sql.identifier(schema)}.${sql.identifier(name)}`;
-  const position = sql`(CASE WHEN age(h.xmin) < age(c.xmin) AND h.last_event_block <= c.block
-      THEN h.last_event_block ELSE c.block END)::text AS indexed_block, ${sql.raw(readySql(schema))} AS ready`;
-  const positions = sql`${sql.raw(checkpointsSql(schema))} c
-    LEFT JOIN ${table("chain_head")} h ON h.chain_id = c.chain_id`;
+  const position = sql`${sql.raw(INDEXED_BLOCK_SQL)}::text AS indexed_block, ${sql.raw(readySql(schema))} AS ready`;
+  const positions = sql.raw(positionsSql(schema));
 
   const read = waitingOutLocks(execute);
 

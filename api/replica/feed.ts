@@ -1,8 +1,8 @@
 import type { Address, Hex } from "viem";
 import type { Query } from "../access/db";
 import { table } from "../access/db";
-import { checkpointsSql, PONDER_STATE_TABLES, readySql } from "../ponder-0.16.10";
-import { v1RowOf, v2RowOf } from "../store";
+import { PONDER_STATE_TABLES, readySql } from "../ponder-0.16.10";
+import { INDEXED_BLOCK_SQL, positionsSql, v1RowOf, v2RowOf } from "../store";
 import { ChainState, rowKey, type StateRow } from "./chain-state";
 
 /** Runs `work` in one read-only snapshot of the database (REPEATABLE READ on Postgres). */
@@ -29,7 +29,13 @@ const TABLE_NAME: Record<Table, string> = {
   pair: "v1_pair_version",
 };
 /** Every table a sync reads. */
-const READ_TABLES = [...Object.values(PONDER_STATE_TABLES), "v2_event", "v1_event", ...Object.values(TABLE_NAME)];
+const READ_TABLES = [
+  ...Object.values(PONDER_STATE_TABLES),
+  "chain_head",
+  "v2_event",
+  "v1_event",
+  ...Object.values(TABLE_NAME),
+];
 /** Load order within a table: v2 rows in list order, so wallet lists are built without sorting. */
 const LOAD_ORDER: Record<Table, string> = {
   v2: "first_block, first_log_index",
@@ -130,9 +136,12 @@ export class ReplicaFeed {
       await query(`LOCK TABLE ${READ_TABLES.map((name) => this.t(name)).join(", ")} IN ACCESS SHARE MODE NOWAIT`);
       const meta = await query(`SELECT ${readySql(this.schema)} AS ready`);
       const ready = num(meta.rows[0]?.ready ?? 0) === 1;
+      // The block is the state's (INDEXED_BLOCK_SQL): a copy loaded after a revert, before the
+      // checkpoint moves again, is at the revert's block, not the checkpoint's.
       const checkpoints = await query(
-        `SELECT chain_id, checkpoint, block::text, block_timestamp::text, finalized_block::text AS final
-         FROM ${checkpointsSql(this.schema)} c`,
+        `SELECT c.chain_id, c.checkpoint, ${INDEXED_BLOCK_SQL}::text AS block, c.block_timestamp::text,
+           c.finalized_block::text AS final
+         FROM ${positionsSql(this.schema)}`,
       );
       for (const c of checkpoints.rows) {
         const chainId = num(c.chain_id);
