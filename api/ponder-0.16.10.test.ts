@@ -1,7 +1,8 @@
 /**
  * What api/ponder-0.16.10.ts assumes of Ponder, checked against the Ponder installed: its version,
  * its checkpoint layout (checkpoints made by Ponder's own encodeCheckpoint, in tables made by
- * Ponder's own DDL), its readiness flag, its metrics global, and how it creates its HTTP server.
+ * Ponder's own DDL), its readiness flag, its metrics global, how it creates its HTTP server, and
+ * the PGlite instance behind the API's db.
  * A failure here after an upgrade names the assumption to revisit.
  */
 import { readFileSync } from "node:fs";
@@ -9,10 +10,15 @@ import http, { type Server } from "node:http";
 import { type AddressInfo, connect } from "node:net";
 import { PGlite } from "@electric-sql/pglite";
 import { serve } from "@hono/node-server";
+import { sql as drizzleSql } from "drizzle-orm";
 import { toSnakeCase } from "drizzle-orm/casing";
+import { drizzle as drizzleNodePg } from "drizzle-orm/node-postgres";
 import { getTableConfig, type PgTable } from "drizzle-orm/pg-core";
+import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
+import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { table } from "./access/db";
+import { pgliteDb } from "./access/pglite";
 import { logBackfillProgress } from "./backfill-progress";
 import { answerClientErrors } from "./client-error";
 import {
@@ -26,6 +32,7 @@ import {
   type PonderMetrics,
   ponderCheckpoint,
   ponderMetrics,
+  ponderPglite,
   readySql,
 } from "./ponder-0.16.10";
 
@@ -335,5 +342,60 @@ describe("ponder start's exit codes", () => {
       handlers.map((m) => Number(m[1])),
       "uncaughtException and unhandledRejection",
     ).toEqual([PONDER_RETRYABLE_EXIT, PONDER_RETRYABLE_EXIT]);
+  });
+});
+
+describe("ponderPglite: Ponder's PGlite instance behind the API's db", () => {
+  it("the API's db is Ponder's read-only query builder's drizzle db, over the instance the indexer writes", () => {
+    expect(dist("build/plugin.js")).toContain("export const db = globalThis.PONDER_DATABASE.readonlyQB.raw;");
+    expect(dist("database/queryBuilder.js")).toContain("qb.raw = db;");
+    const index = dist("database/index.js");
+    for (const qb of ["userQB", "readonlyQB"])
+      expect(index).toContain(`${qb} = createQB(drizzlePglite(driver.instance, {`);
+  });
+
+  it("finds the instance under a drizzle database on PGlite, and none on Postgres", async () => {
+    const pglite = await PGlite.create();
+    try {
+      expect(ponderPglite(drizzlePglite(pglite))).toBe(pglite);
+      expect(ponderPglite(drizzleNodePg(new pg.Pool()))).toBeUndefined();
+    } finally {
+      await pglite.close();
+    }
+  });
+
+  it("a transaction on it and the indexer's (drizzle's) never interleave: each sees the other whole or not \
+at all", async () => {
+    const pglite = await PGlite.create();
+    try {
+      await pglite.exec("CREATE TABLE t (x int)");
+      const pause = () => new Promise((ok) => setTimeout(ok, 20));
+      const ours = pgliteDb(pglite);
+      const indexer = drizzlePglite(pglite);
+      const seen: number[] = [];
+      const count = async (query: (text: string) => Promise<{ rows: Record<string, unknown>[] }>) =>
+        seen.push(Number((await query("SELECT count(*) AS n FROM t")).rows[0]!.n));
+      await Promise.all([
+        indexer.transaction(async (tx) => {
+          await tx.execute(drizzleSql`INSERT INTO t VALUES (1)`);
+          await pause();
+          await tx.execute(drizzleSql`INSERT INTO t VALUES (2)`);
+        }),
+        ours.transaction(async (query) => {
+          await count(query);
+          await pause();
+          await count(query);
+        }),
+        indexer.transaction(async (tx) => {
+          await tx.execute(drizzleSql`INSERT INTO t VALUES (3)`);
+          await pause();
+          await tx.execute(drizzleSql`INSERT INTO t VALUES (4)`);
+        }),
+      ]);
+      // Ours ran between the two, whole: both its reads saw the first transaction, none the second.
+      expect(seen).toEqual([2, 2]);
+    } finally {
+      await pglite.close();
+    }
   });
 });

@@ -17,8 +17,11 @@
  *   every schema of a database, in tables keyed by `chain_id` (sync-store/schema.ts).
  * - `ponder start` exits with code 75 after an error worth retrying (one not its user's: an RPC that
  *   kept failing), and 1 after the user's (bin/utils/exit.ts).
+ * - On PGlite, the `db` of `ponder:api` is a drizzle database over Ponder's one PGlite instance
+ *   (`$client`), which the indexer writes through too (database/index.ts, build/plugin.ts).
  */
 import http, { type Server } from "node:http";
+import { PGlite } from "@electric-sql/pglite";
 import { table } from "./access/db";
 
 /** A checkpoint's parts, as Ponder's encodeCheckpoint takes them. */
@@ -138,4 +141,10 @@ export function onPonderServer(hook: (server: Server) => void): void {
   }) as CreateServer;
   hooked[HOOKED] = true;
   (http as { createServer: CreateServer }).createServer = hooked;
+}
+
+/** Ponder's PGlite instance behind the API's `db`, or undefined when Ponder runs on Postgres. */
+export function ponderPglite(db: object): PGlite | undefined {
+  const client = (db as { $client?: unknown }).$client;
+  return client instanceof PGlite ? client : undefined;
 }

@@ -10,7 +10,14 @@ import type { AccessDb } from "./db";
 export async function pgliteAccessDb(directory: string): Promise<AccessDb> {
   // PGlite makes its directory but not the parents (.ponder/ does not exist in a fresh clone).
   mkdirSync(dirname(directory), { recursive: true });
-  const db = await PGlite.create(directory);
+  return pgliteDb(await PGlite.create(directory));
+}
+
+/**
+ * An AccessDb over a PGlite instance. A PGlite transaction runs alone: every other statement on the
+ * instance waits for it (PGlite's transaction lock), so it is also one snapshot.
+ */
+export function pgliteDb(db: PGlite): AccessDb {
   return {
     query: (text, params) => db.query<Record<string, unknown>>(text, params),
     // PGlite's transaction resolves to undefined only when `work` rolls back itself, which it never does.

@@ -5,13 +5,15 @@ import { Hono } from "hono";
 import { graphql } from "ponder";
 import { requireKey } from "../../api/access/middleware";
 import { openAccess } from "../../api/access/open";
+import { pgliteDb } from "../../api/access/pglite";
 import { createApp } from "../../api/app";
 import { logBackfillProgress } from "../../api/backfill-progress";
 import { openChainAlarms, refuseWhileAlarmed } from "../../api/chain-alarms";
 import { answerClientErrors } from "../../api/client-error";
 import { watchDeepReorgs } from "../../api/deep-reorg";
 import { createHistoryStore } from "../../api/history-store";
-import { onPonderServer } from "../../api/ponder-0.16.10";
+import { onPonderServer, ponderPglite } from "../../api/ponder-0.16.10";
+import { createReplicaStore } from "../../api/replica/store";
 import { publishServedChains, servedChain } from "../../api/served-chains";
 import { createSqlStore } from "../../api/store";
 import { ponderSettings } from "../../core/settings";
@@ -40,6 +42,15 @@ watchDeepReorgs({
   everyMs: reorgCheckSeconds * 1000,
 });
 
+// On PGlite the current state is answered from an in-memory copy, as replicas answer it: a check is
+// then a few map lookups, not a statement queued behind the indexer's on the one PGlite instance.
+// Its syncs are PGlite transactions, which run alone on the instance. On Postgres one statement
+// per answer (api/store.ts); replicas (npm run serve) hold the copy there.
+const pglite = ponderPglite(db);
+const store = pglite
+  ? createReplicaStore(pgliteDb(pglite).transaction, schema)
+  : createSqlStore((query) => db.execute(query), schema);
+
 // Ponder's server answers what Node's parser refuses as replicas do.
 onPonderServer(answerClientErrors);
 
@@ -55,7 +66,7 @@ app.use(
 app.route(
   "/",
   createApp({
-    store: createSqlStore((query) => db.execute(query), schema),
+    store,
     history: createHistoryStore((query) => db.execute(query), schema),
     alarms,
     chains,
