@@ -5,30 +5,21 @@
  *
  * The writes are what a registry sees: mostly new delegations of every type, and revokes and
  * re-enables of a sender's earlier ones (each write emits one event, whatever it changes).
- *
- * The same chain also serves `npm start` alone on PGlite, the README's first command: a chain
- * written through the registry is what it can index (the bench's seeded database is Postgres's).
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { stripVTControlCharacters } from "node:util";
-import { PGlite } from "@electric-sql/pglite";
 import type pg from "pg";
-import { type Address, type Hex, toHex, zeroHash } from "viem";
+import { type Address, toHex, zeroHash } from "viem";
 import { abis } from "../devkit/oracle";
 import { Child, freePort, GiveUp, ROOT, waitFor } from "../devkit/processes";
 import { Rng } from "../devkit/random";
-import { chainClient, ethCalls, rpc } from "../devkit/rpc";
+import { chainClient, rpc } from "../devkit/rpc";
 import { SPREAD, sendAll } from "../devkit/send";
-import { plainOutput, type Service } from "../devkit/service";
+import { plainOutput } from "../devkit/service";
 import { type Tx, txRequest, WRITE_RIGHTS, type Write } from "../devkit/v2/generate";
 import { findDeploymentBlock } from "../scripts/launcher/discovery";
 import type { Cleanup } from "./cleanup";
 import { randomAddress } from "./dataset";
 import { sampleTreeMemory, tagEnv } from "./procs";
-import { chainCheckAllRoute } from "./routes";
-import { type RouteFigure, type RouteMeasurer, settle } from "./serving";
 import { CHAIN_ID, type Chain, startChain, startIndexer } from "./stack";
 
 const WRITES_PER_TX = 50;
@@ -146,19 +137,15 @@ function backfillMs(output: string): number {
 /** What bench/profile.ts adds to an indexer's run: its environment, and work once it is ready. */
 export type IndexerHooks = { env?: NodeJS.ProcessEnv; ready?: (backfillMs: number) => Promise<void> };
 
-type StartedIndexer = {
-  output: () => string;
-  stop: () => Promise<void>;
-  /** The events its table holds, asked once it is stopped. */
-  stored: () => Promise<number>;
-};
+type StartedIndexer = { output: () => string; table: string; stop: () => Promise<void> };
 
 /**
  * Starts an indexer with `start` (given the environment that tags its processes), its process
- * tree's memory sampled until it is ready; then stops it, so that the next indexer has the machine
- * to itself, and checks that it stored every event.
+ * tree's memory sampled until it is ready; then checks that `table` holds every event, and stops
+ * it, so that the next indexer has the machine to itself.
  */
 async function timeIndexer(
+  db: pg.ClientBase,
   events: number,
   start: (env: NodeJS.ProcessEnv) => Promise<StartedIndexer>,
   hooks: IndexerHooks = {},
@@ -173,23 +160,14 @@ async function timeIndexer(
   const readyMs = Date.now() - started;
   const figures = { backfillMs: backfillMs(indexer.output()), readyMs, peakRssMb };
   await hooks.ready?.(figures.backfillMs);
+  const { rows } = await db.query(`SELECT count(*)::int AS n FROM ${indexer.table}`);
+  if (rows[0].n !== events) throw new Error(`${indexer.table} holds ${rows[0].n} of the ${events} events`);
   await indexer.stop();
-  const stored = await indexer.stored();
-  if (stored !== events) throw new Error(`the indexer stored ${stored} of the ${events} events`);
   return figures;
 }
 
-/** The rows of `table` (schema-qualified), in the bench's Postgres database. */
-const rowsOf = (db: pg.ClientBase, table: string) => async () =>
-  (await db.query(`SELECT count(*)::int AS n FROM ${table}`)).rows[0].n as number;
-
 /** The minimal Ponder indexer (bench/baseline) over `chain`'s v2 registry, from its first block; ready. */
-async function startBaseline(
-  cleanup: Cleanup,
-  db: pg.ClientBase,
-  chain: Chain,
-  env: NodeJS.ProcessEnv,
-): Promise<StartedIndexer> {
+async function startBaseline(cleanup: Cleanup, chain: Chain, env: NodeJS.ProcessEnv) {
   const url = chain.anvil.url;
   const latest = await chainClient(url).getBlockNumber();
   const hasCode = async (block: bigint) =>
@@ -218,139 +196,41 @@ async function startBaseline(
     },
     60 * 60_000,
   );
-  return {
-    output: () => stripVTControlCharacters(child.output),
-    stop: () => child.stop(),
-    stored: rowsOf(db, `"${schema}".event`),
-  };
-}
-
-/** Checks that miss: pairs of fresh wallets. */
-const MISS_SHARE = 0.25;
-
-/**
- * v2 check all queries over the chain: from delegations it holds (its DelegateAll events, as the
- * indexer stored them in `table`), and a MISS_SHARE of misses, each with the contract's answer.
- */
-async function checkAllQueries(db: pg.ClientBase, table: string, chain: Chain, count: number, seed: number) {
-  const rng = new Rng(seed);
-  const { rows } = await db.query<{ from: Address; to: Address; rights: Hex }>(
-    `SELECT "from", "to", rights FROM ${table} WHERE kind = 'DelegateAll' ORDER BY id LIMIT $1`,
-    [Math.round(count * (1 - MISS_SHARE))],
-  );
-  const misses = Array.from({ length: count - rows.length }, () => ({
-    from: randomAddress(rng),
-    to: randomAddress(rng),
-    rights: zeroHash as Hex,
-  }));
-  const queries = rng.shuffle([...rows, ...misses]);
-  const block = await chainClient(chain.anvil.url).getBlockNumber();
-  const answers = await ethCalls(
-    { rpcUrl: chain.anvil.url, registry: chain.registry, abi: abis.v2 },
-    queries.map((q) => ({ functionName: "checkDelegateForAll", args: [q.to, q.from, q.rights], block })),
-  );
-  return { queries, answers: answers as boolean[] };
-}
-
-/** What `npm start` alone on PGlite did over the backfill's chain (see measureStartOnPglite). */
-export type PgliteStartFigures = IndexerFigures & { check: RouteFigure };
-
-/** How many v2 check all queries npm start on PGlite is loaded with. */
-const START_CHECKS = 2_000;
-
-/** A fresh chain holding registry events, all final: what the backfills are measured over. */
-export type BackfillChain = Chain & { events: number; blocks: number; sendMs: number };
-
-/** Sends `events` registry events to a fresh chain and makes them final. */
-export async function backfillChain(
-  cleanup: Cleanup,
-  events: number,
-  seed: number,
-  log: (line: string) => void,
-): Promise<BackfillChain> {
-  const chain = await startChain(cleanup, { blockGasLimit: BLOCK_GAS_LIMIT });
-  const started = Date.now();
-  const { blocks } = await sendEvents(chain.anvil.url, chain.registry, events, seed);
-  const sendMs = Date.now() - started;
-  log(`${events.toLocaleString("en")} events in ${blocks} blocks sent in ${(sendMs / 1000).toFixed(1)} s`);
-  return { ...chain, events, blocks, sendMs };
+  return { output: () => stripVTControlCharacters(child.output), table: `"${schema}".event`, stop: () => child.stop() };
 }
 
 /**
- * A fresh indexer backfilling the chain's events, then the minimal Ponder indexer (bench/baseline)
- * over the same blocks; and the table where the indexer stored the events.
+ * Sends `events` registry events to a fresh chain, then measures a fresh indexer backfilling them,
+ * and the minimal Ponder indexer (bench/baseline) after it over the same blocks.
  */
 export async function measureBackfill(
   cleanup: Cleanup,
   db: pg.ClientBase,
-  chain: BackfillChain,
+  events: number,
+  seed: number,
   log: (line: string) => void,
   hooks: { indexer?: IndexerHooks; baseline?: IndexerHooks } = {},
-): Promise<BackfillFigures & { eventTable: string }> {
-  let eventTable = "";
-  const own = await timeIndexer(
-    chain.events,
-    async (env) => {
-      const service = await startIndexer(cleanup, chain, env);
-      eventTable = `"${service.schema}".v2_event`;
-      return { output: () => plainOutput(service), stop: service.stop, stored: rowsOf(db, eventTable) };
-    },
-    hooks.indexer,
-  );
-  log(`indexed in ${(own.backfillMs / 1000).toFixed(1)} s; now the minimal Ponder indexer over the same blocks`);
-  const baseline = await timeIndexer(chain.events, (env) => startBaseline(cleanup, db, chain, env), hooks.baseline);
-  const { events, blocks, sendMs } = chain;
-  return { events, blocks, sendMs, ...own, baseline, eventTable };
-}
-
-/**
- * `npm start` alone, as the README's first command runs it (embedded PGlite, no replicas), over the
- * backfill's chain: its backfill, then its v2 check all loaded as the replicas' are (issue 16),
- * each sampled answer first compared with the contract's. The queries are drawn from the events
- * the indexer stored in `eventTable`.
- */
-export async function measureStartOnPglite(
-  cleanup: Cleanup,
-  db: pg.ClientBase,
-  chain: BackfillChain,
-  eventTable: string,
-  seed: number,
-  measure: RouteMeasurer,
-): Promise<PgliteStartFigures> {
-  const { queries, answers } = await checkAllQueries(db, eventTable, chain, START_CHECKS, seed);
-  const route = chainCheckAllRoute(
-    "(d) npm start alone on PGlite (no replicas), v2 check all",
-    CHAIN_ID,
-    queries,
-    answers,
-  );
-  let check: RouteFigure | undefined;
-  let service: Service | undefined;
-  const pgliteDir = mkdtempSync(join(tmpdir(), "bench-pglite-"));
-  cleanup.add("npm start's PGlite directory", async () => rmSync(pgliteDir, { recursive: true, force: true }));
-  const storedInPglite = async () => {
-    const stopped = await PGlite.create(pgliteDir);
-    try {
-      const { rows } = await stopped.query<{ n: number }>(
-        `SELECT count(*)::int AS n FROM "${service!.schema}".v2_event`,
-      );
-      return rows[0]!.n;
-    } finally {
-      await stopped.close();
-    }
-  };
-  const figures = await timeIndexer(
-    chain.events,
-    async (env) => {
-      service = await startIndexer(cleanup, chain, { ...env, DATABASE_URL: "", PGLITE_DIR: pgliteDir });
-      return { output: () => plainOutput(service!), stop: service.stop, stored: storedInPglite };
-    },
-    {
-      ready: async () => {
-        await settle(service!.url, service!.headers);
-        check = await measure(service!.url, route, service!.headers);
+): Promise<BackfillFigures> {
+  return cleanup.scope(async () => {
+    const chain = await startChain(cleanup, { blockGasLimit: BLOCK_GAS_LIMIT });
+    const started = Date.now();
+    const { blocks } = await sendEvents(chain.anvil.url, chain.registry, events, seed);
+    const sendMs = Date.now() - started;
+    log(
+      `${events.toLocaleString("en")} events in ${blocks} blocks sent in ${(sendMs / 1000).toFixed(1)} s; starting a ` +
+        `fresh indexer`,
+    );
+    const own = await timeIndexer(
+      db,
+      events,
+      async (env) => {
+        const service = await startIndexer(cleanup, chain, env);
+        return { output: () => plainOutput(service), table: `"${service.schema}".v2_event`, stop: service.stop };
       },
-    },
-  );
-  return { ...figures, check: check! };
+      hooks.indexer,
+    );
+    log(`indexed in ${(own.backfillMs / 1000).toFixed(1)} s; now the minimal Ponder indexer over the same blocks`);
+    const baseline = await timeIndexer(db, events, (env) => startBaseline(cleanup, chain, env), hooks.baseline);
+    return { events, blocks, sendMs, ...own, baseline };
+  });
 }

@@ -15,7 +15,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from "no
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { ROOT, waitFor } from "../devkit/processes";
-import { backfillChain, type IndexerHooks, measureBackfill } from "./backfill";
+import { type IndexerHooks, measureBackfill } from "./backfill";
 import { readHistory } from "./history-read";
 import { runLoad } from "./load";
 import { parseOptions } from "./options";
@@ -149,8 +149,7 @@ async function profileBackfill(run: Pick<BenchRun, "db" | "cleanup" | "log">) {
       },
     };
   };
-  const chain = await backfillChain(run.cleanup, o.backfillEvents, o.seed + 4, run.log);
-  const f = await measureBackfill(run.cleanup, run.db, chain, run.log, {
+  const f = await measureBackfill(run.cleanup, run.db, o.backfillEvents, o.seed + 4, run.log, {
     indexer: hooks("service's indexer"),
     baseline: hooks("minimal Ponder indexer"),
   });

@@ -3,19 +3,18 @@
  * machine, the API's throughput and latency on every check route and the listings over a seeded
  * database of realistic size, beside the raw node:http hello, anvil's eth_call and Ponder's own
  * server; then the indexer's backfill speed and memory, and the delay from a block to the API's
- * answer; last, npm start alone on PGlite over the backfill's chain (its backfill and checks).
- * Prints a table of the figures and the issue's targets, met or missed; exits non-zero only
+ * answer. Prints a table of the figures and the issue's targets, met or missed; exits non-zero only
  * when something failed (never for a missed target). Needs DATABASE_URL (Postgres).
  */
 
 import { readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { ROOT } from "../devkit/processes";
-import { backfillChain, measureBackfill, measureStartOnPglite } from "./backfill";
+import { measureBackfill } from "./backfill";
 import { parseOptions } from "./options";
 import { report } from "./report";
 import { runBenchScript } from "./script";
-import { measureServing, routeMeasurer } from "./serving";
+import { measureServing } from "./serving";
 
 const options = parseOptions();
 await runBenchScript("npm run bench", async ({ db, cleanup, log, startedAt }) => {
@@ -25,14 +24,7 @@ await runBenchScript("npm run bench", async ({ db, cleanup, log, startedAt }) =>
   );
   const serving = await measureServing(options, cleanup, db, log);
   log(`backfill: sending ${options.backfillEvents.toLocaleString("en")} registry events to a fresh chain`);
-  const { backfill, start } = await cleanup.scope(async () => {
-    const chain = await backfillChain(cleanup, options.backfillEvents, options.seed + 4, log);
-    const backfill = await measureBackfill(cleanup, db, chain, log);
-    log("now npm start alone on PGlite over the same blocks, then its v2 check all");
-    const measure = routeMeasurer(options, log, serving.verified);
-    const start = await measureStartOnPglite(cleanup, db, chain, backfill.eventTable, options.seed + 5, measure);
-    return { backfill, start };
-  });
+  const backfill = await measureBackfill(cleanup, db, options.backfillEvents, options.seed + 4, log);
   const autocannon = (
     JSON.parse(readFileSync(`${ROOT}/node_modules/autocannon/package.json`, "utf8")) as { version: string }
   ).version;
@@ -42,5 +34,5 @@ await runBenchScript("npm run bench", async ({ db, cleanup, log, startedAt }) =>
     autocannon,
     runtimeS: (Date.now() - startedAt) / 1000,
   };
-  console.log(`\n${report(options, environment, serving, backfill, start)}`);
+  console.log(`\n${report(options, environment, serving, backfill)}`);
 });
