@@ -5,7 +5,10 @@ import { PONDER_STATE_TABLES, readySql } from "../ponder-0.16.10";
 import { INDEXED_BLOCK_SQL, positionsSql, v1RowOf, v2RowOf } from "../store";
 import { ChainState, rowKey, type StateRow } from "./chain-state";
 
-/** Runs `work` in one read-only snapshot of the database (REPEATABLE READ on Postgres). */
+/**
+ * Runs `work` in one read-only snapshot of the database (REPEATABLE READ on Postgres; on PGlite a
+ * transaction, which runs alone on its instance).
+ */
 export type Snapshot = <T>(work: (query: Query) => Promise<T>) => Promise<T>;
 
 /** Rows fetched per round trip while loading a whole table. */
