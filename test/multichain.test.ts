@@ -24,6 +24,7 @@ import { chooseSeed, Rng } from "../devkit/random";
 import { callView, chainClient, ethCalls, rpc } from "../devkit/rpc";
 import { type Receipt, roomyBlocks, SPREAD, sendAll, sendTx } from "../devkit/send";
 import { type Service, startService } from "../devkit/service";
+import type { Key } from "../devkit/v1/calls";
 import {
   checkCall as v1CheckCall,
   v1Checks,
@@ -51,6 +52,7 @@ import type { ListedChain } from "./helpers/listed-chain";
 import type { Position } from "./helpers/position";
 import { effectsOf } from "./helpers/v1/effects";
 import { v1Listings } from "./helpers/v1/listing";
+import { Model } from "./helpers/v1/model";
 import { type CompiledWallet, compileWallet, txRequest as v1TxRequest } from "./helpers/v1/wallet";
 import { decodeEvents, firstEnabled } from "./helpers/v2/events";
 import { v2Listings } from "./helpers/v2/listing";
@@ -77,7 +79,15 @@ type Run = {
   anvil: Anvil;
   accounts: Address[];
   v2: { oracle: Oracle; pools: V2Pools; generator: V2Generator; positions: Map<Hex, Position>; writes: number };
-  v1: { oracle: Oracle; pools: V1Pools; generator: V1Generator; wallets: Address[]; writes: number };
+  v1: {
+    oracle: Oracle;
+    pools: V1Pools;
+    generator: V1Generator;
+    wallets: Address[];
+    writes: number;
+    /** The random writes' delegations in force at the end, so that the checks ask about them often. */
+    inForce: Key[];
+  };
   lastWrite: bigint;
 };
 
@@ -156,6 +166,8 @@ async function prepare(id: number): Promise<Run> {
   expect(v1Failed, tag(`chain ${id}: v1 transactions that reverted`)).toEqual([]);
   const { effects, problems } = effectsOf(abis.v1, V1, v1Txs, v1Receipts);
   expect(problems, tag(`chain ${id}: v1 logs are the events of the calls`)).toEqual([]);
+  const v1Model = new Model(new Set(wallets.map((w) => w.toLowerCase() as Address)));
+  for (const e of effects) v1Model.apply(e);
   for (const r of v1Receipts) seen(r.blockNumber);
 
   // Explicit delegations on one chain only: P → Q and P → S (ERC20) on B, P → R on A.
@@ -201,6 +213,7 @@ async function prepare(id: number): Promise<Run> {
       generator: v1Generator,
       wallets,
       writes: effects.length,
+      inForce: v1Model.inForce().map((d) => d.key),
     },
     lastWrite,
   };
@@ -346,7 +359,10 @@ chains`, async () => {
     const t0 = Date.now();
     const queryRng = new Rng((SEED ^ 0x1f83d9ab) >>> 0);
     const delegations = [...run(A_ID).v1.generator.delegations, ...run(B_ID).v1.generator.delegations];
-    const specs = Array.from({ length: V1_CHECKS }, () => v1RandomCheck(queryRng, run(A_ID).v1.pools, delegations));
+    const inForce = [...run(A_ID).v1.inForce, ...run(B_ID).v1.inForce];
+    const specs = Array.from({ length: V1_CHECKS }, () =>
+      v1RandomCheck(queryRng, run(A_ID).v1.pools, delegations, inForce),
+    );
     const mismatches: Mismatch[] = [];
     const answersByChain = new Map<number, unknown[]>();
     const setsByChain = new Map<number, Map<string, Set<string>>>();
