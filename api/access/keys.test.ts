@@ -7,6 +7,7 @@ import { hashKey } from "./key";
 import { type KeyStore, openKeyStore } from "./keys";
 import { pgAccessDb } from "./pg";
 import { pgliteAccessDb } from "./pglite";
+import { FRESH_MS, REFRESH_MS } from "./valid-keys";
 
 const SCHEMA = `access_unit_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
 
@@ -96,6 +97,40 @@ describe.each(backends)("API keys on %s", (_, open) => {
     expect(await keys.revoke("ffffffffffff")).toBeUndefined();
   });
 
+  it("checks a key without a database round trip; a revocation in another process holds within 1 s", async () => {
+    const reads: string[] = [];
+    const counted: AccessDb = {
+      ...db,
+      query: (text, params) => {
+        reads.push(text);
+        return db.query(text, params);
+      },
+    };
+    const other = await openKeyStore(counted, SCHEMA);
+    try {
+      const { id, key } = await keys.create("two processes");
+      expect(await other.use(key), "a key made in another process: read from the database").toBe(true);
+      await new Promise((r) => setTimeout(r, 2 * REFRESH_MS));
+      const before = reads.length;
+      for (let i = 0; i < 50; i++) expect(await other.use(key)).toBe(true);
+      expect(
+        reads.slice(before).filter((q) => q.includes("ANY(")),
+        "reads of single keys",
+      ).toEqual([]);
+      expect(reads.length - before, "at most the copy's own reads meanwhile").toBeLessThanOrEqual(2);
+
+      await keys.revoke(id);
+      const revokedAt = Date.now();
+      while ((await other.use(key)) && Date.now() - revokedAt < FRESH_MS + 500)
+        await new Promise((r) => setTimeout(r, 20));
+      const took = Date.now() - revokedAt;
+      expect(took, "the other process refuses the key within FRESH_MS").toBeLessThan(FRESH_MS);
+      expect(await other.use(key)).toBe(false);
+    } finally {
+      await other.close();
+    }
+  });
+
   it("counts the requests made with each key", async () => {
     const { id, key } = await keys.create("counted");
     for (let i = 0; i < 7; i++) await keys.use(key);
@@ -103,6 +138,6 @@ describe.each(backends)("API keys on %s", (_, open) => {
     const listed = (await keys.list()).find((k) => k.id === id);
     expect(listed).toMatchObject({ id, label: "counted", revokedAt: null, recentRequests: 7 });
     const all = await keys.list();
-    expect(all.map((k) => k.label)).toEqual(["app a", "app b", "revoke me", "counted"]);
+    expect(all.map((k) => k.label)).toEqual(["app a", "app b", "revoke me", "two processes", "counted"]);
   });
 });

@@ -2,6 +2,7 @@ import { batchedLookup } from "./batch";
 import { type AccessDb, migrate, table } from "./db";
 import { generateKey, keyId, keyMatches } from "./key";
 import { UsageCounter, usageTable } from "./usage";
+import { ValidKeys } from "./valid-keys";
 
 export type KeyRecord = { id: string; label: string; createdAt: string; revokedAt: string | null };
 
@@ -26,9 +27,10 @@ const record = (row: Record<string, unknown>): KeyRecord => ({
 });
 
 /**
- * API keys in `schema` of the access database. No lookup is cached: every keyed request is answered
- * by a read of the key's row made after the request came (requests arriving together share one
- * read), so a revocation holds from the next request on, in every process.
+ * API keys in `schema` of the access database. A key is checked against this process's copy of the
+ * valid keys (valid-keys.ts): a revocation holds here from the next request on, in every other
+ * process within 1 s. A key the copy cannot vouch for is read from the database, by a read made
+ * after the request came (requests arriving together share one read).
  */
 export async function openKeyStore(db: AccessDb, schema: string): Promise<KeyStore> {
   const keys = table(schema, "api_key");
@@ -44,13 +46,19 @@ export async function openKeyStore(db: AccessDb, schema: string): Promise<KeySto
   ]);
   const usage = new UsageCounter(db, schema);
   const columns = "id, label, created_at, revoked_at";
-  const hashOf = batchedLookup(async (ids: string[]) => {
+  const hashes = (rows: Record<string, unknown>[]) =>
+    new Map(rows.map((row) => [row.id as string, row.key_hash as string]));
+  const readHashOf = batchedLookup(async (ids: string[]) => {
     const { rows } = await db.query(
       `SELECT id, key_hash FROM ${keys} WHERE id = ANY($1::text[]) AND revoked_at IS NULL`,
       [ids],
     );
-    return new Map(rows.map((row) => [row.id as string, row.key_hash as string]));
+    return hashes(rows);
   });
+  const valid = new ValidKeys(async () =>
+    hashes((await db.query(`SELECT id, key_hash FROM ${keys} WHERE revoked_at IS NULL`)).rows),
+  );
+  await valid.start();
 
   return {
     async create(label) {
@@ -59,6 +67,7 @@ export async function openKeyStore(db: AccessDb, schema: string): Promise<KeySto
         `INSERT INTO ${keys} (id, label, key_hash) VALUES ($1, $2, $3) RETURNING created_at`,
         [id, label, hash],
       );
+      valid.added(id, hash);
       return { id, label, createdAt: iso(rows[0]!.created_at)!, key };
     },
 
@@ -79,19 +88,22 @@ export async function openKeyStore(db: AccessDb, schema: string): Promise<KeySto
         `UPDATE ${keys} SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 RETURNING ${columns}`,
         [id],
       );
+      // After the update: a read of the keys begun before it is not taken.
+      valid.revoked(id);
       return rows[0] && record(rows[0]);
     },
 
     async use(key) {
       const id = keyId(key);
       if (id === undefined) return false;
-      const hash = await hashOf(id);
+      const hash = valid.hashOf(id) ?? (await readHashOf(id));
       if (hash === undefined || !keyMatches(key, hash)) return false;
       usage.count(id);
       return true;
     },
 
     async close() {
+      valid.stop();
       await usage.close();
     },
   };
