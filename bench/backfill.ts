@@ -5,21 +5,31 @@
  *
  * The writes are what a registry sees: mostly new delegations of every type, and revokes and
  * re-enables of a sender's earlier ones (each write emits one event, whatever it changes).
+ *
+ * A smaller chain of the same writes serves `npm start` alone on PGlite, the README's first
+ * command: a chain written through the registry is what it can index (the bench's seeded database
+ * is Postgres's), and its checks are answered from memory, whatever the number of delegations.
  */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { stripVTControlCharacters } from "node:util";
+import { PGlite } from "@electric-sql/pglite";
 import type pg from "pg";
-import { type Address, toHex, zeroHash } from "viem";
+import { type Address, type Hex, toHex, zeroHash } from "viem";
 import { abis } from "../devkit/oracle";
 import { Child, freePort, GiveUp, ROOT, waitFor } from "../devkit/processes";
 import { Rng } from "../devkit/random";
-import { chainClient, rpc } from "../devkit/rpc";
+import { chainClient, ethCalls, rpc } from "../devkit/rpc";
 import { SPREAD, sendAll } from "../devkit/send";
-import { plainOutput } from "../devkit/service";
+import { plainOutput, type Service } from "../devkit/service";
 import { type Tx, txRequest, WRITE_RIGHTS, type Write } from "../devkit/v2/generate";
 import { findDeploymentBlock } from "../scripts/launcher/discovery";
 import type { Cleanup } from "./cleanup";
 import { randomAddress } from "./dataset";
 import { sampleTreeMemory, tagEnv } from "./procs";
+import { chainCheckAllRoute } from "./routes";
+import { type RouteFigure, type RouteMeasurer, settle } from "./serving";
 import { CHAIN_ID, type Chain, startChain, startIndexer } from "./stack";
 
 const WRITES_PER_TX = 50;
@@ -86,7 +96,10 @@ function makeTxs(events: number, senders: readonly Address[], nonces: Map<Addres
   return txs;
 }
 
-/** Puts `events` registry events on the chain and makes them final. */
+/** A delegateAll the chain was sent: what v2 check all is asked about (its answer comes from eth_call). */
+type SentDelegateAll = { from: Address; to: Address; rights: Hex };
+
+/** Puts `events` registry events on the chain and makes them final; returns the delegateAlls among them. */
 async function sendEvents(url: string, registry: Address, events: number, seed: number) {
   const chain = chainClient(url);
   const senders = await chain.getAddresses();
@@ -112,7 +125,10 @@ async function sendEvents(url: string, registry: Address, events: number, seed: 
   const finalized = (await rpc(url, "eth_getBlockByNumber", ["finalized", false])) as { number: string };
   if (Number(finalized.number) < last)
     throw new Error(`anvil's finalized block ${Number(finalized.number)} is before the last event's ${last}`);
-  return { blocks: blocks.size };
+  const delegateAlls = txs.flatMap((tx) =>
+    tx.writes.flatMap((w) => (w.fn === "delegateAll" ? [{ from: tx.from, to: w.to, rights: w.rights }] : [])),
+  );
+  return { blocks: blocks.size, delegateAlls };
 }
 
 /** Milliseconds of the day of a Ponder log line's leading HH:MM:SS.mmm. */
@@ -137,15 +153,19 @@ function backfillMs(output: string): number {
 /** What bench/profile.ts adds to an indexer's run: its environment, and work once it is ready. */
 export type IndexerHooks = { env?: NodeJS.ProcessEnv; ready?: (backfillMs: number) => Promise<void> };
 
-type StartedIndexer = { output: () => string; table: string; stop: () => Promise<void> };
+type StartedIndexer = {
+  output: () => string;
+  stop: () => Promise<void>;
+  /** The events its table holds, asked once it is stopped. */
+  stored: () => Promise<number>;
+};
 
 /**
  * Starts an indexer with `start` (given the environment that tags its processes), its process
- * tree's memory sampled until it is ready; then checks that `table` holds every event, and stops
- * it, so that the next indexer has the machine to itself.
+ * tree's memory sampled until it is ready; then stops it, so that the next indexer has the machine
+ * to itself, and checks that it stored every event.
  */
 async function timeIndexer(
-  db: pg.ClientBase,
   events: number,
   start: (env: NodeJS.ProcessEnv) => Promise<StartedIndexer>,
   hooks: IndexerHooks = {},
@@ -160,14 +180,23 @@ async function timeIndexer(
   const readyMs = Date.now() - started;
   const figures = { backfillMs: backfillMs(indexer.output()), readyMs, peakRssMb };
   await hooks.ready?.(figures.backfillMs);
-  const { rows } = await db.query(`SELECT count(*)::int AS n FROM ${indexer.table}`);
-  if (rows[0].n !== events) throw new Error(`${indexer.table} holds ${rows[0].n} of the ${events} events`);
   await indexer.stop();
+  const stored = await indexer.stored();
+  if (stored !== events) throw new Error(`the indexer stored ${stored} of the ${events} events`);
   return figures;
 }
 
+/** The rows of `table` (schema-qualified), in the bench's Postgres database. */
+const rowsOf = (db: pg.ClientBase, table: string) => async () =>
+  (await db.query(`SELECT count(*)::int AS n FROM ${table}`)).rows[0].n as number;
+
 /** The minimal Ponder indexer (bench/baseline) over `chain`'s v2 registry, from its first block; ready. */
-async function startBaseline(cleanup: Cleanup, chain: Chain, env: NodeJS.ProcessEnv) {
+async function startBaseline(
+  cleanup: Cleanup,
+  db: pg.ClientBase,
+  chain: Chain,
+  env: NodeJS.ProcessEnv,
+): Promise<StartedIndexer> {
   const url = chain.anvil.url;
   const latest = await chainClient(url).getBlockNumber();
   const hasCode = async (block: bigint) =>
@@ -196,41 +225,140 @@ async function startBaseline(cleanup: Cleanup, chain: Chain, env: NodeJS.Process
     },
     60 * 60_000,
   );
-  return { output: () => stripVTControlCharacters(child.output), table: `"${schema}".event`, stop: () => child.stop() };
+  return {
+    output: () => stripVTControlCharacters(child.output),
+    stop: () => child.stop(),
+    stored: rowsOf(db, `"${schema}".event`),
+  };
+}
+
+/** Checks that miss: pairs of fresh wallets. */
+const MISS_SHARE = 0.25;
+
+/**
+ * v2 check all queries over the chain: delegateAlls it was sent (some revoked since), and a
+ * MISS_SHARE of misses, each with the contract's answer.
+ */
+async function checkAllQueries(chain: BackfillChain, count: number, seed: number) {
+  const rng = new Rng(seed);
+  // A small chain (the smoke run's) has fewer delegateAlls than hits wanted: some are asked twice.
+  const shuffled = rng.shuffle([...chain.delegateAlls]);
+  const sent = Array.from({ length: Math.round(count * (1 - MISS_SHARE)) }, (_, i) => shuffled[i % shuffled.length]!);
+  const misses = Array.from({ length: count - sent.length }, () => ({
+    from: randomAddress(rng),
+    to: randomAddress(rng),
+    rights: zeroHash as Hex,
+  }));
+  const queries = rng.shuffle([...sent, ...misses]);
+  const block = await chainClient(chain.anvil.url).getBlockNumber();
+  const answers = await ethCalls(
+    { rpcUrl: chain.anvil.url, registry: chain.registry, abi: abis.v2 },
+    queries.map((q) => ({ functionName: "checkDelegateForAll", args: [q.to, q.from, q.rights], block })),
+  );
+  return { queries, answers: answers as boolean[] };
+}
+
+/** What `npm start` alone on PGlite did over its chain (see measureStartOnPglite). */
+export type PgliteStartFigures = IndexerFigures & { events: number; check: RouteFigure };
+
+/** How many v2 check all queries npm start on PGlite is loaded with. */
+const START_CHECKS = 2_000;
+
+/** A fresh chain holding registry events, all final: what the backfills are measured over. */
+export type BackfillChain = Chain & {
+  events: number;
+  blocks: number;
+  sendMs: number;
+  delegateAlls: SentDelegateAll[];
+};
+
+/** Sends `events` registry events to a fresh chain and makes them final. */
+export async function backfillChain(
+  cleanup: Cleanup,
+  events: number,
+  seed: number,
+  log: (line: string) => void,
+): Promise<BackfillChain> {
+  const chain = await startChain(cleanup, { blockGasLimit: BLOCK_GAS_LIMIT });
+  const started = Date.now();
+  const { blocks, delegateAlls } = await sendEvents(chain.anvil.url, chain.registry, events, seed);
+  const sendMs = Date.now() - started;
+  log(`${events.toLocaleString("en")} events in ${blocks} blocks sent in ${(sendMs / 1000).toFixed(1)} s`);
+  return { ...chain, events, blocks, sendMs, delegateAlls };
 }
 
 /**
- * Sends `events` registry events to a fresh chain, then measures a fresh indexer backfilling them,
- * and the minimal Ponder indexer (bench/baseline) after it over the same blocks.
+ * A fresh indexer backfilling the chain's events, then the minimal Ponder indexer (bench/baseline)
+ * over the same blocks.
  */
 export async function measureBackfill(
   cleanup: Cleanup,
   db: pg.ClientBase,
-  events: number,
-  seed: number,
+  chain: BackfillChain,
   log: (line: string) => void,
   hooks: { indexer?: IndexerHooks; baseline?: IndexerHooks } = {},
 ): Promise<BackfillFigures> {
-  return cleanup.scope(async () => {
-    const chain = await startChain(cleanup, { blockGasLimit: BLOCK_GAS_LIMIT });
-    const started = Date.now();
-    const { blocks } = await sendEvents(chain.anvil.url, chain.registry, events, seed);
-    const sendMs = Date.now() - started;
-    log(
-      `${events.toLocaleString("en")} events in ${blocks} blocks sent in ${(sendMs / 1000).toFixed(1)} s; starting a ` +
-        `fresh indexer`,
-    );
-    const own = await timeIndexer(
-      db,
-      events,
-      async (env) => {
-        const service = await startIndexer(cleanup, chain, env);
-        return { output: () => plainOutput(service), table: `"${service.schema}".v2_event`, stop: service.stop };
+  const own = await timeIndexer(
+    chain.events,
+    async (env) => {
+      const service = await startIndexer(cleanup, chain, env);
+      const stored = rowsOf(db, `"${service.schema}".v2_event`);
+      return { output: () => plainOutput(service), stop: service.stop, stored };
+    },
+    hooks.indexer,
+  );
+  log(`indexed in ${(own.backfillMs / 1000).toFixed(1)} s; now the minimal Ponder indexer over the same blocks`);
+  const baseline = await timeIndexer(chain.events, (env) => startBaseline(cleanup, db, chain, env), hooks.baseline);
+  const { events, blocks, sendMs } = chain;
+  return { events, blocks, sendMs, ...own, baseline };
+}
+
+/**
+ * `npm start` alone, as the README's first command runs it (embedded PGlite, no replicas), over a
+ * chain of its own: its backfill, then its v2 check all loaded as the replicas' are (issue 16),
+ * each sampled answer first compared with the contract's.
+ */
+export async function measureStartOnPglite(
+  cleanup: Cleanup,
+  chain: BackfillChain,
+  seed: number,
+  measure: RouteMeasurer,
+  env: NodeJS.ProcessEnv = {},
+): Promise<PgliteStartFigures> {
+  const { queries, answers } = await checkAllQueries(chain, START_CHECKS, seed);
+  const route = chainCheckAllRoute(
+    "(d) npm start alone on PGlite (no replicas), v2 check all",
+    CHAIN_ID,
+    queries,
+    answers,
+  );
+  let check: RouteFigure | undefined;
+  let service: Service | undefined;
+  const pgliteDir = mkdtempSync(join(tmpdir(), "bench-pglite-"));
+  cleanup.add("npm start's PGlite directory", async () => rmSync(pgliteDir, { recursive: true, force: true }));
+  const storedInPglite = async () => {
+    const stopped = await PGlite.create(pgliteDir);
+    try {
+      const { rows } = await stopped.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM "${service!.schema}".v2_event`,
+      );
+      return rows[0]!.n;
+    } finally {
+      await stopped.close();
+    }
+  };
+  const figures = await timeIndexer(
+    chain.events,
+    async (tagged) => {
+      service = await startIndexer(cleanup, chain, { ...tagged, ...env, DATABASE_URL: "", PGLITE_DIR: pgliteDir });
+      return { output: () => plainOutput(service!), stop: service.stop, stored: storedInPglite };
+    },
+    {
+      ready: async () => {
+        await settle(service!.url, service!.headers);
+        check = await measure(service!.url, route, service!.headers);
       },
-      hooks.indexer,
-    );
-    log(`indexed in ${(own.backfillMs / 1000).toFixed(1)} s; now the minimal Ponder indexer over the same blocks`);
-    const baseline = await timeIndexer(db, events, (env) => startBaseline(cleanup, chain, env), hooks.baseline);
-    return { events, blocks, sendMs, ...own, baseline };
-  });
+    },
+  );
+  return { ...figures, events: chain.events, check: check! };
 }

@@ -34,8 +34,9 @@ export type BenchOptions = {
   historyPage: number;
   listingPage: number;
   readPage: number;
-  /** Registry events backfilled by a fresh indexer. */
+  /** Registry events backfilled by a fresh indexer; and by npm start alone on PGlite before its checks. */
   backfillEvents: number;
+  startEvents: number;
   /** Samples of the delay from a new delegation's block to the API's answer. */
   delaySamples: number;
 };
@@ -55,6 +56,7 @@ const FULL = {
   batchDurationS: 20,
   listingPage: 1_000,
   backfillEvents: 200_000,
+  startEvents: 20_000,
   delaySamples: 7,
 };
 
@@ -74,6 +76,7 @@ const SMOKE = {
   batchDurationS: 2,
   listingPage: 50,
   backfillEvents: 3_000,
+  startEvents: 1_000,
   delaySamples: 2,
 };
 

@@ -9,13 +9,14 @@
  * heaviest functions and modules by self time during the load, with the profile's path (for Chrome
  * DevTools or speedscope). "backfill" profiles the bench's backfill instead, without seeding: the
  * service's indexer, then the minimal Ponder indexer (bench/baseline), each in its backfill phase.
+ * "start" profiles `npm start` alone on PGlite (the bench's row (d)) while its v2 check all is loaded.
  */
 
 import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { ROOT, waitFor } from "../devkit/processes";
-import { type IndexerHooks, measureBackfill } from "./backfill";
+import { backfillChain, type IndexerHooks, measureBackfill, measureStartOnPglite } from "./backfill";
 import { readHistory } from "./history-read";
 import { runLoad } from "./load";
 import { parseOptions } from "./options";
@@ -29,7 +30,7 @@ import {
   walletHistoryRoute,
 } from "./routes";
 import { type BenchRun, runBenchScript } from "./script";
-import { settle } from "./serving";
+import { type RouteMeasurer, routeMeasurer, settle } from "./serving";
 import { seededStack, startServe } from "./stack";
 import { verifyRoute } from "./verify";
 
@@ -149,7 +150,8 @@ async function profileBackfill(run: Pick<BenchRun, "db" | "cleanup" | "log">) {
       },
     };
   };
-  const f = await measureBackfill(run.cleanup, run.db, o.backfillEvents, o.seed + 4, run.log, {
+  const chain = await backfillChain(run.cleanup, o.backfillEvents, o.seed + 4, run.log);
+  const f = await measureBackfill(run.cleanup, run.db, chain, run.log, {
     indexer: hooks("service's indexer"),
     baseline: hooks("minimal Ponder indexer"),
   });
@@ -160,7 +162,31 @@ async function profileBackfill(run: Pick<BenchRun, "db" | "cleanup" | "log">) {
   );
 }
 
+/**
+ * `npm start` alone on PGlite as `npm run bench` measures it (row (d)), under the profiler while its
+ * v2 check all is loaded: where its time goes, beside the indexer it shares the process with.
+ */
+async function profileStartOnPglite(run: Pick<BenchRun, "cleanup" | "log">) {
+  const dir = mkdtempSync(join(tmpdir(), "bench-profile-"));
+  const chain = await backfillChain(run.cleanup, o.startEvents, o.seed + 5, run.log);
+  const inner = routeMeasurer(o, run.log, { answers: 0, checks: 0, positive: 0 });
+  const window = { from: 0, to: 0 };
+  const measure: RouteMeasurer = async (...args) => {
+    window.from = now();
+    const figure = await inner(...args);
+    window.to = now();
+    await askProfiles(dir);
+    return figure;
+  };
+  await measureStartOnPglite(run.cleanup, chain, o.seed + 6, measure, profiled(dir));
+  const { path, profile } = workerProfile(dir);
+  console.log(
+    [`profile of npm start alone on PGlite under its checks' load: ${path}`, ...summarize(profile, window)].join("\n"),
+  );
+}
+
 const BACKFILL = "backfill";
+const START = "start";
 const argv = process.argv.slice(2);
 const labels = argv.filter((a, i) => !a.startsWith("--") && argv[i - 1] !== "--duration");
 const o = parseOptions(argv.filter((a) => !labels.includes(a)));
@@ -170,7 +196,9 @@ if (labels.length === 0) {
 }
 await runBenchScript("bench/profile.ts", async ({ db, cleanup, log }) => {
   if (labels.includes(BACKFILL)) await profileBackfill({ db, cleanup, log });
-  if (labels.every((label) => label === BACKFILL)) return;
+  if (labels.includes(START)) await profileStartOnPglite({ cleanup, log });
+  const own = [BACKFILL, START];
+  if (labels.every((label) => own.includes(label))) return;
   const { service, data, grow } = await seededStack(o, cleanup, db, log);
   await grow("small");
   await grow("large");
@@ -191,12 +219,12 @@ await runBenchScript("bench/profile.ts", async ({ db, cleanup, log }) => {
       listingPagesRoute(data, v, most, o.listingPage),
     ]),
   ];
-  for (const label of labels.filter((l) => l !== BACKFILL)) {
+  for (const label of labels.filter((l) => !own.includes(l))) {
     const route = routes.find((r) => r.label === label);
     const read = versions.find((v) => label === `${v} whole history`);
     if (route === undefined && read === undefined) {
       console.error(
-        `no route "${label}"; the routes: ${[...routes.map((r) => r.label), "v2 whole history", BACKFILL].join("; ")}`,
+        `no route "${label}"; the routes: ${[...routes.map((r) => r.label), "v2 whole history", ...own].join("; ")}`,
       );
       process.exitCode = 1;
       continue;

@@ -385,6 +385,27 @@ export function walletHistoryRoute(data: Dataset, version: "v1" | "v2", limit: n
   };
 }
 
+/**
+ * v2 check all on a chain whose delegations were written through the registry: each of `queries`
+ * answered as the contract answered it (`answers`, by eth_call).
+ */
+export function chainCheckAllRoute(
+  label: string,
+  chainId: number,
+  queries: readonly { from: Address; to: Address; rights: `0x${string}` }[],
+  answers: readonly boolean[],
+): Route {
+  return {
+    label,
+    requests: queries.map(({ from, to, rights }) => ({
+      method: "GET",
+      path: `/registry/v2/check/all?${query({ chainId: String(chainId), to, from, rights: rightsParam(rights) })}`,
+    })),
+    wrong: (i, status, body) => exactly(String(answers[i]))(status, body),
+    positive: (i) => answers[i]!,
+  };
+}
+
 /** (a) The raw node:http hello: the ceiling of any node:http server here. */
 export const helloRoute: Route = {
   label: "(a) raw node:http hello",

@@ -3,18 +3,19 @@
  * machine, the API's throughput and latency on every check route and the listings over a seeded
  * database of realistic size, beside the raw node:http hello, anvil's eth_call and Ponder's own
  * server; then the indexer's backfill speed and memory, and the delay from a block to the API's
- * answer. Prints a table of the figures and the issue's targets, met or missed; exits non-zero only
+ * answer; last, npm start alone on PGlite over a smaller chain (its backfill, then its checks).
+ * Prints a table of the figures and the issue's targets, met or missed; exits non-zero only
  * when something failed (never for a missed target). Needs DATABASE_URL (Postgres).
  */
 
 import { readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { ROOT } from "../devkit/processes";
-import { measureBackfill } from "./backfill";
+import { backfillChain, measureBackfill, measureStartOnPglite } from "./backfill";
 import { parseOptions } from "./options";
 import { report } from "./report";
 import { runBenchScript } from "./script";
-import { measureServing } from "./serving";
+import { measureServing, routeMeasurer } from "./serving";
 
 const options = parseOptions();
 await runBenchScript("npm run bench", async ({ db, cleanup, log, startedAt }) => {
@@ -24,7 +25,18 @@ await runBenchScript("npm run bench", async ({ db, cleanup, log, startedAt }) =>
   );
   const serving = await measureServing(options, cleanup, db, log);
   log(`backfill: sending ${options.backfillEvents.toLocaleString("en")} registry events to a fresh chain`);
-  const backfill = await measureBackfill(cleanup, db, options.backfillEvents, options.seed + 4, log);
+  const backfill = await cleanup.scope(async () => {
+    const chain = await backfillChain(cleanup, options.backfillEvents, options.seed + 4, log);
+    return measureBackfill(cleanup, db, chain, log);
+  });
+  log(
+    `npm start alone on PGlite: ${options.startEvents.toLocaleString("en")} events to a fresh chain, its checks after`,
+  );
+  const start = await cleanup.scope(async () => {
+    const chain = await backfillChain(cleanup, options.startEvents, options.seed + 5, log);
+    const measure = routeMeasurer(options, log, serving.verified);
+    return measureStartOnPglite(cleanup, chain, options.seed + 6, measure);
+  });
   const autocannon = (
     JSON.parse(readFileSync(`${ROOT}/node_modules/autocannon/package.json`, "utf8")) as { version: string }
   ).version;
@@ -34,5 +46,5 @@ await runBenchScript("npm run bench", async ({ db, cleanup, log, startedAt }) =>
     autocannon,
     runtimeS: (Date.now() - startedAt) / 1000,
   };
-  console.log(`\n${report(options, environment, serving, backfill)}`);
+  console.log(`\n${report(options, environment, serving, backfill, start)}`);
 });

@@ -77,6 +77,45 @@ export async function settle(base: string, headers: Record<string, string>) {
   });
 }
 
+export type RouteMeasurer = (
+  base: string,
+  route: Route,
+  headers: Record<string, string>,
+  label?: string,
+  connections?: number,
+  durationS?: number,
+) => Promise<RouteFigure>;
+
+/**
+ * How every run of the bench measures a route: a verified sample of its answers first (counted in
+ * `verified`), then the load, logged.
+ */
+export function routeMeasurer(o: BenchOptions, log: (line: string) => void, verified: Verified): RouteMeasurer {
+  return async (base, route, headers, label = route.label, connections = o.connections, durationS = o.durationS) => {
+    const v = await verifyRoute(base, route, o.verifySample, headers);
+    verified.answers += v.answers;
+    verified.checks += v.checks;
+    verified.positive += v.positive;
+    const result = await runLoad(label, {
+      url: base,
+      connections,
+      durationS,
+      warmupS: o.warmupS,
+      headers,
+      requests: route.requests,
+      // A batch at a past block may take seconds: answered late is a figure, not a failure.
+      timeoutS: 60,
+    });
+    const failed =
+      result.non2xx + result.errors > 0 ? `; FAILED: ${JSON.stringify(result.statuses)}, ${result.errors} errors` : "";
+    log(
+      `${label}: ${Math.round(result.rps)} req/s, p50 ${result.p50?.toFixed(2)} ms, p99 ${result.p99?.toFixed(2)} ` +
+        `ms (${v.answers} sampled answer${v.answers === 1 ? "" : "s"} verified first${failed})`,
+    );
+    return { label, result, connections };
+  };
+}
+
 /** The API's figures (see the module's head). */
 export async function measureServing(
   o: BenchOptions,
@@ -87,39 +126,7 @@ export async function measureServing(
   return cleanup.scope(async () => {
     const { chain, service, data, grow } = await seededStack(o, cleanup, db, log);
     const verified: Verified = { answers: 0, checks: 0, positive: 0 };
-
-    const measure = async (
-      base: string,
-      route: Route,
-      headers: Record<string, string>,
-      label = route.label,
-      connections = o.connections,
-      durationS = o.durationS,
-    ): Promise<RouteFigure> => {
-      const v = await verifyRoute(base, route, o.verifySample, headers);
-      verified.answers += v.answers;
-      verified.checks += v.checks;
-      verified.positive += v.positive;
-      const result = await runLoad(label, {
-        url: base,
-        connections,
-        durationS,
-        warmupS: o.warmupS,
-        headers,
-        requests: route.requests,
-        // A batch at a past block may take seconds: answered late is a figure, not a failure.
-        timeoutS: 60,
-      });
-      const failed =
-        result.non2xx + result.errors > 0
-          ? `; FAILED: ${JSON.stringify(result.statuses)}, ${result.errors} errors`
-          : "";
-      log(
-        `${label}: ${Math.round(result.rps)} req/s, p50 ${result.p50?.toFixed(2)} ms, p99 ${result.p99?.toFixed(2)} ` +
-          `ms (${v.answers} sampled answer${v.answers === 1 ? "" : "s"} verified first${failed})`,
-      );
-      return { label, result, connections };
-    };
+    const measure = routeMeasurer(o, log, verified);
     const measureApi: typeof measure = async (base, ...rest) => {
       await settle(base, service.headers);
       return measure(base, ...rest);
@@ -146,7 +153,12 @@ export async function measureServing(
     const ethCall = await measure(chain.anvil.url, ethCallRoute(chain.registry, v2All), {
       "Content-Type": "application/json",
     });
-    const ponder = await measureApi(service.url, v2All, service.headers, "(c) Ponder's built-in server, v2 check all");
+    const ponder = await measureApi(
+      service.url,
+      v2All,
+      service.headers,
+      "(c) npm start's API on Postgres (no replicas), v2 check all",
+    );
     const checks: RouteFigure[] = [];
     for (const route of routes) checks.push(await measureApi(serve.url, route, service.headers));
     // Listings at 64 connections mostly queue (p50 ≈ 64 / throughput): their latency is also taken

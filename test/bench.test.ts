@@ -1,11 +1,12 @@
 /**
  * `npm run bench -- --smoke` works (issue 7): it exits 0 and prints every figure — each route,
  * each baseline, the indexer's backfill speed and memory beside a minimal Ponder indexer's (issue
- * 16), the delay, the API's memory — after verifying sampled answers, and every number it prints is
- * finite and positive. With issues 14 and 15's figures: each check route at past blocks (alone and
- * loaded), batches at the head and at a past block, listings at a past block, history pages at
- * random depths, the largest wallets in pages (each page's latency), the whole history read by
- * following Link, and every target beside its figure. Timings are never asserted: this is a smoke
+ * 16), npm start alone on PGlite (its backfill and checks, issue 16), the delay, the API's memory
+ * — after verifying sampled answers, and every number it prints is finite and positive. With
+ * issues 14 and 15's figures: each check route at past blocks (alone and loaded), batches at the
+ * head and at a past block, listings at a past block, history pages at random depths, the largest
+ * wallets in pages (each page's latency), the whole history read by following Link, and every
+ * target beside its figure. Timings are never asserted: this is a smoke
  * test of the bench, not a benchmark. Postgres only, as the bench.
  */
 import { beforeAll, describe, expect, it } from "vitest";
@@ -26,7 +27,8 @@ const CHECK_ROUTES = [
 const BASELINES = [
   "(a) raw node:http hello",
   "(b) anvil eth_call checkDelegateForAll",
-  "(c) Ponder's built-in server, v2 check all",
+  "(c) npm start's API on Postgres (no replicas), v2 check all",
+  "(d) npm start alone on PGlite (no replicas), v2 check all",
 ];
 /**
  * A table row: the label, then req/s, ×hello, p50, p99, and the CPU of the load generator, the
@@ -102,6 +104,13 @@ describe.runIf(process.env.DATABASE_URL)("npm run bench -- --smoke", () => {
       new RegExp(
         `^indexing, the minimal Ponder indexer \\(bench/baseline: .*\\) over the same blocks: ${NUMBER} events/s .*` +
           `peak RSS ${NUMBER} MB$`,
+        "m",
+      ),
+    );
+    expect(results).toMatch(
+      new RegExp(
+        `^indexing, npm start alone on PGlite \\(the README's first command\\) over ${NUMBER} events of the same ` +
+          `kind: ${NUMBER} events/s .*peak RSS ${NUMBER} MB$`,
         "m",
       ),
     );
