@@ -9,12 +9,13 @@ import { readFileSync } from "node:fs";
 import http, { type Server } from "node:http";
 import { type AddressInfo, connect } from "node:net";
 import { PGlite } from "@electric-sql/pglite";
-import { serve } from "@hono/node-server";
+import { getRequestListener, serve } from "@hono/node-server";
 import { sql as drizzleSql } from "drizzle-orm";
 import { toSnakeCase } from "drizzle-orm/casing";
 import { drizzle as drizzleNodePg } from "drizzle-orm/node-postgres";
 import { getTableConfig, type PgTable } from "drizzle-orm/pg-core";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
+import { Hono } from "hono";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { table } from "./access/db";
@@ -22,11 +23,13 @@ import { pgliteDb } from "./access/pglite";
 import { logBackfillProgress } from "./backfill-progress";
 import { answerClientErrors } from "./client-error";
 import {
+  answerBesidePonder,
   checkpointsSql,
   LOG_EVENT_TYPE,
   NEWEST_SYNCED_BLOCK_SQL,
   onPonderServer,
   PONDER_RETRYABLE_EXIT,
+  PONDER_ROUTES,
   PONDER_SYNC_TABLES,
   type PonderCheckpoint,
   type PonderMetrics,
@@ -280,6 +283,54 @@ describe("onPonderServer", () => {
       });
       expect(answer).toMatch(/^HTTP\/1\.1 400 /);
       expect(JSON.parse(answer.split("\r\n\r\n")[1]!)).toMatchObject({ status: 400, code: "malformed_request" });
+    } finally {
+      await new Promise<void>((ok) => server.close(() => ok()));
+    }
+  });
+});
+
+describe("answerBesidePonder", () => {
+  it("Ponder's server answers PONDER_ROUTES itself and passes every other path to the API's app", () => {
+    const server = dist("server/index.js");
+    const own = [...server.matchAll(/^\s*\.get\("([^"]+)"/gm)].map((m) => m[1]);
+    expect(new Set(own)).toEqual(PONDER_ROUTES);
+    expect(server).toContain('.route("/", apiBuild.app)');
+    expect(server).toMatch(/serve\(\{\s*fetch: hono\.fetch,/);
+  });
+
+  it("sends PONDER_ROUTES to Ponder's listener, with or without a query, and every other path to the API", async () => {
+    const ponderApp = new Hono().all("*", (c) => c.text(`ponder ${c.req.path}`));
+    const apiApp = new Hono().all("*", (c) => c.text(`api ${c.req.path}`));
+    const server = await new Promise<Server>((listening) => {
+      const s = serve({ fetch: ponderApp.fetch, port: 0, hostname: "127.0.0.1" }, () =>
+        listening(s as Server),
+      ) as Server;
+    });
+    answerBesidePonder(server, getRequestListener(apiApp.fetch));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const answers: Record<string, string> = {};
+      for (const path of [
+        "/metrics",
+        "/health",
+        "/ready?x=1",
+        "/status",
+        "/registry/v2/check/all?chainId=1",
+        "/ready/",
+        "/graphql",
+        "/",
+      ])
+        answers[path] = await (await fetch(base + path)).text();
+      expect(answers).toEqual({
+        "/metrics": "ponder /metrics",
+        "/health": "ponder /health",
+        "/ready?x=1": "ponder /ready",
+        "/status": "ponder /status",
+        "/registry/v2/check/all?chainId=1": "api /registry/v2/check/all",
+        "/ready/": "api /ready/",
+        "/graphql": "api /graphql",
+        "/": "api /",
+      });
     } finally {
       await new Promise<void>((ok) => server.close(() => ok()));
     }

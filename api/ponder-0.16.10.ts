@@ -12,7 +12,9 @@
  * - Ponder's build sets `globalThis.PONDER_COMMON`, whose `metrics` are prom-client gauges labelled
  *   by chain name (internal/metrics.ts).
  * - Ponder creates its HTTP server by calling node:http's `createServer` (read at the call, through
- *   @hono/node-server's `createServer` option), after it has loaded the API.
+ *   @hono/node-server's `createServer` option), after it has loaded the API, with one `request`
+ *   listener: its Hono app (server/index.ts), whose own routes are PONDER_ROUTES and which passes
+ *   every other path, through its HTTP metrics and CORS middleware, to the API's app.
  * - Ponder caches what it fetches (blocks, logs, RPC answers) in the `ponder_sync` schema, shared by
  *   every schema of a database, in tables keyed by `chain_id` (sync-store/schema.ts).
  * - `ponder start` exits with code 75 after an error worth retrying (one not its user's: an RPC that
@@ -20,7 +22,7 @@
  * - On PGlite, the `db` of `ponder:api` is a drizzle database over Ponder's one PGlite instance
  *   (`$client`), which the indexer writes through too (database/index.ts, build/plugin.ts).
  */
-import http, { type Server } from "node:http";
+import http, { type RequestListener, type Server } from "node:http";
 import { PGlite } from "@electric-sql/pglite";
 import { table } from "./access/db";
 
@@ -147,4 +149,23 @@ export function onPonderServer(hook: (server: Server) => void): void {
 export function ponderPglite(db: object): PGlite | undefined {
   const client = (db as { $client?: unknown }).$client;
   return client instanceof PGlite ? client : undefined;
+}
+
+/** The paths Ponder's server answers itself (server/index.ts); every other is the API app's. */
+export const PONDER_ROUTES: ReadonlySet<string> = new Set(["/metrics", "/health", "/ready", "/status"]);
+
+/**
+ * Sends every request for a path but PONDER_ROUTES straight to `api`, past Ponder's Hono app: its
+ * per-request HTTP metrics and CORS middleware were an eighth of `npm start`'s time answering
+ * checks (`npx tsx bench/profile.ts start`), and the API app does its own CORS and errors.
+ */
+export function answerBesidePonder(server: Server, api: RequestListener): void {
+  const ponder = server.listeners("request") as RequestListener[];
+  if (ponder.length !== 1) throw new Error(`Ponder's server has ${ponder.length} request listeners, not 1`);
+  server.removeAllListeners("request");
+  server.on("request", (req, res) => {
+    const url = req.url ?? "/";
+    const query = url.indexOf("?");
+    (PONDER_ROUTES.has(query < 0 ? url : url.slice(0, query)) ? ponder[0]! : api)(req, res);
+  });
 }

@@ -1,5 +1,6 @@
 import { db } from "ponder:api";
 import ponderSchema, { v2Delegation } from "ponder:schema";
+import { getRequestListener } from "@hono/node-server";
 import { getTableConfig } from "drizzle-orm/pg-core";
 import { Hono } from "hono";
 import { graphql } from "ponder";
@@ -12,7 +13,7 @@ import { openChainAlarms, refuseWhileAlarmed } from "../../api/chain-alarms";
 import { answerClientErrors } from "../../api/client-error";
 import { watchDeepReorgs } from "../../api/deep-reorg";
 import { createHistoryStore } from "../../api/history-store";
-import { onPonderServer, ponderPglite } from "../../api/ponder-0.16.10";
+import { answerBesidePonder, onPonderServer, ponderPglite } from "../../api/ponder-0.16.10";
 import { createReplicaStore } from "../../api/replica/store";
 import { publishServedChains, servedChain } from "../../api/served-chains";
 import { createSqlStore } from "../../api/store";
@@ -51,8 +52,12 @@ const store = pglite
   ? createReplicaStore(pgliteDb(pglite).transaction, schema)
   : createSqlStore((query) => db.execute(query), schema);
 
-// Ponder's server answers what Node's parser refuses as replicas do.
-onPonderServer(answerClientErrors);
+// Ponder's server answers what Node's parser refuses as replicas do, and hands the API's paths to
+// the app below directly (`app` is defined when Ponder makes its server, after this module ran).
+onPonderServer((server) => {
+  answerClientErrors(server);
+  answerBesidePonder(server, getRequestListener(app.fetch));
+});
 
 const app = new Hono();
 // Before the API app, whose catch-all answers 404 for every path it does not serve. GraphQL reads
