@@ -296,6 +296,13 @@ describe("answerBesidePonder", () => {
     expect(new Set(own)).toEqual(PONDER_ROUTES);
     expect(server).toContain('.route("/", apiBuild.app)');
     expect(server).toMatch(/serve\(\{\s*fetch: hono\.fetch,/);
+    expect(dist("utils/port.js")).toContain("http.createServer()");
+  });
+
+  it("leaves a server without a listener (Ponder's port probe) as it is", () => {
+    const probe = http.createServer();
+    answerBesidePonder(probe, () => undefined);
+    expect(probe.listenerCount("request")).toBe(0);
   });
 
   it("sends PONDER_ROUTES to Ponder's listener, with or without a query, and every other path to the API", async () => {

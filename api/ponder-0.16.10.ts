@@ -14,7 +14,8 @@
  * - Ponder creates its HTTP server by calling node:http's `createServer` (read at the call, through
  *   @hono/node-server's `createServer` option), after it has loaded the API, with one `request`
  *   listener: its Hono app (server/index.ts), whose own routes are PONDER_ROUTES and which passes
- *   every other path, through its HTTP metrics and CORS middleware, to the API's app.
+ *   every other path, through its HTTP metrics and CORS middleware, to the API's app. Before it,
+ *   Ponder probes for a free port with servers made without a listener (utils/port.ts).
  * - Ponder caches what it fetches (blocks, logs, RPC answers) in the `ponder_sync` schema, shared by
  *   every schema of a database, in tables keyed by `chain_id` (sync-store/schema.ts).
  * - `ponder start` exits with code 75 after an error worth retrying (one not its user's: an RPC that
@@ -161,7 +162,9 @@ export const PONDER_ROUTES: ReadonlySet<string> = new Set(["/metrics", "/health"
  */
 export function answerBesidePonder(server: Server, api: RequestListener): void {
   const ponder = server.listeners("request") as RequestListener[];
-  if (ponder.length !== 1) throw new Error(`Ponder's server has ${ponder.length} request listeners, not 1`);
+  // Ponder's probes for a free port (utils/port.ts) are servers without a listener: left alone.
+  if (ponder.length === 0) return;
+  if (ponder.length > 1) throw new Error(`Ponder's server has ${ponder.length} request listeners, not 1`);
   server.removeAllListeners("request");
   server.on("request", (req, res) => {
     const url = req.url ?? "/";

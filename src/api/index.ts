@@ -55,8 +55,8 @@ const store = pglite
 // Ponder's server answers what Node's parser refuses as replicas do, and hands the API's paths to
 // the app below directly (`app` is defined when Ponder makes its server, after this module ran).
 onPonderServer((server) => {
-  answerClientErrors(server);
   answerBesidePonder(server, getRequestListener(app.fetch));
+  answerClientErrors(server);
 });
 
 const app = new Hono();
