@@ -13,8 +13,8 @@
  * 2. Batches of 1, 500 and 10,000 mixed checks: at the head while writes arrive, and at past blocks;
  *    each result is one eth_call at the one block the answer reports.
  * 3. Refusals: each answers its code (400, 413, 415, 429, 405), and the keyless budget is spent per
- *    check, all or none; CORS preflights of the batch paths, as `npm start` (Ponder's server answers
- *    them) and `npm run serve` each answer them.
+ *    check, all or none; CORS preflights of the batch paths, answered alike by `npm start` and
+ *    `npm run serve`.
  * 4. With DATABASE_URL, an `npm run serve` replica answers batches at the head as the contract does
  *    while writes arrive, and gives every answer above the same body as `npm start` (past blocks from
  *    Postgres).
@@ -882,8 +882,8 @@ paths allow POST and Content-Type", async () => {
       }
     }
 
-    // Preflights: Ponder's server answers them itself inside npm start (its own CORS, before the app);
-    // npm run serve answers them with the app's (api/app.ts), which names what the path allows.
+    // Preflights: every process answers them with the app's (api/app.ts), which names what the path
+    // allows; npm start too, where the API's paths go straight to the app (answerBesidePonder).
     for (const base of processes()) {
       const ponder = base === service!.url;
       for (const version of ["v2", "v1"] as const) {
@@ -902,15 +902,9 @@ paths allow POST and Content-Type", async () => {
         expect(pre.status, where).toBe(204);
         expect(h("access-control-allow-origin"), where).toBe("*");
         expect(h("access-control-max-age"), where).toBe("86400");
-        if (ponder) {
-          // Hono's cors() defaults: every method it knows, and the headers the preflight asked for.
-          expect(h("access-control-allow-methods"), where).toBe("GET,HEAD,PUT,POST,DELETE,PATCH,QUERY");
-          expect(h("access-control-allow-headers"), where).toBe("content-type,x-api-key");
-        } else {
-          expect(h("access-control-allow-methods"), where).toBe("POST,OPTIONS");
-          expect(h("access-control-allow-headers"), where).toBe("X-API-KEY,Content-Type");
-          expect(h("allow"), where).toBe("POST, OPTIONS");
-        }
+        expect(h("access-control-allow-methods"), where).toBe("POST,OPTIONS");
+        expect(h("access-control-allow-headers"), where).toBe("X-API-KEY,Content-Type");
+        expect(h("allow"), where).toBe("POST, OPTIONS");
         // The POST that follows: readable across origins, X-Indexed-Block too.
         const post = await ask(base, path, {
           method: "POST",

@@ -3,6 +3,7 @@ import ponderSchema, { v2Delegation } from "ponder:schema";
 import { getRequestListener } from "@hono/node-server";
 import { getTableConfig } from "drizzle-orm/pg-core";
 import { Hono } from "hono";
+import { cors } from "hono/cors";
 import { graphql } from "ponder";
 import { requireKey } from "../../api/access/middleware";
 import { openAccess } from "../../api/access/open";
@@ -64,6 +65,8 @@ const app = new Hono();
 // every chain's tables at once: a chain whose history mixes two branches refuses it whole.
 app.use(
   "/graphql",
+  // What Ponder's server gave it before answerBesidePonder: readable from any origin, refusals too.
+  cors({ origin: "*", maxAge: 86400 }),
   requireKey(access.keys, "GraphQL"),
   refuseWhileAlarmed(alarms),
   graphql({ db, schema: ponderSchema }),
