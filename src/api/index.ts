@@ -55,6 +55,8 @@ const store = pglite
 
 // Ponder's server answers what Node's parser refuses as replicas do, and hands the API's paths to
 // the app below directly (`app` is defined when Ponder makes its server, after this module ran).
+// answerBesidePonder first: it takes over the one request listener Ponder gave the server, before
+// answerClientErrors adds its own.
 onPonderServer((server) => {
   answerBesidePonder(server, getRequestListener(app.fetch));
   answerClientErrors(server);
