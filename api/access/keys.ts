@@ -46,18 +46,16 @@ export async function openKeyStore(db: AccessDb, schema: string): Promise<KeySto
   ]);
   const usage = new UsageCounter(db, schema);
   const columns = "id, label, created_at, revoked_at";
-  const hashes = (rows: Record<string, unknown>[]) =>
-    new Map(rows.map((row) => [row.id as string, row.key_hash as string]));
-  const readHashOf = batchedLookup(async (ids: string[]) => {
+  /** The valid keys' hashes by id: those of `ids`, or all. */
+  const readHashes = async (ids?: string[]) => {
     const { rows } = await db.query(
-      `SELECT id, key_hash FROM ${keys} WHERE id = ANY($1::text[]) AND revoked_at IS NULL`,
-      [ids],
+      `SELECT id, key_hash FROM ${keys} WHERE revoked_at IS NULL${ids ? " AND id = ANY($1::text[])" : ""}`,
+      ids ? [ids] : [],
     );
-    return hashes(rows);
-  });
-  const valid = new ValidKeys(async () =>
-    hashes((await db.query(`SELECT id, key_hash FROM ${keys} WHERE revoked_at IS NULL`)).rows),
-  );
+    return new Map(rows.map((row) => [row.id as string, row.key_hash as string]));
+  };
+  const readHashOf = batchedLookup(readHashes);
+  const valid = new ValidKeys(() => readHashes());
   await valid.start();
 
   return {
