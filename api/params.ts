@@ -147,6 +147,8 @@ export function parseParam<T>(name: string, raw: string, parse: (value: string) 
 }
 
 function decode(component: string): string {
+  // Most components have nothing to decode.
+  if (!component.includes("%") && !component.includes("+")) return component;
   try {
     return decodeURIComponent(component.replaceAll("+", " "));
   } catch {

@@ -4,6 +4,9 @@ import { generateKey, keyId, keyMatches } from "./key";
 import { UsageCounter, usageTable } from "./usage";
 import { ValidKeys } from "./valid-keys";
 
+/** Keys remembered as matching their hash (see `matched`). */
+const MATCHED_KEYS = 10_000;
+
 export type KeyRecord = { id: string; label: string; createdAt: string; revokedAt: string | null };
 
 export interface KeyStore {
@@ -15,6 +18,11 @@ export interface KeyStore {
   revoke(id: string): Promise<KeyRecord | undefined>;
   /** Whether `key` may be used now; counts the request when it may. */
   use(key: string): Promise<boolean>;
+  /**
+   * As use(), answered now from this process's copy of the valid keys: true when the copy vouches
+   * for `key` (the request is counted); false when it does not (use() may still accept it).
+   */
+  useHeld(key: string): boolean;
   close(): Promise<void>;
 }
 
@@ -57,6 +65,22 @@ export async function openKeyStore(db: AccessDb, schema: string): Promise<KeySto
   const readHashOf = batchedLookup(readHashes);
   const valid = new ValidKeys(() => readHashes());
   await valid.start();
+  /**
+   * Keys seen to match, with the hash they matched: a key used again is not hashed again while its
+   * id's valid hash is still that one. Cleared when full, so that it stays small.
+   */
+  const matched = new Map<string, string>();
+  /** Whether `key` (of id `id`) matches `hash`, its id's valid hash (undefined: none); counts its use when it does. */
+  const counted = (key: string, id: string, hash: string | undefined) => {
+    if (hash === undefined) return false;
+    if (matched.get(key) !== hash) {
+      if (!keyMatches(key, hash)) return false;
+      if (matched.size >= MATCHED_KEYS) matched.clear();
+      matched.set(key, hash);
+    }
+    usage.count(id);
+    return true;
+  };
 
   return {
     async create(label) {
@@ -94,10 +118,12 @@ export async function openKeyStore(db: AccessDb, schema: string): Promise<KeySto
     async use(key) {
       const id = keyId(key);
       if (id === undefined) return false;
-      const hash = valid.hashOf(id) ?? (await readHashOf(id));
-      if (hash === undefined || !keyMatches(key, hash)) return false;
-      usage.count(id);
-      return true;
+      return counted(key, id, valid.hashOf(id) ?? (await readHashOf(id)));
+    },
+
+    useHeld(key) {
+      const id = keyId(key);
+      return id !== undefined && counted(key, id, valid.hashOf(id));
     },
 
     async close() {
