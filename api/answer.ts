@@ -10,7 +10,8 @@
  * first page, so that the pages together are the whole answer at that block.
  */
 import type { Context } from "hono";
-import type { Env } from "./app";
+import type { Env, ServedChain } from "./app";
+import type { ChainAlarms } from "./chain-alarms";
 import { type Cursor, decodeCursor, encodeCursor, requestDigest } from "./cursor";
 import type { HistoryStore, Page, PageRequest } from "./history-store";
 import { toJson } from "./json";
@@ -34,17 +35,22 @@ function syncing(chainId: number, indexedBlock?: bigint): Problem {
 /** A request's parameters and the chain it asks about (see servedChainId). */
 export function chainRequest(c: Context<Env>, version: "v1" | "v2"): { chainId: number; params: Params } {
   const params = Params.ofUrl(c.req.url);
-  return { params, chainId: servedChainId(c, version, params) };
+  return { params, chainId: servedChainId(c.var, version, params) };
 }
 
 /**
  * The chain `params` ask about: one where `version` is served, and whose indexed history can be
  * trusted (else 503 chain_reorganized: it mixes two branches, see api/deep-reorg.ts).
  */
-export function servedChainId(c: Context<Env>, version: "v1" | "v2", params: Params): number {
-  const served = c.var.chains.filter((chain) => chain[version] !== undefined).map((chain) => chain.id);
-  const chainId = params.chainId(served);
-  const alarm = c.var.alarms.current().get(chainId);
+export function servedChainId(
+  served: { chains: readonly ServedChain[]; alarms: ChainAlarms },
+  version: "v1" | "v2",
+  params: Params,
+): number {
+  const chainId = params.chainId(
+    served.chains.filter((chain) => chain[version] !== undefined).map((chain) => chain.id),
+  );
+  const alarm = served.alarms.current().get(chainId);
   if (alarm !== undefined) throw new Problem("chain_reorganized", alarm);
   return chainId;
 }
@@ -84,12 +90,17 @@ export function historyOf(c: Context<Env>, chainId: number): HistoryStore {
   return c.var.history;
 }
 
+/** The headers of a JSON answer at `block`. */
+export const jsonHeaders = (block: bigint) => ({
+  "Content-Type": "application/json",
+  "X-Indexed-Block": block.toString(),
+});
+
 /** A 200 JSON answer at `block` (a Uint8Array `body` is JSON already written). */
 export function jsonAnswer(c: Context<Env>, body: unknown, block: bigint, headers: Record<string, string> = {}) {
   return c.body(body instanceof Uint8Array ? (body as Uint8Array<ArrayBuffer>) : toJson(body), 200, {
     ...headers,
-    "Content-Type": "application/json",
-    "X-Indexed-Block": block.toString(),
+    ...jsonHeaders(block),
   });
 }
 

@@ -51,7 +51,7 @@ const methodsOf = (path: string) => (BATCH_PATH.test(path) ? ["POST", "OPTIONS"]
 /** The response headers a browser may read across origins. */
 const EXPOSED = ["X-Indexed-Block", "Retry-After", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"];
 /** The CORS headers of every answer but a preflight's (errors' too, so that a browser can read the problem). */
-const CORS = { "Access-Control-Allow-Origin": "*", "Access-Control-Expose-Headers": EXPOSED.join(",") };
+export const CORS = { "Access-Control-Allow-Origin": "*", "Access-Control-Expose-Headers": EXPOSED.join(",") };
 /** A preflight's answer, by hono/cors. */
 const preflight = cors({
   origin: "*",

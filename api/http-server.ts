@@ -1,5 +1,4 @@
-import type { Server } from "node:http";
-import { serve } from "@hono/node-server";
+import { createServer, type RequestListener, type Server } from "node:http";
 import { answerClientErrors } from "./client-error";
 
 /**
@@ -21,15 +20,16 @@ export type HttpServer = {
   close(drainMs?: number): Promise<void>;
 };
 
-/** Serves `fetch` on `port` (and `hostname`, default all); resolves once listening, rejects when it cannot listen. */
+/** Serves `listener` on `port` (and `hostname`, default all); resolves once listening, rejects if it cannot listen. */
 export async function startHttpServer(options: {
-  fetch: (request: Request) => Response | Promise<Response>;
+  listener: RequestListener;
   port: number;
   hostname?: string;
 }): Promise<HttpServer> {
-  const server = await new Promise<Server>((listening, fail) => {
-    const s = serve(options, () => listening(s as Server)) as Server;
-    s.once("error", fail);
+  const server = createServer(options.listener);
+  await new Promise<void>((listening, fail) => {
+    server.once("error", fail);
+    server.listen(options.port, options.hostname, () => listening());
   });
   server.keepAliveTimeout = KEEP_ALIVE_MS;
   answerClientErrors(server);

@@ -17,9 +17,14 @@ export type ProcessFigures = { pid: number; requests: RequestCounts; rssBytes: n
 export function countRequests(counts: RequestCounts): MiddlewareHandler {
   return async (c, next) => {
     await next();
-    const key = `${routePath(c)} ${c.res.status}`;
-    counts[key] = (counts[key] ?? 0) + 1;
+    countAnswer(counts, routePath(c), c.res.status);
   };
+}
+
+/** Counts one answer of `route` (its pattern) with `status` into `counts`. */
+export function countAnswer(counts: RequestCounts, route: string, status: number): void {
+  const key = `${route} ${status}`;
+  counts[key] = (counts[key] ?? 0) + 1;
 }
 
 /** Several processes' figures as one: counts and memory summed. */

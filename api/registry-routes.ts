@@ -15,7 +15,13 @@ import { LISTING_CACHE_MIN_ROWS } from "./listing-cache";
 import { historyPage, LISTING_DEFAULT_LIMIT, listingPin } from "./pages";
 import { type Params, parseParam } from "./params";
 import { notFound } from "./problem";
-import type { Store, WalletView } from "./store";
+import type { ChainView, Store, WalletView } from "./store";
+
+/** How a set of checks is read: their answers, in order. */
+export type CheckReads = {
+  head: (store: Store, chainId: number) => Promise<ChainView<unknown[]> | undefined>;
+  at: (history: HistoryStore, chainId: number, block: bigint) => Promise<unknown[]>;
+};
 
 /** What a registry version's routes are made of. */
 export type RegistrySpec<K extends string, Q, Row, Event> = {
@@ -25,14 +31,8 @@ export type RegistrySpec<K extends string, Q, Row, Event> = {
   /** Every parameter a check reads (a batch item's field that must be a string or a number). */
   checkParams: ReadonlySet<string>;
   checkQuery: (kind: K, params: Params) => Q;
-  /** Answers checks together at one block (the newest indexed, or `asked`); `body` shapes the answers. */
-  answerChecks: (
-    c: Context<Env>,
-    chainId: number,
-    asked: bigint | undefined,
-    queries: Q[],
-    body: (answers: unknown[]) => unknown,
-  ) => Promise<Response>;
+  /** Reads checks together (one answer each), at the newest indexed block or at a block. */
+  readChecks: (queries: Q[]) => CheckReads;
   /** The wallet's whole listing at the newest indexed block (no rows while `held` is its revision). */
   wallet: (store: Store, chainId: number, wallet: Address, held?: string) => Promise<WalletView<Row> | undefined>;
   /** A page of the wallet's listing at a block. */
@@ -75,18 +75,36 @@ export function registryRoutes<K extends string, Q, Row, Event>(spec: RegistrySp
   const { version } = spec;
   const routes = new Hono<Env>();
 
+  /** Answers checks together at one block (the newest indexed, or `asked`); `body` shapes their answers. */
+  const answerChecks = (
+    c: Context<Env>,
+    chainId: number,
+    asked: bigint | undefined,
+    queries: Q[],
+    body: (answers: unknown[]) => unknown,
+  ) => {
+    const read = spec.readChecks(queries);
+    return answerAt(c, chainId, asked, {
+      head: async () => {
+        const view = await read.head(c.var.store, chainId);
+        return view && { ...view, body: body(view.data) };
+      },
+      at: async (history, block) => body(await read.at(history, chainId, block)),
+    });
+  };
+
   routes.post("/check", async (c) => {
     const batch = await readBatch(c, spec.kinds, spec.checkParams);
-    const chainId = servedChainId(c, version, batch.params);
+    const chainId = servedChainId(c.var, version, batch.params);
     const queries = batch.items.map(({ type, params }) => spec.checkQuery(type, params));
-    return spec.answerChecks(c, chainId, batch.params.blockNumber(), queries, (answers) => answers);
+    return answerChecks(c, chainId, batch.params.blockNumber(), queries, (answers) => answers);
   });
 
   for (const kind of spec.kinds) {
     routes.get(`/check/${kind}`, (c) => {
       const { chainId, params } = chainRequest(c, version);
       const query = spec.checkQuery(kind, params);
-      return spec.answerChecks(c, chainId, params.blockNumber(), [query], ([answer]) => answer);
+      return answerChecks(c, chainId, params.blockNumber(), [query], ([answer]) => answer);
     });
   }
   // Below "check" are the checks only: it is not a wallet.

@@ -1,11 +1,9 @@
-import type { Context } from "hono";
 import { V1_CHECK_KINDS, type V1CheckKind, type V1CheckQuery, type V1Key, v1CheckKeys, v1KeyString } from "../core/v1";
-import { answerAt } from "./answer";
-import type { Env } from "./app";
+import type { V1EventRow } from "./history-store";
 import type { ParameterKey } from "./openapi/parameters";
 import type { Params } from "./params";
 import { v1EventRecord, v1Record } from "./records";
-import { registryRoutes } from "./registry-routes";
+import { type CheckReads, type RegistrySpec, registryRoutes } from "./registry-routes";
 import type { V1Row } from "./store";
 
 /** Each check's parameters, as a GET check and a batch's item take them (the OpenAPI document lists them). */
@@ -23,42 +21,39 @@ function checkQuery(kind: V1CheckKind, params: Params): V1CheckQuery {
 }
 
 /**
- * Answers v1 checks together at one block: every key they need is looked up once; a check holds
- * when any of its keys is in force.
+ * Reads v1 checks together: every key they need is looked up once; a check holds when any of its
+ * keys is in force.
  */
-function answerChecks(
-  c: Context<Env>,
-  chainId: number,
-  asked: bigint | undefined,
-  queries: V1CheckQuery[],
-  body: (answers: unknown[]) => unknown,
-) {
+function readChecks(queries: V1CheckQuery[]): CheckReads {
   const checks = queries.map(v1CheckKeys);
   const keys = [...new Map(checks.flat().map((k): [string, V1Key] => [v1KeyString(k), k])).values()];
   const answers = (inForce: V1Row[]) => {
     const found = new Set(inForce.map(v1KeyString));
-    return body(checks.map((check) => check.some((k) => found.has(v1KeyString(k)))));
+    return checks.map((check) => check.some((k) => found.has(v1KeyString(k))));
   };
-  return answerAt(c, chainId, asked, {
-    head: async () => {
-      const view = await c.var.store.v1InForce(chainId, keys);
-      return view && { ...view, body: answers(view.data) };
+  return {
+    head: async (store, chainId) => {
+      const view = await store.v1InForce(chainId, keys);
+      return view && { ...view, data: answers(view.data) };
     },
-    at: async (history, block) => answers(await history.v1InForce(chainId, keys, block)),
-  });
+    at: async (history, chainId, block) => answers(await history.v1InForce(chainId, keys, block)),
+  };
 }
 
-/** The v1 registry's routes. */
-export const v1 = registryRoutes({
+/** The v1 registry's routes' parts. */
+export const V1_SPEC = {
   version: "v1",
   kinds: V1_CHECK_KINDS,
   checkParams: new Set(Object.values(V1_CHECK_PARAMETERS).flat()),
   checkQuery,
-  answerChecks,
+  readChecks,
   wallet: (store, ...args) => store.v1Wallet(...args),
   walletAt: (history, ...args) => history.v1Wallet(...args),
   contractAt: (history, ...args) => history.v1Contract(...args),
   events: (history, ...args) => history.v1Events(...args),
   record: v1Record,
   eventRecord: v1EventRecord,
-});
+} satisfies RegistrySpec<V1CheckKind, V1CheckQuery, V1Row, V1EventRow>;
+
+/** The v1 registry's routes. */
+export const v1 = registryRoutes(V1_SPEC);

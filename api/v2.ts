@@ -1,12 +1,11 @@
-import type { Context } from "hono";
 import type { Hex } from "viem";
 import { V2_CHECK_KINDS, type V2CheckKind, type V2CheckQuery, type V2State, v2Check } from "../core/v2";
-import { answerAt } from "./answer";
-import type { Env } from "./app";
+import type { V2EventRow } from "./history-store";
 import type { ParameterKey } from "./openapi/parameters";
 import type { Params } from "./params";
 import { v2EventRecord, v2Record } from "./records";
-import { registryRoutes } from "./registry-routes";
+import { type CheckReads, type RegistrySpec, registryRoutes } from "./registry-routes";
+import type { V2Row } from "./store";
 
 /** Hot wallet and cold wallet: erc* checks take either name for each party (api-contract.md). */
 const PARTIES: Record<V2CheckKind, { to: string[]; from: string[] }> = {
@@ -38,40 +37,37 @@ export const V2_CHECK_PARAMETERS = {
   erc20: ["to", "delegate", "from", "vault", "contract", "rights"],
 } as const satisfies Record<V2CheckKind, readonly ParameterKey[]>;
 
-/** Answers v2 checks together at one block: every delegation hash they need is looked up once. */
-function answerChecks(
-  c: Context<Env>,
-  chainId: number,
-  asked: bigint | undefined,
-  queries: V2CheckQuery[],
-  body: (answers: unknown[]) => unknown,
-) {
+/** Reads v2 checks together: every delegation hash they need is looked up once. */
+function readChecks(queries: V2CheckQuery[]): CheckReads {
   const checks = queries.map(v2Check);
   const hashes = [...new Set(checks.flatMap((check) => check.hashes))];
-  const answers = (enabled: (hash: Hex) => V2State | undefined) => body(checks.map((check) => check.answer(enabled)));
-  return answerAt(c, chainId, asked, {
-    head: async () => {
-      const view = await c.var.store.v2Enabled(chainId, hashes);
-      return view && { ...view, body: answers((hash) => view.data.get(hash)) };
+  const answers = (enabled: (hash: Hex) => V2State | undefined) => checks.map((check) => check.answer(enabled));
+  return {
+    head: async (store, chainId) => {
+      const view = await store.v2Enabled(chainId, hashes);
+      return view && { ...view, data: answers((hash) => view.data.get(hash)) };
     },
-    at: async (history, block) => {
+    at: async (history, chainId, block) => {
       const enabled = await history.v2Enabled(chainId, hashes, block);
       return answers((hash) => enabled.get(hash));
     },
-  });
+  };
 }
 
-/** The v2 registry's routes. */
-export const v2 = registryRoutes({
+/** The v2 registry's routes' parts. */
+export const V2_SPEC = {
   version: "v2",
   kinds: V2_CHECK_KINDS,
   checkParams: new Set(Object.values(V2_CHECK_PARAMETERS).flat()),
   checkQuery,
-  answerChecks,
+  readChecks,
   wallet: (store, ...args) => store.v2Wallet(...args),
   walletAt: (history, ...args) => history.v2Wallet(...args),
   contractAt: (history, ...args) => history.v2Contract(...args),
   events: (history, ...args) => history.v2Events(...args),
   record: v2Record,
   eventRecord: v2EventRecord,
-});
+} satisfies RegistrySpec<V2CheckKind, V2CheckQuery, V2Row, V2EventRow>;
+
+/** The v2 registry's routes. */
+export const v2 = registryRoutes(V2_SPEC);

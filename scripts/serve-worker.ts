@@ -1,13 +1,15 @@
 /** One API worker of `npm run serve` (scripts/serve.ts): the replica store, the app, node:http. */
+import { getRequestListener } from "@hono/node-server";
 import { Hono } from "hono";
 import { openAccess } from "../api/access/open";
 import { pgAccessDb } from "../api/access/pg";
 import { createApp } from "../api/app";
 import { openChainAlarms } from "../api/chain-alarms";
 import { chainStatus } from "../api/chains";
+import { withDirectChecks } from "../api/direct-checks";
 import { createHistoryStore } from "../api/history-store";
 import { startHttpServer } from "../api/http-server";
-import { countRequests, metricsText, type RequestCounts } from "../api/metrics";
+import { countAnswer, countRequests, metricsText, type RequestCounts } from "../api/metrics";
 import { probes } from "../api/probes";
 import { createReplicaStore, REPLICA_CONNECTION } from "../api/replica/store";
 import { readServedChains } from "../api/served-chains";
@@ -61,6 +63,14 @@ export async function runWorker(settings: ServeSettings, shutdownMs: number) {
   };
   const requests: RequestCounts = {};
   const figures = workerFigures(() => ({ pid: process.pid, requests, rssBytes: process.memoryUsage.rss() }));
+  const options = {
+    store,
+    history: createHistoryStore(executeOver(database.query), indexerSchema),
+    chains: served,
+    alarms,
+    access,
+    behindAfterSeconds: behindAfter,
+  };
   const app = new Hono()
     .use(countRequests(requests))
     .route("/", probes(readiness))
@@ -76,18 +86,11 @@ export async function runWorker(settings: ServeSettings, shutdownMs: number) {
       });
       return c.text(text, 200, { "Content-Type": "text/plain; version=0.0.4; charset=utf-8" });
     })
-    .route(
-      "/",
-      createApp({
-        store,
-        history: createHistoryStore(executeOver(database.query), indexerSchema),
-        chains: served,
-        alarms,
-        access,
-        behindAfterSeconds: behindAfter,
-      }),
-    );
-  const http = await startHttpServer({ fetch: app.fetch, port, hostname: settings.host });
+    .route("/", createApp(options));
+  const listener = withDirectChecks(options, getRequestListener(app.fetch), (route, status) =>
+    countAnswer(requests, route, status),
+  );
+  const http = await startHttpServer({ listener, port, hostname: settings.host });
   console.log(`API worker ${process.pid} serving ${served.map((c) => c.id).join(", ")} on port ${port}`);
 
   const stop = () => {

@@ -1,3 +1,4 @@
+import { getRequestListener } from "@hono/node-server";
 import { Hono } from "hono";
 import { openAccess } from "../../api/access/open";
 import { createApp, type ServedChain } from "../../api/app";
@@ -45,7 +46,7 @@ export async function openWaitingRoom(
         behindAfterSeconds: settings.behindAfterSeconds,
       }),
     );
-  const http = await startHttpServer({ fetch: app.fetch, port }).catch(async (error: Error) => {
+  const http = await startHttpServer({ listener: getRequestListener(app.fetch), port }).catch(async (error: Error) => {
     await access.close();
     throw error;
   });

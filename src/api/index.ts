@@ -13,6 +13,7 @@ import { logBackfillProgress } from "../../api/backfill-progress";
 import { openChainAlarms, refuseWhileAlarmed } from "../../api/chain-alarms";
 import { answerClientErrors } from "../../api/client-error";
 import { watchDeepReorgs } from "../../api/deep-reorg";
+import { withDirectChecks } from "../../api/direct-checks";
 import { createHistoryStore } from "../../api/history-store";
 import { answerBesidePonder, onPonderServer, ponderPglite } from "../../api/ponder-0.16.10";
 import { createReplicaStore } from "../../api/replica/store";
@@ -58,10 +59,18 @@ const store = pglite
 // answerBesidePonder first: it takes over the one request listener Ponder gave the server, before
 // answerClientErrors adds its own.
 onPonderServer((server) => {
-  answerBesidePonder(server, getRequestListener(app.fetch));
+  answerBesidePonder(server, withDirectChecks(options, getRequestListener(app.fetch)));
   answerClientErrors(server);
 });
 
+const options = {
+  store,
+  history: createHistoryStore((query) => db.execute(query), schema),
+  alarms,
+  chains,
+  access,
+  behindAfterSeconds,
+};
 const app = new Hono();
 // Before the API app, whose catch-all answers 404 for every path it does not serve. GraphQL reads
 // every chain's tables at once: a chain whose history mixes two branches refuses it whole.
@@ -73,17 +82,7 @@ app.use(
   refuseWhileAlarmed(alarms),
   graphql({ db, schema: ponderSchema }),
 );
-app.route(
-  "/",
-  createApp({
-    store,
-    history: createHistoryStore((query) => db.execute(query), schema),
-    alarms,
-    chains,
-    access,
-    behindAfterSeconds,
-  }),
-);
+app.route("/", createApp(options));
 export default app;
 
 logBackfillProgress(plan.map((p) => p.chain.name));

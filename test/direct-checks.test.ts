@@ -1,0 +1,263 @@
+/**
+ * withDirectChecks gives the app's very answers: the same requests, sent to the app alone and to
+ * the app behind it, get the same status, headers (but Date) and body, whether it answered them
+ * itself (a keyed GET check at the newest indexed block) or handed them to the app (anything else);
+ * and each keyed request is counted once against its key, whichever answered it.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer, type RequestListener, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { getRequestListener } from "@hono/node-server";
+import type { Address, Hex } from "viem";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { AccessDb } from "../api/access/db";
+import { type KeyStore, openKeyStore } from "../api/access/keys";
+import { memoryLimiter } from "../api/access/memory-limiter";
+import type { Access } from "../api/access/open";
+import { pgliteAccessDb } from "../api/access/pglite";
+import { type AppOptions, createApp } from "../api/app";
+import type { ChainAlarms } from "../api/chain-alarms";
+import { withDirectChecks } from "../api/direct-checks";
+import type { Store } from "../api/store";
+import { type V1CheckQuery, v1CheckKeys, v1KeyString } from "../core/v1";
+import { V2_CHECK_KINDS, type V2CheckQuery, type V2State, v2Check } from "../core/v2";
+import { chooseSeed, Rng, spellAddress } from "../devkit/random";
+
+const SEED = chooseSeed();
+const READY = 31337;
+const SYNCING = 7;
+const ALARMED = 5;
+const BLOCK = 4242n;
+const registry = { address: "0x00000000000000447e69651d841bD8D104Bed493", startBlock: null };
+const chains = [READY, SYNCING, ALARMED].map((id) => ({
+  id,
+  name: `chain${id}`,
+  title: `Chain ${id}`,
+  testnet: true,
+  v1: registry,
+  v2: registry,
+}));
+const alarms: ChainAlarms = {
+  current: () => new Map([[ALARMED, "a reorganization deeper than the finality depth"]]),
+  raise: async () => {},
+  close: () => {},
+};
+
+const rng = new Rng(SEED);
+const address = (n: number) => `0x${n.toString(16).padStart(40, "0")}` as Address;
+const WALLETS = [1, 2, 0xabcdef, 0x1234567890, 77, 78, 79, 80].map(address);
+const CONTRACTS = [0xc0, 0xc1].map(address);
+const RIGHTS: Hex[] = [`0x${"00".repeat(32)}`, `0x${"00".repeat(31)}01`];
+
+function v2Query(): V2CheckQuery {
+  const kind = rng.pick(V2_CHECK_KINDS);
+  return {
+    kind,
+    to: rng.pick(WALLETS),
+    from: rng.pick(WALLETS),
+    rights: rng.pick(RIGHTS),
+    contract: rng.pick(CONTRACTS),
+    tokenId: BigInt(rng.int(3)),
+  };
+}
+function v1Query(): V1CheckQuery {
+  return {
+    kind: rng.pick(["all", "contract", "token"] as const),
+    delegate: rng.pick(WALLETS),
+    vault: rng.pick(WALLETS),
+    contract: rng.pick(CONTRACTS),
+    tokenId: BigInt(rng.int(3)),
+  };
+}
+const V2_QUERIES = Array.from({ length: 120 }, v2Query);
+const V1_QUERIES = Array.from({ length: 60 }, v1Query);
+
+// Some of what the checks look up is enabled: trues, falses and amounts among the answers.
+const enabled = new Map<Hex, V2State>();
+for (const query of V2_QUERIES) {
+  const { hashes } = v2Check(query);
+  if (hashes.length > 0 && rng.chance(0.3)) enabled.set(rng.pick(hashes), { enabled: true, amount: rng.bigint(64) });
+}
+const inForce = V1_QUERIES.flatMap(v1CheckKeys).filter(() => rng.chance(0.2));
+
+const view = <T>(chainId: number, data: T) =>
+  chainId === READY ? { indexedBlock: BLOCK, ready: true, data } : { indexedBlock: 3n, ready: false, data };
+const store: Store = {
+  v2Enabled: async (chainId, hashes) =>
+    view(chainId, new Map(hashes.flatMap((h): [Hex, V2State][] => (enabled.has(h) ? [[h, enabled.get(h)!]] : [])))),
+  v1InForce: async (chainId, keys) =>
+    view(
+      chainId,
+      inForce.filter((row) => keys.some((k) => v1KeyString(k) === v1KeyString(row))),
+    ),
+  v2Wallet: async () => undefined,
+  v1Wallet: async () => undefined,
+  chainStates: async () => new Map(),
+};
+
+const v2Url = (q: V2CheckQuery) => {
+  const params = new URLSearchParams({ chainId: String(READY), to: spellAddress(rng, q.to) });
+  params.set(
+    q.kind === "all" || q.kind === "contract" || rng.chance(0.5) ? "from" : "vault",
+    spellAddress(rng, q.from),
+  );
+  if (q.rights !== RIGHTS[0] || rng.chance(0.5)) params.set("rights", q.rights);
+  if (q.kind !== "all") params.set("contract", q.contract!);
+  if (q.kind === "erc721" || q.kind === "erc1155") params.set("tokenId", String(q.tokenId));
+  return `/registry/v2/check/${q.kind}?${params}`;
+};
+const v1Url = (q: V1CheckQuery) => {
+  const params = new URLSearchParams({
+    chainId: String(READY),
+    delegate: q.delegate,
+    vault: spellAddress(rng, q.vault),
+  });
+  if (q.kind !== "all") params.set("contract", q.contract!);
+  if (q.kind === "token") params.set("tokenId", String(q.tokenId));
+  return `/registry/v1/check/${q.kind}?${params}`;
+};
+
+let dir: string;
+let db: AccessDb;
+let keys: KeyStore;
+let key: string;
+let keyId: string;
+let revoked: string;
+const servers: Server[] = [];
+/** The app alone; the app behind withDirectChecks, and the answers it gave itself. */
+let appOnly: string;
+let direct: string;
+const directly: string[] = [];
+
+async function listen(listener: RequestListener): Promise<string> {
+  const server = createServer(listener);
+  servers.push(server);
+  await new Promise<void>((ok) => server.listen(0, "127.0.0.1", ok));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+/** The app's options: each server its own keyless limiter, so that both count the same keyless requests. */
+function options(): AppOptions {
+  const access: Access = {
+    keys,
+    limiter: memoryLimiter(),
+    trustProxy: false,
+    adminToken: undefined,
+    db,
+    schema: "access",
+    close: async () => {},
+  };
+  return { store, history: undefined, chains, alarms, access, behindAfterSeconds: 120 };
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "direct-checks-"));
+  db = await pgliteAccessDb(join(dir, "db"));
+  keys = await openKeyStore(db, "access");
+  ({ key, id: keyId } = await keys.create("direct"));
+  const old = await keys.create("revoked");
+  await keys.revoke(old.id);
+  revoked = old.key;
+  appOnly = await listen(getRequestListener(createApp(options()).fetch));
+  const behind = options();
+  direct = await listen(
+    withDirectChecks(behind, getRequestListener(createApp(behind).fetch), (route, status) =>
+      directly.push(`${route} ${status}`),
+    ),
+  );
+});
+
+afterAll(async () => {
+  for (const server of servers) {
+    server.closeAllConnections();
+    await new Promise((ok) => server.close(ok));
+  }
+  await keys.close();
+  await db.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+type Answer = { status: number; headers: Record<string, string>; body: string };
+async function answer(base: string, path: string, init: RequestInit = {}): Promise<Answer> {
+  const res = await fetch(base + path, init);
+  const headers = Object.fromEntries([...res.headers].filter(([name]) => name !== "date"));
+  return { status: res.status, headers, body: await res.text() };
+}
+const recentRequests = async () => (await keys.list()).find((k) => k.id === keyId)!.recentRequests;
+
+/** Sends `path` to both servers; expects the same answer, and the key's uses counted alike. */
+async function same(path: string, init: RequestInit = {}): Promise<Answer> {
+  const before = await recentRequests();
+  const mine = await answer(direct, path, init);
+  const used = (await recentRequests()) - before;
+  const app = await answer(appOnly, path, init);
+  expect(mine, `${path} (SEED=${SEED})`).toEqual(app);
+  expect(used, `uses of the key counted for ${path} (SEED=${SEED})`).toBe((await recentRequests()) - before - used);
+  return mine;
+}
+
+const keyed = (k = key) => ({ headers: { "X-API-KEY": k } });
+
+describe("withDirectChecks", () => {
+  it("answers keyed GET checks at the newest indexed block itself, as the app answers them", async () => {
+    const paths = [...V2_QUERIES.map(v2Url), ...V1_QUERIES.map(v1Url)];
+    const bodies = new Set<string>();
+    for (const path of paths) {
+      const got = await same(path, keyed());
+      expect(got.status, path).toBe(200);
+      expect(got.headers["x-indexed-block"]).toBe(String(BLOCK));
+      bodies.add(got.body);
+    }
+    // The answers vary (the store holds some of what they look up), and every one was given directly.
+    expect(bodies).toContain("true");
+    expect(bodies).toContain("false");
+    const amounts = [...bodies].filter((b) => /^[1-9]\d*$/.test(b) && BigInt(b) < 2n ** 256n - 1n);
+    expect(amounts, [...bodies].join(" ")).not.toEqual([]);
+    expect(directly).toHaveLength(paths.length);
+    expect(new Set(directly)).toContain("/registry/v2/check/erc1155 200");
+    expect(new Set(directly)).toContain("/registry/v1/check/token 200");
+  });
+
+  it("answers a check spelt with percent-encoding and an unknown parameter itself too", async () => {
+    const count = directly.length;
+    const path = `/registry/v2/check/all?chainId=${READY}&to=%30x${WALLETS[1]!.slice(2)}&from=${WALLETS[2]}&extra=1`;
+    expect((await same(path, keyed())).status).toBe(200);
+    expect(directly).toHaveLength(count + 1);
+  });
+
+  it("hands every other request to the app, unchanged", async () => {
+    const count = directly.length;
+    const good = `chainId=${READY}&to=${WALLETS[0]}&from=${WALLETS[1]}`;
+    const cases: [string, RequestInit, number][] = [
+      [`/registry/v2/check/all?${good}`, {}, 200], // keyless: the keyless limit's headers
+      [`/registry/v2/check/all?${good}`, keyed("dlk_nope"), 401],
+      [`/registry/v2/check/all?${good}`, keyed(`dlk_ffffffffffff_${"a".repeat(43)}`), 401],
+      [`/registry/v2/check/all?${good}`, keyed(revoked), 401],
+      [`/registry/v2/check/all?${good}&blockNumber=1`, keyed(), 503],
+      [`/registry/v2/check/all?${good}&to=${WALLETS[2]}`, keyed(), 400],
+      [`/registry/v2/check/all?chainId=${READY}&to=0x12&from=${WALLETS[1]}`, keyed(), 400],
+      [`/registry/v2/check/erc721?${good}&contract=${CONTRACTS[0]}`, keyed(), 400],
+      [`/registry/v2/check/all?${good}&to=%zz`, keyed(), 400],
+      [`/registry/v2/check/all?${good.replace(String(READY), "999")}`, keyed(), 400],
+      [`/registry/v2/check/all?${good.replace(String(READY), String(SYNCING))}`, keyed(), 503],
+      [`/registry/v1/check/all?chainId=${ALARMED}&delegate=${WALLETS[0]}&vault=${WALLETS[1]}`, keyed(), 503],
+      [`/registry/v2/check/nope?${good}`, keyed(), 404],
+      [`/registry/v2/check/all/more?${good}`, keyed(), 404],
+      [`/registry/v3/check/all?${good}`, keyed(), 404],
+      [`/registry/v2/check/all?${good}`, { ...keyed(), method: "HEAD" }, 200],
+      [`/registry/v2/check/all?${good}`, { ...keyed(), method: "POST", body: "{}" }, 405],
+      [
+        `/registry/v2/check/all?${good}`,
+        { method: "OPTIONS", headers: { Origin: "https://example.org", "Access-Control-Request-Method": "GET" } },
+        204,
+      ],
+    ];
+    for (const [path, init, status] of cases) {
+      const got = await same(path, init);
+      expect(got.status, `${init.method ?? "GET"} ${path}`).toBe(status);
+    }
+    expect(directly).toHaveLength(count);
+  });
+});
