@@ -2,7 +2,8 @@
  * withDirectChecks gives the app's very answers: the same requests, sent to the app alone and to
  * the app behind it, get the same status, headers (but Date) and body, whether it answered them
  * itself (a keyed GET check at the newest indexed block) or handed them to the app (anything else);
- * and each keyed request is counted once against its key, whichever answered it.
+ * and each keyed request is counted once against its key, whichever answered it, and in the metrics
+ * under the label the app gives it.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, type RequestListener, type Server } from "node:http";
@@ -10,6 +11,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { getRequestListener } from "@hono/node-server";
+import { Hono } from "hono";
 import type { Address, Hex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AccessDb } from "../api/access/db";
@@ -20,6 +22,7 @@ import { pgliteAccessDb } from "../api/access/pglite";
 import { type AppOptions, createApp } from "../api/app";
 import type { ChainAlarms } from "../api/chain-alarms";
 import { withDirectChecks } from "../api/direct-checks";
+import { countRequests, type RequestCounts } from "../api/metrics";
 import type { Store } from "../api/store";
 import { type V1CheckQuery, v1CheckKeys, v1KeyString } from "../core/v1";
 import { V2_CHECK_KINDS, type V2CheckQuery, type V2State, v2Check } from "../core/v2";
@@ -130,6 +133,8 @@ const servers: Server[] = [];
 let appOnly: string;
 let direct: string;
 const directly: string[] = [];
+/** The app's answers, as npm run serve's metrics count them. */
+const appCounts: RequestCounts = {};
 
 async function listen(listener: RequestListener): Promise<string> {
   const server = createServer(listener);
@@ -160,7 +165,9 @@ beforeAll(async () => {
   const old = await keys.create("revoked");
   await keys.revoke(old.id);
   revoked = old.key;
-  appOnly = await listen(getRequestListener(createApp(options()).fetch));
+  appOnly = await listen(
+    getRequestListener(new Hono().use(countRequests(appCounts)).route("/", createApp(options())).fetch),
+  );
   const behind = options();
   direct = await listen(
     withDirectChecks(behind, getRequestListener(createApp(behind).fetch), (route, status) =>
@@ -216,6 +223,10 @@ describe("withDirectChecks", () => {
     const amounts = [...bodies].filter((b) => /^[1-9]\d*$/.test(b) && BigInt(b) < 2n ** 256n - 1n);
     expect(amounts, [...bodies].join(" ")).not.toEqual([]);
     expect(directly).toHaveLength(paths.length);
+    // Counted under the labels the app's metrics give the same answers.
+    const counts: RequestCounts = {};
+    for (const label of directly) counts[label] = (counts[label] ?? 0) + 1;
+    expect(counts).toEqual(appCounts);
     expect(new Set(directly)).toContain("/registry/v2/check/erc1155 200");
     expect(new Set(directly)).toContain("/registry/v1/check/token 200");
   });
