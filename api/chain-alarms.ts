@@ -33,11 +33,16 @@ export async function openChainAlarms(
        detail text NOT NULL, raised_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (indexer_schema, chain_id))`,
   ]);
   let held = new Map<number, string>();
+  /**
+   * Alarms raised in this process, held whatever a read of the table returns: a read begun before
+   * the alarm's insert committed does not hold it, and would drop it here until the next read.
+   */
+  const raisedHere = new Map<number, string>();
   const refresh = async () => {
     const { rows } = await db.query(`SELECT chain_id, detail FROM ${alarms} WHERE indexer_schema = $1`, [
       indexerSchema,
     ]);
-    held = new Map(rows.map((row) => [Number(row.chain_id), String(row.detail)]));
+    held = new Map([...raisedHere, ...rows.map((row): [number, string] => [Number(row.chain_id), String(row.detail)])]);
   };
   await refresh();
   const timer = setInterval(() => {
@@ -48,6 +53,7 @@ export async function openChainAlarms(
   return {
     current: () => held,
     async raise(chainId, detail) {
+      raisedHere.set(chainId, detail);
       held = new Map(held).set(chainId, detail);
       await db.query(
         `INSERT INTO ${alarms} (indexer_schema, chain_id, detail) VALUES ($1, $2, $3)
