@@ -95,8 +95,5 @@ export async function seed(
   for (const table of [...BATCH_TABLES.map(([, t]) => t), v1Delegation, v1VaultVersion, v1PairVersion]) {
     await client.query(`VACUUM (ANALYZE) ${quote(schema)}.${quote(getTableName(table))}`);
   }
-  // The pages written go to disk now, not in a checkpoint during a load run (a full run once saw a
-  // third of the machine go to Postgres's own processes in one).
-  await client.query("CHECKPOINT");
   return { rows, events, ms: Date.now() - started };
 }
