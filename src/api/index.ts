@@ -55,7 +55,8 @@ const store = pglite
   : createSqlStore((query) => db.execute(query), schema);
 
 // Ponder's server answers what Node's parser refuses as replicas do, and hands the API's paths to
-// the app below directly (`app` is defined when Ponder makes its server, after this module ran).
+// the app below directly (`app` and `options` are defined when Ponder makes its server, after
+// this module ran).
 // answerBesidePonder first: it takes over the one request listener Ponder gave the server, before
 // answerClientErrors adds its own.
 onPonderServer((server) => {
