@@ -17,15 +17,14 @@ function randomHex(state: { x: number }, bytes: number): Hex {
 
 describe(`keccak256Hex (SEED=${SEED})`, () => {
   it("is keccak256 of the empty input", () => {
-    expect(keccak256Hex("0x")).toBe("0xc5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470");
+    expect(keccak256Hex(new Uint8Array(0))).toBe("0xc5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470");
   });
 
-  it("equals viem's keccak256 on 2,000 seeded inputs of 0 to 300 bytes, upper- and lowercase", () => {
+  it("equals viem's keccak256 on 2,000 seeded inputs of 0 to 300 bytes", () => {
     const state = { x: SEED || 1 };
     for (let i = 0; i < 2_000; i++) {
       const hex = randomHex(state, i % 301);
-      const input = (i % 2 === 0 ? hex : `0x${hex.slice(2).toUpperCase()}`) as Hex;
-      expect(keccak256Hex(input), input).toBe(keccak256(hex));
+      expect(keccak256Hex(Buffer.from(hex.slice(2), "hex")), hex).toBe(keccak256(hex));
     }
   });
 });

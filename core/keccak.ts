@@ -10,10 +10,10 @@ import type { Address, Hex } from "viem";
 // One hasher, used start to finish within each synchronous call, so calls cannot interleave.
 const hasher = await createKeccak(256);
 
-/** keccak256 of the bytes `hex` spells, as 0x and 64 hex digits (as viem's `keccak256`). */
-export function keccak256Hex(hex: Hex): Hex {
+/** keccak256 of `bytes`, as 0x and 64 hex digits (as viem's `keccak256`). */
+export function keccak256Hex(bytes: Uint8Array): Hex {
   hasher.init();
-  hasher.update(Buffer.from(hex.slice(2), "hex"));
+  hasher.update(bytes);
   return `0x${hasher.digest("hex")}`;
 }
 

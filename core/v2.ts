@@ -1,4 +1,5 @@
 import { type Address, type Hex, maxUint256, zeroAddress, zeroHash } from "viem";
+import { writeHex } from "./hex";
 import { keccak256Hex } from "./keccak";
 
 /**
@@ -54,19 +55,38 @@ export type V2DelegationKey = {
   tokenId?: bigint;
 };
 
+/** The packed fields of the widest key (rights, from, to, contract, tokenId), rewritten by each hash. */
+const packed = new Uint8Array(32 + 20 + 20 + 20 + 32);
+/** Each type's last byte of its hashes, as hex. */
+const TYPE_BYTE = Object.fromEntries(
+  V2_DELEGATION_TYPES.map((type, index) => [type, index.toString(16).padStart(2, "0")]),
+) as Record<V2DelegationType, string>;
+
 /**
  * The delegation hash exactly as the contract computes it (RegistryHashes): keccak256 of the packed
  * (rights, from, to[, contract][, tokenId]), shifted left one byte, with the type in the last byte.
  */
 export function v2DelegationHash(key: V2DelegationKey): Hex {
-  // Packed by hand: every field has a fixed width (addresses 20 bytes, rights and tokenId 32), and
-  // checks hash up to six keys per request.
-  let packed = `${key.rights}${key.from.slice(2)}${key.to.slice(2)}`;
-  if (hasContract(key.type)) packed += (key.contract ?? zeroAddress).slice(2);
-  if (hasTokenId(key.type)) packed += (key.tokenId ?? 0n).toString(16).padStart(64, "0");
+  return delegationHash(key.type, key.rights, key.from, key.to, key.contract, key.tokenId);
+}
+
+/** `v2DelegationHash` of a key given as its fields: a check hashes up to six keys, without key objects. */
+function delegationHash(
+  type: V2DelegationType,
+  rights: Hex,
+  from: Address,
+  to: Address,
+  contract: Address = zeroAddress,
+  tokenId = 0n,
+): Hex {
+  // Packed as bytes by hand: every field has a fixed width.
+  let at = writeHex(packed, 0, rights);
+  at = writeHex(packed, at, from);
+  at = writeHex(packed, at, to);
+  if (hasContract(type)) at = writeHex(packed, at, contract);
+  if (hasTokenId(type)) at = writeHex(packed, at, `0x${tokenId.toString(16).padStart(64, "0")}`);
   // Shifting a 32-byte word left one byte drops its first byte; the type fills the last.
-  const type = V2_DELEGATION_TYPES.indexOf(key.type).toString(16).padStart(2, "0");
-  return `0x${keccak256Hex(packed as Hex).slice(4)}${type}`;
+  return `0x${keccak256Hex(packed.subarray(0, at)).slice(4)}${TYPE_BYTE[type]}`;
 }
 
 /** What the contract keeps for one delegation hash. */
@@ -105,16 +125,12 @@ export type V2CheckQuery = {
 type RightsKeys = { full: Hex[]; partial?: Hex };
 
 function keysForRights(q: V2CheckQuery, rights: Hex): RightsKeys {
-  const base = { from: q.from, to: q.to, rights };
-  const all = v2DelegationHash({ ...base, type: "ALL" });
+  const all = delegationHash("ALL", rights, q.from, q.to);
   if (q.kind === "all") return { full: [all] };
-  const contract = v2DelegationHash({ ...base, type: "CONTRACT", contract: q.contract });
+  const contract = delegationHash("CONTRACT", rights, q.from, q.to, q.contract);
   if (q.kind === "contract") return { full: [all, contract] };
   const type = q.kind === "erc721" ? "ERC721" : q.kind === "erc20" ? "ERC20" : "ERC1155";
-  return {
-    full: [all, contract],
-    partial: v2DelegationHash({ ...base, type, contract: q.contract, tokenId: q.tokenId }),
-  };
+  return { full: [all, contract], partial: delegationHash(type, rights, q.from, q.to, q.contract, q.tokenId) };
 }
 
 /** `from` = 0x0 (empty) and 0x1 (the contract's revoked marker) never delegate. */

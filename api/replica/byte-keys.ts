@@ -80,14 +80,6 @@ export class ByteKeys {
   }
 }
 
-/** Writes the hex digits of `hex` (after its 0x) into `target` from `offset`, two per byte. */
-export function writeHex(target: Uint8Array, offset: number, hex: string): void {
-  for (let i = 2, at = offset; i < hex.length; i += 2, at++)
-    target[at] = (nibble(hex.charCodeAt(i)) << 4) | nibble(hex.charCodeAt(i + 1));
-}
-
-const nibble = (code: number) => (code <= 57 ? code - 48 : (code | 32) - 87);
-
 /** `array` with room for `length` items (doubled when it grows), new items set to `fill`. */
 export function withRoom<T extends Int32Array | Uint32Array | Uint8Array | Float64Array>(
   array: T,

@@ -1,4 +1,5 @@
 import type { Address, Hex } from "viem";
+import { writeHex } from "../../core/hex";
 import {
   V1_EVENT_NAME,
   type V1Key,
@@ -10,7 +11,7 @@ import {
 } from "../../core/v1";
 import { V2_DELEGATION_TYPES, type V2DelegationType, type V2State } from "../../core/v2";
 import type { V1Row, V2Row } from "../store";
-import { ByteKeys, withRoom, writeHex } from "./byte-keys";
+import { ByteKeys, withRoom } from "./byte-keys";
 
 /** A row of v2_delegation, as held in memory. */
 export type V2Entry = V2Row & {

@@ -1,0 +1,12 @@
+/**
+ * Writes the hex digits of `hex` (after its 0x, either case) into `target` from `offset`, two per
+ * byte; where the bytes end. Unchecked: `hex` is what a parser or the registry's events gave.
+ */
+export function writeHex(target: Uint8Array, offset: number, hex: string): number {
+  let at = offset;
+  for (let i = 2; i < hex.length; i += 2, at++)
+    target[at] = (nibble(hex.charCodeAt(i)) << 4) | nibble(hex.charCodeAt(i + 1));
+  return at;
+}
+
+const nibble = (code: number) => (code <= 57 ? code - 48 : (code | 32) - 87);
