@@ -1,22 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { writeHex } from "./hex";
+import { streamBytes, xorshift32 } from "./xorshift";
 
 const SEED = Number(process.env.SEED ?? Date.now() % 2 ** 31);
-/** Seeded bytes (xorshift32), so that a failure can be replayed with SEED. */
-const bytes = (state: { x: number }, n: number) =>
-  Uint8Array.from({ length: n }, () => {
-    state.x ^= state.x << 13;
-    state.x ^= state.x >>> 17;
-    state.x ^= state.x << 5;
-    return state.x & 0xff;
-  });
 const hexOf = (b: Uint8Array) => `0x${Buffer.from(b).toString("hex")}`;
 
 describe(`writeHex (SEED=${SEED})`, () => {
   it("writes what Buffer.from(hex) reads, in lower and upper case, at an offset, and says where it ended", () => {
-    const state = { x: SEED ^ 0x9e3779b9 || 1 };
+    const next = xorshift32(SEED ^ 0x9e3779b9);
     for (let i = 0; i < 500; i++) {
-      const b = bytes(state, 1 + (i % 40));
+      const b = streamBytes(next, 1 + (i % 40));
       const target = new Uint8Array(b.length + 5);
       expect(writeHex(target, 3, hexOf(b))).toBe(3 + b.length);
       expect(target.subarray(3, 3 + b.length)).toEqual(b);

@@ -1,26 +1,19 @@
 import { describe, expect, it } from "vitest";
 import { writeHex } from "../../core/hex";
+import { streamBytes, xorshift32 } from "../../core/xorshift";
 import { ByteKeys, withRoom } from "./byte-keys";
 
 const SEED = Number(process.env.SEED ?? Date.now() % 2 ** 31);
-/** Seeded bytes (xorshift32), so that a failure can be replayed with SEED. */
-const bytes = (state: { x: number }, n: number) =>
-  Uint8Array.from({ length: n }, () => {
-    state.x ^= state.x << 13;
-    state.x ^= state.x >>> 17;
-    state.x ^= state.x << 5;
-    return state.x & 0xff;
-  });
 const hexOf = (b: Uint8Array) => `0x${Buffer.from(b).toString("hex")}`;
 
 describe(`ByteKeys (SEED=${SEED})`, () => {
   it("numbers keys in the order first added, finds each again, and knows the ones never added", () => {
-    const state = { x: SEED || 1 };
+    const next = xorshift32(SEED);
     const keys = new ByteKeys(20, 2);
     const reference = new Map<string, number>();
     // Few distinct bytes, so that keys share prefixes and hash slots; many more keys than the first capacity.
     for (let i = 0; i < 20_000; i++) {
-      const key = bytes(state, 20).map((b) => b & 0x3);
+      const key = streamBytes(next, 20).map((b) => b & 0x3);
       const hex = hexOf(key);
       const id = keys.add(key);
       if (!reference.has(hex)) reference.set(hex, reference.size);

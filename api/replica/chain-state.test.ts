@@ -1,6 +1,7 @@
 import { type Address, type Hex, zeroAddress, zeroHash } from "viem";
 import { describe, expect, it } from "vitest";
 import { v1InForce, v1KeyString } from "../../core/v1";
+import { xorshift32 } from "../../core/xorshift";
 import { ChainState, rowKey, type StateRow, type V1Entry, type V2Entry } from "./chain-state";
 
 const A = "0x000000000000000000000000000000000000000a" as Address;
@@ -197,13 +198,8 @@ class PlainState {
 describe(`ChainState against the plain tables, over seeded random puts (SEED=${SEED})`, () => {
   it("answers every check and listing alike after each put: new rows, updates, rows moved or removed by \
 reorganizations, version counters", () => {
-    let x = SEED || 1;
-    const int = (n: number) => {
-      x ^= x << 13;
-      x ^= x >>> 17;
-      x ^= x << 5;
-      return (x >>> 0) % n;
-    };
+    const next = xorshift32(SEED);
+    const int = (n: number) => next() % n;
     const pick = <T>(items: readonly T[]) => items[int(items.length)]!;
     const wallets = [A, B, C, "0x00000000000000000000000000000000000000ff" as Address];
     /** Every row is first placed at a position of its own, as a log is. */
