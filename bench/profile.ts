@@ -1,13 +1,13 @@
 /**
- * `npx tsx bench/profile.ts [--smoke] [--duration <s>] "<route>"…` (DATABASE_URL; SEED as the bench
- * takes it): where the API's time goes on the routes named, to say what bounds a missed target. It
- * seeds a database as `npm run bench` does; then for each route — a label of the bench's table
- * without ", 1 connection" (e.g. "v2 batch of 10,000 checks"), or "v2 whole history" — it starts a
- * one-worker `npm run serve` under node's CPU profiler (bench/cpu-profile.cjs), verifies a sample
- * of the route's answers, loads it at 1 connection for the run's duration (the whole history: reads
- * it once by following Link), asks the server's processes for their profiles, and prints the
- * heaviest functions and modules by self time during the load, with the profile's path (for Chrome
- * DevTools or speedscope). "backfill" profiles the bench's backfill instead, without seeding: the
+ * `npx tsx bench/profile.ts [--smoke] [--duration <s>] [--connections <n>] "<route>"…` (DATABASE_URL;
+ * SEED as the bench takes it): where the API's time goes on the routes named, to say what bounds a
+ * missed target. It seeds a database as `npm run bench` does; then for each route — a label of the
+ * bench's table without ", 1 connection" (e.g. "v2 batch of 10,000 checks"), or "v2 whole history" —
+ * it starts a one-worker `npm run serve` under node's CPU profiler (bench/cpu-profile.cjs), verifies
+ * a sample of the route's answers, loads it at 1 connection (or n) for the run's duration (the whole
+ * history: reads it once by following Link), asks the server's processes for their profiles, and
+ * prints the heaviest functions and modules by self time during the load, with the profile's path
+ * (for Chrome DevTools or speedscope). "backfill" profiles the bench's backfill instead, without seeding: the
  * service's indexer, then the minimal Ponder indexer (bench/baseline), each in its backfill phase.
  * "start" profiles `npm start` alone on PGlite (the bench's row (d)) while its v2 check all is loaded.
  */
@@ -188,8 +188,17 @@ async function profileStartOnPglite(run: Pick<BenchRun, "cleanup" | "log">) {
 const BACKFILL = "backfill";
 const START = "start";
 const argv = process.argv.slice(2);
-const labels = argv.filter((a, i) => !a.startsWith("--") && argv[i - 1] !== "--duration");
-const o = parseOptions(argv.filter((a) => !labels.includes(a)));
+const CONNECTIONS = "--connections";
+const at = argv.indexOf(CONNECTIONS);
+// The bench's own runs are at 64 connections; a profile at 1 shows a request's cost without queueing.
+const connections = at >= 0 ? Number(argv[at + 1]) : 1;
+if (!Number.isInteger(connections) || connections < 1) {
+  console.error(`${CONNECTIONS} takes a whole number of connections, 1 or more`);
+  process.exit(1);
+}
+const ownFlags = at >= 0 ? [at, at + 1] : [];
+const labels = argv.filter((a, i) => !a.startsWith("--") && argv[i - 1] !== "--duration" && !ownFlags.includes(i));
+const o = parseOptions(argv.filter((a, i) => !labels.includes(a) && !ownFlags.includes(i)));
 if (labels.length === 0) {
   console.error('name the routes to profile, by the bench\'s labels: e.g. "v2 batch of 10,000 checks"');
   process.exit(1);
@@ -243,7 +252,7 @@ await runBenchScript("bench/profile.ts", async ({ db, cleanup, log }) => {
         window.from = now();
         const r = await runLoad(label, {
           url: serve.url,
-          connections: 1,
+          connections,
           durationS: o.durationS,
           warmupS: o.warmupS,
           headers: json,
@@ -253,7 +262,7 @@ await runBenchScript("bench/profile.ts", async ({ db, cleanup, log }) => {
         window.to = now();
         log(
           `${label}: ${Math.round(r.rps)} req/s, p50 ${r.p50?.toFixed(2)} ms, ` +
-            `p99 ${r.p99?.toFixed(2)} ms (1 connection)`,
+            `p99 ${r.p99?.toFixed(2)} ms (${connections} connection${connections === 1 ? "" : "s"})`,
         );
       } else {
         window.from = now();
