@@ -10,3 +10,10 @@ export function writeHex(target: Uint8Array, offset: number, hex: string): numbe
 }
 
 const nibble = (code: number) => (code <= 57 ? code - 48 : (code | 32) - 87);
+
+/**
+ * Writes `value` (0 ≤ value < 2^256) into `target` from `offset` as 32 big-endian bytes, as
+ * abi.encodePacked packs a uint256; where they end.
+ */
+export const writeUint256 = (target: Uint8Array, offset: number, value: bigint): number =>
+  writeHex(target, offset, `0x${value.toString(16).padStart(64, "0")}`);

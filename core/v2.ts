@@ -1,5 +1,5 @@
 import { type Address, type Hex, maxUint256, zeroAddress, zeroHash } from "viem";
-import { writeHex } from "./hex";
+import { writeHex, writeUint256 } from "./hex";
 import { keccak256Hex } from "./keccak";
 
 /**
@@ -84,7 +84,7 @@ function delegationHash(
   at = writeHex(packed, at, from);
   at = writeHex(packed, at, to);
   if (hasContract(type)) at = writeHex(packed, at, contract);
-  if (hasTokenId(type)) at = writeHex(packed, at, `0x${tokenId.toString(16).padStart(64, "0")}`);
+  if (hasTokenId(type)) at = writeUint256(packed, at, tokenId);
   // Shifting a 32-byte word left one byte drops its first byte; the type fills the last.
   return `0x${keccak256Hex(packed.subarray(0, at)).slice(4)}${TYPE_BYTE[type]}`;
 }

@@ -1,5 +1,5 @@
 import type { Address, Hex } from "viem";
-import { writeHex } from "../../core/hex";
+import { writeHex, writeUint256 } from "../../core/hex";
 import {
   V1_EVENT_NAME,
   type V1Key,
@@ -456,7 +456,7 @@ export class ChainState {
     const key = this.pairBytes(k.vault, k.delegate);
     key[V1_KEY.type] = V1_TYPES.indexOf(k.type);
     writeHex(key, V1_KEY.contract, k.contract);
-    writeHex(key, V1_KEY.tokenId, `0x${k.tokenId.toString(16).padStart(64, "0")}`);
+    writeUint256(key, V1_KEY.tokenId, k.tokenId);
     return key;
   }
 
