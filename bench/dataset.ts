@@ -40,6 +40,7 @@ import {
   type V2DelegationType,
   type V2State,
   v2DelegationHash,
+  v2KeyColumns,
   v2NextState,
 } from "../core/v2";
 import { Rng } from "../devkit/random";
@@ -457,11 +458,7 @@ export class Dataset {
       logIndex: s.logIndex,
       kind: V2_EVENT_NAME[type],
       hash,
-      from: key.from,
-      to: key.to,
-      contract: key.contract ?? null,
-      tokenId: key.tokenId ?? null,
-      rights: key.rights,
+      ...v2KeyColumns(key),
       amount: "amount" in write ? write.amount : null,
       enable: "enable" in write ? write.enable : null,
     });
@@ -480,11 +477,7 @@ export class Dataset {
       chainId: this.chainId,
       hash,
       delegationType: type,
-      from: key.from,
-      to: key.to,
-      contract: key.contract ?? null,
-      tokenId: key.tokenId ?? null,
-      rights: key.rights,
+      ...v2KeyColumns(key),
       amount: amounts ? state!.amount : null,
       enabled: state!.enabled,
       firstBlock: first.block.number,

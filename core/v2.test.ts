@@ -1,7 +1,17 @@
 import { type Address, bytesToHex, encodePacked, type Hex, keccak256, maxUint256, zeroAddress, zeroHash } from "viem";
 import { describe, expect, it } from "vitest";
 import { registryV2Abi } from "./abi/registryV2";
-import { V2_EVENT_NAME, type V2CheckQuery, type V2State, v2Check, v2DelegationHash, v2NextState } from "./v2";
+import {
+  V2_EVENT_NAME,
+  type V2Change,
+  type V2CheckQuery,
+  type V2DelegationType,
+  type V2State,
+  v2Check,
+  v2DelegationHash,
+  v2EnabledState,
+  v2NextState,
+} from "./v2";
 import { streamBytes, xorshift32 } from "./xorshift";
 
 const from: Address = "0x1111111111111111111111111111111111111111";
@@ -63,6 +73,28 @@ describe("v2DelegationHash", () => {
       const expected = `0x${raw.slice(4)}0${types.indexOf(type) + 1}`;
       expect(v2DelegationHash({ ...key, contract, tokenId }), JSON.stringify({ i, type })).toBe(expected);
     }
+  });
+});
+
+describe("v2EnabledState", () => {
+  const before: (V2State | undefined)[] = [undefined, { enabled: true, amount: 7n }, { enabled: false, amount: 0n }];
+  it("is the state an enabling event leaves, whatever the state before it (v2NextState's)", () => {
+    const cases: [V2DelegationType, V2Change, V2State][] = [
+      ["ALL", { enable: true }, { enabled: true, amount: 0n }],
+      ["ERC721", { enable: true }, { enabled: true, amount: 0n }],
+      ["ERC20", { amount: 5n }, { enabled: true, amount: 5n }],
+      ["ERC1155", { amount: maxUint256 }, { enabled: true, amount: maxUint256 }],
+    ];
+    for (const [type, change, state] of cases) {
+      expect(v2EnabledState(type, change)).toEqual(state);
+      for (const prev of before) expect(v2NextState(type, prev, change)).toEqual(state);
+    }
+  });
+  it("is undefined for a revoke, whose outcome depends on the state before it", () => {
+    expect(v2EnabledState("CONTRACT", { enable: false })).toBeUndefined();
+    expect(v2EnabledState("ERC20", { amount: 0n })).toBeUndefined();
+    const outcomes = before.map((prev) => v2NextState("CONTRACT", prev, { enable: false }));
+    expect(outcomes).toEqual([undefined, { enabled: false, amount: 0n }, { enabled: false, amount: 0n }]);
   });
 });
 

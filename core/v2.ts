@@ -55,6 +55,15 @@ export type V2DelegationKey = {
   tokenId?: bigint;
 };
 
+/** A key's fields as the tables store them (v2_event, v2_delegation): those its type lacks are null. */
+export const v2KeyColumns = (key: V2DelegationKey) => ({
+  from: key.from,
+  to: key.to,
+  contract: key.contract ?? null,
+  tokenId: key.tokenId ?? null,
+  rights: key.rights,
+});
+
 /** The packed fields of the widest key (rights, from, to, contract, tokenId), rewritten by each hash. */
 const packed = new Uint8Array(32 + 20 + 20 + 20 + 32);
 /** Each type's last byte of its hashes, as hex. */
@@ -92,20 +101,27 @@ function delegationHash(
 /** What the contract keeps for one delegation hash. */
 export type V2State = { enabled: boolean; amount: bigint };
 
+/** What one v2 event logs about its delegation's state: a flag, or (ERC20/ERC1155) an amount. */
+export type V2Change = { enable: boolean } | { amount: bigint };
+
+/**
+ * The state an enabling event (enable, or a non-zero amount) sets, whatever the state before it;
+ * `undefined` for a revoke, whose outcome depends on that state (v2NextState).
+ */
+export function v2EnabledState(type: V2DelegationType, change: V2Change): V2State | undefined {
+  const amount = "amount" in change ? change.amount : 0n;
+  const active = "amount" in change ? amount !== 0n : change.enable;
+  return active ? { enabled: true, amount: isAmountType(type) ? amount : 0n } : undefined;
+}
+
 /**
  * The next state of a delegation after one of its events, or `undefined` when the contract writes
  * nothing (a revoke of what was never enabled). A delegation's list position is fixed by the first
  * event that enables it, so a row that exists keeps its position through revokes and re-enables.
  */
-export function v2NextState(
-  type: V2DelegationType,
-  prev: V2State | undefined,
-  event: { enable: boolean } | { amount: bigint },
-): V2State | undefined {
-  const amount = "amount" in event ? event.amount : 0n;
-  const active = "amount" in event ? amount !== 0n : event.enable;
-  if (active) return { enabled: true, amount: isAmountType(type) ? amount : 0n };
-  if (prev === undefined) return undefined;
+export function v2NextState(type: V2DelegationType, prev: V2State | undefined, change: V2Change): V2State | undefined {
+  const enabled = v2EnabledState(type, change);
+  if (enabled !== undefined || prev === undefined) return enabled;
   return prev.enabled ? { enabled: false, amount: 0n } : prev;
 }
 

@@ -8,6 +8,8 @@ import {
   type V2EventArgs,
   type V2EventName,
   v2DelegationHash,
+  v2EnabledState,
+  v2KeyColumns,
   v2NextState,
 } from "../core/v2";
 import { recordEventBlock } from "./ChainHead";
@@ -38,47 +40,42 @@ async function handle(type: V2DelegationType, event: Event<Name>, context: Conte
     logIndex: event.log.logIndex,
     kind: V2_EVENT_NAME[type],
     hash,
-    from: key.from,
-    to: key.to,
-    contract: key.contract ?? null,
-    tokenId: key.tokenId ?? null,
-    rights: key.rights,
+    ...v2KeyColumns(key),
     amount: args.amount ?? null,
     enable: args.enable ?? null,
   });
   await recordEventBlock(context, event.block.number);
 
-  const prev = await context.db.find(v2Delegation, { chainId, hash });
-  const next = v2NextState(
-    type,
-    prev ? { enabled: prev.enabled, amount: prev.amount ?? 0n } : undefined,
-    amounts ? { amount: args.amount! } : { enable: args.enable! },
-  );
-  if (prev) {
-    await context.db.update(v2Delegation, { chainId, hash }).set({
-      enabled: next!.enabled,
-      amount: amounts ? next!.amount : null,
-      updatedBlock: event.block.number,
-      eventCount: prev.eventCount + 1,
-    });
-  } else if (next) {
-    await context.db.insert(v2Delegation).values({
-      chainId,
-      hash,
-      delegationType: type,
-      from: key.from,
-      to: key.to,
-      contract: key.contract ?? null,
-      tokenId: key.tokenId ?? null,
-      rights: key.rights,
-      amount: amounts ? next.amount : null,
-      enabled: next.enabled,
-      firstBlock: event.block.number,
-      firstLogIndex: event.log.logIndex,
-      updatedBlock: event.block.number,
-      eventCount: 1,
-    });
+  const change = amounts ? { amount: args.amount! } : { enable: args.enable! };
+  const enabled = v2EnabledState(type, change);
+  if (enabled) {
+    // The state an enabling event sets does not depend on the one before: one upsert, no read.
+    const set = { enabled: true, amount: amounts ? enabled.amount : null, updatedBlock: event.block.number };
+    await context.db
+      .insert(v2Delegation)
+      .values({
+        ...set,
+        chainId,
+        hash,
+        delegationType: type,
+        ...v2KeyColumns(key),
+        firstBlock: event.block.number,
+        firstLogIndex: event.log.logIndex,
+        eventCount: 1,
+      })
+      .onConflictDoUpdate((prev) => ({ ...set, eventCount: prev.eventCount + 1 }));
+    return;
   }
+  // A revoke changes only a delegation that exists.
+  const prev = await context.db.find(v2Delegation, { chainId, hash });
+  if (!prev) return;
+  const next = v2NextState(type, { enabled: prev.enabled, amount: prev.amount ?? 0n }, change)!;
+  await context.db.update(v2Delegation, { chainId, hash }).set({
+    enabled: next.enabled,
+    amount: amounts ? next.amount : null,
+    updatedBlock: event.block.number,
+    eventCount: prev.eventCount + 1,
+  });
 }
 
 ponder.on("RegistryV2:DelegateAll", ({ event, context }) => handle("ALL", event, context));
