@@ -10,13 +10,16 @@
  *    half indexed live.
  * 3. The delegations a vault grants, in force (the README's Granted query), equal the `from` = vault
  *    records of its REST listing, in the contract's order once sorted as the README says.
- * 4. A query past Ponder's limits (tokens, depth, aliases, rows per page) is refused with a GraphQL
+ * 4. Every v2Delegation row (state, first enabling event, last event's block, event count) is what
+ *    its delegation's events in the registry's own logs amount to.
+ * 5. A query past Ponder's limits (tokens, depth, aliases, rows per page) is refused with a GraphQL
  *    error naming the limit, never a 500; a query at each limit is answered.
  *
  * Reproduce a failure with the seed it prints: SEED=<n> npx vitest run test/graphql.test.ts
  */
-import { type Address, getAddress, toHex } from "viem";
+import { type Address, decodeEventLog, getAddress, toHex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { V2EventArgs } from "../core/v2";
 import { type Anvil, startAnvil } from "../devkit/anvil";
 import { type Answer, ask, indexedBlock } from "../devkit/ask";
 import { type Mismatch, report } from "../devkit/compare";
@@ -343,6 +346,70 @@ describe("GraphQL", () => {
     console.log(`[graphql] delegations in force compared: ${compared}`);
     expect(mismatches, report(SEED, "GraphQL delegations in force", mismatches)).toEqual([]);
     expect(compared, tag("delegations in force compared")).toBeGreaterThan(50);
+  });
+
+  it("each v2Delegation row is what its delegation's events on chain amount to", async () => {
+    // From the registry's own logs, by the contract's rules: a revoke of what was never enabled
+    // writes nothing; the first enabling event fixes the list position; every later event counts.
+    const want = new Map<string, ApiRecord>();
+    let ignoredRevokes = 0;
+    for (const log of await registryLogs(anvil.url, registries.v2, 0n, writes.lastWriteBlock)) {
+      const { eventName, args } = decodeEventLog({ abi: abis.v2, data: log.data, topics: log.topics }) as unknown as {
+        eventName: string;
+        args: V2EventArgs;
+      };
+      const type = V2_TYPE[eventName]!;
+      const key = [type, args.from, args.to, args.contract_ ?? null, args.tokenId ?? null, args.rights].join(" ");
+      const enabling = args.amount === undefined ? args.enable! : args.amount !== 0n;
+      const prev = want.get(key);
+      if (prev === undefined && !enabling) {
+        ignoredRevokes++;
+        continue;
+      }
+      const [block, logIndex] = [BigInt(log.blockNumber), Number(log.logIndex)];
+      want.set(key, {
+        key,
+        enabled: enabling,
+        amount: args.amount === undefined ? null : enabling ? args.amount : 0n,
+        firstBlock: prev?.firstBlock ?? block,
+        firstLogIndex: prev?.firstLogIndex ?? logIndex,
+        updatedBlock: block,
+        eventCount: ((prev?.eventCount as number | undefined) ?? 0) + 1,
+      });
+    }
+    const rows = await allRows(
+      "v2Delegations",
+      `query Delegations($chainId: Int!, $after: String) {
+        v2Delegations(where: { chainId: $chainId }, limit: 1000, after: $after) {
+          items {
+            delegationType from to contract tokenId rights
+            enabled amount firstBlock firstLogIndex updatedBlock eventCount
+          }
+          pageInfo { hasNextPage endCursor }
+        }
+      }`,
+      { chainId: CHAIN_ID },
+    );
+    const got = rows.map((r) => ({
+      key: [r.delegationType, address(r.from), address(r.to), address(r.contract), big(r.tokenId), r.rights].join(" "),
+      enabled: r.enabled,
+      amount: big(r.amount),
+      firstBlock: big(r.firstBlock),
+      firstLogIndex: r.firstLogIndex,
+      updatedBlock: big(r.updatedBlock),
+      eventCount: r.eventCount,
+    }));
+    const byKey = (a: ApiRecord, b: ApiRecord) => (String(a.key) < String(b.key) ? -1 : 1);
+    const mismatches: Mismatch[] = [];
+    sameList(mismatches, "v2Delegation rows", got.sort(byKey), [...want.values()].sort(byKey), (r) => r);
+    expect(mismatches, report(SEED, "v2Delegation rows", mismatches)).toEqual([]);
+    // Not a comparison of what never changed: rows revoked, rows written again, revokes of nothing.
+    const counts = { rows: got.length, revoked: got.filter((r) => !r.enabled).length, ignoredRevokes };
+    const rewritten = got.filter((r) => (r.eventCount as number) > 1).length;
+    console.log(`[graphql] v2Delegation rows compared: ${JSON.stringify({ ...counts, rewritten })}`);
+    expect(counts.revoked, tag("revoked rows")).toBeGreaterThan(0);
+    expect(rewritten, tag("rows written by more than one event")).toBeGreaterThan(0);
+    expect(ignoredRevokes, tag("revokes of what was never enabled")).toBeGreaterThan(0);
   });
 
   it("past Ponder's limits a query is refused, naming the limit (no 500); at the limit it is answered", async () => {
