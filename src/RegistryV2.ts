@@ -47,10 +47,10 @@ async function handle(type: V2DelegationType, event: Event<Name>, context: Conte
   await recordEventBlock(context, event.block.number);
 
   const change = amounts ? { amount: args.amount! } : { enable: args.enable! };
-  const enabled = v2EnabledState(type, change);
-  if (enabled) {
+  const state = v2EnabledState(type, change);
+  if (state) {
     // The state an enabling event sets does not depend on the one before: one upsert, no read.
-    const set = { enabled: true, amount: amounts ? enabled.amount : null, updatedBlock: event.block.number };
+    const set = { enabled: state.enabled, amount: amounts ? state.amount : null, updatedBlock: event.block.number };
     await context.db
       .insert(v2Delegation)
       .values({

@@ -17,9 +17,8 @@
  *
  * Reproduce a failure with the seed it prints: SEED=<n> npx vitest run test/graphql.test.ts
  */
-import { type Address, decodeEventLog, getAddress, toHex } from "viem";
+import { type Address, getAddress, toHex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { V2EventArgs } from "../core/v2";
 import { type Anvil, startAnvil } from "../devkit/anvil";
 import { type Answer, ask, indexedBlock } from "../devkit/ask";
 import { type Mismatch, report } from "../devkit/compare";
@@ -27,6 +26,7 @@ import { abis, installRegistries } from "../devkit/oracle";
 import { waitFor } from "../devkit/processes";
 import { chooseSeed, Rng, spellAddress } from "../devkit/random";
 import { rpc } from "../devkit/rpc";
+import type { Receipt } from "../devkit/send";
 import { type Service, startService } from "../devkit/service";
 import { expectProblem } from "./helpers/answers";
 import type { ApiRecord } from "./helpers/compare-listings";
@@ -35,6 +35,7 @@ import { canonical, parseJsonExact } from "./helpers/json";
 import { followPages } from "./helpers/pages";
 import { readmeExample } from "./helpers/readme";
 import { SeededWrites } from "./helpers/seeded-writes";
+import { decodeEvents } from "./helpers/v2/events";
 
 const SEED = chooseSeed();
 console.log(`[graphql] SEED=${SEED} (rerun with SEED=${SEED} npx vitest run test/graphql.test.ts)`);
@@ -353,20 +354,15 @@ describe("GraphQL", () => {
     // writes nothing; the first enabling event fixes the list position; every later event counts.
     const want = new Map<string, ApiRecord>();
     let ignoredRevokes = 0;
-    for (const log of await registryLogs(anvil.url, registries.v2, 0n, writes.lastWriteBlock)) {
-      const { eventName, args } = decodeEventLog({ abi: abis.v2, data: log.data, topics: log.topics }) as unknown as {
-        eventName: string;
-        args: V2EventArgs;
-      };
-      const type = V2_TYPE[eventName]!;
+    const logs = await registryLogs(anvil.url, registries.v2, 0n, writes.lastWriteBlock);
+    const events = decodeEvents(abis.v2, registries.v2, [{ logs } as unknown as Receipt]);
+    for (const { type, args, enabling, block, logIndex } of events) {
       const key = [type, args.from, args.to, args.contract_ ?? null, args.tokenId ?? null, args.rights].join(" ");
-      const enabling = args.amount === undefined ? args.enable! : args.amount !== 0n;
       const prev = want.get(key);
       if (prev === undefined && !enabling) {
         ignoredRevokes++;
         continue;
       }
-      const [block, logIndex] = [BigInt(log.blockNumber), Number(log.logIndex)];
       want.set(key, {
         key,
         enabled: enabling,

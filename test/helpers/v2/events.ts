@@ -4,8 +4,8 @@ import { type V2DelegationType, type V2EventArgs, v2DelegationHash } from "../..
 import type { Receipt } from "../../../devkit/send";
 import { before, type Position } from "../position";
 
-/** The events of the receipts, with the delegation hash each touches. */
-export type ChainEvent = Position & { type: V2DelegationType; hash: Hex; enabling: boolean };
+/** The events of the receipts, with what each logged and the delegation hash it touches. */
+export type ChainEvent = Position & { type: V2DelegationType; args: V2EventArgs; hash: Hex; enabling: boolean };
 
 const EVENT_TYPE: Record<string, V2DelegationType> = {
   DelegateAll: "ALL",
@@ -36,7 +36,7 @@ export function decodeEvents(abi: Abi, registry: Address, receipts: Receipt[]): 
         tokenId: args.tokenId,
       });
       const enabling = args.enable !== undefined ? args.enable : args.amount !== 0n;
-      events.push({ type, hash, enabling, block: BigInt(log.blockNumber), logIndex: Number(log.logIndex) });
+      events.push({ type, args, hash, enabling, block: BigInt(log.blockNumber), logIndex: Number(log.logIndex) });
     }
   }
   return events.sort((a, b) => (before(a, b) ? -1 : before(b, a) ? 1 : 0));
