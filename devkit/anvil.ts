@@ -2,8 +2,9 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { Hex } from "viem";
 import { BIN, Child, freePort, GiveUp, waitFor } from "./processes";
-import { rpc } from "./rpc";
+import { chainClient, rpc } from "./rpc";
 
 /** More blocks than any chain here mines: every block's state is kept. */
 const ALL_STATES = 1_000_000;
@@ -51,4 +52,43 @@ export async function startAnvil(
       rmSync(cache, { recursive: true, force: true });
     },
   };
+}
+
+/** An evm_snapshot and the block it was taken at. */
+export type ChainSnapshot = { id: Hex; block: bigint; hash: Hex };
+
+/**
+ * Runs `f` with interval mining paused, then mines every `blockTime` seconds (0: stays paused). Anvil
+ * builds an interval block on the tip it read when it began: one that lands as a revert does is stored
+ * on the old branch's tip, and the "new branch" goes on from the old one with no reorganization for an
+ * indexer to see (seen in CI: test/history's fork did not reorganize anything).
+ */
+async function withMiningPaused<T>(url: string, blockTime: number, f: () => Promise<T>): Promise<T> {
+  const client = chainClient(url);
+  await client.setIntervalMining({ interval: 0 });
+  // A block already under way when mining pauses is stored within milliseconds.
+  await new Promise((ok) => setTimeout(ok, 250));
+  try {
+    return await f();
+  } finally {
+    if (blockTime > 0) await client.setIntervalMining({ interval: blockTime });
+  }
+}
+
+/** Takes an evm_snapshot at the chain's newest block, known exactly: no block is mined in between. */
+export function snapshotChain(url: string, { blockTime = 1 } = {}): Promise<ChainSnapshot> {
+  return withMiningPaused(url, blockTime, async () => {
+    const { number, hash } = await chainClient(url).getBlock();
+    return { id: (await rpc(url, "evm_snapshot")) as Hex, block: number, hash };
+  });
+}
+
+/** Takes the chain back to the snapshot; throws unless its newest block is then the snapshot's. */
+export function revertChain(url: string, snapshot: ChainSnapshot, { blockTime = 1 } = {}): Promise<void> {
+  return withMiningPaused(url, blockTime, async () => {
+    if ((await rpc(url, "evm_revert", [snapshot.id])) !== true) throw new Error(`evm_revert ${snapshot.id} failed`);
+    const { number, hash } = await chainClient(url).getBlock();
+    if (hash !== snapshot.hash)
+      throw new Error(`after evm_revert the newest block is ${number} ${hash}, not the snapshot's ${snapshot.block}`);
+  });
 }

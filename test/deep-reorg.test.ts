@@ -20,7 +20,7 @@
  */
 import { type Address, type Hex, toHex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Anvil, startAnvil } from "../devkit/anvil";
+import { type Anvil, revertChain, snapshotChain, startAnvil } from "../devkit/anvil";
 import { type Answer, ask } from "../devkit/ask";
 import { type Mismatch, type Oracle, report } from "../devkit/compare";
 import { compareChecks } from "../devkit/compare-checks";
@@ -267,8 +267,8 @@ describe("reorganizations: answers at replaced heights, and none from a mix of b
 
   it("a reorganization within the finality depth raises no alarm; answers at the replaced heights (blockNumber) \
 equal the new branch's eth_call", async () => {
-    const fork = await client.getBlockNumber();
-    const snapshot = (await rpc(anvil.url, "evm_snapshot")) as Hex;
+    const snapshot = await snapshotChain(anvil.url);
+    const fork = snapshot.block;
     const before = receipts.length;
     const onA = await write(nextTxs(40), 5);
     const tipA = lastBlock(onA);
@@ -299,7 +299,7 @@ equal the new branch's eth_call", async () => {
     ];
     const answersOnA = await contractAnswers();
 
-    expect(await rpc(anvil.url, "evm_revert", [snapshot]), tag("evm_revert")).toBe(true);
+    await revertChain(anvil.url, snapshot);
     receipts = receipts.slice(0, before);
     await syncNonces();
     await write(nextTxs(40), 5);
@@ -371,8 +371,8 @@ is raised every answer for the chain is 503 chain_reorganized, on npm start, on 
 restart", async () => {
     // Blocks are mined by the test from here: the old branch's answers stay as they are while recorded.
     await client.setIntervalMining({ interval: 0 });
-    const fork = await client.getBlockNumber();
-    const snapshot = (await rpc(anvil.url, "evm_snapshot")) as Hex;
+    const snapshot = await snapshotChain(anvil.url, { blockTime: 0 });
+    const fork = snapshot.block;
     const before = receipts.length;
     const miner = mineEvery(anvil.url, 200);
     const old = await write(nextTxs(96), 32, 250).finally(miner.stop);
@@ -420,7 +420,7 @@ restart", async () => {
     let revertedAt = 0;
     try {
       await new Promise((ok) => setTimeout(ok, 500));
-      expect(await rpc(anvil.url, "evm_revert", [snapshot]), tag("evm_revert")).toBe(true);
+      await revertChain(anvil.url, snapshot, { blockTime: 0 });
       revertedAt = Date.now();
       // The revert takes anvil's clock back too; a real chain's new branch is as late as the old one
       // (and Ponder would not resume on a chain whose final block's time went back).

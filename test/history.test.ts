@@ -20,7 +20,7 @@
  */
 import { type Address, encodeFunctionData, getAddress, type Hex, toHex, zeroHash } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Anvil, startAnvil } from "../devkit/anvil";
+import { type Anvil, revertChain, snapshotChain, startAnvil } from "../devkit/anvil";
 import { type Answer, ask, indexedBlock } from "../devkit/ask";
 import { type Mismatch, type Oracle, report } from "../devkit/compare";
 import { abis, installRegistries } from "../devkit/oracle";
@@ -806,8 +806,8 @@ block", async () => {
       ],
     );
     const firstW = (await chainHistory("v2", lastWriteBlock)).filter((r) => lower(String(r.from)) === W)[0]!;
-    const fork = (await rpc(anvil.url, "evm_snapshot")) as Hex;
-    const forkBlock = await chainClient(anvil.url).getBlockNumber();
+    const fork = await snapshotChain(anvil.url);
+    const forkBlock = fork.block;
 
     // Branch A: more of W's, and revocations of some before the fork.
     await writeW(
@@ -842,7 +842,7 @@ block", async () => {
     expect(depth, tag("the reorganization stays above Ponder's finality depth")).toBeLessThan(FINALITY);
 
     // Branch B from the fork: other writes of W's, and more blocks than A had.
-    expect(await rpc(anvil.url, "evm_revert", [fork]), tag("evm_revert")).toBe(true);
+    await revertChain(anvil.url, fork);
     effects = effects.filter((e) => e.block <= forkBlock);
     writeBlocks = writeBlocks.filter((b) => b <= forkBlock);
     inForceCache.clear();

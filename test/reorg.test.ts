@@ -13,7 +13,7 @@
 
 import { type Address, toHex, zeroHash } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Anvil, startAnvil } from "../devkit/anvil";
+import { type Anvil, revertChain, snapshotChain, startAnvil } from "../devkit/anvil";
 import { ask } from "../devkit/ask";
 import { abis, installRegistries } from "../devkit/oracle";
 import { waitFor } from "../devkit/processes";
@@ -130,8 +130,8 @@ old branch", async () => {
         ),
       );
 
-    const fork = await chainClient(anvil.url).getBlockNumber();
-    const snapshot = (await rpc(anvil.url, "evm_snapshot")) as string;
+    const snapshot = await snapshotChain(anvil.url);
+    const fork = snapshot.block;
     await untilEvery("the fork", fork);
 
     /** One branch's writes, a few per block over several blocks: new amounts and v1 revocations of each kind. */
@@ -169,8 +169,7 @@ old branch", async () => {
 
     try {
       await new Promise((ok) => setTimeout(ok, 1_000));
-      expect(await rpc(anvil.url, "evm_revert", [snapshot]), tag("evm_revert")).toBe(true);
-      await chainClient(anvil.url).setIntervalMining({ interval: 1 });
+      await revertChain(anvil.url, snapshot);
       const headB0 = await branch(vaultB!);
       const now = await chainClient(anvil.url).getBlockNumber();
       await rpc(anvil.url, "anvil_mine", [toHex(tipA > now ? tipA - now + 3n : 3n)]);

@@ -13,7 +13,7 @@ import { Client } from "undici";
 import { type Address, type Hex, toHex, zeroAddress } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPLICA_CONNECTION } from "../api/replica/store";
-import { type Anvil, startAnvil } from "../devkit/anvil";
+import { type Anvil, revertChain, snapshotChain, startAnvil } from "../devkit/anvil";
 import { ask, indexedBlock } from "../devkit/ask";
 import { type Mismatch, type Oracle, report } from "../devkit/compare";
 import { compareChecks } from "../devkit/compare-checks";
@@ -245,7 +245,7 @@ describe.runIf(process.env.DATABASE_URL)("npm run serve: API processes apart fro
         ),
       );
     await sendWrite(anvil.url, abis.v1, z, v1Registry, "delegateForAll", [w, true]);
-    const fork = (await rpc(anvil.url, "evm_snapshot")) as string;
+    const fork = await snapshotChain(anvil.url);
 
     // Branch A, indexed live by every process.
     const headA0 = await writeBatch(60);
@@ -256,7 +256,7 @@ describe.runIf(process.env.DATABASE_URL)("npm run serve: API processes apart fro
       expect(a, tag(`${a.base}: X's delegation on branch A`)).toMatchObject({ status: 200, got: "true", want: "true" });
 
     // Branch B replaces A from the fork: other writes, Z revokes everything, and more blocks than A.
-    expect(await rpc(anvil.url, "evm_revert", [fork]), tag("evm_revert")).toBe(true);
+    await revertChain(anvil.url, fork);
     const headB0 = await writeBatch(80);
     await sendWrite(anvil.url, abis.v1, z, v1Registry, "revokeAllDelegates", []);
     const head = await chainClient(anvil.url).getBlockNumber();
