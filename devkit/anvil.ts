@@ -58,10 +58,10 @@ export async function startAnvil(
 export type ChainSnapshot = { id: Hex; block: bigint; hash: Hex };
 
 /**
- * Runs `f` with interval mining paused, then mines every `blockTime` seconds (0: stays paused). Anvil
- * builds an interval block on the tip it read when it began: one that lands as a revert does is stored
- * on the old branch's tip, and the "new branch" goes on from the old one with no reorganization for an
- * indexer to see (seen in CI: test/history's fork did not reorganize anything).
+ * Runs `f` with interval mining paused, then mines every `blockTime` seconds (0: stays paused). In CI a
+ * revert under interval mining left the chain going on from the old branch's tip (test/history: an
+ * empty block on it, then the new writes), so no indexer saw a reorganization; an interval block begun
+ * on the old tip and stored after the revert would do that.
  */
 async function withMiningPaused<T>(url: string, blockTime: number, f: () => Promise<T>): Promise<T> {
   const client = chainClient(url);

@@ -369,8 +369,8 @@ equal the new branch's eth_call", async () => {
   it("after a reorganization deeper than the finality depth no answer is a 200 from a mixed state: once the alarm \
 is raised every answer for the chain is 503 chain_reorganized, on npm start, on a replica, and after a \
 restart", async () => {
-    // Blocks are mined by the test from here: the old branch's answers stay as they are while recorded.
-    await client.setIntervalMining({ interval: 0 });
+    // Blocks are mined by the test from here (interval mining stays paused after the snapshot): the old
+    // branch's answers stay as they are while recorded.
     const snapshot = await snapshotChain(anvil.url, { blockTime: 0 });
     const fork = snapshot.block;
     const before = receipts.length;
