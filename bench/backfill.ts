@@ -47,7 +47,40 @@ export type IndexerFigures = {
   readyMs: number;
   /** Highest total resident memory of the indexer's process tree, sampled every 100 ms. */
   peakRssMb: number;
+  /** Where its backfill's time went, by Ponder's own account. */
+  split: PonderSplit;
 };
+
+/**
+ * Ponder's own account of a backfill, from its /metrics once ready (ms): its loop over batches of
+ * events either waits for the next batch or indexes one, then flushes the rows it made.
+ */
+export type PonderSplit = {
+  /** Waiting for the next batch: Ponder's sync fetching the blocks and logs and writing its own tables. */
+  syncMs: number;
+  /** Running the indexing functions, whose store calls write Ponder's in-memory row cache. */
+  indexMs: number;
+  /** Flushing those rows to the database (COPY, and updates through a temporary table). */
+  flushMs: number;
+};
+
+/** The gauges of Ponder 0.16's historical loop (runtime/multichain.ts) that make a PonderSplit. */
+const SPLIT_GAUGES = {
+  syncMs: 'ponder_historical_concurrency_group_duration{group="extract"}',
+  indexMs: 'ponder_historical_transform_duration{step="index"}',
+  flushMs: 'ponder_historical_transform_duration{step="load"}',
+};
+
+async function ponderSplit(url: string): Promise<PonderSplit> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const gauge = (name: string) => {
+    const line = text.split("\n").find((l) => l.startsWith(`${name} `));
+    if (!line) throw new Error(`Ponder's /metrics has no ${name}: has Ponder's metrics changed?`);
+    return Number(line.slice(name.length + 1));
+  };
+  const [syncMs, indexMs, flushMs] = Object.values(SPLIT_GAUGES).map(gauge) as [number, number, number];
+  return { syncMs, indexMs, flushMs };
+}
 
 /** The service's indexer's figures, and the minimal Ponder indexer's over the same events. */
 export type BackfillFigures = IndexerFigures & {
@@ -151,6 +184,7 @@ function msToReady(output: string, message: string): number {
 export type IndexerHooks = { env?: NodeJS.ProcessEnv; ready?: (backfillMs: number) => Promise<void> };
 
 type StartedIndexer = {
+  url: string;
   output: () => string;
   stop: () => Promise<void>;
   /** The events its table holds, asked once it is stopped. */
@@ -181,6 +215,7 @@ async function timeIndexer(
     finishMs: msToReady(output, "Completed backfill indexing across all chains"),
     readyMs,
     peakRssMb,
+    split: await ponderSplit(indexer.url),
   };
   await hooks.ready?.(figures.backfillMs);
   await indexer.stop();
@@ -229,6 +264,7 @@ async function startBaseline(
     60 * 60_000,
   );
   return {
+    url: `http://127.0.0.1:${port}`,
     output: () => stripVTControlCharacters(child.output),
     stop: () => child.stop(),
     stored: rowsOf(db, `"${schema}".event`),
@@ -306,7 +342,7 @@ export async function measureBackfill(
     async (env) => {
       const service = await startIndexer(cleanup, chain, env);
       const stored = rowsOf(db, `"${service.schema}".v2_event`);
-      return { output: () => plainOutput(service), stop: service.stop, stored };
+      return { url: service.url, output: () => plainOutput(service), stop: service.stop, stored };
     },
     hooks.indexer,
   );
@@ -354,7 +390,7 @@ export async function measureStartOnPglite(
     chain.events,
     async (tagged) => {
       service = await startIndexer(cleanup, chain, { ...tagged, ...env, DATABASE_URL: "", PGLITE_DIR: pgliteDir });
-      return { output: () => plainOutput(service!), stop: service.stop, stored: storedInPglite };
+      return { url: service.url, output: () => plainOutput(service!), stop: service.stop, stored: storedInPglite };
     },
     {
       ready: async () => {

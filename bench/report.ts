@@ -7,7 +7,7 @@ import type { BackfillFigures, IndexerFigures, PgliteStartFigures } from "./back
 import type { HistoryRead } from "./history-read";
 import type { LoadResult } from "./load";
 import type { BenchOptions } from "./options";
-import type { RouteFigure, ServingFigures } from "./serving";
+import type { CheckFigure, RouteFigure, ServingFigures } from "./serving";
 import type { Size } from "./stack";
 
 const int = (n: number) => Math.round(n).toLocaleString("en");
@@ -87,7 +87,7 @@ export function report(
     s.ponder,
     start.check,
     ...s.small.checks,
-    ...s.large.checks.map((c) => ({ ...c, label: `${c.label} (large)` })),
+    ...s.large.checks,
     ...s.large.listings,
     ...s.past.checks.flatMap((c) => [c.alone, c.loaded]),
     ...s.past.batches,
@@ -121,8 +121,14 @@ export function report(
   const checks = s.large.checks;
   const lowest = worst(checks, (r) => r.rps, false);
   const slowest = worst(checks, (r) => r.p99);
+  // Each route at both sizes as a share of the hello run just before it (serving.ts, CheckFigure).
+  const share = (c: CheckFigure) => c.result.rps / c.helloRps;
   const drift = worst(
-    checks.map((c, i) => ({ ...c, result: { ...c.result, rps: c.result.rps / s.small.checks[i]!.result.rps } })),
+    checks.map((c, i) => ({
+      ...c,
+      label: c.route,
+      result: { ...c.result, rps: share(c) / share(s.small.checks[i]!) },
+    })),
     (r) => Math.max(r.rps, 1 / r.rps),
   );
   const [fewest, most] = [Math.min(...o.hot), Math.max(...o.hot)];
@@ -135,6 +141,10 @@ export function report(
   const baselineRate = b.events / (b.baseline.backfillMs / 1000);
   const afterEvents = "after its last event: Ponder creating the tables' indexes and triggers";
   const eventsOnly = (f: IndexerFigures) => b.events / ((f.backfillMs - f.finishMs) / 1000);
+  const splitText = ({ split }: IndexerFigures) =>
+    `waiting for its sync ${ms(split.syncMs)} ms, indexing functions ${ms(split.indexMs)} ms, flushing rows ` +
+    `${ms(split.flushMs)} ms`;
+  const ownWork = ({ split }: IndexerFigures) => split.indexMs + split.flushMs;
   const maxDelay = Math.max(...s.delays);
   const msText = (n: number) => `${ms(n)} ms`;
   const past = s.past;
@@ -210,7 +220,7 @@ export function report(
         .join("; "),
     },
     bound(
-      `throughput within 20% between the ${small} and the ${large}`,
+      `throughput within 20% between the ${small} and the ${large} (each run as a share of a hello run just before it)`,
       { ...drift, label: `furthest ${drift.label}` },
       1.25,
       (v) => `${ratio(v)}× between the two`,
@@ -324,6 +334,8 @@ export function report(
     ...all.map(row),
     ...failed.map((f) => `[failed] ${f.label}: ${failureText(f.result, o)}`),
     "",
+    "checks, each run's req/s as a share of a hello run just before it, small / large: " +
+      checks.map((c, i) => `${c.route} ${ratio(share(s.small.checks[i]!))} / ${ratio(share(c))}`).join(", "),
     ...s.history.reads.map(
       (r) =>
         `history: ${r.label}: ${int(r.events)} events in ${int(r.pages)} pages, ${int(rate(r))} events/s of the ` +
@@ -348,6 +360,9 @@ export function report(
       `${ms(b.baseline.finishMs)} ms ${afterEvents}), peak RSS ${int(b.baseline.peakRssMb)} MB`,
     `indexing, the events alone (the backfill phase up to its last event): ` +
       `${ratio(eventsOnly(b) / eventsOnly(b.baseline))}× the minimal indexer's events/s`,
+    `indexing, each backfill by Ponder's own account (its /metrics): the indexer ${splitText(b)}; the minimal ` +
+      `indexer ${splitText(b.baseline)}; functions and flushes ${ratio(ownWork(b) / ownWork(b.baseline))}× the ` +
+      "minimal indexer's",
     `indexing, npm start alone on PGlite (the README's first command) over ${int(start.events)} events of the ` +
       `same kind: ${int(start.events / (start.backfillMs / 1000))} events/s in its backfill phase ` +
       `(${seconds(start.backfillMs)}), peak RSS ${int(start.peakRssMb)} MB`,

@@ -33,11 +33,18 @@ import { type Verified, verifyRoute } from "./verify";
 
 export type RouteFigure = { label: string; result: LoadResult; connections: number };
 
+/**
+ * A check route's run, with the req/s of a hello run just before it: the machine's speed drifts
+ * over minutes (by a quarter between runs of the same route, seen here), so the routes over the
+ * small and the large database are compared each as a share of its own hello.
+ */
+export type CheckFigure = RouteFigure & { route: string; helloRps: number };
+
 export type ServingFigures = {
-  small: { size: Size; checks: RouteFigure[]; apiMemory: TreeMemory };
+  small: { size: Size; checks: CheckFigure[]; apiMemory: TreeMemory };
   large: {
     size: Size;
-    checks: RouteFigure[];
+    checks: CheckFigure[];
     listings: (RouteFigure & { delegations: number })[];
   };
   /** Issue 14: each check route at past blocks, alone and loaded, beside the same route at the head. */
@@ -132,14 +139,24 @@ export async function measureServing(
       return measure(base, ...rest);
     };
 
+    const helloUrl = await startHello(cleanup);
+    const checkRuns = async (serveUrl: string, routes: Route[], size: string): Promise<CheckFigure[]> => {
+      const checks: CheckFigure[] = [];
+      for (const route of routes) {
+        const label = `${route.label} (${size})`;
+        const hello = await measure(helloUrl, helloRoute, {}, `(a) hello, just before ${label}`);
+        const figure = await measureApi(serveUrl, route, service.headers, label);
+        checks.push({ ...figure, route: route.label, helloRps: hello.result.rps });
+      }
+      return checks;
+    };
+
     // A fresh API process after each step: whatever it keeps in memory starts from the seeded state.
     const serveTag = `serve-${process.pid}-${Date.now()}`;
     const small = await cleanup.scope(async () => {
       const size = await grow("small");
       const serve = await startServe(cleanup, service, `${serveTag}-small`);
-      const checks: RouteFigure[] = [];
-      for (const route of checkRoutes(data, o.seed + 1))
-        checks.push(await measureApi(serve.url, route, service.headers, `${route.label} (small)`));
+      const checks = await checkRuns(serve.url, checkRoutes(data, o.seed + 1), "small");
       return { size, checks, apiMemory: treeMemory(`${serveTag}-small`) };
     });
 
@@ -148,7 +165,6 @@ export async function measureServing(
     const routes = checkRoutes(data, o.seed + 2);
     const v2All = routes.find((r) => r.label === "v2 check all")!;
 
-    const helloUrl = await startHello(cleanup);
     const hello = await measure(helloUrl, helloRoute, {});
     const ethCall = await measure(chain.anvil.url, ethCallRoute(chain.registry, v2All), {
       "Content-Type": "application/json",
@@ -159,8 +175,7 @@ export async function measureServing(
       service.headers,
       "(c) npm start's API on Postgres (no replicas), v2 check all",
     );
-    const checks: RouteFigure[] = [];
-    for (const route of routes) checks.push(await measureApi(serve.url, route, service.headers));
+    const checks = await checkRuns(serve.url, routes, "large");
     // Listings at 64 connections mostly queue (p50 ≈ 64 / throughput): their latency is also taken
     // alone, first, before a 64-connection run can leave the server a backlog.
     const [fewest, most] = [Math.min(...o.hot), Math.max(...o.hot)];

@@ -1,13 +1,13 @@
 /**
  * `npm run bench -- --smoke` works (issue 7): it exits 0 and prints every figure — each route,
  * each baseline, the indexer's backfill speed and memory beside a minimal Ponder indexer's (issue
- * 16), npm start alone on PGlite (its backfill and checks, issue 16), the delay, the API's memory
- * — after verifying sampled answers, and every number it prints is finite and positive. With
- * issues 14 and 15's figures: each check route at past blocks (alone and loaded), batches at the
- * head and at a past block, listings at a past block, history pages at random depths, the largest
- * wallets in pages (each page's latency), the whole history read by following Link, and every
- * target beside its figure. Timings are never asserted: this is a smoke
- * test of the bench, not a benchmark. Postgres only, as the bench.
+ * 16) with Ponder's own account of where each one's backfill went, npm start alone on PGlite (its
+ * backfill and checks, issue 16), the delay, the API's memory — after verifying sampled answers,
+ * and every number it prints is finite and positive. With issues 14 and 15's figures: each check
+ * route at past blocks (alone and loaded), batches at the head and at a past block, listings at a
+ * past block, history pages at random depths, the largest wallets in pages (each page's latency),
+ * the whole history read by following Link, and every target beside its figure. Timings are never
+ * asserted: this is a smoke test of the bench, not a benchmark. Postgres only, as the bench.
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { runNpm } from "../devkit/processes";
@@ -55,12 +55,16 @@ describe.runIf(process.env.DATABASE_URL)("npm run bench -- --smoke", () => {
     expect(run.output).toContain("== results");
   });
 
-  it("prints a row for each baseline, each check route at both sizes, and each listing", () => {
+  it("prints a row for each baseline, each check route at both sizes (and its share of a hello just before), and each listing", () => {
     for (const label of BASELINES) expect(results).toMatch(row(label));
     for (const route of CHECK_ROUTES) {
       expect(results).toMatch(row(`${route} (small)`));
       expect(results).toMatch(row(`${route} (large)`));
     }
+    const shares = CHECK_ROUTES.map((route) => `${escapeRegExp(route)} ${NUMBER} / ${NUMBER}`).join(", ");
+    expect(results).toMatch(
+      new RegExp(`^checks, each run's req/s as a share of a hello run just before it, small / large: ${shares}$`, "m"),
+    );
     for (const version of ["v2", "v1"]) {
       const listings =
         results.match(new RegExp(`^${version} listing, [\\d,]+-delegation wallet(, 1 connection)?\\s`, "gm")) ?? [];
@@ -113,6 +117,14 @@ describe.runIf(process.env.DATABASE_URL)("npm run bench -- --smoke", () => {
     );
     expect(results).toMatch(
       new RegExp(`^indexing, the events alone \\(.*\\): ${NUMBER}× the minimal indexer's events/s$`, "m"),
+    );
+    const split = `waiting for its sync ${NUMBER} ms, indexing functions ${NUMBER} ms, flushing rows ${NUMBER} ms`;
+    expect(results).toMatch(
+      new RegExp(
+        `^indexing, each backfill by Ponder's own account \\(its /metrics\\): the indexer ${split}; the minimal ` +
+          `indexer ${split}; functions and flushes ${NUMBER}× the minimal indexer's$`,
+        "m",
+      ),
     );
     expect(results).toMatch(
       new RegExp(
