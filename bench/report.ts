@@ -119,10 +119,16 @@ export function report(
   // Targets. Latency targets are taken alone (1 connection); at 64 connections a p50 is mostly the
   // queue before it (p50 ≈ 64 / throughput).
   const checks = s.large.checks;
-  const lowest = worst(checks, (r) => r.rps, false);
-  const slowest = worst(checks, (r) => r.p99);
   // Each route at both sizes as a share of the hello run just before it (serving.ts, CheckFigure).
-  const share = (c: CheckFigure) => c.result.rps / c.helloRps;
+  const share = (c: CheckFigure) => c.result.rps / c.hello.rps;
+  const bothSizes = [...s.small.checks, ...checks];
+  const lowest = worst(
+    bothSizes.map((c) => ({ ...c, result: { ...c.result, rps: share(c) } })),
+    (r) => r.rps,
+    false,
+  );
+  const slowest = worst(checks, (r) => r.p99);
+  const helloP99s = bothSizes.map((c) => c.hello.p99 ?? NaN);
   const drift = worst(
     checks.map((c, i) => ({
       ...c,
@@ -182,10 +188,11 @@ export function report(
   const pageSize = int(o.listingPage);
   const targets: Target[] = [
     bound(
-      "every check route ≥ 50% of hello's throughput (issue 16; issue 7 asked 60%)",
+      "every check route ≥ 50% of hello's throughput, at both sizes, each run beside a hello run just before it " +
+        "(issue 16; issue 7 asked 60%)",
       { ...lowest, label: `lowest ${lowest.label}` },
-      0.5 * hello,
-      (v) => pct(v / hello),
+      0.5,
+      pct,
       true,
     ),
     bound(
@@ -199,7 +206,9 @@ export function report(
       `p99 ≤ 10 ms at ${o.connections} connections, every check route (issue 16; issue 7 asked 5 ms)`,
       { ...slowest, label: `highest ${slowest.label}` },
       10,
-      msText,
+      (v) =>
+        `${msText(v)} (hello's own p99 in the runs just before the checks: ` +
+        `${ms(Math.min(...helloP99s))}–${ms(Math.max(...helloP99s))} ms)`,
     ),
     ...[[fewest, 5] as const, [most, 50] as const].map(([size, limit]) =>
       bound(
