@@ -55,7 +55,7 @@ describe.runIf(process.env.DATABASE_URL)("npm run bench -- --smoke", () => {
     expect(run.output).toContain("== results");
   });
 
-  it("prints a row for each baseline, each check route at both sizes (and its share of a hello just before), and each listing", () => {
+  it("prints a row for each baseline, each listing, each check route at both sizes with its share of a hello", () => {
     for (const label of BASELINES) expect(results).toMatch(row(label));
     for (const route of CHECK_ROUTES) {
       expect(results).toMatch(row(`${route} (small)`));
