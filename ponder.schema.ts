@@ -4,7 +4,7 @@ import { index, onchainTable, primaryKey } from "ponder";
  * Per chain, the block of the last registry event indexed (0 before any). Every event writes it,
  * so when Ponder reverts a reorganized block's rows it rewrites this row too, before it moves its
  * checkpoint: the API tells a reverted state by this row being newer than the checkpoint's
- * (api/store.ts) and then reports this block.
+ * (api/store/store.ts) and then reports this block.
  */
 export const chainHead = onchainTable("chain_head", (t) => ({
   chainId: t.integer().primaryKey(),
@@ -45,7 +45,7 @@ export const v2Delegation = onchainTable(
     fromIndex: index().on(table.chainId, table.from, table.firstBlock, table.firstLogIndex),
     toIndex: index().on(table.chainId, table.to, table.firstBlock, table.firstLogIndex),
     // Contract listings: the contract's, a token's, and beside a token's the contract-wide ones by type
-    // (api/history-store.ts).
+    // (api/store/history-store.ts).
     contractIndex: index().on(table.chainId, table.contract, table.firstBlock, table.firstLogIndex),
     contractTokenIndex: index().on(table.chainId, table.contract, table.tokenId, table.firstBlock, table.firstLogIndex),
     contractTypeIndex: index().on(
@@ -62,7 +62,7 @@ export const v2Delegation = onchainTable(
 
 /**
  * Every v2 event, append-only: the history analysts query, and the state at any block (a
- * delegation's state is set whole by each of its events: see api/history-store.ts).
+ * delegation's state is set whole by each of its events: see api/store/history-store.ts).
  */
 export const v2Event = onchainTable(
   "v2_event",
@@ -195,7 +195,7 @@ export const v1Event = onchainTable(
 /**
  * v1 history of state, append-only: after each delegateFor* write, the key's state as v1_delegation
  * then held it (none when the write left no state: a revoke of what was never set). The state of a
- * key at block N is its last change at or before N (api/history-store.ts).
+ * key at block N is its last change at or before N (api/store/history-store.ts).
  */
 export const v1DelegationChange = onchainTable(
   "v1_delegation_change",
@@ -227,7 +227,7 @@ export const v1DelegationChange = onchainTable(
       table.blockNumber,
       table.logIndex,
     ),
-    // A vault's listing reads only the rows at its version then (api/history-store.ts).
+    // A vault's listing reads only the rows at its version then (api/store/history-store.ts).
     vaultIndex: index().on(table.chainId, table.vault, table.vaultVersion, table.createdBlock, table.createdLogIndex),
     delegateIndex: index().on(table.chainId, table.delegate, table.createdBlock, table.createdLogIndex),
     contractIndex: index().on(table.chainId, table.contract, table.createdBlock, table.createdLogIndex),

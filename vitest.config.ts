@@ -20,6 +20,7 @@ export default defineConfig({
           include: [
             "*.test.ts",
             "core/**/*.test.ts",
+            "ponder/**/*.test.ts",
             "api/**/*.test.ts",
             "scripts/**/*.test.ts",
             "devkit/**/*.test.ts",

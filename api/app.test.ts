@@ -8,9 +8,9 @@ import { describe, expect, it } from "vitest";
 import { checksumAddress } from "../core/keccak";
 import type { Access } from "./access/open";
 import { createApp } from "./app";
-import { NO_ALARMS } from "./chain-alarms";
-import { LISTING_CACHE_MIN_ROWS } from "./listing-cache";
-import type { Store, V2Row, WalletView } from "./store";
+import { LISTING_CACHE_MIN_ROWS } from "./routes/listing-cache";
+import type { Store, V2Row, WalletView } from "./store/store";
+import { NO_ALARMS } from "./watch/chain-alarms";
 
 const nothingIndexed: Store = {
   v2Enabled: async () => undefined,

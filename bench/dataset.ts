@@ -20,9 +20,8 @@
  * counterparts: their lists and histories hold exactly their own.
  */
 import { type Address, type Hex, zeroAddress, zeroHash } from "viem";
-import type { V1EventRow as HistoryV1EventRow, V2EventRow as HistoryV2EventRow } from "../api/history-store";
-import { LOG_EVENT_TYPE, ponderCheckpoint } from "../api/ponder-0.16.10";
-import type { V1Row, V2Row } from "../api/store";
+import type { V1EventRow as HistoryV1EventRow, V2EventRow as HistoryV2EventRow } from "../api/store/history-store";
+import type { V1Row, V2Row } from "../api/store/store";
 import {
   V1_EVENT_NAME,
   type V1CheckQuery,
@@ -45,6 +44,7 @@ import {
 } from "../core/v2";
 import { Rng } from "../devkit/random";
 import { WRITE_RIGHTS } from "../devkit/v2/generate";
+import { LOG_EVENT_TYPE, ponderCheckpoint } from "../ponder/ponder-0.16.10";
 import type {
   v1Delegation,
   v1DelegationChange,
@@ -56,7 +56,7 @@ import type {
   v2Event,
 } from "../ponder.schema";
 
-/** Rows as written, with the types the API reads them as (api/store.ts, api/history-store.ts). */
+/** Rows as written, with the types the API reads them as (api/store/store.ts, api/store/history-store.ts). */
 export type V2DelegationRow = typeof v2Delegation.$inferInsert & V2Row;
 export type V2EventRow = typeof v2Event.$inferInsert & HistoryV2EventRow;
 export type V1DelegationRow = typeof v1Delegation.$inferInsert & V1Row;

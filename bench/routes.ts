@@ -4,12 +4,12 @@
  * that never delegated to each other), at the head or each at a random past block; batches of
  * mixed checks; the hot wallets' listings (whole, at a past block, in pages); pages of the history
  * at random depths; and the baselines' requests. Pages after the first carry the cursor their
- * previous page's Link would (api/cursor.ts), pinned at the newest seeded block.
+ * previous page's Link would (api/routes/cursor.ts), pinned at the newest seeded block.
  */
 import { type Address, encodeFunctionData, zeroHash } from "viem";
-import { encodeCursor, requestDigest } from "../api/cursor";
-import { toJson } from "../api/json";
-import { v1EventRecord, v1Record, v2EventRecord, v2Record } from "../api/records";
+import { toJson } from "../api/http/json";
+import { encodeCursor, requestDigest } from "../api/routes/cursor";
+import { v1EventRecord, v1Record, v2EventRecord, v2Record } from "../api/routes/records";
 import { registryV2Abi } from "../core/abi/registryV2";
 import { type V1CheckQuery, v1CheckKeys } from "../core/v1";
 import { type V2CheckQuery, v2Check } from "../core/v2";

@@ -6,7 +6,7 @@
 import { drizzle } from "drizzle-orm/node-postgres";
 import type pg from "pg";
 import { type Address, toHex } from "viem";
-import { createSqlStore } from "../api/store";
+import { createSqlStore } from "../api/store/store";
 import { type Anvil, startAnvil } from "../devkit/anvil";
 import { installRegistries } from "../devkit/oracle";
 import { chunks } from "../devkit/pool";

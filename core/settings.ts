@@ -69,7 +69,10 @@ export type LauncherSettings = ApiSettings & {
 export type PonderSettings = ApiSettings & {
   /** What to index: the plan `npm start` hands over in PLAN_VARIABLE (core/plan.ts). */
   plan: IndexedChain[];
-  /** REORG_CHECK_SECONDS (default 10): how often indexed blocks are compared with the chain's (api/deep-reorg.ts). */
+  /**
+   * REORG_CHECK_SECONDS (default 10): how often indexed blocks are compared with the chain's
+   * (api/watch/deep-reorg.ts).
+   */
   reorgCheckSeconds: number;
 };
 

@@ -28,10 +28,10 @@ const { outputFiles } = await build({
   write: false,
   logLevel: "warning",
 });
-// api/portal.ts reads its page beside itself (import.meta.url): beside the chunk that holds it.
+// api/routes/portal.ts reads its page beside itself (import.meta.url): beside the chunk that holds it.
 const files = [
   ...outputFiles.map((f) => ({ path: f.path, contents: f.contents })),
-  { path: join(OUT, "portal.html"), contents: readFileSync(join(ROOT, "api/portal.html")) },
+  { path: join(OUT, "portal.html"), contents: readFileSync(join(ROOT, "api/routes/portal.html")) },
 ];
 for (const { path, contents } of files) {
   mkdirSync(dirname(path), { recursive: true });

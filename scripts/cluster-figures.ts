@@ -1,9 +1,9 @@
 /**
  * `npm run serve`'s workers share one port, so a scrape of `/metrics` reaches one of them: that
- * worker asks the primary, which gathers every worker's figures (api/metrics.ts) and hands them back.
+ * worker asks the primary, which gathers every worker's figures (api/http/metrics.ts) and hands them back.
  */
 import cluster, { type Worker } from "node:cluster";
-import type { ProcessFigures } from "../api/metrics";
+import type { ProcessFigures } from "../api/http/metrics";
 
 type Message =
   | { figures: "gather"; id: number }

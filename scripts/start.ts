@@ -21,11 +21,11 @@
 import { spawn } from "node:child_process";
 import { constants } from "node:os";
 import { resolve } from "node:path";
-import { PONDER_RETRYABLE_EXIT } from "../api/ponder-0.16.10";
-import { servedChain } from "../api/served-chains";
+import { servedChain } from "../api/store/served-chains";
 import type { ChainEntry } from "../core/chains";
 import { encodePlan, type IndexedChain, PLAN_VARIABLE } from "../core/plan";
 import { launcherSettings, settingsOrExit } from "../core/settings";
+import { PONDER_RETRYABLE_EXIT } from "../ponder/ponder-0.16.10";
 import { planChains } from "./launcher/discovery";
 import { forgetReplacedChains } from "./launcher/replaced-chains";
 import { whyRpcUnusable } from "./launcher/rpc";

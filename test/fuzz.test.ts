@@ -17,7 +17,7 @@ import { type Replica, type Service, startReplica, startService } from "../devki
  * The seed is printed and named in every failure.
  *
  * What Node's HTTP parser refuses (request line and headers past its 16 KiB limit, bytes that are
- * not HTTP/1.1) never reaches the app: the server answers it with a problem (api/client-error.ts),
+ * not HTTP/1.1) never reaches the app: the server answers it with a problem (api/http/client-error.ts),
  * Ponder's (`npm start`, through scripts/launcher/parser-errors.mjs) and a replica's (`npm run
  * serve`, on Postgres only) alike.
  */

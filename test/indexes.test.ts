@@ -2,15 +2,15 @@ import { createHash } from "node:crypto";
 import pg from "pg";
 import { type Address, type Hex, zeroAddress, zeroHash } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createHistoryStore, type HistoryStore, type PageRequest } from "../api/history-store";
-import { CHECKPOINT_FIELDS } from "../api/ponder-0.16.10";
-import { createSqlStore, executeOver, type Store, StoreBusy, v1RowOf, v2RowOf } from "../api/store";
+import { createHistoryStore, type HistoryStore, type PageRequest } from "../api/store/history-store";
+import { createSqlStore, executeOver, type Store, StoreBusy, v1RowOf, v2RowOf } from "../api/store/store";
 import { v1CheckKeys, v1InForce } from "../core/v1";
 import { isAmountType, type V2DelegationType, v2Check } from "../core/v2";
 import { type Anvil, startAnvil } from "../devkit/anvil";
 import { installRegistries } from "../devkit/oracle";
 import { Rng } from "../devkit/random";
 import { type Service, startService } from "../devkit/service";
+import { CHECKPOINT_FIELDS } from "../ponder/ponder-0.16.10";
 import { insertRows, type V1Emitted, type V2Emitted, v1Rows, v2Rows } from "./helpers/indexer-rows";
 import type { Position } from "./helpers/position";
 
@@ -526,7 +526,7 @@ describe.runIf(process.env.DATABASE_URL)("indexes", () => {
   }
 
   /**
-   * Every kind of history read (api/history-store.ts) at each depth of the history: checks and
+   * Every kind of history read (api/store/history-store.ts) at each depth of the history: checks and
    * whole listings at a block; pages of listings and of the events, first pages and pages after a
    * cursor deep in the list, each bound to a few times its limit.
    */

@@ -1,12 +1,12 @@
 /**
  * Every problem code the service can answer with, each provoked once and held to the OpenAPI
  * document (devkit/openapi-check.ts) for the operation asked: the app's own, in process, over
- * stores that fail as needed, and the four Node's parser raises, as api/client-error.ts writes them.
+ * stores that fail as needed, and the four Node's parser raises, as api/http/client-error.ts writes them.
  * The rest of the suite validates what it happens to meet; this makes sure no code goes unchecked.
  */
 import { describe, expect, it } from "vitest";
-import { type ClientErrorCode, clientErrorResponse } from "../api/client-error";
-import { PROBLEM_STATUS, type ProblemCode } from "../api/problem";
+import { type ClientErrorCode, clientErrorResponse } from "../api/http/client-error";
+import { PROBLEM_STATUS, type ProblemCode } from "../api/http/problem";
 import { answerMismatches } from "../devkit/openapi-check";
 import { CHAIN, emptyApp, type Failing, SOCKET, wallet } from "./helpers/empty-app";
 
@@ -22,7 +22,7 @@ const PARSER_ONLY = ["malformed_request", "headers_too_large", "request_timeout"
 
 /**
  * A request that gets each problem the app raises itself: the app's setting, the path and the
- * request. Keyed by every other code: tsc fails here when api/problem.ts gains one.
+ * request. Keyed by every other code: tsc fails here when api/http/problem.ts gains one.
  */
 const PROVOKED: Record<Exclude<ProblemCode, (typeof PARSER_ONLY)[number]>, [Failing, string, RequestInit?]> = {
   missing_parameter: [{}, `/registry/v2/check/all?chainId=${CHAIN}&to=${wallet(1)}`],

@@ -1,5 +1,4 @@
-/** One SQL statement with `$n` parameters. */
-export type Query = (text: string, params?: unknown[]) => Promise<{ rows: Record<string, unknown>[] }>;
+import { type Query, quoteIdentifier } from "../../core/sql";
 
 /**
  * What the service's own tables (keys, key usage, shared rate limits) need of a database. Postgres
@@ -12,13 +11,6 @@ export interface AccessDb {
   close(): Promise<void>;
 }
 
-const quote = (identifier: string) => `"${identifier.replaceAll('"', '""')}"`;
-
-/** A schema-qualified table name, quoted. */
-export function table(schema: string, name: string): string {
-  return `${quote(schema)}.${quote(name)}`;
-}
-
 /**
  * Creates `schema` and runs `statements` (each idempotent: `IF NOT EXISTS`) in one transaction,
  * under a lock on the schema's name: processes starting together on one Postgres would otherwise
@@ -27,7 +19,7 @@ export function table(schema: string, name: string): string {
 export async function migrate(db: AccessDb, schema: string, statements: string[]): Promise<void> {
   await db.transaction(async (query) => {
     await query("SELECT pg_advisory_xact_lock(hashtext($1))", [`migrate ${schema}`]);
-    await query(`CREATE SCHEMA IF NOT EXISTS ${quote(schema)}`);
+    await query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdentifier(schema)}`);
     for (const statement of statements) await query(statement);
   });
 }

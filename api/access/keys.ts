@@ -1,5 +1,6 @@
+import { table } from "../../core/sql";
 import { batchedLookup } from "./batch";
-import { type AccessDb, migrate, table } from "./db";
+import { type AccessDb, migrate } from "./db";
 import { generateKey, keyId, keyMatches } from "./key";
 import { UsageCounter, usageTable } from "./usage";
 import { ValidKeys } from "./valid-keys";

@@ -1,8 +1,8 @@
 import { isIP } from "node:net";
 import { getConnInfo } from "@hono/node-server/conninfo";
 import type { Context, MiddlewareHandler } from "hono";
-import { Problem } from "../problem";
-import { databaseUnavailable, databaseUnreachable } from "../unavailable";
+import { Problem } from "../http/problem";
+import { databaseUnavailable, databaseUnreachable } from "../http/unavailable";
 import type { KeyStore } from "./keys";
 import type { RateLimiter, Verdict } from "./limit";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { databaseUnavailable } from "../unavailable";
+import { databaseUnavailable } from "../http/unavailable";
 import { pgAccessDb } from "./pg";
 
 describe.runIf(process.env.DATABASE_URL)("pgAccessDb on Postgres", () => {

@@ -1,4 +1,5 @@
-import { type AccessDb, migrate, table } from "./db";
+import { table } from "../../core/sql";
+import { type AccessDb, migrate } from "./db";
 import { KEYLESS, type Policy, type RateLimiter, slide } from "./limit";
 
 /** How often rows of clients whose window has emptied are deleted. */

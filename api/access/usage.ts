@@ -1,4 +1,5 @@
-import { type AccessDb, table } from "./db";
+import { table } from "../../core/sql";
+import type { AccessDb } from "./db";
 
 const MINUTE_MS = 60_000;
 /** "Recent" requests: those of the last 24 hours, by minute. */

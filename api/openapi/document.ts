@@ -1,18 +1,15 @@
 /**
  * The OpenAPI 3.1 document (`GET /openapi.json`), built from what the routes use: the parameters'
  * patterns and parsers (parameters.ts), the check kinds and batch fields of each registry version,
- * the problem codes and their statuses (api/problem.ts) and the bodies' schemas (schemas.ts). Tests
+ * the problem codes and their statuses (api/http/problem.ts) and the bodies' schemas (schemas.ts). Tests
  * hold it to the routes both ways: every answer the test suite gets validates against it, and every
  * parameter an operation lists is read and checked by its route, and no other.
  */
 import { V1_CHECK_KINDS, type V1CheckKind } from "../../core/v1";
 import { V2_CHECK_KINDS, type V2CheckKind } from "../../core/v2";
-import { MAX_LABEL } from "../admin";
-import { MAX_BATCH_ITEMS } from "../batch";
-import { PROBLEM_STATUS, type ProblemCode } from "../problem";
-import { V1_CHECK_PARAMETERS } from "../v1";
-import { V2_CHECK_PARAMETERS } from "../v2";
-import { PARAMETERS, type ParameterKey } from "./parameters";
+import { PROBLEM_STATUS, type ProblemCode } from "../http/problem";
+import { MAX_BATCH_ITEMS, MAX_LABEL } from "../limits";
+import { PARAMETERS, type ParameterKey, V1_CHECK_PARAMETERS, V2_CHECK_PARAMETERS } from "./parameters";
 import { type JsonSchema, schemas } from "./schemas";
 
 /** One operation: where it is, what it reads, what it answers. */
@@ -260,7 +257,7 @@ const ADMIN_PROBLEMS: ProblemCode[] = [
   "internal",
 ];
 
-/** The operator's key management (api/admin.ts); all of it is 404 while no ADMIN_TOKEN is set. */
+/** The operator's key management (api/routes/admin.ts); all of it is 404 while no ADMIN_TOKEN is set. */
 export const ADMIN_OPERATIONS: Operation[] = [
   {
     method: "post",

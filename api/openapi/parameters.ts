@@ -17,6 +17,8 @@ import {
   RIGHTS_PATTERN,
   UINT_PATTERN,
 } from "../../core/parse";
+import type { V1CheckKind } from "../../core/v1";
+import type { V2CheckKind } from "../../core/v2";
 import type { JsonSchema } from "./schemas";
 
 export type ParameterSpec = {
@@ -108,3 +110,19 @@ export const PARAMETERS = {
 } satisfies Record<string, ParameterSpec>;
 
 export type ParameterKey = keyof typeof PARAMETERS;
+
+/** Each check's parameters, as a GET check and a batch's item take them (the OpenAPI document lists them). */
+export const V2_CHECK_PARAMETERS = {
+  all: ["to", "from", "rights"],
+  contract: ["to", "from", "contract", "rights"],
+  erc721: ["to", "delegate", "from", "vault", "contract", "tokenId", "rights"],
+  erc1155: ["to", "delegate", "from", "vault", "contract", "tokenId", "rights"],
+  erc20: ["to", "delegate", "from", "vault", "contract", "rights"],
+} as const satisfies Record<V2CheckKind, readonly ParameterKey[]>;
+
+/** Each check's parameters, as a GET check and a batch's item take them (the OpenAPI document lists them). */
+export const V1_CHECK_PARAMETERS = {
+  all: ["delegate", "vault"],
+  contract: ["delegate", "vault", "contract"],
+  token: ["delegate", "vault", "contract", "tokenId"],
+} as const satisfies Record<V1CheckKind, readonly ParameterKey[]>;

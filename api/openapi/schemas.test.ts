@@ -1,6 +1,6 @@
 /**
  * The components' schemas against what the API really writes: rows through the record functions
- * and api/json.ts, and whole answers of the app (checks, batches, listings, history, chains,
+ * and api/http/json.ts, and whole answers of the app (checks, batches, listings, history, chains,
  * problems, the admin endpoints over a real key store), each validated by ajv's 2020-12 dialect.
  * Then a wrong version of each, so that no schema is vacuous.
  */
@@ -17,15 +17,16 @@ import type { AccessDb } from "../access/db";
 import { type KeyStore, openKeyStore } from "../access/keys";
 import type { Access } from "../access/open";
 import { pgliteAccessDb } from "../access/pglite";
-import { createApp, type ServedChain } from "../app";
-import { type ChainAlarms, NO_ALARMS } from "../chain-alarms";
-import { type ClientErrorCode, clientErrorResponse } from "../client-error";
-import type { HistoryStore, V1EventRow, V2EventRow } from "../history-store";
-import { toJson } from "../json";
-import { type ProblemCode, problemBody } from "../problem";
-import { v1EventRecord, v1Record, v2EventRecord, v2Record } from "../records";
-import { servedChain } from "../served-chains";
-import type { ChainPosition, Store, V1Row, V2Row } from "../store";
+import { createApp } from "../app";
+import { type ClientErrorCode, clientErrorResponse } from "../http/client-error";
+import { toJson } from "../http/json";
+import { type ProblemCode, problemBody } from "../http/problem";
+import { v1EventRecord, v1Record, v2EventRecord, v2Record } from "../routes/records";
+import type { HistoryStore, V1EventRow, V2EventRow } from "../store/history-store";
+import type { ServedChain } from "../store/served-chains";
+import { servedChain } from "../store/served-chains";
+import type { ChainPosition, Store, V1Row, V2Row } from "../store/store";
+import { type ChainAlarms, NO_ALARMS } from "../watch/chain-alarms";
 import { FORMATS, type JsonSchema, schemas } from "./schemas";
 
 type Component = keyof typeof schemas;
@@ -402,7 +403,7 @@ describe("the components' schemas", () => {
     expect(samples.Problem).toContainEqual(expect.objectContaining({ code: "block_not_indexed", indexedBlock: 7 }));
   });
 
-  it("Problem validates what answers Node's parser refusals (api/client-error.ts)", () => {
+  it("Problem validates what answers Node's parser refusals (api/http/client-error.ts)", () => {
     const codes: ClientErrorCode[] = ["headers_too_large", "content_too_large", "request_timeout", "malformed_request"];
     for (const code of codes) {
       const body = JSON.parse(clientErrorResponse(code).split("\r\n\r\n")[1]!);

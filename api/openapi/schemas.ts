@@ -1,18 +1,17 @@
 /**
  * The JSON Schemas (2020-12, as OpenAPI 3.1 takes them) of every JSON body the API answers with, as
- * the document's named components. They describe what the code writes (api/records.ts, api/chains.ts,
- * api/problem.ts, api/admin.ts), and api/openapi/schemas.test.ts holds them to its real output.
+ * the document's named components. They describe what the code writes (api/routes/records.ts, api/routes/chains.ts,
+ * api/http/problem.ts, api/routes/admin.ts), and api/openapi/schemas.test.ts holds them to its real output.
  *
  * Every field is required: the API writes `null` where a field does not apply, never leaves it out
- * (api/json.ts writes even an undefined field as `null`). Integers are exact JSON numbers, up to
+ * (api/http/json.ts writes even an undefined field as `null`). Integers are exact JSON numbers, up to
  * 2^256-1: a client must parse them without rounding (they are not strings).
  */
 import { V1_EVENT_NAME, type V1Type } from "../../core/v1";
 import { V2_DELEGATION_TYPES, V2_EVENT_NAME, V2_RECORD_TYPE } from "../../core/v2";
 import { KEY_FORMAT } from "../access/key";
-import { MAX_LABEL } from "../admin";
-import { MAX_BATCH_ITEMS } from "../batch";
-import { PROBLEM_STATUS } from "../problem";
+import { PROBLEM_STATUS } from "../http/problem";
+import { MAX_BATCH_ITEMS, MAX_LABEL } from "../limits";
 
 /** A JSON Schema as a plain object: no schema library, the document is written as it is. */
 export type JsonSchema = { [key: string]: unknown };

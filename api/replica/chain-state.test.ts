@@ -289,7 +289,7 @@ reorganizations, version counters", () => {
         const v1 = compact.v1Wallet(w);
         expect(v2, at).toEqual(plain.v2Wallet(w));
         expect(v1, at).toEqual(plain.v1Rows([...plain.v1.values()].filter((r) => r.vault === w || r.delegate === w)));
-        // A listing kept for its revision (api/listing-cache.ts) is right while the revision holds.
+        // A listing kept for its revision (api/routes/listing-cache.ts) is right while the revision holds.
         const revision = compact.walletRevision(w);
         const before = listed.get(w);
         if (before?.revision === revision) {

@@ -10,7 +10,7 @@ import {
   v1KeyString,
 } from "../../core/v1";
 import { V2_DELEGATION_TYPES, type V2DelegationType, type V2State } from "../../core/v2";
-import type { V1Row, V2Row } from "../store";
+import type { V1Row, V2Row } from "../store/store";
 import { ByteKeys, withRoom } from "./byte-keys";
 
 /** A row of v2_delegation, as held in memory. */

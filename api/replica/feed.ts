@@ -1,8 +1,8 @@
 import type { Address, Hex } from "viem";
-import type { Query } from "../access/db";
-import { table } from "../access/db";
-import { PONDER_STATE_TABLES, readySql } from "../ponder-0.16.10";
-import { INDEXED_BLOCK_SQL, positionsSql, v1RowOf, v2RowOf } from "../store";
+import type { Query } from "../../core/sql";
+import { table } from "../../core/sql";
+import { PONDER_STATE_TABLES, readySql } from "../../ponder/ponder-0.16.10";
+import { INDEXED_BLOCK_SQL, positionsSql, v1RowOf, v2RowOf } from "../store/store";
 import { ChainState, rowKey, type StateRow } from "./chain-state";
 
 /**

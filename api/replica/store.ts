@@ -1,5 +1,12 @@
 import type { Address } from "viem";
-import { type ChainPosition, type ChainView, lockNotAvailable, type Store, StoreBusy, type WalletView } from "../store";
+import {
+  type ChainPosition,
+  type ChainView,
+  lockNotAvailable,
+  type Store,
+  StoreBusy,
+  type WalletView,
+} from "../store/store";
 import { ChainState } from "./chain-state";
 import { ReplicaFeed, type Snapshot } from "./feed";
 

@@ -7,7 +7,9 @@ import { type Address, getAddress, type Hex, keccak256, stringToHex, zeroHash } 
 import { Rng } from "../../devkit/random";
 import type { DelegateCall, RegistryCall } from "../../devkit/v1/calls";
 import type { Write } from "../../devkit/v2/generate";
-import type { DemoTx } from "./chain";
+
+/** One transaction of the demo: v2 writes (several go through multicall), or one v1 write. */
+export type DemoTx = { from: Address; v2: Write[] } | { from: Address; v1: RegistryCall };
 
 export const SEED = 20_240_917;
 

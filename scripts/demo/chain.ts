@@ -8,19 +8,16 @@ import { type Anvil, startAnvil } from "../../devkit/anvil";
 import { chunks } from "../../devkit/pool";
 import { chainClient, rpc } from "../../devkit/rpc";
 import { sendAll, type TxRequest } from "../../devkit/send";
-import { encodeCall, type RegistryCall } from "../../devkit/v1/calls";
-import { txData, type Write } from "../../devkit/v2/generate";
+import { encodeCall } from "../../devkit/v1/calls";
+import { txData } from "../../devkit/v2/generate";
 import { compileSolidity } from "../solidity";
-import { SEED } from "./activity";
-
-/** One transaction of the demo: v2 writes (several go through multicall), or one v1 write. */
-export type DemoTx = { from: Address; v2: Write[] } | { from: Address; v1: RegistryCall };
+import { type DemoTx, SEED } from "./activity";
 
 export type StandIns = { v1: Hex; v2: Hex };
 
 /** The stand-ins' runtime code. */
 export function compileStandIns(): StandIns {
-  const source = readFileSync(new URL("StandIns.sol", import.meta.url), "utf8");
+  const source = readFileSync(new URL("./StandIns.sol", import.meta.url), "utf8");
   const { DelegationRegistryStandIn: v1, DelegateRegistryStandIn: v2 } = compileSolidity("StandIns.sol", source);
   if (!v1 || !v2) throw new Error("solc produced no stand-in registries");
   return { v1: v1.deployedBytecode, v2: v2.deployedBytecode };

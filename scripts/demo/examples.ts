@@ -6,8 +6,8 @@
 import { type Address, getAddress, zeroHash } from "viem";
 import type { RegistryCall } from "../../devkit/v1/calls";
 import type { Write } from "../../devkit/v2/generate";
+import type { DemoTx } from "./activity";
 import { WHALES } from "./activity";
-import type { DemoTx } from "./chain";
 import type { DemoModel, V2Entry } from "./model";
 
 export type Example = {

@@ -7,7 +7,7 @@
 import { type Address, maxUint256, zeroAddress, zeroHash } from "viem";
 import { type Key, keyOf, keyString, type RegistryCall } from "../../devkit/v1/calls";
 import type { Write } from "../../devkit/v2/generate";
-import type { DemoTx } from "./chain";
+import type { DemoTx } from "./activity";
 
 type V2Fn = Write["fn"];
 export type V2Entry = { from: Address; write: Write; value: bigint; everEnabled: boolean };

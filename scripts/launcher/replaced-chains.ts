@@ -1,6 +1,6 @@
 /**
  * Ponder keeps the blocks, logs and RPC answers it fetches in a `ponder_sync` schema keyed by chain
- * id and block number (api/ponder-0.16.10.ts), and adds new ones with ON CONFLICT DO NOTHING, also
+ * id and block number (ponder/ponder-0.16.10.ts), and adds new ones with ON CONFLICT DO NOTHING, also
  * for a chain with disableCache. A local chain started afresh has the same id and block numbers as
  * the one before it, so an indexer would read the old chain's logs as the new one's. Before Ponder
  * starts, the sync rows of a local chain are dropped when they are not the chain's: the newest
@@ -11,8 +11,8 @@ import { existsSync } from "node:fs";
 import type { AccessDb } from "../../api/access/db";
 import { pgAccessDb } from "../../api/access/pg";
 import { pgliteAccessDb } from "../../api/access/pglite";
-import { NEWEST_SYNCED_BLOCK_SQL, PONDER_SYNC_TABLES } from "../../api/ponder-0.16.10";
 import type { DatabaseSettings } from "../../core/settings";
+import { NEWEST_SYNCED_BLOCK_SQL, PONDER_SYNC_TABLES } from "../../ponder/ponder-0.16.10";
 import { rpc } from "./rpc";
 
 /** The database Ponder will use, or undefined when it does not exist yet (nothing to forget). */

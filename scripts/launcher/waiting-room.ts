@@ -1,11 +1,12 @@
 import { getRequestListener } from "@hono/node-server";
 import { Hono } from "hono";
 import { openAccess } from "../../api/access/open";
-import { createApp, type ServedChain } from "../../api/app";
-import { NO_ALARMS } from "../../api/chain-alarms";
-import { startHttpServer } from "../../api/http-server";
-import { probes } from "../../api/probes";
-import type { Store } from "../../api/store";
+import { createApp } from "../../api/app";
+import { probes } from "../../api/http/probes";
+import { startHttpServer } from "../../api/http/server";
+import type { ServedChain } from "../../api/store/served-chains";
+import type { Store } from "../../api/store/store";
+import { NO_ALARMS } from "../../api/watch/chain-alarms";
 import type { ApiSettings } from "../../core/settings";
 
 /** Nothing is indexed yet: every chain answers chain_syncing. */

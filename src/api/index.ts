@@ -9,17 +9,17 @@ import { requireKey } from "../../api/access/middleware";
 import { openAccess } from "../../api/access/open";
 import { pgliteDb } from "../../api/access/pglite";
 import { createApp } from "../../api/app";
-import { logBackfillProgress } from "../../api/backfill-progress";
-import { openChainAlarms, refuseWhileAlarmed } from "../../api/chain-alarms";
-import { answerClientErrors } from "../../api/client-error";
-import { watchDeepReorgs } from "../../api/deep-reorg";
-import { withDirectChecks } from "../../api/direct-checks";
-import { createHistoryStore } from "../../api/history-store";
-import { answerBesidePonder, onPonderServer, ponderPglite } from "../../api/ponder-0.16.10";
+import { answerClientErrors } from "../../api/http/client-error";
 import { createReplicaStore } from "../../api/replica/store";
-import { publishServedChains, servedChain } from "../../api/served-chains";
-import { createSqlStore } from "../../api/store";
+import { withDirectChecks } from "../../api/routes/direct-checks";
+import { createHistoryStore } from "../../api/store/history-store";
+import { publishServedChains, servedChain } from "../../api/store/served-chains";
+import { createSqlStore } from "../../api/store/store";
+import { logBackfillProgress } from "../../api/watch/backfill-progress";
+import { openChainAlarms, refuseWhileAlarmed } from "../../api/watch/chain-alarms";
+import { watchDeepReorgs } from "../../api/watch/deep-reorg";
 import { ponderSettings } from "../../core/settings";
+import { answerBesidePonder, onPonderServer, ponderPglite } from "../../ponder/ponder-0.16.10";
 
 /**
  * The glue between Ponder and the API: mounts the app over Ponder's read-only db, serving the
@@ -48,7 +48,7 @@ watchDeepReorgs({
 // On PGlite the current state is answered from an in-memory copy, as replicas answer it: a check is
 // then a few map lookups, not a statement queued behind the indexer's on the one PGlite instance.
 // Its syncs are PGlite transactions, which run alone on the instance. On Postgres one statement
-// per answer (api/store.ts); replicas (npm run serve) hold the copy there.
+// per answer (api/store/store.ts); replicas (npm run serve) hold the copy there.
 const pglite = ponderPglite(db);
 const store = pglite
   ? createReplicaStore(pgliteDb(pglite).transaction, schema)

@@ -4,8 +4,8 @@
  */
 import type { Access } from "../../api/access/open";
 import { createApp } from "../../api/app";
-import type { HistoryStore } from "../../api/history-store";
-import type { Store } from "../../api/store";
+import type { HistoryStore } from "../../api/store/history-store";
+import type { Store } from "../../api/store/store";
 
 export const CHAIN = 31337;
 

@@ -1,0 +1,157 @@
+import { type Address, type Hex, zeroHash } from "viem";
+import {
+  ParseError,
+  parseAddress,
+  parseBlockNumber,
+  parseChainId,
+  parseLimit,
+  parseRights,
+  parseUint256,
+} from "../../core/parse";
+import { Problem } from "./problem";
+
+/**
+ * A request's parameters, decoded strictly: a query string (malformed percent-encoding is an error,
+ * not passed through), or one item of a batch of checks (its fields, named `checks[17].to` in
+ * errors). A parameter the route reads may appear only once.
+ */
+export class Params {
+  private readonly values = new Map<string, string[]>();
+
+  /** Parameters from name-value pairs; `prefix` names them in errors (`checks[3]` gives `checks[3].to`). */
+  constructor(
+    entries: Iterable<readonly [string, string]>,
+    private readonly prefix = "",
+  ) {
+    for (const [name, value] of entries) {
+      const list = this.values.get(name);
+      if (list) list.push(value);
+      else this.values.set(name, [value]);
+    }
+  }
+
+  /** The parameters of a URL's query string. */
+  static ofUrl(url: string): Params {
+    const start = url.indexOf("?");
+    if (start === -1) return new Params([]);
+    const end = url.indexOf("#", start);
+    const pairs = url
+      .slice(start + 1, end === -1 ? undefined : end)
+      .split("&")
+      .filter((pair) => pair !== "")
+      .map((pair): [string, string] => {
+        const eq = pair.indexOf("=");
+        return [decode(eq === -1 ? pair : pair.slice(0, eq)), eq === -1 ? "" : decode(pair.slice(eq + 1))];
+      });
+    return new Params(pairs);
+  }
+
+  /** Every name-value pair, in the order given. */
+  entries(): [string, string][] {
+    return [...this.values].flatMap(([name, list]) => list.map((value): [string, string] => [name, value]));
+  }
+
+  /** How errors name parameter `name`. */
+  private named(name: string): string {
+    return this.prefix === "" ? name : `${this.prefix}.${name}`;
+  }
+
+  /** The parameter's value, or undefined when absent. */
+  get(name: string): string | undefined {
+    const list = this.values.get(name);
+    if (list === undefined) return undefined;
+    if (list.length > 1) {
+      const param = this.named(name);
+      throw new Problem("invalid_parameter", `'${param}' is given ${list.length} times; give it once`, { param });
+    }
+    return list[0];
+  }
+
+  /** Parses an optional parameter; undefined when absent. */
+  optional<T>(name: string, parse: (value: string) => T): T | undefined {
+    const raw = this.get(name);
+    return raw === undefined ? undefined : parseParam(this.named(name), raw, parse);
+  }
+
+  /** Parses a required parameter, or any of its alternative names (which must then agree). */
+  required<T>(names: readonly string[], parse: (value: string) => T, same: (a: T, b: T) => boolean = Object.is): T {
+    let found: { name: string; value: T } | undefined;
+    for (const name of names) {
+      const value = this.optional(name, parse);
+      if (value === undefined) continue;
+      if (found && !same(found.value, value)) {
+        throw new Problem(
+          "conflicting_parameter",
+          `'${this.named(found.name)}' and '${this.named(name)}' name the same party with different values`,
+          { param: this.named(name) },
+        );
+      }
+      found ??= { name, value };
+    }
+    if (!found) {
+      const expected = names.map((n) => `'${this.named(n)}'`).join(" or ");
+      throw new Problem("missing_parameter", `${expected} is required`, { param: this.named(names[0]!) });
+    }
+    return found.value;
+  }
+
+  /** The address given under any of `names` (alternatives that must agree), lowercase. */
+  address(...names: string[]): Address {
+    return this.required(names, parseAddress);
+  }
+
+  /** The required `tokenId`, a uint256. */
+  tokenId(): bigint {
+    return this.required(["tokenId"], parseUint256);
+  }
+
+  /** The v2 `rights`, as bytes32; absent: none (zero). */
+  rights(): Hex {
+    return this.optional("rights", parseRights) ?? zeroHash;
+  }
+
+  /** The block to answer at (`blockNumber`); undefined: the newest indexed. */
+  blockNumber(): bigint | undefined {
+    return this.optional("blockNumber", parseBlockNumber);
+  }
+
+  /** A page's `limit`, else `fallback` (undefined: the whole list). */
+  limit(fallback?: number): number | undefined {
+    return this.optional("limit", parseLimit) ?? fallback;
+  }
+
+  /** The chain asked for (default 1), which must be one this instance serves. */
+  chainId(served: readonly number[]): number {
+    const raw = this.get("chainId");
+    const id = raw === undefined ? 1 : parseChainId(raw);
+    if (id === undefined || !served.includes(id)) {
+      const list = served.length ? served.join(", ") : "none";
+      throw new Problem(
+        "unsupported_chain",
+        `chainId ${JSON.stringify(raw ?? "1")} is not served here; this instance serves chainId ${list}`,
+        { param: this.named("chainId"), chains: served },
+      );
+    }
+    return id;
+  }
+}
+
+/** Parses one parameter's raw value; a parse failure becomes a 400 naming the parameter. */
+export function parseParam<T>(name: string, raw: string, parse: (value: string) => T): T {
+  try {
+    return parse(raw);
+  } catch (error) {
+    if (!(error instanceof ParseError)) throw error;
+    throw new Problem("invalid_parameter", `'${name}': ${error.message}`, { param: name });
+  }
+}
+
+function decode(component: string): string {
+  // Most components have nothing to decode.
+  if (!component.includes("%") && !component.includes("+")) return component;
+  try {
+    return decodeURIComponent(component.replaceAll("+", " "));
+  } catch {
+    throw new Problem("invalid_parameter", "the query string has malformed percent-encoding");
+  }
+}

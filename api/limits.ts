@@ -1,0 +1,13 @@
+/**
+ * What one request may ask for, in one place: the routes enforce these numbers and the OpenAPI
+ * document states them (api-contract.md, "Batch checks", "Pages").
+ */
+
+/** The most checks one batch may hold. */
+export const MAX_BATCH_ITEMS = 10_000;
+/** The largest body a batch may have: 4 MiB. */
+export const MAX_BATCH_BYTES = 4 * 1024 * 1024;
+/** The page size of history and contract listings when no `limit` is given. */
+export const LISTING_DEFAULT_LIMIT = 100;
+/** The longest label a key may carry. */
+export const MAX_LABEL = 100;

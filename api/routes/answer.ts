@@ -1,0 +1,174 @@
+/**
+ * The common shape of every read: parse the query and the chain, pick the block to answer at, read
+ * one consistent view of the chain there, and answer with its body and that block
+ * (`X-Indexed-Block`). A chain still backfilling answers 503, because a `false`, `0` or `[]` from a
+ * partial history could be wrong.
+ *
+ * At the newest indexed block (no `blockNumber`), a read goes to the Store: the replica's copy in
+ * memory, or the indexer's current-state tables. At a block asked for, and for every page, it goes
+ * to the HistoryStore, which answers at any indexed block: a page's cursor pins the block of the
+ * first page, so that the pages together are the whole answer at that block.
+ */
+import type { Context } from "hono";
+import { toJson } from "../http/json";
+import { Params } from "../http/params";
+import { Problem } from "../http/problem";
+import type { HistoryStore, Page, PageRequest } from "../store/history-store";
+import type { ServedChain } from "../store/served-chains";
+import type { ChainPosition, ChainView } from "../store/store";
+import type { ChainAlarms } from "../watch/chain-alarms";
+import { type Cursor, decodeCursor, encodeCursor, requestDigest } from "./cursor";
+import type { Env } from "./env";
+
+/** Seconds a client should wait before asking again about a chain that is still syncing. */
+const SYNC_RETRY_AFTER = "5";
+
+/** The 503 of a chain whose history is not fully indexed yet. */
+function syncing(chainId: number, indexedBlock?: bigint): Problem {
+  return new Problem("chain_syncing", `chain ${chainId} is still being indexed; its answers would be incomplete`, {
+    headers: {
+      "Retry-After": SYNC_RETRY_AFTER,
+      ...(indexedBlock === undefined ? {} : { "X-Indexed-Block": indexedBlock.toString() }),
+    },
+  });
+}
+
+/** A request's parameters and the chain it asks about (see servedChainId). */
+export function chainRequest(c: Context<Env>, version: "v1" | "v2"): { chainId: number; params: Params } {
+  const params = Params.ofUrl(c.req.url);
+  return { params, chainId: servedChainId(c.var, version, params) };
+}
+
+/**
+ * The chain `params` ask about: one where `version` is served, and whose indexed history can be
+ * trusted (else 503 chain_reorganized: it mixes two branches, see api/watch/deep-reorg.ts).
+ */
+export function servedChainId(
+  served: { chains: readonly ServedChain[]; alarms: ChainAlarms },
+  version: "v1" | "v2",
+  params: Params,
+): number {
+  const chainId = params.chainId(
+    served.chains.filter((chain) => chain[version] !== undefined).map((chain) => chain.id),
+  );
+  const alarm = served.alarms.current().get(chainId);
+  if (alarm !== undefined) throw new Problem("chain_reorganized", alarm);
+  return chainId;
+}
+
+/** The chain's newest indexed block, once it is backfilled (else 503). */
+export async function readyPosition(c: Context<Env>, chainId: number): Promise<ChainPosition> {
+  const position = (await c.var.store.chainStates()).get(chainId);
+  if (position === undefined || !position.ready) throw syncing(chainId, position?.indexedBlock);
+  return position;
+}
+
+/**
+ * The block a read answers at: `asked` (or the newest indexed), which must be indexed already; a
+ * block past it is a 400 naming `param`.
+ */
+export async function indexedBlock(
+  c: Context<Env>,
+  chainId: number,
+  asked?: bigint,
+  param = "blockNumber",
+): Promise<bigint> {
+  const { indexedBlock } = await readyPosition(c, chainId);
+  if (asked === undefined) return indexedBlock;
+  if (asked > indexedBlock) {
+    throw new Problem(
+      "block_not_indexed",
+      `block ${asked} of chain ${chainId} is not indexed yet; the newest indexed block is ${indexedBlock}`,
+      { param, indexedBlock: Number(indexedBlock) },
+    );
+  }
+  return asked;
+}
+
+/** The HistoryStore, or a 503 where there is none (nothing is indexed yet). */
+export function historyOf(c: Context<Env>, chainId: number): HistoryStore {
+  if (c.var.history === undefined) throw syncing(chainId);
+  return c.var.history;
+}
+
+/** The headers of a JSON answer at `block`. */
+export const jsonHeaders = (block: bigint) => ({
+  "Content-Type": "application/json",
+  "X-Indexed-Block": block.toString(),
+});
+
+/** A 200 JSON answer at `block` (a Uint8Array `body` is JSON already written). */
+export function jsonAnswer(c: Context<Env>, body: unknown, block: bigint, headers: Record<string, string> = {}) {
+  return c.body(body instanceof Uint8Array ? (body as Uint8Array<ArrayBuffer>) : toJson(body), 200, {
+    ...headers,
+    ...jsonHeaders(block),
+  });
+}
+
+/** What a read answers at the newest indexed block (a Store read): its body, and the view's block. */
+export type HeadRead = () => Promise<(Omit<ChainView<unknown>, "data"> & { body: unknown }) | undefined>;
+
+/**
+ * A check, a batch or a whole listing: at the newest indexed block by `head` (a Store read), or at
+ * the block `asked` by `at` (a HistoryStore read).
+ */
+export async function answerAt(
+  c: Context<Env>,
+  chainId: number,
+  asked: bigint | undefined,
+  read: { head: HeadRead; at: (history: HistoryStore, block: bigint) => Promise<unknown> },
+): Promise<Response> {
+  if (asked !== undefined) {
+    const block = await indexedBlock(c, chainId, asked);
+    return jsonAnswer(c, await read.at(historyOf(c, chainId), block), block);
+  }
+  const view = await read.head();
+  if (view === undefined || !view.ready) throw syncing(chainId, view?.indexedBlock);
+  return jsonAnswer(c, view.body, view.indexedBlock);
+}
+
+/**
+ * One page of a listing or of the history. The first page pins its block (`pin`, from the
+ * parameters and the newest indexed block); the cursor in its `Link` carries that block and the
+ * last position given, so the next page continues there, at the same block.
+ */
+export async function pageAnswer<T>(
+  c: Context<Env>,
+  version: "v1" | "v2",
+  options: {
+    /** The limit when none is given (undefined: the whole list). */
+    defaultLimit: number | undefined;
+    /** The block the first page answers at (undefined: the newest indexed), and the parameter naming it. */
+    pin: (params: Params) => { asked: bigint | undefined; param: string };
+    read: (
+      chainId: number,
+      params: Params,
+      history: HistoryStore,
+      block: bigint,
+      page: PageRequest,
+    ) => Promise<Page<T>>;
+    record: (item: T) => unknown;
+  },
+): Promise<Response> {
+  const { chainId, params } = chainRequest(c, version);
+  const digest = requestDigest(c.req.path, params.entries());
+  const text = params.get("cursor");
+  const cursor: Cursor | undefined = text === undefined ? undefined : decodeCursor(text, digest);
+  const limit = params.limit(options.defaultLimit);
+  const { asked, param } = cursor === undefined ? options.pin(params) : { asked: cursor.block, param: "cursor" };
+  const block = await indexedBlock(c, chainId, asked, param);
+  const page = await options.read(chainId, params, historyOf(c, chainId), block, { after: cursor?.after, limit });
+  const last = page.items.at(-1);
+  const headers: Record<string, string> = {};
+  if (page.more && last !== undefined) {
+    const next = new URLSearchParams(params.entries().filter(([name]) => name !== "cursor"));
+    next.set("cursor", encodeCursor(digest, { block, after: last.position }));
+    headers.Link = `<${c.req.path}?${next}>; rel="next"`;
+  }
+  return jsonAnswer(
+    c,
+    page.items.map((item) => options.record(item)),
+    block,
+    headers,
+  );
+}

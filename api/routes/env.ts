@@ -1,0 +1,32 @@
+import type { AccessVariables } from "../access/middleware";
+import type { Access } from "../access/open";
+import type { HistoryStore } from "../store/history-store";
+import type { ServedChain } from "../store/served-chains";
+import type { Store } from "../store/store";
+import type { ChainAlarms } from "../watch/chain-alarms";
+import type { ListingCache } from "./listing-cache";
+
+export type Env = {
+  Variables: AccessVariables & {
+    store: Store;
+    /** Whole wallet listings kept rendered, this app's (api/routes/listing-cache.ts). */
+    listings: ListingCache;
+    history: HistoryStore | undefined;
+    chains: readonly ServedChain[];
+    alarms: ChainAlarms;
+    behindAfterSeconds: number;
+  };
+};
+
+export type AppOptions = {
+  store: Store;
+  /** Answers at past blocks, pages and the events; undefined where nothing is indexed yet (503). */
+  history: HistoryStore | undefined;
+  chains: readonly ServedChain[];
+  /** Chains refused for a reorganization deeper than the finality depth (api/watch/chain-alarms.ts). */
+  alarms: ChainAlarms;
+  /** Keys and the keyless limit on /registry; the admin endpoints' token. */
+  access: Access;
+  /** A chain whose newest indexed block is older is reported `behind` (BEHIND_AFTER_SECONDS). */
+  behindAfterSeconds: number;
+};

@@ -1,0 +1,291 @@
+import { type SQL, sql } from "drizzle-orm";
+import { PgDialect } from "drizzle-orm/pg-core";
+import type { Address, Hex } from "viem";
+import { causes } from "../../core/errors";
+import { type Query, table } from "../../core/sql";
+import type { V1Key, V1Type } from "../../core/v1";
+import type { V2DelegationType, V2State } from "../../core/v2";
+import { checkpointsSql, readySql } from "../../ponder/ponder-0.16.10";
+import { v1InForceSql, v1KeysSql } from "./rules-sql";
+
+/** What the store knows of a chain at the moment of one answer. */
+export type ChainView<T> = {
+  /** The last block whose events the answer reflects. */
+  indexedBlock: bigint;
+  /** False while the chain's history is still being backfilled. */
+  ready: boolean;
+  data: T;
+};
+
+/** Where the store is on a chain, for operators: `/registry/chains`. */
+export type ChainPosition = Omit<ChainView<never>, "data"> & {
+  /** The timestamp (unix seconds) of the block Ponder's checkpoint names. */
+  indexedTimestamp: number;
+};
+
+export type V2Row = {
+  delegationType: V2DelegationType;
+  from: Address;
+  to: Address;
+  contract: Address | null;
+  tokenId: bigint | null;
+  rights: Hex;
+  amount: bigint | null;
+};
+
+export type V1Row = { type: V1Type; vault: Address; delegate: Address; contract: Address; tokenId: bigint };
+
+/**
+ * A wallet's whole listing. `revision` (from stores that number each wallet's changes) names the
+ * rows: the same revision, the same rows. Asked with the revision the caller holds, such a store
+ * leaves `data` undefined while it is still the current one.
+ */
+export type WalletView<T> = ChainView<T[] | undefined> & { revision?: string };
+
+/**
+ * The indexed state the API reads. Each call answers from one consistent snapshot, so that the
+ * data is never newer or older than the block it reports. `undefined`: the chain has no indexed
+ * state yet.
+ */
+export interface Store {
+  /** The enabled v2 delegations among `hashes`. */
+  v2Enabled(chainId: number, hashes: readonly Hex[]): Promise<ChainView<Map<Hex, V2State>> | undefined>;
+  /** The wallet's enabled v2 delegations, incoming and outgoing, in first-enable order. */
+  v2Wallet(chainId: number, wallet: Address, held?: string): Promise<WalletView<V2Row> | undefined>;
+  /** The v1 delegations in force among `keys` (of any vaults and delegates). */
+  v1InForce(chainId: number, keys: readonly V1Key[]): Promise<ChainView<V1Row[]> | undefined>;
+  /** The wallet's v1 delegations in force, as vault or delegate, in creation order. */
+  v1Wallet(chainId: number, wallet: Address, held?: string): Promise<WalletView<V1Row> | undefined>;
+  /** Every indexed chain's position. */
+  chainStates(): Promise<Map<number, ChainPosition>>;
+}
+
+/** Runs one SQL statement; Ponder's read-only `db.execute` and drizzle over node-postgres both fit. */
+export type Execute = (query: SQL) => Promise<{ rows: Record<string, unknown>[] }>;
+
+const dialect = new PgDialect();
+
+/** A schema-qualified table in drizzle's SQL, quoted as core/sql.ts quotes every name. */
+export const tableSql = (schema: string, name: string): SQL => sql.raw(table(schema, name));
+
+/** An Execute over a database that takes SQL text with `$n` parameters (api/access/db.ts). */
+export const executeOver =
+  (query: Query): Execute =>
+  (statement) => {
+    const { sql: text, params } = dialect.sqlToQuery(statement);
+    return query(text, params);
+  };
+
+const readPosition = (row: Record<string, unknown>) => ({
+  indexedBlock: BigInt(row.indexed_block as string),
+  ready: Number(row.ready) === 1,
+});
+
+const bigintOrNull = (value: unknown) => (value === null ? null : BigInt(value as string));
+
+/** A v2_delegation row (token_id and amount as text) as the API lists it. */
+export const v2RowOf = (row: Record<string, unknown>): V2Row => ({
+  delegationType: row.delegation_type as V2DelegationType,
+  from: row.from as Address,
+  to: row.to as Address,
+  contract: (row.contract as Address | null) ?? null,
+  tokenId: bigintOrNull(row.token_id),
+  rights: row.rights as Hex,
+  amount: bigintOrNull(row.amount),
+});
+
+/** A v1_delegation row (token_id as text) as the API lists it. */
+export const v1RowOf = (row: Record<string, unknown>): V1Row => ({
+  type: row.type as V1Type,
+  vault: row.vault as Address,
+  delegate: row.delegate as Address,
+  contract: row.contract as Address,
+  tokenId: BigInt(row.token_id as string),
+});
+
+/** How long a read waits for a block being written to land whole (PGlite only, see below). */
+const WRITE_WAIT_MS = 2_000;
+
+/** A consistent read could not be had in time; the API answers 503 with Retry-After. */
+export class StoreBusy extends Error {}
+
+/** SQLSTATE 55P03 lock_not_available (a lock timeout, or NOWAIT refused), however the driver wrapped it. */
+export const lockNotAvailable = (error: unknown) =>
+  [...causes(error)].some((e) => (e as { code?: unknown }).code === "55P03");
+
+/**
+ * `execute`, each statement taken again while it meets a lock timeout, for up to `waitMs`: then
+ * StoreBusy. Reads give up on a lock soon (Ponder's read-only connections after 500 ms, the
+ * replicas' after 200 ms: REPLICA_CONNECTION), before Postgres looks for deadlocks (after 1 s): a read
+ * waiting for a table must never be what Ponder's reorg revert waits for in turn, or Postgres may
+ * cancel the revert, which Ponder then retries for a minute. The revert drops and recreates
+ * triggers, holding table locks, for longer than 500 ms under load.
+ */
+export function waitingOutLocks(execute: Execute, waitMs = WRITE_WAIT_MS): Execute {
+  return async (statement) => {
+    const deadline = Date.now() + waitMs;
+    for (;;) {
+      try {
+        return await execute(statement);
+      } catch (error) {
+        if (!lockNotAvailable(error)) throw error;
+        if (Date.now() > deadline)
+          throw new StoreBusy("the indexer holds the tables (a reorganization is being reverted)");
+      }
+    }
+  };
+}
+
+/**
+ * SQL: each chain's row `c` of Ponder's checkpoints (ponder/ponder-0.16.10.ts) beside its chain_head
+ * row `h` (ponder.schema.ts), for INDEXED_BLOCK_SQL.
+ */
+export const positionsSql = (schema: string) =>
+  `${checkpointsSql(schema)} c LEFT JOIN ${table(schema, "chain_head")} h ON h.chain_id = c.chain_id`;
+
+/**
+ * SQL over positionsSql: the block a chain's state is at. Mostly the checkpoint's, but Ponder
+ * reverts rows (of a reorganized block, or at a restart those of blocks not yet final) in one
+ * transaction and moves the checkpoint only in a later one; meanwhile the checkpoint names a block
+ * whose events are gone. The revert rewrites `h` too (every event writes it), so `h` is then newer
+ * than `c` (xmin age), and the state is the one at `h`'s block.
+ */
+export const INDEXED_BLOCK_SQL = `(CASE WHEN age(h.xmin) < age(c.xmin) AND h.last_event_block <= c.block
+  THEN h.last_event_block ELSE c.block END)`;
+
+/**
+ * A store over the tables Ponder writes (ponder.schema.ts) in `schema`. Each read takes the chain's
+ * checkpoint and the candidate rows in one statement.
+ *
+ * Names are schema-qualified because a session may hold temp tables of the same names (Ponder
+ * creates them for batch updates, and on PGlite the API shares the indexer's one session).
+ *
+ * On Postgres one statement is one snapshot. On PGlite a block's writes become visible table by
+ * table, the checkpoint last, so a read can see rows of the block after the checkpoint's. Every
+ * state row records the block that last changed it (`touched`), and every change an answer could
+ * depend on touches a candidate row: a read that meets a row touched after the checkpoint is taken
+ * again, until the block has landed whole.
+ *
+ * A chain's position: INDEXED_BLOCK_SQL over positionsSql; readiness is Ponder's one flag for all
+ * chains.
+ */
+export function createSqlStore(execute: Execute, schema: string): Store {
+  const table = (name: string) => tableSql(schema, name);
+  const position = sql`${sql.raw(INDEXED_BLOCK_SQL)}::text AS indexed_block, ${sql.raw(readySql(schema))} AS ready`;
+  const positions = sql.raw(positionsSql(schema));
+
+  const read = waitingOutLocks(execute);
+
+  async function view<T>(chainId: number, rows: SQL, order: SQL, toData: (rows: Record<string, unknown>[]) => T) {
+    const query = sql`
+      SELECT ${position}, d.*
+      FROM ${positions}
+      LEFT JOIN (${rows}) d ON d.chain_id = c.chain_id
+      WHERE c.chain_id = ${chainId}
+      ORDER BY ${order}`;
+    const deadline = Date.now() + WRITE_WAIT_MS;
+    for (;;) {
+      const result = await read(query);
+      const first = result.rows[0];
+      if (first === undefined) return undefined;
+      const { indexedBlock, ready } = readPosition(first);
+      const candidates = result.rows.filter((row) => row.chain_id !== null);
+      // While backfilling the answer is a 503 anyway: no need for a whole block.
+      const inFlight = ready && candidates.some((row) => BigInt(row.touched as string) > indexedBlock);
+      if (!inFlight) return { indexedBlock, ready, data: toData(candidates.filter((row) => row.counts === true)) };
+      if (Date.now() > deadline)
+        throw new StoreBusy(`block ${indexedBlock + 1n} of chain ${chainId} is still being written`);
+      await new Promise((ok) => setTimeout(ok, 2));
+    }
+  }
+
+  // Candidates include revoked rows: a revoke in flight must be seen to be waited for.
+  const v2 = (chainId: number, where: SQL) => sql`
+    SELECT chain_id, hash, delegation_type, "from", "to", contract, token_id::text AS token_id, rights,
+           amount::text AS amount, first_block, first_log_index, enabled AS counts, updated_block::text AS touched
+    FROM ${table("v2_delegation")} WHERE chain_id = ${chainId} AND ${where}`;
+
+  // The versions are looked up per candidate row (LIMIT 1, one row by primary key, keeps the
+  // planner from making them joins): a hash join would read the whole version tables.
+  const v1 = (chainId: number, where: SQL) => sql`
+    SELECT d.chain_id, d.type, d.vault, d.delegate, d.contract, d.token_id::text AS token_id,
+           d.created_block, d.created_log_index,
+           ${v1InForceSql(sql`d`, sql`coalesce(vv.version, 0)`, sql`coalesce(pv.version, 0)`)} AS counts,
+           greatest(d.updated_block, coalesce(vv.updated_block, 0), coalesce(pv.updated_block, 0))::text AS touched
+    FROM ${table("v1_delegation")} d
+    LEFT JOIN LATERAL (SELECT v.version, v.updated_block FROM ${table("v1_vault_version")} v
+      WHERE v.chain_id = d.chain_id AND v.vault = d.vault LIMIT 1) vv ON true
+    LEFT JOIN LATERAL (SELECT p.version, p.updated_block FROM ${table("v1_pair_version")} p
+      WHERE p.chain_id = d.chain_id AND p.vault = d.vault AND p.delegate = d.delegate LIMIT 1) pv ON true
+    WHERE d.chain_id = ${chainId} AND ${where}`;
+
+  const v1Rows = (rows: Record<string, unknown>[]) => rows.map(v1RowOf);
+
+  /**
+   * The row of each key of relation `keys` (`k`) that `row` (which names `k`) finds, one primary-key
+   * probe each: as a join the planner may instead read every row of the chain, and does so
+   * without statistics (PGlite never analyzes).
+   */
+  const byKey = (keys: SQL, row: SQL) => sql`SELECT d.* FROM ${keys} CROSS JOIN LATERAL (${row} LIMIT 1) d`;
+
+  return {
+    v2Enabled(chainId, hashes) {
+      // One parameter however many hashes (a batch asks up to 60,000), each looked up by its key
+      // (see byKey). None (from = 0x0 or 0x1): still read the chain's checkpoint.
+      const found = byKey(
+        sql`jsonb_array_elements_text(${JSON.stringify(hashes)}::jsonb) AS k(hash)`,
+        v2(chainId, sql`hash = k.hash`),
+      );
+      return view(chainId, found, sql`d.hash`, (rows) => {
+        const data = new Map<Hex, V2State>();
+        for (const row of rows) data.set(row.hash as Hex, { enabled: true, amount: bigintOrNull(row.amount) ?? 0n });
+        return data;
+      });
+    },
+
+    v2Wallet(chainId, wallet) {
+      const where = sql`("from" = ${wallet} OR "to" = ${wallet})`;
+      return view(chainId, v2(chainId, where), sql`d.first_block, d.first_log_index`, (rows) => rows.map(v2RowOf));
+    },
+
+    v1InForce(chainId, keys) {
+      const where = sql`d.vault = k.vault AND d.delegate = k.delegate AND d.type = k.type AND d.contract = k.contract
+        AND d.token_id = k."tokenId"`;
+      return view(
+        chainId,
+        byKey(v1KeysSql(keys), v1(chainId, where)),
+        sql`d.created_block, d.created_log_index`,
+        v1Rows,
+      );
+    },
+
+    async chainStates() {
+      const result = await read(
+        sql`
+        SELECT c.chain_id, ${position}, c.block_timestamp::text AS indexed_timestamp
+        FROM ${positions}`,
+      );
+      return new Map(
+        result.rows.map((row) => [
+          Number(row.chain_id),
+          { ...readPosition(row), indexedTimestamp: Number(row.indexed_timestamp) },
+        ]),
+      );
+    },
+
+    v1Wallet(chainId, wallet) {
+      // As vault, only the rows at the vault's current version: one revokeAllDelegates voids any
+      // number of rows, and they are never read again (an index range on vault_version).
+      const version = sql`coalesce((SELECT v.version FROM ${table("v1_vault_version")} v
+        WHERE v.chain_id = ${chainId} AND v.vault = ${wallet}), 0)`;
+      const where = sql`((d.vault = ${wallet} AND d.vault_version = ${version}) OR d.delegate = ${wallet})`;
+      // The vault's version row is a candidate too (never counted): a revokeAllDelegates in flight
+      // touches none of the rows the range reads.
+      const rows = sql`${v1(chainId, where)}
+        UNION ALL
+        SELECT v.chain_id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, false, v.updated_block::text
+        FROM ${table("v1_vault_version")} v WHERE v.chain_id = ${chainId} AND v.vault = ${wallet}`;
+      return view(chainId, rows, sql`d.created_block, d.created_log_index`, v1Rows);
+    },
+  };
+}

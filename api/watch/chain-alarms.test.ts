@@ -1,0 +1,52 @@
+import { Hono } from "hono";
+import { describe, expect, it } from "vitest";
+import type { Query } from "../../core/sql";
+import type { AccessDb } from "../access/db";
+import { type ChainAlarms, NO_ALARMS, openChainAlarms, refuseWhileAlarmed } from "./chain-alarms";
+
+const alarmed = (chains: Record<number, string>): ChainAlarms => ({
+  ...NO_ALARMS,
+  current: () => new Map(Object.entries(chains).map(([id, detail]) => [Number(id), detail])),
+});
+const app = (alarms: ChainAlarms) =>
+  new Hono().use("/graphql", refuseWhileAlarmed(alarms)).post("/graphql", (c) => c.json({ data: {} }));
+
+describe("refuseWhileAlarmed", () => {
+  it("lets requests through while no chain is alarmed", async () => {
+    const res = await app(NO_ALARMS).request("/graphql", { method: "POST" });
+    expect(res.status).toBe(200);
+  });
+
+  it("refuses every request while any chain is alarmed: 503 chain_reorganized with the alarm's detail", async () => {
+    const res = await app(alarmed({ 10: "chain 10: block 5 was replaced" })).request("/graphql", { method: "POST" });
+    expect(res.status).toBe(503);
+    expect(res.headers.get("content-type")).toBe("application/problem+json");
+    expect(await res.json()).toMatchObject({ code: "chain_reorganized", detail: "chain 10: block 5 was replaced" });
+  });
+});
+
+describe("openChainAlarms", () => {
+  it("holds an alarm raised here through a read of the table begun before its insert", async () => {
+    let rows: Record<string, unknown>[] = [];
+    let release = () => {};
+    let slow = false;
+    const query: Query = async (text) => {
+      if (!text.startsWith("SELECT chain_id")) return { rows: [] };
+      const seen = rows;
+      // A slow read returns what the table held when it began.
+      if (slow) await new Promise<void>((ok) => (release = ok));
+      return { rows: seen };
+    };
+    const db: AccessDb = { query, transaction: (work) => work(query), close: async () => {} };
+    const alarms = await openChainAlarms(db, "access", "indexer", 10);
+    slow = true;
+    await new Promise((ok) => setTimeout(ok, 30)); // a read is now in flight, and its timer waits on it
+    await alarms.raise(10, "chain 10: block 5 was replaced");
+    rows = [{ chain_id: 10, detail: "chain 10: block 5 was replaced" }];
+    release();
+    await new Promise((ok) => setTimeout(ok, 5));
+    expect(alarms.current().get(10)).toBe("chain 10: block 5 was replaced");
+    slow = false;
+    alarms.close();
+  });
+});

@@ -1,0 +1,26 @@
+import { describe, expect, it } from "vitest";
+import { chainStatus } from "./chain-status";
+
+const at = (indexedTimestamp: number, ready = true) => ({ indexedBlock: 7n, ready, indexedTimestamp });
+
+describe("chainStatus", () => {
+  it("is syncing before the backfill is done, or before anything is indexed", () => {
+    expect(chainStatus(undefined, 1_000, 120)).toEqual({ status: "syncing", lagSeconds: null });
+    expect(chainStatus(at(400, false), 1_000, 120)).toEqual({ status: "syncing", lagSeconds: 600 });
+  });
+
+  it("is live while the newest indexed block is at most the threshold old, behind after", () => {
+    expect(chainStatus(at(880), 1_000, 120)).toEqual({ status: "live", lagSeconds: 120 });
+    expect(chainStatus(at(879), 1_000, 120)).toEqual({ status: "behind", lagSeconds: 121 });
+  });
+
+  it("is reorganized once the chain is alarmed, whatever else holds", () => {
+    expect(chainStatus(at(1_000), 1_000, 120, true)).toEqual({ status: "reorganized", lagSeconds: 0 });
+    expect(chainStatus(at(400, false), 1_000, 120, true)).toEqual({ status: "reorganized", lagSeconds: 600 });
+    expect(chainStatus(undefined, 1_000, 120, true)).toEqual({ status: "reorganized", lagSeconds: null });
+  });
+
+  it("never reports a negative lag (a block stamped ahead of this clock)", () => {
+    expect(chainStatus(at(1_005), 1_000, 120)).toEqual({ status: "live", lagSeconds: 0 });
+  });
+});

@@ -1,0 +1,459 @@
+/**
+ * What ponder/ponder-0.16.10.ts assumes of Ponder, checked against the Ponder installed: its version,
+ * its checkpoint layout (checkpoints made by Ponder's own encodeCheckpoint, in tables made by
+ * Ponder's own DDL), its readiness flag, its metrics global, how it creates its HTTP server, and
+ * the PGlite instance behind the API's db.
+ * A failure here after an upgrade names the assumption to revisit.
+ */
+import { readFileSync } from "node:fs";
+import http, { type Server } from "node:http";
+import { type AddressInfo, connect } from "node:net";
+import { PGlite } from "@electric-sql/pglite";
+import { getRequestListener, serve } from "@hono/node-server";
+import { sql as drizzleSql } from "drizzle-orm";
+import { toSnakeCase } from "drizzle-orm/casing";
+import { drizzle as drizzleNodePg } from "drizzle-orm/node-postgres";
+import { getTableConfig, type PgTable } from "drizzle-orm/pg-core";
+import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
+import { Hono } from "hono";
+import pg from "pg";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { pgliteDb } from "../api/access/pglite";
+import { answerClientErrors } from "../api/http/client-error";
+import { logBackfillProgress } from "../api/watch/backfill-progress";
+import { table } from "../core/sql";
+import {
+  answerBesidePonder,
+  checkpointsSql,
+  LOG_EVENT_TYPE,
+  NEWEST_SYNCED_BLOCK_SQL,
+  onPonderServer,
+  PONDER_RETRYABLE_EXIT,
+  PONDER_ROUTES,
+  PONDER_SYNC_TABLES,
+  type PonderCheckpoint,
+  type PonderMetrics,
+  ponderCheckpoint,
+  ponderMetrics,
+  ponderPglite,
+  readySql,
+} from "./ponder-0.16.10";
+
+const PONDER = new URL("../node_modules/ponder/", import.meta.url);
+/** A file of Ponder's build, as text. */
+const dist = (path: string) => readFileSync(new URL(`dist/esm/${path}`, PONDER), "utf8");
+/** A module of Ponder's build, which its package does not export. */
+const internal = (path: string) => import(new URL(`dist/esm/${path}`, PONDER).href);
+
+let encodeCheckpoint: (checkpoint: PonderCheckpoint) => string;
+let ponderEventTypes: { logs: number };
+
+/** `name`'s DDL in Ponder's createDatabase: the column list of its CREATE TABLE. */
+function ponderColumns(name: "PONDER_META_TABLE_NAME" | "PONDER_CHECKPOINT_TABLE_NAME"): string {
+  const ddl = new RegExp(
+    `CREATE TABLE IF NOT EXISTS "\\$\\{namespace\\.schema\\}"\\."\\$\\{${name}\\}" \\(([^\`]*)\\)\``,
+  );
+  const columns = ddl.exec(dist("database/index.js"))?.[1];
+  expect(columns, `Ponder's CREATE TABLE of ${name}`).toBeDefined();
+  return columns!;
+}
+
+const SCHEMA = "ponder_app";
+let db: PGlite;
+
+beforeAll(async () => {
+  ({ encodeCheckpoint, EVENT_TYPES: ponderEventTypes } = (await internal("utils/checkpoint.js")) as {
+    encodeCheckpoint: typeof encodeCheckpoint;
+    EVENT_TYPES: typeof ponderEventTypes;
+  });
+  db = await PGlite.create();
+  await db.exec(`CREATE SCHEMA ${SCHEMA}`);
+  await db.exec(`CREATE TABLE ${table(SCHEMA, "_ponder_meta")} (${ponderColumns("PONDER_META_TABLE_NAME")})`);
+  await db.exec(
+    `CREATE TABLE ${table(SCHEMA, "_ponder_checkpoint")} (${ponderColumns("PONDER_CHECKPOINT_TABLE_NAME")})`,
+  );
+});
+
+afterAll(async () => {
+  await db?.close();
+});
+
+describe("Ponder 0.16.10", () => {
+  it("is the Ponder installed, and the one package.json pins", () => {
+    expect(JSON.parse(readFileSync(new URL("package.json", PONDER), "utf8")).version).toBe("0.16.10");
+    const own = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
+    expect(own.dependencies.ponder).toBe("0.16.10");
+  });
+
+  it("names its tables _ponder_meta and _ponder_checkpoint", () => {
+    const database = dist("database/index.js");
+    expect(database).toContain('PONDER_META_TABLE_NAME = "_ponder_meta"');
+    expect(database).toContain('PONDER_CHECKPOINT_TABLE_NAME = "_ponder_checkpoint"');
+    for (const column of ['"chain_id" BIGINT', '"latest_checkpoint" VARCHAR(75)', '"finalized_checkpoint" VARCHAR(75)'])
+      expect(ponderColumns("PONDER_CHECKPOINT_TABLE_NAME")).toContain(column);
+  });
+});
+
+describe("checkpointsSql", () => {
+  const rows: [name: string, latest: PonderCheckpoint, finalized: PonderCheckpoint][] = [
+    [
+      "mainnet",
+      {
+        blockTimestamp: 1_700_000_123,
+        chainId: 1,
+        blockNumber: 21_000_000,
+        transactionIndex: 17,
+        eventType: 5,
+        eventIndex: 3,
+      },
+      {
+        blockTimestamp: 1_699_999_000,
+        chainId: 1,
+        blockNumber: 20_999_936,
+        transactionIndex: 0,
+        eventType: 0,
+        eventIndex: 0,
+      },
+    ],
+    [
+      "zora",
+      {
+        blockTimestamp: 9_999_999_999,
+        chainId: 7_777_777,
+        blockNumber: 9_007_199_254_740_991n,
+        transactionIndex: 9_999_999_999_999_999n,
+        eventType: 9,
+        eventIndex: 9_999_999_999_999_999n,
+      },
+      { blockTimestamp: 0, chainId: 7_777_777, blockNumber: 1, transactionIndex: 0, eventType: 0, eventIndex: 0 },
+    ],
+    [
+      "anvil",
+      { blockTimestamp: 0, chainId: 31_337, blockNumber: 0, transactionIndex: 0, eventType: 0, eventIndex: 0 },
+      { blockTimestamp: 0, chainId: 31_337, blockNumber: 0, transactionIndex: 0, eventType: 0, eventIndex: 0 },
+    ],
+  ];
+
+  it("encodes checkpoints as Ponder does, a log's event type as Ponder's", () => {
+    for (const [, latest, finalized] of rows) {
+      expect(ponderCheckpoint(latest)).toBe(encodeCheckpoint(latest));
+      expect(ponderCheckpoint(finalized)).toBe(encodeCheckpoint(finalized));
+    }
+    expect(LOG_EVENT_TYPE).toBe(ponderEventTypes.logs);
+  });
+
+  it("reads the block, its timestamp and the finalized block from checkpoints Ponder encoded", async () => {
+    for (const [name, latest, finalized] of rows) {
+      await db.query(
+        `INSERT INTO ${table(SCHEMA, "_ponder_checkpoint")}
+           (chain_name, chain_id, safe_checkpoint, latest_checkpoint, finalized_checkpoint)
+         VALUES ($1, $2, $3, $3, $4)`,
+        [name, Number(latest.chainId), encodeCheckpoint(latest), encodeCheckpoint(finalized)],
+      );
+    }
+    const { rows: read } = await db.query<Record<string, string>>(
+      `SELECT chain_id::text, checkpoint, block::text, block_timestamp::text, finalized_block::text, age(xmin)::text
+       FROM ${checkpointsSql(SCHEMA)} c ORDER BY chain_id`,
+    );
+    expect(read).toEqual(
+      rows
+        .map(([, latest, finalized]) => ({
+          chain_id: String(latest.chainId),
+          checkpoint: encodeCheckpoint(latest),
+          block: String(latest.blockNumber),
+          block_timestamp: String(latest.blockTimestamp),
+          finalized_block: String(finalized.blockNumber),
+          age: expect.stringMatching(/^\d+$/),
+        }))
+        .sort((a, b) => Number(a.chain_id) - Number(b.chain_id)),
+    );
+  });
+});
+
+describe("readySql", () => {
+  it("is 0 while Ponder backfills and 1 once it sets is_ready, as its runtime does", async () => {
+    // Ponder's metadata when it starts (database/index.js), then its update when every chain is backfilled.
+    expect(dist("database/index.js")).toMatch(/is_ready: 0,/);
+    const update = /\.set\(\{ value: sql `(jsonb_set\(value, '\{is_ready\}', to_jsonb\(1\)\))` \}\)/.exec(
+      dist("runtime/omnichain.js"),
+    )?.[1];
+    expect(update, "Ponder's update of is_ready").toBeDefined();
+    expect(dist("runtime/multichain.js")).toContain(update);
+    expect(dist("server/index.js")).toContain("result[0].value.is_ready === 1");
+
+    const meta = table(SCHEMA, "_ponder_meta");
+    const ready = async () => (await db.query<{ ready: number }>(`SELECT ${readySql(SCHEMA)} AS ready`)).rows[0]!.ready;
+    await db.query(`INSERT INTO ${meta} (key, value) VALUES ('app', $1)`, [{ is_locked: 1, is_ready: 0 }]);
+    expect(await ready()).toBe(0);
+    await db.query(`UPDATE ${meta} SET value = ${update}`);
+    expect(await ready()).toBe(1);
+  });
+});
+
+describe("ponderMetrics", () => {
+  afterEach(() => {
+    delete (globalThis as { PONDER_COMMON?: unknown }).PONDER_COMMON;
+    vi.restoreAllMocks();
+  });
+
+  it("Ponder's build sets PONDER_COMMON to its common, whose metrics are its MetricsService", () => {
+    expect(dist("build/index.js")).toContain("globalThis.PONDER_COMMON = common;");
+    expect(dist("bin/commands/start.js")).toMatch(
+      /const metrics = new MetricsService\(\);[\s\S]*?const common = \{[^}]*\bmetrics,/,
+    );
+  });
+
+  it("reads Ponder's own gauges, by chain, as the backfill progress uses them", async () => {
+    expect(ponderMetrics()).toBeUndefined();
+    const { MetricsService } = (await internal("internal/metrics.js")) as { MetricsService: new () => PonderMetrics };
+    const metrics = new MetricsService();
+    (globalThis as { PONDER_COMMON?: unknown }).PONDER_COMMON = { metrics };
+    expect(ponderMetrics()).toBe(metrics);
+    const set = (name: keyof PonderMetrics, value: number, labels: Record<string, string> = {}) =>
+      (metrics[name] as unknown as { set(labels: object, value: number): void }).set(
+        { chain: "mainnet", ...labels },
+        value,
+      );
+    set("ponder_historical_total_blocks", 1000);
+    set("ponder_historical_cached_blocks", 100);
+    set("ponder_historical_completed_blocks", 150, { source: "RegistryV2", type: "log" });
+    set("ponder_historical_completed_blocks", 50, { source: "RegistryV1", type: "log" });
+    set("ponder_indexing_completed_events", 7, { event: "RegistryV2:DelegateAll" });
+    set("ponder_sync_is_realtime", 0);
+    set("ponder_sync_is_complete", 0);
+
+    const logged: string[] = [];
+    vi.spyOn(console, "log").mockImplementation((line: string) => logged.push(line));
+    logBackfillProgress(["mainnet"], 5);
+    await vi.waitFor(() => expect(logged.length).toBeGreaterThan(0));
+    expect(logged[0]).toBe("backfill mainnet: 300 of 1,000 blocks (30.0%), 7 events indexed");
+
+    set("ponder_sync_is_complete", 1);
+    await new Promise((ok) => setTimeout(ok, 50));
+    const count = logged.length;
+    await new Promise((ok) => setTimeout(ok, 50));
+    expect(logged.length, "no line once the chain is backfilled").toBe(count);
+  });
+});
+
+describe("onPonderServer", () => {
+  const original = http.createServer;
+  afterEach(() => {
+    http.createServer = original;
+  });
+
+  it("Ponder creates its server with node:http's createServer, read when it serves, after the API is built", () => {
+    const server = dist("server/index.js");
+    expect(server).toMatch(/^import http from "node:http";$/m);
+    expect(server).toContain("createServer: http.createServer,");
+    const start = dist("bin/commands/start.js");
+    expect(start.indexOf("build.executeApi(")).toBeGreaterThan(0);
+    expect(start.indexOf("createServer(app);")).toBeGreaterThan(start.indexOf("build.executeApi("));
+  });
+
+  it("runs its hook on servers made afterwards as Ponder makes them, once however often it is called", async () => {
+    const hooked: Server[] = [];
+    onPonderServer((server) => hooked.push(server));
+    onPonderServer((server) => hooked.push(server));
+    const server = await new Promise<Server>((listening) => {
+      const s = serve({ fetch: () => new Response("ok"), port: 0, createServer: http.createServer }, () =>
+        listening(s as Server),
+      ) as Server;
+    });
+    try {
+      expect(hooked).toEqual([server]);
+    } finally {
+      await new Promise<void>((ok) => server.close(() => ok()));
+    }
+  });
+
+  it("with answerClientErrors: servers made afterwards answer what Node's parser refuses with problems", async () => {
+    onPonderServer(answerClientErrors);
+    const server = http.createServer((_req, res) => res.end("ok"));
+    expect(server.listenerCount("clientError"), "one answer per refused request").toBe(1);
+    await new Promise<void>((ok) => server.listen(0, "127.0.0.1", ok));
+    try {
+      const answer = await new Promise<string>((ok, fail) => {
+        const socket = connect((server.address() as AddressInfo).port, "127.0.0.1");
+        let data = "";
+        socket.on("data", (chunk) => (data += chunk.toString("latin1")));
+        socket.on("error", fail);
+        socket.on("close", () => ok(data));
+        socket.end("GARBAGE\r\n\r\n");
+      });
+      expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+      expect(JSON.parse(answer.split("\r\n\r\n")[1]!)).toMatchObject({ status: 400, code: "malformed_request" });
+    } finally {
+      await new Promise<void>((ok) => server.close(() => ok()));
+    }
+  });
+});
+
+describe("answerBesidePonder", () => {
+  it("Ponder's server answers PONDER_ROUTES itself and passes every other path to the API's app", () => {
+    const server = dist("server/index.js");
+    const own = [...server.matchAll(/^\s*\.get\("([^"]+)"/gm)].map((m) => m[1]);
+    expect(new Set(own)).toEqual(PONDER_ROUTES);
+    expect(server).toContain('.route("/", apiBuild.app)');
+    expect(server).toMatch(/serve\(\{\s*fetch: hono\.fetch,/);
+    expect(dist("utils/port.js")).toContain("http.createServer()");
+  });
+
+  it("leaves a server without a listener (Ponder's port probe) as it is", () => {
+    const probe = http.createServer();
+    answerBesidePonder(probe, () => undefined);
+    expect(probe.listenerCount("request")).toBe(0);
+  });
+
+  it("sends PONDER_ROUTES to Ponder's listener, with or without a query, and every other path to the API", async () => {
+    const ponderApp = new Hono().all("*", (c) => c.text(`ponder ${c.req.path}`));
+    const apiApp = new Hono().all("*", (c) => c.text(`api ${c.req.path}`));
+    const server = await new Promise<Server>((listening) => {
+      const s = serve({ fetch: ponderApp.fetch, port: 0, hostname: "127.0.0.1" }, () =>
+        listening(s as Server),
+      ) as Server;
+    });
+    answerBesidePonder(server, getRequestListener(apiApp.fetch));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const answers: Record<string, string> = {};
+      for (const path of [
+        "/metrics",
+        "/health",
+        "/ready?x=1",
+        "/status",
+        "/registry/v2/check/all?chainId=1",
+        "/ready/",
+        "/graphql",
+        "/",
+      ])
+        answers[path] = await (await fetch(base + path)).text();
+      expect(answers).toEqual({
+        "/metrics": "ponder /metrics",
+        "/health": "ponder /health",
+        "/ready?x=1": "ponder /ready",
+        "/status": "ponder /status",
+        "/registry/v2/check/all?chainId=1": "api /registry/v2/check/all",
+        "/ready/": "api /ready/",
+        "/graphql": "api /graphql",
+        "/": "api /",
+      });
+    } finally {
+      await new Promise<void>((ok) => server.close(() => ok()));
+    }
+  });
+});
+
+describe("the sync cache", () => {
+  /** Ponder's sync tables (sync-store/schema.ts) by name, with their columns' names (snake case, as Ponder's
+   * drizzle writes them) and SQL types. */
+  let tables: Map<string, { schema: string | undefined; columns: Map<string, string> }>;
+
+  beforeAll(async () => {
+    const exports = (await internal("sync-store/schema.js")) as Record<string, unknown>;
+    tables = new Map();
+    for (const value of Object.values(exports)) {
+      if (typeof value !== "object" || value === null || !(Symbol.for("drizzle:IsDrizzleTable") in value)) continue;
+      const config = getTableConfig(value as PgTable);
+      tables.set(config.name, {
+        schema: config.schema,
+        columns: new Map(config.columns.map((c) => [toSnakeCase(c.name), c.getSQLType()])),
+      });
+    }
+  });
+
+  it("is schema ponder_sync, and PONDER_SYNC_TABLES are exactly its tables with a chain_id", () => {
+    expect(new Set([...tables.values()].map((t) => t.schema))).toEqual(new Set(["ponder_sync"]));
+    const withChain = [...tables].filter(([, t]) => t.columns.has("chain_id")).map(([name]) => name);
+    expect(withChain.sort()).toEqual([...PONDER_SYNC_TABLES].sort());
+  });
+
+  it("NEWEST_SYNCED_BLOCK_SQL finds a chain's newest block in its blocks and logs, in Ponder's columns", async () => {
+    await db.exec("CREATE SCHEMA ponder_sync");
+    for (const [name, wanted] of [
+      ["blocks", ["chain_id", "number", "hash"]],
+      ["logs", ["chain_id", "block_number", "block_hash"]],
+    ] as const) {
+      const columns = tables.get(name)!.columns;
+      const ddl = wanted.map((column) => `${column} ${columns.get(column)}`);
+      await db.exec(`CREATE TABLE ponder_sync.${name} (${ddl.join(", ")})`);
+    }
+    await db.exec(`INSERT INTO ponder_sync.blocks VALUES (1, 10, '0xb10'), (1, 12, '0xb12'), (2, 99, '0xb99')`);
+    await db.exec(`INSERT INTO ponder_sync.logs VALUES (1, 11, '0xb11'), (3, 5, '0xb5')`);
+    const newest = async (chainId: number) => (await db.query(NEWEST_SYNCED_BLOCK_SQL, [chainId])).rows;
+    expect(await newest(1)).toEqual([{ number: "12", hash: "0xb12" }]);
+    expect(await newest(3)).toEqual([{ number: "5", hash: "0xb5" }]);
+    expect(await newest(4)).toEqual([]);
+  });
+});
+
+describe("ponder start's exit codes", () => {
+  it("75 after an error worth retrying, 1 after the user's", () => {
+    const exit = dist("bin/utils/exit.js");
+    const handler = new RegExp(
+      String.raw`if \(error instanceof NonRetryableUserError\) \{\s*exit\(\{ code: 1 \}\);\s*\}` +
+        String.raw`\s*else \{\s*exit\(\{ code: (\d+) \}\);`,
+      "g",
+    );
+    const handlers = [...exit.matchAll(handler)];
+    expect(
+      handlers.map((m) => Number(m[1])),
+      "uncaughtException and unhandledRejection",
+    ).toEqual([PONDER_RETRYABLE_EXIT, PONDER_RETRYABLE_EXIT]);
+  });
+});
+
+describe("ponderPglite: Ponder's PGlite instance behind the API's db", () => {
+  it("the API's db is Ponder's read-only query builder's drizzle db, over the instance the indexer writes", () => {
+    expect(dist("build/plugin.js")).toContain("export const db = globalThis.PONDER_DATABASE.readonlyQB.raw;");
+    expect(dist("database/queryBuilder.js")).toContain("qb.raw = db;");
+    const index = dist("database/index.js");
+    for (const qb of ["userQB", "readonlyQB"])
+      expect(index).toContain(`${qb} = createQB(drizzlePglite(driver.instance, {`);
+  });
+
+  it("finds the instance under a drizzle database on PGlite, and none on Postgres", async () => {
+    const pglite = await PGlite.create();
+    try {
+      expect(ponderPglite(drizzlePglite(pglite))).toBe(pglite);
+      expect(ponderPglite(drizzleNodePg(new pg.Pool()))).toBeUndefined();
+    } finally {
+      await pglite.close();
+    }
+  });
+
+  it("a transaction on it and the indexer's (drizzle's) never interleave: each sees the other whole or not \
+at all", async () => {
+    const pglite = await PGlite.create();
+    try {
+      await pglite.exec("CREATE TABLE t (x int)");
+      const pause = () => new Promise((ok) => setTimeout(ok, 20));
+      const ours = pgliteDb(pglite);
+      const indexer = drizzlePglite(pglite);
+      const seen: number[] = [];
+      const count = async (query: (text: string) => Promise<{ rows: Record<string, unknown>[] }>) =>
+        seen.push(Number((await query("SELECT count(*) AS n FROM t")).rows[0]!.n));
+      await Promise.all([
+        indexer.transaction(async (tx) => {
+          await tx.execute(drizzleSql`INSERT INTO t VALUES (1)`);
+          await pause();
+          await tx.execute(drizzleSql`INSERT INTO t VALUES (2)`);
+        }),
+        ours.transaction(async (query) => {
+          await count(query);
+          await pause();
+          await count(query);
+        }),
+        indexer.transaction(async (tx) => {
+          await tx.execute(drizzleSql`INSERT INTO t VALUES (3)`);
+          await pause();
+          await tx.execute(drizzleSql`INSERT INTO t VALUES (4)`);
+        }),
+      ]);
+      // Ours ran between the two, whole: both its reads saw the first transaction, none the second.
+      expect(seen).toEqual([2, 2]);
+    } finally {
+      await pglite.close();
+    }
+  });
+});

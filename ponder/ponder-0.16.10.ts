@@ -1,0 +1,174 @@
+/**
+ * Everything this project assumes of Ponder 0.16.10's internals, which Ponder does not document and
+ * may change in any release. ponder-0.16.10.test.ts checks each against the installed Ponder and
+ * fails on an upgrade that changes one.
+ *
+ * - `_ponder_checkpoint` has a row per chain (`chain_id`) with its `latest_checkpoint` (how far the
+ *   chain is indexed) and `finalized_checkpoint`. A checkpoint is a fixed-width decimal string
+ *   (Ponder's utils/checkpoint.ts): 10 digits of block timestamp, 16 of chain id, 16 of block
+ *   number, then transaction index, event type and event index.
+ * - `_ponder_meta`'s row `app` holds a JSON value whose `is_ready` is 1 once every chain is
+ *   backfilled (Ponder's one readiness flag, the one behind its /ready).
+ * - Ponder's build sets `globalThis.PONDER_COMMON`, whose `metrics` are prom-client gauges labelled
+ *   by chain name (internal/metrics.ts).
+ * - Ponder creates its HTTP server by calling node:http's `createServer` (read at the call, through
+ *   @hono/node-server's `createServer` option), after it has loaded the API, with one `request`
+ *   listener: its Hono app (server/index.ts), whose own routes are PONDER_ROUTES and which passes
+ *   every other path, through its HTTP metrics and CORS middleware, to the API's app. Before it,
+ *   Ponder probes for a free port with servers made without a listener (utils/port.ts).
+ * - Ponder caches what it fetches (blocks, logs, RPC answers) in the `ponder_sync` schema, shared by
+ *   every schema of a database, in tables keyed by `chain_id` (sync-store/schema.ts).
+ * - `ponder start` exits with code 75 after an error worth retrying (one not its user's: an RPC that
+ *   kept failing), and 1 after the user's (bin/utils/exit.ts).
+ * - On PGlite, the `db` of `ponder:api` is a drizzle database over Ponder's one PGlite instance
+ *   (`$client`), which the indexer writes through too (database/index.ts, build/plugin.ts).
+ */
+import http, { type RequestListener, type Server } from "node:http";
+import { PGlite } from "@electric-sql/pglite";
+import { table } from "../core/sql";
+
+/** A checkpoint's parts, as Ponder's encodeCheckpoint takes them. */
+export type PonderCheckpoint = Record<
+  "blockTimestamp" | "chainId" | "blockNumber" | "transactionIndex" | "eventType" | "eventIndex",
+  number | bigint
+>;
+/** The event type Ponder gives a log in a checkpoint. */
+export const LOG_EVENT_TYPE = 5;
+/** A checkpoint's parts in order, each a fixed-width decimal. */
+const CHECKPOINT_WIDTHS: [keyof PonderCheckpoint, number][] = [
+  ["blockTimestamp", 10],
+  ["chainId", 16],
+  ["blockNumber", 16],
+  ["transactionIndex", 16],
+  ["eventType", 1],
+  ["eventIndex", 16],
+];
+
+/** A checkpoint as Ponder encodes it (also an event's `id`): its parts as fixed-width decimals. */
+export const ponderCheckpoint = (parts: PonderCheckpoint): string =>
+  CHECKPOINT_WIDTHS.map(([name, width]) => parts[name].toString().padStart(width, "0")).join("");
+
+/** Where part `name` of a checkpoint is, counted from 1 as SQL's substring and overlay count. */
+function checkpointField(name: keyof PonderCheckpoint): { from: number; length: number } {
+  const at = CHECKPOINT_WIDTHS.findIndex(([part]) => part === name);
+  const from = 1 + CHECKPOINT_WIDTHS.slice(0, at).reduce((sum, [, width]) => sum + width, 0);
+  return { from, length: CHECKPOINT_WIDTHS[at]![1] };
+}
+
+/** Where a checkpoint's block timestamp and block number are, for SQL. */
+export const CHECKPOINT_FIELDS = {
+  timestamp: checkpointField("blockTimestamp"),
+  block: checkpointField("blockNumber"),
+} as const;
+
+const field = (checkpoint: string, { from, length }: { from: number; length: number }) =>
+  `substring(${checkpoint}, ${from}, ${length})::bigint`;
+
+/** Ponder's own tables that checkpointsSql and readySql read. */
+export const PONDER_STATE_TABLES = { checkpoint: "_ponder_checkpoint", meta: "_ponder_meta" } as const;
+
+/**
+ * SQL: Ponder's checkpoints as a table of chains, with columns `chain_id`, `checkpoint` (the latest,
+ * whole: it changes with every block indexed), `block` and `block_timestamp` (the block the chain is
+ * indexed up to, and its time in unix seconds), `finalized_block`, and the row's `xmin`.
+ */
+export function checkpointsSql(schema: string): string {
+  return `(SELECT chain_id, latest_checkpoint AS checkpoint,
+      ${field("latest_checkpoint", CHECKPOINT_FIELDS.block)} AS block,
+      ${field("latest_checkpoint", CHECKPOINT_FIELDS.timestamp)} AS block_timestamp,
+      ${field("finalized_checkpoint", CHECKPOINT_FIELDS.block)} AS finalized_block, xmin
+    FROM ${table(schema, PONDER_STATE_TABLES.checkpoint)})`;
+}
+
+/** SQL: Ponder's readiness, 1 once every chain is backfilled, else 0. */
+export function readySql(schema: string): string {
+  return `(SELECT (m.value->>'is_ready')::int FROM ${table(schema, PONDER_STATE_TABLES.meta)} m WHERE m.key = 'app')`;
+}
+
+/** One of Ponder's gauges: each value with its labels (`chain` among them). */
+export type Gauge = { get(): Promise<{ values: { value: number; labels: Record<string, string | number> }[] }> };
+
+/** The gauges of Ponder's metrics that the backfill progress reads. */
+export type PonderMetrics = Record<
+  | "ponder_historical_total_blocks"
+  | "ponder_historical_cached_blocks"
+  | "ponder_historical_completed_blocks"
+  | "ponder_indexing_completed_events"
+  | "ponder_sync_is_realtime"
+  | "ponder_sync_is_complete",
+  Gauge
+>;
+
+/** The metrics Ponder keeps in this process; undefined outside a Ponder process. */
+export function ponderMetrics(): PonderMetrics | undefined {
+  return (globalThis as { PONDER_COMMON?: { metrics?: PonderMetrics } }).PONDER_COMMON?.metrics;
+}
+
+/** Every table of Ponder's sync cache (schema ponder_sync) with a chain_id column. */
+export const PONDER_SYNC_TABLES = [
+  "blocks",
+  "transactions",
+  "transaction_receipts",
+  "logs",
+  "traces",
+  "rpc_request_results",
+  "intervals",
+  "factory_addresses",
+] as const;
+
+/** SQL: the newest block the sync cache holds of chain $1 (its blocks and logs), with its hash; no row: none. */
+export const NEWEST_SYNCED_BLOCK_SQL = `SELECT number::text, hash FROM (
+    (SELECT number, hash FROM ponder_sync.blocks WHERE chain_id = $1 ORDER BY number DESC LIMIT 1)
+    UNION ALL
+    (SELECT block_number, block_hash FROM ponder_sync.logs WHERE chain_id = $1 ORDER BY block_number DESC LIMIT 1)
+  ) newest ORDER BY number DESC LIMIT 1`;
+
+/** `ponder start`'s exit code after a failure worth retrying (an RPC that kept failing). */
+export const PONDER_RETRYABLE_EXIT = 75;
+
+const HOOKED = Symbol.for("delegation-lookup.ponder-server-hook");
+type CreateServer = typeof http.createServer & { [HOOKED]?: true };
+
+/**
+ * Runs `hook` on every server node:http's createServer makes in this process from now on, among
+ * them Ponder's, created after the API has loaded. Once per process: Ponder's dev mode reloads the
+ * API, and later calls change nothing.
+ */
+export function onPonderServer(hook: (server: Server) => void): void {
+  const create: CreateServer = http.createServer;
+  if (create[HOOKED]) return;
+  const hooked = ((...args: Parameters<typeof http.createServer>) => {
+    const server = create(...args);
+    hook(server);
+    return server;
+  }) as CreateServer;
+  hooked[HOOKED] = true;
+  (http as { createServer: CreateServer }).createServer = hooked;
+}
+
+/** Ponder's PGlite instance behind the API's `db`, or undefined when Ponder runs on Postgres. */
+export function ponderPglite(db: object): PGlite | undefined {
+  const client = (db as { $client?: unknown }).$client;
+  return client instanceof PGlite ? client : undefined;
+}
+
+/** The paths Ponder's server answers itself (server/index.ts); every other is the API app's. */
+export const PONDER_ROUTES: ReadonlySet<string> = new Set(["/metrics", "/health", "/ready", "/status"]);
+
+/**
+ * Sends every request for a path but PONDER_ROUTES straight to `api`, past Ponder's Hono app: its
+ * per-request HTTP metrics and CORS middleware were an eighth of `npm start`'s time answering
+ * checks (`npx tsx bench/profile.ts start`), and the API app does its own CORS and errors.
+ */
+export function answerBesidePonder(server: Server, api: RequestListener): void {
+  const ponder = server.listeners("request") as RequestListener[];
+  // Ponder's probes for a free port (utils/port.ts) are servers without a listener: left alone.
+  if (ponder.length === 0) return;
+  if (ponder.length > 1) throw new Error(`Ponder's server has ${ponder.length} request listeners, not 1`);
+  server.removeAllListeners("request");
+  server.on("request", (req, res) => {
+    const url = req.url ?? "/";
+    const query = url.indexOf("?");
+    (PONDER_ROUTES.has(query < 0 ? url : url.slice(0, query)) ? ponder[0]! : api)(req, res);
+  });
+}
