@@ -1,7 +1,8 @@
 /**
- * The layout's one-way dependencies (README, Layout), read from every TypeScript file's imports:
- * pure rules at the bottom (core/), indexer (src/) and API (api/) on them, launcher, demo, devkit
- * and bench on top, tests on top of everything; the typed client (client/) stands alone.
+ * The layout's one-way dependencies (docs/architecture.md), read from every TypeScript file's
+ * imports, static and dynamic: pure rules (core/) and Ponder's internals (ponder/) at the bottom,
+ * indexer (src/) and API (api/) on them, launcher, demo, devkit and bench on top, tests on top of
+ * everything; the typed client (client/) stands alone. No source file takes part in an import cycle.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
@@ -19,15 +20,52 @@ function* files(dir: string): Generator<string> {
   }
 }
 
+const STATEMENT = /(?:^|\n)\s*(?:import|export)\b[^;]*?\bfrom\s+["']([^"']+)["']/g;
+const SIDE_EFFECT = /(?:^|\n)\s*import\s+["']([^"']+)["']/g;
+const DYNAMIC = /\bimport\(\s*["']([^"']+)["']\s*\)/g;
+
+/** What a file's text imports: static, side-effect and dynamic `import()` specifiers. */
+const specifiersOf = (text: string) =>
+  [STATEMENT, SIDE_EFFECT, DYNAMIC].flatMap((pattern) => [...text.matchAll(pattern)].map((m) => m[1]!));
+
 /** Each file's imports: the specifiers, and the repository paths of the relative ones. */
 const imports = [...files(ROOT)].map((file) => {
   const text = readFileSync(join(ROOT, file), "utf8");
-  const specifiers = [...text.matchAll(/(?:^|\n)\s*(?:import|export)\b[^;]*?\bfrom\s+["']([^"']+)["']/g)].map(
-    (m) => m[1]!,
-  );
+  const specifiers = specifiersOf(text);
   const local = specifiers.filter((s) => s.startsWith(".")).map((s) => relative(ROOT, resolve(ROOT, file, "..", s)));
-  return { file, specifiers, local };
+  return { file, text, specifiers, local };
 });
+
+/** The file an import names: a path as written, or with `.ts` or `/index.ts`. */
+const known = new Set(imports.map((i) => i.file));
+const fileOf = (target: string) => [target, `${target}.ts`, `${target}/index.ts`].find((f) => known.has(f));
+
+/** The import cycles of a graph (file → the files it imports): each as its files, sorted (Tarjan's SCCs). */
+function cyclesOf(graph: ReadonlyMap<string, readonly string[]>): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const cycles: string[][] = [];
+  const visit = (node: string) => {
+    index.set(node, index.size);
+    low.set(node, index.get(node)!);
+    stack.push(node);
+    for (const next of graph.get(node) ?? []) {
+      if (!index.has(next)) {
+        visit(next);
+        low.set(node, Math.min(low.get(node)!, low.get(next)!));
+      } else if (stack.includes(next)) low.set(node, Math.min(low.get(node)!, index.get(next)!));
+    }
+    if (low.get(node) !== index.get(node)) return;
+    const component = stack.splice(stack.indexOf(node));
+    if (component.length > 1 || graph.get(node)?.includes(node)) cycles.push(component.sort());
+  };
+  for (const node of graph.keys()) if (!index.has(node)) visit(node);
+  return cycles;
+}
+
+/** Where a text names one of Ponder's own tables or its sync cache's schema. */
+const ponderNames = (text: string) => [...text.matchAll(/\b_ponder_\w*|\bponder_sync\b(?!_)/g)].map((m) => m[0]);
 
 const under = (path: string, folder: string) => path === folder || path.startsWith(`${folder}/`);
 const offending = (from: (file: string) => boolean, to: (target: string) => boolean) =>
@@ -44,6 +82,51 @@ describe("the layout", () => {
       offending(
         (f) => !under(f, "test"),
         (t) => under(t, "test"),
+      ),
+    ).toEqual([]);
+  });
+
+  it("finds the imports of every kind: static, re-exports, side effects and dynamic import()", () => {
+    const text = `import { a } from "./a";\nexport * from "./b";\nimport "./c";\nconst d = await import("./d");`;
+    expect(specifiersOf(text)).toEqual(["./a", "./b", "./c", "./d"]);
+  });
+
+  it("no source file takes part in an import cycle (tests aside)", () => {
+    // The finder itself: a graph with a cycle of three and a self-import, beside a chain without one.
+    const sample = new Map([
+      ["a", ["b"]],
+      ["b", ["c"]],
+      ["c", ["a", "d"]],
+      ["d", []],
+      ["e", ["e"]],
+    ]);
+    expect(cyclesOf(sample)).toEqual([["a", "b", "c"], ["e"]]);
+    const sources = imports.filter(({ file }) => !file.endsWith(".test.ts") && !under(file, "test"));
+    const graph = new Map(
+      sources.map(({ file, local }) => [
+        file,
+        local.flatMap((t) => fileOf(t) ?? []).filter((t) => !t.endsWith(".test.ts")),
+      ]),
+    );
+    expect(cyclesOf(graph)).toEqual([]);
+  });
+
+  it("only ponder/ names Ponder's own tables and its sync cache (_ponder_*, ponder_sync)", () => {
+    expect(ponderNames("FROM ponder_sync.logs, _ponder_checkpoint; ponder_sync_is_realtime")).toEqual([
+      "ponder_sync",
+      "_ponder_checkpoint",
+    ]);
+    const named = imports.flatMap(({ file, text }) =>
+      under(file, "ponder") || file === "layout.test.ts" ? [] : ponderNames(text).map((name) => `${file}: ${name}`),
+    );
+    expect(named).toEqual([]);
+  });
+
+  it("ponder/ imports only core/ of this repository (its test checks the API's use of it): all may build on it", () => {
+    expect(
+      offending(
+        (f) => under(f, "ponder") && !f.endsWith(".test.ts"),
+        (t) => !under(t, "ponder") && !under(t, "core") && t !== "package.json",
       ),
     ).toEqual([]);
   });

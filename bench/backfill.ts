@@ -24,6 +24,7 @@ import { chainClient, ethCalls, rpc } from "../devkit/rpc";
 import { SPREAD, sendAll } from "../devkit/send";
 import { plainOutput, type Service } from "../devkit/service";
 import { type Tx, txRequest, WRITE_RIGHTS, type Write } from "../devkit/v2/generate";
+import { PONDER_BACKFILL_GAUGES, PONDER_LOG } from "../ponder/ponder-0.16.10";
 import { findDeploymentBlock } from "../scripts/launcher/discovery";
 import type { Cleanup } from "./cleanup";
 import { randomAddress } from "./dataset";
@@ -64,13 +65,6 @@ export type PonderSplit = {
   flushMs: number;
 };
 
-/** The gauges of Ponder 0.16's historical loop (runtime/multichain.ts) that make a PonderSplit. */
-const SPLIT_GAUGES = {
-  syncMs: 'ponder_historical_concurrency_group_duration{group="extract"}',
-  indexMs: 'ponder_historical_transform_duration{step="index"}',
-  flushMs: 'ponder_historical_transform_duration{step="load"}',
-};
-
 async function ponderSplit(url: string): Promise<PonderSplit> {
   const text = await (await fetch(`${url}/metrics`)).text();
   const gauge = (name: string) => {
@@ -78,7 +72,7 @@ async function ponderSplit(url: string): Promise<PonderSplit> {
     if (!line) throw new Error(`Ponder's /metrics has no ${name}: has Ponder's metrics changed?`);
     return Number(line.slice(name.length + 1));
   };
-  const [syncMs, indexMs, flushMs] = Object.values(SPLIT_GAUGES).map(gauge) as [number, number, number];
+  const [syncMs, indexMs, flushMs] = Object.values(PONDER_BACKFILL_GAUGES).map(gauge) as [number, number, number];
   return { syncMs, indexMs, flushMs };
 }
 
@@ -211,8 +205,8 @@ async function timeIndexer(
   const readyMs = Date.now() - started;
   const output = indexer.output();
   const figures = {
-    backfillMs: msToReady(output, "Started backfill indexing"),
-    finishMs: msToReady(output, "Completed backfill indexing across all chains"),
+    backfillMs: msToReady(output, PONDER_LOG.backfillStarted),
+    finishMs: msToReady(output, PONDER_LOG.backfillCompleted),
     readyMs,
     peakRssMb,
     split: await ponderSplit(indexer.url),

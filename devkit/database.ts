@@ -5,7 +5,7 @@ export type ScratchDatabase = { url: string; drop(): Promise<void> };
 /**
  * A new database on the server of `serverUrl`, and how to drop it.
  *
- * Not merely a fresh schema: Ponder keeps the logs it backfills in a `ponder_sync` schema shared by
+ * Not merely a fresh schema: Ponder keeps the logs it backfills in a sync cache schema shared by
  * every indexer on the database, keyed by chain and block, even for a chain with disableCache (that
  * only stops it from trusting its cached intervals). Every local chain is chain 31337 with the
  * registries at the same addresses, so an indexer backfilling one would also index the logs that

@@ -25,18 +25,24 @@ import { table } from "../core/sql";
 import {
   answerBesidePonder,
   checkpointsSql,
+  dropSyncedChain,
   LOG_EVENT_TYPE,
   NEWEST_SYNCED_BLOCK_SQL,
   onPonderServer,
+  PONDER_BACKFILL_GAUGES,
+  PONDER_LOG,
   PONDER_RETRYABLE_EXIT,
   PONDER_ROUTES,
+  PONDER_SYNC_SCHEMA,
   PONDER_SYNC_TABLES,
   type PonderCheckpoint,
   type PonderMetrics,
   ponderCheckpoint,
+  ponderFinalityDepth,
   ponderMetrics,
   ponderPglite,
   readySql,
+  SYNC_CACHE_PRESENT_SQL,
 } from "./ponder-0.16.10";
 
 const PONDER = new URL("../node_modules/ponder/", import.meta.url);
@@ -369,7 +375,9 @@ describe("the sync cache", () => {
   });
 
   it("NEWEST_SYNCED_BLOCK_SQL finds a chain's newest block in its blocks and logs, in Ponder's columns", async () => {
-    await db.exec("CREATE SCHEMA ponder_sync");
+    const present = async () => (await db.query<{ present: boolean }>(SYNC_CACHE_PRESENT_SQL)).rows[0]?.present;
+    expect(await present(), "no sync cache yet").toBe(false);
+    await db.exec(`CREATE SCHEMA ${PONDER_SYNC_SCHEMA}`);
     for (const [name, wanted] of [
       ["blocks", ["chain_id", "number", "hash"]],
       ["logs", ["chain_id", "block_number", "block_hash"]],
@@ -384,6 +392,57 @@ describe("the sync cache", () => {
     expect(await newest(1)).toEqual([{ number: "12", hash: "0xb12" }]);
     expect(await newest(3)).toEqual([{ number: "5", hash: "0xb5" }]);
     expect(await newest(4)).toEqual([]);
+    expect(await present(), "the sync cache, once its logs table exists").toBe(true);
+  });
+
+  it("dropSyncedChain drops one chain's rows from every table of the cache, and only that chain's", async () => {
+    const others = PONDER_SYNC_TABLES.filter((name) => name !== "blocks" && name !== "logs");
+    for (const name of others) {
+      await db.exec(`CREATE TABLE ponder_sync.${name} (chain_id ${tables.get(name)!.columns.get("chain_id")})`);
+      await db.exec(`INSERT INTO ponder_sync.${name} VALUES (1), (2)`);
+    }
+    await db.transaction((tx) => dropSyncedChain((text, params) => tx.query(text, params), 1));
+    for (const name of PONDER_SYNC_TABLES) {
+      const { rows } = await db.query<{ chain_id: number }>(`SELECT DISTINCT chain_id::int FROM ponder_sync.${name}`);
+      expect(
+        rows.filter((r) => r.chain_id === 1),
+        name,
+      ).toEqual([]);
+    }
+    expect((await db.query("SELECT chain_id::int FROM ponder_sync.blocks")).rows).toEqual([{ chain_id: 2 }]);
+    expect((await db.query("SELECT count(*)::int AS n FROM ponder_sync.intervals")).rows).toEqual([{ n: 1 }]);
+  });
+});
+
+describe("finality, logs and the backfill's metrics", () => {
+  it("ponderFinalityDepth is Ponder's own count for every chain it names, and its default", async () => {
+    const { getFinalityBlockCount } = (await internal("utils/finality.js")) as {
+      getFinalityBlockCount: (args: { chain: { id: number } }) => number;
+    };
+    const named = [...dist("utils/finality.js").matchAll(/case (\d+):/g)].map((m) => Number(m[1]));
+    expect(named.length, "the chains Ponder's finality names").toBeGreaterThan(10);
+    for (const id of [...named, 31337, 8453, 10, 7777777])
+      expect(ponderFinalityDepth(id), `chain ${id}`).toBe(getFinalityBlockCount({ chain: { id } }));
+  });
+
+  it("PONDER_LOG's lines are Ponder's messages as its backfill starts and ends", () => {
+    expect(dist("runtime/historical.js")).toContain(`msg: "${PONDER_LOG.backfillStarted}"`);
+    expect(dist("runtime/multichain.js")).toContain(`msg: "${PONDER_LOG.backfillCompleted}"`);
+  });
+
+  it("PONDER_BACKFILL_GAUGES are the gauges and labels Ponder's historical loop adds its times to", () => {
+    const loop = dist("runtime/multichain.js");
+    for (const gauge of Object.values(PONDER_BACKFILL_GAUGES)) {
+      const [, name, label, value] = /^(\w+)\{(\w+)="(\w+)"\}$/.exec(gauge)!;
+      expect(loop, gauge).toContain(`common.metrics.${name}.inc({ ${label}: "${value}" }`);
+      expect(dist("internal/metrics.js"), gauge).toMatch(
+        new RegExp(`name: "${name}",[^}]*labelNames: \\["${label}"\\]`),
+      );
+    }
+  });
+
+  it("its read-only connections give up on a lock after 500 ms", () => {
+    expect(dist("utils/pg.js")).toContain("SET lock_timeout = '500ms';");
   });
 });
 

@@ -17,7 +17,17 @@
  *   every other path, through its HTTP metrics and CORS middleware, to the API's app. Before it,
  *   Ponder probes for a free port with servers made without a listener (utils/port.ts).
  * - Ponder caches what it fetches (blocks, logs, RPC answers) in the `ponder_sync` schema, shared by
- *   every schema of a database, in tables keyed by `chain_id` (sync-store/schema.ts).
+ *   every schema of a database, in tables keyed by `chain_id` (sync-store/schema.ts), and adds new
+ *   rows with ON CONFLICT DO NOTHING, also for a chain with disableCache.
+ * - A block is final once `ponderFinalityDepth` blocks follow it (utils/finality.ts): Ponder
+ *   backfills up to there and never reverts below its finalized block.
+ * - Ponder reverts the rows of blocks that left the chain (and at a restart those of blocks not yet
+ *   final) in one transaction, dropping and recreating its triggers under table locks, and moves
+ *   its checkpoint only in a later transaction: meanwhile the checkpoint names a block whose rows
+ *   are gone. Its read-only connections give up on a lock after 500 ms (utils/pg.ts).
+ * - Its log says PONDER_LOG's lines when the backfill's indexing starts and ends, and its metrics
+ *   hold PONDER_BACKFILL_GAUGES, where the backfill's time went (runtime/historical.ts,
+ *   runtime/multichain.ts).
  * - `ponder start` exits with code 75 after an error worth retrying (one not its user's: an RPC that
  *   kept failing), and 1 after the user's (bin/utils/exit.ts).
  * - On PGlite, the `db` of `ponder:api` is a drizzle database over Ponder's one PGlite instance
@@ -25,7 +35,7 @@
  */
 import http, { type RequestListener, type Server } from "node:http";
 import { PGlite } from "@electric-sql/pglite";
-import { table } from "../core/sql";
+import { type Query, table } from "../core/sql";
 
 /** A checkpoint's parts, as Ponder's encodeCheckpoint takes them. */
 export type PonderCheckpoint = Record<
@@ -116,12 +126,48 @@ export const PONDER_SYNC_TABLES = [
   "factory_addresses",
 ] as const;
 
+/** The schema of Ponder's sync cache. */
+export const PONDER_SYNC_SCHEMA = "ponder_sync";
+
+/** SQL: whether the database holds Ponder's sync cache (column `present`). */
+export const SYNC_CACHE_PRESENT_SQL = `SELECT to_regclass('${PONDER_SYNC_SCHEMA}.logs') IS NOT NULL AS present`;
+
+/** Drops every row of chain `chainId` from Ponder's sync cache, with `query` (one transaction's). */
+export async function dropSyncedChain(query: Query, chainId: number): Promise<void> {
+  for (const name of PONDER_SYNC_TABLES)
+    await query(`DELETE FROM ${PONDER_SYNC_SCHEMA}.${name} WHERE chain_id = $1`, [chainId]);
+}
+
 /** SQL: the newest block the sync cache holds of chain $1 (its blocks and logs), with its hash; no row: none. */
 export const NEWEST_SYNCED_BLOCK_SQL = `SELECT number::text, hash FROM (
     (SELECT number, hash FROM ponder_sync.blocks WHERE chain_id = $1 ORDER BY number DESC LIMIT 1)
     UNION ALL
     (SELECT block_number, block_hash FROM ponder_sync.logs WHERE chain_id = $1 ORDER BY block_number DESC LIMIT 1)
   ) newest ORDER BY number DESC LIMIT 1`;
+
+/** Blocks that must follow a block on chain `chainId` before Ponder holds it final (utils/finality.ts). */
+export function ponderFinalityDepth(chainId: number): number {
+  if ([1, 3, 4, 5, 42, 11155111].includes(chainId)) return 65;
+  if ([137, 80001].includes(chainId)) return 200;
+  if ([42161, 42170, 421611, 421613].includes(chainId)) return 240;
+  return 30;
+}
+
+/** What Ponder logs as its backfill's indexing starts, and once every chain's has ended. */
+export const PONDER_LOG = {
+  backfillStarted: "Started backfill indexing",
+  backfillCompleted: "Completed backfill indexing across all chains",
+} as const;
+
+/**
+ * The gauges of Ponder's historical loop, as its /metrics writes them (ms in all): waiting for the
+ * next batch of events (its sync fetching them), running the indexing functions, flushing rows.
+ */
+export const PONDER_BACKFILL_GAUGES = {
+  syncMs: 'ponder_historical_concurrency_group_duration{group="extract"}',
+  indexMs: 'ponder_historical_transform_duration{step="index"}',
+  flushMs: 'ponder_historical_transform_duration{step="load"}',
+} as const;
 
 /** `ponder start`'s exit code after a failure worth retrying (an RPC that kept failing). */
 export const PONDER_RETRYABLE_EXIT = 75;

@@ -196,7 +196,7 @@ while (!stopping) {
   for (const id of forgotten) {
     console.warn(
       `chain ${id}: the blocks and logs fetched earlier are another chain's (it was started afresh); ` +
-        "dropped them from ponder_sync.",
+        "dropped them from Ponder's sync cache.",
     );
   }
   const started = Date.now();

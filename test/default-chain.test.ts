@@ -23,14 +23,15 @@ import { waitFor } from "../devkit/processes";
 import { callView, chainClient, rpc } from "../devkit/rpc";
 import { sendWrite } from "../devkit/send";
 import { type Service, startService } from "../devkit/service";
+import { ponderFinalityDepth } from "../ponder/ponder-0.16.10";
 import { canonical, parseJsonExact } from "./helpers/json";
 import type { ListedChain } from "./helpers/listed-chain";
 import { contractRecords } from "./helpers/v1/listing";
 import { expectedRecord } from "./helpers/v2/listing";
 
 const CHAIN_ID = 1;
-/** Ponder 0.16's finality depth for chain 1 (ponder/src/utils/finality.ts): older blocks are backfilled. */
-const FINALITY = 65n;
+/** Ponder's finality depth for the chain: older blocks are backfilled. */
+const FINALITY = BigInt(ponderFinalityDepth(CHAIN_ID));
 const CLAIM = stringToHex("claim", { size: 32 });
 /** An ERC20 amount past 2^53 and 2^64: any rounding on the way would show. */
 const BIG = 2n ** 255n + 12_345_678_901_234_567n;

@@ -20,14 +20,18 @@ import { waitFor } from "../devkit/processes";
 import { callView, chainClient, rpc } from "../devkit/rpc";
 import { sendWrite } from "../devkit/send";
 import { plainOutput, type Service, startService } from "../devkit/service";
+import { ponderFinalityDepth } from "../ponder/ponder-0.16.10";
 import { type RecordedCall, type RpcProxy, startRpcProxy } from "./helpers/rpc-proxy";
 
 const A_ID = 31337;
 const B_ID = 11155111;
 const V1 = getAddress(addresses.v1.address);
 const V2 = getAddress(addresses.v2.address);
-/** Ponder 0.16's finality depth (ponder/src/utils/finality.ts): its unfinalized window at startup. */
-const FINALITY: Record<number, bigint> = { [A_ID]: 30n, [B_ID]: 65n };
+/** Ponder's finality depth: its unfinalized window at startup. */
+const FINALITY: Record<number, bigint> = {
+  [A_ID]: BigInt(ponderFinalityDepth(A_ID)),
+  [B_ID]: BigInt(ponderFinalityDepth(B_ID)),
+};
 /** Blocks mined before the registries are installed, and after. */
 const BEFORE = 200;
 const AFTER = 100;
@@ -392,7 +396,7 @@ beforeAll(async () => {
   // Chain B: both installed, then v1's code taken away: v1 is not on this chain.
   await rpc(b.url, "anvil_mine", [toHex(50)]);
   await installRegistries(b.url);
-  // Longer than Ponder's finality depth for sepolia (65): the start block is in the backfill.
+  // Longer than Ponder's finality depth for sepolia: the start block is in the backfill.
   await rpc(b.url, "anvil_mine", [toHex(150)]);
   await rpc(b.url, "anvil_setCode", [V1, "0x"]);
   await rpc(b.url, "anvil_mine", [toHex(5)]);

@@ -28,6 +28,7 @@ import { chooseSeed, Rng, spellAddress } from "../devkit/random";
 import { rpc } from "../devkit/rpc";
 import type { Receipt } from "../devkit/send";
 import { type Service, startService } from "../devkit/service";
+import { ponderFinalityDepth } from "../ponder/ponder-0.16.10";
 import { expectProblem } from "./helpers/answers";
 import type { ApiRecord } from "./helpers/compare-listings";
 import { eventRecords, normalizeEvent, registryLogs, V2_TYPE } from "./helpers/event-records";
@@ -42,8 +43,8 @@ console.log(`[graphql] SEED=${SEED} (rerun with SEED=${SEED} npx vitest run test
 const tag = (text: string) => `[SEED=${SEED}] ${text}`;
 
 const CHAIN_ID = 31337;
-/** Ponder 0.16's finality depth for 31337 (ponder/src/utils/finality.ts). */
-const FINALITY = 30n;
+/** Ponder's finality depth for the local chain. */
+const FINALITY = BigInt(ponderFinalityDepth(31337));
 /** Random transactions before the service starts (its backfill), and after (indexed live). */
 const BACKFILL = { v2: 220, v1: 140, walletRevokes: 10 };
 const LIVE = { v2: 100, v1: 60, walletRevokes: 5 };
@@ -211,7 +212,7 @@ beforeAll(async () => {
   writes = await SeededWrites.on(anvil.url, SEED, installed);
   await writes.v2(BACKFILL.v2);
   await writes.v1(BACKFILL.v1, BACKFILL.walletRevokes);
-  // Past Ponder's finality depth (30 blocks on 31337): those writes are its backfill, not its live sync.
+  // Past Ponder's finality depth: those writes are its backfill, not its live sync.
   await rpc(anvil.url, "anvil_mine", [toHex(FINALITY + 5n)]);
   const t0 = Date.now();
   service = await startService({ rpc: { [CHAIN_ID]: anvil.url } });

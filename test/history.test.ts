@@ -47,6 +47,7 @@ import {
   type Pools as V2Pools,
   txRequest as v2TxRequest,
 } from "../devkit/v2/generate";
+import { ponderFinalityDepth } from "../ponder/ponder-0.16.10";
 import { expectProblem } from "./helpers/answers";
 import { type ApiRecord, compareListings, type ListingKit } from "./helpers/compare-listings";
 import { contractListing, type InForce, v1InForce, v2InForce } from "./helpers/contract-listings";
@@ -76,8 +77,8 @@ const CHAIN_ID = 31337;
 /** A second chain, far ahead of the first, so that a cursor's block is one of its blocks too. */
 const OTHER_CHAIN_ID = 11155111;
 const OTHER_HEAD_START = 3000;
-/** Ponder 0.16's finality depth for 31337 (ponder/src/utils/finality.ts): the reorganization stays above it. */
-const FINALITY = 30n;
+/** Ponder's finality depth for the local chain: the reorganization stays above it. */
+const FINALITY = BigInt(ponderFinalityDepth(31337));
 /** Random transactions before the service starts (its backfill). */
 const V2_TXS = 300;
 const V1_TXS = 220;

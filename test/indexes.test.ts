@@ -10,7 +10,7 @@ import { type Anvil, startAnvil } from "../devkit/anvil";
 import { installRegistries } from "../devkit/oracle";
 import { Rng } from "../devkit/random";
 import { type Service, startService } from "../devkit/service";
-import { CHECKPOINT_FIELDS } from "../ponder/ponder-0.16.10";
+import { CHECKPOINT_FIELDS, PONDER_STATE_TABLES } from "../ponder/ponder-0.16.10";
 import { insertRows, type V1Emitted, type V2Emitted, v1Rows, v2Rows } from "./helpers/indexer-rows";
 import type { Position } from "./helpers/position";
 
@@ -297,11 +297,12 @@ async function fill(client: pg.Client, schema: string, { v2, v1 }: ReturnType<ty
   await client.query(`UPDATE ${t("chain_head")} SET last_event_block = ${HEAD} WHERE chain_id = ${CHAIN}`);
   const head = HEAD.toString().padStart(BLOCK.length, "0");
   await client.query(
-    `UPDATE ${t("_ponder_checkpoint")} SET latest_checkpoint = overlay(latest_checkpoint placing '${head}' ` +
+    `UPDATE ${t(PONDER_STATE_TABLES.checkpoint)} SET latest_checkpoint = overlay(latest_checkpoint placing '${head}' ` +
       `from ${BLOCK.from} for ${BLOCK.length}) WHERE chain_id = ${CHAIN}`,
   );
   await client.query("COMMIT");
-  for (const table of [...TABLES, "chain_head", "_ponder_checkpoint"]) await client.query(`ANALYZE ${t(table)}`);
+  for (const table of [...TABLES, "chain_head", PONDER_STATE_TABLES.checkpoint])
+    await client.query(`ANALYZE ${t(table)}`);
 }
 
 /** A read to explain: its name, the read, and the rows of any one table it may touch (default FEW). */
@@ -728,7 +729,7 @@ history", async () => {
     if (bare) return bare;
     const schema = `${service.schema}_bare`;
     await client.query(`CREATE SCHEMA "${schema}"`);
-    for (const table of ["_ponder_meta", "_ponder_checkpoint", "chain_head", ...TABLES]) {
+    for (const table of [...Object.values(PONDER_STATE_TABLES), "chain_head", ...TABLES]) {
       await client.query(
         `CREATE TABLE "${schema}"."${table}" (LIKE ${t(table)} INCLUDING ALL) WITH (autovacuum_enabled = false)`,
       );

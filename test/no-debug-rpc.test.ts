@@ -26,12 +26,13 @@ import { GiveUp, waitFor } from "../devkit/processes";
 import { callView, chainClient, rpc } from "../devkit/rpc";
 import { sendAll, sendTx } from "../devkit/send";
 import { plainOutput, type Service, startService } from "../devkit/service";
+import { ponderFinalityDepth } from "../ponder/ponder-0.16.10";
 import { type RecordedCall, type Reply, type RpcProxy, startRpcProxy } from "./helpers/rpc-proxy";
 import { compileWallet } from "./helpers/v1/wallet";
 
 const CHAIN_ID = 31337;
 /** Ponder's finality depth for this chain: blocks older than this below the head are backfilled. */
-const FINALITY = 30;
+const FINALITY = ponderFinalityDepth(CHAIN_ID);
 /** Blocks kept clear of the finality boundary, so that the head's own advance does not matter. */
 const FINALITY_MARGIN = BigInt(FINALITY + 2);
 /** How long the service may take to stop by itself after the revocation (Ponder's shutdown grace is 5 s). */

@@ -25,6 +25,7 @@ import { type Receipt, roomyBlocks, SPREAD, sendAll, sendWrite } from "../devkit
 import { plainOutput, type Replica, type Service, startReplica, startService } from "../devkit/service";
 import { type CheckSpec, checkUrl, randomCheck, v2Checks } from "../devkit/v2/checks";
 import { makePools, txRequest, WriteGenerator } from "../devkit/v2/generate";
+import { PONDER_STATE_TABLES } from "../ponder/ponder-0.16.10";
 import { compareListings } from "./helpers/compare-listings";
 import { historyMismatches } from "./helpers/history";
 import type { Position } from "./helpers/position";
@@ -304,8 +305,8 @@ describe.runIf(process.env.DATABASE_URL)("npm run serve: API processes apart fro
   it("never waits for a table the indexer holds while holding others, so it cannot deadlock the indexer's revert; \
 answers from its copy meanwhile and follows the chain after", async () => {
     // What Ponder's reorg revert does, in its order: an ACCESS EXCLUSIVE lock on one of its tables
-    // (dropping its trigger), held a while (the revert), then on _ponder_checkpoint. A replica whose
-    // sync held _ponder_checkpoint while waiting for the first table would deadlock it.
+    // (dropping its trigger), held a while (the revert), then on its checkpoint table. A replica whose
+    // sync held the checkpoint table while waiting for the first table would deadlock it.
     const indexer = new pg.Client({ connectionString: process.env.DATABASE_URL });
     await indexer.connect();
     const table = (name: string) => `"${service.schema}"."${name}"`;
@@ -327,7 +328,7 @@ answers from its copy meanwhile and follows the chain after", async () => {
             (await ask(replica.url, urls[statuses.length % urls.length]!, { headers: service.headers })).status,
           );
       }
-      await indexer.query(`LOCK TABLE ${table("_ponder_checkpoint")} IN ACCESS EXCLUSIVE MODE`);
+      await indexer.query(`LOCK TABLE ${table(PONDER_STATE_TABLES.checkpoint)} IN ACCESS EXCLUSIVE MODE`);
       await indexer.query("COMMIT");
     } finally {
       await indexer.end();

@@ -17,6 +17,7 @@ import { ask } from "../devkit/ask";
 import { abis, installRegistries } from "../devkit/oracle";
 import { Child, freePort, GiveUp, ROOT, waitFor } from "../devkit/processes";
 import { callView, chainClient, rpc } from "../devkit/rpc";
+import { ponderFinalityDepth } from "../ponder/ponder-0.16.10";
 import { startRpcProxy } from "./helpers/rpc-proxy";
 
 /** A check's parties: two addresses no one uses. */
@@ -223,9 +224,9 @@ describe("npm start on a local chain started afresh", () => {
     await rpc(url, "evm_mine", []);
     const receipt = (await rpc(url, "eth_getTransactionReceipt", [hash])) as { status: string; blockNumber: string };
     expect(receipt).toMatchObject({ status: "0x1", blockNumber: toHex(BLOCK) });
-    // Ponder backfills (and keeps in ponder_sync) up to its finality depth, 30 blocks for this
-    // chain, below the head; the rest comes live and is not kept. The block must be backfilled.
-    await rpc(url, "anvil_mine", [toHex(40)]);
+    // Ponder backfills (and keeps in its sync cache) up to its finality depth below the head; the
+    // rest comes live and is not kept. The block must be backfilled.
+    await rpc(url, "anvil_mine", [toHex(ponderFinalityDepth(31337) + 10)]);
     await chain.setIntervalMining({ interval: 1 });
   }
 

@@ -29,6 +29,7 @@ import { waitFor } from "../devkit/processes";
 import { chooseSeed } from "../devkit/random";
 import { rpc } from "../devkit/rpc";
 import { type Service, startService } from "../devkit/service";
+import { ponderFinalityDepth } from "../ponder/ponder-0.16.10";
 import type { ApiRecord } from "./helpers/compare-listings";
 import { canonical, parseJsonExact } from "./helpers/json";
 import { followPages } from "./helpers/pages";
@@ -40,8 +41,8 @@ console.log(`[views] SEED=${SEED} (rerun with SEED=${SEED} npx vitest run test/v
 const tag = (text: string) => `[SEED=${SEED}] ${text}`;
 
 const CHAIN_ID = 31337;
-/** Ponder 0.16's finality depth for 31337 (ponder/src/utils/finality.ts). */
-const FINALITY = 30n;
+/** Ponder's finality depth for the local chain. */
+const FINALITY = BigInt(ponderFinalityDepth(31337));
 
 let anvil: Anvil;
 let writes: SeededWrites;

@@ -1,7 +1,7 @@
 /**
- * Ponder keeps the blocks, logs and RPC answers it fetches in a `ponder_sync` schema keyed by chain
- * id and block number (ponder/ponder-0.16.10.ts), and adds new ones with ON CONFLICT DO NOTHING, also
- * for a chain with disableCache. A local chain started afresh has the same id and block numbers as
+ * Ponder keeps the blocks, logs and RPC answers it fetches in its sync cache, keyed by chain id and
+ * block number, and keeps the rows it already has (ponder/ponder-0.16.10.ts), also for a chain with
+ * disableCache. A local chain started afresh has the same id and block numbers as
  * the one before it, so an indexer would read the old chain's logs as the new one's. Before Ponder
  * starts, the sync rows of a local chain are dropped when they are not the chain's: the newest
  * block they name is missing on the chain, or has another hash there (a hash seals every block
@@ -12,7 +12,7 @@ import type { AccessDb } from "../../api/access/db";
 import { pgAccessDb } from "../../api/access/pg";
 import { pgliteAccessDb } from "../../api/access/pglite";
 import type { DatabaseSettings } from "../../core/settings";
-import { NEWEST_SYNCED_BLOCK_SQL, PONDER_SYNC_TABLES } from "../../ponder/ponder-0.16.10";
+import { dropSyncedChain, NEWEST_SYNCED_BLOCK_SQL, SYNC_CACHE_PRESENT_SQL } from "../../ponder/ponder-0.16.10";
 import { rpc } from "./rpc";
 
 /** The database Ponder will use, or undefined when it does not exist yet (nothing to forget). */
@@ -44,7 +44,7 @@ async function blockHash(rpcUrls: string[], number: bigint): Promise<string | nu
 }
 
 /**
- * Drops the ponder_sync rows of each given local chain that another chain (an earlier run of it)
+ * Drops the sync cache's rows of each given local chain that another chain (an earlier run of it)
  * left; the ids of the chains whose rows were dropped.
  */
 export async function forgetReplacedChains(
@@ -55,15 +55,13 @@ export async function forgetReplacedChains(
   const db = await ponderDatabase(database);
   if (!db) return [];
   try {
-    const { rows } = await db.query("SELECT to_regclass('ponder_sync.logs') IS NOT NULL AS present");
+    const { rows } = await db.query(SYNC_CACHE_PRESENT_SQL);
     if (!rows[0]?.present) return [];
     const forgotten: number[] = [];
     for (const { id, rpcUrls } of chains) {
       const newest = await newestSyncedBlock(db, id);
       if (!newest || (await blockHash(rpcUrls, newest.number)) === newest.hash) continue;
-      await db.transaction(async (query) => {
-        for (const name of PONDER_SYNC_TABLES) await query(`DELETE FROM ponder_sync.${name} WHERE chain_id = $1`, [id]);
-      });
+      await db.transaction((query) => dropSyncedChain(query, id));
       forgotten.push(id);
     }
     return forgotten;

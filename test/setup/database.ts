@@ -1,6 +1,6 @@
 /**
  * On Postgres (DATABASE_URL), every test file runs on a database of its own, dropped after it:
- * two files' local chains must not meet in Ponder's shared `ponder_sync` (see scratchDatabase).
+ * two files' local chains must not meet in Ponder's shared sync cache (see scratchDatabase).
  */
 import { afterAll, beforeAll } from "vitest";
 import { type ScratchDatabase, scratchDatabase } from "../../devkit/database";
