@@ -1,6 +1,14 @@
 import { maxUint256, zeroHash } from "viem";
 import { describe, expect, it } from "vitest";
-import { ParseError, parseAddress, parseChainId, parseRights, parseUint256 } from "./parse";
+import {
+  ParseError,
+  parseAddress,
+  parseBytes32,
+  parseChainId,
+  parseDirection,
+  parseRights,
+  parseUint256,
+} from "./parse";
 
 describe("parseAddress", () => {
   const checksummed = "0x00000000000000447e69651d841bD8D104Bed493";
@@ -72,5 +80,28 @@ describe("parseChainId", () => {
     for (const bad of ["0", "00", "-1", "1.0", "0x1", "", "abc", "+1", "9999999999999999", "99999999999999999"]) {
       expect(parseChainId(bad)).toBeUndefined();
     }
+  });
+});
+
+describe("parseBytes32", () => {
+  it("takes 0x and 64 hex digits in any case, as lowercase", () => {
+    expect(parseBytes32(`0x${"Ab".repeat(32)}`)).toBe(`0x${"ab".repeat(32)}`);
+    for (const bad of [
+      "",
+      "0x",
+      `0x${"a".repeat(63)}`,
+      `0x${"a".repeat(65)}`,
+      `${"a".repeat(64)}`,
+      `0x${"g".repeat(64)}`,
+    ])
+      expect(() => parseBytes32(bad), bad).toThrow(ParseError);
+  });
+});
+
+describe("parseDirection", () => {
+  it("takes both, incoming and outgoing, exactly", () => {
+    for (const direction of ["both", "incoming", "outgoing"]) expect(parseDirection(direction)).toBe(direction);
+    for (const bad of ["", "Both", "in", "incoming ", "constructor", "__proto__"])
+      expect(() => parseDirection(bad), bad).toThrow("expected one of both, incoming, outgoing");
   });
 });

@@ -39,7 +39,15 @@ export function parseUint256(input: string): bigint {
   return value;
 }
 
-const BYTES32 = /^0x[0-9a-fA-F]{64}$/;
+/** A bytes32 value's text: 0x and 64 hex digits, in any case. */
+export const BYTES32_PATTERN = "^0x[0-9a-fA-F]{64}$";
+const BYTES32 = new RegExp(BYTES32_PATTERN);
+
+/** Parses a bytes32 value (a delegation hash): 0x and 64 hex digits; the lowercase form. */
+export function parseBytes32(input: string): Hex {
+  if (!BYTES32.test(input)) throw new ParseError("0x and 64 hex digits");
+  return input.toLowerCase() as Hex;
+}
 /** v2 `rights`' text: a bytes32 in hex, or up to 32 ASCII characters not starting with 0x. */
 export const RIGHTS_PATTERN = "^(?:0x[0-9a-fA-F]{64}|(?!0x)[\\u0000-\\u007f]{0,32})$";
 const RIGHTS = new RegExp(RIGHTS_PATTERN, "u");
@@ -91,3 +99,16 @@ export function parseChainId(input: string): number | undefined {
   const id = CHAIN_ID.test(input) ? Number(input) : 0;
   return id > 0 && Number.isSafeInteger(id) ? id : undefined;
 }
+
+/** A parser of one of `values`, named as they are. */
+export const parseOneOf =
+  <T extends string>(values: readonly T[]) =>
+  (input: string): T => {
+    if (!(values as readonly string[]).includes(input)) throw new ParseError(`one of ${values.join(", ")}`);
+    return input as T;
+  };
+
+/** Which of a wallet's delegations a listing holds: both ways, those it receives, or those it gives. */
+export const DIRECTIONS = ["both", "incoming", "outgoing"] as const;
+export type Direction = (typeof DIRECTIONS)[number];
+export const parseDirection = parseOneOf(DIRECTIONS);

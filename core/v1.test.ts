@@ -6,7 +6,9 @@ import {
   type CallFrame,
   registryCalls,
   V1_EVENT_NAME,
+  type V1Key,
   type V1State,
+  type V1Type,
   type V1Versions,
   v1CheckKeys,
   v1InForce,
@@ -14,6 +16,7 @@ import {
   v1KeyString,
   v1NextState,
   v1RevokedPair,
+  v1Vaults,
 } from "./v1";
 
 const vault: Address = "0x1111111111111111111111111111111111111111";
@@ -207,6 +210,41 @@ describe("v1CheckKeys", () => {
     expect(new Set(keys.map((k) => `${k.type}|${k.contract}|${k.tokenId}`)).size).toBe(3);
     // The vault and delegate are never swapped.
     for (const k of keys) expect([k.vault, k.delegate]).toEqual([vault, delegate]);
+  });
+});
+
+describe("v1Vaults", () => {
+  const key = (type: V1Type, from: Address, contract: Address = zeroAddress, tokenId = 0n): V1Key => ({
+    type,
+    vault: from,
+    delegate,
+    contract,
+    tokenId,
+  });
+
+  it("lists each vault whose check holds once, by address, through the ALL and contract fallbacks", () => {
+    const inForce = [
+      key("TOKEN", other, token, 7n),
+      key("CONTRACT", wallet, token),
+      key("ALL", vault),
+      key("TOKEN", wallet, token, 7n),
+      key("TOKEN", other, token, 8n),
+    ];
+    expect(v1Vaults({ kind: "token", delegate, contract: token, tokenId: 7n }, inForce)).toEqual([
+      vault,
+      wallet,
+      other,
+    ]);
+    expect(v1Vaults({ kind: "token", delegate, contract: token, tokenId: 9n }, inForce)).toEqual([vault, wallet]);
+    expect(v1Vaults({ kind: "contract", delegate, contract: token }, inForce)).toEqual([vault, wallet]);
+    expect(v1Vaults({ kind: "contract", delegate, contract: other }, inForce)).toEqual([vault]);
+    expect(v1Vaults({ kind: "all", delegate }, inForce)).toEqual([vault]);
+  });
+
+  it("counts only the delegate's own delegations", () => {
+    const toOther = { ...key("ALL", vault), delegate: other };
+    expect(v1Vaults({ kind: "all", delegate }, [toOther])).toEqual([]);
+    expect(v1Vaults({ kind: "all", delegate: other }, [toOther])).toEqual([vault]);
   });
 });
 

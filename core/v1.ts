@@ -141,3 +141,16 @@ export function v1RevokedPair(caller: Address, input: Hex): { vault: Address; de
   if (call.functionName === "revokeSelf") return { vault: call.args[0].toLowerCase() as Address, delegate: sender };
   throw new Error(`a RevokeDelegate log came from a call to ${call.functionName}`);
 }
+
+/**
+ * Every vault for which the check `q` of delegate `q.delegate` holds, given the delegate's
+ * delegations in force, ordered by the vault's address: each vault's check keys (v1CheckKeys)
+ * looked up among them.
+ */
+export function v1Vaults(q: Omit<V1CheckQuery, "vault">, inForce: readonly V1Key[]): Address[] {
+  const held = new Set(inForce.map(v1KeyString));
+  const vaults = new Set(inForce.filter((k) => k.delegate === q.delegate).map((k) => k.vault));
+  return [...vaults]
+    .filter((vault) => v1CheckKeys({ ...q, vault }).some((k) => held.has(v1KeyString(k))))
+    .sort((a, b) => (a < b ? -1 : 1));
+}

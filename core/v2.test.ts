@@ -11,6 +11,7 @@ import {
   v2DelegationHash,
   v2EnabledState,
   v2NextState,
+  v2Vaults,
 } from "./v2";
 import { streamBytes, xorshift32 } from "./xorshift";
 
@@ -169,5 +170,69 @@ describe("v2Check", () => {
       expect(v2Check(query).answer(() => on(1n))).toBe(0n);
       expect(v2Check({ ...query, kind: "all" }).answer(() => on())).toBe(false);
     }
+  });
+});
+
+describe("v2Vaults", () => {
+  const TYPES = ["ALL", "CONTRACT", "ERC721", "ERC20", "ERC1155"] as const;
+  const KINDS = ["all", "contract", "erc721", "erc1155", "erc20"] as const;
+  const vaults: Address[] = [
+    zeroAddress,
+    "0x0000000000000000000000000000000000000001",
+    ...Array.from({ length: 12 }, (_, i) => `0x${(0xa0 + i).toString(16).repeat(20)}` as Address),
+  ];
+  const contracts: Address[] = [token, "0x4444444444444444444444444444444444444444"];
+  const rightsValues: Hex[] = [zeroHash, claim, `0x6f74686572${"0".repeat(54)}`];
+
+  it(`answers exactly the vaults v2Check answers true or non-zero for, in address order (SEED=${SEED})`, () => {
+    const next = xorshift32(SEED);
+    const pick = <T>(list: readonly T[]) => list[next() % list.length]!;
+    for (let round = 0; round < 200; round++) {
+      // The hot wallet's enabled incoming delegations, and each one's state by its hash.
+      const incoming = Array.from({ length: next() % 30 }, () => {
+        const type = pick(TYPES);
+        const amount = type === "ERC20" || type === "ERC1155" ? BigInt(1 + (next() % 5)) : null;
+        return {
+          type,
+          from: pick(vaults),
+          rights: pick(rightsValues),
+          contract: type === "ALL" ? undefined : pick(contracts),
+          tokenId: type === "ERC721" || type === "ERC1155" ? BigInt(next() % 3) : undefined,
+          amount,
+        };
+      });
+      const enabled = new Map(
+        incoming.map((d) => [v2DelegationHash({ ...d, to }), { enabled: true, amount: d.amount ?? 0n }]),
+      );
+      const query = {
+        kind: pick(KINDS),
+        to,
+        rights: pick(rightsValues),
+        contract: pick(contracts),
+        tokenId: BigInt(next() % 3),
+      };
+      const expected = vaults
+        .map((vault) => ({ vault, answer: v2Check({ ...query, from: vault }).answer((hash) => enabled.get(hash)) }))
+        .filter(({ answer }) => answer !== false && answer !== 0n)
+        .sort((a, b) => (BigInt(a.vault) < BigInt(b.vault) ? -1 : 1));
+      expect(
+        v2Vaults(query, incoming),
+        `round ${round}: ${JSON.stringify(query, (_, v) => (typeof v === "bigint" ? `${v}` : v))}`,
+      ).toEqual(expected);
+    }
+  });
+
+  it("lists a vault covered by an ALL delegation for every check, with 2^256-1 for balances", () => {
+    const vault = vaults[5]!;
+    const incoming = [{ type: "ALL" as const, from: vault, rights: zeroHash, amount: null }];
+    expect(v2Vaults({ kind: "erc20", to, rights: claim, contract: token }, incoming)).toEqual([
+      { vault, answer: maxUint256 },
+    ]);
+    expect(v2Vaults({ kind: "erc721", to, rights: zeroHash, contract: token, tokenId: 9n }, incoming)).toEqual([
+      { vault, answer: true },
+    ]);
+    // A rights delegation does not answer a check asked with empty rights.
+    const rightsOnly = [{ ...incoming[0]!, rights: claim }];
+    expect(v2Vaults({ kind: "all", to, rights: zeroHash }, rightsOnly)).toEqual([]);
   });
 });

@@ -137,26 +137,46 @@ export type V2CheckQuery = {
   tokenId?: bigint;
 };
 
-/** For one rights value: the hashes whose delegations grant everything, and the one that grants a part. */
-type RightsKeys = { full: Hex[]; partial?: Hex };
+/** A delegation a check consults, but for its parties: its type, rights and scope. */
+export type V2Scope = { type: V2DelegationType; rights: Hex; contract?: Address; tokenId?: bigint };
 
-function keysForRights(q: V2CheckQuery, rights: Hex): RightsKeys {
-  const all = delegationHash("ALL", rights, q.from, q.to);
+/** For one rights value: the delegations that grant everything, and the one that grants a part. */
+type Consulted<T> = { full: T[]; partial?: T };
+
+function scopesForRights(q: Omit<V2CheckQuery, "from" | "to">, rights: Hex): Consulted<V2Scope> {
+  const all: V2Scope = { type: "ALL", rights };
   if (q.kind === "all") return { full: [all] };
-  const contract = delegationHash("CONTRACT", rights, q.from, q.to, q.contract);
+  const contract: V2Scope = { type: "CONTRACT", rights, contract: q.contract };
   if (q.kind === "contract") return { full: [all, contract] };
   const type = q.kind === "erc721" ? "ERC721" : q.kind === "erc20" ? "ERC20" : "ERC1155";
-  return { full: [all, contract], partial: delegationHash(type, rights, q.from, q.to, q.contract, q.tokenId) };
+  const tokenId = hasTokenId(type) ? q.tokenId : undefined;
+  return { full: [all, contract], partial: { type, rights, contract: q.contract, tokenId } };
+}
+
+/** The delegations a check consults, its parties aside: checks with non-empty rights also accept empty rights. */
+function checkScopes(q: Omit<V2CheckQuery, "from" | "to">): Consulted<V2Scope>[] {
+  const empty = scopesForRights(q, zeroHash);
+  return q.rights === zeroHash ? [empty] : [empty, scopesForRights(q, q.rights)];
 }
 
 /** `from` = 0x0 (empty) and 0x1 (the contract's revoked marker) never delegate. */
 const INVALID_FROM = new Set<string>([zeroAddress, "0x0000000000000000000000000000000000000001"]);
 
-/** Checks with non-empty rights also accept delegations with empty rights. */
-function checkRights(q: V2CheckQuery): RightsKeys[] {
-  if (INVALID_FROM.has(q.from)) return [];
-  const empty = keysForRights(q, zeroHash);
-  return q.rights === zeroHash ? [empty] : [empty, keysForRights(q, q.rights)];
+const isBalance = (kind: V2CheckKind) => kind === "erc20" || kind === "erc1155";
+
+/**
+ * The contract's answer from the states of the delegations a check consults: a boolean, or a
+ * balance (2^256-1 when an ALL or CONTRACT delegation covers it, else the larger amount).
+ */
+function answerOf<T>(consulted: Consulted<T>[], balance: boolean, state: (t: T) => V2State | undefined) {
+  let best = 0n;
+  for (const { full, partial } of consulted) {
+    const covered = full.some((t) => state(t) !== undefined);
+    const part = partial === undefined ? undefined : state(partial);
+    const value = covered ? maxUint256 : balance ? (part?.amount ?? 0n) : part !== undefined ? 1n : 0n;
+    if (value > best) best = value;
+  }
+  return balance ? best : best !== 0n;
 }
 
 export type V2Check = {
@@ -172,19 +192,46 @@ export type V2Check = {
 
 /** A check's hashes, hashed once, and how to answer it from their states. */
 export function v2Check(q: V2CheckQuery): V2Check {
-  const rights = checkRights(q);
-  const balance = q.kind === "erc20" || q.kind === "erc1155";
+  const hash = (s: V2Scope) => delegationHash(s.type, s.rights, q.from, q.to, s.contract, s.tokenId);
+  const consulted = INVALID_FROM.has(q.from)
+    ? []
+    : checkScopes(q).map(({ full, partial }) => ({ full: full.map(hash), partial: partial && hash(partial) }));
   return {
-    hashes: rights.flatMap((k) => (k.partial ? [...k.full, k.partial] : k.full)),
-    answer(enabled) {
-      let best = 0n;
-      for (const keys of rights) {
-        const full = keys.full.some((h) => enabled(h) !== undefined);
-        const part = keys.partial === undefined ? undefined : enabled(keys.partial);
-        const value = full ? maxUint256 : balance ? (part?.amount ?? 0n) : part !== undefined ? 1n : 0n;
-        if (value > best) best = value;
-      }
-      return balance ? best : best !== 0n;
-    },
+    hashes: consulted.flatMap((c) => (c.partial ? [...c.full, c.partial] : c.full)),
+    answer: (enabled) => answerOf(consulted, isBalance(q.kind), enabled),
   };
+}
+
+/** A delegation's scope as one string: scopes are equal exactly when their strings are. */
+const scopeString = (s: V2Scope) => `${s.type}|${s.rights}|${s.contract ?? ""}|${s.tokenId ?? ""}`;
+
+/** A vault a hot wallet may act for, and the check's answer for it (true, or a non-zero amount). */
+export type V2Vault = { vault: Address; answer: true | bigint };
+
+/**
+ * Every vault for which the check `q` of hot wallet `q.to` answers true or a non-zero amount, given
+ * the wallet's enabled incoming delegations, ordered by the vault's address: what `v2Check` would
+ * answer for each `from`, with the same delegations consulted, matched by their fields, not hashed.
+ */
+export function v2Vaults(
+  q: Omit<V2CheckQuery, "from">,
+  incoming: readonly (V2Scope & { from: Address; amount: bigint | null })[],
+): V2Vault[] {
+  const consulted = checkScopes(q).map(({ full, partial }) => ({
+    full: full.map(scopeString),
+    partial: partial && scopeString(partial),
+  }));
+  const byVault = new Map<Address, Map<string, V2State>>();
+  for (const d of incoming) {
+    if (INVALID_FROM.has(d.from)) continue;
+    const held = byVault.get(d.from) ?? new Map<string, V2State>();
+    held.set(scopeString(d), { enabled: true, amount: d.amount ?? 0n });
+    byVault.set(d.from, held);
+  }
+  const vaults: V2Vault[] = [];
+  for (const [vault, held] of byVault) {
+    const answer = answerOf(consulted, isBalance(q.kind), (scope) => held.get(scope));
+    if (answer !== false && answer !== 0n) vaults.push({ vault, answer });
+  }
+  return vaults.sort((a, b) => (a.vault < b.vault ? -1 : 1));
 }
