@@ -9,16 +9,8 @@ import { checksumAddress } from "../core/keccak";
 import type { Access } from "./access/open";
 import { createApp } from "./app";
 import { LISTING_CACHE_MIN_ROWS } from "./routes/listing-cache";
-import type { Store, V2Row, WalletView } from "./store/store";
+import { NOTHING_INDEXED, type Store, type V2Row, type WalletView } from "./store/store";
 import { NO_ALARMS } from "./watch/chain-alarms";
-
-const nothingIndexed: Store = {
-  v2Enabled: async () => undefined,
-  v2Wallet: async () => undefined,
-  v1InForce: async () => undefined,
-  v1Wallet: async () => undefined,
-  chainStates: async () => new Map(),
-};
 
 /** Every keyless request is let through, and counted. */
 function openAccess(): Access & { taken: number } {
@@ -61,7 +53,7 @@ describe("CORS", () => {
   it("answers a preflight: 204, the methods and headers allowed, a day's max age, Allow; not counted", async () => {
     const access = openAccess();
     const app = createApp({
-      store: nothingIndexed,
+      store: NOTHING_INDEXED,
       history: undefined,
       alarms: NO_ALARMS,
       chains,
@@ -89,7 +81,7 @@ describe("CORS", () => {
 
   it("registry answers and all errors carry Access-Control-Allow-Origin: * and the exposed headers", async () => {
     const app = createApp({
-      store: nothingIndexed,
+      store: NOTHING_INDEXED,
       history: undefined,
       alarms: NO_ALARMS,
       chains,
@@ -116,6 +108,7 @@ describe("CORS", () => {
 describe("whole wallet listings", () => {
   /** A v2 delegation from the wallet to the n-th delegate. */
   const row = (n: number): V2Row => ({
+    hash: `0x${n.toString(16).padStart(64, "0")}`,
     delegationType: "ALL",
     from: wallet(1) as V2Row["from"],
     to: wallet(0xab00 + n) as V2Row["to"],
@@ -131,7 +124,7 @@ describe("whole wallet listings", () => {
   function appOver(now: { rows: V2Row[]; revision?: string }) {
     const asked: (string | undefined)[] = [];
     const store: Store = {
-      ...nothingIndexed,
+      ...NOTHING_INDEXED,
       v2Wallet: async (_, __, held): Promise<WalletView<V2Row>> => {
         asked.push(held);
         const unchanged = now.revision !== undefined && held === now.revision;

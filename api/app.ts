@@ -32,7 +32,7 @@ export function createApp(options: AppOptions): Hono<Env> {
     const method = c.req.method;
     const allowed = methodsOf(c.req.path);
     if (!allowed.includes(method)) {
-      const why = allowed.includes("POST") ? "this path takes a batch of checks in a POST" : "this API is read-only";
+      const why = allowed.includes("POST") ? "this path takes what it asks in a POST's body" : "this API is read-only";
       throw new Problem("method_not_allowed", `${method} is not allowed; ${why}`, {
         headers: { Allow: allowed.join(", ") },
       });

@@ -7,6 +7,10 @@
 export const MAX_BATCH_ITEMS = 10_000;
 /** The largest body a batch may have: 4 MiB. */
 export const MAX_BATCH_BYTES = 4 * 1024 * 1024;
+/** The most wallets one bulk listing may ask for. */
+export const MAX_BULK_WALLETS = 1_000;
+/** The most records one bulk listing may answer with, all wallets together. */
+export const MAX_BULK_RECORDS = 100_000;
 /** The page size of history and contract listings when no `limit` is given. */
 export const LISTING_DEFAULT_LIMIT = 100;
 /** The longest label a key may carry. */

@@ -171,6 +171,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/registry/v2/{wallet}/vaults": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every vault the check (`type`) lets the hot wallet act for: whole, or a page with `limit` */
+        get: operations["v2Vaults"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/registry/v2/wallets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Up to 1000 wallets' whole V2 listings at one block, in the order asked */
+        post: operations["v2WalletListings"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/registry/v2/delegation/{hash}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The delegation with this hash, as getDelegationsFromHashes describes it, if enabled at the block */
+        get: operations["v2Delegation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/registry/v1/check/all": {
         parameters: {
             query?: never;
@@ -307,6 +358,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/registry/v1/{wallet}/vaults": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every vault the check (`type`) lets the hot wallet act for: whole, or a page with `limit` */
+        get: operations["v1Vaults"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/registry/v1/wallets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Up to 1000 wallets' whole V1 listings at one block, in the order asked */
+        post: operations["v1WalletListings"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/registry/chains": {
         parameters: {
             query?: never;
@@ -393,9 +478,32 @@ export interface components {
              * @description The amount delegated (exact uint256) for ERC20 and ERC1155; null otherwise.
              */
             amount: number | bigint | null;
+            /** @description The contract's delegation hash, as getIncomingDelegationHashes gives it (lowercase hex). */
+            hash: string;
         };
         /** @description A v2 listing: delegations in the order they were first enabled on chain (the contract's own order). */
         V2Delegations: components["schemas"]["V2Delegation"][];
+        /** @description A bulk listing: one v2 listing per wallet asked, in the order asked, all at one block. */
+        V2WalletListings: components["schemas"]["V2Delegations"][];
+        /** @description A vault the check lets the hot wallet act for. */
+        Vault: {
+            /** @description The vault (cold wallet), EIP-55 case. */
+            vault: string;
+        };
+        /** @description The vaults a boolean check lets the hot wallet act for, by address (as a 160-bit number). */
+        Vaults: components["schemas"]["Vault"][];
+        /** @description A vault the check lets the hot wallet act for, with the amount it answers. */
+        VaultAmount: {
+            /** @description The vault (cold wallet), EIP-55 case. */
+            vault: string;
+            /**
+             * Format: uint256
+             * @description What the v2 erc20 or erc1155 check answers for this vault (exact, > 0).
+             */
+            amount: number | bigint;
+        };
+        /** @description The vaults a v2 erc20 or erc1155 check gives the hot wallet an amount of, by address (as a 160-bit number). */
+        VaultAmounts: components["schemas"]["VaultAmount"][];
         /** @description A v1 delegation in force, as listings answer it. */
         V1Delegation: {
             /**
@@ -417,6 +525,8 @@ export interface components {
         };
         /** @description A v1 listing: delegations in the order the ones in force were created on chain. */
         V1Delegations: components["schemas"]["V1Delegation"][];
+        /** @description A bulk listing: one v1 listing per wallet asked, in the order asked, all at one block. */
+        V1WalletListings: components["schemas"]["V1Delegations"][];
         /** @description A v2 registry event, as the history lists it. */
         V2Event: {
             /** @description The block the event is in. */
@@ -457,6 +567,8 @@ export interface components {
              * @description The amount set (exact uint256; 0 revokes) for ERC20 and ERC1155; null otherwise.
              */
             amount: number | bigint | null;
+            /** @description The hash of the delegation the event writes (lowercase hex). */
+            hash: string;
         };
         /** @description A page of v2 events, oldest first by (block, log index); `Link` names the next page. */
         V2Events: components["schemas"]["V2Event"][];
@@ -559,7 +671,7 @@ export interface components {
              * @description The problem's stable code (README, Errors).
              * @enum {unknown}
              */
-            code: "missing_parameter" | "invalid_parameter" | "conflicting_parameter" | "unsupported_chain" | "invalid_api_key" | "invalid_admin_token" | "not_found" | "method_not_allowed" | "rate_limited" | "chain_syncing" | "block_not_indexed" | "invalid_body" | "unsupported_media_type" | "chain_reorganized" | "internal" | "malformed_request" | "request_timeout" | "content_too_large" | "headers_too_large";
+            code: "missing_parameter" | "invalid_parameter" | "conflicting_parameter" | "unsupported_chain" | "invalid_api_key" | "invalid_admin_token" | "not_found" | "delegation_not_found" | "method_not_allowed" | "rate_limited" | "chain_syncing" | "block_not_indexed" | "invalid_body" | "unsupported_media_type" | "chain_reorganized" | "internal" | "malformed_request" | "request_timeout" | "content_too_large" | "headers_too_large";
             /** @description The parameter at fault, by name or path in a batch's body (`checks[17].to`). */
             param?: string;
             /** @description unsupported_chain: the chain ids this instance serves the asked registry version on. */
@@ -2036,6 +2148,8 @@ export interface operations {
     v2WalletListing: {
         parameters: {
             query?: {
+                /** @description Which of the wallet's delegations: `both` (default), `incoming` (the wallet is the hot wallet: v2 `to`, v1 `delegate`) or `outgoing` (the cold wallet: v2 `from`, v1 `vault`). */
+                direction?: "both" | "incoming" | "outgoing";
                 /** @description Answer as at this block (default: the newest indexed); past the newest indexed is block_not_indexed: a block number from 0 to 2^63-1, in decimal or 0x-hex. */
                 blockNumber?: string;
                 /** @description The chain to answer about: a positive decimal chain id this instance serves (default 1). */
@@ -2082,6 +2196,491 @@ export interface operations {
             };
             /** @description A problem: `invalid_api_key`. */
             401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem: `method_not_allowed`. */
+            405: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem: `request_timeout`. */
+            408: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem: `content_too_large`. */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem: `rate_limited`. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem: `headers_too_large`. */
+            431: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem: `internal`. */
+            500: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem: `chain_syncing`, `chain_reorganized`. */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    v2Vaults: {
+        parameters: {
+            query: {
+                /** @description The check to answer for every vault, by the last segment of its GET path; its other parameters as that check takes them (`contract` for all but `all`, `tokenId` for token checks). */
+                type: "all" | "contract" | "erc721" | "erc1155" | "erc20";
+                /** @description The token contract: 0x and 40 hex digits: lowercase, uppercase, or mixed case that is a valid EIP-55 checksum. */
+                contract?: string;
+                /** @description The token id: an integer from 0 to 2^256-1, in decimal or 0x-hex. */
+                tokenId?: string;
+                /** @description v2 rights: 0x and 64 hex digits, or up to 32 ASCII characters taken as Solidity's bytes32("..."); absent or empty: none. */
+                rights?: string;
+                /** @description Answer as at this block (default: the newest indexed); past the newest indexed is block_not_indexed: a block number from 0 to 2^63-1, in decimal or 0x-hex. */
+                blockNumber?: string;
+                /** @description The chain to answer about: a positive decimal chain id this instance serves (default 1). */
+                chainId?: string;
+                /** @description The page's size: an integer from 1 to 1000. */
+                limit?: string;
+                /** @description The next page: copy it from the previous page's Link header; it pins its block. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The hot wallet (the delegate) whose vaults are listed: 0x and 40 hex digits: lowercase, uppercase, or mixed case that is a valid EIP-55 checksum. */
+                wallet: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The vaults, by address; with `limit`, a Link header names the next page. */
+            200: {
+                headers: {
+                    "X-Indexed-Block": components["headers"]["X-Indexed-Block"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Vaults"] | components["schemas"]["VaultAmounts"];
+                };
+            };
+            /** @description A problem: `malformed_request`, `unsupported_chain`, `missing_parameter`, `invalid_parameter`, `block_not_indexed`. */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem: `invalid_api_key`. */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem: `not_found`. */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem: `method_not_allowed`. */
+            405: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem: `request_timeout`. */
+            408: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem: `content_too_large`. */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem: `rate_limited`. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem: `headers_too_large`. */
+            431: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem: `internal`. */
+            500: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem: `chain_syncing`, `chain_reorganized`. */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    v2WalletListings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The chain to answer about: a positive decimal chain id this instance serves (default 1). */
+                    chainId?: number | string;
+                    /** @description Answer as at this block (default: the newest indexed); past the newest indexed is block_not_indexed: a block number from 0 to 2^63-1, in decimal or 0x-hex. */
+                    blockNumber?: string | number;
+                    /**
+                     * @description Which of the wallet's delegations: `both` (default), `incoming` (the wallet is the hot wallet: v2 `to`, v1 `delegate`) or `outgoing` (the cold wallet: v2 `from`, v1 `vault`).
+                     * @enum {string}
+                     */
+                    direction?: "both" | "incoming" | "outgoing";
+                    wallets: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description The listings, in order. */
+            200: {
+                headers: {
+                    "X-Indexed-Block": components["headers"]["X-Indexed-Block"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["V2WalletListings"];
+                };
+            };
+            /** @description A problem: `malformed_request`, `unsupported_chain`, `missing_parameter`, `invalid_parameter`, `block_not_indexed`, `invalid_body`. */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem: `invalid_api_key`. */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem: `method_not_allowed`. */
+            405: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem: `request_timeout`. */
+            408: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem: `content_too_large`. */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem: `rate_limited`. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem: `headers_too_large`. */
+            431: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem: `internal`. */
+            500: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem: `chain_syncing`, `chain_reorganized`. */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    v2Delegation: {
+        parameters: {
+            query?: {
+                /** @description The chain to answer about: a positive decimal chain id this instance serves (default 1). */
+                chainId?: string;
+                /** @description Answer as at this block (default: the newest indexed); past the newest indexed is block_not_indexed: a block number from 0 to 2^63-1, in decimal or 0x-hex. */
+                blockNumber?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The delegation's hash, as the contract computes it: 0x and 64 hex digits. */
+                hash: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The delegation. */
+            200: {
+                headers: {
+                    "X-Indexed-Block": components["headers"]["X-Indexed-Block"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["V2Delegation"];
+                };
+            };
+            /** @description A problem: `malformed_request`, `unsupported_chain`, `missing_parameter`, `invalid_parameter`, `block_not_indexed`. */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem: `invalid_api_key`. */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem: `delegation_not_found`. */
+            404: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -3252,6 +3851,8 @@ export interface operations {
     v1WalletListing: {
         parameters: {
             query?: {
+                /** @description Which of the wallet's delegations: `both` (default), `incoming` (the wallet is the hot wallet: v2 `to`, v1 `delegate`) or `outgoing` (the cold wallet: v2 `from`, v1 `vault`). */
+                direction?: "both" | "incoming" | "outgoing";
                 /** @description Answer as at this block (default: the newest indexed); past the newest indexed is block_not_indexed: a block number from 0 to 2^63-1, in decimal or 0x-hex. */
                 blockNumber?: string;
                 /** @description The chain to answer about: a positive decimal chain id this instance serves (default 1). */
@@ -3335,6 +3936,334 @@ export interface operations {
             };
             /** @description A problem: `content_too_large`. */
             413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem: `rate_limited`. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem: `headers_too_large`. */
+            431: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem: `internal`. */
+            500: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem: `chain_syncing`, `chain_reorganized`. */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    v1Vaults: {
+        parameters: {
+            query: {
+                /** @description The check to answer for every vault, by the last segment of its GET path; its other parameters as that check takes them (`contract` for all but `all`, `tokenId` for token checks). */
+                type: "all" | "contract" | "token";
+                /** @description The token contract: 0x and 40 hex digits: lowercase, uppercase, or mixed case that is a valid EIP-55 checksum. */
+                contract?: string;
+                /** @description The token id: an integer from 0 to 2^256-1, in decimal or 0x-hex. */
+                tokenId?: string;
+                /** @description Answer as at this block (default: the newest indexed); past the newest indexed is block_not_indexed: a block number from 0 to 2^63-1, in decimal or 0x-hex. */
+                blockNumber?: string;
+                /** @description The chain to answer about: a positive decimal chain id this instance serves (default 1). */
+                chainId?: string;
+                /** @description The page's size: an integer from 1 to 1000. */
+                limit?: string;
+                /** @description The next page: copy it from the previous page's Link header; it pins its block. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The hot wallet (the delegate) whose vaults are listed: 0x and 40 hex digits: lowercase, uppercase, or mixed case that is a valid EIP-55 checksum. */
+                wallet: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The vaults, by address; with `limit`, a Link header names the next page. */
+            200: {
+                headers: {
+                    "X-Indexed-Block": components["headers"]["X-Indexed-Block"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Vaults"];
+                };
+            };
+            /** @description A problem: `malformed_request`, `unsupported_chain`, `missing_parameter`, `invalid_parameter`, `block_not_indexed`. */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem: `invalid_api_key`. */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem: `not_found`. */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem: `method_not_allowed`. */
+            405: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem: `request_timeout`. */
+            408: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem: `content_too_large`. */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem: `rate_limited`. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem: `headers_too_large`. */
+            431: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem: `internal`. */
+            500: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem: `chain_syncing`, `chain_reorganized`. */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    v1WalletListings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The chain to answer about: a positive decimal chain id this instance serves (default 1). */
+                    chainId?: number | string;
+                    /** @description Answer as at this block (default: the newest indexed); past the newest indexed is block_not_indexed: a block number from 0 to 2^63-1, in decimal or 0x-hex. */
+                    blockNumber?: string | number;
+                    /**
+                     * @description Which of the wallet's delegations: `both` (default), `incoming` (the wallet is the hot wallet: v2 `to`, v1 `delegate`) or `outgoing` (the cold wallet: v2 `from`, v1 `vault`).
+                     * @enum {string}
+                     */
+                    direction?: "both" | "incoming" | "outgoing";
+                    wallets: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description The listings, in order. */
+            200: {
+                headers: {
+                    "X-Indexed-Block": components["headers"]["X-Indexed-Block"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["V1WalletListings"];
+                };
+            };
+            /** @description A problem: `malformed_request`, `unsupported_chain`, `missing_parameter`, `invalid_parameter`, `block_not_indexed`, `invalid_body`. */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem: `invalid_api_key`. */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem: `method_not_allowed`. */
+            405: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem: `request_timeout`. */
+            408: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem: `content_too_large`. */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem: `unsupported_media_type`. */
+            415: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];

@@ -97,7 +97,10 @@ const store: Store = {
       inForce.filter((row) => keys.some((k) => v1KeyString(k) === v1KeyString(row))),
     ),
   v2Wallet: async () => undefined,
+  v2Wallets: async () => undefined,
+  v2Delegation: async () => undefined,
   v1Wallet: async () => undefined,
+  v1Wallets: async () => undefined,
   chainStates: async () => new Map(),
 };
 

@@ -33,6 +33,7 @@ const PROVOKED: Record<Exclude<ProblemCode, (typeof PARSER_ONLY)[number]>, [Fail
   invalid_api_key: [{}, CHECK, { headers: { "X-API-KEY": "dlk_not_a_key" } }],
   invalid_admin_token: [{}, "/admin/keys", { headers: { Authorization: "Bearer not the token" } }],
   not_found: [{}, "/registry/v3/check/all"],
+  delegation_not_found: [{ unknownHash: true }, `/registry/v2/delegation/0x${"ab".repeat(32)}?chainId=${CHAIN}`],
   method_not_allowed: [{}, CHECK, { method: "DELETE" }],
   rate_limited: [{ limited: true }, CHECK],
   chain_syncing: [{ syncing: true }, `/registry/v1/${wallet(5)}?chainId=${CHAIN}`],

@@ -7,6 +7,7 @@ export type ProblemCode =
   | "invalid_api_key"
   | "invalid_admin_token"
   | "not_found"
+  | "delegation_not_found"
   | "method_not_allowed"
   | "rate_limited"
   | "chain_syncing"
@@ -29,6 +30,7 @@ const TITLES: Record<ProblemCode, [status: number, title: string]> = {
   invalid_api_key: [401, "Invalid API key"],
   invalid_admin_token: [401, "Invalid admin token"],
   not_found: [404, "Not found"],
+  delegation_not_found: [404, "Delegation not found"],
   method_not_allowed: [405, "Method not allowed"],
   rate_limited: [429, "Too many requests"],
   chain_syncing: [503, "Chain still syncing"],

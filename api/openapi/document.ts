@@ -8,7 +8,7 @@
 import { V1_CHECK_KINDS, type V1CheckKind } from "../../core/v1";
 import { V2_CHECK_KINDS, type V2CheckKind } from "../../core/v2";
 import { PROBLEM_STATUS, type ProblemCode } from "../http/problem";
-import { MAX_BATCH_ITEMS, MAX_LABEL } from "../limits";
+import { MAX_BATCH_ITEMS, MAX_BULK_WALLETS, MAX_LABEL } from "../limits";
 import { PARAMETERS, type ParameterKey, V1_CHECK_PARAMETERS, V2_CHECK_PARAMETERS } from "./parameters";
 import { type JsonSchema, schemas } from "./schemas";
 
@@ -23,6 +23,8 @@ export type Operation = {
   parameters: ParameterKey[];
   /** The query parameters that must be given (path parameters always are). */
   required?: ParameterKey[];
+  /** The query parameters some values of another require (a vaults listing's check parameters, by `type`). */
+  conditional?: ParameterKey[];
   requestBody?: JsonSchema;
   /** The 2xx answer: its status, body schema and the headers that come with it. */
   ok: { status: number; schema: JsonSchema; headers: string[]; description: string };
@@ -108,13 +110,43 @@ function batchBody<K extends string>(kinds: readonly K[], parameters: Record<K, 
   };
 }
 
+/** A bulk listing's body: the chain, the block, the direction and the wallets. */
+const WALLETS_BODY: JsonSchema = {
+  type: "object",
+  required: ["wallets"],
+  properties: {
+    chainId: { description: PARAMETERS.chainId.description, anyOf: [{ type: "integer" }, { type: "string" }] },
+    blockNumber: {
+      description: PARAMETERS.blockNumber.description,
+      anyOf: [PARAMETERS.blockNumber.schema, { type: "integer", minimum: 0 }],
+    },
+    direction: { description: PARAMETERS.direction.description, ...PARAMETERS.direction.schema },
+    wallets: {
+      type: "array",
+      minItems: 1,
+      maxItems: MAX_BULK_WALLETS,
+      items: { ...PARAMETERS.wallet.schema, description: "A wallet whose listing is asked." },
+    },
+  },
+};
+
 /** The operations of one registry version. */
 function registryOperations<K extends string>(
   version: "v1" | "v2",
   kinds: readonly K[],
   checkParameters: Record<K, readonly ParameterKey[]>,
   checkSummary: Record<K, string>,
-  answers: { check: (kind: K) => JsonSchema; batch: JsonSchema; delegations: JsonSchema; events: JsonSchema },
+  answers: {
+    check: (kind: K) => JsonSchema;
+    batch: JsonSchema;
+    delegations: JsonSchema;
+    listings: JsonSchema;
+    events: JsonSchema;
+    vaults: JsonSchema;
+    /** The vaults listing's `type`, and the check parameters it takes beside. */
+    vaultType: ParameterKey;
+    vaultParameters: ParameterKey[];
+  },
 ): Operation[] {
   const base = `/registry/${version}`;
   const tag = `${version} registry`;
@@ -209,9 +241,39 @@ function registryOperations<K extends string>(
       operationId: `${version}WalletListing`,
       tag,
       summary: "The wallet's delegations in force, incoming and outgoing: whole, or a page with `limit`",
-      parameters: ["wallet", "blockNumber", ...page],
+      parameters: ["wallet", "direction", "blockNumber", ...page],
       ok: listing("The delegations, in the order they were made; with `limit`, a Link header names the next page."),
       problems: PARAMETER_PROBLEMS,
+      access: "keyed",
+    },
+    {
+      method: "get",
+      path: `${base}/{wallet}/vaults`,
+      operationId: `${version}Vaults`,
+      tag,
+      summary: "Every vault the check (`type`) lets the hot wallet act for: whole, or a page with `limit`",
+      parameters: ["hotWallet", answers.vaultType, ...answers.vaultParameters, "blockNumber", ...page],
+      required: [answers.vaultType],
+      conditional: answers.vaultParameters.filter((key) => key !== "rights"),
+      ok: {
+        status: 200,
+        schema: answers.vaults,
+        headers: PAGE_HEADERS,
+        description: "The vaults, by address; with `limit`, a Link header names the next page.",
+      },
+      problems: [...PARAMETER_PROBLEMS, ...NOT_A_WALLET],
+      access: "keyed",
+    },
+    {
+      method: "post",
+      path: `${base}/wallets`,
+      operationId: `${version}WalletListings`,
+      tag,
+      summary: `Up to ${MAX_BULK_WALLETS} wallets' whole ${upper} listings at one block, in the order asked`,
+      parameters: [],
+      requestBody: WALLETS_BODY,
+      ok: { status: 200, schema: answers.listings, headers: READ_HEADERS, description: "The listings, in order." },
+      problems: [...PARAMETER_PROBLEMS, "invalid_body", "unsupported_media_type", "content_too_large"],
       access: "keyed",
     },
   ];
@@ -223,13 +285,32 @@ export const OPERATIONS: Operation[] = [
     check: (kind) => (kind === "erc20" || kind === "erc1155" ? ref("CheckAmount") : ref("CheckBoolean")),
     batch: ref("V2BatchAnswer"),
     delegations: ref("V2Delegations"),
+    listings: ref("V2WalletListings"),
     events: ref("V2Events"),
+    vaults: { anyOf: [ref("Vaults"), ref("VaultAmounts")] },
+    vaultType: "v2VaultType",
+    vaultParameters: ["contract", "tokenId", "rights"],
   }),
+  {
+    method: "get",
+    path: "/registry/v2/delegation/{hash}",
+    operationId: "v2Delegation",
+    tag: "v2 registry",
+    summary: "The delegation with this hash, as getDelegationsFromHashes describes it, if enabled at the block",
+    parameters: ["hash", "chainId", "blockNumber"],
+    ok: { status: 200, schema: ref("V2Delegation"), headers: READ_HEADERS, description: "The delegation." },
+    problems: [...PARAMETER_PROBLEMS, "delegation_not_found"],
+    access: "keyed",
+  },
   ...registryOperations("v1", V1_CHECK_KINDS, V1_CHECK_PARAMETERS, V1_CHECK_SUMMARY, {
     check: () => ref("CheckBoolean"),
     batch: ref("V1BatchAnswer"),
     delegations: ref("V1Delegations"),
+    listings: ref("V1WalletListings"),
     events: ref("V1Events"),
+    vaults: ref("Vaults"),
+    vaultType: "v1VaultType",
+    vaultParameters: ["contract", "tokenId"],
   }),
   {
     method: "get",

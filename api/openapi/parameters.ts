@@ -5,20 +5,25 @@
  */
 import {
   ADDRESS_PATTERN,
+  BYTES32_PATTERN,
   CHAIN_ID_PATTERN,
+  DIRECTIONS,
   LIMIT_PATTERN,
   MAX_PAGE_LIMIT,
   parseAddress,
   parseBlockNumber,
+  parseBytes32,
   parseChainId,
+  parseDirection,
   parseLimit,
+  parseOneOf,
   parseRights,
   parseUint256,
   RIGHTS_PATTERN,
   UINT_PATTERN,
 } from "../../core/parse";
-import type { V1CheckKind } from "../../core/v1";
-import type { V2CheckKind } from "../../core/v2";
+import { V1_CHECK_KINDS, type V1CheckKind } from "../../core/v1";
+import { V2_CHECK_KINDS, type V2CheckKind } from "../../core/v2";
 import type { JsonSchema } from "./schemas";
 
 export type ParameterSpec = {
@@ -54,6 +59,17 @@ const tokenId = (what: string): ParameterSpec => ({
   description: `${what}: an integer from 0 to 2^256-1, in decimal or 0x-hex.`,
   schema: { type: "string", pattern: UINT_PATTERN },
   parse: parseUint256,
+});
+
+/** The check a vaults listing asks, by its kind. */
+const vaultType = (kinds: readonly string[]): ParameterSpec => ({
+  name: "type",
+  in: "query",
+  description:
+    "The check to answer for every vault, by the last segment of its GET path; its other parameters as that " +
+    "check takes them (`contract` for all but `all`, `tokenId` for token checks).",
+  schema: { type: "string", enum: [...kinds] },
+  parse: parseOneOf(kinds),
 });
 
 /** A parameter taken as it is given (a route checks it further itself). */
@@ -104,7 +120,26 @@ export const PARAMETERS = {
     parse: parseLimit,
   },
   cursor: text("cursor", "query", "The next page: copy it from the previous page's Link header; it pins its block."),
+  direction: {
+    name: "direction",
+    in: "query",
+    description:
+      "Which of the wallet's delegations: `both` (default), `incoming` (the wallet is the hot wallet: v2 `to`, " +
+      "v1 `delegate`) or `outgoing` (the cold wallet: v2 `from`, v1 `vault`).",
+    schema: { type: "string", enum: [...DIRECTIONS] },
+    parse: parseDirection,
+  },
+  v2VaultType: vaultType(V2_CHECK_KINDS),
+  v1VaultType: vaultType(V1_CHECK_KINDS),
+  hash: {
+    name: "hash",
+    in: "path",
+    description: "The delegation's hash, as the contract computes it: 0x and 64 hex digits.",
+    schema: { type: "string", pattern: BYTES32_PATTERN },
+    parse: parseBytes32,
+  },
   wallet: address("wallet", "The wallet whose delegations are listed (as delegate or vault)", "path"),
+  hotWallet: address("wallet", "The hot wallet (the delegate) whose vaults are listed", "path"),
   contractPath: address("contract", "The token contract whose delegations are listed", "path"),
   keyId: text("id", "path", "The key's id, as POST /admin/keys and GET /admin/keys give it."),
 } satisfies Record<string, ParameterSpec>;

@@ -12,6 +12,7 @@ import type { Address, Hex } from "viem";
 import { maxUint256, zeroAddress, zeroHash } from "viem";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { chainById, V1_ADDRESS, V2_ADDRESS } from "../../core/chains";
+import { checksumAddress } from "../../core/keccak";
 import { v2DelegationHash } from "../../core/v2";
 import type { AccessDb } from "../access/db";
 import { type KeyStore, openKeyStore } from "../access/keys";
@@ -61,29 +62,39 @@ const CONTRACT = "0x4b20993bc481177ec7e8f571cecae8a9e22c02db" as Address;
 const RIGHTS = `0x${"61".repeat(4)}${"0".repeat(56)}` as Hex;
 const TX = `0x${"ab12".repeat(16)}` as Hex;
 
-const V2_ROWS: V2Row[] = [
-  { delegationType: "ALL", from: FROM, to: TO, contract: null, tokenId: null, rights: zeroHash, amount: null },
-  { delegationType: "CONTRACT", from: FROM, to: TO, contract: CONTRACT, tokenId: null, rights: RIGHTS, amount: null },
-  {
-    delegationType: "ERC721",
-    from: TO,
-    to: FROM,
-    contract: CONTRACT,
-    tokenId: maxUint256,
-    rights: zeroHash,
-    amount: null,
-  },
-  {
-    delegationType: "ERC20",
-    from: FROM,
-    to: FROM,
-    contract: CONTRACT,
-    tokenId: null,
-    rights: zeroHash,
-    amount: maxUint256,
-  },
-  { delegationType: "ERC1155", from: FROM, to: TO, contract: CONTRACT, tokenId: 0n, rights: RIGHTS, amount: 1n },
-];
+const V2_ROWS: V2Row[] = (
+  [
+    { delegationType: "ALL", from: FROM, to: TO, contract: null, tokenId: null, rights: zeroHash, amount: null },
+    { delegationType: "CONTRACT", from: FROM, to: TO, contract: CONTRACT, tokenId: null, rights: RIGHTS, amount: null },
+    {
+      delegationType: "ERC721",
+      from: TO,
+      to: FROM,
+      contract: CONTRACT,
+      tokenId: maxUint256,
+      rights: zeroHash,
+      amount: null,
+    },
+    {
+      delegationType: "ERC20",
+      from: FROM,
+      to: FROM,
+      contract: CONTRACT,
+      tokenId: null,
+      rights: zeroHash,
+      amount: maxUint256,
+    },
+    { delegationType: "ERC1155", from: FROM, to: TO, contract: CONTRACT, tokenId: 0n, rights: RIGHTS, amount: 1n },
+  ] satisfies Omit<V2Row, "hash">[]
+).map((row) => ({
+  ...row,
+  hash: v2DelegationHash({
+    ...row,
+    type: row.delegationType,
+    contract: row.contract ?? undefined,
+    tokenId: row.tokenId ?? undefined,
+  }),
+}));
 
 const V1_ROWS: V1Row[] = [
   { type: "ALL", vault: FROM, delegate: TO, contract: zeroAddress, tokenId: 0n },
@@ -94,6 +105,7 @@ const V1_ROWS: V1Row[] = [
 const at = { blockNumber: 2n ** 62n, blockTimestamp: 1_700_000_000n, transactionHash: TX };
 const v2Event = (kind: string, logIndex: number, fields: Partial<V2EventRow>): V2EventRow => ({
   ...at,
+  hash: `0x${logIndex.toString(16).padStart(64, "0")}`,
   logIndex,
   kind,
   from: FROM,
@@ -170,7 +182,10 @@ function storeOf(v2Amount: (hash: Hex) => bigint | undefined, v1All: boolean): S
       ),
     v1InForce: async (_, keys) => view(v1All ? keys.map((k) => ({ ...k })) : []),
     v2Wallet: async () => view(V2_ROWS),
+    v2Wallets: async (_, wallets) => view(wallets.map(() => V2_ROWS)),
+    v2Delegation: async (_, hash) => view(V2_ROWS.find((row) => row.hash === hash)),
     v1Wallet: async () => view(V1_ROWS),
+    v1Wallets: async (_, wallets) => view(wallets.map(() => V1_ROWS)),
     chainStates: async () => POSITIONS,
   };
 }
@@ -287,6 +302,21 @@ beforeAll(async () => {
   samples.V1Delegations.push(await some(`/registry/v1/${FROM}`));
   samples.V2Events.push(await some(`/registry/v2/${FROM}/history?limit=5`));
   samples.V1Events.push(await some("/registry/v1/history?chainId=1"));
+  // Vaults: FROM holds an ALL delegation to TO (v2 and v1).
+  const vaults = await some(`/registry/v2/${TO}/vaults?chainId=1&type=all`);
+  const amounts = await some(`/registry/v2/${TO}/vaults?chainId=1&type=erc1155&${contract}&tokenId=0&rights=airdrop`);
+  const v1Vaults = await some(`/registry/v1/${TO}/vaults?type=token&${contract}&tokenId=1`);
+  expect([vaults, amounts, v1Vaults]).toEqual([
+    [{ vault: checksumAddress(FROM) }],
+    [{ vault: checksumAddress(FROM), amount: Number(maxUint256) }],
+    [{ vault: checksumAddress(FROM) }],
+  ]);
+  samples.Vaults.push(vaults, v1Vaults);
+  samples.Vault.push(...(vaults as unknown[]));
+  samples.VaultAmounts.push(amounts);
+  samples.VaultAmount.push(...(amounts as unknown[]));
+  samples.V2WalletListings.push(await some("/registry/v2/wallets", post({ chainId: 1, wallets: [FROM, TO] })));
+  samples.V1WalletListings.push(await some("/registry/v1/wallets", post({ direction: "incoming", wallets: [TO] })));
   const chains = await some("/registry/chains");
   samples.Chains.push(chains);
   samples.Chain.push(...(chains as unknown[]));
@@ -313,6 +343,11 @@ beforeAll(async () => {
   await problem(some, 401, check, { headers: { "X-API-KEY": "dlk_nope" } });
   await problem(some, 404, "/nowhere");
   await problem(some, 404, "/admin/keys");
+  await problem(
+    appOver({ ...NOTHING, v2Delegation: async () => ({ indexedBlock: 7n, ready: true, data: undefined }) }),
+    404,
+    `/registry/v2/delegation/0x${"ab".repeat(32)}`,
+  );
   await problem(some, 405, check, { method: "DELETE" });
   await problem(some, 503, `${check}&chainId=8453`);
   await problem(appOver({ ...NOTHING, v2Enabled: async () => undefined }), 503, check);
@@ -382,7 +417,7 @@ describe("the components' schemas", () => {
 
   it("Problem validates the body of every code, with each extra field the API adds", () => {
     const codes = schemas.Problem.properties.code.enum as ProblemCode[];
-    expect(codes.length).toBe(19);
+    expect(codes.length).toBe(20);
     for (const code of codes) {
       for (const extra of [
         {},
@@ -436,7 +471,19 @@ describe("the components' schemas refuse", () => {
     ["V1Delegation", "a negative tokenId", () => changed("V1Delegation", { tokenId: -1 }, 2)],
     ["V1Delegation", "an unknown type", () => changed("V1Delegation", { type: "ERC20" })],
     ["V1Delegations", "an object for the list", () => samples.V1Delegation[0]],
+    ["V2Delegation", "an uppercase hash", () => changed("V2Delegation", { hash: `0x${"AB".repeat(32)}` })],
+    ["V2Delegation", "a missing hash", () => changed("V2Delegation", { hash: undefined })],
+    ["V2WalletListings", "a listing of v1 delegations", () => [[samples.V1Delegation[0]]]],
+    ["V2WalletListings", "no listing", () => []],
+    ["V1WalletListings", "a flat list of delegations", () => [samples.V1Delegation[0]]],
+    ["Vault", "an amount beside", () => changed("Vault", { amount: 1 })],
+    ["Vault", "a 39-digit vault", () => changed("Vault", { vault: address39 })],
+    ["VaultAmount", "no amount", () => changed("VaultAmount", { amount: undefined })],
+    ["VaultAmount", "an amount as a string", () => changed("VaultAmount", { amount: "5" })],
+    ["Vaults", "an item with an amount", () => [samples.VaultAmount[0]]],
+    ["VaultAmounts", "an item without an amount", () => [samples.Vault[0]]],
     ["V2Event", "a null enable", () => changed("V2Event", { enable: null })],
+    ["V2Event", "a missing hash", () => changed("V2Event", { hash: undefined })],
     ["V2Event", "a v1 event name", () => changed("V2Event", { event: "DelegateForAll" })],
     ["V2Event", "a short transaction hash", () => changed("V2Event", { transactionHash: "0xab" })],
     ["V2Events", "an event missing its block", () => [changed("V2Event", { blockNumber: undefined })]],

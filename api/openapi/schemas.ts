@@ -11,7 +11,7 @@ import { V1_EVENT_NAME, type V1Type } from "../../core/v1";
 import { V2_DELEGATION_TYPES, V2_EVENT_NAME, V2_RECORD_TYPE } from "../../core/v2";
 import { KEY_FORMAT } from "../access/key";
 import { PROBLEM_STATUS } from "../http/problem";
-import { MAX_BATCH_ITEMS, MAX_LABEL } from "../limits";
+import { MAX_BATCH_ITEMS, MAX_BULK_WALLETS, MAX_LABEL } from "../limits";
 
 /** A JSON Schema as a plain object: no schema library, the document is written as it is. */
 export type JsonSchema = { [key: string]: unknown };
@@ -88,10 +88,30 @@ export const schemas = {
     delegationType: { enum: V2_DELEGATION_TYPE, description: "The registry's own DelegationType." },
     rights: bytes32("The rights (bytes32, lowercase hex); all zeros when the delegation grants every right."),
     amount: uint256OrNull("The amount delegated (exact uint256) for ERC20 and ERC1155; null otherwise."),
+    hash: bytes32("The contract's delegation hash, as getIncomingDelegationHashes gives it (lowercase hex)."),
   }),
   V2Delegations: list(
     "A v2 listing: delegations in the order they were first enabled on chain (the contract's own order).",
     "V2Delegation",
+  ),
+  V2WalletListings: {
+    type: "array",
+    description: "A bulk listing: one v2 listing per wallet asked, in the order asked, all at one block.",
+    items: ref("V2Delegations"),
+    minItems: 1,
+    maxItems: MAX_BULK_WALLETS,
+  },
+  Vault: record("A vault the check lets the hot wallet act for.", {
+    vault: address("The vault (cold wallet), EIP-55 case."),
+  }),
+  Vaults: list("The vaults a boolean check lets the hot wallet act for, by address (as a 160-bit number).", "Vault"),
+  VaultAmount: record("A vault the check lets the hot wallet act for, with the amount it answers.", {
+    vault: address("The vault (cold wallet), EIP-55 case."),
+    amount: uint256("What the v2 erc20 or erc1155 check answers for this vault (exact, > 0)."),
+  }),
+  VaultAmounts: list(
+    "The vaults a v2 erc20 or erc1155 check gives the hot wallet an amount of, by address (as a 160-bit number).",
+    "VaultAmount",
   ),
   V1Delegation: record("A v1 delegation in force, as listings answer it.", {
     type: { enum: V1_TYPE, description: "What the delegation covers." },
@@ -104,6 +124,14 @@ export const schemas = {
     "A v1 listing: delegations in the order the ones in force were created on chain.",
     "V1Delegation",
   ),
+  V1WalletListings: {
+    type: "array",
+    description: "A bulk listing: one v1 listing per wallet asked, in the order asked, all at one block.",
+    items: ref("V1Delegations"),
+    minItems: 1,
+    maxItems: MAX_BULK_WALLETS,
+  },
+
   V2Event: record("A v2 registry event, as the history lists it.", {
     blockNumber: uint("The block the event is in."),
     blockTimestamp: uint("That block's timestamp, unix seconds."),
@@ -121,6 +149,7 @@ export const schemas = {
       description: "Whether the event enables the delegation; for ERC20/ERC1155, amount > 0.",
     },
     amount: uint256OrNull("The amount set (exact uint256; 0 revokes) for ERC20 and ERC1155; null otherwise."),
+    hash: bytes32("The hash of the delegation the event writes (lowercase hex)."),
   }),
   V2Events: list("A page of v2 events, oldest first by (block, log index); `Link` names the next page.", "V2Event"),
   V1Event: record("A v1 registry event, as the history lists it.", {

@@ -176,7 +176,8 @@ class PlainState {
     return [...this.v2.values()]
       .filter((r) => r.enabled && (r.from === w || r.to === w))
       .sort((a, b) => a.firstBlock - b.firstBlock || a.firstLogIndex - b.firstLogIndex)
-      .map(({ delegationType, from, to, contract, tokenId, rights, amount }) => ({
+      .map(({ hash, delegationType, from, to, contract, tokenId, rights, amount }) => ({
+        hash,
         delegationType,
         from,
         to,

@@ -351,6 +351,12 @@ export class ChainState {
     return out;
   }
 
+  /** The enabled delegation with this hash, if any. */
+  v2Delegation(hash: Hex): V2Row | undefined {
+    const row = this.v2Keys.find(this.hashBytes(hash));
+    return row !== NONE && this.v2.flags[row] === (LIVE | ENABLED) ? this.v2Row(row) : undefined;
+  }
+
   v2Wallet(wallet: Address): V2Row[] {
     return this.v2Lists
       .rows(this.findAddress(wallet))
@@ -397,6 +403,7 @@ export class ChainState {
     const [from, to] = this.v2Lists.wallets(row);
     const contract = this.v2.contract[row]!;
     return {
+      hash: this.v2Keys.hex(row) as Hex,
       delegationType: V2_DELEGATION_TYPES[this.v2.type[row]!] as V2DelegationType,
       from: this.addresses.hex(from),
       to: this.addresses.hex(to),

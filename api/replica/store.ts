@@ -123,7 +123,10 @@ export function createReplicaStore(
     },
     v2Enabled: async (chainId, hashes) => view(chainId, (s) => s.v2Enabled(hashes)),
     v2Wallet: async (chainId, wallet, held) => walletView(chainId, wallet, held, (s) => s.v2Wallet(wallet)),
+    v2Wallets: async (chainId, wallets) => view(chainId, (s) => wallets.map((w) => s.v2Wallet(w))),
+    v2Delegation: async (chainId, hash) => view(chainId, (s) => s.v2Delegation(hash)),
     v1InForce: async (chainId, keys) => view(chainId, (s) => s.v1InForce(keys)),
+    v1Wallets: async (chainId, wallets) => view(chainId, (s) => wallets.map((w) => s.v1Wallet(w))),
     v1Wallet: async (chainId, wallet, held) => walletView(chainId, wallet, held, (s) => s.v1Wallet(wallet)),
     async chainStates() {
       const states = new Map<number, ChainPosition>();

@@ -10,10 +10,11 @@
  * first page, so that the pages together are the whole answer at that block.
  */
 import type { Context } from "hono";
+import type { Address } from "viem";
 import { toJson } from "../http/json";
 import { Params } from "../http/params";
 import { Problem } from "../http/problem";
-import type { HistoryStore, Page, PageRequest } from "../store/history-store";
+import type { HistoryStore, Page, PageRequest, Position } from "../store/history-store";
 import type { ServedChain } from "../store/served-chains";
 import type { ChainPosition, ChainView } from "../store/store";
 import type { ChainAlarms } from "../watch/chain-alarms";
@@ -129,10 +130,11 @@ export async function answerAt(
 
 /**
  * One page of a listing or of the history. The first page pins its block (`pin`, from the
- * parameters and the newest indexed block); the cursor in its `Link` carries that block and the
- * last position given, so the next page continues there, at the same block.
+ * parameters and the newest indexed block); the cursor in its `Link` carries that block and where
+ * the page ended (a position on the chain, or for lists ordered by address an address), so the next
+ * page continues there, at the same block.
  */
-export async function pageAnswer<T>(
+export async function pageAnswer<T, A extends Position | Address = Position>(
   c: Context<Env>,
   version: "v1" | "v2",
   options: {
@@ -140,24 +142,29 @@ export async function pageAnswer<T>(
     defaultLimit: number | undefined;
     /** The block the first page answers at (undefined: the newest indexed), and the parameter naming it. */
     pin: (params: Params) => { asked: bigint | undefined; param: string };
+    /** What the list is ordered by: positions (the default) or addresses. */
+    orderedBy?: A extends Address ? "address" : "position";
     read: (
       chainId: number,
       params: Params,
       history: HistoryStore,
       block: bigint,
-      page: PageRequest,
-    ) => Promise<Page<T>>;
+      page: PageRequest<A>,
+    ) => Promise<Page<T, A>>;
     record: (item: T) => unknown;
   },
 ): Promise<Response> {
   const { chainId, params } = chainRequest(c, version);
   const digest = requestDigest(c.req.path, params.entries());
   const text = params.get("cursor");
-  const cursor: Cursor | undefined = text === undefined ? undefined : decodeCursor(text, digest);
+  const kind = options.orderedBy ?? "position";
+  const cursor =
+    text === undefined ? undefined : (decodeCursor(text, digest, kind as "position") as Cursor<Position | Address>);
   const limit = params.limit(options.defaultLimit);
   const { asked, param } = cursor === undefined ? options.pin(params) : { asked: cursor.block, param: "cursor" };
   const block = await indexedBlock(c, chainId, asked, param);
-  const page = await options.read(chainId, params, historyOf(c, chainId), block, { after: cursor?.after, limit });
+  const after = cursor?.after as A | undefined;
+  const page = await options.read(chainId, params, historyOf(c, chainId), block, { after, limit });
   const last = page.items.at(-1);
   const headers: Record<string, string> = {};
   if (page.more && last !== undefined) {

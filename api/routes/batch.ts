@@ -1,17 +1,19 @@
 /**
- * Batch checks (api-contract.md, "Batch checks"): `POST /registry/v{1,2}/check` with
- * `{"chainId", "blockNumber", "checks": [{"type": "all", "to": "0x…", …}, …]}`. Each item is read
- * with the GET check's parameters and rules, named `checks[17].to` in errors; every item is
- * answered at one block.
+ * The POST bodies (api-contract.md, "Batch checks", "Bulk listings"): `POST /registry/v{1,2}/check`
+ * with `{"chainId", "blockNumber", "checks": [{"type": "all", "to": "0x…", …}, …]}`, each item read
+ * with the GET check's parameters and rules, named `checks[17].to` in errors; and
+ * `POST /registry/v{1,2}/wallets` with `{"chainId", "blockNumber", "direction", "wallets": [...]}`.
  *
- * The body is parsed with exact numbers (lossless-json): a `tokenId` may be a JSON integer of any
+ * A body is parsed with exact numbers (lossless-json): a `tokenId` may be a JSON integer of any
  * size. Keyless clients spend one request of their budget per item, all or none.
  */
 import type { Context } from "hono";
 import { isLosslessNumber, parse } from "lossless-json";
-import { Params } from "../http/params";
+import type { Address } from "viem";
+import { parseAddress } from "../../core/parse";
+import { Params, parseParam } from "../http/params";
 import { Problem } from "../http/problem";
-import { MAX_BATCH_BYTES, MAX_BATCH_ITEMS } from "../limits";
+import { MAX_BATCH_BYTES, MAX_BATCH_ITEMS, MAX_BULK_WALLETS } from "../limits";
 import type { Env } from "./env";
 
 /** One item of a batch: its check type and its parameters. */
@@ -55,8 +57,8 @@ function text(value: unknown): string | undefined {
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 
-/** An object's fields as parameters; a field the checks read (`names`) must be a string or a number. */
-function fields(object: Record<string, unknown>, prefix: string, names: ReadonlySet<string>): Params {
+/** An object's fields as parameters; a field the routes read (`names`) must be a string or a number. */
+function fieldParams(object: Record<string, unknown>, prefix: string, names: ReadonlySet<string>): Params {
   const entries: [string, string][] = [];
   for (const [name, value] of Object.entries(object)) {
     const given = text(value);
@@ -71,47 +73,64 @@ function fields(object: Record<string, unknown>, prefix: string, names: Readonly
   return new Params(entries, prefix);
 }
 
+/** A body's list (`checks`, `wallets`) and its other fields, as parameters. */
+type ListBody = { params: Params; items: unknown[] };
+
 /**
- * The batch in the request's body, its items' types checked against `types`; the keyless budget
- * is spent for its items (or for one request, when the body is refused).
+ * The JSON object in the request's body, with its list `name` (1 to `max` items) and its fields
+ * `fields` as parameters. The keyless budget is spent for its items (or for one request, when the
+ * body is refused).
  */
-export async function readBatch<K extends string>(
+async function readListBody(
   c: Context<Env>,
-  types: readonly K[],
-  names: ReadonlySet<string>,
-): Promise<Batch<K>> {
-  let items: unknown[];
-  let params: Params;
+  list: { name: string; max: number; what: string },
+  fields: readonly string[],
+): Promise<ListBody> {
+  let body: ListBody;
   try {
     const raw = await bodyText(c.req.raw);
     const type = c.req.header("Content-Type") ?? "";
     if (!/^application\/json\s*(;|$)/i.test(type)) {
-      throw new Problem("unsupported_media_type", "a batch's body is JSON: send Content-Type: application/json");
+      throw new Problem("unsupported_media_type", "the body is JSON: send Content-Type: application/json");
     }
-    let body: unknown;
+    let json: unknown;
     try {
-      body = parse(raw);
+      json = parse(raw);
     } catch (error) {
       throw new Problem("invalid_body", `the body is not valid JSON (${(error as Error).message})`);
     }
-    if (!isObject(body) || !Array.isArray(body.checks)) {
+    const items = isObject(json) ? json[list.name] : undefined;
+    if (!isObject(json) || !Array.isArray(items)) {
+      const optional = fields.map((f) => `"${f}"`).join(", ");
       throw new Problem(
         "invalid_body",
-        'the body is a JSON object with an array "checks" (and optional "chainId", "blockNumber")',
+        `the body is a JSON object with an array "${list.name}" (and optional ${optional})`,
       );
     }
-    if (body.checks.length === 0) throw new Problem("invalid_body", `"checks" holds 1 to ${MAX_BATCH_ITEMS} checks`);
-    if (body.checks.length > MAX_BATCH_ITEMS) {
-      throw new Problem("content_too_large", `"checks" holds at most ${MAX_BATCH_ITEMS} checks; split the batch`);
+    if (items.length === 0) throw new Problem("invalid_body", `"${list.name}" holds 1 to ${list.max} ${list.what}`);
+    if (items.length > list.max) {
+      throw new Problem("content_too_large", `"${list.name}" holds at most ${list.max} ${list.what}; split the list`);
     }
-    items = body.checks;
-    params = fields(body, "", new Set(["chainId", "blockNumber"]));
+    body = { items, params: fieldParams(json, "", new Set(fields)) };
   } catch (error) {
     // A refused body still counts as one request of a keyless client's budget.
     await c.var.spendKeyless(1);
     throw error;
   }
-  await c.var.spendKeyless(items.length);
+  await c.var.spendKeyless(body.items.length);
+  return body;
+}
+
+/** The batch of checks in the request's body, its items' types checked against `types`. */
+export async function readBatch<K extends string>(
+  c: Context<Env>,
+  types: readonly K[],
+  names: ReadonlySet<string>,
+): Promise<Batch<K>> {
+  const { params, items } = await readListBody(c, { name: "checks", max: MAX_BATCH_ITEMS, what: "checks" }, [
+    "chainId",
+    "blockNumber",
+  ]);
   return {
     params,
     items: items.map((item, i) => {
@@ -125,7 +144,22 @@ export async function readBatch<K extends string>(
           param: `${at}.type`,
         });
       }
-      return { type: type as K, params: fields(item, at, names) };
+      return { type: type as K, params: fieldParams(item, at, names) };
     }),
   };
+}
+
+/** The wallets of a bulk listing in the request's body, and its parameters (`chainId`, `blockNumber`, `direction`). */
+export async function readWallets(c: Context<Env>): Promise<{ params: Params; wallets: Address[] }> {
+  const { params, items } = await readListBody(c, { name: "wallets", max: MAX_BULK_WALLETS, what: "wallets" }, [
+    "chainId",
+    "blockNumber",
+    "direction",
+  ]);
+  const wallets = items.map((item, i) => {
+    const at = `wallets[${i}]`;
+    if (typeof item !== "string") throw new Problem("invalid_parameter", `'${at}': expected an address`, { param: at });
+    return parseParam(at, item, parseAddress);
+  });
+  return { params, wallets };
 }

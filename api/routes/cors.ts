@@ -1,13 +1,13 @@
 import type { MiddlewareHandler } from "hono";
 import { cors } from "hono/cors";
 
-/** The batch checks' paths: the only ones that take a POST. */
-const BATCH_PATH = /^\/registry\/v[12]\/check$/;
+/** The paths that take a POST: batch checks and bulk listings. */
+const POST_PATH = /^\/registry\/v[12]\/(check|wallets)$/;
 /**
  * What a /registry path allows (OPTIONS answers CORS preflights): the API is read-only, so GET and
- * HEAD, but for the batch checks, which take their checks in a POST's body.
+ * HEAD, but for batch checks and bulk listings, which take what they ask in a POST's body.
  */
-export const methodsOf = (path: string) => (BATCH_PATH.test(path) ? ["POST", "OPTIONS"] : ["GET", "HEAD", "OPTIONS"]);
+export const methodsOf = (path: string) => (POST_PATH.test(path) ? ["POST", "OPTIONS"] : ["GET", "HEAD", "OPTIONS"]);
 /** The response headers a browser may read across origins. */
 const EXPOSED = ["X-Indexed-Block", "Retry-After", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"];
 /** The CORS headers of every answer but a preflight's (errors' too, so that a browser can read the problem). */

@@ -11,6 +11,17 @@ describe("cursors", () => {
   it("round-trip the block and the position", () => {
     const cursor = { block: 18_000_000n, after: { block: 17_999_999n, logIndex: 42 } };
     expect(decodeCursor(encodeCursor(digest, cursor), digest)).toEqual(cursor);
+    const last = { block: 2n ** 63n - 1n, after: { block: 2n ** 63n - 1n, logIndex: 2 ** 31 - 1 } };
+    expect(decodeCursor(encodeCursor(digest, last), digest)).toEqual(last);
+  });
+
+  it("round-trip an address for lists ordered by address, and take only an address there", () => {
+    const cursor = { block: 7n, after: "0x00000000000000000000000000000000000000ff" as const };
+    expect(decodeCursor(encodeCursor(digest, cursor), digest, "address")).toEqual(cursor);
+    const position = encodeCursor(digest, { block: 7n, after: { block: 5n, logIndex: 1 } });
+    expect(() => decodeCursor(position, digest, "address")).toThrow(Problem);
+    const upper = Buffer.from(JSON.stringify([1, digest, "7", `0x${"AB".repeat(20)}`])).toString("base64url");
+    expect(() => decodeCursor(upper, digest, "address")).toThrow(Problem);
   });
 
   it("name the request they continue: the path and every parameter but cursor and limit, in any order", () => {
@@ -41,6 +52,13 @@ describe("cursors", () => {
       forged([1, digest, 5, "5", 0]),
       forged([1, digest, "05", "5", 0]),
       forged({ block: 5 }),
+      // Past what the tables' columns hold: a block past 2^63-1, a log index past 2^31-1.
+      forged([1, digest, "9999999999999999999", "5", 0]),
+      forged([1, digest, "5", "9223372036854775808", 0]),
+      forged([1, digest, "5", "5", 2 ** 31]),
+      forged([1, digest, "5", "5", 2 ** 53]),
+      // An address where a position belongs.
+      forged([1, digest, "5", "0x0000000000000000000000000000000000000001"]),
     ]) {
       let thrown: unknown;
       try {

@@ -13,7 +13,9 @@ const CHECK_PATH = /^\/registry\/(v[12])\/check\/([a-z0-9]+)(?:\?|$)/;
 
 /** A registry version's one check of `kind` from `params` (undefined: no such kind); throws as the route would. */
 const checkOf =
-  <K extends string, Q, Row, Event>(spec: RegistrySpec<K, Q, Row, Event>) =>
+  <K extends string, Q>(
+    spec: Pick<RegistrySpec<K, Q, unknown, unknown, unknown, unknown>, "kinds" | "readChecks" | "checkQuery">,
+  ) =>
   (kind: string, params: Params): CheckReads | undefined =>
     (spec.kinds as readonly string[]).includes(kind)
       ? spec.readChecks([spec.checkQuery(kind as K, params)])

@@ -2,8 +2,9 @@
  * The JSON records the API answers with (api-contract.md, "Outputs", "History"): addresses in
  * EIP-55 case, integers exact (bigints, written by api/http/json.ts), `null` where a field does not apply.
  */
+import type { Address } from "viem";
 import { checksumAddress } from "../../core/keccak";
-import { isAmountType, V2_RECORD_TYPE, type V2DelegationType } from "../../core/v2";
+import { isAmountType, V2_RECORD_TYPE, type V2DelegationType, type V2Vault } from "../../core/v2";
 import type { V1EventRow, V2EventRow } from "../store/history-store";
 import type { V1Row, V2Row } from "../store/store";
 
@@ -17,6 +18,7 @@ export const v2Record = (d: V2Row) => ({
   delegationType: d.delegationType,
   rights: d.rights,
   amount: d.amount,
+  hash: d.hash,
 });
 
 /** A v1 delegation as listed. */
@@ -62,6 +64,7 @@ export function v2EventRecord(e: V2EventRow) {
     rights: e.rights,
     enable: amounts ? e.amount! > 0n : e.enable,
     amount: amounts ? e.amount : null,
+    hash: e.hash,
   };
 }
 
@@ -75,3 +78,10 @@ export const v1EventRecord = (e: V1EventRow) => ({
   value: e.value,
   revokedDelegate: addressOrNull(e.revokedDelegate),
 });
+
+/** A vault the hot wallet may act for; for erc20 and erc1155 checks, with the amount the check answers. */
+export const v2VaultRecord = ({ vault, answer }: V2Vault) =>
+  answer === true ? { vault: checksumAddress(vault) } : { vault: checksumAddress(vault), amount: answer };
+
+/** A vault the delegate may act for. */
+export const v1VaultRecord = (vault: Address) => ({ vault: checksumAddress(vault) });

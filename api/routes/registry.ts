@@ -1,19 +1,20 @@
 /**
  * The routes both registry versions have, built from what differs between them: the checks (their
- * kinds, parameters and how a set of them is answered at one block), the delegation records and
+ * kinds, parameters and how a set of them is answered at one block), which delegations a wallet
+ * takes part in which way, the vaults a check lets a hot wallet act for, the delegation records and
  * the event records.
  */
 import { type Context, Hono } from "hono";
 import type { Address } from "viem";
-import { parseAddress, parseUint256 } from "../../core/parse";
+import { type Direction, parseAddress, parseDirection, parseOneOf, parseUint256 } from "../../core/parse";
 import { toJson } from "../http/json";
 import { type Params, parseParam } from "../http/params";
-import { notFound } from "../http/problem";
-import { LISTING_DEFAULT_LIMIT } from "../limits";
+import { notFound, Problem } from "../http/problem";
+import { LISTING_DEFAULT_LIMIT, MAX_BULK_RECORDS } from "../limits";
 import type { BlockRange, HistoryStore, Page, PageRequest } from "../store/history-store";
 import type { ChainView, Store, WalletView } from "../store/store";
 import { answerAt, chainRequest, pageAnswer, servedChainId } from "./answer";
-import { readBatch } from "./batch";
+import { readBatch, readWallets } from "./batch";
 import type { Env } from "./env";
 import { LISTING_CACHE_MIN_ROWS } from "./listing-cache";
 import { historyPage, listingPin } from "./pages";
@@ -25,7 +26,7 @@ export type CheckReads = {
 };
 
 /** What a registry version's routes are made of. */
-export type RegistrySpec<K extends string, Q, Row, Event> = {
+export type RegistrySpec<K extends string, Q, VQ, Row, Event, Vault> = {
   version: "v1" | "v2";
   /** The check kinds: `/check/<kind>`, and a batch item's `type`. */
   kinds: readonly K[];
@@ -36,14 +37,25 @@ export type RegistrySpec<K extends string, Q, Row, Event> = {
   readChecks: (queries: Q[]) => CheckReads;
   /** The wallet's whole listing at the newest indexed block (no rows while `held` is its revision). */
   wallet: (store: Store, chainId: number, wallet: Address, held?: string) => Promise<WalletView<Row> | undefined>;
-  /** A page of the wallet's listing at a block. */
+  /** Each wallet's whole listing at the newest indexed block, all from one view. */
+  wallets: (store: Store, chainId: number, wallets: readonly Address[]) => Promise<ChainView<Row[][]> | undefined>;
+  /** A page of the wallet's listing in `direction` at a block. */
   walletAt: (
     history: HistoryStore,
     chainId: number,
     wallet: Address,
     block: bigint,
     page: PageRequest,
+    direction: Direction,
   ) => Promise<Page<Row>>;
+  /** Whether a row of the wallet's listing is in its listing in `direction`. */
+  inDirection: (row: Row, wallet: Address, direction: Direction) => boolean;
+  /** A vaults query: a check of `kind` for hot wallet `wallet`, from the check's parameters but the vault. */
+  vaultQuery: (kind: K, params: Params, wallet: Address) => VQ;
+  /** The vaults the query lets its hot wallet act for, by address, from the wallet's incoming delegations. */
+  vaults: (query: VQ, incoming: Row[]) => Vault[];
+  vaultAddress: (vault: Vault) => Address;
+  vaultRecord: (vault: Vault) => unknown;
   /** A page of the contract's listing at a block. */
   contractAt: (
     history: HistoryStore,
@@ -65,14 +77,23 @@ export type RegistrySpec<K extends string, Q, Row, Event> = {
   eventRecord: (event: Event) => unknown;
 };
 
-/** A path parameter that is an address. */
 const encoder = new TextEncoder();
 
+/** The 413 of a bulk listing whose answer would hold more than MAX_BULK_RECORDS records. */
+const tooManyRecords = () =>
+  new Problem(
+    "content_too_large",
+    `the listings would hold more than ${MAX_BULK_RECORDS} delegations together; split the list of wallets`,
+  );
+
+/** A path parameter that is an address. */
 const addressParam = (c: Context<Env>, name: string): Address =>
   parseParam(name, c.req.param(name) ?? "", parseAddress);
 
 /** The checks (one by GET, many by POST), listings, contract listings and history of one registry version. */
-export function registryRoutes<K extends string, Q, Row, Event>(spec: RegistrySpec<K, Q, Row, Event>): Hono<Env> {
+export function registryRoutes<K extends string, Q, VQ, Row, Event, Vault>(
+  spec: RegistrySpec<K, Q, VQ, Row, Event, Vault>,
+): Hono<Env> {
   const { version } = spec;
   const routes = new Hono<Env>();
 
@@ -138,32 +159,104 @@ export function registryRoutes<K extends string, Q, Row, Event>(spec: RegistrySp
     }),
   );
 
+  const directionOf = (params: Params) => params.optional("direction", parseDirection) ?? "both";
+  const inDirection = (rows: Row[], wallet: Address, direction: Direction) =>
+    direction === "both" ? rows : rows.filter((row) => spec.inDirection(row, wallet, direction));
+
+  routes.post("/wallets", async (c) => {
+    const { params, wallets } = await readWallets(c);
+    const chainId = servedChainId(c.var, version, params);
+    const direction = directionOf(params);
+    /** A bulk listing's records are bounded: past the bound, the list is to be split. */
+    const bounded = (lists: Row[][]) => {
+      if (lists.reduce((sum, list) => sum + list.length, 0) > MAX_BULK_RECORDS) throw tooManyRecords();
+      return lists.map((list) => list.map(spec.record));
+    };
+    return answerAt(c, chainId, params.blockNumber(), {
+      head: async () => {
+        const view = await spec.wallets(c.var.store, chainId, wallets);
+        return (
+          view && { ...view, body: bounded(view.data.map((rows, i) => inDirection(rows, wallets[i]!, direction))) }
+        );
+      },
+      at: async (history, block) => {
+        const lists: Row[][] = [];
+        let left = MAX_BULK_RECORDS;
+        for (const wallet of wallets) {
+          // Read no more rows than the bound lets through, however large a wallet's list.
+          const page = await spec.walletAt(history, chainId, wallet, block, { limit: left }, direction);
+          if (page.more) throw tooManyRecords();
+          lists.push(page.items);
+          left -= page.items.length;
+        }
+        return bounded(lists);
+      },
+    });
+  });
+
+  const parseKind = parseOneOf(spec.kinds);
+  routes.get("/:wallet/vaults", (c) => {
+    const { chainId, params } = chainRequest(c, version);
+    const wallet = addressParam(c, "wallet");
+    const kind = params.required(["type"], parseKind);
+    const query = spec.vaultQuery(kind, params, wallet);
+    const incoming = (rows: Row[]) => inDirection(rows, wallet, "incoming");
+    if (params.get("limit") !== undefined || params.get("cursor") !== undefined) {
+      return pageAnswer<Vault, Address>(c, version, {
+        defaultLimit: undefined,
+        pin: listingPin,
+        orderedBy: "address",
+        read: async (_, __, history, block, page) => {
+          const all = spec.vaults(query, (await spec.walletAt(history, chainId, wallet, block, {}, "incoming")).items);
+          const from = page.after === undefined ? 0 : all.findIndex((v) => spec.vaultAddress(v) > page.after!);
+          const rest = from < 0 ? [] : all.slice(from);
+          const items = rest.slice(0, page.limit).map((v) => ({ ...v, position: spec.vaultAddress(v) }));
+          return { items, more: rest.length > items.length };
+        },
+        record: spec.vaultRecord,
+      });
+    }
+    return answerAt(c, chainId, params.blockNumber(), {
+      head: async () => {
+        const view = await spec.wallet(c.var.store, chainId, wallet);
+        return view && { ...view, body: spec.vaults(query, incoming(view.data ?? [])).map(spec.vaultRecord) };
+      },
+      at: async (history, block) =>
+        spec
+          .vaults(query, (await spec.walletAt(history, chainId, wallet, block, {}, "incoming")).items)
+          .map(spec.vaultRecord),
+    });
+  });
+
   routes.get("/:wallet", (c) => {
     const { chainId, params } = chainRequest(c, version);
     const wallet = addressParam(c, "wallet");
+    const direction = directionOf(params);
     // Pages come from the history; a whole listing from the Store, or from the history at a past block.
     if (params.get("limit") !== undefined || params.get("cursor") !== undefined) {
       return pageAnswer(c, version, {
         defaultLimit: undefined,
         pin: listingPin,
-        read: (_, __, store, block, page) => spec.walletAt(store, chainId, wallet, block, page),
+        read: (_, __, store, block, page) => spec.walletAt(store, chainId, wallet, block, page, direction),
         record: spec.record,
       });
     }
     return answerAt(c, chainId, params.blockNumber(), {
       head: async () => {
         // Rendered once per revision of the wallet's rows, where the store numbers them.
-        const key = `${version}/${chainId}/${wallet}`;
+        const key = `${version}/${chainId}/${wallet}/${direction}`;
         const held = c.var.listings.get(key);
         const view = await spec.wallet(c.var.store, chainId, wallet, held?.revision);
         if (view === undefined) return undefined;
         if (view.data === undefined) return { ...view, body: held!.json };
-        const json = encoder.encode(toJson(view.data.map(spec.record)));
-        if (view.ready && view.revision !== undefined && view.data.length >= LISTING_CACHE_MIN_ROWS)
+        const rows = inDirection(view.data, wallet, direction);
+        const json = encoder.encode(toJson(rows.map(spec.record)));
+        if (view.ready && view.revision !== undefined && rows.length >= LISTING_CACHE_MIN_ROWS)
           c.var.listings.set(key, { revision: view.revision, json });
         return { ...view, body: json };
       },
-      at: async (store, block) => (await spec.walletAt(store, chainId, wallet, block, {})).items.map(spec.record),
+      at: async (store, block) =>
+        (await spec.walletAt(store, chainId, wallet, block, {}, direction)).items.map(spec.record),
     });
   });
 

@@ -1,3 +1,4 @@
+import type { Address } from "viem";
 import {
   V1_CHECK_KINDS,
   type V1CheckKind,
@@ -5,19 +6,28 @@ import {
   type V1Key,
   v1CheckKeys,
   v1KeyString,
+  v1Vaults,
 } from "../../core/v1";
 import type { Params } from "../http/params";
 import { V1_CHECK_PARAMETERS } from "../openapi/parameters";
 import type { V1EventRow } from "../store/history-store";
 import type { V1Row } from "../store/store";
-import { v1EventRecord, v1Record } from "./records";
+import { v1EventRecord, v1Record, v1VaultRecord } from "./records";
 import { type CheckReads, type RegistrySpec, registryRoutes } from "./registry";
 
+/** What a check of `kind` asks about, but its parties: the contract and token it names. */
+function scopeOf(kind: V1CheckKind, params: Params): Omit<V1CheckQuery, "delegate" | "vault"> {
+  const scope: Omit<V1CheckQuery, "delegate" | "vault"> = { kind };
+  if (kind !== "all") scope.contract = params.address("contract");
+  if (kind === "token") scope.tokenId = params.tokenId();
+  return scope;
+}
+
 function checkQuery(kind: V1CheckKind, params: Params): V1CheckQuery {
-  const query: V1CheckQuery = { kind, delegate: params.address("delegate"), vault: params.address("vault") };
-  if (kind !== "all") query.contract = params.address("contract");
-  if (kind === "token") query.tokenId = params.tokenId();
-  return query;
+  // The parties first: their problems are reported before the scope's.
+  const delegate = params.address("delegate");
+  const vault = params.address("vault");
+  return { ...scopeOf(kind, params), delegate, vault };
 }
 
 /**
@@ -48,12 +58,18 @@ export const V1_SPEC = {
   checkQuery,
   readChecks,
   wallet: (store, ...args) => store.v1Wallet(...args),
+  wallets: (store, ...args) => store.v1Wallets(...args),
   walletAt: (history, ...args) => history.v1Wallet(...args),
+  inDirection: (row, wallet, direction) => (direction === "incoming" ? row.delegate : row.vault) === wallet,
+  vaultQuery: (kind, params, wallet) => ({ ...scopeOf(kind, params), delegate: wallet }),
+  vaults: v1Vaults,
+  vaultAddress: (vault) => vault,
+  vaultRecord: v1VaultRecord,
   contractAt: (history, ...args) => history.v1Contract(...args),
   events: (history, ...args) => history.v1Events(...args),
   record: v1Record,
   eventRecord: v1EventRecord,
-} satisfies RegistrySpec<V1CheckKind, V1CheckQuery, V1Row, V1EventRow>;
+} satisfies RegistrySpec<V1CheckKind, V1CheckQuery, Omit<V1CheckQuery, "vault">, V1Row, V1EventRow, Address>;
 
 /** The v1 registry's routes. */
 export const v1 = registryRoutes(V1_SPEC);

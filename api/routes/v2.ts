@@ -1,10 +1,23 @@
+import { Hono } from "hono";
 import type { Hex } from "viem";
-import { V2_CHECK_KINDS, type V2CheckKind, type V2CheckQuery, type V2State, v2Check } from "../../core/v2";
-import type { Params } from "../http/params";
+import { parseBytes32 } from "../../core/parse";
+import {
+  V2_CHECK_KINDS,
+  type V2CheckKind,
+  type V2CheckQuery,
+  type V2State,
+  type V2Vault,
+  v2Check,
+  v2Vaults,
+} from "../../core/v2";
+import { type Params, parseParam } from "../http/params";
+import { Problem } from "../http/problem";
 import { V2_CHECK_PARAMETERS } from "../openapi/parameters";
 import type { V2EventRow } from "../store/history-store";
 import type { V2Row } from "../store/store";
-import { v2EventRecord, v2Record } from "./records";
+import { answerAt, chainRequest } from "./answer";
+import type { Env } from "./env";
+import { v2EventRecord, v2Record, v2VaultRecord } from "./records";
 import { type CheckReads, type RegistrySpec, registryRoutes } from "./registry";
 
 /** Hot wallet and cold wallet: erc* checks take either name for each party (api-contract.md). */
@@ -16,17 +29,30 @@ const PARTIES: Record<V2CheckKind, { to: string[]; from: string[] }> = {
   erc20: { to: ["to", "delegate"], from: ["from", "vault"] },
 };
 
-function checkQuery(kind: V2CheckKind, params: Params): V2CheckQuery {
-  const query: V2CheckQuery = {
-    kind,
-    to: params.address(...PARTIES[kind].to),
-    from: params.address(...PARTIES[kind].from),
-    rights: params.rights(),
-  };
-  if (kind !== "all") query.contract = params.address("contract");
-  if (kind === "erc721" || kind === "erc1155") query.tokenId = params.tokenId();
-  return query;
+/** What a check of `kind` asks about, but its parties: rights, and the contract and token it names. */
+function scopeOf(kind: V2CheckKind, params: Params): Omit<V2CheckQuery, "to" | "from"> {
+  const scope: Omit<V2CheckQuery, "to" | "from"> = { kind, rights: params.rights() };
+  if (kind !== "all") scope.contract = params.address("contract");
+  if (kind === "erc721" || kind === "erc1155") scope.tokenId = params.tokenId();
+  return scope;
 }
+
+function checkQuery(kind: V2CheckKind, params: Params): V2CheckQuery {
+  // The parties first: their problems are reported before the scope's.
+  const to = params.address(...PARTIES[kind].to);
+  const from = params.address(...PARTIES[kind].from);
+  return { ...scopeOf(kind, params), to, from };
+}
+
+/** A row as v2Vaults takes it. */
+const held = (row: V2Row) => ({
+  type: row.delegationType,
+  from: row.from,
+  rights: row.rights,
+  contract: row.contract ?? undefined,
+  tokenId: row.tokenId ?? undefined,
+  amount: row.amount,
+});
 
 /** Reads v2 checks together: every delegation hash they need is looked up once. */
 function readChecks(queries: V2CheckQuery[]): CheckReads {
@@ -53,12 +79,41 @@ export const V2_SPEC = {
   checkQuery,
   readChecks,
   wallet: (store, ...args) => store.v2Wallet(...args),
+  wallets: (store, ...args) => store.v2Wallets(...args),
   walletAt: (history, ...args) => history.v2Wallet(...args),
+  inDirection: (row, wallet, direction) => (direction === "incoming" ? row.to : row.from) === wallet,
+  vaultQuery: (kind, params, wallet) => ({ ...scopeOf(kind, params), to: wallet }),
+  vaults: (query, incoming) => v2Vaults(query, incoming.map(held)),
+  vaultAddress: (vault) => vault.vault,
+  vaultRecord: v2VaultRecord,
   contractAt: (history, ...args) => history.v2Contract(...args),
   events: (history, ...args) => history.v2Events(...args),
   record: v2Record,
   eventRecord: v2EventRecord,
-} satisfies RegistrySpec<V2CheckKind, V2CheckQuery, V2Row, V2EventRow>;
+} satisfies RegistrySpec<V2CheckKind, V2CheckQuery, Omit<V2CheckQuery, "from">, V2Row, V2EventRow, V2Vault>;
 
-/** The v2 registry's routes. */
-export const v2 = registryRoutes(V2_SPEC);
+/** The 404 of a hash with no delegation enabled at `block`. */
+const noDelegation = (hash: Hex, block: bigint) =>
+  new Problem("delegation_not_found", `no delegation with hash ${hash} is enabled at block ${block}`, {
+    headers: { "X-Indexed-Block": block.toString() },
+  });
+
+/** The v2 registry's routes: a delegation by its hash, and what both versions have. */
+export const v2 = new Hono<Env>()
+  .get("/delegation/:hash", (c) => {
+    const { chainId, params } = chainRequest(c, "v2");
+    const hash = parseParam("hash", c.req.param("hash"), parseBytes32);
+    return answerAt(c, chainId, params.blockNumber(), {
+      head: async () => {
+        const view = await c.var.store.v2Delegation(chainId, hash);
+        if (view?.ready && view.data === undefined) throw noDelegation(hash, view.indexedBlock);
+        return view && { ...view, body: view.data && v2Record(view.data) };
+      },
+      at: async (history, block) => {
+        const row = await history.v2Delegation(chainId, hash, block);
+        if (row === undefined) throw noDelegation(hash, block);
+        return v2Record(row);
+      },
+    });
+  })
+  .route("/", registryRoutes(V2_SPEC));

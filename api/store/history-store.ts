@@ -20,6 +20,7 @@
  */
 import { type SQL, sql } from "drizzle-orm";
 import type { Address, Hex } from "viem";
+import type { Direction } from "../../core/parse";
 import type { V1Key } from "../../core/v1";
 import type { V2State } from "../../core/v2";
 import { v1InForceSql, v1KeysSql, v2EnablesSql } from "./rules-sql";
@@ -30,10 +31,10 @@ import { tableSql, v1RowOf, v2RowOf, waitingOutLocks } from "./store";
 export type Position = { block: bigint; logIndex: number };
 
 /** A page of a listing: after which position, and how many at most (undefined: all the rest). */
-export type PageRequest = { after?: Position; limit?: number };
+export type PageRequest<A = Position> = { after?: A; limit?: number };
 
 /** One page's items, each with the position it is ordered by, and whether more items follow. */
-export type Page<T> = { items: (T & { position: Position })[]; more: boolean };
+export type Page<T, A = Position> = { items: (T & { position: A })[]; more: boolean };
 
 /** The block range of a history request, both ends included. */
 export type BlockRange = { from: bigint; to: bigint };
@@ -42,6 +43,8 @@ export type BlockRange = { from: bigint; to: bigint };
 type Party = { column: SQL; wallet: Address };
 
 export type V2EventRow = {
+  /** The delegation hash the event writes. */
+  hash: Hex;
   blockNumber: bigint;
   blockTimestamp: bigint;
   transactionHash: Hex;
@@ -74,8 +77,16 @@ export type V1EventRow = {
 export interface HistoryStore {
   /** The v2 delegations among `hashes` enabled at the end of block `at`, with their amounts. */
   v2Enabled(chainId: number, hashes: readonly Hex[], at: bigint): Promise<Map<Hex, V2State>>;
-  /** A page of the wallet's v2 delegations enabled at `at` (incoming and outgoing), in first-enable order. */
-  v2Wallet(chainId: number, wallet: Address, at: bigint, page: PageRequest): Promise<Page<V2Row>>;
+  /** A page of the wallet's v2 delegations enabled at `at`, in `direction`, in first-enable order. */
+  v2Wallet(
+    chainId: number,
+    wallet: Address,
+    at: bigint,
+    page: PageRequest,
+    direction?: Direction,
+  ): Promise<Page<V2Row>>;
+  /** The v2 delegation with this hash, if enabled at `at`. */
+  v2Delegation(chainId: number, hash: Hex, at: bigint): Promise<V2Row | undefined>;
   /** A page of the v2 delegations enabled at `at` scoped to `contract` (and `tokenId`), in first-enable order. */
   v2Contract(
     chainId: number,
@@ -86,8 +97,14 @@ export interface HistoryStore {
   ): Promise<Page<V2Row>>;
   /** The v1 delegations among `keys` (of any vaults and delegates) in force at `at`. */
   v1InForce(chainId: number, keys: readonly V1Key[], at: bigint): Promise<V1Row[]>;
-  /** A page of the wallet's v1 delegations in force at `at`, as vault or delegate, in creation order. */
-  v1Wallet(chainId: number, wallet: Address, at: bigint, page: PageRequest): Promise<Page<V1Row>>;
+  /** A page of the wallet's v1 delegations in force at `at`, in `direction`, in creation order. */
+  v1Wallet(
+    chainId: number,
+    wallet: Address,
+    at: bigint,
+    page: PageRequest,
+    direction?: Direction,
+  ): Promise<Page<V1Row>>;
   /** A page of the v1 delegations in force at `at` scoped to `contract` (and `tokenId`), in creation order. */
   v1Contract(
     chainId: number,
@@ -168,7 +185,7 @@ export function createHistoryStore(execute: Execute, schema: string): HistorySto
 
   /** v2_delegation rows matching `where`, enabled at `at`, as listed, in first-enable order past `after`. */
   const v2Listed = (chainId: number, where: SQL, at: bigint, after: Position | undefined) => sql`
-    SELECT d.delegation_type, d."from", d."to", d.contract, d.token_id::text AS token_id, d.rights,
+    SELECT d.hash, d.delegation_type, d."from", d."to", d.contract, d.token_id::text AS token_id, d.rights,
            e.amount::text AS amount, d.first_block, d.first_log_index
     FROM ${table("v2_delegation")} d
     CROSS JOIN LATERAL (${v2LastEvent(sql`d.hash`, chainId, at)}) e
@@ -260,12 +277,21 @@ export function createHistoryStore(execute: Execute, schema: string): HistorySto
       return new Map(found.map((row) => [row.hash as Hex, { enabled: true, amount: bigintOrNull(row.amount) ?? 0n }]));
     },
 
-    async v2Wallet(chainId, wallet, at, page) {
-      const branches = [
-        v2Listed(chainId, sql`d."from" = ${wallet}`, at, page.after),
-        v2Listed(chainId, sql`d."to" = ${wallet} AND d."from" <> ${wallet}`, at, page.after),
-      ];
+    async v2Wallet(chainId, wallet, at, page, direction = "both") {
+      // Incoming: as `to` (self-delegations too); outgoing: as `from`; both: each delegation once.
+      const outgoing = v2Listed(chainId, sql`d."from" = ${wallet}`, at, page.after);
+      const incoming = (others: SQL) => v2Listed(chainId, sql`d."to" = ${wallet} AND ${others}`, at, page.after);
+      const branches = {
+        both: [outgoing, incoming(sql`d."from" <> ${wallet}`)],
+        incoming: [incoming(sql`true`)],
+        outgoing: [outgoing],
+      }[direction];
       return pageOf(await rows(merged(branches, v2Order, page)), page, v2Item);
+    },
+
+    async v2Delegation(chainId, hash, at) {
+      const found = await rows(v2Listed(chainId, sql`d.hash = ${hash}`, at, undefined));
+      return found[0] && v2RowOf(found[0]);
     },
 
     async v2Contract(chainId, contract, tokenId, at, page) {
@@ -304,14 +330,22 @@ export function createHistoryStore(execute: Execute, schema: string): HistorySto
       return found.map(v1RowOf);
     },
 
-    async v1Wallet(chainId, wallet, at, page) {
+    async v1Wallet(chainId, wallet, at, page, direction = "both") {
       // As vault, only the rows at the vault's version then (an index range): one revokeAllDelegates
       // voids any number of rows, and they are never read again (as api/store/store.ts reads the head).
       const vaultVersion = v1VersionAt(sql`${wallet}`, null, chainId, at);
-      const branches = [
-        v1Listed(chainId, sql`c.vault = ${wallet} AND c.vault_version = ${vaultVersion}`, at, page.after),
-        v1Listed(chainId, sql`c.delegate = ${wallet} AND c.vault <> ${wallet}`, at, page.after),
-      ];
+      const outgoing = v1Listed(
+        chainId,
+        sql`c.vault = ${wallet} AND c.vault_version = ${vaultVersion}`,
+        at,
+        page.after,
+      );
+      const incoming = (others: SQL) => v1Listed(chainId, sql`c.delegate = ${wallet} AND ${others}`, at, page.after);
+      const branches = {
+        both: [outgoing, incoming(sql`c.vault <> ${wallet}`)],
+        incoming: [incoming(sql`true`)],
+        outgoing: [outgoing],
+      }[direction];
       return pageOf(await rows(merged(branches, v1Order, page)), page, v1Item);
     },
 
@@ -335,7 +369,7 @@ export function createHistoryStore(execute: Execute, schema: string): HistorySto
 
     async v2Events(chainId, wallet, range, page) {
       const select = (party?: Party, other = sql`true`) => sql`
-        SELECT ${eventColumns}, e."from", e."to", e.rights, e.amount::text AS amount, e.enable
+        SELECT ${eventColumns}, e.hash, e."from", e."to", e.rights, e.amount::text AS amount, e.enable
         FROM ${table("v2_event")} e
         WHERE e.chain_id = ${chainId} AND ${eventsIn(range, page.after, party)} AND ${other}`;
       const branches =
@@ -347,6 +381,7 @@ export function createHistoryStore(execute: Execute, schema: string): HistorySto
             ];
       return pageOf(await rows(merged(branches, eventOrder, page)), page, (row) => ({
         ...eventBase(row),
+        hash: row.hash as Hex,
         from: row.from as Address,
         to: row.to as Address,
         rights: row.rights as Hex,

@@ -24,6 +24,8 @@ export type ChainPosition = Omit<ChainView<never>, "data"> & {
 };
 
 export type V2Row = {
+  /** The contract's delegation hash (as getIncomingDelegationHashes gives it). */
+  hash: Hex;
   delegationType: V2DelegationType;
   from: Address;
   to: Address;
@@ -52,13 +54,31 @@ export interface Store {
   v2Enabled(chainId: number, hashes: readonly Hex[]): Promise<ChainView<Map<Hex, V2State>> | undefined>;
   /** The wallet's enabled v2 delegations, incoming and outgoing, in first-enable order. */
   v2Wallet(chainId: number, wallet: Address, held?: string): Promise<WalletView<V2Row> | undefined>;
+  /** Each wallet's enabled v2 delegations, as v2Wallet lists them, all from one view. */
+  v2Wallets(chainId: number, wallets: readonly Address[]): Promise<ChainView<V2Row[][]> | undefined>;
+  /** The enabled v2 delegation with this hash, if any. */
+  v2Delegation(chainId: number, hash: Hex): Promise<ChainView<V2Row | undefined> | undefined>;
   /** The v1 delegations in force among `keys` (of any vaults and delegates). */
   v1InForce(chainId: number, keys: readonly V1Key[]): Promise<ChainView<V1Row[]> | undefined>;
   /** The wallet's v1 delegations in force, as vault or delegate, in creation order. */
   v1Wallet(chainId: number, wallet: Address, held?: string): Promise<WalletView<V1Row> | undefined>;
+  /** Each wallet's v1 delegations in force, as v1Wallet lists them, all from one view. */
+  v1Wallets(chainId: number, wallets: readonly Address[]): Promise<ChainView<V1Row[][]> | undefined>;
   /** Every indexed chain's position. */
   chainStates(): Promise<Map<number, ChainPosition>>;
 }
+
+/** A store with nothing indexed yet: every chain answers chain_syncing (the waiting room, tests). */
+export const NOTHING_INDEXED: Store = {
+  v2Enabled: async () => undefined,
+  v2Wallet: async () => undefined,
+  v2Wallets: async () => undefined,
+  v2Delegation: async () => undefined,
+  v1InForce: async () => undefined,
+  v1Wallet: async () => undefined,
+  v1Wallets: async () => undefined,
+  chainStates: async () => new Map(),
+};
 
 /** Runs one SQL statement; Ponder's read-only `db.execute` and drizzle over node-postgres both fit. */
 export type Execute = (query: SQL) => Promise<{ rows: Record<string, unknown>[] }>;
@@ -85,6 +105,7 @@ const bigintOrNull = (value: unknown) => (value === null ? null : BigInt(value a
 
 /** A v2_delegation row (token_id and amount as text) as the API lists it. */
 export const v2RowOf = (row: Record<string, unknown>): V2Row => ({
+  hash: row.hash as Hex,
   delegationType: row.delegation_type as V2DelegationType,
   from: row.from as Address,
   to: row.to as Address,
@@ -103,8 +124,23 @@ export const v1RowOf = (row: Record<string, unknown>): V1Row => ({
   tokenId: BigInt(row.token_id as string),
 });
 
+/** Each wallet's rows, in the rows' order: those that name it as either party (`parties`), each once. */
+export function byWallet<R>(wallets: readonly Address[], rows: readonly R[], parties: (row: R) => [Address, Address]) {
+  const lists = new Map<Address, R[]>(wallets.map((w) => [w, []]));
+  for (const row of rows) {
+    const [a, b] = parties(row);
+    lists.get(a)?.push(row);
+    if (b !== a) lists.get(b)?.push(row);
+  }
+  return wallets.map((w) => lists.get(w)!);
+}
+
 /** How long a read waits for a block being written to land whole (PGlite only, see below). */
 const WRITE_WAIT_MS = 2_000;
+
+/** Values as one SQL array parameter (JSON: Postgres and PGlite take it alike), for `= ANY(...)`. */
+const anyOf = (values: readonly string[]) =>
+  sql`ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(values)}::jsonb))`;
 
 /** A consistent read could not be had in time; the API answers 503 with Retry-After. */
 export class StoreBusy extends Error {}
@@ -228,6 +264,31 @@ export function createSqlStore(execute: Execute, schema: string): Store {
    */
   const byKey = (keys: SQL, row: SQL) => sql`SELECT d.* FROM ${keys} CROSS JOIN LATERAL (${row} LIMIT 1) d`;
 
+  const v2Wallets: Store["v2Wallets"] = (chainId, wallets) => {
+    const where = sql`("from" = ANY(${anyOf(wallets)}) OR "to" = ANY(${anyOf(wallets)}))`;
+    return view(chainId, v2(chainId, where), sql`d.first_block, d.first_log_index`, (rows) =>
+      byWallet(wallets, rows.map(v2RowOf), (row) => [row.from, row.to]),
+    );
+  };
+
+  const v1Wallets: Store["v1Wallets"] = (chainId, wallets) => {
+    // As vault, only the rows at the vault's current version: one revokeAllDelegates voids any
+    // number of rows, and they are never read again (an index range on vault_version).
+    const version = sql`coalesce((SELECT v.version FROM ${table("v1_vault_version")} v
+      WHERE v.chain_id = ${chainId} AND v.vault = d.vault), 0)`;
+    const where = sql`((d.vault = ANY(${anyOf(wallets)}) AND d.vault_version = ${version})
+      OR d.delegate = ANY(${anyOf(wallets)}))`;
+    // The vaults' version rows are candidates too (never counted): a revokeAllDelegates in flight
+    // touches none of the rows the ranges read.
+    const rows = sql`${v1(chainId, where)}
+      UNION ALL
+      SELECT v.chain_id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, false, v.updated_block::text
+      FROM ${table("v1_vault_version")} v WHERE v.chain_id = ${chainId} AND v.vault = ANY(${anyOf(wallets)})`;
+    return view(chainId, rows, sql`d.created_block, d.created_log_index`, (found) =>
+      byWallet(wallets, v1Rows(found), (row) => [row.vault, row.delegate]),
+    );
+  };
+
   return {
     v2Enabled(chainId, hashes) {
       // One parameter however many hashes (a batch asks up to 60,000), each looked up by its key
@@ -243,9 +304,16 @@ export function createSqlStore(execute: Execute, schema: string): Store {
       });
     },
 
-    v2Wallet(chainId, wallet) {
-      const where = sql`("from" = ${wallet} OR "to" = ${wallet})`;
-      return view(chainId, v2(chainId, where), sql`d.first_block, d.first_log_index`, (rows) => rows.map(v2RowOf));
+    v2Wallets,
+    v1Wallets,
+
+    async v2Wallet(chainId, wallet) {
+      const read = await v2Wallets(chainId, [wallet]);
+      return read && { ...read, data: read.data[0] };
+    },
+
+    v2Delegation(chainId, hash) {
+      return view(chainId, v2(chainId, sql`hash = ${hash}`), sql`d.hash`, (rows) => rows[0] && v2RowOf(rows[0]));
     },
 
     v1InForce(chainId, keys) {
@@ -273,19 +341,9 @@ export function createSqlStore(execute: Execute, schema: string): Store {
       );
     },
 
-    v1Wallet(chainId, wallet) {
-      // As vault, only the rows at the vault's current version: one revokeAllDelegates voids any
-      // number of rows, and they are never read again (an index range on vault_version).
-      const version = sql`coalesce((SELECT v.version FROM ${table("v1_vault_version")} v
-        WHERE v.chain_id = ${chainId} AND v.vault = ${wallet}), 0)`;
-      const where = sql`((d.vault = ${wallet} AND d.vault_version = ${version}) OR d.delegate = ${wallet})`;
-      // The vault's version row is a candidate too (never counted): a revokeAllDelegates in flight
-      // touches none of the rows the range reads.
-      const rows = sql`${v1(chainId, where)}
-        UNION ALL
-        SELECT v.chain_id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, false, v.updated_block::text
-        FROM ${table("v1_vault_version")} v WHERE v.chain_id = ${chainId} AND v.vault = ${wallet}`;
-      return view(chainId, rows, sql`d.created_block, d.created_log_index`, v1Rows);
+    async v1Wallet(chainId, wallet) {
+      const read = await v1Wallets(chainId, [wallet]);
+      return read && { ...read, data: read.data[0] };
     },
   };
 }

@@ -5,18 +5,9 @@ import { createApp } from "../../api/app";
 import { probes } from "../../api/http/probes";
 import { startHttpServer } from "../../api/http/server";
 import type { ServedChain } from "../../api/store/served-chains";
-import type { Store } from "../../api/store/store";
+import { NOTHING_INDEXED } from "../../api/store/store";
 import { NO_ALARMS } from "../../api/watch/chain-alarms";
 import type { ApiSettings } from "../../core/settings";
-
-/** Nothing is indexed yet: every chain answers chain_syncing. */
-const nothingIndexed: Store = {
-  v2Enabled: async () => undefined,
-  v2Wallet: async () => undefined,
-  v1InForce: async () => undefined,
-  v1Wallet: async () => undefined,
-  chainStates: async () => new Map(),
-};
 
 export type WaitingRoom = { close(): Promise<void> };
 
@@ -39,7 +30,7 @@ export async function openWaitingRoom(
     .route(
       "/",
       createApp({
-        store: nothingIndexed,
+        store: NOTHING_INDEXED,
         history: undefined,
         alarms: NO_ALARMS,
         chains,

@@ -1,11 +1,12 @@
 /**
- * The app in process over a chain indexed to block 100 with nothing in it, failing as asked: for
- * the tests that hold its answers to the OpenAPI document without a service.
+ * The app in process over a chain indexed to block 100 with nothing in it but one delegation, found
+ * by any hash asked, failing as asked: for the tests that hold its answers to the OpenAPI document
+ * without a service.
  */
 import type { Access } from "../../api/access/open";
 import { createApp } from "../../api/app";
 import type { HistoryStore } from "../../api/store/history-store";
-import type { Store } from "../../api/store/store";
+import type { Store, V2Row } from "../../api/store/store";
 
 export const CHAIN = 31337;
 
@@ -23,6 +24,8 @@ export type Failing = {
   broken?: boolean;
   /** The keyless limit is spent. */
   limited?: boolean;
+  /** No delegation has the hash asked. */
+  unknownHash?: boolean;
   /** A reorganization deeper than finality was found. */
   alarmed?: boolean;
 };
@@ -34,16 +37,38 @@ export function emptyApp(fail: Failing = {}) {
     if (fail.broken) throw new Error("a bug, as the app meets one");
     return { ...ready, data };
   };
+  const delegation = (hash: V2Row["hash"]): V2Row | undefined =>
+    fail.unknownHash
+      ? undefined
+      : {
+          hash,
+          delegationType: "ALL",
+          from: wallet(1) as V2Row["from"],
+          to: wallet(2) as V2Row["to"],
+          contract: null,
+          tokenId: null,
+          rights: `0x${"0".repeat(64)}`,
+          amount: null,
+        };
   const store: Store = {
     v2Enabled: () => head(new Map()),
     v2Wallet: () => head([]),
+    v2Wallets: (_, wallets) => head(wallets.map(() => [])),
+    v2Delegation: (_, hash) => head(delegation(hash)),
     v1InForce: () => head([]),
     v1Wallet: () => head([]),
+    v1Wallets: (_, wallets) => head(wallets.map(() => [])),
     chainStates: async () => new Map([[CHAIN, ready]]),
   };
   const history = new Proxy({} as HistoryStore, {
-    get: (_, name) => async () =>
-      name === "v2Enabled" ? new Map() : name === "v1InForce" ? [] : { items: [], more: false },
+    get: (_, name) => async (_chainId: number, hash: V2Row["hash"]) =>
+      name === "v2Enabled"
+        ? new Map()
+        : name === "v1InForce"
+          ? []
+          : name === "v2Delegation"
+            ? delegation(hash)
+            : { items: [], more: false },
   });
   const access = {
     keys: { use: async () => false, list: async () => [] },
