@@ -124,9 +124,11 @@ describe("kill -9 of the indexer, then the same command again", () => {
     await anvil?.stop();
   });
 
-  it("killed during its backfill: started again, it finishes and answers as the chain does", async () => {
-    // Call traces (one per v1 revokeDelegate transaction) come slowly, as from a busy archive node:
-    // the backfill lasts long enough to be killed in its middle.
+  // One scenario, not two tests: the live crash is of the service that recovered from the first.
+  it("killed during its backfill, then while it indexes live writes: each time started again, it catches up \
+and answers as the chain does", async () => {
+    // Killed during its backfill. Call traces (one per v1 revokeDelegate transaction) come slowly,
+    // as from a busy archive node: the backfill lasts long enough to be killed in its middle.
     rpcProxy = await startRpcProxy(anvil.url, async (calls) => {
       if (calls.some((c) => c.method.startsWith("debug_trace")))
         await new Promise((ok) => setTimeout(ok, TRACE_DELAY_MS));
@@ -156,9 +158,8 @@ describe("kill -9 of the indexer, then the same command again", () => {
 
     await service.restart();
     await verify("after the backfill crash");
-  });
 
-  it("killed while it indexes live writes: started again, it catches up and answers as the chain does", async () => {
+    // Killed while it indexes live writes (verify stopped it: started again first).
     await service.restart();
     const head = await chainClient(anvil.url).getBlockNumber();
     const writing = write(LIVE);
