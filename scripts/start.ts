@@ -25,6 +25,7 @@ import { servedChain } from "../api/store/served-chains";
 import type { ChainEntry } from "../core/chains";
 import { encodePlan, type IndexedChain, PLAN_VARIABLE } from "../core/plan";
 import { launcherSettings, settingsOrExit } from "../core/settings";
+import { redactedUrl } from "../core/url";
 import { PONDER_RETRYABLE_EXIT } from "../ponder/ponder-0.16.10";
 import { planChains } from "./launcher/discovery";
 import { forgetReplacedChains } from "./launcher/replaced-chains";
@@ -45,6 +46,7 @@ if (settings.ignoredRpcVariables.length > 0) {
   );
 }
 if (publicFallback) {
+  // viem's public URL, which holds no key: printed whole, unlike the configured ones.
   console.warn(
     `No PONDER_RPC_URL_<chainId> is set: indexing ${publicFallback.title} (chain ${publicFallback.id}) through ` +
       `its public RPC ${publicFallback.publicRpc}. A public RPC is slow and rate-limited (a full backfill takes ` +
@@ -72,7 +74,7 @@ async function unreachableChains(): Promise<{ chain: ChainEntry; reasons: string
       const reasons = await Promise.all(
         rpc.map(async (url) => {
           const why = await whyRpcUnusable(url, chain.id);
-          return why === undefined ? undefined : `${url}: ${why}`;
+          return why === undefined ? undefined : `${redactedUrl(url)}: ${why}`;
         }),
       );
       return { chain, reasons: reasons.some((r) => r === undefined) ? [] : (reasons as string[]) };
