@@ -37,8 +37,7 @@ const MAX_WAIT_S = 60;
 /** The wait after one of `seconds`: doubling from 1 s up to MAX_WAIT_S, so a short outage costs little. */
 const nextWait = (seconds: number) => Math.min(Math.max(seconds * 2, 1), MAX_WAIT_S);
 
-const args = process.argv.slice(2);
-const settings = settingsOrExit(() => launcherSettings(process.env, args));
+const settings = settingsOrExit(() => launcherSettings(process.env, process.argv.slice(2)));
 const { chains, port, publicFallback } = settings;
 if (settings.ignoredRpcVariables.length > 0) {
   console.warn(
@@ -55,9 +54,8 @@ if (publicFallback) {
       "`npm run demo`.",
   );
 }
-if (!args.includes("--schema")) args.push("--schema", settings.schema);
 // Ponder points the views at the schema once its backfill is done (README, "Data model").
-if (!args.includes("--views-schema")) args.push("--views-schema", settings.viewsSchema);
+const ponderArgs = ["start", "--schema", settings.schema, "--views-schema", settings.viewsSchema];
 
 /** What the waiting room serves: the table's registries, their start blocks not known yet. */
 const served = chains.map(({ chain }) =>
@@ -156,8 +154,9 @@ function indexable(plan: IndexedChain[]): IndexedChain[] {
 
 /** Runs `ponder start` on the plan until it exits; its exit code. */
 function runPonder(plan: IndexedChain[]): Promise<number> {
-  const env = { PONDER_TELEMETRY_DISABLED: "true", ...process.env, [PLAN_VARIABLE]: encodePlan(plan) };
-  const child = spawn(PONDER, ["start", ...args], { env, stdio: "inherit", cwd: resolve(import.meta.dirname, "..") });
+  // Ponder listens on PORT: the launcher's port (--port or PORT), where the waiting room answered.
+  const env = { PONDER_TELEMETRY_DISABLED: "true", ...process.env, PORT: `${port}`, [PLAN_VARIABLE]: encodePlan(plan) };
+  const child = spawn(PONDER, ponderArgs, { env, stdio: "inherit", cwd: resolve(import.meta.dirname, "..") });
   const forward = (signal: NodeJS.Signals) => child.kill(signal);
   process.on("SIGINT", forward).on("SIGTERM", forward);
   return new Promise((exited) =>
