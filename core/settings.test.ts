@@ -8,6 +8,7 @@ import { CHAINS, chainById } from "./chains";
 import { encodePlan, PLAN_VARIABLE } from "./plan";
 import {
   configuredChains,
+  demoSettings,
   ignoredRpcVariables,
   keysSettings,
   launcherSettings,
@@ -153,6 +154,15 @@ describe("defaults (README, Configuration)", () => {
     });
   });
 
+  it("npm run demo", () => {
+    expect(demoSettings({})).toEqual({ port: 42069, ignoresDatabaseUrl: false });
+    expect(demoSettings({ PORT: "8080", DATABASE_URL: "postgres://db" })).toEqual({
+      port: 8080,
+      ignoresDatabaseUrl: true,
+    });
+    expect(demoSettings({ PORT: "", DATABASE_URL: "" })).toEqual({ port: 42069, ignoresDatabaseUrl: false });
+  });
+
   it("an empty variable is an unset one", () => {
     const settings = launcherSettings({ PONDER_RPC_URL_1: "http://a", ADMIN_TOKEN: "", PGLITE_DIR: "", PORT: "" });
     expect(settings).toMatchObject({
@@ -208,6 +218,10 @@ describe("invalid values: an error that names the variable", () => {
   it("API_WORKERS and DATABASE_URL, in npm run serve", () => {
     expect(() => serveSettings({ DATABASE_URL: "postgres://db", API_WORKERS: "many" })).toThrow(/^API_WORKERS="many"/);
     expect(() => serveSettings({})).toThrow(/set DATABASE_URL/);
+  });
+
+  it("PORT, in npm run demo", () => {
+    expect(() => demoSettings({ PORT: "eighty" })).toThrow(/^PORT="eighty": expected an integer from 1 to 65535/);
   });
 
   it("SERVICE_URL, in npm run keys", () => {

@@ -2,8 +2,9 @@
  * The environment, parsed once and typed. Each entry point reads the settings it needs here and
  * hands them on as parameters: scripts/start.ts (launcherSettings), ponder.config.ts and
  * src/api/index.ts (ponderSettings), scripts/serve.ts (serveSettings), scripts/keys.ts
- * (keysSettings); nothing else reads process.env. The variables and their defaults are the README's
- * Configuration table. A value a variable cannot take is an error that names the variable.
+ * (keysSettings), scripts/demo.ts (demoSettings); nothing else reads process.env. The variables
+ * and their defaults are the README's Configuration table. A value a variable cannot take is an
+ * error that names the variable.
  */
 import { parseArgs } from "node:util";
 import { CHAINS, type ChainEntry, chainById } from "./chains";
@@ -96,6 +97,14 @@ export type KeysSettings = {
   serviceUrl: string;
   /** ADMIN_TOKEN: the service's admin token; undefined: not set. */
   adminToken: string | undefined;
+};
+
+/** `npm run demo`'s settings. */
+export type DemoSettings = {
+  /** PORT, else 42069: the port the demo's service asks for. */
+  port: number;
+  /** DATABASE_URL is set: the demo does not use it (its chain is new every run), and says so. */
+  ignoresDatabaseUrl: boolean;
 };
 
 /** Long enough that guessing it over HTTP is hopeless. */
@@ -257,6 +266,14 @@ export function keysSettings(env: Environment): KeysSettings {
   if (!URL.canParse(serviceUrl))
     throw new SettingsError(`SERVICE_URL=${JSON.stringify(serviceUrl)}: expected the service's URL`);
   return { serviceUrl, adminToken: text(env, "ADMIN_TOKEN") };
+}
+
+/** `npm run demo`'s settings. */
+export function demoSettings(env: Environment): DemoSettings {
+  return {
+    port: port(text(env, "PORT"), "PORT") ?? 42069,
+    ignoresDatabaseUrl: text(env, "DATABASE_URL") !== undefined,
+  };
 }
 
 /** `read()`'s settings; when a variable is invalid, says which and exits with 1 (for the commands). */
