@@ -1,10 +1,11 @@
+import { type ParseArgsConfig, parseArgs } from "node:util";
 import { chooseSeed } from "../devkit/random";
 
 /** What one `npm run bench` measures, and how long each measurement runs. */
 export type BenchOptions = {
   smoke: boolean;
   seed: number;
-  /** Connections of every load run (the issue's 64). */
+  /** Connections of every load run. */
   connections: number;
   /** Seconds of each load run, after a warm-up of `warmupS`. */
   durationS: number;
@@ -26,7 +27,7 @@ export type BenchOptions = {
   /** Distinct URLs per check route, and how many of them are verified before each run. */
   urlsPerRoute: number;
   verifySample: number;
-  /** Checks in each batch (the issue's 10,000), distinct batches per run, and seconds of each batch run. */
+  /** Checks in each batch, distinct batches per run, and seconds of each batch run. */
   batchSize: number;
   batches: number;
   batchDurationS: number;
@@ -80,17 +81,35 @@ const SMOKE = {
   delaySamples: 2,
 };
 
+/** The bench's flags, `--smoke` and `--duration <s>`, as node:util parseArgs takes them. */
+export const BENCH_FLAGS = { smoke: { type: "boolean" }, duration: { type: "string" } } as const;
+
+/** The command line, as node:util parseArgs reads it by `config`; on a mistake, says it and `usage`, and exits. */
+export function commandLineOrExit<T extends ParseArgsConfig>(
+  config: T,
+  usage: string,
+): ReturnType<typeof parseArgs<T>> {
+  try {
+    return parseArgs(config);
+  } catch (error) {
+    console.error(`${(error as Error).message}; ${usage}`);
+    return process.exit(1);
+  }
+}
+
+/** From the command line: `--smoke`, `--duration <s>` and nothing else (see benchOptions). */
+export function parseOptions(env: NodeJS.ProcessEnv = process.env): BenchOptions {
+  const { values } = commandLineOrExit({ options: BENCH_FLAGS }, "use --smoke and --duration <seconds>");
+  return benchOptions(values, env);
+}
+
 /** Flags: `--smoke`, `--duration <s>`; or BENCH_SMOKE=1, BENCH_DURATION=<s>; SEED=<n> as the tests take it. */
-export function parseOptions(
-  argv: readonly string[] = process.argv.slice(2),
+export function benchOptions(
+  flags: { smoke?: boolean; duration?: string },
   env: NodeJS.ProcessEnv = process.env,
 ): BenchOptions {
-  const smoke = argv.includes("--smoke") || env.BENCH_SMOKE === "1";
-  const at = argv.indexOf("--duration");
-  const duration = Number(at >= 0 ? argv[at + 1] : env.BENCH_DURATION || NaN);
-  const unknown = argv.filter((a, i) => a !== "--smoke" && a !== "--duration" && argv[i - 1] !== "--duration");
-  if (unknown.length > 0)
-    throw new Error(`unknown arguments ${unknown.join(" ")}; use --smoke and --duration <seconds>`);
+  const smoke = flags.smoke === true || env.BENCH_SMOKE === "1";
+  const duration = Number(flags.duration ?? (env.BENCH_DURATION || Number.NaN));
   const sizes = smoke ? SMOKE : FULL;
   return {
     ...sizes,

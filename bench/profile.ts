@@ -19,7 +19,7 @@ import { ROOT, waitFor } from "../devkit/processes";
 import { backfillChain, type IndexerHooks, measureBackfill, measureStartOnPglite } from "./backfill";
 import { readHistory } from "./history-read";
 import { runLoad } from "./load";
-import { parseOptions } from "./options";
+import { BENCH_FLAGS, benchOptions, commandLineOrExit } from "./options";
 import {
   batchRoute,
   checkRoutes,
@@ -187,18 +187,17 @@ async function profileStartOnPglite(run: Pick<BenchRun, "cleanup" | "log">) {
 
 const BACKFILL = "backfill";
 const START = "start";
-const argv = process.argv.slice(2);
-const CONNECTIONS = "--connections";
-const at = argv.indexOf(CONNECTIONS);
+const { values, positionals: labels } = commandLineOrExit(
+  { options: { ...BENCH_FLAGS, connections: { type: "string" } }, allowPositionals: true },
+  'use [--smoke] [--duration <s>] [--connections <n>] "<route>"…',
+);
 // The bench's own runs are at 64 connections; a profile at 1 shows a request's cost without queueing.
-const connections = at >= 0 ? Number(argv[at + 1]) : 1;
+const connections = Number(values.connections ?? 1);
 if (!Number.isInteger(connections) || connections < 1) {
-  console.error(`${CONNECTIONS} takes a whole number of connections, 1 or more`);
+  console.error("--connections takes a whole number of connections, 1 or more");
   process.exit(1);
 }
-const ownFlags = at >= 0 ? [at, at + 1] : [];
-const labels = argv.filter((a, i) => !a.startsWith("--") && argv[i - 1] !== "--duration" && !ownFlags.includes(i));
-const o = parseOptions(argv.filter((a, i) => !labels.includes(a) && !ownFlags.includes(i)));
+const o = benchOptions(values);
 if (labels.length === 0) {
   console.error('name the routes to profile, by the bench\'s labels: e.g. "v2 batch of 10,000 checks"');
   process.exit(1);

@@ -1,6 +1,6 @@
 /**
  * The figures of one run as a table: every throughput beside the raw node:http hello's of the same
- * run, and each of the issue's targets, met or missed. A run in which the server failed (answers
+ * run, and each of the targets, met or missed. A run in which the server failed (answers
  * other than 2xx, timeouts) is flagged with what failed; its figures are those of its 2xx answers.
  */
 import type { BackfillFigures, IndexerFigures, PgliteStartFigures } from "./backfill";
@@ -188,8 +188,7 @@ export function report(
   const pageSize = int(o.listingPage);
   const targets: Target[] = [
     bound(
-      "every check route ≥ 50% of hello's throughput, at both sizes, each run beside a hello run just before it " +
-        "(issue 16; issue 7 asked 60%)",
+      "every check route ≥ 50% of hello's throughput, at both sizes, each run beside a hello run just before it",
       { ...lowest, label: `lowest ${lowest.label}` },
       0.5,
       pct,
@@ -203,7 +202,7 @@ export function report(
       true,
     ),
     bound(
-      `p99 ≤ 10 ms at ${o.connections} connections, every check route at both sizes (issue 16; issue 7 asked 5 ms)`,
+      `p99 ≤ 10 ms at ${o.connections} connections, every check route at both sizes`,
       { ...slowest, label: `highest ${slowest.label}` },
       10,
       (v) =>
@@ -236,7 +235,7 @@ export function report(
     ),
     {
       met: backfillRate >= 0.9 * baselineRate && b.peakRssMb <= 1024,
-      what: "backfill ≥ 90% of the events/s of a minimal Ponder indexer (bench/baseline), with ≤ 1 GB RSS (issue 16)",
+      what: "backfill ≥ 90% of the events/s of a minimal Ponder indexer (bench/baseline), with ≤ 1 GB RSS",
       detail:
         `${int(backfillRate)} events/s, ${ratio(backfillRate / baselineRate)}× the minimal indexer's ` +
         `${int(baselineRate)}; ${int(b.peakRssMb)} MB` +
@@ -245,7 +244,7 @@ export function report(
     },
     {
       met: backfillRate >= 10_000 && b.peakRssMb <= 1024,
-      what: "backfill ≥ 10,000 events/s with ≤ 1 GB RSS (issue 7)",
+      what: "backfill ≥ 10,000 events/s with ≤ 1 GB RSS",
       detail:
         `${int(backfillRate)} events/s, ${int(b.peakRssMb)} MB` +
         (backfillRate < 10_000 ? `; events/s ${missedBelow(backfillRate, 10_000)}` : "") +

@@ -47,13 +47,13 @@ export type ServingFigures = {
     checks: CheckFigure[];
     listings: (RouteFigure & { delegations: number })[];
   };
-  /** Issue 14: each check route at past blocks, alone and loaded, beside the same route at the head. */
+  /** Each check route at past blocks, alone and loaded, beside the same route at the head. */
   past: {
     checks: { head: RouteFigure; alone: RouteFigure; loaded: RouteFigure }[];
     batches: (RouteFigure & { past: boolean })[];
     listings: (RouteFigure & { delegations: number })[];
   };
-  /** Issue 15: the whole history read, history pages at random depths, the largest wallets in pages. */
+  /** The whole history read, history pages at random depths, the largest wallets in pages. */
   history: {
     reads: HistoryRead[];
     pages: RouteFigure[];
@@ -192,7 +192,7 @@ export async function measureServing(
       }
     }
 
-    // Issue 14: the same checks, each at a random past block; batches; listings at a past block.
+    // The same checks, each at a random past block; batches; listings at a past block.
     const past: ServingFigures["past"] = { checks: [], batches: [], listings: [] };
     for (const [i, route] of checkRoutes(data, o.seed + 5, true).entries()) {
       past.checks.push({
@@ -212,7 +212,7 @@ export async function measureServing(
     for (const version of ["v2", "v1"] as const)
       past.listings.push({ delegations: fewest, ...(await alone(listingRoute(data, version, fewest, true))) });
 
-    // Issue 15: the whole history by following Link; pages of it at random depths; the largest wallets in pages.
+    // The whole history by following Link; pages of it at random depths; the largest wallets in pages.
     const history: ServingFigures["history"] = { reads: [], pages: [], walletPages: [] };
     for (const version of ["v2", "v1"] as const) {
       await settle(serve.url, service.headers);

@@ -24,6 +24,7 @@ import { Cleanup } from "./cleanup";
 import { benchDatabase } from "./database";
 import { Dataset } from "./dataset";
 import { runLoad } from "./load";
+import { commandLineOrExit } from "./options";
 import { memoryByProcess, RUN_VARIABLE } from "./procs";
 import { checkRoutes, listingRoute } from "./routes";
 import { CHAIN_ID, growDataset, startChain, startIndexer, startServe } from "./stack";
@@ -35,8 +36,8 @@ if (!process.env.DATABASE_URL) {
   );
   process.exit(1);
 }
-const at = process.argv.indexOf("--duration");
-const durationS = at >= 0 ? Number(process.argv[at + 1]) : 600;
+const { values } = commandLineOrExit({ options: { duration: { type: "string" } } }, "use --duration <seconds>");
+const durationS = Number(values.duration ?? 600);
 if (!(durationS >= 30)) {
   console.error("--duration: a number of seconds, at least 30");
   process.exit(1);

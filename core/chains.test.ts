@@ -1,5 +1,5 @@
 /**
- * The chain table (issue 4): exactly the registries' deployment list, each entry's addresses, and
+ * The chain table: exactly the registries' deployment list, each entry's addresses, and
  * its names taken from viem's chain definitions. How the RPC environment selects chains:
  * core/settings.test.ts.
  */
@@ -8,7 +8,7 @@ import * as viemChains from "viem/chains";
 import { describe, expect, it } from "vitest";
 import { CHAINS, chainById, V1_ADDRESS, V2_ADDRESS, V2_ADDRESS_ZKSYNC } from "./chains";
 
-/** The issue's list. */
+/** The registries' deployment list. */
 const MAINNETS = [
   1, 10, 56, 100, 137, 250, 324, 360, 1101, 1284, 1285, 1329, 1996, 2020, 2741, 2911, 5000, 7000, 7700, 8453, 33139,
   42161, 42170, 42220, 43114, 59144, 61166, 81457, 98866, 167000, 534352, 7777777,
@@ -25,7 +25,7 @@ const ZKSYNC_V2 = "0x0000000059A24EB229eED07Ac44229DB56C5d797";
 const viem = viemChains as unknown as Record<string, Chain | undefined>;
 
 describe("the chain table", () => {
-  it("holds exactly the issue's chains: the mainnets, the testnets and the local development chain", () => {
+  it("holds exactly the deployment list's chains: the mainnets, the testnets and the local development chain", () => {
     const ids = CHAINS.map((c) => c.id);
     expect([...ids].sort((a, b) => a - b)).toEqual([...MAINNETS, ...TESTNETS, DEV].sort((a, b) => a - b));
     expect(ids.length).toBe(MAINNETS.length + TESTNETS.length + 1);

@@ -8,6 +8,7 @@ import { CHAINS, chainById } from "./chains";
 import { encodePlan, PLAN_VARIABLE } from "./plan";
 import {
   configuredChains,
+  demoSettings,
   ignoredRpcVariables,
   keysSettings,
   launcherSettings,
@@ -114,6 +115,9 @@ describe("defaults (README, Configuration)", () => {
     expect(launcherSettings(env)).toMatchObject({ port: 8080, schema: "from_env" });
     expect(launcherSettings(env, ["--schema", "s", "--port", "9000"])).toMatchObject({ port: 9000, schema: "s" });
     expect(launcherSettings(env, ["-p", "9001"])).toMatchObject({ port: 9001 });
+    expect(launcherSettings(env, ["--port=9002", "--schema=t"])).toMatchObject({ port: 9002, schema: "t" });
+    // The last of an option given twice wins.
+    expect(launcherSettings(env, ["-p", "9003", "--port", "9004"])).toMatchObject({ port: 9004 });
   });
 
   it("npm start: --views-schema on the command line wins over DATABASE_VIEWS_SCHEMA", () => {
@@ -150,6 +154,15 @@ describe("defaults (README, Configuration)", () => {
     });
   });
 
+  it("npm run demo", () => {
+    expect(demoSettings({})).toEqual({ port: 42069, ignoresDatabaseUrl: false });
+    expect(demoSettings({ PORT: "8080", DATABASE_URL: "postgres://db" })).toEqual({
+      port: 8080,
+      ignoresDatabaseUrl: true,
+    });
+    expect(demoSettings({ PORT: "", DATABASE_URL: "" })).toEqual({ port: 42069, ignoresDatabaseUrl: false });
+  });
+
   it("an empty variable is an unset one", () => {
     const settings = launcherSettings({ PONDER_RPC_URL_1: "http://a", ADMIN_TOKEN: "", PGLITE_DIR: "", PORT: "" });
     expect(settings).toMatchObject({
@@ -184,12 +197,31 @@ describe("invalid values: an error that names the variable", () => {
 
   it("--port", () => {
     expect(() => launcherSettings({}, ["--port", "x"])).toThrow(/^--port="x"/);
-    expect(() => launcherSettings({}, ["--port"])).toThrow(/--port needs a value/);
+    expect(() => launcherSettings({}, ["-p", "0"])).toThrow(/^--port="0"/);
+    expect(() => launcherSettings({}, ["--port"])).toThrow(/^Option '-p, --port <value>' argument missing/);
+    expect(() => launcherSettings({}, ["--port", "--schema", "s"])).toThrow(/^Option '--port' argument is ambiguous/);
+  });
+
+  it("an option without a value, one npm start does not take, or an argument: an error with the usage", () => {
+    const usage = /\nusage: npm start -- \[--port <port>\] \[--schema <schema>\] \[--views-schema <schema>\]$/;
+    const bad = [["--schema"], ["--schema="], ["--views-schema", ""], ["--prot", "9000"], ["-v"], ["9000"]];
+    for (const args of bad) {
+      expect(() => launcherSettings({}, args)).toThrow(SettingsError);
+      expect(() => launcherSettings({}, args)).toThrow(usage);
+    }
+    expect(() => launcherSettings({}, ["--schema="])).toThrow(/^--schema needs a value/);
+    expect(() => launcherSettings({}, ["--views-schema", ""])).toThrow(/^--views-schema needs a value/);
+    expect(() => launcherSettings({}, ["--prot", "9000"])).toThrow(/^Unknown option '--prot'/);
+    expect(() => launcherSettings({}, ["9000"])).toThrow(/^Unexpected argument '9000'/);
   });
 
   it("API_WORKERS and DATABASE_URL, in npm run serve", () => {
     expect(() => serveSettings({ DATABASE_URL: "postgres://db", API_WORKERS: "many" })).toThrow(/^API_WORKERS="many"/);
     expect(() => serveSettings({})).toThrow(/set DATABASE_URL/);
+  });
+
+  it("PORT, in npm run demo", () => {
+    expect(() => demoSettings({ PORT: "eighty" })).toThrow(/^PORT="eighty": expected an integer from 1 to 65535/);
   });
 
   it("SERVICE_URL, in npm run keys", () => {

@@ -2,9 +2,11 @@
  * The environment, parsed once and typed. Each entry point reads the settings it needs here and
  * hands them on as parameters: scripts/start.ts (launcherSettings), ponder.config.ts and
  * src/api/index.ts (ponderSettings), scripts/serve.ts (serveSettings), scripts/keys.ts
- * (keysSettings); nothing else reads process.env. The variables and their defaults are the README's
- * Configuration table. A value a variable cannot take is an error that names the variable.
+ * (keysSettings), scripts/demo.ts (demoSettings); nothing else reads process.env. The variables
+ * and their defaults are the README's Configuration table. A value a variable cannot take is an
+ * error that names the variable.
  */
+import { parseArgs } from "node:util";
 import { CHAINS, type ChainEntry, chainById } from "./chains";
 import { decodePlan, type IndexedChain, PLAN_VARIABLE } from "./plan";
 
@@ -97,6 +99,14 @@ export type KeysSettings = {
   adminToken: string | undefined;
 };
 
+/** `npm run demo`'s settings. */
+export type DemoSettings = {
+  /** PORT, else 42069: the port the demo's service asks for. */
+  port: number;
+  /** DATABASE_URL is set: the demo does not use it (its chain is new every run), and says so. */
+  ignoresDatabaseUrl: boolean;
+};
+
 /** Long enough that guessing it over HTTP is hopeless. */
 const MIN_ADMIN_TOKEN = 16;
 
@@ -167,23 +177,32 @@ export function ignoredRpcVariables(env: Environment): string[] {
   });
 }
 
-/** The value of option `names` (`--port 1`) on a command line; undefined when it is not given. */
-function option(args: readonly string[], ...names: string[]): string | undefined {
-  const at = args.findIndex((arg) => names.includes(arg));
-  if (at < 0) return undefined;
-  const value = args[at + 1];
-  if (value === undefined || value.startsWith("-")) throw new SettingsError(`${args[at]} needs a value`);
-  return value;
+const LAUNCHER_USAGE = "usage: npm start -- [--port <port>] [--schema <schema>] [--views-schema <schema>]";
+
+/** `npm start`'s command line: `--port`/`-p`, `--schema`, `--views-schema`, each with a value; nothing else. */
+function launcherArgs(args: readonly string[]) {
+  let values: { port?: string; schema?: string; "views-schema"?: string };
+  try {
+    ({ values } = parseArgs({
+      args: [...args],
+      options: { port: { type: "string", short: "p" }, schema: { type: "string" }, "views-schema": { type: "string" } },
+    }));
+  } catch (error) {
+    throw new SettingsError(`${(error as Error).message}\n${LAUNCHER_USAGE}`);
+  }
+  const empty = Object.entries(values).find(([, value]) => value === "");
+  if (empty) throw new SettingsError(`--${empty[0]} needs a value\n${LAUNCHER_USAGE}`);
+  return values;
 }
 
 /** `npm start`'s settings from its environment and command line (`--port`, `--schema`, `--views-schema`). */
 export function launcherSettings(env: Environment, args: readonly string[] = []): LauncherSettings {
-  const cliPort = option(args, "--port", "-p");
+  const cli = launcherArgs(args);
   const configured = configuredChains(env);
   const mainnet = chainById(1)!;
   const publicFallback = configured.length === 0 ? mainnet : undefined;
-  const schema = option(args, "--schema") ?? indexerSchema(env);
-  const viewsSchema = option(args, "--views-schema") ?? text(env, "DATABASE_VIEWS_SCHEMA") ?? "delegation_views";
+  const schema = cli.schema ?? indexerSchema(env);
+  const viewsSchema = cli["views-schema"] ?? text(env, "DATABASE_VIEWS_SCHEMA") ?? "delegation_views";
   if (viewsSchema === schema) {
     throw new SettingsError(
       `DATABASE_VIEWS_SCHEMA (--views-schema) is ${JSON.stringify(schema)}, the indexer's own schema ` +
@@ -192,7 +211,7 @@ export function launcherSettings(env: Environment, args: readonly string[] = [])
   }
   return {
     ...api(env),
-    port: (cliPort === undefined ? port(text(env, "PORT"), "PORT") : port(cliPort, "--port")) ?? 42069,
+    port: (cli.port === undefined ? port(text(env, "PORT"), "PORT") : port(cli.port, "--port")) ?? 42069,
     schema,
     viewsSchema,
     startBlocksFile: text(env, "START_BLOCKS_FILE") ?? ".ponder/start-blocks.json",
@@ -247,6 +266,14 @@ export function keysSettings(env: Environment): KeysSettings {
   if (!URL.canParse(serviceUrl))
     throw new SettingsError(`SERVICE_URL=${JSON.stringify(serviceUrl)}: expected the service's URL`);
   return { serviceUrl, adminToken: text(env, "ADMIN_TOKEN") };
+}
+
+/** `npm run demo`'s settings. */
+export function demoSettings(env: Environment): DemoSettings {
+  return {
+    port: port(text(env, "PORT"), "PORT") ?? 42069,
+    ignoresDatabaseUrl: text(env, "DATABASE_URL") !== undefined,
+  };
 }
 
 /** `read()`'s settings; when a variable is invalid, says which and exits with 1 (for the commands). */

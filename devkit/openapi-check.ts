@@ -1,5 +1,5 @@
 /**
- * Holds every answer the tests get to the OpenAPI document (issue 17): `checkAnswer` runs in the
+ * Holds every answer the tests get to the OpenAPI document: `checkAnswer` runs in the
  * shared client (devkit/ask.ts) on each answer to a documented path. The operation is found as the
  * app's router finds it (the document lists operations in the routes' order, first match wins);
  * the status must be one the operation documents, with its content type, its body valid against

@@ -7,6 +7,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { demoSettings, settingsOrExit } from "../core/settings";
 import type { Anvil } from "../devkit/anvil";
 import { Activity, PEOPLE } from "./demo/activity";
 import { compileStandIns, finalize, Sender, startDemoChain } from "./demo/chain";
@@ -17,6 +18,7 @@ import { DemoService } from "./demo/service";
 const LIVE_EVERY_MS = 3_000;
 
 const log = (message: string) => console.log(`[demo] ${message}`);
+const settings = settingsOrExit(() => demoSettings(process.env));
 let dir: string | undefined;
 let chain: Promise<Anvil> | undefined;
 let service: DemoService | undefined;
@@ -42,7 +44,7 @@ function shutdown(code: number): Promise<never> {
 for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, () => void shutdown(0));
 
 async function main() {
-  if (process.env.DATABASE_URL)
+  if (settings.ignoresDatabaseUrl)
     log(
       "DATABASE_URL is ignored: the demo's chain is new every run, so it uses a fresh PGlite database in a temporary " +
         "directory",
@@ -80,7 +82,7 @@ async function main() {
   );
 
   log(`starting the service (scripts/start.ts, as npm start runs it), its data in ${dir}…`);
-  service = new DemoService(anvil.url, dir, process.env.PORT || "42069");
+  service = new DemoService(anvil.url, dir, settings.port);
   const url = await service.ready(written);
   log(`the service is ready at ${url}, ${seconds(writing)} after the chain started`);
   service.quiet = true;

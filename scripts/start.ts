@@ -25,6 +25,7 @@ import { servedChain } from "../api/store/served-chains";
 import type { ChainEntry } from "../core/chains";
 import { encodePlan, type IndexedChain, PLAN_VARIABLE } from "../core/plan";
 import { launcherSettings, settingsOrExit } from "../core/settings";
+import { redactedUrl } from "../core/url";
 import { PONDER_RETRYABLE_EXIT } from "../ponder/ponder-0.16.10";
 import { planChains } from "./launcher/discovery";
 import { forgetReplacedChains } from "./launcher/replaced-chains";
@@ -36,8 +37,7 @@ const MAX_WAIT_S = 60;
 /** The wait after one of `seconds`: doubling from 1 s up to MAX_WAIT_S, so a short outage costs little. */
 const nextWait = (seconds: number) => Math.min(Math.max(seconds * 2, 1), MAX_WAIT_S);
 
-const args = process.argv.slice(2);
-const settings = settingsOrExit(() => launcherSettings(process.env, args));
+const settings = settingsOrExit(() => launcherSettings(process.env, process.argv.slice(2)));
 const { chains, port, publicFallback } = settings;
 if (settings.ignoredRpcVariables.length > 0) {
   console.warn(
@@ -45,6 +45,7 @@ if (settings.ignoredRpcVariables.length > 0) {
   );
 }
 if (publicFallback) {
+  // viem's public URL, which holds no key: printed whole, unlike the configured ones.
   console.warn(
     `No PONDER_RPC_URL_<chainId> is set: indexing ${publicFallback.title} (chain ${publicFallback.id}) through ` +
       `its public RPC ${publicFallback.publicRpc}. A public RPC is slow and rate-limited (a full backfill takes ` +
@@ -53,9 +54,8 @@ if (publicFallback) {
       "`npm run demo`.",
   );
 }
-if (!args.includes("--schema")) args.push("--schema", settings.schema);
 // Ponder points the views at the schema once its backfill is done (README, "Data model").
-if (!args.includes("--views-schema")) args.push("--views-schema", settings.viewsSchema);
+const ponderArgs = ["start", "--schema", settings.schema, "--views-schema", settings.viewsSchema];
 
 /** What the waiting room serves: the table's registries, their start blocks not known yet. */
 const served = chains.map(({ chain }) =>
@@ -72,7 +72,7 @@ async function unreachableChains(): Promise<{ chain: ChainEntry; reasons: string
       const reasons = await Promise.all(
         rpc.map(async (url) => {
           const why = await whyRpcUnusable(url, chain.id);
-          return why === undefined ? undefined : `${url}: ${why}`;
+          return why === undefined ? undefined : `${redactedUrl(url)}: ${why}`;
         }),
       );
       return { chain, reasons: reasons.some((r) => r === undefined) ? [] : (reasons as string[]) };
@@ -154,8 +154,9 @@ function indexable(plan: IndexedChain[]): IndexedChain[] {
 
 /** Runs `ponder start` on the plan until it exits; its exit code. */
 function runPonder(plan: IndexedChain[]): Promise<number> {
-  const env = { PONDER_TELEMETRY_DISABLED: "true", ...process.env, [PLAN_VARIABLE]: encodePlan(plan) };
-  const child = spawn(PONDER, ["start", ...args], { env, stdio: "inherit", cwd: resolve(import.meta.dirname, "..") });
+  // Ponder listens on PORT: the launcher's port (--port or PORT), where the waiting room answered.
+  const env = { PONDER_TELEMETRY_DISABLED: "true", ...process.env, PORT: `${port}`, [PLAN_VARIABLE]: encodePlan(plan) };
+  const child = spawn(PONDER, ponderArgs, { env, stdio: "inherit", cwd: resolve(import.meta.dirname, "..") });
   const forward = (signal: NodeJS.Signals) => child.kill(signal);
   process.on("SIGINT", forward).on("SIGTERM", forward);
   return new Promise((exited) =>

@@ -154,7 +154,7 @@ class RowLists {
  * answers as the SQL store. Rows are replaced whole as the indexer wrote them, so no rule of the
  * registries is applied here except core's `v1InForce`.
  *
- * Held compactly (issue 16): addresses, hashes and keys as bytes numbered by ByteKeys, every field
+ * Held compactly: addresses, hashes and keys as bytes numbered by ByteKeys, every field
  * a typed array indexed by those numbers, wallet lists linked through the rows. A delegation costs
  * a few hundred bytes rather than kilobytes of objects and strings, and the garbage collector has
  * almost nothing to walk. A row removed by a reorganization keeps its number, marked not LIVE.

@@ -1,5 +1,5 @@
 /**
- * Whole wallet listings kept rendered (issue 16): a listing's JSON costs far more than its rows
+ * Whole wallet listings kept rendered: a listing's JSON costs far more than its rows
  * (EIP-55 checksums, records, serialization), and a wallet large enough to matter is asked again and
  * again between the blocks that change it. A store that numbers each wallet's changes (a revision,
  * api/replica) lets a listing be answered from here until its revision moves.

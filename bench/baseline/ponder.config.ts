@@ -3,7 +3,7 @@ import type { Address } from "viem";
 import { registryV2Abi } from "../../core/abi/registryV2";
 
 /**
- * The minimal Ponder indexer the backfill is measured against (issue 16): the same v2 registry on
+ * The minimal Ponder indexer the backfill is measured against: the same v2 registry on
  * the same chain, each event one insert, no logic. bench/backfill.ts runs it with `ponder start
  * --root bench/baseline` after the service's indexer, over the same blocks and database.
  */

@@ -12,7 +12,7 @@ export class DemoService {
   /** Once the examples are out: Ponder's routine lines would scroll them away. */
   quiet = false;
 
-  constructor(rpcUrl: string, dir: string, port: string) {
+  constructor(rpcUrl: string, dir: string, port: number) {
     const env: NodeJS.ProcessEnv = {
       PONDER_RPC_URL_31337: rpcUrl,
       // The demo's chain is new every run: a database of an earlier run (or of real chains) must not be used.
@@ -20,7 +20,7 @@ export class DemoService {
       PGLITE_DIR: join(dir, "pglite"),
       START_BLOCKS_FILE: join(dir, "start-blocks.json"),
       PONDER_TELEMETRY_DISABLED: "true",
-      PORT: port,
+      PORT: String(port),
     };
     // Only the demo's chain: undefined leaves the variable out of the child's environment.
     for (const name of Object.keys(process.env)) {

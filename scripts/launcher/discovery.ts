@@ -14,6 +14,19 @@ import { type Address, createPublicClient, fallback, http, type PublicClient } f
 import type { ChainEntry } from "../../core/chains";
 import type { IndexedChain } from "../../core/plan";
 import type { ConfiguredChain } from "../../core/settings";
+import { rpcFailure } from "./rpc";
+
+/** viem's http transport's default, given here because the failures name it. */
+const TIMEOUT_MS = 10_000;
+
+/** `request`'s answer; when it fails, an error naming the chain and `method` and why, without the URL. */
+async function answer<T>(chain: ChainEntry, method: string, request: Promise<T>): Promise<T> {
+  try {
+    return await request;
+  } catch (error) {
+    throw new Error(`chain ${chain.id} (${chain.title}): ${method} failed (${rpcFailure(error, method, TIMEOUT_MS)})`);
+  }
+}
 
 /**
  * The first block at which `hasCode` holds, by binary search over [0, latest]; undefined when
@@ -77,8 +90,9 @@ async function startBlock(
     } catch (error) {
       throw new Error(
         `chain ${chain.id} (${chain.title}): could not find where registry ${version} starts: eth_getCode at block ` +
-          `${blockNumber} failed (${(error as Error).message.split("\n")[0]}). Finding the deployment block needs ` +
-          `an RPC that serves historical state (an archive node), or add the block to core/chains.ts as startBlock.`,
+          `${blockNumber} failed (${rpcFailure(error, "eth_getCode", TIMEOUT_MS)}). Finding the deployment block ` +
+          "needs an RPC that serves historical state (an archive node), or add the block to core/chains.ts as " +
+          "startBlock.",
       );
     }
   };
@@ -117,8 +131,12 @@ export async function planChains(
   const memory = new StartBlockMemory(options.memoryFile);
   return Promise.all(
     chains.map(async ({ chain, rpc }): Promise<IndexedChain> => {
-      const client = createPublicClient({ transport: fallback(rpc.map((url) => http(url))) }) as PublicClient;
-      const [latest, genesis] = await Promise.all([client.getBlockNumber(), client.getBlock({ blockNumber: 0n })]);
+      const transport = fallback(rpc.map((url) => http(url, { timeout: TIMEOUT_MS })));
+      const client = createPublicClient({ transport }) as PublicClient;
+      const [latest, genesis] = await Promise.all([
+        answer(chain, "eth_blockNumber", client.getBlockNumber()),
+        answer(chain, "eth_getBlockByNumber", client.getBlock({ blockNumber: 0n })),
+      ]);
       const plan: IndexedChain = { chain, rpc };
       for (const version of ["v1", "v2"] as const) {
         const registry = chain[version];

@@ -1,25 +1,53 @@
+/**
+ * The launcher's own RPC requests, through viem: each gives up after TIMEOUT_MS and is not retried
+ * (the launcher retries with its own backoff), and a failure is told in a few words without the
+ * URL, which viem's messages carry and which may hold an API key.
+ */
+import { BaseError, createPublicClient, type EIP1193RequestFn, http, RpcError, TimeoutError } from "viem";
+
 /** How long one RPC request of the launcher may take: a hung RPC is as unusable as a refusing one. */
 const TIMEOUT_MS = 5_000;
 
+const client = (url: string) => createPublicClient({ transport: http(url, { timeout: TIMEOUT_MS, retryCount: 0 }) });
+
+/** `error` and the errors it was caused by, outermost first. */
+function causes(error: unknown): Error[] {
+  const chain: Error[] = [];
+  for (let e = error; e instanceof Error; e = e.cause) chain.push(e);
+  return chain;
+}
+
+/**
+ * Why viem's request for `method`, with a timeout of `timeoutMs`, failed, in a few words: timed out,
+ * an HTTP status, the system's code (ECONNREFUSED, ENOTFOUND), an answer that is not JSON-RPC, or
+ * the RPC's own error.
+ */
+export function rpcFailure(error: unknown, method: string, timeoutMs: number): string {
+  const chain = causes(error);
+  if (chain.some((e) => e instanceof TimeoutError)) return `no answer within ${timeoutMs / 1000} s`;
+  const status = chain.map((e) => (e as { status?: unknown }).status).find((s) => typeof s === "number");
+  if (status !== undefined) return `HTTP ${status}`;
+  const code = chain.map((e) => (e as { code?: unknown }).code).find((c) => typeof c === "string");
+  if (code !== undefined) return code as string;
+  const answered = chain.find((e) => e instanceof RpcError);
+  if (answered) return `${method} failed: ${answered.details}`;
+  // Not viem's error: the answer came but its result could not be read.
+  if (!(error instanceof BaseError) || chain.some((e) => e instanceof SyntaxError))
+    return `not a JSON-RPC answer to ${method}`;
+  const last = chain.at(-1)!;
+  return last instanceof BaseError ? last.shortMessage : last.message;
+}
+
 /** One JSON-RPC request's result; throws with a few words on why there is none. */
 export async function rpc(url: string, method: string, params: unknown[]): Promise<unknown> {
-  let res: Response;
+  let result: unknown;
   try {
-    res = await fetch(url, {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
-      signal: AbortSignal.timeout(TIMEOUT_MS),
-    });
+    result = await (client(url).request as EIP1193RequestFn)({ method, params });
   } catch (error) {
-    const e = error as Error & { cause?: { code?: string; message?: string } };
-    if (e.name === "TimeoutError") throw new Error(`no answer within ${TIMEOUT_MS / 1000} s`);
-    throw new Error(e.cause?.code ?? e.cause?.message ?? e.message);
+    throw new Error(rpcFailure(error, method, TIMEOUT_MS));
   }
-  if (!res.ok) throw new Error(`HTTP ${res.status}`);
-  const body = (await res.json().catch(() => undefined)) as { result?: unknown } | undefined;
-  if (body === undefined || !("result" in body)) throw new Error(`not a JSON-RPC answer to ${method}`);
-  return body.result;
+  if (result === undefined) throw new Error(`not a JSON-RPC answer to ${method}`);
+  return result;
 }
 
 /**
@@ -27,13 +55,11 @@ export async function rpc(url: string, method: string, params: unknown[]): Promi
  * an HTTP error, another chain); undefined when it answers `eth_chainId` with that chain.
  */
 export async function whyRpcUnusable(url: string, chainId: number): Promise<string | undefined> {
-  let result: unknown;
+  let answered: number;
   try {
-    result = await rpc(url, "eth_chainId", []);
+    answered = await client(url).getChainId();
   } catch (error) {
-    return (error as Error).message;
+    return rpcFailure(error, "eth_chainId", TIMEOUT_MS);
   }
-  if (typeof result !== "string") return "not a JSON-RPC answer to eth_chainId";
-  const answered = Number(BigInt(result));
   return answered === chainId ? undefined : `it serves chain ${answered}, not ${chainId}`;
 }
