@@ -17,7 +17,7 @@ import { ROOT, waitFor } from "../devkit/processes";
 import { chainClient } from "../devkit/rpc";
 import { type Service, startService } from "../devkit/service";
 import { CLIENT_TYPES, clientTypes } from "../scripts/client-types";
-import { readmeExample } from "./helpers/readme";
+import { docExample } from "./helpers/readme";
 
 const CHAIN_ID = 31337;
 let anvil: Anvil;
@@ -44,7 +44,9 @@ describe("the typed client", () => {
 
   it("runs the README example: answers equal to eth_call, typed, exact past 2^53", async () => {
     const example = readFileSync(join(ROOT, "client/example.ts"), "utf8");
-    expect(readmeExample("ts", "delegationOf").trim()).toBe(example.replace('"./index"', '"./client"').trim());
+    expect(docExample("README.md", "ts", "delegationOf").trim()).toBe(
+      example.replace('"./index"', '"./client"').trim(),
+    );
 
     const chain = chainClient(anvil.url);
     const [cold, hot, other] = await chain.getAddresses();

@@ -33,7 +33,7 @@ import type { ApiRecord } from "./helpers/compare-listings";
 import { eventRecords, normalizeEvent, registryLogs, V2_TYPE } from "./helpers/event-records";
 import { canonical, parseJsonExact } from "./helpers/json";
 import { followPages } from "./helpers/pages";
-import { readmeExample } from "./helpers/readme";
+import { docExample } from "./helpers/readme";
 import { SeededWrites } from "./helpers/seeded-writes";
 import { decodeEvents } from "./helpers/v2/events";
 
@@ -264,7 +264,7 @@ describe("GraphQL", () => {
 
   it("a wallet's events, and the chain's, equal the REST history and the registries' logs, v2 and v1", async () => {
     const mismatches: Mismatch[] = [];
-    const walletHistory = { v2: readmeExample("graphql", "query WalletHistory("), v1: V1_WALLET_HISTORY };
+    const walletHistory = { v2: docExample("README.md", "graphql", "query WalletHistory("), v1: V1_WALLET_HISTORY };
     const toRecord = { v2: v2Record, v1: v1Record };
     const counts = { v2: 0, v1: 0 };
     const kinds = { v2: new Set<unknown>(), v1: new Set<unknown>() };
@@ -314,7 +314,7 @@ describe("GraphQL", () => {
 
   it("the delegations a vault grants, in force, equal its REST listing's", async () => {
     const mismatches: Mismatch[] = [];
-    const granted = readmeExample("graphql", "query Granted(");
+    const granted = docExample("README.md", "graphql", "query Granted(");
     let compared = 0;
     for (const vault of writes.wallets().v2) {
       const a = await graphql(granted, { chainId: CHAIN_ID, vault: spellAddress(rng, vault) });

@@ -32,7 +32,7 @@ import { type Service, startService } from "../devkit/service";
 import type { ApiRecord } from "./helpers/compare-listings";
 import { canonical, parseJsonExact } from "./helpers/json";
 import { followPages } from "./helpers/pages";
-import { readmeExample } from "./helpers/readme";
+import { docExample } from "./helpers/readme";
 import { SeededWrites } from "./helpers/seeded-writes";
 
 const SEED = chooseSeed();
@@ -72,7 +72,7 @@ async function query(sql: string): Promise<Record<string, unknown>[]> {
 
 /** A README example on the test's chain: its `chain_id = 1` (the one there is) read as CHAIN_ID. */
 function example(marker: string): string {
-  const sql = readmeExample("sql", marker);
+  const sql = docExample("README.md", "sql", marker);
   const onChain = sql.replace(/chain_id = 1\b/g, `chain_id = ${CHAIN_ID}`);
   expect(onChain.match(new RegExp(`chain_id = ${CHAIN_ID}`, "g")), `${marker}: one chain_id = 1`).toHaveLength(1);
   return onChain.trim().replace(/;$/, "");
