@@ -1,5 +1,5 @@
 /**
- * The typed client (client/): the README's example (client/example.ts, which the README shows
+ * The typed client (client/): its documented example (client/example.ts, which docs/api.md shows
  * whole) against a service on anvil with the real registries, its answers equal to the contract's
  * eth_call and typed as the document says; an amount past 2^53 arrives exact, as a bigint. And the
  * client's types are the ones `npm run client:types` writes from the document now.
@@ -17,7 +17,7 @@ import { ROOT, waitFor } from "../devkit/processes";
 import { chainClient } from "../devkit/rpc";
 import { type Service, startService } from "../devkit/service";
 import { CLIENT_TYPES, clientTypes } from "../scripts/client-types";
-import { readmeExample } from "./helpers/readme";
+import { docExample } from "./helpers/readme";
 
 const CHAIN_ID = 31337;
 let anvil: Anvil;
@@ -42,9 +42,11 @@ describe("the typed client", () => {
     );
   });
 
-  it("runs the README example: answers equal to eth_call, typed, exact past 2^53", async () => {
+  it("runs the documented example: answers equal to eth_call, typed, exact past 2^53", async () => {
     const example = readFileSync(join(ROOT, "client/example.ts"), "utf8");
-    expect(readmeExample("ts", "delegationOf").trim()).toBe(example.replace('"./index"', '"./client"').trim());
+    expect(docExample("docs/api.md", "ts", "delegationOf").trim()).toBe(
+      example.replace('"./index"', '"./client"').trim(),
+    );
 
     const chain = chainClient(anvil.url);
     const [cold, hot, other] = await chain.getAddresses();

@@ -1,15 +1,15 @@
 /**
- * GraphQL at /graphql on `npm start` (README, "GraphQL"), against the real registries on anvil:
+ * GraphQL at /graphql on `npm start` (docs/graphql.md), against the real registries on anvil:
  *
  * 1. Only requests with a valid API key are served: keyless ones (POST and GET), an unknown key and
  *    a revoked key are 401 invalid_api_key, problem+json.
- * 2. A wallet's events by GraphQL (the README's WalletHistory query for v2; v1Events by vault,
+ * 2. A wallet's events by GraphQL (the page's WalletHistory query for v2; v1Events by vault,
  *    delegate or revokedDelegate for v1), page after page, equal its REST history
  *    (GET /registry/{v2,v1}/:wallet/history) event for event, every field; the whole chain's too,
  *    and both equal the registries' own logs. Seeded random writes of every kind, half backfilled,
  *    half indexed live.
- * 3. The delegations a vault grants, in force (the README's Granted query), equal the `from` = vault
- *    records of its REST listing, in the contract's order once sorted as the README says.
+ * 3. The delegations a vault grants, in force (the page's Granted query), equal the `from` = vault
+ *    records of its REST listing, in the contract's order once sorted as the page says.
  * 4. Every v2Delegation row (state, first enabling event, last event's block, event count) is what
  *    its delegation's events in the registry's own logs amount to.
  * 5. A query past Ponder's limits (tokens, depth, aliases, rows per page) is refused with a GraphQL
@@ -34,7 +34,7 @@ import type { ApiRecord } from "./helpers/compare-listings";
 import { eventRecords, normalizeEvent, registryLogs, V2_TYPE } from "./helpers/event-records";
 import { canonical, parseJsonExact } from "./helpers/json";
 import { followPages } from "./helpers/pages";
-import { readmeExample } from "./helpers/readme";
+import { docExample } from "./helpers/readme";
 import { SeededWrites } from "./helpers/seeded-writes";
 import { decodeEvents } from "./helpers/v2/events";
 
@@ -143,7 +143,7 @@ const EVENT_FIELDS = "blockNumber blockTimestamp transactionHash logIndex kind";
 const V2_FIELDS = `${EVENT_FIELDS} from to contract tokenId rights amount enable`;
 const V1_FIELDS = `${EVENT_FIELDS} vault delegate contract tokenId value revokedDelegate`;
 
-/** A wallet's v1 events, as the README says to ask for them (vault, delegate or revokedDelegate). */
+/** A wallet's v1 events, as docs/graphql.md says to ask for them (vault, delegate or revokedDelegate). */
 const V1_WALLET_HISTORY = `query V1WalletHistory($chainId: Int!, $wallet: String!, $limit: Int, $after: String) {
   v1Events(
     where: { chainId: $chainId, OR: [{ vault: $wallet }, { delegate: $wallet }, { revokedDelegate: $wallet }] }
@@ -265,7 +265,10 @@ describe("GraphQL", () => {
 
   it("a wallet's events, and the chain's, equal the REST history and the registries' logs, v2 and v1", async () => {
     const mismatches: Mismatch[] = [];
-    const walletHistory = { v2: readmeExample("graphql", "query WalletHistory("), v1: V1_WALLET_HISTORY };
+    const walletHistory = {
+      v2: docExample("docs/graphql.md", "graphql", "query WalletHistory("),
+      v1: V1_WALLET_HISTORY,
+    };
     const toRecord = { v2: v2Record, v1: v1Record };
     const counts = { v2: 0, v1: 0 };
     const kinds = { v2: new Set<unknown>(), v1: new Set<unknown>() };
@@ -287,7 +290,7 @@ describe("GraphQL", () => {
           `/registry/${version}/${spellAddress(rng, wallet)}/history?chainId=${CHAIN_ID}`,
         );
         expect(restWallet.block! >= writes.lastWriteBlock, tag("REST answers past the last write")).toBe(true);
-        // The README's query has its own page size; the v1 one takes a random one.
+        // The documented query has its own page size; the v1 one takes a random one.
         const rows = await allRows(`${version}Events`, walletHistory[version], {
           chainId: CHAIN_ID,
           wallet: spellAddress(rng, wallet),
@@ -315,7 +318,7 @@ describe("GraphQL", () => {
 
   it("the delegations a vault grants, in force, equal its REST listing's", async () => {
     const mismatches: Mismatch[] = [];
-    const granted = readmeExample("graphql", "query Granted(");
+    const granted = docExample("docs/graphql.md", "graphql", "query Granted(");
     let compared = 0;
     for (const vault of writes.wallets().v2) {
       const a = await graphql(granted, { chainId: CHAIN_ID, vault: spellAddress(rng, vault) });
@@ -323,7 +326,7 @@ describe("GraphQL", () => {
       expect(a.body.errors, a.text).toBeUndefined();
       const page = a.body.data?.v2Delegations as { totalCount: number; items: ApiRecord[] };
       expect(page.totalCount, tag(`${vault}: totalCount counts the items`)).toBe(page.items.length);
-      // The contract's order, as the README says to sort.
+      // The contract's order, as docs/graphql.md says to sort.
       const sorted = [...page.items].sort((x, y) => {
         const [bx, by] = [BigInt(x.firstBlock as string), BigInt(y.firstBlock as string)];
         return bx !== by ? (bx < by ? -1 : 1) : (x.firstLogIndex as number) - (y.firstLogIndex as number);

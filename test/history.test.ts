@@ -13,7 +13,7 @@
  * 4. A bad limit, a malformed cursor, fromBlock after toBlock, a cursor of another endpoint, wallet,
  *    range or chain: 400, naming the parameter.
  * 5. A reorganization inside a pinned range, shallower than Ponder's finality: the later pages answer
- *    from the new branch at the pinned block (README, "Pages").
+ *    from the new branch at the pinned block (docs/api.md, "Pages").
  * 6. With DATABASE_URL: `npm run serve` gives the same bodies as `npm start`, page by page.
  *
  * Reproduce a failure with the seed it prints: SEED=<n> npx vitest run test/history.test.ts

@@ -1,6 +1,6 @@
 /**
  * v1 `revokeDelegate(x)` made by a contract wallet, indexed through an RPC without the debug
- * namespace (README, "RPC requirement for v1"). The event is `RevokeDelegate(wallet, wallet)`; the
+ * namespace (docs/chains.md, "RPC requirement for v1"). The event is `RevokeDelegate(wallet, wallet)`; the
  * transaction's input is the wallet's `forward(…)`, so only `debug_traceTransaction` names `x`.
  *
  * The service runs against the real registries on anvil, through a proxy that answers every

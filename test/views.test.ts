@@ -1,9 +1,9 @@
 /**
- * Stable names for SQL (README, "Data model"): `npm start` has Ponder keep views of the indexer's
+ * Stable names for SQL (docs/data-model.md): `npm start` has Ponder keep views of the indexer's
  * tables in the views schema (DATABASE_VIEWS_SCHEMA, by default `delegation_views`), so that SQL
  * written against them keeps working when a re-index moves the indexer to a new DATABASE_SCHEMA.
  *
- * The README's own SQL examples (on the test's chain: `chain_id = 1` read as 31337) are run through
+ * The page's own SQL examples (on the test's chain: `chain_id = 1` read as 31337) are run through
  * the views schema, by an SQL client of the database (on PGlite, which admits one process, with the
  * service stopped), and their answers compared with the REST API's: the v1 delegations in force with
  * the union of every wallet's v1 listing, the v2 delegations made per day with the v2 history.
@@ -11,7 +11,7 @@
  * 1. After `npm start` on schema A, the SQL answers as A's REST API does.
  * 2. More writes while no indexer runs; then `npm start` on a new schema B (a re-index): the same SQL
  *    answers as B's REST API does, with the new writes, which A never saw; and again after
- *    `DROP SCHEMA` A (the README's re-index steps), which would drop views still on A.
+ *    `DROP SCHEMA` A (the re-index steps of docs/operations.md), which would drop views still on A.
  *
  * Reproduce a failure with the seed it prints: SEED=<n> npx vitest run test/views.test.ts
  */
@@ -33,7 +33,7 @@ import { ponderFinalityDepth } from "../ponder/ponder-0.16.10";
 import type { ApiRecord } from "./helpers/compare-listings";
 import { canonical, parseJsonExact } from "./helpers/json";
 import { followPages } from "./helpers/pages";
-import { readmeExample } from "./helpers/readme";
+import { docExample } from "./helpers/readme";
 import { SeededWrites } from "./helpers/seeded-writes";
 
 const SEED = chooseSeed();
@@ -71,9 +71,9 @@ async function query(sql: string): Promise<Record<string, unknown>[]> {
   }
 }
 
-/** A README example on the test's chain: its `chain_id = 1` (the one there is) read as CHAIN_ID. */
+/** A documented example on the test's chain: its `chain_id = 1` (the one there is) read as CHAIN_ID. */
 function example(marker: string): string {
-  const sql = readmeExample("sql", marker);
+  const sql = docExample("docs/data-model.md", "sql", marker);
   const onChain = sql.replace(/chain_id = 1\b/g, `chain_id = ${CHAIN_ID}`);
   expect(onChain.match(new RegExp(`chain_id = ${CHAIN_ID}`, "g")), `${marker}: one chain_id = 1`).toHaveLength(1);
   return onChain.trim().replace(/;$/, "");
@@ -91,7 +91,7 @@ type Answers = { v1InForce: string[]; v2PerDay: string[] };
 const IN_FORCE = "-- v1 delegations in force";
 const PER_DAY = "-- v2 delegations made per day";
 
-/** The README examples' answers through the views schema, as the REST API's records. */
+/** The documented examples' answers through the views schema, as the REST API's records. */
 async function sqlAnswers(): Promise<Answers> {
   const inForce = (await exampleRows(IN_FORCE)).map((d) => ({
     type: d.type,
@@ -161,7 +161,7 @@ async function sqlWhileServed(service: Service, then?: (rest: Answers) => Promis
   const pglite = !process.env.DATABASE_URL;
   if (pglite) await service.stop();
   const sql = await sqlAnswers();
-  expect(sql, tag(`the README's SQL through the views schema, while ${service.schema} is indexed`)).toEqual(rest);
+  expect(sql, tag(`the documented SQL through the views schema, while ${service.schema} is indexed`)).toEqual(rest);
   await then?.(rest);
   if (!pglite) await service.stop();
   return sql;
@@ -185,7 +185,7 @@ afterAll(async () => {
 });
 
 describe("the views schema", () => {
-  it("the README's SQL answers through it after npm start, and the same after a re-index on a new schema", async () => {
+  it("the docs' SQL answers through it after npm start, and the same after a re-index on a new schema", async () => {
     const first = await startIndexer();
     const before = await sqlWhileServed(first);
     // Not a comparison of nothing.
@@ -198,7 +198,7 @@ describe("the views schema", () => {
     const second = await startIndexer();
     expect(second.schema, "a new DATABASE_SCHEMA").not.toBe(first.schema);
     const after = await sqlWhileServed(second, async (rest) => {
-      // The README's re-index steps end with dropping the old schema: views still on it would go too.
+      // The documented re-index steps end with dropping the old schema: views still on it would go too.
       await query(`DROP SCHEMA "${first.schema}" CASCADE`);
       expect(await sqlAnswers(), tag(`after DROP SCHEMA ${first.schema}`)).toEqual(rest);
     });

@@ -139,7 +139,7 @@ export function examplesText(baseUrl: string, examples: Example[]): string {
 }
 
 /** The start of the snippet's block, as the demo prints it. */
-export const SNIPPET_HEADING = "From TypeScript, with the typed client (client/; README, Typed client)";
+export const SNIPPET_HEADING = "From TypeScript, with the typed client (client/; docs/api.md, Typed client)";
 
 /**
  * The example's question asked with the typed client: a file to save in this repository and run
