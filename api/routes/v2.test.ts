@@ -12,7 +12,7 @@ import { describe, expect, it } from "vitest";
 import { v2DelegationHash } from "../../core/v2";
 import type { Access } from "../access/open";
 import { createApp } from "../app";
-import type { Store, V2Row } from "../store/store";
+import { NOTHING_INDEXED, type Store, type V2Row } from "../store/store";
 import { NO_ALARMS } from "../watch/chain-alarms";
 
 const CHAIN = 31337;
@@ -52,89 +52,88 @@ const W = {
 // ---------------------------------------------------------------------------------------------
 // The app over a store holding the delegations
 
-/** The enabled delegations, in the order they were first enabled. */
-const DELEGATIONS: V2Row[] = [
-  {
-    delegationType: "ALL",
-    from: W.allFrom,
-    to: W.allTo,
-    contract: null,
-    tokenId: null,
-    rights: zeroHash,
-    amount: null,
-  },
-  {
-    delegationType: "CONTRACT",
-    from: W.conFrom,
-    to: W.conTo,
-    contract: C_CONTRACT,
-    tokenId: null,
-    rights: CLAIM,
-    amount: null,
-  },
-  {
-    delegationType: "ERC721",
-    from: W.tokFrom,
-    to: W.tokTo,
-    contract: C_721,
-    tokenId: maxUint256,
-    rights: zeroHash,
-    amount: null,
-  },
-  {
-    delegationType: "ERC20",
-    from: W.tokFrom,
-    to: W.tokTo,
-    contract: C_20,
-    tokenId: null,
-    rights: zeroHash,
-    amount: ERC20_AMOUNT,
-  },
-  {
-    delegationType: "ERC1155",
-    from: W.tokFrom,
-    to: W.tokTo,
-    contract: C_1155,
-    tokenId: ERC1155_TOKEN,
-    rights: zeroHash,
-    amount: ERC1155_AMOUNT,
-  },
-  {
-    delegationType: "ALL",
-    from: W.r32From,
-    to: W.r32To,
-    contract: null,
-    tokenId: null,
-    rights: stringToHex(RIGHTS_32, { size: 32 }),
-    amount: null,
-  },
-];
+/** The enabled delegations, in the order they were first enabled, each under its hash. */
+const DELEGATIONS: V2Row[] = (
+  [
+    {
+      delegationType: "ALL",
+      from: W.allFrom,
+      to: W.allTo,
+      contract: null,
+      tokenId: null,
+      rights: zeroHash,
+      amount: null,
+    },
+    {
+      delegationType: "CONTRACT",
+      from: W.conFrom,
+      to: W.conTo,
+      contract: C_CONTRACT,
+      tokenId: null,
+      rights: CLAIM,
+      amount: null,
+    },
+    {
+      delegationType: "ERC721",
+      from: W.tokFrom,
+      to: W.tokTo,
+      contract: C_721,
+      tokenId: maxUint256,
+      rights: zeroHash,
+      amount: null,
+    },
+    {
+      delegationType: "ERC20",
+      from: W.tokFrom,
+      to: W.tokTo,
+      contract: C_20,
+      tokenId: null,
+      rights: zeroHash,
+      amount: ERC20_AMOUNT,
+    },
+    {
+      delegationType: "ERC1155",
+      from: W.tokFrom,
+      to: W.tokTo,
+      contract: C_1155,
+      tokenId: ERC1155_TOKEN,
+      rights: zeroHash,
+      amount: ERC1155_AMOUNT,
+    },
+    {
+      delegationType: "ALL",
+      from: W.r32From,
+      to: W.r32To,
+      contract: null,
+      tokenId: null,
+      rights: stringToHex(RIGHTS_32, { size: 32 }),
+      amount: null,
+    },
+  ] satisfies Omit<V2Row, "hash">[]
+).map((row) => ({
+  ...row,
+  hash: v2DelegationHash({
+    type: row.delegationType,
+    from: row.from,
+    to: row.to,
+    rights: row.rights,
+    contract: row.contract ?? undefined,
+    tokenId: row.tokenId ?? undefined,
+  }),
+}));
 
 /** Each delegation's state under its hash, as the contract keeps it. */
-const STATES = new Map(
-  DELEGATIONS.map((row) => [
-    v2DelegationHash({
-      type: row.delegationType,
-      from: row.from,
-      to: row.to,
-      rights: row.rights,
-      contract: row.contract ?? undefined,
-      tokenId: row.tokenId ?? undefined,
-    }),
-    { enabled: true, amount: row.amount ?? 0n },
-  ]),
-);
+const STATES = new Map(DELEGATIONS.map((row) => [row.hash, { enabled: true, amount: row.amount ?? 0n }]));
 
 const atIndexedBlock = <T>(data: T) => ({ indexedBlock: INDEXED_BLOCK, ready: true, data });
 const sameAddress = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
 
 const store: Store = {
+  ...NOTHING_INDEXED,
   v2Enabled: async (_, hashes) =>
     atIndexedBlock(new Map(hashes.flatMap((hash) => (STATES.has(hash) ? [[hash, STATES.get(hash)!] as const] : [])))),
   v2Wallet: async (_, wallet) =>
     atIndexedBlock(DELEGATIONS.filter((row) => sameAddress(row.from, wallet) || sameAddress(row.to, wallet))),
-  v1InForce: async () => undefined,
-  v1Wallet: async () => undefined,
   chainStates: async () =>
     new Map([[CHAIN, { indexedBlock: INDEXED_BLOCK, ready: true, indexedTimestamp: Math.floor(Date.now() / 1000) }]]),
 };
