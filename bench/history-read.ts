@@ -1,5 +1,5 @@
 /**
- * A whole chain-wide history read as a warehouse loader reads it (README's recipe): the first page
+ * A whole chain-wide history read as a warehouse loader reads it (docs/api.md's recipe): the first page
  * of `/registry/{v2,v1}/history?limit=N`, then each page its Link names, one after the other on one
  * connection, until a page has none. Every page is verified against the dataset (its events at
  * their places, the sampled ones whole) between requests, apart from the figure: events per second

@@ -668,7 +668,7 @@ export interface components {
             /** @description What went wrong in this request, and what to do instead. */
             detail: string;
             /**
-             * @description The problem's stable code (README, Errors).
+             * @description The problem's stable code (docs/api.md, Errors).
              * @enum {unknown}
              */
             code: "missing_parameter" | "invalid_parameter" | "conflicting_parameter" | "unsupported_chain" | "invalid_api_key" | "invalid_admin_token" | "not_found" | "delegation_not_found" | "method_not_allowed" | "rate_limited" | "chain_syncing" | "block_not_indexed" | "invalid_body" | "unsupported_media_type" | "chain_reorganized" | "internal" | "malformed_request" | "request_timeout" | "content_too_large" | "headers_too_large";

@@ -2,7 +2,7 @@
  * Keccak-256 in WebAssembly (hash-wasm), for what the API hashes on every request: a v2 check's
  * candidate delegation hashes (up to six) and the EIP-55 checksum of every address it lists. On
  * these short inputs it takes about a tenth of the time of viem's (noble-hashes, in JavaScript),
- * which was a third of the server's time in batches and history reads (README, Performance).
+ * which was a third of the server's time in batches and history reads (docs/performance.md).
  */
 import { createKeccak } from "hash-wasm";
 import type { Address, Hex } from "viem";

@@ -24,7 +24,7 @@ export type DatabaseSettings = {
   pgliteDir: string;
 };
 
-/** Keys and the keyless limit (README, "Keys and limits"). */
+/** Keys and the keyless limit (docs/keys-and-limits.md). */
 export type AccessSettings = {
   /** ADMIN_TOKEN, at least 16 characters; undefined: key management is off. */
   adminToken: string | undefined;

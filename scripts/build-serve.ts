@@ -1,7 +1,7 @@
 /**
  * `npm run serve` runs the API as JavaScript bundled here, not through tsx: tsx's loader and its
  * compiled-module caches cost each process ~150 MB, and a replica runs one process per core
- * (README, Performance). Our modules are bundled into `.build/serve/`, packages stay imports of
+ * (docs/performance.md). Our modules are bundled into `.build/serve/`, packages stay imports of
  * node_modules, and the worker's part is a chunk of its own that the primary never loads.
  *
  * Several replicas may start at once from one checkout: every file is written whole under another

@@ -54,7 +54,7 @@ if (publicFallback) {
       "`npm run demo`.",
   );
 }
-// Ponder points the views at the schema once its backfill is done (README, "Data model").
+// Ponder points the views at the schema once its backfill is done (docs/data-model.md).
 const ponderArgs = ["start", "--schema", settings.schema, "--views-schema", settings.viewsSchema];
 
 /** What the waiting room serves: the table's registries, their start blocks not known yet. */

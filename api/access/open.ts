@@ -18,7 +18,7 @@ export type Access = AccessOptions & {
 };
 
 /**
- * Keys and limits as configured (README, "Keys and limits"). On Postgres (DATABASE_URL) the keys
+ * Keys and limits as configured (docs/keys-and-limits.md). On Postgres (DATABASE_URL) the keys
  * and the keyless windows live in their own schema, shared by every process on that database; on
  * PGlite the keys live in a PGlite directory of their own beside Ponder's (`<PGLITE_DIR>-access`),
  * and the windows in memory (PGlite serves one process).

@@ -52,7 +52,7 @@ export const PROBLEM_STATUS = Object.fromEntries(
 
 /** The problem+json body of every error: RFC 9457 fields, the code, and any extra fields. */
 export function problemBody(code: ProblemCode, detail: string, fields: Record<string, unknown> = {}) {
-  // A URN, not a URL: the codes are documented in the README, not served as pages.
+  // A URN, not a URL: the codes are documented in docs/api.md, not served as pages.
   return {
     type: `urn:delegation-lookup:problem:${code}`,
     title: TITLES[code][1],
@@ -87,5 +87,5 @@ export class Problem extends Error {
 
 /** Throws the 404 problem for a path no route serves. */
 export function notFound(c: { req: { path: string } }): never {
-  throw new Problem("not_found", `no such path: ${c.req.path}; see the README for the endpoints`);
+  throw new Problem("not_found", `no such path: ${c.req.path}; see /docs or /openapi.json for the endpoints`);
 }

@@ -224,7 +224,7 @@ export const schemas = {
       title: { type: "string", description: "The problem's short, fixed summary." },
       status: { type: "integer", minimum: 400, maximum: 599, description: "The HTTP status, as the response's." },
       detail: { type: "string", description: "What went wrong in this request, and what to do instead." },
-      code: { enum: Object.keys(PROBLEM_STATUS), description: "The problem's stable code (README, Errors)." },
+      code: { enum: Object.keys(PROBLEM_STATUS), description: "The problem's stable code (docs/api.md, Errors)." },
       ...PROBLEM_EXTRAS,
     },
     required: ["type", "title", "status", "detail", "code"],

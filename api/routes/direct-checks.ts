@@ -26,7 +26,7 @@ const CHECKS = { v1: checkOf(V1_SPEC), v2: checkOf(V2_SPEC) };
  * Wraps `app` (the API app's node:http listener) so that a GET check at the newest indexed block,
  * with a key this process's copy vouches for, is answered here, on node:http: the app's very answer
  * (test/direct-checks.test.ts compares them), without Hono's routing and middleware and the Request and
- * Response objects, which took most of a check's time (README, Performance). Every other request,
+ * Response objects, which took most of a check's time (docs/performance.md). Every other request,
  * and every check whose answer would not be a 200 (bad input, a chain syncing or refused, a key the
  * copy cannot vouch for, a store that fails), goes to `app`, having changed nothing: the key's use
  * is counted only once the answer is certain. `counted` hears of each answer given here (by its route

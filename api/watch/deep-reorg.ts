@@ -5,7 +5,7 @@
  * never served silently: the watcher compares the hashes of blocks the indexer indexed at or below
  * its finalized block (the newest blocks with registry events, and blocks it noted as they were
  * finalized) with the chain's, and on a difference raises an alarm for the chain. Every answer for
- * it is then a `503 chain_reorganized` until it is re-indexed (README, Operations).
+ * it is then a `503 chain_reorganized` until it is re-indexed (docs/operations.md).
  */
 import { type SQL, sql } from "drizzle-orm";
 import { createPublicClient, fallback, type Hex, http } from "viem";
@@ -42,7 +42,7 @@ export function deepReorgDetail(chainId: number, replaced: Replaced, final: bigi
     `chain ${chainId}: block ${replaced.number} was indexed as ${replaced.hash}, but the chain now has ` +
     `${replaced.chainHash} there: a reorganization deeper than the indexer's finality depth (it held block ` +
     `${final} as final) replaced blocks it had indexed, so the indexed state mixes two branches. Answers for ` +
-    "this chain are refused until it is re-indexed: start the indexer on a new DATABASE_SCHEMA (README, Operations)."
+    "this chain are refused until it is re-indexed: start the indexer on a new DATABASE_SCHEMA (docs/operations.md)."
   );
 }
 

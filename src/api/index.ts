@@ -25,7 +25,7 @@ import { answerBesidePonder, onPonderServer, ponderPglite } from "../../ponder/p
  * The glue between Ponder and the API: mounts the app over Ponder's read-only db, serving the
  * chains of the plan `npm start` handed over, and publishes them for API processes run apart
  * (`npm run serve`). Beside it, /graphql: Ponder's GraphQL over the indexer's tables, with Ponder's
- * query limits, for API key holders only (README, "GraphQL").
+ * query limits, for API key holders only (docs/graphql.md).
  */
 
 const { plan, database, access: accessSettings, behindAfterSeconds, reorgCheckSeconds } = ponderSettings(process.env);

@@ -1,4 +1,4 @@
-/** One chain of `GET /registry/chains`, as README documents it. */
+/** One chain of `GET /registry/chains`, as docs/chains.md documents it. */
 export type ListedChain = {
   chainId: number;
   name: string;
