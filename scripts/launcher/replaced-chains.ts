@@ -12,6 +12,7 @@ import type { AccessDb } from "../../api/access/db";
 import { pgAccessDb } from "../../api/access/pg";
 import { pgliteAccessDb } from "../../api/access/pglite";
 import type { DatabaseSettings } from "../../core/settings";
+import { redactedUrl } from "../../core/url";
 import { dropSyncedChain, NEWEST_SYNCED_BLOCK_SQL, SYNC_CACHE_PRESENT_SQL } from "../../ponder/ponder-0.16.10";
 import { rpc } from "./rpc";
 
@@ -37,7 +38,7 @@ async function blockHash(rpcUrls: string[], number: bigint): Promise<string | nu
       } | null;
       return block?.hash ?? null;
     } catch (error) {
-      reasons.push(`${url}: ${(error as Error).message}`);
+      reasons.push(`${redactedUrl(url)}: ${(error as Error).message}`);
     }
   }
   throw new Error(`no RPC answered eth_getBlockByNumber (${reasons.join("; ")})`);
