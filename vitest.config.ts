@@ -1,8 +1,9 @@
 import { defineConfig } from "vitest/config";
 
 /**
- * Two projects: `unit` (pure rules and the HTTP layer, beside their modules: seconds, no chain) and
- * `integration` (test/: each file starts anvil chains and the service). `npm run test:unit` runs the
+ * Two projects: `unit` (pure rules and the HTTP layer, beside their modules, and test/app/, the app
+ * in process over the tests' own stores: seconds, no chain) and `integration` (the rest of test/:
+ * each file starts anvil chains and the service). `npm run test:unit` runs the
  * first alone; `npm test` runs both.
  */
 export default defineConfig({
@@ -24,6 +25,8 @@ export default defineConfig({
             "api/**/*.test.ts",
             "scripts/**/*.test.ts",
             "devkit/**/*.test.ts",
+            // The app in process over stores of the tests' own: no chain.
+            "test/app/**/*.test.ts",
           ],
         },
       },
@@ -33,6 +36,7 @@ export default defineConfig({
           name: "integration",
           sequence: { groupOrder: 1 },
           include: ["test/**/*.test.ts"],
+          exclude: ["test/app/**"],
           // Chains and services start here: minutes, not seconds.
           testTimeout: 600_000,
           hookTimeout: 600_000,

@@ -17,10 +17,7 @@ import {
   getAddress,
   type Hex,
   http,
-  keccak256,
   maxUint256,
-  stringToHex,
-  toHex,
   zeroHash,
 } from "viem";
 import { anvil as anvilChain } from "viem/chains";
@@ -35,23 +32,20 @@ import { lowerHex } from "./helpers/address-forms";
 import { expectOk as expectAnswer, expectProblem, type Query, qs } from "./helpers/answers";
 import { parseJsonExact } from "./helpers/json";
 import { startRpcProxy } from "./helpers/rpc-proxy";
+import {
+  C_20,
+  C_721,
+  C_1155,
+  C_CONTRACT,
+  C_OTHER,
+  CLAIM,
+  ERC20_AMOUNT,
+  ERC1155_AMOUNT,
+  ERC1155_TOKEN,
+  MAX_S,
+} from "./helpers/v2/fixture";
 
 const CHAIN = 31337;
-const MAX_S = maxUint256.toString();
-const ERC20_AMOUNT = 1000n;
-/** Past 2^53: a JSON number written through a double would lose digits. */
-const ERC1155_AMOUNT = 123456789012345678901234567890n;
-const ERC1155_TOKEN = 7n;
-
-const CLAIM = stringToHex("claim", { size: 32 });
-
-/** A deterministic contract address with letters in it (so its case matters). */
-const contractAddress = (label: string): Address => getAddress(keccak256(toHex(label)).slice(0, 42));
-const C_CONTRACT = contractAddress("contract delegation");
-const C_721 = contractAddress("erc721 collection");
-const C_20 = contractAddress("erc20 token");
-const C_1155 = contractAddress("erc1155 collection");
-const C_OTHER = contractAddress("never delegated");
 
 let anvil: Anvil;
 let service: Service;

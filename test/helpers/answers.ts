@@ -36,7 +36,7 @@ const PROBLEM_CODES: Record<number, string[]> = {
     "invalid_body",
   ],
   401: ["invalid_api_key"],
-  404: ["not_found"],
+  404: ["not_found", "delegation_not_found"],
   405: ["method_not_allowed"],
   413: ["content_too_large"],
   415: ["unsupported_media_type"],

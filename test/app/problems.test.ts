@@ -5,10 +5,10 @@
  * The rest of the suite validates what it happens to meet; this makes sure no code goes unchecked.
  */
 import { describe, expect, it } from "vitest";
-import { type ClientErrorCode, clientErrorResponse } from "../api/http/client-error";
-import { PROBLEM_STATUS, type ProblemCode } from "../api/http/problem";
-import { answerMismatches } from "../devkit/openapi-check";
-import { CHAIN, emptyApp, type Failing, SOCKET, wallet } from "./helpers/empty-app";
+import { type ClientErrorCode, clientErrorResponse } from "../../api/http/client-error";
+import { PROBLEM_STATUS, type ProblemCode } from "../../api/http/problem";
+import { answerMismatches } from "../../devkit/openapi-check";
+import { CHAIN, emptyApp, type Failing, SOCKET, wallet } from "../helpers/empty-app";
 
 const CHECK = `/registry/v2/check/all?chainId=${CHAIN}&to=${wallet(1)}&from=${wallet(2)}`;
 const batch = (body: string, type = "application/json") => ({

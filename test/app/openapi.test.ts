@@ -7,9 +7,9 @@
 import { Validator } from "@seriousme/openapi-schema-validator";
 import Ajv2020 from "ajv/dist/2020";
 import { describe, expect, it } from "vitest";
-import { ADMIN_OPERATIONS, OPERATIONS, openApiDocument } from "../api/openapi/document";
-import { PARAMETERS, type ParameterKey } from "../api/openapi/parameters";
-import { CHAIN, emptyApp, SOCKET, wallet } from "./helpers/empty-app";
+import { ADMIN_OPERATIONS, OPERATIONS, openApiDocument } from "../../api/openapi/document";
+import { PARAMETERS, type ParameterKey } from "../../api/openapi/parameters";
+import { CHAIN, emptyApp, SOCKET, wallet } from "../helpers/empty-app";
 
 const app = emptyApp();
 const get = (path: string) => app.request(path, {}, SOCKET);

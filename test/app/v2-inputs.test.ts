@@ -1,5 +1,5 @@
 /**
- * The v2 routes' inputs and errors, in process: every row of the input and error tables of
+ * The v2 routes' inputs and errors, in process (no chain: a unit test): every row of the input and error tables of
  * ../shared/spec/api-contract.md for the v2 routes, asked of the app over a store that holds a few
  * known delegations, so that a misread parameter shows as a different answer. What the answers are
  * for real chain data (outputs, the backfill's 503) is test/v2.http.test.ts's.
@@ -7,34 +7,37 @@
  * The app serves chain 31337 only, so every chain request passes `chainId=31337`. Requests carry no
  * API key: the keyless limit lets every one through.
  */
-import { type Address, getAddress, keccak256, maxUint256, stringToHex, toHex, zeroAddress, zeroHash } from "viem";
+import { type Address, maxUint256, stringToHex, zeroAddress, zeroHash } from "viem";
 import { describe, expect, it } from "vitest";
+import type { Access } from "../../api/access/open";
+import { createApp } from "../../api/app";
+import { NOTHING_INDEXED, type Store, type V2Row } from "../../api/store/store";
+import { NO_ALARMS } from "../../api/watch/chain-alarms";
 import { v2DelegationHash } from "../../core/v2";
-import type { Access } from "../access/open";
-import { createApp } from "../app";
-import { NOTHING_INDEXED, type Store, type V2Row } from "../store/store";
-import { NO_ALARMS } from "../watch/chain-alarms";
+import type { Answer } from "../../devkit/ask";
+import { checkAnswer } from "../../devkit/openapi-check";
+import { ACCEPTED_ADDRESS_FORMS, lowerHex, REJECTED_ADDRESS_FORMS, upperHex } from "../helpers/address-forms";
+import { expectOk as expectAnswer, expectProblem, type Query, qs, rename, replace, without } from "../helpers/answers";
+import { SOCKET } from "../helpers/empty-app";
+import {
+  addressOf,
+  C_20,
+  C_721,
+  C_1155,
+  C_CONTRACT,
+  C_OTHER,
+  CLAIM,
+  ERC20_AMOUNT,
+  ERC1155_AMOUNT,
+  ERC1155_TOKEN,
+  MAX_S,
+} from "../helpers/v2/fixture";
 
 const CHAIN = 31337;
 /** The block every answer reports. */
 const INDEXED_BLOCK = 100n;
-const MAX_S = maxUint256.toString();
-const ERC20_AMOUNT = 1000n;
-/** Past 2^53: a JSON number written through a double would lose digits. */
-const ERC1155_AMOUNT = 123456789012345678901234567890n;
-const ERC1155_TOKEN = 7n;
 /** Exactly 32 ASCII bytes: the longest plain-string rights value. */
 const RIGHTS_32 = "abcdefghijklmnopqrstuvwxyz012345";
-
-const CLAIM = stringToHex("claim", { size: 32 });
-
-/** A deterministic address with letters in it (so its case matters). */
-const addressOf = (label: string): Address => getAddress(keccak256(toHex(label)).slice(0, 42));
-const C_CONTRACT = addressOf("contract delegation");
-const C_721 = addressOf("erc721 collection");
-const C_20 = addressOf("erc20 token");
-const C_1155 = addressOf("erc1155 collection");
-const C_OTHER = addressOf("never delegated");
 
 /** The parties (EIP-55 case). */
 const W = {
@@ -166,142 +169,30 @@ const app = createApp({
   behindAfterSeconds: 120,
 });
 
-/** What @hono/node-server hands the app: the client's socket, whose address the keyless limit counts. */
-const SOCKET = { incoming: { socket: { remoteAddress: "127.0.0.1", remotePort: 50000, remoteFamily: "IPv4" } } };
-
 // ---------------------------------------------------------------------------------------------
 // Requests and answers
 
-type Answer = { status: number; headers: Headers; text: string };
 type Init = { method?: string; headers?: Record<string, string>; body?: string };
 
-/** One request to the app, as a client sends it. */
+/** One request to the app, as a client sends it; its answer held to the OpenAPI document. */
 async function call(path: string, init: Init = {}): Promise<Answer> {
   const res = await app.request(path, init, SOCKET);
-  return { status: res.status, headers: res.headers, text: await res.text() };
+  const text = await res.text();
+  checkAnswer({ method: init.method ?? "GET", path, status: res.status, headers: res.headers, text });
+  const block = res.headers.get("x-indexed-block");
+  return { path, status: res.status, headers: res.headers, text, block: block === null ? undefined : BigInt(block) };
 }
-
-/** A query: names and values in order, each percent-encoded once by `qs`. */
-type Query = [name: string, value: string][];
-
-/** A query string with each name and value percent-encoded exactly once ("" for none). */
-function qs(query: Query): string {
-  if (query.length === 0) return "";
-  return `?${query.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join("&")}`;
-}
-
-/** The query with the value of `name` replaced. */
-const replace = (query: Query, name: string, value: string): Query =>
-  query.map(([k, v]) => [k, k === name ? value : v]);
-
-/** The query without `name`. */
-const without = (query: Query, name: string): Query => query.filter(([k]) => k !== name);
-
-/** The query with the parameter `from` named `to`. */
-const rename = (query: Query, from: string, to: string): Query => query.map(([k, v]) => [k === from ? to : k, v]);
 
 const get = (path: string, query: Query = [], init: Init = {}) => call(`${path}${qs(query)}`, init);
 
-/** The problem codes api-contract.md allows for each status (with "Beyond the interface spec"'s). */
-const PROBLEM_CODES: Record<number, string[]> = {
-  400: [
-    "missing_parameter",
-    "invalid_parameter",
-    "conflicting_parameter",
-    "unsupported_chain",
-    "block_not_indexed",
-    "invalid_body",
-  ],
-  401: ["invalid_api_key"],
-  404: ["not_found"],
-  405: ["method_not_allowed"],
-  413: ["content_too_large"],
-  415: ["unsupported_media_type"],
-  429: ["rate_limited"],
-  503: ["chain_syncing", "chain_reorganized"],
-  500: ["internal"],
-};
-
-type ProblemBody = { type: string; title: string; status: number; detail: string; code: string; param?: string };
-
-/**
- * Asserts an RFC 9457 problem with the contract's fields (`param`: its name or names), and returns
- * its body.
- */
-function expectProblem(a: Answer, status: number, code?: string, param?: string | string[]): ProblemBody {
-  const where = `${a.status} ${a.text}`;
-  expect(a.status, where).toBe(status);
-  expect(a.headers.get("content-type"), where).toMatch(/^application\/problem\+json(;|$)/);
-  expect(a.headers.get("access-control-allow-origin"), where).toBe("*");
-  const body = JSON.parse(a.text) as ProblemBody & Record<string, unknown>;
-  for (const field of ["type", "title", "detail"] as const) {
-    expect(typeof body[field], where).toBe("string");
-    expect(body[field].length, where).toBeGreaterThan(0);
-  }
-  expect(body.status, where).toBe(status);
-  expect(PROBLEM_CODES[status], where).toContain(body.code);
-  if (code !== undefined) expect(body.code, where).toBe(code);
-  expect(body.type, where).toBe(`urn:delegation-lookup:problem:${body.code}`);
-  if (param !== undefined) expect(Array.isArray(param) ? param : [param], where).toContain(body.param);
-  // "no stack trace or SQL in the body"
-  expect(a.text, where).not.toMatch(/\n\s+at |node_modules|SELECT |\.ts:\d+/);
-  return body;
-}
-
-/** Asserts a 200 chain answer: JSON, CORS, the store's X-Indexed-Block; and its body, if given. */
+/** Asserts a 200 chain answer: JSON, CORS, exactly the store's X-Indexed-Block; and its body, if given. */
 function expectOk(a: Answer, body?: string): void {
-  const where = `${a.status} ${a.text}`;
-  expect(a.status, where).toBe(200);
-  expect(a.headers.get("content-type"), where).toMatch(/^application\/json(;|$)/);
-  expect(a.headers.get("access-control-allow-origin"), where).toBe("*");
-  expect(a.headers.get("x-indexed-block"), where).toBe(String(INDEXED_BLOCK));
-  if (body !== undefined) expect(a.text, where).toBe(body);
+  expectAnswer(a, INDEXED_BLOCK, body);
+  expect(a.block, `${a.status} ${a.text}`).toBe(INDEXED_BLOCK);
 }
 
 // ---------------------------------------------------------------------------------------------
-// The spellings of an address that api-contract.md accepts and rejects, for every address input
-
-/** The address with its hex digits lowercase. */
-const lowerHex = (a: string) => `0x${a.slice(2).toLowerCase()}`;
-/** The address with its hex digits uppercase (the 0x prefix kept). */
-const upperHex = (a: string) => `0x${a.slice(2).toUpperCase()}`;
-
-/** A mixed-case address whose checksum is wrong: the case of one letter flipped. */
-function badChecksum(a: Address): string {
-  const i = [...a].findIndex((ch, k) => k >= 2 && /[a-fA-F]/.test(ch));
-  const ch = a[i]!;
-  const flipped = ch === ch.toLowerCase() ? ch.toUpperCase() : ch.toLowerCase();
-  const bad = a.slice(0, i) + flipped + a.slice(i + 1);
-  // Still mixed case, so it must be judged by its checksum.
-  if (bad.slice(2) === bad.slice(2).toLowerCase() || bad.slice(2) === bad.slice(2).toUpperCase())
-    throw new Error(`no mixed case: ${bad}`);
-  return bad;
-}
-
-const ACCEPTED_ADDRESS_FORMS: [string, (a: Address) => string][] = [
-  ["lowercase", lowerHex],
-  ["uppercase hex digits", upperHex],
-  ["EIP-55", (a) => getAddress(a)],
-];
-
-/** "empty" cannot be a path segment: path tests leave it out. */
-const REJECTED_ADDRESS_FORMS: [string, (a: Address) => string][] = [
-  ["mixed case with a bad checksum", badChecksum],
-  ["an ENS name", () => "vitalik.eth"],
-  ["a leading space", (a) => ` ${a}`],
-  ["a trailing space", (a) => `${a} `],
-  ["39 hex digits", (a) => a.slice(0, -1)],
-  ["41 hex digits", (a) => `${a}0`],
-  ["no 0x prefix", (a) => a.slice(2)],
-  ["0X prefix", (a) => `0X${a.slice(2)}`],
-  ["non-hex digits", () => `0x${"g".repeat(40)}`],
-  ["0x alone", () => "0x"],
-  ["empty", () => ""],
-];
-
-// ---------------------------------------------------------------------------------------------
-// The routes, each with a query whose answer is known (true or a non-zero balance), so that a
-// misread parameter shows as a different answer.
+// The v2 checks
 
 type CheckRoute = {
   kind: "all" | "contract" | "erc721" | "erc1155" | "erc20";
