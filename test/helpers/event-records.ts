@@ -12,6 +12,7 @@ import { chunks, pool } from "../../devkit/pool";
 import { chainClient, rpc } from "../../devkit/rpc";
 import type { ApiRecord } from "./compare-listings";
 import type { Effect } from "./v1/effects";
+import { registryHash } from "./v2/hash";
 
 /** A registry log as eth_getLogs gives it. */
 export type Log = {
@@ -104,6 +105,14 @@ export async function eventRecords(
         rights: (args.rights as string).toLowerCase(),
         enable: amount === undefined ? args.enable : amount > 0n,
         amount: amount ?? null,
+        hash: registryHash(
+          V2_TYPE[eventName]!,
+          args.rights as Hex,
+          args.from as Address,
+          args.to as Address,
+          args.contract_ as Address | undefined,
+          args.tokenId as bigint | undefined,
+        ),
       };
     }
     let revokedDelegate: string | null = null;
@@ -141,5 +150,9 @@ export const inBlocks = (records: readonly ApiRecord[], from: bigint, to: bigint
 /** An event record as compared: hex data (hashes, rights) in lowercase, as its case is free. */
 export function normalizeEvent(r: ApiRecord): ApiRecord {
   const lower = (v: unknown) => (typeof v === "string" ? v.toLowerCase() : v);
-  return { ...r, transactionHash: lower(r.transactionHash), ...("rights" in r ? { rights: lower(r.rights) } : {}) };
+  return {
+    ...r,
+    transactionHash: lower(r.transactionHash),
+    ...("rights" in r ? { rights: lower(r.rights), hash: lower(r.hash) } : {}),
+  };
 }
