@@ -16,12 +16,13 @@ import { NO_ALARMS } from "./watch/chain-alarms";
 function openAccess(): Access & { taken: number } {
   const access = {
     taken: 0,
-    keys: { use: async () => false } as unknown as Access["keys"],
+    keys: { use: async () => false, useHeld: () => false } as unknown as Access["keys"],
     limiter: {
       take: async () => {
         access.taken++;
         return { allowed: true, limit: 25, windowMs: 10_000, remaining: 24, resetMs: 10_000 };
       },
+      charge: async () => ({ allowed: true, limit: 25, windowMs: 10_000, remaining: 24, resetMs: 10_000 }),
       close: async () => {},
     },
     trustProxy: false,

@@ -1,8 +1,9 @@
-import { Hono } from "hono";
-import { requireAccess } from "./access/middleware";
+import { Hono, type MiddlewareHandler } from "hono";
+import { requireAccess, throttleWrongTokens } from "./access/middleware";
 import { drainBody } from "./http/drain-body";
 import { notFound, Problem } from "./http/problem";
 import { databaseUnavailable, databaseUnreachable } from "./http/unavailable";
+import { KEYLESS_MAX_BODY_BYTES, MAX_BATCH_BYTES } from "./limits";
 import { openApiDocument } from "./openapi/document";
 import { admin } from "./routes/admin";
 import { chains } from "./routes/chains";
@@ -27,7 +28,13 @@ export function createApp(options: AppOptions): Hono<Env> {
   const app = new Hono<Env>();
   const listings = new ListingCache(LISTING_CACHE_BYTES);
 
-  app.use(drainBody);
+  // A keyed client may have 4 MiB of a refused batch read for nothing; a keyless one, its largest body.
+  app.use(drainBody((c) => (c.var.budget?.rows() === undefined ? MAX_BATCH_BYTES : KEYLESS_MAX_BODY_BYTES)));
+  // Every request without a valid key spends its client's budget, whatever it asks for; the
+  // operator's, with the admin token, only when the token is wrong.
+  const access = requireAccess(options.access) as MiddlewareHandler;
+  const adminAccess = throttleWrongTokens(options.access);
+  app.use((c, next) => (c.req.path === "/admin" || c.req.path.startsWith("/admin/") ? adminAccess : access)(c, next));
   app.use("/registry/*", allowCors, async (c, next) => {
     const method = c.req.method;
     const allowed = methodsOf(c.req.path);
@@ -45,7 +52,6 @@ export function createApp(options: AppOptions): Hono<Env> {
     c.set("behindAfterSeconds", options.behindAfterSeconds);
     await next();
   });
-  app.use("/registry/*", requireAccess(options.access));
 
   app.route("/registry/v2", v2);
   app.route("/registry/v1", v1);

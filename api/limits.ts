@@ -15,3 +15,11 @@ export const MAX_BULK_RECORDS = 100_000;
 export const LISTING_DEFAULT_LIMIT = 100;
 /** The longest label a key may carry. */
 export const MAX_LABEL = 100;
+
+/** The rows a keyless client's unit of budget pays for: a read costs a unit per this many rows. */
+export const KEYLESS_ROWS_PER_UNIT = 100;
+/**
+ * The largest body a keyless client may send: more than 25 checks (its whole budget) can need,
+ * each with every parameter at its longest. A larger one is refused before it is read.
+ */
+export const KEYLESS_MAX_BODY_BYTES = 32 * 1024;

@@ -273,7 +273,8 @@ answered", async () => {
     for (const a of answers) expect(a.headers.get("ratelimit-remaining")).toBeNull();
   });
 
-  it("an unknown, malformed or empty key is 401 invalid_api_key on every route, never served as keyless", async () => {
+  it("an unknown, malformed or empty key is 401 invalid_api_key on every route, never served as keyless; each \
+spends its client's keyless budget, and once that is spent such requests are 429", async () => {
     const client = newClient();
     const key = proxied.apiKey!;
     const flipped = key.slice(0, -1) + (key.endsWith("A") ? "B" : "A");
@@ -285,15 +286,20 @@ answered", async () => {
       `dlk_000000000000_${"A".repeat(43)}`,
       key.replace(/^dlk_[0-9a-f]{12}/, "dlk_ffffffffffff"),
     ];
+    let spent = 0;
     for (const candidate of bad) {
       for (const path of [V2, V1, CHAINS]) {
         const a = await ask(proxied, { client, path, key: candidate });
         expectProblem(a, 401, "invalid_api_key");
-        expect(a.headers.get("ratelimit-remaining"), "a refused key is not counted as keyless").toBeNull();
+        expect(rateLimit(a).remaining, "a refused key spends one unit of the keyless budget").toBe(LIMIT - ++spent);
       }
     }
-    // 18 refused requests, none of them counted against the client's keyless budget.
-    expect(rateLimit(await ask(proxied, { client })).remaining).toBe(LIMIT - 1);
+    while (spent < LIMIT)
+      expectProblem(await ask(proxied, { client, key: bad[spent++ % bad.length] }), 401, "invalid_api_key");
+    expect(spent).toBe(LIMIT);
+    for (const candidate of bad) expectProblem(await ask(proxied, { client, key: candidate }), 429, "rate_limited");
+    // The client's keyless requests share that budget.
+    expectProblem(await ask(proxied, { client }), 429, "rate_limited");
   });
 
   it("a revoked key is refused from the very next request", async () => {

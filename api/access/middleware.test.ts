@@ -1,7 +1,9 @@
-import { Hono } from "hono";
+import { Hono, type MiddlewareHandler } from "hono";
 import { describe, expect, it } from "vitest";
+import type { Problem } from "../http/problem";
 import type { KeyStore } from "./keys";
-import { requireKey } from "./middleware";
+import { memoryLimiter } from "./memory-limiter";
+import { requireAccess, requireKey, throttleWrongTokens } from "./middleware";
 
 const GOOD = "dlk_000000000001_good";
 
@@ -66,5 +68,98 @@ describe("requireKey", () => {
   it("lets any other failure through, to the server's error handling", async () => {
     const res = await post(app(keys(new TypeError("a bug"))), { "X-API-KEY": GOOD });
     expect(res.status).toBe(500);
+  });
+});
+
+describe("requireAccess", () => {
+  /** A key store that vouches for GOOD from its copy and looks every other key up, counting the lookups. */
+  function counted() {
+    const store = {
+      lookups: 0,
+      use: async () => {
+        store.lookups++;
+        return false;
+      },
+      useHeld: (k: string) => k === GOOD,
+    };
+    return store;
+  }
+  const SOCKET = { incoming: { socket: { remoteAddress: "198.51.100.7", remotePort: 1, remoteFamily: "IPv4" } } };
+  /** An app serving GET and POST /q behind requireAccess (a budget of 25 units per 10 s), over `keys`. */
+  function guarded(keys: ReturnType<typeof counted>) {
+    const limiter = memoryLimiter();
+    const app = new Hono()
+      .use(requireAccess({ keys: keys as unknown as KeyStore, limiter, trustProxy: false }) as MiddlewareHandler)
+      .get("/q", (c) => c.text("served"))
+      .post("/q", async (c) => c.text(await c.req.text()));
+    app.onError((error) => (error as Problem).response());
+    return { app, limiter };
+  }
+
+  it("an unknown key is 401 and spends a unit while the budget lasts, then 429 with no lookup", async () => {
+    const keys = counted();
+    const { app } = guarded(keys);
+    const ask = () => app.request("/q", { headers: { "X-API-KEY": "dlk_000000000002_unknown" } }, SOCKET);
+    for (let i = 1; i <= 25; i++) {
+      const res = await ask();
+      expect(res.status).toBe(401);
+      expect(res.headers.get("ratelimit-remaining")).toBe(String(25 - i));
+    }
+    expect(keys.lookups).toBe(25);
+    expect((await ask()).status).toBe(429);
+    expect(keys.lookups, "no lookup once the budget is spent").toBe(25);
+    // A key the copy vouches for is served whatever the budget.
+    expect((await app.request("/q", { headers: { "X-API-KEY": GOOD } }, SOCKET)).status).toBe(200);
+  }, 10_000);
+
+  it("refuses a POST of a client whose budget is spent before its body is read, a second later", async () => {
+    const { app, limiter } = guarded(counted());
+    await limiter.charge("198.51.100.7", 25);
+    let pulled = 0;
+    const body = new ReadableStream(
+      {
+        pull(controller) {
+          pulled++;
+          controller.enqueue(new TextEncoder().encode("{}"));
+          controller.close();
+        },
+      },
+      { highWaterMark: 0 },
+    );
+    const started = Date.now();
+    const res = await app.request("/q", { method: "POST", body, duplex: "half" } as RequestInit, SOCKET);
+    expect(res.status).toBe(429);
+    expect(res.headers.get("retry-after")).toMatch(/^\d+$/);
+    expect(pulled, "the body was not read").toBe(0);
+    expect(Date.now() - started, "a refusal waits a second before it goes").toBeGreaterThanOrEqual(950);
+  });
+
+  it("a POST with budget left spends nothing on arrival: its route spends what it asks", async () => {
+    const { app } = guarded(counted());
+    const res = await app.request("/q", { method: "POST", body: "x" }, SOCKET);
+    expect(await res.text()).toBe("x");
+    expect(res.headers.get("ratelimit-remaining")).toBe("25");
+  });
+});
+
+describe("throttleWrongTokens", () => {
+  it("a wrong token spends a unit; a spent budget is refused before any token is compared", async () => {
+    const limiter = memoryLimiter();
+    const compared: string[] = [];
+    const app = new Hono()
+      .use(throttleWrongTokens({ keys: {} as KeyStore, limiter, trustProxy: false }))
+      .get("/admin", (c) => {
+        const token = c.req.header("Authorization") ?? "";
+        compared.push(token);
+        return c.text("", token === "Bearer right" ? 200 : 401);
+      });
+    app.onError((error) => (error as Problem).response());
+    const SOCKET = { incoming: { socket: { remoteAddress: "198.51.100.8", remotePort: 1, remoteFamily: "IPv4" } } };
+    const ask = (token: string) => app.request("/admin", { headers: { Authorization: `Bearer ${token}` } }, SOCKET);
+    for (let i = 0; i < 3; i++) expect((await ask("right")).status, "the right token costs nothing").toBe(200);
+    await limiter.charge("198.51.100.8", 23);
+    for (let i = 0; i < 2; i++) expect((await ask("wrong")).status).toBe(401);
+    expect((await ask("right")).status, "refused before it is compared").toBe(429);
+    expect(compared).toHaveLength(5);
   });
 });

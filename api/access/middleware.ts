@@ -1,8 +1,9 @@
-import { isIP } from "node:net";
 import { getConnInfo } from "@hono/node-server/conninfo";
 import type { Context, MiddlewareHandler } from "hono";
 import { Problem } from "../http/problem";
 import { databaseUnavailable, databaseUnreachable } from "../http/unavailable";
+import { KEYLESS_ROWS_PER_UNIT } from "../limits";
+import { budgetHolder } from "./client";
 import type { KeyStore } from "./keys";
 import type { RateLimiter, Verdict } from "./limit";
 
@@ -14,21 +15,17 @@ export type AccessOptions = {
 };
 
 /**
- * The client a keyless request is counted against. A forwarded value that is not an IP address is
- * not one the proxy wrote: it is ignored, so that clients cannot mint budgets (or fill the limiter's
+ * Whose budget a keyless request spends. A forwarded value that is not an IP address is not one
+ * the proxy wrote: it is ignored, so that clients cannot mint budgets (or fill the limiter's
  * memory) with made-up names.
  */
-function client(c: Context, trustProxy: boolean): string {
+function holderOf(c: Context, trustProxy: boolean): string {
   const forwarded = trustProxy ? c.req.header("X-Forwarded-For")?.split(",")[0]?.trim() : undefined;
-  return (forwarded && isIP(forwarded) ? forwarded : undefined) || getConnInfo(c).remote.address || "unknown";
+  const socket = getConnInfo(c).remote.address;
+  return (forwarded && budgetHolder(forwarded)) || (socket && budgetHolder(socket)) || "unknown";
 }
 
-/** Counts a use of `key`, or throws 401 invalid_api_key (saying `otherwise`) when it is unknown or revoked. */
-async function useKey(keys: KeyStore, key: string, otherwise: string): Promise<void> {
-  if (!(await keys.use(key))) throw new Problem("invalid_api_key", `the X-API-KEY is unknown or revoked; ${otherwise}`);
-}
-
-const seconds = (ms: number) => String(Math.ceil(ms / 1000));
+const seconds = (ms: number) => String(Math.max(1, Math.ceil(ms / 1000)));
 
 function rateLimitHeaders(verdict: Verdict) {
   return {
@@ -38,53 +35,148 @@ function rateLimitHeaders(verdict: Verdict) {
   };
 }
 
-/** What the access check leaves a route: how to count a batch's items against the keyless limit. */
-export type AccessVariables = {
-  /**
-   * Counts `count` requests (a batch's items) against the keyless limit, or throws `rate_limited`
-   * having counted none. A no-op for a keyed request, and for any but a POST (counted on arrival).
-   */
-  spendKeyless: (count: number) => Promise<void>;
+/** What a request costs its client, when it has no key (api/access/limit.ts). */
+export type Budget = {
+  /** Spends `units` before the work, all or none: else 429 rate_limited, `why` saying what they are for. */
+  spend(units: number, why?: string): Promise<void>;
+  /** Charges `units` after the work, whatever is left (negative: gives back an overestimate). */
+  charge(units: number): Promise<void>;
+  /** The rows the budget left pays for, beyond what the request has spent; undefined: no bound (a key). */
+  rows(): number | undefined;
+  /** The 429 of a read (`what`) that would take more than the `cap` rows the request may read. */
+  tooMuch(what: string, cap: number): Problem;
 };
 
+/** A keyed request's budget: none. */
+const UNBOUNDED: Budget = {
+  spend: async () => {},
+  charge: async () => {},
+  rows: () => undefined,
+  tooMuch: () => new Problem("internal", "a request with a key has no budget to exceed"),
+};
+
+/** The units a read of `rows` rows costs beyond the `paid` units its request has spent (on arrival, one). */
+export const unitsBeyond = (rows: number, paid = 1) => Math.max(0, Math.ceil(rows / KEYLESS_ROWS_PER_UNIT) - paid);
+
+/** The rows a request that has spent `paid` units may read (undefined: no bound, a key). */
+export const rowCap = (budget: Budget, paid = 1) => {
+  const left = budget.rows();
+  return left === undefined ? undefined : left + paid * KEYLESS_ROWS_PER_UNIT;
+};
+
+/** What the access check leaves a route: the request's keyless budget. */
+export type AccessVariables = { budget: Budget };
+
+/** The keyless budget of `holder`, for one request; `headers` are its last RateLimit headers. */
+function keylessBudget(limiter: RateLimiter, holder: string) {
+  let last: Verdict | undefined;
+  const refuse = (verdict: Verdict, detail: string) => {
+    const headers = rateLimitHeaders(verdict);
+    return new Problem("rate_limited", detail, { headers: { ...headers, "Retry-After": headers["RateLimit-Reset"] } });
+  };
+  const budget: Budget & { headers(): Record<string, string> } = {
+    async spend(units, why) {
+      if (units === 0) return;
+      const verdict = await limiter.take(holder, units);
+      last = verdict;
+      if (verdict.allowed) return;
+      const limit = `at most ${verdict.limit} units in ${verdict.windowMs / 1000} seconds without an API key`;
+      throw refuse(
+        verdict,
+        units > verdict.limit
+          ? `${limit}, and this request costs ${units}${why ? ` (${why})` : ""}: send an X-API-KEY, or ask for less`
+          : `${limit}${why ? ` (this request costs ${units}: ${why})` : ""}; retry in ${seconds(verdict.resetMs)} s, ` +
+              "or send an X-API-KEY",
+      );
+    },
+    async charge(units) {
+      if (units !== 0) last = await limiter.charge(holder, units);
+    },
+    rows: () => (last?.remaining ?? 0) * KEYLESS_ROWS_PER_UNIT,
+    tooMuch: (what, cap) =>
+      refuse(
+        last!,
+        `${what} holds more than the ${cap} rows this client's keyless budget pays for now (a unit per ` +
+          `${KEYLESS_ROWS_PER_UNIT}): ask for pages (limit), or send an X-API-KEY`,
+      ),
+    headers: () => (last === undefined ? {} : rateLimitHeaders(last)),
+  };
+  return budget;
+}
+
+/** Counts a use of `key`, or throws 401 invalid_api_key (saying `otherwise`) when it is unknown or revoked. */
+async function useKey(keys: KeyStore, key: string, otherwise: string): Promise<void> {
+  if (!(await keys.use(key))) throw new Problem("invalid_api_key", `the X-API-KEY is unknown or revoked; ${otherwise}`);
+}
+
 /**
- * A request with X-API-KEY must carry a valid key (a bad one is refused, never served as keyless);
- * a request without one is counted against its client's keyless limit: on arrival, as one request,
- * or for a POST (a batch of checks) by the route, once it knows how many items the batch holds.
+ * How long a refusal of a keyless request (429) waits before it goes: a client that keeps asking
+ * over its budget gets one answer a second per connection, each costing next to nothing to hold.
+ */
+const REFUSAL_DELAY_MS = 1_000;
+
+const refusalDelay = () => new Promise((ok) => setTimeout(ok, REFUSAL_DELAY_MS));
+
+/**
+ * A request with a valid X-API-KEY is served without a budget. Any other spends its client's
+ * keyless budget: one unit on arrival (a POST's items are spent by its route, once it has read how
+ * many; on arrival it is only checked to have a unit left, so that a spent budget is refused before
+ * its body is read), and what its route reads beyond. A key this process's copy cannot vouch for is
+ * looked up only once that unit is spent: unknown or revoked keys are 401 while the budget lasts,
+ * then 429 with no lookup.
  */
 export function requireAccess(options: AccessOptions): MiddlewareHandler<{ Variables: AccessVariables }> {
   return async (c, next) => {
     const key = c.req.header("X-API-KEY");
-    if (key !== undefined) {
-      await useKey(options.keys, key, "send a valid key, or no key to be served within the keyless limit");
-      c.set("spendKeyless", async () => {});
+    // A CORS preflight carries no key, even for a keyed request: it is not counted (browsers keep its answer).
+    if (c.req.method === "OPTIONS" || (key !== undefined && options.keys.useHeld(key))) {
+      c.set("budget", UNBOUNDED);
       return next();
     }
-    let headers: Record<string, string> | undefined;
-    const spend = async (count: number) => {
-      const verdict = await options.limiter.take(client(c, options.trustProxy), count);
-      const these = rateLimitHeaders(verdict);
-      headers = these;
-      if (!verdict.allowed) {
-        const retryAfter = these["RateLimit-Reset"];
-        const limit = `at most ${verdict.limit} requests in ${verdict.windowMs / 1000} seconds without an API key`;
-        throw new Problem(
-          "rate_limited",
-          count > verdict.limit
-            ? `${limit}, and this batch counts ${count} (one per check): send an X-API-KEY, or smaller batches`
-            : `${limit}${count === 1 ? "" : ` (this batch counts ${count})`}; ` +
-                `retry in ${retryAfter} s, or send an X-API-KEY`,
-          { headers: { ...these, "Retry-After": retryAfter } },
-        );
+    const budget = keylessBudget(options.limiter, holderOf(c, options.trustProxy));
+    c.set("budget", budget);
+    try {
+      if (key !== undefined) {
+        await budget.spend(1, "an API key this process cannot vouch for is looked up");
+        await useKey(options.keys, key, "send a valid key, or no key to be served within the keyless limit");
+        // A valid key (new since this process's last copy of the keys): its request is not keyless.
+        await budget.charge(-1);
+        c.set("budget", UNBOUNDED);
+        return next();
       }
-    };
-    if (c.req.method === "POST") c.set("spendKeyless", spend);
-    else {
-      await spend(1);
-      c.set("spendKeyless", async () => {});
+      await budget.spend(1);
+      // A POST's items are spent by its route: here it was only checked to have a unit left.
+      if (c.req.method === "POST") await budget.charge(-1);
+    } catch (error) {
+      if (error instanceof Problem) {
+        error.extra.headers = { ...budget.headers(), ...error.extra.headers };
+        if (error.code === "rate_limited") await refusalDelay();
+      }
+      throw error;
     }
     await next();
-    for (const [name, value] of Object.entries(headers ?? {})) c.res.headers.set(name, value);
+    for (const [name, value] of Object.entries(budget.headers())) c.res.headers.set(name, value);
+    if (c.res.status === 429) await refusalDelay();
+  };
+}
+
+/**
+ * The admin endpoints' guard against guessing: a request spends a unit of its client's keyless
+ * budget before its token is compared (refused 429 once the budget is spent), given back when the
+ * token was right: a client may try 25 wrong tokens in 10 seconds, each then refused a second later.
+ */
+export function throttleWrongTokens(options: AccessOptions): MiddlewareHandler {
+  return async (c, next) => {
+    const budget = keylessBudget(options.limiter, holderOf(c, options.trustProxy));
+    try {
+      await budget.spend(1, "a request with the operator's token, checked before it is compared");
+    } catch (error) {
+      await refusalDelay();
+      throw error;
+    }
+    await next();
+    if (c.res.status === 401) await refusalDelay();
+    else await budget.charge(-1);
   };
 }
 

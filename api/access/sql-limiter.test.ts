@@ -36,6 +36,26 @@ describe.runIf(url)("the keyless limit shared through Postgres", () => {
     }
   });
 
+  it("refuses a client over its budget from memory, without asking the database again", async () => {
+    let asked = 0;
+    const counting: AccessDb = {
+      ...dbs[0]!,
+      transaction: (work) => {
+        asked++;
+        return dbs[0]!.transaction(work);
+      },
+    };
+    const limiter = await sqlLimiter(counting, SCHEMA);
+    const spent = await limiter.charge("198.51.100.9", 30);
+    expect(spent).toMatchObject({ allowed: true, remaining: 0 });
+    asked = 0;
+    for (let i = 0; i < 50; i++) expect((await limiter.take("198.51.100.9")).allowed).toBe(false);
+    expect(asked).toBe(0);
+    // Another process has no such memory: it asks, and is refused by the shared row.
+    expect((await limiters[1]!.take("198.51.100.9")).allowed).toBe(false);
+    await limiter.close();
+  });
+
   it("keeps clients apart", async () => {
     expect((await limiters[1]!.take("198.51.100.8")).remaining).toBe(24);
     expect((await limiters[0]!.take("198.51.100.7")).allowed).toBe(false);

@@ -334,6 +334,7 @@ const ADMIN_PROBLEMS: ProblemCode[] = [
   "invalid_admin_token",
   "not_found",
   "method_not_allowed",
+  "rate_limited",
   "chain_syncing",
   "internal",
 ];

@@ -11,6 +11,7 @@
  */
 import type { Context } from "hono";
 import type { Address } from "viem";
+import { rowCap, unitsBeyond } from "../access/middleware";
 import { toJson } from "../http/json";
 import { Params } from "../http/params";
 import { Problem } from "../http/problem";
@@ -160,11 +161,18 @@ export async function pageAnswer<T, A extends Position | Address = Position>(
   const kind = options.orderedBy ?? "position";
   const cursor =
     text === undefined ? undefined : (decodeCursor(text, digest, kind as "position") as Cursor<Position | Address>);
-  const limit = params.limit(options.defaultLimit);
-  const { asked, param } = cursor === undefined ? options.pin(params) : { asked: cursor.block, param: "cursor" };
-  const block = await indexedBlock(c, chainId, asked, param);
+  const asked = params.limit(options.defaultLimit);
+  // A keyless page is paid before it is read, by its size; the rest of a list (no limit), up to what the budget pays.
+  const cap = rowCap(c.var.budget);
+  const paid = cap === undefined || asked === undefined ? 0 : unitsBeyond(asked + 1);
+  await c.var.budget.spend(paid, `a page of up to ${asked} items`);
+  const limit = asked ?? cap;
+  const pin = cursor === undefined ? options.pin(params) : { asked: cursor.block, param: "cursor" };
+  const block = await indexedBlock(c, chainId, pin.asked, pin.param);
   const after = cursor?.after as A | undefined;
   const page = await options.read(chainId, params, historyOf(c, chainId), block, { after, limit });
+  if (cap !== undefined && asked === undefined && page.more) throw c.var.budget.tooMuch("the rest of this list", cap);
+  await c.var.budget.charge(unitsBeyond(page.items.length + (page.more ? 1 : 0)) - paid);
   const last = page.items.at(-1);
   const headers: Record<string, string> = {};
   if (page.more && last !== undefined) {

@@ -13,7 +13,7 @@ import type { Address } from "viem";
 import { parseAddress } from "../../core/parse";
 import { Params, parseParam } from "../http/params";
 import { Problem } from "../http/problem";
-import { MAX_BATCH_BYTES, MAX_BATCH_ITEMS, MAX_BULK_WALLETS } from "../limits";
+import { KEYLESS_MAX_BODY_BYTES, MAX_BATCH_BYTES, MAX_BATCH_ITEMS, MAX_BULK_WALLETS } from "../limits";
 import type { Env } from "./env";
 
 /** One item of a batch: its check type and its parameters. */
@@ -23,14 +23,22 @@ export type BatchItem<K extends string> = { type: K; params: Params };
 export type Batch<K extends string> = { params: Params; items: BatchItem<K>[] };
 
 /**
- * The body as text, refused (413) as soon as it is known to exceed MAX_BATCH_BYTES: by its
+ * The body as text, refused (413) as soon as it is known to exceed MAX_BATCH_BYTES (a keyless
+ * client's: KEYLESS_MAX_BODY_BYTES, so that a refused body is not read whole): by its
  * Content-Length, or while it is read. A refused body is left readable (hono's bodyLimit keeps it
  * locked), so that the app reads the rest before answering (api/app.ts, drainBody).
  */
-async function bodyText(request: Request): Promise<string> {
+async function bodyText(request: Request, keyless: boolean): Promise<string> {
+  const max = keyless ? KEYLESS_MAX_BODY_BYTES : MAX_BATCH_BYTES;
   const tooLarge = () =>
-    new Problem("content_too_large", `a batch's body may hold at most ${MAX_BATCH_BYTES} bytes (4 MiB)`);
-  if (Number(request.headers.get("Content-Length")) > MAX_BATCH_BYTES) throw tooLarge();
+    new Problem(
+      "content_too_large",
+      keyless
+        ? `a body without an API key may hold at most ${max} bytes, more than its budget's 25 items need; ` +
+            "send an X-API-KEY for more"
+        : `a body may hold at most ${max} bytes (4 MiB)`,
+    );
+  if (Number(request.headers.get("Content-Length")) > max) throw tooLarge();
   if (request.body === null) return "";
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -38,7 +46,7 @@ async function bodyText(request: Request): Promise<string> {
   try {
     for (let read = await reader.read(); !read.done; read = await reader.read()) {
       size += read.value.length;
-      if (size > MAX_BATCH_BYTES) throw tooLarge();
+      if (size > max) throw tooLarge();
       chunks.push(read.value);
     }
   } finally {
@@ -88,7 +96,7 @@ async function readListBody(
 ): Promise<ListBody> {
   let body: ListBody;
   try {
-    const raw = await bodyText(c.req.raw);
+    const raw = await bodyText(c.req.raw, c.var.budget.rows() !== undefined);
     const type = c.req.header("Content-Type") ?? "";
     if (!/^application\/json\s*(;|$)/i.test(type)) {
       throw new Problem("unsupported_media_type", "the body is JSON: send Content-Type: application/json");
@@ -113,11 +121,11 @@ async function readListBody(
     }
     body = { items, params: fieldParams(json, "", new Set(fields)) };
   } catch (error) {
-    // A refused body still counts as one request of a keyless client's budget.
-    await c.var.spendKeyless(1);
+    // A refused body still costs a keyless client one unit.
+    await c.var.budget.charge(1);
     throw error;
   }
-  await c.var.spendKeyless(body.items.length);
+  await c.var.budget.spend(body.items.length, `one per item of "${list.name}"`);
   return body;
 }
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ListingCache } from "./listing-cache";
 
-const listing = (revision: string, bytes: number) => ({ revision, json: new Uint8Array(bytes) });
+const listing = (revision: string, bytes: number) => ({ revision, json: new Uint8Array(bytes), records: 1 });
 
 describe("ListingCache", () => {
   it("gives back what it holds, replaced whole by a newer revision", () => {

@@ -5,8 +5,8 @@
  * api/replica) lets a listing be answered from here until its revision moves.
  */
 
-/** A rendered listing and the revision of the wallet's rows it was rendered from. */
-export type HeldListing = { revision: string; json: Uint8Array<ArrayBuffer> };
+/** A rendered listing, how many records it holds, and the revision of the wallet's rows it was rendered from. */
+export type HeldListing = { revision: string; json: Uint8Array<ArrayBuffer>; records: number };
 
 /** What an API process spends on rendered listings: a 10,000-delegation wallet's is about 2.5 MB. */
 export const LISTING_CACHE_BYTES = 16 * 1024 * 1024;

@@ -7,13 +7,14 @@
 import { type Context, Hono } from "hono";
 import type { Address } from "viem";
 import { type Direction, parseAddress, parseDirection, parseOneOf, parseUint256 } from "../../core/parse";
+import { rowCap, unitsBeyond } from "../access/middleware";
 import { toJson } from "../http/json";
 import { type Params, parseParam } from "../http/params";
 import { notFound, Problem } from "../http/problem";
 import { LISTING_DEFAULT_LIMIT, MAX_BULK_RECORDS } from "../limits";
 import type { BlockRange, HistoryStore, Page, PageRequest } from "../store/history-store";
 import type { ChainView, Store, WalletView } from "../store/store";
-import { answerAt, chainRequest, pageAnswer, servedChainId } from "./answer";
+import { answerAt, chainRequest, historyOf, pageAnswer, servedChainId } from "./answer";
 import { readBatch, readWallets } from "./batch";
 import type { Env } from "./env";
 import { LISTING_CACHE_MIN_ROWS } from "./listing-cache";
@@ -163,33 +164,48 @@ export function registryRoutes<K extends string, Q, VQ, Row, Event, Vault>(
   const inDirection = (rows: Row[], wallet: Address, direction: Direction) =>
     direction === "both" ? rows : rows.filter((row) => spec.inDirection(row, wallet, direction));
 
+  /**
+   * The wallet's whole listing in `direction` at a past block: for a keyless client, no more rows
+   * than its budget pays for (more is a 429, the rows past them unread), charged.
+   */
+  const listAt = async (c: Context<Env>, chainId: number, wallet: Address, block: bigint, direction: Direction) => {
+    const cap = rowCap(c.var.budget);
+    const page = await spec.walletAt(historyOf(c, chainId), chainId, wallet, block, { limit: cap }, direction);
+    if (page.more) throw c.var.budget.tooMuch(`the wallet's ${direction} listing`, cap!);
+    await c.var.budget.charge(unitsBeyond(page.items.length));
+    return page.items;
+  };
+
   routes.post("/wallets", async (c) => {
     const { params, wallets } = await readWallets(c);
     const chainId = servedChainId(c.var, version, params);
     const direction = directionOf(params);
-    /** A bulk listing's records are bounded: past the bound, the list is to be split. */
-    const bounded = (lists: Row[][]) => {
-      if (lists.reduce((sum, list) => sum + list.length, 0) > MAX_BULK_RECORDS) throw tooManyRecords();
+    /** The records, bounded (past the bound, split the list); rows beyond what the wallets paid for, charged. */
+    const answer = async (lists: Row[][]) => {
+      const records = lists.reduce((sum, list) => sum + list.length, 0);
+      if (records > MAX_BULK_RECORDS) throw tooManyRecords();
+      await c.var.budget.charge(unitsBeyond(records, wallets.length));
       return lists.map((list) => list.map(spec.record));
     };
     return answerAt(c, chainId, params.blockNumber(), {
       head: async () => {
         const view = await spec.wallets(c.var.store, chainId, wallets);
-        return (
-          view && { ...view, body: bounded(view.data.map((rows, i) => inDirection(rows, wallets[i]!, direction))) }
-        );
+        if (view === undefined) return undefined;
+        return { ...view, body: await answer(view.data.map((rows, i) => inDirection(rows, wallets[i]!, direction))) };
       },
       at: async (history, block) => {
+        const cap = rowCap(c.var.budget, wallets.length);
+        const most = Math.min(MAX_BULK_RECORDS, cap ?? MAX_BULK_RECORDS);
         const lists: Row[][] = [];
-        let left = MAX_BULK_RECORDS;
+        let left = most;
         for (const wallet of wallets) {
-          // Read no more rows than the bound lets through, however large a wallet's list.
+          // Read no more rows than the bounds let through, however large a wallet's list.
           const page = await spec.walletAt(history, chainId, wallet, block, { limit: left }, direction);
-          if (page.more) throw tooManyRecords();
+          if (page.more) throw most < MAX_BULK_RECORDS ? c.var.budget.tooMuch("the listings", most) : tooManyRecords();
           lists.push(page.items);
           left -= page.items.length;
         }
-        return bounded(lists);
+        return answer(lists);
       },
     });
   });
@@ -200,14 +216,13 @@ export function registryRoutes<K extends string, Q, VQ, Row, Event, Vault>(
     const wallet = addressParam(c, "wallet");
     const kind = params.required(["type"], parseKind);
     const query = spec.vaultQuery(kind, params, wallet);
-    const incoming = (rows: Row[]) => inDirection(rows, wallet, "incoming");
     if (params.get("limit") !== undefined || params.get("cursor") !== undefined) {
       return pageAnswer<Vault, Address>(c, version, {
         defaultLimit: undefined,
         pin: listingPin,
         orderedBy: "address",
-        read: async (_, __, history, block, page) => {
-          const all = spec.vaults(query, (await spec.walletAt(history, chainId, wallet, block, {}, "incoming")).items);
+        read: async (_, __, ___, block, page) => {
+          const all = spec.vaults(query, await listAt(c, chainId, wallet, block, "incoming"));
           const from = page.after === undefined ? 0 : all.findIndex((v) => spec.vaultAddress(v) > page.after!);
           const rest = from < 0 ? [] : all.slice(from);
           const items = rest.slice(0, page.limit).map((v) => ({ ...v, position: spec.vaultAddress(v) }));
@@ -219,12 +234,13 @@ export function registryRoutes<K extends string, Q, VQ, Row, Event, Vault>(
     return answerAt(c, chainId, params.blockNumber(), {
       head: async () => {
         const view = await spec.wallet(c.var.store, chainId, wallet);
-        return view && { ...view, body: spec.vaults(query, incoming(view.data ?? [])).map(spec.vaultRecord) };
+        if (view === undefined) return undefined;
+        const incoming = inDirection(view.data ?? [], wallet, "incoming");
+        await c.var.budget.charge(unitsBeyond(incoming.length));
+        return { ...view, body: spec.vaults(query, incoming).map(spec.vaultRecord) };
       },
-      at: async (history, block) =>
-        spec
-          .vaults(query, (await spec.walletAt(history, chainId, wallet, block, {}, "incoming")).items)
-          .map(spec.vaultRecord),
+      at: async (_, block) =>
+        spec.vaults(query, await listAt(c, chainId, wallet, block, "incoming")).map(spec.vaultRecord),
     });
   });
 
@@ -248,15 +264,18 @@ export function registryRoutes<K extends string, Q, VQ, Row, Event, Vault>(
         const held = c.var.listings.get(key);
         const view = await spec.wallet(c.var.store, chainId, wallet, held?.revision);
         if (view === undefined) return undefined;
-        if (view.data === undefined) return { ...view, body: held!.json };
+        if (view.data === undefined) {
+          await c.var.budget.charge(unitsBeyond(held!.records));
+          return { ...view, body: held!.json };
+        }
         const rows = inDirection(view.data, wallet, direction);
+        await c.var.budget.charge(unitsBeyond(rows.length));
         const json = encoder.encode(toJson(rows.map(spec.record)));
         if (view.ready && view.revision !== undefined && rows.length >= LISTING_CACHE_MIN_ROWS)
-          c.var.listings.set(key, { revision: view.revision, json });
+          c.var.listings.set(key, { revision: view.revision, json, records: rows.length });
         return { ...view, body: json };
       },
-      at: async (store, block) =>
-        (await spec.walletAt(store, chainId, wallet, block, {}, direction)).items.map(spec.record),
+      at: async (_, block) => (await listAt(c, chainId, wallet, block, direction)).map(spec.record),
     });
   });
 

@@ -178,7 +178,7 @@ beforeAll(async () => {
       directly.push(`${route} ${status}`),
     ),
   );
-});
+}, 60_000);
 
 afterAll(async () => {
   for (const server of servers) {
@@ -211,7 +211,8 @@ async function same(path: string, init: RequestInit = {}): Promise<Answer> {
 
 const keyed = (k = key) => ({ headers: { "X-API-KEY": k } });
 
-describe("withDirectChecks", () => {
+// Real servers and a PGlite key store: seconds, more on a busy machine.
+describe("withDirectChecks", { timeout: 60_000 }, () => {
   it("answers keyed GET checks at the newest indexed block itself, as the app answers them", async () => {
     const paths = [...V2_QUERIES.map(v2Url), ...V1_QUERIES.map(v1Url)];
     const bodies = new Set<string>();

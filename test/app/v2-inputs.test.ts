@@ -143,9 +143,10 @@ const store: Store = {
 
 /** Every keyless request is let through. */
 const openAccess = {
-  keys: { use: async () => false },
+  keys: { use: async () => false, useHeld: () => false },
   limiter: {
     take: async () => ({ allowed: true, limit: 25, windowMs: 10_000, remaining: 24, resetMs: 10_000 }),
+    charge: async () => ({ allowed: true, limit: 25, windowMs: 10_000, remaining: 24, resetMs: 10_000 }),
     close: async () => {},
   },
   trustProxy: false,
