@@ -1,39 +1,79 @@
 /**
- * The typed client (client/): its documented example (client/example.ts, which docs/api.md shows
- * whole) against a service on anvil with the real registries, its answers equal to the contract's
- * eth_call and typed as the document says; an amount past 2^53 arrives exact, as a bigint. And the
- * client's types are the ones `npm run client:types` writes from the document now.
+ * The typed client (client/): its documented examples (client/example.ts and client/example-vaults.ts,
+ * which docs/api.md shows whole) against a service on anvil with the real registries, their answers
+ * equal to the contract's eth_call and typed as the document says; an amount past 2^53 arrives
+ * exact, as a bigint; the vaults example lists exactly the vaults the contract's check lets the hot
+ * wallet claim for, asked of every candidate. And the client's types are the ones
+ * `npm run client:types` writes from the document now.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { type Address, maxUint256, zeroHash } from "viem";
+import { type Address, getAddress, maxUint256, zeroHash } from "viem";
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from "vitest";
 import { delegationOf } from "../client/example";
+import { claimableVaults } from "../client/example-vaults";
 import { createLookupClient } from "../client/index";
 import { type Anvil, startAnvil } from "../devkit/anvil";
 import { indexedBlock } from "../devkit/ask";
 import { abis, installRegistries } from "../devkit/oracle";
 import { ROOT, waitFor } from "../devkit/processes";
-import { chainClient } from "../devkit/rpc";
+import { type ChainClient, chainClient } from "../devkit/rpc";
 import { type Service, startService } from "../devkit/service";
 import { CLIENT_TYPES, clientTypes } from "../scripts/client-types";
 import { docExample } from "./helpers/readme";
 
 const CHAIN_ID = 31337;
+/** The contract the delegations name. */
+const TOKEN = "0x00000000000000000000000000000000000000aa" as Address;
+/** A contract no delegation names: only ALL delegations cover it. */
+const UNNAMED = "0x00000000000000000000000000000000000000bb" as Address;
+/** An ERC20 amount past 2^53, which the client must give exactly. */
+const AMOUNT = 10n ** 30n + 1n;
+
 let anvil: Anvil;
 let service: Service;
 let registry: Address;
+let chain: ChainClient;
+/** `hot` may act for `cold` (ALL), `third` (CONTRACT on TOKEN) and `other` (an ERC20 amount of TOKEN). */
+let wallets: { cold: Address; hot: Address; other: Address; third: Address };
+/** The block of the last write. */
+let lastWrite: bigint;
+
+/** The v2 registry's view `functionName`, through eth_call (at `blockNumber`, else the newest block). */
+const read = (functionName: string, args: unknown[], blockNumber?: bigint) =>
+  chain.readContract({ address: registry, abi: abis.v2, functionName, args, blockNumber });
+
+/** Sends a v2 registry write from `account`; resolves to its receipt. */
+async function write(account: Address, functionName: string, args: unknown[]) {
+  const hash = await chain.writeContract({ account, chain: null, address: registry, abi: abis.v2, functionName, args });
+  return chain.waitForTransactionReceipt({ hash });
+}
 
 beforeAll(async () => {
   anvil = await startAnvil();
   registry = (await installRegistries(anvil.url)).v2;
   service = await startService({ rpc: { [CHAIN_ID]: anvil.url } });
+  chain = chainClient(anvil.url);
+  const [cold, hot, other, third] = await chain.getAddresses();
+  wallets = { cold: cold!, hot: hot!, other: other!, third: third! };
+  const receipts = [
+    await write(cold!, "delegateAll", [hot, zeroHash, true]),
+    await write(other!, "delegateERC20", [hot, TOKEN, zeroHash, AMOUNT]),
+    await write(third!, "delegateContract", [hot, TOKEN, zeroHash, true]),
+  ];
+  lastWrite = receipts.at(-1)!.blockNumber;
+  await waitFor("the writes indexed", async () =>
+    ((await indexedBlock({ serviceUrl: service.url, chainId: CHAIN_ID })) ?? 0n) >= lastWrite ? true : undefined,
+  );
 });
 
 afterAll(async () => {
   await service?.stop();
   await anvil?.stop();
 });
+
+/** A documented example as docs/api.md shows it: its import from the package's folder, `./client`. */
+const asDocumented = (file: string) => readFileSync(join(ROOT, file), "utf8").replace('"./index"', '"./client"').trim();
 
 describe("the typed client", () => {
   it("is generated from the document as it is now", async () => {
@@ -43,53 +83,46 @@ describe("the typed client", () => {
   });
 
   it("runs the documented example: answers equal to eth_call, typed, exact past 2^53", async () => {
-    const example = readFileSync(join(ROOT, "client/example.ts"), "utf8");
-    expect(docExample("docs/api.md", "ts", "delegationOf").trim()).toBe(
-      example.replace('"./index"', '"./client"').trim(),
-    );
-
-    const chain = chainClient(anvil.url);
-    const [cold, hot, other] = await chain.getAddresses();
-    const token = "0x00000000000000000000000000000000000000aa" as Address;
-    const amount = 10n ** 30n + 1n;
-    const sent = [
-      await chain.writeContract({
-        account: cold!,
-        chain: null,
-        address: registry,
-        abi: abis.v2,
-        functionName: "delegateAll",
-        args: [hot, zeroHash, true],
-      }),
-      await chain.writeContract({
-        account: other!,
-        chain: null,
-        address: registry,
-        abi: abis.v2,
-        functionName: "delegateERC20",
-        args: [hot, token, zeroHash, amount],
-      }),
-    ];
-    const receipts = await Promise.all(sent.map((hash) => chain.waitForTransactionReceipt({ hash })));
-    const last = receipts.at(-1)!.blockNumber;
-    await waitFor("the writes indexed", async () =>
-      ((await indexedBlock({ serviceUrl: service.url, chainId: CHAIN_ID })) ?? 0n) >= last ? true : undefined,
-    );
-
-    const read = (functionName: string, args: unknown[]) =>
-      chain.readContract({ address: registry, abi: abis.v2, functionName, args });
+    expect(docExample("docs/api.md", "ts", "delegationOf").trim()).toBe(asDocumented("client/example.ts"));
+    const { cold, hot, other } = wallets;
     for (const [vault, expected] of [
-      [cold!, maxUint256],
-      [other!, amount],
+      [cold, maxUint256],
+      [other, AMOUNT],
     ] as const) {
-      const answer = await delegationOf(service.url, hot!, vault, token, String(CHAIN_ID));
+      const answer = await delegationOf(service.url, hot, vault, TOKEN, String(CHAIN_ID));
       expectTypeOf(answer.mayAct).toEqualTypeOf<boolean>();
       expectTypeOf(answer.amount).toEqualTypeOf<number | bigint>();
       expect(answer.mayAct).toBe(await read("checkDelegateForAll", [hot, vault, zeroHash]));
-      const contract = await read("checkDelegateForERC20", [hot, vault, token, zeroHash]);
+      const contract = await read("checkDelegateForERC20", [hot, vault, TOKEN, zeroHash]);
       expect(contract).toBe(expected);
       expect(answer.amount).toBe(contract);
-      expect(BigInt(answer.block!)).toBeGreaterThanOrEqual(last);
+      expect(BigInt(answer.block!)).toBeGreaterThanOrEqual(lastWrite);
+    }
+  });
+
+  it("runs the documented vaults example: the vaults checkDelegateForContract answers true for, no more", async () => {
+    expect(docExample("docs/api.md", "ts", "claimableVaults").trim()).toBe(asDocumented("client/example-vaults.ts"));
+    const { cold, hot, third } = wallets;
+    // ALL covers every contract, CONTRACT its own; an ERC20 amount (other's) is no contract-wide delegation.
+    for (const [collection, expected] of [
+      [TOKEN, [cold, third]],
+      [UNNAMED, [cold]],
+    ] as const) {
+      const answer = await claimableVaults(service.url, hot, collection, String(CHAIN_ID));
+      expectTypeOf(answer.vaults).toEqualTypeOf<string[]>();
+      const block = BigInt(answer.block!);
+      expect(block).toBeGreaterThanOrEqual(lastWrite);
+      // Every wallet that could be a vault: the chain's accounts, and whoever delegates to `hot`.
+      const incoming = (await read("getIncomingDelegations", [hot], block)) as { from: Address }[];
+      const candidates = new Set([...(await chain.getAddresses()), ...incoming.map((d) => getAddress(d.from))]);
+      const claimable: Address[] = [];
+      for (const vault of candidates) {
+        if ((await read("checkDelegateForContract", [hot, vault, collection, zeroHash], block)) === true)
+          claimable.push(vault);
+      }
+      expect(new Set(claimable), `the contract's vaults on ${collection}`).toEqual(new Set(expected));
+      // Ordered by address, as a 160-bit number.
+      expect(answer.vaults, collection).toEqual(claimable.sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : 1)));
     }
   });
 

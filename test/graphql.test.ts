@@ -9,7 +9,7 @@
  *    and both equal the registries' own logs. Seeded random writes of every kind, half backfilled,
  *    half indexed live.
  * 3. The delegations a vault grants, in force (the page's Granted query), equal the `from` = vault
- *    records of its REST listing, in the contract's order once sorted as the page says.
+ *    records of its REST listing, hashes too, in the contract's order once sorted as the page says.
  * 4. Every v2Delegation row (state, first enabling event, last event's block, event count) is what
  *    its delegation's events in the registry's own logs amount to.
  * 5. A query past Ponder's limits (tokens, depth, aliases, rows per page) is refused with a GraphQL
@@ -119,6 +119,7 @@ function v2Record(g: ApiRecord): ApiRecord {
     // ERC20 and ERC1155 events carry an amount, not enable: REST's enable is amount > 0.
     enable: g.enable ?? BigInt(g.amount as string) > 0n,
     amount: big(g.amount),
+    hash: g.hash,
   };
 }
 
@@ -140,7 +141,7 @@ function v1Record(g: ApiRecord): ApiRecord {
 }
 
 const EVENT_FIELDS = "blockNumber blockTimestamp transactionHash logIndex kind";
-const V2_FIELDS = `${EVENT_FIELDS} from to contract tokenId rights amount enable`;
+const V2_FIELDS = `${EVENT_FIELDS} from to contract tokenId rights amount enable hash`;
 const V1_FIELDS = `${EVENT_FIELDS} vault delegate contract tokenId value revokedDelegate`;
 
 /** A wallet's v1 events, as docs/graphql.md says to ask for them (vault, delegate or revokedDelegate). */
@@ -339,6 +340,7 @@ describe("GraphQL", () => {
         tokenId: big(g.tokenId),
         rights: g.rights,
         amount: big(g.amount),
+        hash: g.hash,
       }));
       const listing = await ask(service.url, `/registry/v2/${vault}?chainId=${CHAIN_ID}`, { headers: service.headers });
       expect(listing.status, listing.text).toBe(200);

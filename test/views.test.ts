@@ -6,7 +6,8 @@
  * The page's own SQL examples (on the test's chain: `chain_id = 1` read as 31337) are run through
  * the views schema, by an SQL client of the database (on PGlite, which admits one process, with the
  * service stopped), and their answers compared with the REST API's: the v1 delegations in force with
- * the union of every wallet's v1 listing, the v2 delegations made per day with the v2 history.
+ * the union of every wallet's v1 listing, the v2 delegations made per day with the v2 history, the
+ * v2 delegations in force, by hash, with the union of every wallet's v2 listing.
  *
  * 1. After `npm start` on schema A, the SQL answers as A's REST API does.
  * 2. More writes while no indexer runs; then `npm start` on a new schema B (a re-index): the same SQL
@@ -22,6 +23,7 @@ import { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
 import { getAddress, toHex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { V2_RECORD_TYPE, type V2DelegationType } from "../core/v2";
 import { type Anvil, startAnvil } from "../devkit/anvil";
 import { ask, indexedBlock } from "../devkit/ask";
 import { installRegistries } from "../devkit/oracle";
@@ -86,14 +88,15 @@ async function exampleRows(marker: string): Promise<ApiRecord[]> {
 }
 
 /** What the SQL and the REST API are compared on. */
-type Answers = { v1InForce: string[]; v2PerDay: string[] };
+type Answers = { v1InForce: string[]; v2PerDay: string[]; v2InForce: string[] };
 
-const IN_FORCE = "-- v1 delegations in force";
+const V1_IN_FORCE = "-- v1 delegations in force";
 const PER_DAY = "-- v2 delegations made per day";
+const V2_IN_FORCE = "-- v2 delegations in force";
 
 /** The documented examples' answers through the views schema, as the REST API's records. */
 async function sqlAnswers(): Promise<Answers> {
-  const inForce = (await exampleRows(IN_FORCE)).map((d) => ({
+  const v1InForce = (await exampleRows(V1_IN_FORCE)).map((d) => ({
     type: d.type,
     vault: getAddress(d.vault as string),
     delegate: getAddress(d.delegate as string),
@@ -102,21 +105,39 @@ async function sqlAnswers(): Promise<Answers> {
     tokenId: d.type === "TOKEN" ? d.token_id : null,
   }));
   const perDay = (await exampleRows(PER_DAY)).map((r) => ({ day: r.day, count: r.count }));
-  return { v1InForce: inForce.map(canonical).sort(), v2PerDay: perDay.map(canonical).sort() };
+  const v2InForce = (await exampleRows(V2_IN_FORCE)).map((d) => ({
+    type: V2_RECORD_TYPE[d.delegation_type as V2DelegationType],
+    from: getAddress(d.from as string),
+    to: getAddress(d.to as string),
+    contract: d.contract === null ? null : getAddress(d.contract as string),
+    tokenId: d.token_id,
+    delegationType: d.delegation_type,
+    rights: d.rights,
+    amount: d.amount,
+    hash: d.hash,
+  }));
+  const sorted = (records: unknown[]) => records.map(canonical).sort();
+  return { v1InForce: sorted(v1InForce), v2PerDay: sorted(perDay), v2InForce: sorted(v2InForce) };
 }
 
-/**
- * The same questions asked of a service's REST API: every wallet's v1 listing (the delegations in
- * force, each once), and the v2 history's enabling events by UTC day.
- */
-async function restAnswers(service: Service): Promise<Answers> {
+/** Every wallet's whole `version` listing at the service, each delegation once (canonical records). */
+async function everyListing(service: Service, version: "v1" | "v2"): Promise<string[]> {
   const inForce = new Set<string>();
-  for (const wallet of writes.wallets().v1) {
-    const a = await ask(service.url, `/registry/v1/${wallet}?chainId=${CHAIN_ID}`, { headers: service.headers });
+  for (const wallet of writes.wallets()[version]) {
+    const path = `/registry/${version}/${wallet}?chainId=${CHAIN_ID}`;
+    const a = await ask(service.url, path, { headers: service.headers });
     expect(a.status, a.text).toBe(200);
     expect(a.block! >= writes.lastWriteBlock, tag("the listing reports the last write")).toBe(true);
     for (const r of parseJsonExact(a.text) as ApiRecord[]) inForce.add(canonical(r));
   }
+  return [...inForce].sort();
+}
+
+/**
+ * The same questions asked of a service's REST API: every wallet's v1 and v2 listings (the
+ * delegations in force, each once), and the v2 history's enabling events by UTC day.
+ */
+async function restAnswers(service: Service): Promise<Answers> {
   const history = await followPages(() => service.url, `/registry/v2/history?chainId=${CHAIN_ID}&limit=1000`, {
     headers: service.headers,
   });
@@ -128,8 +149,9 @@ async function restAnswers(service: Service): Promise<Answers> {
     perDay.set(day, (perDay.get(day) ?? 0n) + 1n);
   }
   return {
-    v1InForce: [...inForce].sort(),
+    v1InForce: await everyListing(service, "v1"),
     v2PerDay: [...perDay].map(([day, count]) => canonical({ day, count })).sort(),
+    v2InForce: await everyListing(service, "v2"),
   };
 }
 
@@ -191,6 +213,7 @@ describe("the views schema", () => {
     // Not a comparison of nothing.
     expect(before.v1InForce.length, tag("v1 delegations in force")).toBeGreaterThan(5);
     expect(before.v2PerDay.length, tag("days with v2 delegations made")).toBeGreaterThan(0);
+    expect(before.v2InForce.length, tag("v2 delegations in force")).toBeGreaterThan(5);
 
     // Writes only the next indexer sees.
     await writes.v2(40);
