@@ -1,6 +1,6 @@
 /** A printed RPC URL keeps what tells the operator which one it is, and none of what may be a key. */
 import { describe, expect, it } from "vitest";
-import { redactedUrl } from "./url";
+import { redactedUrl, urlRedactor } from "./url";
 
 describe("redactedUrl", () => {
   it("keeps the scheme, the host and a port", () => {
@@ -19,5 +19,30 @@ describe("redactedUrl", () => {
   it("echoes nothing of what is not a URL", () => {
     expect(redactedUrl("rpc.example/SECRETKEY")).toBe("(not a URL)");
     expect(redactedUrl("")).toBe("(not a URL)");
+  });
+});
+
+describe("urlRedactor", () => {
+  const redact = urlRedactor([
+    "https://eth-mainnet.g.example/v2/SECRETKEY1234",
+    "https://user:PASSWORD99@rpc.example:8443/rpc?apikey=QUERYKEY",
+    "http://127.0.0.1:8545",
+  ]);
+
+  it("hides every spelling of each URL, and its path and query quoted alone", () => {
+    const line =
+      'HTTP request failed. URL: https://eth-mainnet.g.example/v2/SECRETKEY1234 body {"path":"/v2/SECRETKEY1234"} ' +
+      "https://user:PASSWORD99@rpc.example:8443/rpc?apikey=QUERYKEY and PASSWORD99";
+    const shown = redact(line);
+    for (const secret of ["SECRETKEY1234", "PASSWORD99", "QUERYKEY"]) expect(shown).not.toContain(secret);
+    expect(shown).toContain("URL: https://eth-mainnet.g.example body");
+    expect(shown).toContain("https://rpc.example:8443 and …");
+  });
+
+  it("leaves other text, and a URL that holds no key, as it is", () => {
+    expect(redact("Started backfill indexing at http://127.0.0.1:8545/ for chain 1 (/v2 short)")).toBe(
+      "Started backfill indexing at http://127.0.0.1:8545 for chain 1 (/v2 short)",
+    );
+    expect(urlRedactor(["not a url"])("not a url")).toBe("not a url");
   });
 });

@@ -90,7 +90,7 @@ export async function runWorker(settings: ServeSettings, shutdownMs: number) {
   const listener = withDirectChecks(options, getRequestListener(app.fetch), (route, status) =>
     countAnswer(requests, route, status),
   );
-  const http = await startHttpServer({ listener, port, hostname: settings.host });
+  const http = await startHttpServer({ listener, port, hostname: settings.host, trustProxy: access.trustProxy });
   console.log(`API worker ${process.pid} serving ${served.map((c) => c.id).join(", ")} on port ${port}`);
 
   const stop = () => {

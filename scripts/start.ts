@@ -21,11 +21,12 @@
 import { spawn } from "node:child_process";
 import { constants } from "node:os";
 import { resolve } from "node:path";
+import { createInterface } from "node:readline";
 import { servedChain } from "../api/store/served-chains";
 import type { ChainEntry } from "../core/chains";
 import { encodePlan, type IndexedChain, PLAN_VARIABLE } from "../core/plan";
 import { launcherSettings, settingsOrExit } from "../core/settings";
-import { redactedUrl } from "../core/url";
+import { redactedUrl, urlRedactor } from "../core/url";
 import { PONDER_RETRYABLE_EXIT } from "../ponder/ponder-0.16.10";
 import { planChains } from "./launcher/discovery";
 import { forgetReplacedChains } from "./launcher/replaced-chains";
@@ -156,7 +157,22 @@ function indexable(plan: IndexedChain[]): IndexedChain[] {
 function runPonder(plan: IndexedChain[]): Promise<number> {
   // Ponder listens on PORT: the launcher's port (--port or PORT), where the waiting room answered.
   const env = { PONDER_TELEMETRY_DISABLED: "true", ...process.env, PORT: `${port}`, [PLAN_VARIABLE]: encodePlan(plan) };
-  const child = spawn(PONDER, ponderArgs, { env, stdio: "inherit", cwd: resolve(import.meta.dirname, "..") });
+  const child = spawn(PONDER, ponderArgs, {
+    env,
+    stdio: ["inherit", "pipe", "pipe"],
+    cwd: resolve(import.meta.dirname, ".."),
+  });
+  // Ponder's errors quote RPC URLs whole, and hosted RPCs carry their key in the URL: its output is
+  // passed on with them redacted, line by line.
+  const redact = urlRedactor(plan.flatMap(({ rpc }) => rpc));
+  for (const [from, to] of [
+    [child.stdout, process.stdout],
+    [child.stderr, process.stderr],
+  ] as const) {
+    createInterface({ input: from, crlfDelay: Number.POSITIVE_INFINITY }).on("line", (line) =>
+      to.write(`${redact(line)}\n`),
+    );
+  }
   const forward = (signal: NodeJS.Signals) => child.kill(signal);
   process.on("SIGINT", forward).on("SIGTERM", forward);
   return new Promise((exited) =>

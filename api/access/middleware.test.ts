@@ -112,7 +112,7 @@ describe("requireAccess", () => {
     expect((await app.request("/q", { headers: { "X-API-KEY": GOOD } }, SOCKET)).status).toBe(200);
   }, 10_000);
 
-  it("refuses a POST of a client whose budget is spent before its body is read, a second later", async () => {
+  it("refuses a POST of a client whose budget is spent before its body is read, a moment later", async () => {
     const { app, limiter } = guarded(counted());
     await limiter.charge("198.51.100.7", 25);
     let pulled = 0;
@@ -131,7 +131,7 @@ describe("requireAccess", () => {
     expect(res.status).toBe(429);
     expect(res.headers.get("retry-after")).toMatch(/^\d+$/);
     expect(pulled, "the body was not read").toBe(0);
-    expect(Date.now() - started, "a refusal waits a second before it goes").toBeGreaterThanOrEqual(950);
+    expect(Date.now() - started, "a refusal waits before it goes").toBeGreaterThanOrEqual(240);
   });
 
   it("a POST with budget left spends nothing on arrival: its route spends what it asks", async () => {

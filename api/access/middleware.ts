@@ -1,9 +1,9 @@
 import { getConnInfo } from "@hono/node-server/conninfo";
 import type { Context, MiddlewareHandler } from "hono";
+import { budgetHolder } from "../http/address";
 import { Problem } from "../http/problem";
 import { databaseUnavailable, databaseUnreachable } from "../http/unavailable";
 import { KEYLESS_ROWS_PER_UNIT } from "../limits";
-import { budgetHolder } from "./client";
 import type { KeyStore } from "./keys";
 import type { RateLimiter, Verdict } from "./limit";
 
@@ -111,9 +111,10 @@ async function useKey(keys: KeyStore, key: string, otherwise: string): Promise<v
 
 /**
  * How long a refusal of a keyless request (429) waits before it goes: a client that keeps asking
- * over its budget gets one answer a second per connection, each costing next to nothing to hold.
+ * over its budget gets four answers a second per connection (and a client has at most
+ * MAX_CONNECTIONS_PER_CLIENT of those, api/http/server.ts), each costing next to nothing to hold.
  */
-const REFUSAL_DELAY_MS = 1_000;
+const REFUSAL_DELAY_MS = 250;
 
 const refusalDelay = () => new Promise((ok) => setTimeout(ok, REFUSAL_DELAY_MS));
 
@@ -163,7 +164,7 @@ export function requireAccess(options: AccessOptions): MiddlewareHandler<{ Varia
 /**
  * The admin endpoints' guard against guessing: a request spends a unit of its client's keyless
  * budget before its token is compared (refused 429 once the budget is spent), given back when the
- * token was right: a client may try 25 wrong tokens in 10 seconds, each then refused a second later.
+ * token was right: a client may try 25 wrong tokens in 10 seconds, each refusal given a moment later.
  */
 export function throttleWrongTokens(options: AccessOptions): MiddlewareHandler {
   return async (c, next) => {

@@ -25,14 +25,22 @@ export type Access = AccessOptions & {
  */
 export async function openAccess(settings: AccessSettings, database: DatabaseSettings): Promise<Access> {
   const { schema } = settings;
-  const db = database.url ? pgAccessDb(database.url) : await pgliteAccessDb(`${database.pgliteDir}-access`);
+  const db = database.url
+    ? pgAccessDb(database.url, { applicationName: "delegation-lookup access", max: 2 })
+    : await pgliteAccessDb(`${database.pgliteDir}-access`);
+  // The keyless budget on a pool of its own: a flood of keyless requests must not age the copy of
+  // the valid keys, nor hold up the chains' alarms, which read through `db`.
+  const budgets = database.url ? pgAccessDb(database.url, { applicationName: "delegation-lookup keyless" }) : db;
   return {
     keys: await openKeyStore(db, schema),
-    limiter: database.url ? await sqlLimiter(db, schema) : memoryLimiter(),
+    limiter: database.url ? await sqlLimiter(budgets, schema) : memoryLimiter(),
     trustProxy: settings.trustedProxy,
     adminToken: settings.adminToken,
     db,
     schema,
-    close: () => db.close(),
+    close: async () => {
+      if (budgets !== db) await budgets.close();
+      await db.close();
+    },
   };
 }

@@ -1,18 +1,22 @@
 import pg from "pg";
 import type { AccessDb } from "./db";
 
-/** How a pool's connections present themselves and wait (unset: Postgres's defaults). */
-export type ConnectionSettings = { applicationName?: string; lockTimeoutMs?: number };
+/** How a pool's connections present themselves and wait (unset: Postgres's defaults, but STATEMENT_TIMEOUT_MS). */
+export type ConnectionSettings = { applicationName?: string; lockTimeoutMs?: number; max?: number };
+
+/** No statement of the service's own pools runs longer: what one request may cost is bounded here too. */
+const STATEMENT_TIMEOUT_MS = 15_000;
 
 /** The access tables on Postgres, through the service's own small pool (Ponder's handle is read-only). */
 export function pgAccessDb(connectionString: string, settings: ConnectionSettings = {}): AccessDb {
   // A server that does not answer must not hold requests forever: give up connecting after 5 s.
   const pool = new pg.Pool({
     connectionString,
-    max: 4,
+    max: settings.max ?? 4,
     connectionTimeoutMillis: 5_000,
     application_name: settings.applicationName,
     lock_timeout: settings.lockTimeoutMs,
+    statement_timeout: STATEMENT_TIMEOUT_MS,
   });
   // An idle connection dropped by the server must not crash the process; the next query reconnects.
   pool.on("error", (error) => console.error("access database:", error.message));

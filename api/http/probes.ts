@@ -11,10 +11,11 @@ export function probes(readiness: () => Promise<Readiness>): Hono {
   return new Hono()
     .get("/health", (c) => c.text(""))
     .get("/ready", async (c) => {
-      const { ready, text } = await readiness().catch((error: Error) => ({
-        ready: false,
-        text: `cannot tell: ${error.message}`,
-      }));
+      const { ready, text } = await readiness().catch((error: Error) => {
+        // The operator's log may say why; an answer to anyone who asks says nothing of the database.
+        console.error(`/ready: ${error.message}`);
+        return { ready: false, text: "cannot tell now (the reason is logged)" };
+      });
       return c.text(text, ready ? 200 : 503);
     });
 }

@@ -1,15 +1,52 @@
 import { createServer, type RequestListener, type Server } from "node:http";
+import { budgetHolder } from "./address";
 import { answerClientErrors } from "./client-error";
 
 /**
  * The API on node:http, where it runs outside Ponder (`npm run serve`, the launcher's waiting
  * room): what Node's parser refuses (headers over its limit, bad bytes, timeouts) is answered as
  * problem+json like every other error, and idle connections are kept open for KEEP_ALIVE_MS, since
- * clients and load balancers keep theirs open for a while and closing first would race them.
+ * clients and load balancers keep theirs open for a while and closing first would race them; a
+ * request must come whole within seconds, and a client's connections are bounded (guardServer).
  */
 
 /** How long an idle connection stays open. */
 const KEEP_ALIVE_MS = 65_000;
+/** How long a client may take to send a request's headers, and its whole request (Node's: 1 and 5 minutes). */
+const HEADERS_TIMEOUT_MS = 10_000;
+const REQUEST_TIMEOUT_MS = 30_000;
+
+/**
+ * The most connections one client (an IPv4 address, an IPv6 /64) may hold open: one more is closed
+ * as it comes, before any of its bytes is read. Behind a trusted proxy every client is the proxy:
+ * there is no such bound, and the proxy must bound each client's connections itself
+ * (deploy/nginx.conf).
+ */
+export const MAX_CONNECTIONS_PER_CLIENT = 64;
+
+/**
+ * The limits every server of the service keeps, Ponder's too: a connection that sends its request
+ * slowly (to hold the server's sockets) is answered 408 and closed within seconds, and no client
+ * holds more than MAX_CONNECTIONS_PER_CLIENT connections.
+ */
+export function guardServer(server: Server, options: { trustProxy: boolean }): void {
+  server.keepAliveTimeout = KEEP_ALIVE_MS;
+  server.headersTimeout = HEADERS_TIMEOUT_MS;
+  server.requestTimeout = REQUEST_TIMEOUT_MS;
+  if (options.trustProxy) return;
+  const open = new Map<string, number>();
+  server.on("connection", (socket) => {
+    const holder = budgetHolder(socket.remoteAddress ?? "") ?? "unknown";
+    const count = (open.get(holder) ?? 0) + 1;
+    if (count > MAX_CONNECTIONS_PER_CLIENT) return void socket.destroy();
+    open.set(holder, count);
+    socket.once("close", () => {
+      const left = open.get(holder)! - 1;
+      if (left === 0) open.delete(holder);
+      else open.set(holder, left);
+    });
+  });
+}
 
 export type HttpServer = {
   server: Server;
@@ -25,13 +62,15 @@ export async function startHttpServer(options: {
   listener: RequestListener;
   port: number;
   hostname?: string;
+  /** Behind a proxy the operator trusts (TRUSTED_PROXY): see guardServer. */
+  trustProxy: boolean;
 }): Promise<HttpServer> {
   const server = createServer(options.listener);
   await new Promise<void>((listening, fail) => {
     server.once("error", fail);
     server.listen(options.port, options.hostname, () => listening());
   });
-  server.keepAliveTimeout = KEEP_ALIVE_MS;
+  guardServer(server, options);
   answerClientErrors(server);
   return {
     server,

@@ -63,8 +63,9 @@ docs.get("/", (c) => c.html(PAGE, 200, HEADERS));
 docs.get("/init.js", (c) => c.body(INIT, 200, { ...HEADERS, "Content-Type": "text/javascript; charset=utf-8" }));
 docs.get("/:asset", async (c, next) => {
   const asset = c.req.param("asset");
-  const type = ASSETS[asset];
-  if (type === undefined) return next();
+  // Own names only: "constructor" or "__proto__" are not assets (they would name Object's own).
+  if (!Object.hasOwn(ASSETS, asset)) return next();
+  const type = ASSETS[asset]!;
   if (!read.has(asset)) read.set(asset, readFile(join(SWAGGER_UI, asset), "utf8"));
   const body = await read.get(asset)!;
   return c.body(body, 200, { ...HEADERS, "Content-Type": type, "Cache-Control": "public, max-age=86400" });

@@ -38,7 +38,8 @@ export async function openWaitingRoom(
         behindAfterSeconds: settings.behindAfterSeconds,
       }),
     );
-  const http = await startHttpServer({ listener: getRequestListener(app.fetch), port }).catch(async (error: Error) => {
+  const listener = getRequestListener(app.fetch);
+  const http = await startHttpServer({ listener, port, trustProxy: access.trustProxy }).catch(async (error: Error) => {
     await access.close();
     throw error;
   });

@@ -10,6 +10,7 @@ import { openAccess } from "../../api/access/open";
 import { pgliteDb } from "../../api/access/pglite";
 import { createApp } from "../../api/app";
 import { answerClientErrors } from "../../api/http/client-error";
+import { guardServer } from "../../api/http/server";
 import { createReplicaStore } from "../../api/replica/store";
 import { withDirectChecks } from "../../api/routes/direct-checks";
 import { createHistoryStore } from "../../api/store/history-store";
@@ -62,6 +63,7 @@ const store = pglite
 onPonderServer((server) => {
   answerBesidePonder(server, withDirectChecks(options, getRequestListener(app.fetch)));
   answerClientErrors(server);
+  guardServer(server, { trustProxy: accessSettings.trustedProxy });
 });
 
 const options = {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { budgetHolder } from "./client";
+import { budgetHolder } from "./address";
 
 describe("budgetHolder", () => {
   it("is an IPv4 address itself, also mapped into IPv6", () => {

@@ -1,0 +1,25 @@
+import { describe, expect, it, vi } from "vitest";
+import { probes } from "./probes";
+
+describe("probes", () => {
+  it("/health answers 200; /ready says whether the process is ready, and why not", async () => {
+    expect((await probes(async () => ({ ready: true, text: "" })).request("/health")).status).toBe(200);
+    const waiting = await probes(async () => ({ ready: false, text: "not every chain is backfilled yet" })).request(
+      "/ready",
+    );
+    expect([waiting.status, await waiting.text()]).toEqual([503, "not every chain is backfilled yet"]);
+  });
+
+  it("/ready echoes nothing of a database error (it may name hosts, users or schemas): the log has it", async () => {
+    const logged = vi.spyOn(console, "error").mockImplementation(() => {});
+    const failing = probes(async () => {
+      throw new Error('password authentication failed for user "delegations" at db.internal:5432');
+    });
+    const res = await failing.request("/ready");
+    const text = await res.text();
+    expect(res.status).toBe(503);
+    expect(text).not.toMatch(/password|delegations|db\.internal/);
+    expect(logged).toHaveBeenCalledWith(expect.stringContaining("db.internal"));
+    logged.mockRestore();
+  });
+});
