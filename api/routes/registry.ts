@@ -217,7 +217,8 @@ export function registryRoutes<K extends string, Q, VQ, Row, Event, Vault>(
     const kind = params.required(["type"], parseKind);
     const query = spec.vaultQuery(kind, params, wallet);
     if (params.get("limit") !== undefined || params.get("cursor") !== undefined) {
-      return pageAnswer<Vault, Address>(c, version, {
+      // Each vault held beside its address: a vault may be the bare address (v1), which takes no fields.
+      return pageAnswer<{ vault: Vault }, Address>(c, version, {
         defaultLimit: undefined,
         pin: listingPin,
         orderedBy: "address",
@@ -225,10 +226,10 @@ export function registryRoutes<K extends string, Q, VQ, Row, Event, Vault>(
           const all = spec.vaults(query, await listAt(c, chainId, wallet, block, "incoming"));
           const from = page.after === undefined ? 0 : all.findIndex((v) => spec.vaultAddress(v) > page.after!);
           const rest = from < 0 ? [] : all.slice(from);
-          const items = rest.slice(0, page.limit).map((v) => ({ ...v, position: spec.vaultAddress(v) }));
+          const items = rest.slice(0, page.limit).map((vault) => ({ vault, position: spec.vaultAddress(vault) }));
           return { items, more: rest.length > items.length };
         },
-        record: spec.vaultRecord,
+        record: ({ vault }) => spec.vaultRecord(vault),
       });
     }
     return answerAt(c, chainId, params.blockNumber(), {

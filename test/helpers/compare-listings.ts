@@ -3,9 +3,10 @@
  * compared (see CompareAt): the records as a set (each once, each naming the wallet), the further
  * checks a version makes against the contract's views, and the order against where each
  * delegation was made. The versions differ only in the records the contract's views amount to,
- * and where a record was made (ListingKit).
+ * and where a record was made (ListingKit); a kit may ask for one direction of the listing.
  */
 import { type Address, getAddress } from "viem";
+import type { Direction } from "../../core/parse";
 import { ask } from "../../devkit/ask";
 import { blockToCompare, type CompareAt, type Mismatch, type Oracle, pathAt } from "../../devkit/compare";
 import { pool } from "../../devkit/pool";
@@ -30,8 +31,10 @@ export type Expected = {
 /** What a version's listings need for the comparison. */
 export type ListingKit = {
   version: "v1" | "v2";
-  /** The fields of a record that may name the wallet. */
-  parties: readonly [string, string];
+  /** The listing's `direction` asked (none: the parameter is left out, which is `both`). */
+  direction?: Direction;
+  /** The fields of a record that may name the wallet (in the direction asked). */
+  parties: readonly string[];
   /** The wallet's records by the contract's views at `block`; undefined when the views are unusable (reported). */
   expected(o: Contract, wallet: Address, block: bigint, bad: Bad): Promise<Expected | undefined>;
   /** A record as compared (v2: rights in lowercase, as their case is free). */
@@ -63,10 +66,10 @@ export async function compareListings(
   const expected = new Map<string, Set<string>>();
   let records = 0;
   let compared = 0;
-  const normalize = kit.normalize ?? ((r: ApiRecord) => r);
   await pool(wallets, 8, async (wallet) => {
+    const direction = kit.direction === undefined ? "" : `&direction=${kit.direction}`;
     const path = pathAt(
-      `/registry/${kit.version}/${rng ? spellAddress(rng, wallet) : wallet}?chainId=${o.chainId}`,
+      `/registry/${kit.version}/${rng ? spellAddress(rng, wallet) : wallet}?chainId=${o.chainId}${direction}`,
       at,
     );
     const a = await ask(o.serviceUrl, path, { headers: o.headers, dispatcher: o.dispatcher });
@@ -88,33 +91,52 @@ export async function compareListings(
     }
     compared++;
     records += list.length;
-    const want = await kit.expected(o, w, fit.block, bad);
-    if (!want) return;
+    const want = await compareListing(o, kit, w, list, fit.block, bad);
+    if (want) expected.set(w, want);
+  });
+  return { compared, records, mismatches, expected };
+}
 
-    const wanted = new Map(want.records.map((r) => [canonical(normalize(r)), r]));
-    expected.set(w, new Set(wanted.keys()));
-    const got = new Map<string, ApiRecord>();
-    for (const r of list) {
-      const c = canonical(normalize(r));
-      if (got.has(c)) bad("a record twice", "each delegation once", c);
-      got.set(c, r);
-    }
-    const missing = [...wanted.keys()].filter((k) => !got.has(k));
-    const extra = [...got.keys()].filter((k) => !wanted.has(k));
-    if (missing.length || extra.length) {
-      bad(
-        `records as a set (${wanted.size} expected, ${got.size} got; ${missing.length} missing, ${extra.length} extra)`,
-        `missing: ${missing.slice(0, 3).join(" ")}`,
-        `extra: ${extra.slice(0, 3).join(" ")}`,
-      );
-    }
-    for (const r of list) {
-      if (!kit.parties.some((p) => String(r[p]).toLowerCase() === w))
-        bad("record of another wallet", `${kit.parties.join(" or ")} == wallet`, canonical(r));
-    }
-    want.check?.(list);
-    if (!kit.order) return;
+/**
+ * One wallet's listing (its records as the API gave them, from any route) compared with the
+ * contract's views at `block`: the contract's records (canonical), or undefined when the views
+ * are unusable (reported).
+ */
+export async function compareListing(
+  o: Contract,
+  kit: ListingKit,
+  wallet: Address,
+  list: ApiRecord[],
+  block: bigint,
+  bad: Bad,
+): Promise<Set<string> | undefined> {
+  const w = wallet.toLowerCase() as Address;
+  const normalize = kit.normalize ?? ((r: ApiRecord) => r);
+  const want = await kit.expected(o, w, block, bad);
+  if (!want) return undefined;
 
+  const wanted = new Map(want.records.map((r) => [canonical(normalize(r)), r]));
+  const got = new Map<string, ApiRecord>();
+  for (const r of list) {
+    const c = canonical(normalize(r));
+    if (got.has(c)) bad("a record twice", "each delegation once", c);
+    got.set(c, r);
+  }
+  const missing = [...wanted.keys()].filter((k) => !got.has(k));
+  const extra = [...got.keys()].filter((k) => !wanted.has(k));
+  if (missing.length || extra.length) {
+    bad(
+      `records as a set (${wanted.size} expected, ${got.size} got; ${missing.length} missing, ${extra.length} extra)`,
+      `missing: ${missing.slice(0, 3).join(" ")}`,
+      `extra: ${extra.slice(0, 3).join(" ")}`,
+    );
+  }
+  for (const r of list) {
+    if (!kit.parties.some((p) => String(r[p]).toLowerCase() === w))
+      bad("record of another wallet", `${kit.parties.join(" or ")} == wallet`, canonical(r));
+  }
+  want.check?.(list);
+  if (kit.order) {
     // Order: by where each delegation was made.
     let last: Position | undefined;
     for (const [i, r] of list.entries()) {
@@ -132,6 +154,6 @@ export async function compareListings(
       }
       last = pos;
     }
-  });
-  return { compared, records, mismatches, expected };
+  }
+  return new Set(wanted.keys());
 }

@@ -3,13 +3,13 @@
  * (devkit/v2/generate.ts), v1 writes directly and through two contract wallets, revokeDelegate by a
  * wallet among them (devkit/v1/generate.ts). Every transaction must succeed; each v1 log is checked
  * to be its call's event, and kept with the call (what the log hides: the delegate a revokeDelegate
- * revoked).
+ * revoked); each v2 write's event is kept with the delegation hash it touches.
  */
 import { type Address, getAddress } from "viem";
 import { abis } from "../../devkit/oracle";
 import { Rng } from "../../devkit/random";
 import { chainClient } from "../../devkit/rpc";
-import { type Receipt, roomyBlocks, SPREAD, sendAll } from "../../devkit/send";
+import { type Receipt, roomyBlocks, type SendOptions, SPREAD, sendAll } from "../../devkit/send";
 import {
   makePools as makeV1Pools,
   WriteGenerator as V1Generator,
@@ -24,6 +24,7 @@ import {
 import { revokedDelegates } from "./event-records";
 import { type Effect, effectsOf } from "./v1/effects";
 import { type CompiledWallet, compileWallet, txRequest as v1TxRequest } from "./v1/wallet";
+import { type ChainEvent, decodeEvents } from "./v2/events";
 
 const lower = (a: string) => a.toLowerCase() as Address;
 
@@ -31,6 +32,8 @@ const lower = (a: string) => a.toLowerCase() as Address;
 export class SeededWrites {
   /** Every v1 write that took effect, in chain order. */
   readonly effects: Effect[] = [];
+  /** Every v2 event, in chain order. */
+  readonly v2Events: ChainEvent[] = [];
   /** The newest block holding a write. */
   lastWriteBlock = 0n;
 
@@ -40,14 +43,22 @@ export class SeededWrites {
     private readonly registries: { v1: Address; v2: Address },
     private readonly wallet: CompiledWallet,
     readonly pools: { v1: V1Pools; v2: V2Pools },
-    private readonly generators: { v1: V1Generator; v2: V2Generator },
+    /** The write streams: what they wrote steers the tests' queries toward what exists. */
+    readonly generators: { v1: V1Generator; v2: V2Generator },
+    private readonly send: { v1: SendOptions | undefined; v2: SendOptions },
   ) {}
 
   /**
    * Writes to the registries at `registries` on the anvil chain at `url`, seeded by `seed`: gives
-   * the chain roomy blocks and deploys the contract wallets (by anvil's last account).
+   * the chain roomy blocks and deploys the contract wallets (by anvil's last account). `send`: how
+   * each round is sent (by default v2 writes spread over a few blocks, v1 writes in as few as fit).
    */
-  static async on(url: string, seed: number, registries: { v1: Address; v2: Address }): Promise<SeededWrites> {
+  static async on(
+    url: string,
+    seed: number,
+    registries: { v1: Address; v2: Address },
+    send?: SendOptions,
+  ): Promise<SeededWrites> {
     await roomyBlocks(url);
     const accounts = await chainClient(url).getAddresses();
     const wallet = compileWallet();
@@ -64,7 +75,7 @@ export class SeededWrites {
       v1: new V1Generator(new Rng((seed ^ 0x6a09e667) >>> 0), pools.v1),
       v2: new V2Generator(new Rng(seed), pools.v2),
     };
-    return new SeededWrites(url, seed, registries, wallet, pools, generators);
+    return new SeededWrites(url, seed, registries, wallet, pools, generators, { v1: send, v2: send ?? SPREAD });
   }
 
   /** Every wallet the writes may name, per version (lowercase). */
@@ -85,8 +96,15 @@ export class SeededWrites {
   async v2(n: number): Promise<void> {
     const { senders } = this.pools.v2;
     for (const s of senders) this.generators.v2.nonces.set(s, await this.pending(s));
-    const txs = Array.from({ length: n }, () => v2TxRequest(this.registries.v2, abis.v2, this.generators.v2.nextTx()));
-    this.seen(await sendAll(this.url, txs, this.seed, SPREAD), "v2 writes");
+    const txs = Array.from({ length: n }, () => this.generators.v2.nextTx());
+    const requests = txs.map((tx) => v2TxRequest(this.registries.v2, abis.v2, tx));
+    const receipts = await sendAll(this.url, requests, this.seed, this.send.v2);
+    this.seen(receipts, "v2 writes");
+    const events = decodeEvents(abis.v2, this.registries.v2, receipts);
+    const writes = txs.reduce((k, tx) => k + tx.writes.length, 0);
+    if (events.length !== writes)
+      throw new Error(`[SEED=${this.seed}] ${events.length} v2 events for ${writes} writes (multicalls' inner too)`);
+    this.v2Events.push(...events);
   }
 
   /** `n` random v1 transactions, and `walletRevokes` revokeDelegate calls by contract wallets among them. */
@@ -95,12 +113,25 @@ export class SeededWrites {
     const txs = Array.from({ length: n }, () => this.generators.v1.nextTx());
     for (let i = 0; i < walletRevokes; i++) txs.push(this.generators.v1.walletRevokeTx());
     const requests = txs.map((tx) => v1TxRequest(tx, this.registries.v1, abis.v1, this.wallet));
-    const receipts = await sendAll(this.url, requests, this.seed);
+    const receipts = await sendAll(this.url, requests, this.seed, this.send.v1);
     this.seen(receipts, "v1 writes");
     const made = effectsOf(abis.v1, this.registries.v1, txs, receipts);
     if (made.problems.length > 0)
       throw new Error(`[SEED=${this.seed}] v1 logs that are not their calls' events: ${made.problems.join("; ")}`);
     this.effects.push(...made.effects);
+  }
+
+  /**
+   * Forgets what was written after block `last`, which the chain was taken back to (revertChain);
+   * the streams go on, so the next writes differ from those forgotten. The newest block written is
+   * then taken to be `last` at the latest.
+   */
+  forgetAfter(last: bigint): void {
+    const keep = <T extends { block: bigint }>(list: T[]) =>
+      list.splice(0, list.length, ...list.filter((e) => e.block <= last));
+    keep(this.effects);
+    keep(this.v2Events);
+    if (this.lastWriteBlock > last) this.lastWriteBlock = last;
   }
 
   private pending(a: Address): Promise<number> {

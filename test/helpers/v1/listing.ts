@@ -1,10 +1,12 @@
 /**
  * The v1 listing of a wallet by the contract's own views: the union of getDelegationsByDelegate
  * (the wallet as delegate) and getDelegatesForAll / getContractLevelDelegations /
- * getTokenLevelDelegations (the wallet as vault), as API records (api-contract.md). The contract's
- * sets keep no order: the order is checked against the test's model, when there is one.
+ * getTokenLevelDelegations (the wallet as vault), as API records (api-contract.md); for a listing
+ * by direction, one side. The contract's sets keep no order: the order is checked against the
+ * test's model, when there is one.
  */
 import { type Address, getAddress, zeroAddress } from "viem";
+import type { Direction } from "../../../core/parse";
 import type { Mismatch } from "../../../devkit/compare";
 import { type Contract, ethCalls } from "../../../devkit/rpc";
 import type { Key, V1Type } from "../../../devkit/v1/calls";
@@ -52,9 +54,22 @@ function recordKey(r: ApiRecord): Key | undefined {
   }
 }
 
+/** The views that list a wallet's v1 delegations, by the side it takes in them. */
+const VIEWS = {
+  incoming: ["getDelegationsByDelegate"],
+  outgoing: ["getDelegatesForAll", "getContractLevelDelegations", "getTokenLevelDelegations"],
+} as const;
+
+type VaultSide = [
+  Address[],
+  { contract_: Address; delegate: Address }[],
+  { contract_: Address; tokenId: bigint; delegate: Address }[],
+];
+
 /**
  * The wallet's records by the contract's views at `block` (`paused`: mining is paused, see
- * ethCalls); undefined, with the problem reported, when a view answers what the contract cannot.
+ * ethCalls), in `direction` (by default both: the wallet as delegate and as vault); undefined,
+ * with the problem reported, when a view answers what the contract cannot.
  */
 export async function contractRecords(
   o: Contract,
@@ -62,23 +77,19 @@ export async function contractRecords(
   block: bigint,
   bad: Bad,
   paused = false,
+  direction: Direction = "both",
 ): Promise<ApiRecord[] | undefined> {
   const w = lower(wallet);
-  const [byDelegate, forAll, contractLevel, tokenLevel] = (await ethCalls(
+  const incoming = direction !== "outgoing";
+  const outgoing = direction !== "incoming";
+  const views = [...(incoming ? VIEWS.incoming : []), ...(outgoing ? VIEWS.outgoing : [])];
+  const answers = await ethCalls(
     o,
-    [
-      { functionName: "getDelegationsByDelegate", args: [w], block },
-      { functionName: "getDelegatesForAll", args: [w], block },
-      { functionName: "getContractLevelDelegations", args: [w], block },
-      { functionName: "getTokenLevelDelegations", args: [w], block },
-    ],
+    views.map((functionName) => ({ functionName, args: [w], block })),
     paused,
-  )) as [
-    DelegationInfo[],
-    Address[],
-    { contract_: Address; delegate: Address }[],
-    { contract_: Address; tokenId: bigint; delegate: Address }[],
-  ];
+  );
+  const byDelegate = (incoming ? answers[0] : []) as DelegationInfo[];
+  const [forAll, contractLevel, tokenLevel] = (outgoing ? answers.slice(incoming ? 1 : 0) : [[], [], []]) as VaultSide;
   const records: ApiRecord[] = [];
   for (const d of byDelegate) {
     const type = TYPE_OF[d.type_];
@@ -93,15 +104,17 @@ export async function contractRecords(
 }
 
 /**
- * v1 listings, for compareListings; with the test's model (only when no write is in flight), their
- * order too: by the position at which each delegation now in force was created.
+ * v1 listings, for compareListings (`direction`: the listing asked; none: the whole listing,
+ * without the parameter); with the test's model (only when no write is in flight), their order
+ * too: by the position at which each delegation now in force was created.
  */
-export function v1Listings(model?: Model): ListingKit {
+export function v1Listings(model?: Model, direction?: Direction): ListingKit {
   return {
     version: "v1",
-    parties: ["vault", "delegate"],
+    direction,
+    parties: { incoming: ["delegate"], outgoing: ["vault"], both: ["vault", "delegate"] }[direction ?? "both"],
     expected: async (o, wallet, block, bad) => {
-      const records = await contractRecords(o, wallet, block, bad);
+      const records = await contractRecords(o, wallet, block, bad, false, direction);
       return records && { records };
     },
     order: model && {

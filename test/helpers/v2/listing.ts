@@ -1,13 +1,15 @@
 /**
  * The v2 listing of a wallet by the contract's own views: getOutgoingDelegations and
- * getIncomingDelegations, as API records (api-contract.md), each list in the contract's order and
- * each record's hash in the contract's hash lists; and the whole listing in the order each
- * delegation was first enabled on chain.
+ * getIncomingDelegations (or one of them, for a listing by direction), as API records
+ * (api-contract.md), each list in the contract's order, each record's `hash` the contract's hash
+ * at its place in getOutgoingDelegationHashes / getIncomingDelegationHashes; and the whole listing
+ * in the order each delegation was first enabled on chain.
  *
  * Nothing here uses the service's code to decide what is right, except `v2DelegationHash`, whose
  * results are themselves checked against the contract's hash lists.
  */
 import { type Address, getAddress, type Hex } from "viem";
+import type { Direction } from "../../../core/parse";
 import { type V2DelegationType, v2DelegationHash } from "../../../core/v2";
 import { ethCalls } from "../../../devkit/rpc";
 import type { ApiRecord, ListingKit } from "../compare-listings";
@@ -65,36 +67,53 @@ function recordHash(r: ApiRecord): Hex | undefined {
   }
 }
 
-/** Only rights' case is free ("bytes32 hex"); every other field must be exact. */
-const normalize = (r: ApiRecord): ApiRecord => ({
+/** A record as compared: only rights' case is free ("bytes32 hex"); every other field must be exact. */
+export const normalize = (r: ApiRecord): ApiRecord => ({
   ...r,
   rights: typeof r.rights === "string" ? r.rights.toLowerCase() : r.rights,
 });
 
-/** v2 listings, for compareListings; `positions`: where each delegation (by hash) was first enabled. */
-export function v2Listings(positions: Map<Hex, Position>): ListingKit {
+/** The two sides of a v2 listing: the contract's view of each, and the field naming the wallet. */
+const SIDES = [
+  { direction: "outgoing", party: "from", view: "getOutgoingDelegations", hashes: "getOutgoingDelegationHashes" },
+  { direction: "incoming", party: "to", view: "getIncomingDelegations", hashes: "getIncomingDelegationHashes" },
+] as const;
+
+/**
+ * v2 listings, for compareListings; `positions`: where each delegation (by hash) was first enabled;
+ * `direction`: the listing asked (none: the whole listing, without the parameter).
+ */
+export function v2Listings(positions: Map<Hex, Position>, direction?: Direction): ListingKit {
+  const sides = SIDES.filter((s) => direction === undefined || direction === "both" || s.direction === direction);
   return {
     version: "v2",
-    parties: ["from", "to"],
+    direction,
+    parties: sides.map((s) => s.party),
     normalize,
     expected: async (o, wallet, block, bad) => {
-      const [out, inc, outHashes, incHashes] = (await ethCalls(o, [
-        { functionName: "getOutgoingDelegations", args: [wallet], block },
-        { functionName: "getIncomingDelegations", args: [wallet], block },
-        { functionName: "getOutgoingDelegationHashes", args: [wallet], block },
-        { functionName: "getIncomingDelegationHashes", args: [wallet], block },
-      ])) as [ContractDelegation[], ContractDelegation[], Hex[], Hex[]];
+      const views = (await ethCalls(
+        o,
+        sides.flatMap((s) => [
+          { functionName: s.view, args: [wallet], block },
+          { functionName: s.hashes, args: [wallet], block },
+        ]),
+      )) as (ContractDelegation[] | Hex[])[];
+      // Each record with its hash: the contract lists both in the same order.
+      const listed = sides.map((s, k) => {
+        const delegations = views[2 * k] as ContractDelegation[];
+        const hashes = views[2 * k + 1] as Hex[];
+        if (hashes.length !== delegations.length)
+          bad(`${s.direction} oracle hash list length`, String(delegations.length), String(hashes.length));
+        return { ...s, hashes, records: delegations.map((d, i) => ({ ...expectedRecord(d), hash: hashes[i] })) };
+      });
       return {
-        records: [...out, ...inc].map(expectedRecord),
+        records: listed.flatMap((s) => s.records),
         check(list) {
-          for (const [name, party, contractSide, hashes] of [
-            ["outgoing (from == wallet)", "from", out, outHashes],
-            ["incoming (to == wallet)", "to", inc, incHashes],
-          ] as const) {
+          for (const { direction: name, party, records, hashes } of listed) {
             // Each side in the contract's own order.
             const apiSide = list.filter((r) => String(r[party]).toLowerCase() === wallet);
             const gotList = apiSide.map((r) => canonical(normalize(r)));
-            const wantList = contractSide.map((d) => canonical(expectedRecord(d)));
+            const wantList = records.map((r) => canonical(r));
             if (gotList.join("\n") !== wantList.join("\n")) {
               const k = gotList.findIndex((g, i) => g !== wantList[i]);
               const at = k === -1 ? Math.min(gotList.length, wantList.length) : k;
@@ -104,13 +123,12 @@ export function v2Listings(positions: Map<Hex, Position>): ListingKit {
                 gotList[at] ?? "(end of list)",
               );
             }
+            // The hash the test computes from a record's fields (it orders the records) is the contract's.
             apiSide.forEach((r, i) => {
               const hash = recordHash(r);
               if (hashes[i] !== undefined && hash !== hashes[i])
                 bad(`${name} hash of record #${i}`, hashes[i]!, `${hash} for ${canonical(r)}`);
             });
-            if (hashes.length !== contractSide.length)
-              bad(`${name} oracle hash list length`, String(contractSide.length), String(hashes.length));
           }
           for (const r of list) {
             if (!/^0x[0-9a-fA-F]{64}$/.test(String(r.rights)))

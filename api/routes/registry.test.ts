@@ -1,0 +1,83 @@
+/**
+ * Vaults in pages (`GET /registry/v{1,2}/:wallet/vaults?limit=…`): each version's vault records,
+ * page after page by the `Link` each page gives, add up to the whole list.
+ */
+import { zeroHash } from "viem";
+import { describe, expect, it } from "vitest";
+import { checksumAddress } from "../../core/keccak";
+import type { Access } from "../access/open";
+import { createApp } from "../app";
+import type { HistoryStore } from "../store/history-store";
+import type { Store, V1Row, V2Row } from "../store/store";
+import { NO_ALARMS } from "../watch/chain-alarms";
+
+const wallet = (n: number) => `0x${n.toString(16).padStart(40, "0")}` as V1Row["vault"];
+const HOT = wallet(0xff);
+const VAULTS = [wallet(0x30), wallet(0x10), wallet(0x20)];
+const READY = { ready: true, indexedBlock: 100n, indexedTimestamp: 0 };
+
+/** The hot wallet's incoming delegations at any block: an ALL delegation from each vault, in this order. */
+const position = (i: number) => ({ block: 10n, logIndex: i });
+const v1Rows = VAULTS.map((vault, i) => ({
+  type: "ALL" as const,
+  vault,
+  delegate: HOT,
+  contract: wallet(0),
+  tokenId: 0n,
+  position: position(i),
+}));
+const v2Rows = VAULTS.map((from, i): V2Row & { position: ReturnType<typeof position> } => ({
+  hash: `0x${String(i).repeat(64)}`,
+  delegationType: "ALL",
+  from,
+  to: HOT,
+  contract: null,
+  tokenId: null,
+  rights: zeroHash,
+  amount: null,
+  position: position(i),
+}));
+const history = {
+  v1Wallet: async () => ({ items: v1Rows, more: false }),
+  v2Wallet: async () => ({ items: v2Rows, more: false }),
+} as unknown as HistoryStore;
+const store = { chainStates: async () => new Map([[31337, READY]]) } as unknown as Store;
+const access = {
+  keys: { use: async () => false },
+  limiter: {
+    take: async () => ({ allowed: true, limit: 25, windowMs: 10_000, remaining: 24, resetMs: 10_000 }),
+    close: async () => {},
+  },
+  trustProxy: false,
+} as unknown as Access;
+const chains = [
+  {
+    id: 31337,
+    name: "anvil",
+    title: "Local development chain",
+    testnet: true,
+    v1: { address: "0x00000000000076A84feF008CDAbe6409d2FE638B", startBlock: null },
+    v2: { address: "0x00000000000000447e69651d841bD8D104Bed493", startBlock: null },
+  },
+] as const;
+const SOCKET = { incoming: { socket: { remoteAddress: "127.0.0.1", remotePort: 50000, remoteFamily: "IPv4" } } };
+
+describe("vaults in pages", () => {
+  const app = createApp({ store, history, alarms: NO_ALARMS, chains: [...chains], access, behindAfterSeconds: 120 });
+
+  for (const version of ["v1", "v2"] as const) {
+    it(`${version}: pages of 2 add up to every vault, by address`, async () => {
+      const records: unknown[] = [];
+      let path: string | undefined = `/registry/${version}/${HOT}/vaults?chainId=31337&type=all&limit=2`;
+      for (let page = 0; path !== undefined && page < 3; page++) {
+        const res = await app.request(path, {}, SOCKET);
+        const body = await res.text();
+        expect(`${res.status} ${res.headers.get("x-indexed-block")}`, body).toBe("200 100");
+        records.push(...(JSON.parse(body) as unknown[]));
+        path = /^<([^>]+)>; rel="next"$/.exec(res.headers.get("link") ?? "")?.[1];
+      }
+      expect(path, "no page after the second").toBeUndefined();
+      expect(records).toEqual([...VAULTS].sort().map((vault) => ({ vault: checksumAddress(vault) })));
+    });
+  }
+});
