@@ -9,6 +9,7 @@ import { checksumAddress } from "../core/keccak";
 import type { Access } from "./access/open";
 import { createApp } from "./app";
 import { LISTING_CACHE_MIN_ROWS } from "./routes/listing-cache";
+import type { HistoryStore } from "./store/history-store";
 import { NOTHING_INDEXED, type Store, type V2Row, type WalletView } from "./store/store";
 import { NO_ALARMS } from "./watch/chain-alarms";
 
@@ -172,5 +173,42 @@ describe("whole wallet listings", () => {
     const sql = appOver({ rows: rows(LISTING_CACHE_MIN_ROWS + 8) });
     for (let i = 0; i < 3; i++) expect(await sql.get()).toHaveLength(LISTING_CACHE_MIN_ROWS + 8);
     expect(sql.asked).toEqual([undefined, undefined, undefined]);
+  });
+});
+
+describe("blocks asked for", () => {
+  /** A copy at block 10 (as a replica worker holds it), over history tables at `tables` (undefined: none read). */
+  function appOver(tables: bigint | undefined) {
+    const position = { indexedBlock: 10n, ready: true, indexedTimestamp: 0 };
+    const history = {
+      indexedBlock: async () => tables,
+      v2Enabled: async () => new Map(),
+    } as unknown as HistoryStore;
+    return createApp({
+      store: { ...NOTHING_INDEXED, chainStates: async () => new Map([[31337, position]]) },
+      history,
+      alarms: NO_ALARMS,
+      chains,
+      access: openAccess(),
+      behindAfterSeconds: 120,
+    });
+  }
+
+  it("past this process's copy are answered up to the history tables' newest block, and refused past it", async () => {
+    const app = appOver(12n);
+    const at = (block: number) => app.request(`${CHECK}&blockNumber=${block}`, {}, SOCKET);
+    for (const block of [10, 12]) {
+      const res = await at(block);
+      expect(res.status, `block ${block}`).toBe(200);
+      expect(res.headers.get("x-indexed-block")).toBe(String(block));
+    }
+    const refused = await at(13);
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toMatchObject({ code: "block_not_indexed", param: "blockNumber", indexedBlock: 12 });
+    // Tables behind the copy (or none yet): the copy's block bounds what is asked.
+    expect(await (await appOver(undefined).request(`${CHECK}&blockNumber=11`, {}, SOCKET)).json()).toMatchObject({
+      code: "block_not_indexed",
+      indexedBlock: 10,
+    });
   });
 });

@@ -195,8 +195,9 @@ const withPosition = <T extends { blockNumber: bigint; logIndex: number }>(items
   items: items.map((item) => ({ ...item, position: { block: item.blockNumber, logIndex: item.logIndex } })),
   more: true,
 });
-/** History pages only: the rest of the HistoryStore is not asked by these requests. */
+/** History pages only (and no tables ahead of the copy): the rest of the HistoryStore is not asked here. */
 const HISTORY = {
+  indexedBlock: async () => undefined,
   v2Events: async () => withPosition(V2_EVENTS),
   v1Events: async () => withPosition(V1_EVENTS),
 } as unknown as HistoryStore;

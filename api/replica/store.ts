@@ -2,9 +2,7 @@ import type { Address } from "viem";
 import {
   type ChainPosition,
   type ChainView,
-  INDEXED_BLOCK_SQL,
   lockNotAvailable,
-  positionsSql,
   type Store,
   StoreBusy,
   type WalletView,
@@ -21,8 +19,6 @@ const SYNC_EVERY_MS = 100;
 const MAX_SILENCE_MS = 5_000;
 /** A sync still under way after this long has hung (a process busy with big answers is slower). */
 const MAX_SYNC_MS = 15_000;
-/** How long a chain's position is awaited from the database before the copy's is reported. */
-const POSITIONS_WITHIN_MS = 1_000;
 
 const NOTHING = new ChainState();
 
@@ -103,30 +99,6 @@ export function createReplicaStore(
     return { indexedBlock: BigInt(chain.state.block), ready: true, data: read(chain.state) };
   }
 
-  /** Each chain's position in the database (INDEXED_BLOCK_SQL); none if it does not answer in time. */
-  async function databasePositions(): Promise<Map<number, Omit<ChainPosition, "ready">>> {
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<never>((_, fail) => {
-      timer = setTimeout(() => fail(new Error("the database did not answer in time")), POSITIONS_WITHIN_MS);
-    });
-    const read = snapshot((query) =>
-      query(
-        `SELECT c.chain_id, ${INDEXED_BLOCK_SQL}::text AS block, c.block_timestamp::text FROM ${positionsSql(schema)}`,
-      ),
-    );
-    try {
-      const { rows } = await Promise.race([read, late]);
-      return new Map(
-        rows.map((r) => [
-          Number(r.chain_id),
-          { indexedBlock: BigInt(r.block as string), indexedTimestamp: Number(r.block_timestamp) },
-        ]),
-      );
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-
   /** A wallet's listing and its revision, read together; no rows when `held` is still the revision. */
   function walletView<T>(
     chainId: number,
@@ -156,23 +128,15 @@ export function createReplicaStore(
     v1InForce: async (chainId, keys) => view(chainId, (s) => s.v1InForce(keys)),
     v1Wallets: async (chainId, wallets) => view(chainId, (s) => wallets.map((w) => s.v1Wallet(w))),
     v1Wallet: async (chainId, wallet, held) => walletView(chainId, wallet, held, (s) => s.v1Wallet(wallet)),
-    /**
-     * Each chain's position: the copy's, or the database's where it is newer. A block asked for
-     * (`blockNumber`, a page's cursor) is read from the database, up to its block: another worker,
-     * whose copy synced a moment later, or the indexer may have answered at it already.
-     */
     async chainStates() {
-      const indexed = await databasePositions().catch(() => new Map<number, Omit<ChainPosition, "ready">>());
       const states = new Map<number, ChainPosition>();
       for (const [chainId, position] of feed.positions) {
         const chain = feed.chains.get(chainId);
-        const copy = {
+        states.set(chainId, {
           indexedBlock: BigInt(chain?.state.block ?? position.block),
+          ready: feed.ready && chain !== undefined,
           indexedTimestamp: position.timestamp,
-        };
-        const database = indexed.get(chainId);
-        const newest = database !== undefined && database.indexedBlock > copy.indexedBlock ? database : copy;
-        states.set(chainId, { ...newest, ready: feed.ready && chain !== undefined });
+        });
       }
       return states;
     },

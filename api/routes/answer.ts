@@ -67,7 +67,9 @@ export async function readyPosition(c: Context<Env>, chainId: number): Promise<C
 
 /**
  * The block a read answers at: `asked` (or the newest indexed), which must be indexed already; a
- * block past it is a 400 naming `param`.
+ * block past it is a 400 naming `param`. A block asked for is read from the history tables: where
+ * this process's copy is a sync behind them (another process, or replica worker, answered at that
+ * block a moment ago), their newest block bounds it.
  */
 export async function indexedBlock(
   c: Context<Env>,
@@ -76,15 +78,14 @@ export async function indexedBlock(
   param = "blockNumber",
 ): Promise<bigint> {
   const { indexedBlock } = await readyPosition(c, chainId);
-  if (asked === undefined) return indexedBlock;
-  if (asked > indexedBlock) {
-    throw new Problem(
-      "block_not_indexed",
-      `block ${asked} of chain ${chainId} is not indexed yet; the newest indexed block is ${indexedBlock}`,
-      { param, indexedBlock: Number(indexedBlock) },
-    );
-  }
-  return asked;
+  if (asked === undefined || asked <= indexedBlock) return asked ?? indexedBlock;
+  const newest = (await c.var.history?.indexedBlock(chainId)) ?? indexedBlock;
+  if (asked <= newest) return asked;
+  throw new Problem(
+    "block_not_indexed",
+    `block ${asked} of chain ${chainId} is not indexed yet; the newest indexed block is ${newest}`,
+    { param, indexedBlock: Number(newest) },
+  );
 }
 
 /** The HistoryStore, or a 503 where there is none (nothing is indexed yet). */

@@ -25,7 +25,7 @@ import type { V1Key } from "../../core/v1";
 import type { V2State } from "../../core/v2";
 import { v1InForceSql, v1KeysSql, v2EnablesSql } from "./rules-sql";
 import type { Execute, V1Row, V2Row } from "./store";
-import { tableSql, v1RowOf, v2RowOf, waitingOutLocks } from "./store";
+import { INDEXED_BLOCK_SQL, positionsSql, tableSql, v1RowOf, v2RowOf, waitingOutLocks } from "./store";
 
 /** Where an event, or the event a listed delegation is ordered by, sits on the chain. */
 export type Position = { block: bigint; logIndex: number };
@@ -75,6 +75,8 @@ export type V1EventRow = {
 
 /** Reads at a block, and of the events in a range; see the module's head. */
 export interface HistoryStore {
+  /** The newest block of the chain whose state the tables hold; undefined: none yet. */
+  indexedBlock(chainId: number): Promise<bigint | undefined>;
   /** The v2 delegations among `hashes` enabled at the end of block `at`, with their amounts. */
   v2Enabled(chainId: number, hashes: readonly Hex[], at: bigint): Promise<Map<Hex, V2State>>;
   /** A page of the wallet's v2 delegations enabled at `at`, in `direction`, in first-enable order. */
@@ -266,6 +268,14 @@ export function createHistoryStore(execute: Execute, schema: string): HistorySto
   });
 
   return {
+    async indexedBlock(chainId) {
+      const [row] = await rows(
+        sql`SELECT ${sql.raw(INDEXED_BLOCK_SQL)}::text AS block
+          FROM ${sql.raw(positionsSql(schema))} WHERE c.chain_id = ${chainId}`,
+      );
+      return row && BigInt(row.block as string);
+    },
+
     async v2Enabled(chainId, hashes, at) {
       if (hashes.length === 0) return new Map();
       // One parameter, however many hashes (a batch of checks asks up to 60,000).

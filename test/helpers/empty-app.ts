@@ -62,13 +62,15 @@ export function emptyApp(fail: Failing = {}) {
   };
   const history = new Proxy({} as HistoryStore, {
     get: (_, name) => async (_chainId: number, hash: V2Row["hash"]) =>
-      name === "v2Enabled"
-        ? new Map()
-        : name === "v1InForce"
-          ? []
-          : name === "v2Delegation"
-            ? delegation(hash)
-            : { items: [], more: false },
+      name === "indexedBlock"
+        ? ready.indexedBlock
+        : name === "v2Enabled"
+          ? new Map()
+          : name === "v1InForce"
+            ? []
+            : name === "v2Delegation"
+              ? delegation(hash)
+              : { items: [], more: false },
   });
   const access = {
     keys: { use: async () => false, useHeld: () => false, list: async () => [] },
