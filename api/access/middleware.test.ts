@@ -86,10 +86,11 @@ describe("requireAccess", () => {
   }
   const SOCKET = { incoming: { socket: { remoteAddress: "198.51.100.7", remotePort: 1, remoteFamily: "IPv4" } } };
   /** An app serving GET and POST /q behind requireAccess (a budget of 25 units per 10 s), over `keys`. */
-  function guarded(keys: ReturnType<typeof counted>) {
+  function guarded(keys: ReturnType<typeof counted>, saturated = false) {
     const limiter = memoryLimiter();
+    const load = { shed: () => saturated };
     const app = new Hono()
-      .use(requireAccess({ keys: keys as unknown as KeyStore, limiter, trustProxy: false }) as MiddlewareHandler)
+      .use(requireAccess({ keys: keys as unknown as KeyStore, limiter, trustProxy: false, load }) as MiddlewareHandler)
       .get("/q", (c) => c.text("served"))
       .post("/q", async (c) => c.text(await c.req.text()));
     app.onError((error) => (error as Problem).response());
@@ -132,6 +133,19 @@ describe("requireAccess", () => {
     expect(res.headers.get("retry-after")).toMatch(/^\d+$/);
     expect(pulled, "the body was not read").toBe(0);
     expect(Date.now() - started, "a refusal waits before it goes").toBeGreaterThanOrEqual(240);
+  });
+
+  it("while the process is saturated, turns keyless requests away (spending nothing), serves keyed ones", async () => {
+    const keys = counted();
+    const { app, limiter } = guarded(keys, true);
+    const shed = await app.request("/q", {}, SOCKET);
+    expect(shed.status).toBe(429);
+    expect(shed.headers.get("retry-after")).toBe("1");
+    expect(await shed.json()).toMatchObject({ code: "rate_limited", detail: expect.stringContaining("busy") });
+    expect((await app.request("/q", { headers: { "X-API-KEY": "dlk_000000000002_x" } }, SOCKET)).status).toBe(429);
+    expect(keys.lookups, "no key lookup for a request turned away").toBe(0);
+    expect((await limiter.take("198.51.100.7", 25)).allowed, "nothing of the budget was spent").toBe(true);
+    expect((await app.request("/q", { headers: { "X-API-KEY": GOOD } }, SOCKET)).status).toBe(200);
   });
 
   it("a POST with budget left spends nothing on arrival: its route spends what it asks", async () => {

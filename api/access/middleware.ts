@@ -1,6 +1,7 @@
 import { getConnInfo } from "@hono/node-server/conninfo";
 import type { Context, MiddlewareHandler } from "hono";
 import { budgetHolder } from "../http/address";
+import { PROCESS_LOAD } from "../http/load";
 import { Problem } from "../http/problem";
 import { databaseUnavailable, databaseUnreachable } from "../http/unavailable";
 import { KEYLESS_ROWS_PER_UNIT } from "../limits";
@@ -12,6 +13,8 @@ export type AccessOptions = {
   limiter: RateLimiter;
   /** Behind a proxy the operator trusts: the client is the first address of X-Forwarded-For. */
   trustProxy: boolean;
+  /** Whether to refuse a keyless request because the process is saturated (default: this process's). */
+  load?: { shed(): boolean };
 };
 
 /**
@@ -119,7 +122,8 @@ const REFUSAL_DELAY_MS = 250;
 const refusalDelay = () => new Promise((ok) => setTimeout(ok, REFUSAL_DELAY_MS));
 
 /**
- * A request with a valid X-API-KEY is served without a budget. Any other spends its client's
+ * A request with a valid X-API-KEY is served without a budget. Any other is refused while the
+ * process is saturated (a growing share of them, api/http/load.ts), and spends its client's
  * keyless budget: one unit on arrival (a POST's items are spent by its route, once it has read how
  * many; on arrival it is only checked to have a unit left, so that a spent budget is refused before
  * its body is read), and what its route reads beyond. A key this process's copy cannot vouch for is
@@ -137,6 +141,15 @@ export function requireAccess(options: AccessOptions): MiddlewareHandler<{ Varia
     const budget = keylessBudget(options.limiter, holderOf(c, options.trustProxy));
     c.set("budget", budget);
     try {
+      // Saturated: keyed requests first. The refusal costs next to nothing, and no budget.
+      if ((options.load ?? PROCESS_LOAD).shed()) {
+        throw new Problem(
+          "rate_limited",
+          "the service is busy: requests without an API key are turned away for now; " +
+            "retry in 1 s, or send an X-API-KEY",
+          { headers: { "Retry-After": "1" } },
+        );
+      }
       if (key !== undefined) {
         await budget.spend(1, "an API key this process cannot vouch for is looked up");
         await useKey(options.keys, key, "send a valid key, or no key to be served within the keyless limit");
