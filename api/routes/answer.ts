@@ -18,7 +18,7 @@ import { Problem } from "../http/problem";
 import type { HistoryStore, Page, PageRequest, Position } from "../store/history-store";
 import type { ServedChain } from "../store/served-chains";
 import type { ChainPosition, ChainView } from "../store/store";
-import type { ChainAlarms } from "../watch/chain-alarms";
+import { type ChainAlarms, replacedHead } from "../watch/chain-alarms";
 import { type Cursor, decodeCursor, encodeCursor, requestDigest } from "./cursor";
 import type { Env } from "./env";
 
@@ -55,6 +55,8 @@ export function servedChainId(
   );
   const alarm = served.alarms.current().get(chainId);
   if (alarm !== undefined) throw new Problem("chain_reorganized", alarm);
+  const replaced = served.alarms.replaced().get(chainId);
+  if (replaced !== undefined) throw replacedHead(replaced);
   return chainId;
 }
 

@@ -1,8 +1,11 @@
 /**
- * Chains whose indexed history can no longer be trusted (a reorganization deeper than the
- * indexer's finality depth, api/watch/deep-reorg.ts), kept in the service's own tables under the
- * indexer's schema name: every API process on the database refuses them, and an alarm outlives a
- * restart. A new indexer schema (a re-index) starts without any.
+ * Chains whose indexed state can no longer be trusted, kept in the service's own tables under the
+ * indexer's schema name, so that every API process on the database refuses them:
+ * - alarms: a reorganization deeper than the indexer's finality depth (api/watch/deep-reorg.ts)
+ *   mixed two branches; an alarm outlives a restart, and a new indexer schema (a re-index) starts
+ *   without any;
+ * - replaced heads: the chain replaced the block the indexer is at (api/watch/replaced-head.ts);
+ *   answered 503 until the indexer follows the new branch, when the watcher clears it.
  */
 import type { MiddlewareHandler } from "hono";
 import { table } from "../../core/sql";
@@ -15,35 +18,59 @@ export type ChainAlarms = {
   current(): ReadonlyMap<number, string>;
   /** Raises (or keeps) the alarm for a chain, in every process on the database. */
   raise(chainId: number, detail: string): Promise<void>;
+  /** Each chain whose indexed block the chain replaced, until the indexer follows it: what was found. */
+  replaced(): ReadonlyMap<number, string>;
+  /** Marks (`detail`) or clears (undefined) a chain's replaced head, in every process on the database. */
+  markReplaced(chainId: number, detail: string | undefined): Promise<void>;
   close(): void;
 };
 
 /** No alarm ever: where nothing is indexed (the waiting room) or nothing is watched. */
-export const NO_ALARMS: ChainAlarms = { current: () => new Map(), raise: async () => {}, close: () => {} };
+export const NO_ALARMS: ChainAlarms = {
+  current: () => new Map(),
+  raise: async () => {},
+  replaced: () => new Map(),
+  markReplaced: async () => {},
+  close: () => {},
+};
 
 /** The alarms of the indexer writing `indexerSchema`, read again every `refreshMs` (other processes raise them). */
 export async function openChainAlarms(
   db: AccessDb,
   schema: string,
   indexerSchema: string,
-  refreshMs = 1_000,
+  refreshMs = 500,
 ): Promise<ChainAlarms> {
   const alarms = table(schema, "chain_alarm");
+  const heads = table(schema, "chain_replaced_head");
   await migrate(db, schema, [
     `CREATE TABLE IF NOT EXISTS ${alarms} (indexer_schema text NOT NULL, chain_id integer NOT NULL,
        detail text NOT NULL, raised_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (indexer_schema, chain_id))`,
+    `CREATE TABLE IF NOT EXISTS ${heads} (indexer_schema text NOT NULL, chain_id integer NOT NULL,
+       detail text NOT NULL, PRIMARY KEY (indexer_schema, chain_id))`,
   ]);
   let held = new Map<number, string>();
+  let replaced = new Map<number, string>();
+  /** Replaced heads marked or cleared here, which a read begun before the write must not undo. */
+  const markedHere = new Map<number, string | undefined>();
   /**
    * Alarms raised in this process, held whatever a read of the table returns: a read begun before
    * the alarm's insert committed does not hold it, and would drop it here until the next read.
    */
   const raisedHere = new Map<number, string>();
+  const byChain = (rows: Record<string, unknown>[]) =>
+    rows.map((row): [number, string] => [Number(row.chain_id), String(row.detail)]);
   const refresh = async () => {
-    const { rows } = await db.query(`SELECT chain_id, detail FROM ${alarms} WHERE indexer_schema = $1`, [
-      indexerSchema,
-    ]);
-    held = new Map([...raisedHere, ...rows.map((row): [number, string] => [Number(row.chain_id), String(row.detail)])]);
+    const read = (name: string) =>
+      db.query(`SELECT chain_id, detail FROM ${name} WHERE indexer_schema = $1`, [indexerSchema]);
+    const [raisedRows, replacedRows] = await Promise.all([read(alarms), read(heads)]);
+    held = new Map([...raisedHere, ...byChain(raisedRows.rows)]);
+    const marked = new Map(byChain(replacedRows.rows));
+    for (const [chainId, detail] of markedHere) {
+      if (detail === undefined) marked.delete(chainId);
+      else marked.set(chainId, detail);
+    }
+    replaced = marked;
   };
   await refresh();
   const timer = setInterval(() => {
@@ -62,6 +89,21 @@ export async function openChainAlarms(
         [indexerSchema, chainId, detail],
       );
     },
+    replaced: () => replaced,
+    async markReplaced(chainId, detail) {
+      if (replaced.get(chainId) === detail) return;
+      markedHere.set(chainId, detail);
+      replaced = new Map(replaced);
+      if (detail === undefined) replaced.delete(chainId);
+      else replaced.set(chainId, detail);
+      await (detail === undefined
+        ? db.query(`DELETE FROM ${heads} WHERE indexer_schema = $1 AND chain_id = $2`, [indexerSchema, chainId])
+        : db.query(
+            `INSERT INTO ${heads} (indexer_schema, chain_id, detail) VALUES ($1, $2, $3)
+             ON CONFLICT (indexer_schema, chain_id) DO UPDATE SET detail = excluded.detail`,
+            [indexerSchema, chainId, detail],
+          ));
+    },
     close: () => clearInterval(timer),
   };
 }
@@ -74,6 +116,12 @@ export function refuseWhileAlarmed(alarms: ChainAlarms): MiddlewareHandler {
   return async (_, next) => {
     const [alarm] = alarms.current().values();
     if (alarm !== undefined) return new Problem("chain_reorganized", alarm).response();
+    const [replaced] = alarms.replaced().values();
+    if (replaced !== undefined) return replacedHead(replaced).response();
     await next();
   };
 }
+
+/** The 503 of a chain whose indexed block the chain replaced: ask again in a moment. */
+export const replacedHead = (detail: string) =>
+  new Problem("chain_syncing", detail, { headers: { "Retry-After": "1" } });

@@ -19,6 +19,7 @@ import { createSqlStore } from "../../api/store/store";
 import { logBackfillProgress } from "../../api/watch/backfill-progress";
 import { openChainAlarms, refuseWhileAlarmed } from "../../api/watch/chain-alarms";
 import { watchDeepReorgs } from "../../api/watch/deep-reorg";
+import { watchReplacedHeads } from "../../api/watch/replaced-head";
 import { ponderSettings } from "../../core/settings";
 import { answerBesidePonder, onPonderServer, ponderPglite } from "../../ponder/ponder-0.16.10";
 
@@ -38,13 +39,15 @@ const chains = plan.map(({ chain, v1, v2 }) => servedChain(chain, { v1, v2 }));
 const access = await openAccess(accessSettings, database);
 await publishServedChains(access.db, access.schema, schema, chains);
 const alarms = await openChainAlarms(access.db, access.schema, schema);
+const watched = plan.map(({ chain, rpc }) => ({ id: chain.id, rpc }));
 watchDeepReorgs({
-  chains: plan.map(({ chain, rpc }) => ({ id: chain.id, rpc })),
+  chains: watched,
   execute: (query) => db.execute(query),
   schema,
   alarms,
   everyMs: reorgCheckSeconds * 1000,
 });
+watchReplacedHeads({ chains: watched, execute: (query) => db.execute(query), schema, alarms });
 
 // On PGlite the current state is answered from an in-memory copy, as replicas answer it: a check is
 // then a few map lookups, not a statement queued behind the indexer's on the one PGlite instance.

@@ -24,7 +24,7 @@ import { countRequests, type RequestCounts } from "../../api/http/metrics";
 import { withDirectChecks } from "../../api/routes/direct-checks";
 import type { AppOptions } from "../../api/routes/env";
 import type { Store } from "../../api/store/store";
-import type { ChainAlarms } from "../../api/watch/chain-alarms";
+import { type ChainAlarms, NO_ALARMS } from "../../api/watch/chain-alarms";
 import { type V1CheckQuery, v1CheckKeys, v1KeyString } from "../../core/v1";
 import { V2_CHECK_KINDS, type V2CheckQuery, type V2State, v2Check } from "../../core/v2";
 import { chooseSeed, Rng, spellAddress } from "../../devkit/random";
@@ -44,9 +44,8 @@ const chains = [READY, SYNCING, ALARMED].map((id) => ({
   v2: registry,
 }));
 const alarms: ChainAlarms = {
+  ...NO_ALARMS,
   current: () => new Map([[ALARMED, "a reorganization deeper than the finality depth"]]),
-  raise: async () => {},
-  close: () => {},
 };
 
 const rng = new Rng(SEED);

@@ -7,6 +7,7 @@ import type { Access } from "../../api/access/open";
 import { createApp } from "../../api/app";
 import type { HistoryStore } from "../../api/store/history-store";
 import type { Store, V2Row } from "../../api/store/store";
+import { NO_ALARMS } from "../../api/watch/chain-alarms";
 
 export const CHAIN = 31337;
 
@@ -86,9 +87,8 @@ export function emptyApp(fail: Failing = {}) {
     store,
     history,
     alarms: {
+      ...NO_ALARMS,
       current: () => new Map(fail.alarmed ? [[CHAIN, "a reorganization deeper than finality at block 90"]] : []),
-      raise: async () => {},
-      close: () => {},
     },
     chains: [
       {

@@ -1,0 +1,132 @@
+/**
+ * The chain replacing the block the indexer is at. Ponder follows a reorganization by reverting
+ * the replaced blocks' rows, but only once its own sync has noticed it, which can take many
+ * seconds (it retries fetches by block hashes the node has forgotten); meanwhile the tables hold
+ * the replaced branch, and every answer would be given from it. The watcher notes the hash the
+ * chain gives for the indexer's block as that block becomes the indexed one, and asks again twice a
+ * second: once the chain gives another hash there (or no longer reaches that height), the chain is
+ * marked replaced, and every process answers 503 for it, until the indexer's block moves on.
+ */
+import { sql } from "drizzle-orm";
+import { createPublicClient, fallback, type Hex, http } from "viem";
+import { type Execute, INDEXED_BLOCK_SQL, positionsSql, tableSql } from "../store/store";
+import type { ChainAlarms } from "./chain-alarms";
+import type { WatchedChain } from "./deep-reorg";
+
+/** How often each chain's indexed block is compared with the chain's. */
+export const REPLACED_HEAD_CHECK_MS = 500;
+
+/** The indexed block, and the hash the chain gave for it when it became the indexed one. */
+export type NotedBlock = { number: bigint; hash: Hex };
+
+/** What the chain says at a block now: its hash there (null: none), and its newest block. */
+export type ChainAt = { hash: Hex | null; head: bigint };
+
+/**
+ * Whether the chain replaced what the indexer is at: it no longer reaches the indexed block, or
+ * gives another hash for it than when it became the indexed one (`noted`, if it is that block), or
+ * another hash for the newest block whose registry events the indexer holds (`event`: the hash the
+ * indexer indexed). A block the chain does not give while reaching past it (an RPC behind another)
+ * proves nothing.
+ */
+export function isReplaced(
+  block: bigint,
+  at: ChainAt,
+  noted: NotedBlock | undefined,
+  event?: { indexed: NotedBlock; at: ChainAt },
+): boolean {
+  const differs = (hash: Hex | null, known: Hex) => hash !== null && hash.toLowerCase() !== known.toLowerCase();
+  if (at.hash === null && at.head < block) return true;
+  if (noted?.number === block && differs(at.hash, noted.hash)) return true;
+  return event !== undefined && differs(event.at.hash, event.indexed.hash);
+}
+
+/** What a replaced chain's answers say. */
+export const replacedDetail = (chainId: number, block: bigint) =>
+  `chain ${chainId} replaced block ${block}, where the indexer is: its answers wait for the indexer to follow ` +
+  "the new branch; ask again in a moment";
+
+/** Watches every chain (see the module's head) until `stop()`. */
+export function watchReplacedHeads(options: {
+  chains: readonly WatchedChain[];
+  execute: Execute;
+  schema: string;
+  alarms: ChainAlarms;
+  everyMs?: number;
+}): { stop(): void } {
+  const watched = options.chains.map((chain) => ({
+    id: chain.id,
+    client: createPublicClient({ transport: fallback(chain.rpc.map((url) => http(url))) }),
+    noted: undefined as NotedBlock | undefined,
+    /** The chain's newest block and the indexed block at the last round: while neither moves, nothing changed. */
+    last: "",
+  }));
+
+  /** What the chain, whose newest block is `head`, gives at each of `numbers`. */
+  const chainAt = (client: (typeof watched)[number]["client"], numbers: bigint[], head: bigint) =>
+    Promise.all(
+      numbers.map(
+        async (blockNumber): Promise<ChainAt> => ({
+          hash:
+            blockNumber > head
+              ? null
+              : await client.getBlock({ blockNumber }).then(
+                  (b) => b.hash,
+                  () => null,
+                ),
+          head,
+        }),
+      ),
+    );
+
+  async function check(chain: (typeof watched)[number]) {
+    const t = (name: string) => tableSql(options.schema, name);
+    const [position] = (
+      await options.execute(
+        sql`SELECT ${sql.raw(INDEXED_BLOCK_SQL)}::text AS block FROM ${sql.raw(positionsSql(options.schema))}
+          WHERE c.chain_id = ${chain.id}`,
+      )
+    ).rows;
+    if (position === undefined) return;
+    const block = BigInt(position.block as string);
+    // One call a round while nothing moves: a replacement always gives the chain a new newest block.
+    const latest = await chain.client.getBlock({ blockTag: "latest" });
+    const now = `${latest.number}:${latest.hash}:${block}`;
+    if (now === chain.last) return;
+    // The newest block with registry events the indexer holds: its hash is the one it indexed.
+    const [event] = (
+      await options.execute(sql`
+        SELECT number::text, hash FROM (
+          (SELECT block_number AS number, block_hash AS hash FROM ${t("v2_event")}
+           WHERE chain_id = ${chain.id} AND block_number <= ${block.toString()}::bigint
+           ORDER BY block_number DESC LIMIT 1)
+          UNION ALL
+          (SELECT block_number, block_hash FROM ${t("v1_event")}
+           WHERE chain_id = ${chain.id} AND block_number <= ${block.toString()}::bigint
+           ORDER BY block_number DESC LIMIT 1)) e
+        ORDER BY number DESC LIMIT 1`)
+    ).rows;
+    const indexed = event && { number: BigInt(event.number as string), hash: event.hash as Hex };
+    const [at, atEvent] = await chainAt(chain.client, [block, ...(indexed ? [indexed.number] : [])], latest.number);
+    const replaced = isReplaced(block, at!, chain.noted, indexed && { indexed, at: atEvent! });
+    if (!replaced && chain.noted?.number !== block && at!.hash !== null)
+      chain.noted = { number: block, hash: at!.hash };
+    await options.alarms.markReplaced(chain.id, replaced ? replacedDetail(chain.id, block) : undefined);
+    chain.last = now;
+  }
+
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  const round = async () => {
+    // One chain's RPC or the database failing is not evidence of anything: the next round asks again.
+    await Promise.all(watched.map((chain) => check(chain).catch(() => {})));
+    if (!stopped) timer = setTimeout(round, options.everyMs ?? REPLACED_HEAD_CHECK_MS);
+  };
+  timer = setTimeout(round, options.everyMs ?? REPLACED_HEAD_CHECK_MS);
+  return {
+    stop() {
+      stopped = true;
+      clearTimeout(timer);
+    },
+  };
+}

@@ -1,0 +1,204 @@
+/**
+ * A branch the chain replaced is never served: within 2 s of the chain replacing the block an
+ * answer would be given at, every answer comes from the new branch or is refused 503, whatever the
+ * reorganization's depth beside Ponder's finality (30 blocks here).
+ *
+ * The scenario of the issue that found it, at three depths: delegations written, indexed, empty
+ * blocks mined on top (the replaced branch is `depth` blocks long); then the chain goes back to
+ * before the writes and builds a longer branch with other delegations. Every process (npm start;
+ * on Postgres also a replica) is sampled all through: after the 2 s, an answer of 200 must equal
+ * the contract on the new branch at the block it reports. A fork shallower than the finality depth
+ * is followed: answers resume from the new branch. A deeper one mixes two branches in the indexed
+ * history: the chain is then refused 503 chain_reorganized for good.
+ *
+ * Reproduce a failure with the seed it prints: SEED=<n> npx vitest run test/replaced-branch.test.ts
+ */
+import { type Address, encodeFunctionData, toHex, zeroHash } from "viem";
+import { afterAll, describe, expect, it } from "vitest";
+import { type Anvil, revertChain, snapshotChain, startAnvil } from "../devkit/anvil";
+import { ask } from "../devkit/ask";
+import { abis, installRegistries } from "../devkit/oracle";
+import { waitFor } from "../devkit/processes";
+import { chooseSeed, Rng } from "../devkit/random";
+import { callView, chainClient, rpc } from "../devkit/rpc";
+import { type Replica, type Service, startReplica, startService } from "../devkit/service";
+import { ponderFinalityDepth } from "../ponder/ponder-0.16.10";
+
+const SEED = chooseSeed();
+console.log(`[replaced-branch] SEED=${SEED} (rerun with SEED=${SEED} npx vitest run test/replaced-branch.test.ts)`);
+const tag = (text: string) => `[SEED=${SEED}] ${text}`;
+const CHAIN_ID = 31337;
+const FINALITY = ponderFinalityDepth(CHAIN_ID);
+/** How soon after the replacement no answer may come from the replaced branch. */
+const WITHIN_MS = 2_000;
+
+type Sample = {
+  process: string;
+  path: string;
+  at: number;
+  status: number;
+  block?: bigint;
+  body: string;
+  code?: string;
+};
+
+/** One chain, its service and replica, and the delegations each branch made (from → to). */
+type World = {
+  anvil: Anvil;
+  service: Service;
+  replica?: Replica;
+  hot: Address;
+  accounts: Address[];
+  registry: Address;
+};
+
+const worlds: World[] = [];
+
+afterAll(async () => {
+  for (const world of worlds) {
+    await world.replica?.stop();
+    await world.service.stop();
+    await world.anvil.stop();
+  }
+});
+
+async function startWorld(): Promise<World> {
+  const anvil = await startAnvil({ chainId: CHAIN_ID });
+  const { v2: registry } = await installRegistries(anvil.url);
+  const [hot, ...accounts] = (await chainClient(anvil.url).getAddresses()) as Address[];
+  const service = await startService({ rpc: { [CHAIN_ID]: anvil.url } });
+  const replica = process.env.DATABASE_URL ? await startReplica(service) : undefined;
+  const world = { anvil, service, replica, hot: hot!, accounts, registry };
+  worlds.push(world);
+  return world;
+}
+
+/** `from`s' delegateAll to the hot wallet, all in one block, mined at once (mining is paused). */
+async function delegateAll(world: World, froms: readonly Address[]): Promise<void> {
+  for (const from of froms) {
+    const data = encodeFunctionData({ abi: abis.v2, functionName: "delegateAll", args: [world.hot, zeroHash, true] });
+    await rpc(world.anvil.url, "eth_sendTransaction", [{ from, to: world.registry, data, gas: toHex(200_000) }]);
+  }
+  await rpc(world.anvil.url, "evm_mine");
+}
+
+/** The newest block every process reports (X-Indexed-Block), once each has reached `block`. */
+async function indexedPast(world: World, path: string, block: bigint): Promise<void> {
+  for (const base of [world.service.url, ...(world.replica ? [world.replica.url] : [])]) {
+    await waitFor(
+      `${base} to index block ${block}`,
+      async () => {
+        const a = await ask(base, path, { headers: world.service.headers, reask: false });
+        return a.status === 200 && (a.block ?? 0n) >= block ? true : undefined;
+      },
+      120_000,
+    );
+  }
+}
+
+async function scenario(depth: number) {
+  const world = await startWorld();
+  const rng = new Rng(SEED + depth);
+  const shuffled = rng.shuffle([...world.accounts]);
+  // Each branch's delegations (the issue's scenario wrote 20 transactions): true on one branch only.
+  const oldFroms = shuffled.slice(0, 9);
+  const newFroms = shuffled.slice(9, 18);
+  const check = (from: Address) => `/registry/v2/check/all?chainId=${CHAIN_ID}&to=${world.hot}&from=${from}`;
+  const paths = [...oldFroms, ...newFroms].map(check);
+
+  // The old branch: the writes in one block, then empty blocks to `depth` past the fork.
+  const fork = await snapshotChain(world.anvil.url, { blockTime: 0 });
+  await delegateAll(world, oldFroms);
+  await rpc(world.anvil.url, "anvil_mine", [toHex(depth - 1)]);
+  const oldTip = fork.block + BigInt(depth);
+  await chainClient(world.anvil.url).setIntervalMining({ interval: 1 });
+  await indexedPast(world, paths[0]!, oldTip);
+
+  // Sampled all through, keyed, by every process.
+  const samples: Sample[] = [];
+  let sampling = true;
+  const processes = [world.service.url, ...(world.replica ? [world.replica.url] : [])];
+  const samplers = processes.flatMap((base) =>
+    Array.from({ length: 3 }, async () => {
+      while (sampling) {
+        const path = rng.pick(paths);
+        const a = await ask(base, path, { headers: world.service.headers, reask: false, timeoutMs: 10_000 }).catch(
+          () => undefined,
+        );
+        if (a === undefined) continue;
+        const code = a.status === 200 ? undefined : (JSON.parse(a.text) as { code?: string }).code;
+        samples.push({ process: base, path, at: Date.now(), status: a.status, block: a.block, body: a.text, code });
+        await new Promise((ok) => setTimeout(ok, 50));
+      }
+    }),
+  );
+
+  // The replacement: back to the fork, and a longer branch with other delegations.
+  await revertChain(world.anvil.url, fork, { blockTime: 0 });
+  const replacedAt = Date.now();
+  await delegateAll(world, newFroms);
+  await rpc(world.anvil.url, "anvil_mine", [toHex(depth + 5)]);
+  const newTip = fork.block + BigInt(depth) + 6n;
+  await chainClient(world.anvil.url).setIntervalMining({ interval: 1 });
+
+  // Shallow: until every process answers from the new branch past its writes. Deep: until refused for good.
+  const deep = depth > FINALITY;
+  await waitFor(
+    deep ? "the chain refused as reorganized" : "every process to answer from the new branch",
+    async () => {
+      // Sampled for some seconds past the replacement at least, however soon the chain is followed.
+      if (Date.now() < replacedAt + 3 * WITHIN_MS) return undefined;
+      const last = processes.map((base) =>
+        samples.filter((s) => s.process === base && s.at > replacedAt + WITHIN_MS).at(-1),
+      );
+      const done = last.every((s) =>
+        deep ? s?.code === "chain_reorganized" : s?.status === 200 && s.block !== undefined && s.block >= newTip,
+      );
+      return done ? true : undefined;
+    },
+    180_000,
+  );
+  sampling = false;
+  await Promise.all(samplers);
+
+  // Every answer after WITHIN_MS: 503, or the contract on the new branch at its block.
+  const after = samples.filter((s) => s.at > replacedAt + WITHIN_MS);
+  const mismatches: string[] = [];
+  const head = await chainClient(world.anvil.url).getBlockNumber();
+  for (const s of after) {
+    if (s.status === 503) continue;
+    const where = `${s.process}${s.path} at ${s.at - replacedAt} ms: ${s.status} X-Indexed-Block ${s.block} ${s.body}`;
+    if (s.status !== 200 || s.block === undefined || s.block > head) {
+      mismatches.push(`not 503 nor an answer on the new branch: ${where}`);
+      continue;
+    }
+    const from = s.path.slice(s.path.lastIndexOf("=") + 1) as Address;
+    const truth = await callView(
+      world.anvil.url,
+      abis.v2,
+      world.registry,
+      "checkDelegateForAll",
+      [world.hot, from, zeroHash],
+      s.block,
+    );
+    if (String(truth) !== s.body) mismatches.push(`the replaced branch's answer (new branch: ${truth}): ${where}`);
+  }
+  const outcomes: Record<string, number> = {};
+  for (const s of after) outcomes[s.code ?? String(s.status)] = (outcomes[s.code ?? String(s.status)] ?? 0) + 1;
+  console.log(
+    `[replaced-branch] depth ${depth}: ${samples.length} answers, ${after.length} after ${WITHIN_MS} ms: ` +
+      JSON.stringify(outcomes),
+  );
+  expect(mismatches.slice(0, 10), tag(`depth ${depth}: ${mismatches.length} answers from the replaced branch`)).toEqual(
+    [],
+  );
+  expect(after.length, tag("answers sampled after the replacement")).toBeGreaterThan(10);
+}
+
+describe("a branch the chain replaced is never served", () => {
+  // Each on its own chain: a fork deeper than the finality depth leaves its chain refused for good.
+  it.concurrent.each([5, 40, 80])(
+    `a fork %i blocks deep: within ${WITHIN_MS} ms, every answer comes from the new branch or is 503`,
+    (depth) => scenario(depth),
+  );
+});
