@@ -42,11 +42,12 @@ export async function v2InForce(
     { functionName: "getDelegationsFromHashes", args: [hashes], block },
     ...froms.map((from) => ({ functionName: "getOutgoingDelegations", args: [from], block })),
   ])) as [V2Delegation[], ...V2Delegation[][]];
+  // Each record with the hash the contract found it by.
   const delegations = byHash.flatMap((d, i) =>
-    d.type_ === 0 ? [] : [{ record: v2Record(d), position: positions.get(hashes[i]!) }],
+    d.type_ === 0 ? [] : [{ record: { ...v2Record(d), hash: hashes[i]! }, position: positions.get(hashes[i]!) }],
   );
   const problems: string[] = [];
-  const fromHashes = new Set(delegations.map((d) => canonical(d.record)));
+  const fromHashes = new Set(byHash.filter((d) => d.type_ !== 0).map((d) => canonical(v2Record(d))));
   const fromLists = new Set(outgoing.flat().map((d) => canonical(v2Record(d))));
   const differ = [...fromHashes]
     .filter((r) => !fromLists.has(r))
