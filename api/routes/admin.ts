@@ -25,10 +25,13 @@ function label(body: unknown): string {
     throw new Problem("missing_parameter", `'label' is required: send JSON {"label": "<what the key is for>"}`, {
       param: "label",
     });
-  if (typeof value !== "string" || value.trim() === "" || value.length > MAX_LABEL) {
-    throw new Problem("invalid_parameter", `'label' must be a non-blank string of at most ${MAX_LABEL} characters`, {
-      param: "label",
-    });
+  // Postgres's text cannot hold NUL: refused here, not failed in the database.
+  if (typeof value !== "string" || value.trim() === "" || value.length > MAX_LABEL || value.includes("\u0000")) {
+    throw new Problem(
+      "invalid_parameter",
+      `'label' must be a non-blank string of at most ${MAX_LABEL} characters, without NUL`,
+      { param: "label" },
+    );
   }
   return value.trim();
 }
