@@ -36,4 +36,14 @@ describe("the admin endpoints", () => {
     const made = await app.request("/admin/keys", { method: "POST", headers: bearer, body: '{"label":"a\\u0001b"}' });
     expect(made.status).toBe(201);
   });
+
+  it("answer 404 for a key id holding NUL, which no id can hold (fuzz SEED=4)", async () => {
+    for (const id of ["a%00b", "%00"]) {
+      const res = await app.request(`/admin/keys/${id}`, { method: "DELETE", headers: bearer });
+      expect(await problemOf(res), id).toMatchObject({ status: 404, body: { code: "not_found" } });
+    }
+    const [made] = await keys.list();
+    const revoked = await app.request(`/admin/keys/${made!.id}`, { method: "DELETE", headers: bearer });
+    expect(revoked.status).toBe(200);
+  });
 });
