@@ -25,10 +25,13 @@ function label(body: unknown): string {
     throw new Problem("missing_parameter", `'label' is required: send JSON {"label": "<what the key is for>"}`, {
       param: "label",
     });
-  if (typeof value !== "string" || value.trim() === "" || value.length > MAX_LABEL) {
-    throw new Problem("invalid_parameter", `'label' must be a non-blank string of at most ${MAX_LABEL} characters`, {
-      param: "label",
-    });
+  // Postgres's text cannot hold NUL: refused here, not failed in the database.
+  if (typeof value !== "string" || value.trim() === "" || value.length > MAX_LABEL || value.includes("\u0000")) {
+    throw new Problem(
+      "invalid_parameter",
+      `'label' must be a non-blank string of at most ${MAX_LABEL} characters, without NUL`,
+      { param: "label" },
+    );
   }
   return value.trim();
 }
@@ -56,8 +59,10 @@ export function admin(keys: KeyStore, token: string | undefined): Hono {
   app.post("/keys", async (c) => c.json(await keys.create(label(await c.req.json().catch(() => undefined))), 201));
   app.get("/keys", async (c) => c.json(await keys.list()));
   app.delete("/keys/:id", async (c) => {
-    const revoked = await keys.revoke(c.req.param("id"));
-    if (!revoked) throw new Problem("not_found", `no key has the id ${JSON.stringify(c.req.param("id"))}`);
+    const id = c.req.param("id");
+    // No id holds NUL (Postgres's text cannot): no key, and no question the database would fail on.
+    const revoked = id.includes("\u0000") ? undefined : await keys.revoke(id);
+    if (!revoked) throw new Problem("not_found", `no key has the id ${JSON.stringify(id)}`);
     return c.json(revoked);
   });
   app.all("/keys", methodNotAllowed("GET, HEAD, POST"));
