@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import { checksumAddress } from "../core/keccak";
 import type { Access } from "./access/open";
 import { createApp } from "./app";
+import { encodeCursor, requestDigest } from "./routes/cursor";
 import { LISTING_CACHE_MIN_ROWS } from "./routes/listing-cache";
 import type { HistoryStore } from "./store/history-store";
 import { NOTHING_INDEXED, type Store, type V2Row, type WalletView } from "./store/store";
@@ -210,5 +211,33 @@ describe("blocks asked for", () => {
       code: "block_not_indexed",
       indexedBlock: 10,
     });
+  });
+});
+
+describe("a page's parameters beside its cursor", () => {
+  it("are checked though the cursor pins the block: a bad toBlock is a 400 naming it", async () => {
+    const history = { indexedBlock: async () => 10n, v2Events: async () => ({ items: [], more: false }) };
+    const app = createApp({
+      store: {
+        ...NOTHING_INDEXED,
+        chainStates: async () => new Map([[31337, { indexedBlock: 10n, ready: true, indexedTimestamp: 0 }]]),
+      },
+      history: history as unknown as HistoryStore,
+      alarms: NO_ALARMS,
+      chains,
+      access: openAccess(),
+      behindAfterSeconds: 120,
+    });
+    const params: [string, string][] = [
+      ["chainId", "31337"],
+      ["toBlock", "toString"],
+    ];
+    const cursor = encodeCursor(requestDigest("/registry/v2/history", params), {
+      block: 5n,
+      after: { block: 1n, logIndex: 0 },
+    });
+    const res = await app.request(`/registry/v2/history?chainId=31337&toBlock=toString&cursor=${cursor}`, {}, SOCKET);
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ code: "invalid_parameter", param: "toBlock" });
   });
 });

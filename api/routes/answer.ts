@@ -170,7 +170,9 @@ export async function pageAnswer<T, A extends Position | Address = Position>(
   const paid = cap === undefined || asked === undefined ? 0 : unitsBeyond(asked + 1);
   await c.var.budget.spend(paid, `a page of up to ${asked} items`);
   const limit = asked ?? cap;
-  const pin = cursor === undefined ? options.pin(params) : { asked: cursor.block, param: "cursor" };
+  // Read even beside a cursor, which pins the block: a parameter given is a parameter checked.
+  const asPinned = options.pin(params);
+  const pin = cursor === undefined ? asPinned : { asked: cursor.block, param: "cursor" };
   const block = await indexedBlock(c, chainId, pin.asked, pin.param);
   const after = cursor?.after as A | undefined;
   const page = await options.read(chainId, params, historyOf(c, chainId), block, { after, limit });
