@@ -23,12 +23,10 @@ import type { Oracle } from "../devkit/compare";
 import { abis, installRegistries } from "../devkit/oracle";
 import { Child, freePort, GiveUp, ROOT, waitFor } from "../devkit/processes";
 import { chooseSeed, Rng } from "../devkit/random";
-import { chainClient } from "../devkit/rpc";
-import { roomyBlocks, SPREAD, sendAll } from "../devkit/send";
 import { type Replica, type Service, startReplica, startService } from "../devkit/service";
 import { checkUrl, randomCheck, v2Checks } from "../devkit/v2/checks";
-import { makePools, txRequest, WriteGenerator } from "../devkit/v2/generate";
 import { batchHeaders, compareBatch, itemOfUrl } from "./helpers/batch";
+import { SeededWrites } from "./helpers/seeded-writes";
 
 const SEED = chooseSeed();
 console.log(`[gateway] SEED=${SEED} (rerun with SEED=${SEED} npx vitest run test/gateway.test.ts)`);
@@ -163,9 +161,7 @@ describe.runIf(process.env.DATABASE_URL)("the gateway (deploy/nginx.conf) in fro
   let gateway: Gateway;
   let owner: pg.Client;
   let oracle: Oracle;
-  let generator: WriteGenerator;
-  let pools: ReturnType<typeof makePools>;
-  let lastWriteBlock = 0n;
+  let writes: SeededWrites;
   const suffix = `${process.pid}_${Date.now().toString(36)}`;
   const roles = {
     reader: { name: `gw_reader_${suffix}`, password: randomBytes(12).toString("hex") },
@@ -184,24 +180,12 @@ describe.runIf(process.env.DATABASE_URL)("the gateway (deploy/nginx.conf) in fro
     await owner.connect();
 
     anvil = await startAnvil({ chainId: CHAIN_ID });
-    await roomyBlocks(anvil.url);
     const installed = await installRegistries(anvil.url);
-    pools = makePools(await chainClient(anvil.url).getAddresses());
-    generator = new WriteGenerator(new Rng(SEED), pools);
-    for (const sender of pools.senders)
-      generator.nonces.set(
-        sender,
-        await chainClient(anvil.url).getTransactionCount({ address: sender, blockTag: "pending" }),
-      );
+    writes = await SeededWrites.on(anvil.url, SEED, installed);
+    await writes.v2(TXS);
     oracle = { rpcUrl: anvil.url, serviceUrl: "", registry: installed.v2, abi: abis.v2, chainId: CHAIN_ID };
-    const txs = Array.from({ length: TXS }, () => txRequest(installed.v2, abis.v2, generator.nextTx()));
-    const receipts = await sendAll(anvil.url, txs, SEED, SPREAD);
-    expect(
-      receipts.every((r) => r.status === "0x1"),
-      tag("every write succeeded"),
-    ).toBe(true);
-    lastWriteBlock = receipts.reduce((max, r) => (BigInt(r.blockNumber) > max ? BigInt(r.blockNumber) : max), 0n);
-    keylessPath = `/registry/v2/check/all?chainId=${CHAIN_ID}&to=${pools.delegates[0]}&from=${pools.senders[0]}`;
+    const { delegates, senders } = writes.pools.v2;
+    keylessPath = `/registry/v2/check/all?chainId=${CHAIN_ID}&to=${delegates[0]}&from=${senders[0]}`;
 
     service = await startService({
       rpc: { [CHAIN_ID]: anvil.url },
@@ -217,7 +201,7 @@ describe.runIf(process.env.DATABASE_URL)("the gateway (deploy/nginx.conf) in fro
     gateway = await startGateway(replica.url, service.url);
     await waitFor("the replica to reach the last write", async () => {
       const res = await ask(gateway.url, keylessPath, { headers: service.headers });
-      return res.block !== undefined && res.block >= lastWriteBlock ? true : undefined;
+      return res.block !== undefined && res.block >= writes.lastWriteBlock ? true : undefined;
     });
   });
 
@@ -237,10 +221,10 @@ describe.runIf(process.env.DATABASE_URL)("the gateway (deploy/nginx.conf) in fro
 
   it("a batch of 10,000 checks (past nginx's default 1 MiB) passes through, answered as the contract", async () => {
     const rng = new Rng(SEED ^ 0x5bd1e995);
-    const specs = Array.from({ length: CHECKS }, () => randomCheck(rng, pools, generator.history));
+    const specs = Array.from({ length: CHECKS }, () => randomCheck(rng, writes.pools.v2, writes.generators.v2.history));
     const items = specs.map((spec) => itemOfUrl(rng, checkUrl(rng, CHAIN_ID, spec)));
     const o = { ...oracle, serviceUrl: gateway.url, headers: service.headers };
-    const result = await compareBatch(o, v2Checks, "v2", specs, items, { minBlock: lastWriteBlock }, rng);
+    const result = await compareBatch(o, v2Checks, "v2", specs, items, { minBlock: writes.lastWriteBlock }, rng);
     expect(result.mismatches, tag("mismatches")).toEqual([]);
     expect(result.compared, tag("checks compared")).toBe(CHECKS);
     expect(result.positive, tag("true/non-zero answers among them")).toBeGreaterThan(CHECKS * 0.1);
