@@ -107,6 +107,7 @@ describe("defaults (README, Configuration)", () => {
       database: { url: undefined, pgliteDir: ".ponder/pglite" },
       access: { adminToken: undefined, schema: "delegation_access", trustedProxy: false },
       behindAfterSeconds: 120,
+      replicaRoles: { reader: undefined, access: undefined },
     });
   });
 
@@ -132,7 +133,7 @@ describe("defaults (README, Configuration)", () => {
       host: undefined,
       workers: undefined,
       schema: "delegations",
-      database: { url: "postgres://db" },
+      database: { url: "postgres://db", accessUrl: "postgres://db" },
       behindAfterSeconds: 120,
     });
     expect(
@@ -170,6 +171,76 @@ describe("defaults (README, Configuration)", () => {
       access: { adminToken: undefined },
       database: { pgliteDir: ".ponder/pglite" },
     });
+  });
+});
+
+describe("the API replicas' Postgres roles", () => {
+  const owner = "postgres://owner:secret@db:5432/delegations";
+
+  it("npm run serve reads through DATABASE_URL and keeps the keys and budgets through ACCESS_DATABASE_URL", () => {
+    const env = {
+      DATABASE_URL: "postgres://reader:r@standby/db",
+      ACCESS_DATABASE_URL: "postgres://access:a@primary/db",
+    };
+    expect(serveSettings(env).database).toMatchObject({
+      url: "postgres://reader:r@standby/db",
+      accessUrl: "postgres://access:a@primary/db",
+    });
+    expect(serveSettings({ ...env, ACCESS_DATABASE_URL: "" }).database.accessUrl).toBe(
+      "postgres://reader:r@standby/db",
+    );
+  });
+
+  it("npm start makes the roles the replicas' URLs log in as, user and password decoded", () => {
+    const settings = launcherSettings({
+      DATABASE_URL: owner,
+      REPLICA_DATABASE_URL: "postgres://delegation_reader:p%40ss%3Aword@standby:5432/delegations",
+      REPLICA_ACCESS_DATABASE_URL: "postgresql://delegation_access:x@db/delegations",
+    });
+    expect(settings.replicaRoles).toEqual({
+      reader: { name: "delegation_reader", password: "p@ss:word" },
+      access: { name: "delegation_access", password: "x" },
+    });
+    expect(launcherSettings({ DATABASE_URL: owner, REPLICA_DATABASE_URL: "postgres://r:p@db/d" }).replicaRoles).toEqual(
+      {
+        reader: { name: "r", password: "p" },
+        access: undefined,
+      },
+    );
+  });
+
+  it("refuses a URL without user or password, the indexer's own role, one role for both, or no Postgres", () => {
+    const cases: [Record<string, string>, RegExp][] = [
+      [
+        { DATABASE_URL: owner, REPLICA_DATABASE_URL: "postgres://reader@db/d" },
+        /^REPLICA_DATABASE_URL: expected a URL/,
+      ],
+      [{ DATABASE_URL: owner, REPLICA_ACCESS_DATABASE_URL: "db" }, /^REPLICA_ACCESS_DATABASE_URL: expected a URL/],
+      [{ DATABASE_URL: owner, REPLICA_DATABASE_URL: "mysql://r:p@db/d" }, /^REPLICA_DATABASE_URL: expected a URL/],
+      [{ DATABASE_URL: owner, REPLICA_DATABASE_URL: "postgres://owner:other@db/d" }, /DATABASE_URL's \(owner\)/],
+      [
+        {
+          DATABASE_URL: owner,
+          REPLICA_DATABASE_URL: "postgres://r:p@db/d",
+          REPLICA_ACCESS_DATABASE_URL: "postgres://r:q@db/d",
+        },
+        /name one user: the reader must not write/,
+      ],
+      [{ REPLICA_ACCESS_DATABASE_URL: "postgres://a:p@db/d" }, /set DATABASE_URL too/],
+    ];
+    for (const [env, message] of cases) {
+      expect(() => launcherSettings(env)).toThrow(SettingsError);
+      expect(() => launcherSettings(env)).toThrow(message);
+    }
+  });
+
+  it("never echoes the password it was given", () => {
+    expect(() => launcherSettings({ DATABASE_URL: owner, REPLICA_DATABASE_URL: "postgres://:hunter2@db/d" })).toThrow(
+      /^(?!.*hunter2)/s,
+    );
+    expect(() => launcherSettings({ DATABASE_URL: owner, REPLICA_DATABASE_URL: "x:hunter2hunter2" })).toThrow(
+      /^(?!.*hunter2)/s,
+    );
   });
 });
 

@@ -42,6 +42,20 @@ export type ApiSettings = {
   behindAfterSeconds: number;
 };
 
+/** A Postgres role to log in as: the user and password of a connection URL. */
+export type RoleLogin = { name: string; password: string };
+
+/**
+ * The roles `npm start` makes (or updates) for API replicas (scripts/launcher/roles.ts), named by the
+ * URLs the replicas will connect with; undefined: not made.
+ */
+export type ReplicaRoles = {
+  /** REPLICA_DATABASE_URL's user: reads the indexer's schema and the views schema, nothing else. */
+  reader: RoleLogin | undefined;
+  /** REPLICA_ACCESS_DATABASE_URL's user: reads and writes the access schema's tables, nothing else. */
+  access: RoleLogin | undefined;
+};
+
 /** A chain to index, with the RPC URLs configured for it. */
 export type ConfiguredChain = { chain: ChainEntry; rpc: string[] };
 
@@ -65,6 +79,7 @@ export type LauncherSettings = ApiSettings & {
   publicFallback: ChainEntry | undefined;
   /** PONDER_RPC_URL_* variables that configure no chain (see ignoredRpcVariables). */
   ignoredRpcVariables: string[];
+  replicaRoles: ReplicaRoles;
 };
 
 /** The Ponder process's settings (ponder.config.ts, src/api/index.ts). */
@@ -80,7 +95,12 @@ export type PonderSettings = ApiSettings & {
 
 /** `npm run serve`'s settings. */
 export type ServeSettings = ApiSettings & {
-  database: { url: string };
+  /**
+   * `url`: what it reads (the indexer's tables), perhaps as a read-only role or on a hot standby.
+   * `accessUrl`: ACCESS_DATABASE_URL (default DATABASE_URL), where the keys, the keyless budget and
+   * the key usage are read and written.
+   */
+  database: { url: string; accessUrl: string };
   /** PORT, else 42070. */
   port: number;
   /** HOST: the address to listen on; undefined: all. */
@@ -177,6 +197,45 @@ export function ignoredRpcVariables(env: Environment): string[] {
   });
 }
 
+/** The role the connection URL in `name` logs in as (unset: undefined). It holds a password: never echoed. */
+function roleOf(env: Environment, name: string): RoleLogin | undefined {
+  const value = text(env, name);
+  if (value === undefined) return undefined;
+  const url = URL.canParse(value) ? new URL(value) : undefined;
+  if (url === undefined || !/^postgres(ql)?:$/.test(url.protocol) || url.username === "" || url.password === "")
+    throw new SettingsError(`${name}: expected a URL with a user and password (postgres://user:password@host/db)`);
+  return { name: decodeURIComponent(url.username), password: decodeURIComponent(url.password) };
+}
+
+/**
+ * The replicas' roles `npm start` makes: never the indexer's own (DATABASE_URL's user, which owns the
+ * tables: it would lose nothing but gain a new password), and never one role for both (the reader
+ * must not write).
+ */
+function replicaRoles(env: Environment, databaseUrl: string | undefined): ReplicaRoles {
+  const roles = { reader: roleOf(env, "REPLICA_DATABASE_URL"), access: roleOf(env, "REPLICA_ACCESS_DATABASE_URL") };
+  if (roles.reader === undefined && roles.access === undefined) return roles;
+  if (databaseUrl === undefined) {
+    throw new SettingsError(
+      "REPLICA_DATABASE_URL and REPLICA_ACCESS_DATABASE_URL name Postgres roles for API replicas: set DATABASE_URL " +
+        "too (PGlite has neither roles nor replicas)",
+    );
+  }
+  const owner = URL.canParse(databaseUrl) ? decodeURIComponent(new URL(databaseUrl).username) : "";
+  for (const [name, role] of [
+    ["REPLICA_DATABASE_URL", roles.reader],
+    ["REPLICA_ACCESS_DATABASE_URL", roles.access],
+  ] as const) {
+    if (role?.name === owner)
+      throw new SettingsError(`${name}: its user is DATABASE_URL's (${owner}), the indexer's own: name another role`);
+  }
+  if (roles.reader?.name === roles.access?.name)
+    throw new SettingsError(
+      "REPLICA_DATABASE_URL and REPLICA_ACCESS_DATABASE_URL name one user: the reader must not write",
+    );
+  return roles;
+}
+
 const LAUNCHER_USAGE = "usage: npm start -- [--port <port>] [--schema <schema>] [--views-schema <schema>]";
 
 /** `npm start`'s command line: `--port`/`-p`, `--schema`, `--views-schema`, each with a value; nothing else. */
@@ -209,8 +268,9 @@ export function launcherSettings(env: Environment, args: readonly string[] = [])
         "(DATABASE_SCHEMA, --schema): the views need a schema of their own",
     );
   }
+  const settings = api(env);
   return {
-    ...api(env),
+    ...settings,
     port: (cli.port === undefined ? port(text(env, "PORT"), "PORT") : port(cli.port, "--port")) ?? 42069,
     schema,
     viewsSchema,
@@ -218,6 +278,7 @@ export function launcherSettings(env: Environment, args: readonly string[] = [])
     chains: publicFallback ? [{ chain: mainnet, rpc: [mainnet.publicRpc!] }] : configured,
     publicFallback,
     ignoredRpcVariables: ignoredRpcVariables(env),
+    replicaRoles: replicaRoles(env, settings.database.url),
   };
 }
 
@@ -252,7 +313,7 @@ export function serveSettings(env: Environment): ServeSettings {
   }
   return {
     ...settings,
-    database: { ...settings.database, url },
+    database: { ...settings.database, url, accessUrl: text(env, "ACCESS_DATABASE_URL") ?? url },
     port: port(text(env, "PORT"), "PORT") ?? 42070,
     host: text(env, "HOST"),
     workers: integer(text(env, "API_WORKERS"), "API_WORKERS", 1, 1024),

@@ -10,7 +10,7 @@ import { startHttpServer } from "../api/http/server";
 import { createReplicaStore, REPLICA_CONNECTION } from "../api/replica/store";
 import { withDirectChecks } from "../api/routes/direct-checks";
 import { createHistoryStore } from "../api/store/history-store";
-import { readServedChains } from "../api/store/served-chains";
+import { readServedChains, type ServedChain } from "../api/store/served-chains";
 import { executeOver } from "../api/store/store";
 import { openChainAlarms } from "../api/watch/chain-alarms";
 import { chainStatus } from "../api/watch/chain-status";
@@ -20,9 +20,13 @@ import { workerFigures } from "./cluster-figures";
 /** Serves until SIGINT or SIGTERM, then gives in-flight requests `shutdownMs` to finish. */
 export async function runWorker(settings: ServeSettings, shutdownMs: number) {
   const { port, schema: indexerSchema } = settings;
-  const access = await openAccess(settings.access, settings.database);
+  const { url, accessUrl } = settings.database;
+  const served = await publishedChains(accessUrl, settings.access.schema, indexerSchema);
+  // What is read may be a read-only role or a standby: the keys and the keyless budget are kept
+  // through ACCESS_DATABASE_URL.
+  const access = await openAccess(settings.access, { ...settings.database, url: accessUrl });
   // The state is copied into memory and kept in step: a check is a few map lookups.
-  const database = pgAccessDb(settings.database.url, REPLICA_CONNECTION);
+  const database = pgAccessDb(url, REPLICA_CONNECTION);
   const store = createReplicaStore(
     (work) =>
       database.transaction(async (query) => {
@@ -32,17 +36,6 @@ export async function runWorker(settings: ServeSettings, shutdownMs: number) {
     indexerSchema,
   );
 
-  let served = await readServedChains(access.db, access.schema, indexerSchema);
-  if (served === undefined) {
-    console.log(
-      `waiting for the indexer to publish the chains it serves (schema ${indexerSchema}): ` +
-        "is `npm start` running on this database?",
-    );
-  }
-  while (served === undefined) {
-    await new Promise((ok) => setTimeout(ok, 2_000));
-    served = await readServedChains(access.db, access.schema, indexerSchema);
-  }
   await store.started;
   const alarms = await openChainAlarms(access.db, access.schema, indexerSchema);
   const behindAfter = settings.behindAfterSeconds;
@@ -103,4 +96,27 @@ export async function runWorker(settings: ServeSettings, shutdownMs: number) {
     });
   };
   process.once("SIGINT", stop).once("SIGTERM", stop);
+}
+
+/**
+ * The chains the indexer writing `indexerSchema` serves, once it has published them in the access
+ * schema at `url`. It makes the access tables first, so a replica whose role may only use them (and
+ * cannot make them) starts after they exist; until then, it says once why it waits.
+ */
+async function publishedChains(url: string, schema: string, indexerSchema: string): Promise<ServedChain[]> {
+  const db = pgAccessDb(url, { applicationName: "delegation-lookup replica start", max: 1 });
+  let said: string | undefined;
+  try {
+    for (;;) {
+      const chains = await readServedChains(db, schema, indexerSchema).catch((error: Error) => error.message);
+      if (Array.isArray(chains)) return chains;
+      const why = chains ?? "is `npm start` running on this database?";
+      if (why !== said)
+        console.log(`waiting for the indexer to publish the chains it serves (schema ${indexerSchema}): ${why}`);
+      said = why;
+      await new Promise((ok) => setTimeout(ok, 2_000));
+    }
+  } finally {
+    await db.close();
+  }
 }

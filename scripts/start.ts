@@ -11,7 +11,9 @@
  * plan is made and every chain's RPC answers `eth_chainId` with its chain, this waits with backoff,
  * answering on the service's port meanwhile that every chain is syncing, and says what fails; if
  * Ponder exits with 75 it waits again and restarts it (Ponder resumes from its checkpoint). Any other
- * exit ends this process with the same code.
+ * exit ends this process with the same code. Before Ponder starts, it makes the Postgres roles API
+ * replicas connect as, when REPLICA_DATABASE_URL or REPLICA_ACCESS_DATABASE_URL name them
+ * (scripts/launcher/roles.ts).
  *
  * The first attempt makes the plan, then asks each RPC its chain id: on a healthy start an RPC's
  * first requests are the start-block search's, and the chain ids check that each RPC serves its
@@ -30,6 +32,7 @@ import { redactedUrl, urlRedactor } from "../core/url";
 import { PONDER_RETRYABLE_EXIT } from "../ponder/ponder-0.16.10";
 import { planChains } from "./launcher/discovery";
 import { forgetReplacedChains } from "./launcher/replaced-chains";
+import { makeReplicaRoles } from "./launcher/roles";
 import { whyRpcUnusable } from "./launcher/rpc";
 import { openWaitingRoom, type WaitingRoom } from "./launcher/waiting-room";
 
@@ -193,19 +196,27 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
 /** A run this long was healthy: a failure after it starts the restart backoff afresh. */
 const HEALTHY_RUN_MS = 300_000;
 let restartDelay = 0;
+/** Says what failed before Ponder could start, and when it is tried again (later each time); undefined. */
+function failedBeforePonder(what: string, error: Error): undefined {
+  restartDelay = nextWait(restartDelay);
+  console.error(`${what} (${error.message}); trying again in ${restartDelay} s.`);
+  return undefined;
+}
+
 while (!stopping) {
   const planned = await waitForPlan();
   if (planned === undefined) break;
   const plan = indexable(planned);
   const local = plan.filter(({ chain }) => chain.local).map(({ chain, rpc }) => ({ id: chain.id, rpcUrls: rpc }));
-  const forgotten = await forgetReplacedChains(local, settings.database).catch((error: Error) => {
-    restartDelay = nextWait(restartDelay);
-    console.error(
-      `Cannot tell whether the local chains' fetched data is theirs (${error.message}); ` +
-        `trying again in ${restartDelay} s.`,
-    );
-    return undefined;
-  });
+  const roles = await makeReplicaRoles(settings).then(
+    () => true,
+    (error: Error) => failedBeforePonder("Cannot make the API replicas' Postgres roles", error),
+  );
+  const forgotten = roles
+    ? await forgetReplacedChains(local, settings.database).catch((error: Error) =>
+        failedBeforePonder("Cannot tell whether the local chains' fetched data is theirs", error),
+      )
+    : undefined;
   if (forgotten === undefined) {
     await pause(restartDelay);
     continue;
