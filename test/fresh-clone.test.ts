@@ -32,6 +32,9 @@ import { SNIPPET_HEADING } from "../scripts/demo/examples";
 /** The service's variables (README, Configuration): a newcomer has set none of them. */
 const SERVICE_VARIABLES = [
   "DATABASE_URL",
+  "ACCESS_DATABASE_URL",
+  "REPLICA_DATABASE_URL",
+  "REPLICA_ACCESS_DATABASE_URL",
   "DATABASE_SCHEMA",
   "DATABASE_VIEWS_SCHEMA",
   "PGLITE_DIR",

@@ -18,6 +18,7 @@ import { ask, indexedBlock } from "../devkit/ask";
 import { type Mismatch, type Oracle, report } from "../devkit/compare";
 import { compareChecks } from "../devkit/compare-checks";
 import { abis, installRegistries } from "../devkit/oracle";
+import { pool } from "../devkit/pool";
 import { waitFor } from "../devkit/processes";
 import { chooseSeed, Rng } from "../devkit/random";
 import { callView, chainClient, rpc } from "../devkit/rpc";
@@ -198,17 +199,16 @@ describe.runIf(process.env.DATABASE_URL)("npm run serve: API processes apart fro
       "/registry/v3/nothing",
       "/registry/chains",
     ];
+    // A few requests in flight per process: a client holds at most 64 connections (api/http/server.ts).
     const bodies = async (base: string) =>
-      Promise.all(
-        paths.map(async (p) => {
-          const res = await ask(base, p, { headers: service.headers, reask: false });
-          // The chains listing reports the block indexed now and its age, which move as anvil mines.
-          const body = res.text
-            .replace(/"indexedBlock":\d+/g, '"indexedBlock":…')
-            .replace(/"lagSeconds":\d+/g, '"lagSeconds":…');
-          return `${res.status} ${res.headers.get("content-type")} ${body}`;
-        }),
-      );
+      pool(paths, 16, async (p) => {
+        const res = await ask(base, p, { headers: service.headers, reask: false });
+        // The chains listing reports the block indexed now and its age, which move as anvil mines.
+        const body = res.text
+          .replace(/"indexedBlock":\d+/g, '"indexedBlock":…')
+          .replace(/"lagSeconds":\d+/g, '"lagSeconds":…');
+        return `${res.status} ${res.headers.get("content-type")} ${body}`;
+      });
     const [own, ...others] = await Promise.all([service.url, ...replicas.map((r) => r.url)].map(bodies));
     for (const other of others) {
       const differing = paths.filter((_, i) => other[i] !== own![i]);

@@ -20,7 +20,8 @@ const REQUEST_TIMEOUT_MS = 30_000;
  * The most connections one client (an IPv4 address, an IPv6 /64) may hold open: one more is closed
  * as it comes, before any of its bytes is read. Behind a trusted proxy every client is the proxy:
  * there is no such bound, and the proxy must bound each client's connections itself
- * (deploy/nginx.conf).
+ * (deploy/nginx.conf). Nor is there for this machine's own clients (loopback: a gateway beside the
+ * service, the operator's tools), which are not the internet's.
  */
 export const MAX_CONNECTIONS_PER_CLIENT = 64;
 
@@ -29,7 +30,13 @@ export const MAX_CONNECTIONS_PER_CLIENT = 64;
  * slowly (to hold the server's sockets) is answered 408 and closed within seconds, and no client
  * holds more than MAX_CONNECTIONS_PER_CLIENT connections.
  */
-export function guardServer(server: Server, options: { trustProxy: boolean }): void {
+/** Whether a client is this machine itself: 127.0.0.0/8, or ::1's /64. */
+const isLoopback = (holder: string) => holder.startsWith("127.") || holder === "0:0:0:0::/64";
+
+export function guardServer(
+  server: Server,
+  options: { trustProxy: boolean; exempt?: (client: string) => boolean },
+): void {
   server.keepAliveTimeout = KEEP_ALIVE_MS;
   server.headersTimeout = HEADERS_TIMEOUT_MS;
   server.requestTimeout = REQUEST_TIMEOUT_MS;
@@ -37,6 +44,7 @@ export function guardServer(server: Server, options: { trustProxy: boolean }): v
   const open = new Map<string, number>();
   server.on("connection", (socket) => {
     const holder = budgetHolder(socket.remoteAddress ?? "") ?? "unknown";
+    if ((options.exempt ?? isLoopback)(holder)) return;
     const count = (open.get(holder) ?? 0) + 1;
     if (count > MAX_CONNECTIONS_PER_CLIENT) return void socket.destroy();
     open.set(holder, count);

@@ -37,8 +37,9 @@ const schema = getTableConfig(v2Delegation).schema ?? "public";
 const chains = plan.map(({ chain, v1, v2 }) => servedChain(chain, { v1, v2 }));
 // Keys and keyless windows live in the service's own tables: Ponder's db handle here is read-only.
 const access = await openAccess(accessSettings, database);
-await publishServedChains(access.db, access.schema, schema, chains);
+// The alarms' tables first: a replica waits for the chains to be published, then opens them.
 const alarms = await openChainAlarms(access.db, access.schema, schema);
+await publishServedChains(access.db, access.schema, schema, chains);
 const watched = plan.map(({ chain, rpc }) => ({ id: chain.id, rpc }));
 watchDeepReorgs({
   chains: watched,
