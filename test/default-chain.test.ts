@@ -14,7 +14,7 @@
  * and another chain id is refused.
  */
 
-import { type Abi, type Address, getAddress, maxUint256, stringToHex, toHex, zeroHash } from "viem";
+import { type Abi, type Address, getAddress, type Hex, maxUint256, stringToHex, toHex, zeroHash } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Anvil, startAnvil } from "../devkit/anvil";
 import { type Answer, ask } from "../devkit/ask";
@@ -174,6 +174,7 @@ async function expectChecks(version: "v1" | "v2", checks: Check[]) {
 
 const pick = (list: Record<string, unknown>[], keys: string[]) =>
   list.map((x) => Object.fromEntries(keys.map((k) => [k, x[k]])));
+type ContractDelegation = Parameters<typeof expectedRecord>[0];
 const asSet = (records: unknown[]) => [...new Set(records.map(canonical))].sort();
 
 describe("Default chainId 1 behaves as documented", () => {
@@ -297,11 +298,14 @@ made", async () => {
       const a = await same(`/registry/v2/${wallet}`);
       const list = parseJsonExact(a.text) as Record<string, unknown>[];
       listings.set(wallet, list);
-      // The contract's delegations from and to the wallet, as API records.
-      const out = (await contract("v2", "getOutgoingDelegations", [wallet])) as Parameters<typeof expectedRecord>[0][];
-      const inc = (await contract("v2", "getIncomingDelegations", [wallet])) as Parameters<typeof expectedRecord>[0][];
+      // The contract's delegations from and to the wallet, each with its hash, as API records.
+      const side = async (view: string) => {
+        const delegations = (await contract("v2", `${view}Delegations`, [wallet])) as ContractDelegation[];
+        const hashes = (await contract("v2", `${view}DelegationHashes`, [wallet])) as Hex[];
+        return delegations.map((d, i) => ({ ...expectedRecord(d), hash: hashes[i] }));
+      };
       expect(asSet(list), `v2 listing of ${wallet} vs the contract at block ${held}`).toEqual(
-        asSet([...out, ...inc].map(expectedRecord)),
+        asSet([...(await side("getOutgoing")), ...(await side("getIncoming"))]),
       );
       expect(list.length, `v2 listing of ${wallet}: each delegation once`).toBe(asSet(list).length);
     }

@@ -44,6 +44,7 @@ import {
   ERC1155_TOKEN,
   MAX_S,
 } from "./helpers/v2/fixture";
+import { registryHash } from "./helpers/v2/hash";
 
 const CHAIN = 31337;
 
@@ -415,11 +416,12 @@ describe("outputs: listing", () => {
     delegationType: r.delegationType,
     rights: r.rights,
     amount: r.amount,
+    hash: registryHash(r.delegationType, r.rights, r.from, r.to, r.contract ?? undefined, r.tokenId ?? undefined),
   });
   const normalize = (list: Record<string, unknown>[]) =>
     list.map((r) => {
       expect(r.rights).toMatch(/^0x[0-9a-fA-F]{64}$/);
-      return { ...r, rights: String(r.rights).toLowerCase() };
+      return { ...r, rights: String(r.rights).toLowerCase(), hash: String(r.hash).toLowerCase() };
     });
 
   const tokRecords = () => [

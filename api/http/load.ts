@@ -2,35 +2,46 @@ import { performance } from "node:perf_hooks";
 
 /** How often the event loop's use is sampled. */
 const SAMPLE_MS = 100;
-/** Past this share of the time busy, the process is saturated: keyless requests are shed more. */
+/** Past this share of the time busy, the process is saturated. */
 const BUSY = 0.85;
-/** Under this, it has room again: they are shed less. */
+/** Under this, it has room again: keyless requests are shed less. */
 const IDLE = 0.6;
+/**
+ * Keyless requests a second from which they are a load worth shedding: fewer cost too little to
+ * matter (a busy machine's other work is no reason to turn them away).
+ */
+const KEYLESS_PRESSURE = 200;
 
 /**
- * Whether this process is saturated, from its event loop's utilization (the share of time it ran
- * code, sampled every SAMPLE_MS): while it is, a growing share of keyless requests is refused on
- * arrival, so that keyed requests keep the process; as it frees up, the share shrinks. One per
- * process: the event loop is the process's.
+ * Whether this process is saturated by keyless traffic, from its event loop's utilization (the
+ * share of time it ran code, sampled every SAMPLE_MS) and the keyless requests that came meanwhile:
+ * while both are high, a growing share of keyless requests is refused on arrival, so that keyed
+ * requests keep the process; as it frees up, the share shrinks. One per process: the event loop is
+ * the process's.
  */
 export class LoadShedder {
   /** The share of keyless requests refused now. */
   share = 0;
+  private arrivals = 0;
   private last = performance.eventLoopUtilization();
   private timer: NodeJS.Timeout | undefined;
 
   constructor(private readonly utilization: () => number = () => this.sample()) {}
 
-  /** Whether to refuse this keyless request; starts sampling on first use. */
+  /** Whether to refuse this keyless request (counted as one arriving); starts sampling on first use. */
   shed(): boolean {
-    this.timer ??= setInterval(() => this.adjust(this.utilization()), SAMPLE_MS).unref();
+    this.timer ??= setInterval(() => {
+      this.adjust(this.utilization(), (this.arrivals * 1000) / SAMPLE_MS);
+      this.arrivals = 0;
+    }, SAMPLE_MS).unref();
+    this.arrivals++;
     return this.share > 0 && Math.random() < this.share;
   }
 
-  /** Moves the share after a sample of the loop's utilization: up fast while saturated, down slowly. */
-  adjust(utilization: number): void {
-    if (utilization > BUSY) this.share = Math.min(1, this.share + 0.25);
-    else if (utilization < IDLE) this.share = Math.max(0, this.share - 0.1);
+  /** Moves the share after a sample: up fast while saturated under keyless pressure, down slowly. */
+  adjust(utilization: number, keylessPerSecond: number): void {
+    if (utilization > BUSY && keylessPerSecond >= KEYLESS_PRESSURE) this.share = Math.min(1, this.share + 0.25);
+    else if (utilization < IDLE || keylessPerSecond < KEYLESS_PRESSURE) this.share = Math.max(0, this.share - 0.1);
   }
 
   stop(): void {
