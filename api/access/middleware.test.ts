@@ -157,7 +157,7 @@ describe("requireAccess", () => {
 });
 
 describe("throttleWrongTokens", () => {
-  it("a wrong token spends a unit; a spent budget is refused before any token is compared", async () => {
+  it("a wrong token spends a unit of its own budget; a spent one is refused before any token is compared", async () => {
     const limiter = memoryLimiter();
     const compared: string[] = [];
     const app = new Hono()
@@ -171,9 +171,12 @@ describe("throttleWrongTokens", () => {
     const SOCKET = { incoming: { socket: { remoteAddress: "198.51.100.8", remotePort: 1, remoteFamily: "IPv4" } } };
     const ask = (token: string) => app.request("/admin", { headers: { Authorization: `Bearer ${token}` } }, SOCKET);
     for (let i = 0; i < 3; i++) expect((await ask("right")).status, "the right token costs nothing").toBe(200);
-    await limiter.charge("198.51.100.8", 23);
+    // Its own budget: the client's keyless budget, spent, stops no admin request.
+    await limiter.charge("198.51.100.8", 25);
+    expect((await ask("right")).status).toBe(200);
+    await limiter.charge("198.51.100.8 admin", 23);
     for (let i = 0; i < 2; i++) expect((await ask("wrong")).status).toBe(401);
     expect((await ask("right")).status, "refused before it is compared").toBe(429);
-    expect(compared).toHaveLength(5);
+    expect(compared).toHaveLength(6);
   });
 });

@@ -175,13 +175,14 @@ export function requireAccess(options: AccessOptions): MiddlewareHandler<{ Varia
 }
 
 /**
- * The admin endpoints' guard against guessing: a request spends a unit of its client's keyless
- * budget before its token is compared (refused 429 once the budget is spent), given back when the
- * token was right: a client may try 25 wrong tokens in 10 seconds, each refusal given a moment later.
+ * The admin endpoints' guard against guessing: a request spends a unit of its client's budget of
+ * admin attempts (one of its own, beside the keyless one) before its token is compared, refused
+ * 429 once that is spent, given back when the token was right: a client may try 25 wrong tokens in
+ * 10 seconds, each refusal given a moment later.
  */
 export function throttleWrongTokens(options: AccessOptions): MiddlewareHandler {
   return async (c, next) => {
-    const budget = keylessBudget(options.limiter, holderOf(c, options.trustProxy));
+    const budget = keylessBudget(options.limiter, `${holderOf(c, options.trustProxy)} admin`);
     try {
       await budget.spend(1, "a request with the operator's token, checked before it is compared");
     } catch (error) {
