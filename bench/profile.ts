@@ -19,6 +19,7 @@ import { ROOT, waitFor } from "../devkit/processes";
 import { backfillChain, type IndexerHooks, measureBackfill, measureStartOnPglite } from "./backfill";
 import { readHistory } from "./history-read";
 import { runLoad } from "./load";
+import { type RouteMeasurer, routeMeasurer, settle } from "./measure";
 import { BENCH_FLAGS, benchOptions, commandLineOrExit } from "./options";
 import {
   batchRoute,
@@ -30,7 +31,6 @@ import {
   walletHistoryRoute,
 } from "./routes";
 import { type BenchRun, runBenchScript } from "./script";
-import { type RouteMeasurer, routeMeasurer, settle } from "./serving";
 import { seededStack, startServe } from "./stack";
 import { verifyRoute } from "./verify";
 

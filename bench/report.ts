@@ -6,8 +6,9 @@
 import type { BackfillFigures, IndexerFigures, PgliteStartFigures } from "./backfill";
 import type { HistoryRead } from "./history-read";
 import type { LoadResult } from "./load";
+import type { RouteFigure } from "./measure";
 import type { BenchOptions } from "./options";
-import type { CheckFigure, RouteFigure, ServingFigures } from "./serving";
+import type { CheckFigure, ServingFigures } from "./serving";
 import type { Size } from "./stack";
 
 const int = (n: number) => Math.round(n).toLocaleString("en");

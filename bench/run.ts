@@ -12,10 +12,11 @@ import { readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { ROOT } from "../devkit/processes";
 import { backfillChain, measureBackfill, measureStartOnPglite } from "./backfill";
+import { routeMeasurer } from "./measure";
 import { parseOptions } from "./options";
 import { report } from "./report";
 import { runBenchScript } from "./script";
-import { measureServing, routeMeasurer } from "./serving";
+import { measureServing } from "./serving";
 
 const options = parseOptions();
 await runBenchScript("npm run bench", async ({ db, cleanup, log, startedAt }) => {
