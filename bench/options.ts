@@ -22,6 +22,13 @@ export type BenchOptions = {
    * for the smallest and largest.
    */
   hot: number[];
+  /** v2 hot wallets with only incoming delegations, each from a vault of its own (vaults), and how many each. */
+  vaultWallets: number;
+  vaultIncoming: number;
+  /** v2 wallets of ~10 delegations (bulk listings), the wallets of each bulk listing, and distinct listings per run. */
+  bulkWallets: number;
+  bulkSize: number;
+  bulkLists: number;
   /** Share of the delegations that are v1. */
   v1Share: number;
   /** Distinct URLs per check route, and how many of them are verified before each run. */
@@ -50,6 +57,11 @@ const FULL = {
   wallets: 200_000,
   blocks: 12_000,
   hot: [1_000, 1_000, 2_500, 5_000, 10_000],
+  vaultWallets: 20,
+  vaultIncoming: 1_000,
+  bulkWallets: 10_000,
+  bulkSize: 1_000,
+  bulkLists: 20,
   urlsPerRoute: 20_000,
   verifySample: 200,
   batchSize: 10_000,
@@ -70,6 +82,11 @@ const SMOKE = {
   wallets: 3_000,
   blocks: 150,
   hot: [50, 200],
+  vaultWallets: 4,
+  vaultIncoming: 100,
+  bulkWallets: 200,
+  bulkSize: 50,
+  bulkLists: 4,
   urlsPerRoute: 500,
   verifySample: 20,
   batchSize: 1_000,

@@ -8,8 +8,8 @@ import type { HistoryRead } from "./history-read";
 import type { LoadResult } from "./load";
 import type { RouteFigure } from "./measure";
 import type { BenchOptions } from "./options";
-import type { CheckFigure, ServingFigures } from "./serving";
-import type { Size } from "./stack";
+import type { CheckFigure, PastFigure, ServingFigures } from "./serving";
+import { BULK_SIZES, type Size } from "./stack";
 
 const int = (n: number) => Math.round(n).toLocaleString("en");
 const ms = (n: number | undefined) => (n === undefined ? "—" : n >= 100 ? int(n) : n.toPrecision(3));
@@ -93,6 +93,8 @@ export function report(
     ...s.past.checks.flatMap((c) => [c.alone, c.loaded]),
     ...s.past.batches,
     ...s.past.listings,
+    ...s.integrators.vaults,
+    ...s.integrators.bulk,
     ...s.history.pages,
     ...s.history.walletPages,
   ];
@@ -163,11 +165,13 @@ export function report(
     (r) => r.rps,
     false,
   );
-  const batch = (atPast: boolean) =>
+  /** The highest p50 of the runs at the head, or (`atPast`) of those at past blocks. */
+  const slowest50 = (figures: readonly PastFigure[], atPast: boolean) =>
     worst(
-      past.batches.filter((f) => f.past === atPast),
+      figures.filter((f) => f.past === atPast),
       (r) => r.p50,
     );
+  const where = (atPast: boolean) => (atPast ? "at a past block" : "at the head");
   const rate = (read: HistoryRead) => read.events / (read.ms / 1000);
   const slowestRead = s.history.reads.reduce((a, r) => (rate(r) < rate(a) ? r : a));
   const alonePages = s.history.walletPages.filter((f) => f.connections === 1);
@@ -279,13 +283,41 @@ export function report(
       pct,
       true,
     ),
-    bound(`a batch of ${int(o.batchSize)} checks at the head p50 ≤ 100 ms (1 connection)`, batch(false), 100, msText),
-    bound(`a batch of ${int(o.batchSize)} checks at a past block p50 ≤ 1 s (1 connection)`, batch(true), 1000, msText),
+    bound(
+      `a batch of ${int(o.batchSize)} checks at the head p50 ≤ 100 ms (1 connection)`,
+      slowest50(past.batches, false),
+      100,
+      msText,
+    ),
+    bound(
+      `a batch of ${int(o.batchSize)} checks at a past block p50 ≤ 1 s (1 connection)`,
+      slowest50(past.batches, true),
+      1000,
+      msText,
+    ),
     bound(
       `listing of a ${int(fewest)}-delegation wallet at a past block p50 ≤ 20 ms (1 connection)`,
       worst(past.listings, (r) => r.p50),
       20,
       msText,
+    ),
+    ...[[false, 2] as const, [true, 20] as const].map(([atPast, limit]) =>
+      bound(
+        `v2 vaults of a hot wallet with ${int(o.vaultIncoming)} incoming delegations ${where(atPast)} ` +
+          `p50 ≤ ${limit} ms (1 connection), type all and erc20`,
+        slowest50(s.integrators.vaults, atPast),
+        limit,
+        msText,
+      ),
+    ),
+    ...[[false, 100] as const, [true, 500] as const].map(([atPast, limit]) =>
+      bound(
+        `a v2 bulk listing of ${int(o.bulkSize)} wallets of ~10 delegations ${where(atPast)} ` +
+          `p50 ≤ ${limit} ms (1 connection)`,
+        slowest50(s.integrators.bulk, atPast),
+        limit,
+        msText,
+      ),
     ),
     bound(
       `a page of ${o.historyPage} history events p50 ≤ 5 ms at any depth (1 connection)`,
@@ -328,7 +360,10 @@ export function report(
       `${env.apiWorkers} worker processes each), Postgres 15, anvil and the indexer.`,
     `data: small ${small} (${int(s.small.size.v2)} v2, ${int(s.small.size.v1)} v1, seeded in ` +
       `${seconds(s.small.size.seedMs)}); large ${large} (${int(s.large.size.v2)} v2, ${int(s.large.size.v1)} v1 over ` +
-      `${int(s.large.size.wallets)} wallets, hot wallets of ${o.hot.map(int).join(", ")} delegations per registry; ` +
+      `${int(s.large.size.wallets)} wallets, hot wallets of ${o.hot.map(int).join(", ")} delegations per registry, ` +
+      `${int(o.vaultWallets)} v2 hot wallets of ${int(o.vaultIncoming)} incoming delegations each from a vault of ` +
+      `its own, ${int(o.bulkWallets)} v2 wallets of ${Math.min(...BULK_SIZES)}–${Math.max(...BULK_SIZES)} ` +
+      "delegations; " +
       `a history of ${int(s.large.size.v2Events)} v2 and ${int(s.large.size.v1Events)} v1 events over ` +
       `${int(s.large.size.blocks)} blocks; seeded in ${seconds(s.large.size.seedMs)}).`,
     `verified: ${int(s.verified.answers)} sampled answers before the runs, all as the seeded data implies ` +

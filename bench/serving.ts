@@ -5,8 +5,10 @@
  * after each step a fresh `npm run serve` over them is loaded route by route, each run preceded by
  * a verified sample of its answers. Beside them: the raw node:http hello, anvil's eth_call and
  * Ponder's own server, at the large size. Over the large database also: every check at past blocks
- * (alone and at 64 connections), batches of checks, listings at a past block, the whole history read
- * by following Link, history pages at random depths, and the largest wallets read in pages.
+ * (alone and at 64 connections), batches of checks, listings at a past block, the vaults hot wallets
+ * may act for and bulk listings of small wallets (at the head and at a past block), the whole
+ * history read by following Link, history pages at random depths, and the largest wallets read in
+ * pages.
  */
 import type pg from "pg";
 import type { Cleanup } from "./cleanup";
@@ -18,6 +20,7 @@ import type { BenchOptions } from "./options";
 import { type TreeMemory, treeMemory } from "./procs";
 import {
   batchRoute,
+  bulkRoute,
   checkRoutes,
   ethCallRoute,
   helloRoute,
@@ -25,6 +28,7 @@ import {
   listingPagesRoute,
   listingRoute,
   type Route,
+  vaultsRoute,
   walletHistoryRoute,
 } from "./routes";
 import { CHAIN_ID, type Size, seededStack, startHello, startServe } from "./stack";
@@ -37,6 +41,9 @@ import type { Verified } from "./verify";
  */
 export type CheckFigure = RouteFigure & { route: string; hello: LoadResult };
 
+/** A run at the head, or (`past`) at past blocks. */
+export type PastFigure = RouteFigure & { past: boolean };
+
 export type ServingFigures = {
   small: { size: Size; checks: CheckFigure[]; apiMemory: TreeMemory };
   large: {
@@ -47,9 +54,11 @@ export type ServingFigures = {
   /** Each check route at past blocks, alone and loaded, beside the same route at the head. */
   past: {
     checks: { head: RouteFigure; alone: RouteFigure; loaded: RouteFigure }[];
-    batches: (RouteFigure & { past: boolean })[];
+    batches: PastFigure[];
     listings: (RouteFigure & { delegations: number })[];
   };
+  /** What integrators ask for, each at the head and at a past block (1 connection): vaults, bulk listings. */
+  integrators: { vaults: PastFigure[]; bulk: PastFigure[] };
   /** The whole history read, history pages at random depths, the largest wallets in pages. */
   history: {
     reads: HistoryRead[];
@@ -155,6 +164,15 @@ export async function measureServing(
     for (const version of ["v2", "v1"] as const)
       past.listings.push({ delegations: fewest, ...(await alone(listingRoute(data, version, fewest, true))) });
 
+    const integrators: ServingFigures["integrators"] = { vaults: [], bulk: [] };
+    for (const atPast of [false, true]) {
+      for (const kind of ["all", "erc20"] as const)
+        integrators.vaults.push({ past: atPast, ...(await alone(vaultsRoute(data, kind, atPast, o.seed + 8))) });
+      const route = bulkRoute(data, { size: o.bulkSize, count: o.bulkLists, past: atPast }, o.seed + 9);
+      // Like batches, a bulk listing may take up to a second: a longer run, for enough answers.
+      integrators.bulk.push({ past: atPast, ...(await alone(route, json, o.batchDurationS)) });
+    }
+
     // The whole history by following Link; pages of it at random depths; the largest wallets in pages.
     const history: ServingFigures["history"] = { reads: [], pages: [], walletPages: [] };
     for (const version of ["v2", "v1"] as const) {
@@ -193,6 +211,7 @@ export async function measureServing(
       small,
       large: { size, checks, listings },
       past,
+      integrators,
       history,
       hello,
       ethCall,

@@ -6,7 +6,8 @@
  * and every number it prints is finite and positive. With issues 14 and 15's figures: each check
  * route at past blocks (alone and loaded), batches at the head and at a past block, listings at a
  * past block, history pages at random depths, the largest wallets in pages (each page's latency),
- * the whole history read by following Link, and every target beside its figure. Timings are never
+ * the whole history read by following Link, and every target beside its figure. With issue 29's:
+ * the vaults of hot wallets and bulk listings, at the head and at a past block. Timings are never
  * asserted: this is a smoke test of the bench, not a benchmark. Postgres only, as the bench.
  */
 import { beforeAll, describe, expect, it } from "vitest";
@@ -40,6 +41,8 @@ const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&
 const rowOf = (pattern: string) =>
   new RegExp(`^${pattern}\\s+${[...Array(4).fill(NUMBER), ...Array(3).fill(`<?${NUMBER}`)].join("\\s+")}$`, "m");
 const row = (label: string) => rowOf(escapeRegExp(label));
+/** A target's line, met or missed, whose text begins as `pattern` (a regular expression's source). */
+const targetOf = (pattern: string) => new RegExp(`^ {2}(?:met {3}|MISSED) {2}${pattern}.*: \\S`, "m");
 
 describe.runIf(process.env.DATABASE_URL)("npm run bench -- --smoke", () => {
   let run: Run;
@@ -100,6 +103,31 @@ describe.runIf(process.env.DATABASE_URL)("npm run bench -- --smoke", () => {
     }
   });
 
+  it("prints the vaults of hot wallets and bulk listings, at the head and at a past block, with their targets", () => {
+    for (const at of ["", " at a past block"]) {
+      for (const kind of ["all", "erc20"])
+        expect(results).toMatch(
+          rowOf(`v2 vaults type=${kind}${at}, ${NUMBER}-incoming-delegation wallet, 1 connection`),
+        );
+      expect(results).toMatch(rowOf(`v2 bulk listing of ${NUMBER} wallets of ~10 delegations${at}, 1 connection`));
+    }
+    for (const [at, limit] of [
+      ["at the head", 2],
+      ["at a past block", 20],
+    ] as const) {
+      expect(results).toMatch(
+        targetOf(`v2 vaults of a hot wallet with ${NUMBER} incoming delegations ${at} p50 ≤ ${limit} ms`),
+      );
+    }
+    for (const [at, limit] of [
+      ["at the head", 100],
+      ["at a past block", 500],
+    ] as const)
+      expect(results).toMatch(
+        targetOf(`a v2 bulk listing of ${NUMBER} wallets of ~10 delegations ${at} p50 ≤ ${limit} ms`),
+      );
+  });
+
   it("prints the indexing figures, the delay and the API's memory", () => {
     const afterEvents = `of which ${NUMBER} ms after its last event: Ponder creating the tables' indexes`;
     expect(results).toMatch(
@@ -141,7 +169,7 @@ describe.runIf(process.env.DATABASE_URL)("npm run bench -- --smoke", () => {
         "m",
       ),
     );
-    expect(results.match(/^ {2}(met {3}|MISSED) {2}\S/gm)).toHaveLength(20);
+    expect(results.match(/^ {2}(met {3}|MISSED) {2}\S/gm)).toHaveLength(24);
     // A missed target says by how much.
     for (const line of results.match(/^ {2}MISSED {2}.*$/gm) ?? [])
       expect(line).toMatch(new RegExp(`missed: ${NUMBER}(× the limit|% of the target)`));
