@@ -47,6 +47,10 @@ export type BenchOptions = {
   startEvents: number;
   /** Samples of the delay from a new delegation's block to the API's answer. */
   delaySamples: number;
+  /** Seconds of the hostile section's attack, and of the idle span measured before it. */
+  attackS: number;
+  /** Only the hostile section (`--hostile`), over the large database. */
+  hostileOnly: boolean;
 };
 
 const FULL = {
@@ -71,6 +75,7 @@ const FULL = {
   backfillEvents: 200_000,
   startEvents: 20_000,
   delaySamples: 7,
+  attackS: 60,
 };
 
 /** Tiny sizes and short runs: proves the whole bench works (CI), measures nothing worth keeping. */
@@ -96,6 +101,7 @@ const SMOKE = {
   backfillEvents: 3_000,
   startEvents: 1_000,
   delaySamples: 2,
+  attackS: 3,
 };
 
 /** The bench's flags, `--smoke` and `--duration <s>`, as node:util parseArgs takes them. */
@@ -114,15 +120,21 @@ export function commandLineOrExit<T extends ParseArgsConfig>(
   }
 }
 
-/** From the command line: `--smoke`, `--duration <s>` and nothing else (see benchOptions). */
+/** From the command line: `--smoke`, `--duration <s>`, `--hostile` and nothing else (see benchOptions). */
 export function parseOptions(env: NodeJS.ProcessEnv = process.env): BenchOptions {
-  const { values } = commandLineOrExit({ options: BENCH_FLAGS }, "use --smoke and --duration <seconds>");
+  const { values } = commandLineOrExit(
+    { options: { ...BENCH_FLAGS, hostile: { type: "boolean" } } },
+    "use --smoke, --duration <seconds> and --hostile",
+  );
   return benchOptions(values, env);
 }
 
-/** Flags: `--smoke`, `--duration <s>`; or BENCH_SMOKE=1, BENCH_DURATION=<s>; SEED=<n> as the tests take it. */
+/**
+ * Flags: `--smoke`, `--duration <s>`, `--hostile`; or BENCH_SMOKE=1, BENCH_DURATION=<s>; SEED=<n> as
+ * the tests take it.
+ */
 export function benchOptions(
-  flags: { smoke?: boolean; duration?: string },
+  flags: { smoke?: boolean; duration?: string; hostile?: boolean },
   env: NodeJS.ProcessEnv = process.env,
 ): BenchOptions {
   const smoke = flags.smoke === true || env.BENCH_SMOKE === "1";
@@ -131,6 +143,7 @@ export function benchOptions(
   return {
     ...sizes,
     smoke,
+    hostileOnly: flags.hostile === true,
     seed: chooseSeed(env),
     connections: 64,
     historyPage: 100,

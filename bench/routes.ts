@@ -138,7 +138,7 @@ const drawnMarked = <Q>(c: Checks<Q>, rng: Rng) =>
 const HIT_DRAWS = 8;
 
 /** A block among those seeded, at random. */
-function pastBlock(data: Dataset, rng: Rng): bigint {
+export function pastBlock(data: Dataset, rng: Rng): bigint {
   const { first, last } = data.blocks!;
   return first + BigInt(rng.int(Number(last - first) + 1));
 }
@@ -259,7 +259,7 @@ export function listingRoute(data: Dataset, version: "v1" | "v2", size: number, 
 }
 
 /** A block at random from the one after which the dataset added no hot delegation (`data.snapshotBlock`) on. */
-function afterHotBlock(data: Dataset, rng: Rng): bigint {
+export function afterHotBlock(data: Dataset, rng: Rng): bigint {
   const [from, to] = [data.snapshotBlock!, data.blocks!.last];
   return from + BigInt(rng.int(Number(to - from) + 1));
 }

@@ -8,12 +8,13 @@
  * (alone and at 64 connections), batches of checks, listings at a past block, the vaults hot wallets
  * may act for and bulk listings of small wallets (at the head and at a past block), the whole
  * history read by following Link, history pages at random depths, and the largest wallets read in
- * pages.
+ * pages. Last, alone on the machine, the hostile section (bench/hostile.ts).
  */
 import type pg from "pg";
 import type { Cleanup } from "./cleanup";
 import { measureDelays } from "./delay";
 import { type HistoryRead, readHistory } from "./history-read";
+import { type HostileFigures, measureHostile } from "./hostile";
 import type { LoadResult } from "./load";
 import { type RouteFigure, routeMeasurer, settle } from "./measure";
 import type { BenchOptions } from "./options";
@@ -73,7 +74,25 @@ export type ServingFigures = {
   apiMemory: TreeMemory;
   /** Milliseconds from a new delegation's block to the API's first `true`. */
   delays: number[];
+  hostile: HostileFigures;
 };
+
+/** `--hostile`: the hostile section alone (bench/hostile.ts), over the large database as the bench seeds it. */
+export async function measureHostileAlone(
+  o: BenchOptions,
+  cleanup: Cleanup,
+  db: pg.Client,
+  log: (line: string) => void,
+): Promise<{ size: Size; hostile: HostileFigures; verified: Verified }> {
+  return cleanup.scope(async () => {
+    const { service, data, grow } = await seededStack(o, cleanup, db, log);
+    await grow("small");
+    const size = await grow("large");
+    const verified: Verified = { answers: 0, checks: 0, positive: 0 };
+    const hostile = await measureHostile(o, cleanup, db, service, data, routeMeasurer(o, log, verified), log);
+    return { size, hostile, verified };
+  });
+}
 
 /** The API's figures (see the module's head). */
 export async function measureServing(
@@ -207,6 +226,9 @@ export async function measureServing(
       seed: o.seed + 3,
     });
     log(`new delegations answered ${delays.map((d) => `${d} ms`).join(", ")} after their blocks were mined`);
+    // The hostile section has the machine alone: this replica goes first.
+    await serve.stop();
+    const hostile = await measureHostile(o, cleanup, db, service, data, measure, log);
     return {
       small,
       large: { size, checks, listings },
@@ -219,6 +241,7 @@ export async function measureServing(
       verified,
       apiMemory,
       delays,
+      hostile,
     };
   });
 }
