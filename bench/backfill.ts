@@ -28,9 +28,9 @@ import { PONDER_BACKFILL_GAUGES, PONDER_LOG } from "../ponder/ponder-0.16.10";
 import { findDeploymentBlock } from "../scripts/launcher/discovery";
 import type { Cleanup } from "./cleanup";
 import { randomAddress } from "./dataset";
+import { type RouteFigure, type RouteMeasurer, settle } from "./measure";
 import { sampleTreeMemory, tagEnv } from "./procs";
 import { chainCheckAllRoute } from "./routes";
-import { type RouteFigure, type RouteMeasurer, settle } from "./serving";
 import { CHAIN_ID, type Chain, startChain, startIndexer } from "./stack";
 
 const WRITES_PER_TX = 50;

@@ -17,7 +17,9 @@
  * Rows are keyed as the indexer keys them, by core/'s own functions; every event carries its block's
  * hash and time as the chain has them. Hot wallets (listings, wallet histories, pages) get all their
  * delegations in the first part of the step, each in force from its one event, with one-off
- * counterparts: their lists and histories hold exactly their own.
+ * counterparts: their lists and histories hold exactly their own. So do the v2 hot wallets that are
+ * only delegated to, each delegation from a vault of its own (the vaults a hot wallet may act for),
+ * and the small v2 wallets of bulk listings.
  */
 import { type Address, type Hex, zeroAddress, zeroHash } from "viem";
 import type { V1EventRow as HistoryV1EventRow, V2EventRow as HistoryV2EventRow } from "../api/store/history-store";
@@ -87,6 +89,20 @@ export type Growth = {
 
 /** A hot wallet: its delegations as listed and its events, in order (one event each). */
 export type HotWallet<Row, Event> = { size: number; rows: Row[]; events: Event[] };
+
+/**
+ * The hot wallets a growth step adds, by their numbers of delegations: `both` per version, half
+ * delegating and half delegated to; v2 only, `incoming` (only delegated to) and `bulk` (small
+ * wallets, as `both`).
+ */
+export type HotSizes = { both: readonly number[]; incoming?: readonly number[]; bulk?: readonly number[] };
+
+/** Hot wallets of `sizes`, kept `into` a map; `incomingOnly`: every delegation is to the wallet. */
+type HotGroup<Row, Event> = {
+  into: Map<Address, HotWallet<Row, Event>>;
+  sizes: readonly number[];
+  incomingOnly?: boolean;
+};
 
 /** One registry version's events, in order: each one's position, and a uniform sample with their index. */
 export type EventLog<Event> = { positions: number[]; sample: Reservoir<{ index: number; row: Event }> };
@@ -228,6 +244,9 @@ export class Dataset {
     v2: new Map<Address, HotWallet<V2DelegationRow, V2EventRow>>(),
     v1: new Map<Address, HotWallet<V1DelegationRow, V1EventRow>>(),
   };
+  /** v2 hot wallets only delegated to, and small v2 wallets (both apart from `hot` and `wallets`). */
+  readonly hotIncoming = new Map<Address, HotWallet<V2DelegationRow, V2EventRow>>();
+  readonly bulkWallets = new Map<Address, HotWallet<V2DelegationRow, V2EventRow>>();
   /** Checks built from seeded delegations, a uniform sample of all so far, per route. */
   readonly v2Samples = new Map<V2CheckKind, Reservoir<V2CheckQuery>>();
   readonly v1Samples = new Map<V1CheckKind, Reservoir<V1CheckQuery>>();
@@ -262,7 +281,7 @@ export class Dataset {
     return {
       v2: this.v2.size,
       v1: this.v1.size,
-      wallets: wallets + this.hot.v2.size + this.hot.v1.size,
+      wallets: wallets + this.hot.v2.size + this.hot.v1.size + this.hotIncoming.size + this.bulkWallets.size,
       v2Events: this.events.v2.positions.length,
       v1Events: this.events.v1.positions.length,
     };
@@ -285,22 +304,29 @@ export class Dataset {
 
   /**
    * Adds `v2` and `v1` delegations, with their later events, over `blocks` (newer than any seeded
-   * before); `hot` per version belong to new hot wallets (each half delegating, half delegated to).
-   * Lazy: rows are made as the batches are taken, so a million need not be held at once.
+   * before); `hot` of them belong to new hot wallets. Lazy: rows are made as the batches are taken,
+   * so a million need not be held at once.
    */
-  grow(counts: { v2: number; v1: number }, hot: readonly number[], blocks: readonly SeedBlock[]): Growth {
+  grow(counts: { v2: number; v1: number }, hot: HotSizes, blocks: readonly SeedBlock[]): Growth {
     const last = blocks.at(-1);
     if (last === undefined) throw new Error("no blocks to seed");
     if (this.blocks && blocks[0]!.number <= this.blocks.last) throw new Error("a step's blocks follow the last step's");
     this.blocks = { first: this.blocks?.first ?? blocks[0]!.number, last: last.number };
     const plans = {
-      v2: this.hotPlan(this.hot.v2, hot, counts.v2),
-      v1: this.hotPlan(this.hot.v1, hot, counts.v1),
+      v2: this.hotPlan(
+        [
+          { into: this.hot.v2, sizes: hot.both },
+          { into: this.hotIncoming, sizes: hot.incoming ?? [], incomingOnly: true },
+          { into: this.bulkWallets, sizes: hot.bulk ?? [] },
+        ],
+        counts.v2,
+      ),
+      v1: this.hotPlan([{ into: this.hot.v1, sizes: hot.both }], counts.v1),
     };
     const touched = new Set<string>();
     const moved = { vaults: new Set<Address>(), pairs: new Set<string>() };
     return {
-      batches: this.steps(counts, plans, blocks, touched, moved, hot.length > 0),
+      batches: this.steps(counts, plans, blocks, touched, moved, plans.v2.length + plans.v1.length > 0),
       final: () => ({
         v1Delegations: [...touched].map((k) => this.v1Row(k)),
         vaults: [...moved.vaults].map((vault) => {
@@ -321,14 +347,16 @@ export class Dataset {
     };
   }
 
-  /** New hot wallets of the given sizes; their delegations' order: which wallet, and whether outgoing. */
-  private hotPlan<R, E>(into: Map<Address, HotWallet<R, E>>, sizes: readonly number[], count: number) {
-    const plan = sizes.flatMap((size) => {
-      const wallet = randomAddress(this.rng);
-      const hot: HotWallet<R, E> = { size, rows: [], events: [] };
-      into.set(wallet, hot);
-      return Array.from({ length: size }, (_, i) => ({ wallet, hot, outgoing: i % 2 === 0 }));
-    });
+  /** New hot wallets of each group; their delegations' order: which wallet, and whether outgoing. */
+  private hotPlan<R, E>(groups: readonly HotGroup<R, E>[], count: number) {
+    const plan = groups.flatMap(({ into, sizes, incomingOnly }) =>
+      sizes.flatMap((size) => {
+        const wallet = randomAddress(this.rng);
+        const hot: HotWallet<R, E> = { size, rows: [], events: [] };
+        into.set(wallet, hot);
+        return Array.from({ length: size }, (_, i) => ({ wallet, hot, outgoing: !incomingOnly && i % 2 === 0 }));
+      }),
+    );
     if (plan.length > HOT_SHARE * count)
       throw new Error(
         `hot wallets need ${plan.length} delegations, more than ${HOT_SHARE} of the ${count} of this step`,

@@ -7,8 +7,19 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Child, ROOT } from "../devkit/processes";
 
-/** A request; those with a `group` also get latencies of their own (LoadResult's `groups`). */
-export type LoadRequest = { method: "GET" | "POST"; path: string; body?: string; group?: string };
+/**
+ * A request; those with a `group` also get latencies of their own (LoadResult's `groups`). Its
+ * `headers` are sent over the spec's; it is drawn `weight` times as often as a request without one
+ * (so that a large body need not be listed many times).
+ */
+export type LoadRequest = {
+  method: "GET" | "POST";
+  path: string;
+  body?: string;
+  group?: string;
+  headers?: Record<string, string>;
+  weight?: number;
+};
 
 /** Latency in ms of the 2xx answers to one group's requests. */
 export type GroupLatency = { requests: number; p50?: number; p99?: number };
@@ -20,7 +31,7 @@ export type LoadSpec = {
   warmupS: number;
   /** Sent with every request (an API key, a content type). */
   headers: Record<string, string>;
-  /** Each request is one of these, drawn at random. */
+  /** Each request is one of these, drawn at random (by weight). */
   requests: LoadRequest[];
   /** Seconds before a request counts as timed out (autocannon's default: 10). */
   timeoutS?: number;
@@ -53,13 +64,17 @@ export type LoadResult = {
 
 /**
  * Answers other than 2xx, errors and timeouts under load are counted, not fatal: a server that
- * fails under load is a finding (the answers themselves are verified before each run).
+ * fails under load is a finding (the answers themselves are verified before each run). With
+ * `until`, the run ends when it resolves (or after its duration, if sooner): for load that runs
+ * beside another run, as long as that one.
  */
-export async function runLoad(label: string, spec: LoadSpec): Promise<LoadResult> {
+export async function runLoad(label: string, spec: LoadSpec, until?: Promise<unknown>): Promise<LoadResult> {
   const dir = mkdtempSync(join(tmpdir(), "bench-load-"));
   const file = join(dir, "spec.json");
   writeFileSync(file, JSON.stringify(spec));
   const child = new Child(join(ROOT, "node_modules/.bin/tsx"), ["bench/load-worker.ts", file]);
+  // tsx passes SIGINT on to the worker, which ends its run and reports it.
+  void until?.then(() => child.running && child.process.kill("SIGINT"));
   try {
     const code = child.running
       ? await new Promise<number | null>((ok) => child.process.once("exit", ok))

@@ -5,11 +5,12 @@
  * answer a sample of every check route, and prints the process tree's RSS and the bytes per
  * delegation.
  */
+
+import { settle } from "./measure";
 import { parseOptions } from "./options";
 import { treeMemory } from "./procs";
 import { checkRoutes } from "./routes";
 import { runBenchScript } from "./script";
-import { settle } from "./serving";
 import { seededStack, startServe } from "./stack";
 import { verifyRoute } from "./verify";
 

@@ -22,6 +22,13 @@ export type BenchOptions = {
    * for the smallest and largest.
    */
   hot: number[];
+  /** v2 hot wallets with only incoming delegations, each from a vault of its own (vaults), and how many each. */
+  vaultWallets: number;
+  vaultIncoming: number;
+  /** v2 wallets of ~10 delegations (bulk listings), the wallets of each bulk listing, and distinct listings per run. */
+  bulkWallets: number;
+  bulkSize: number;
+  bulkLists: number;
   /** Share of the delegations that are v1. */
   v1Share: number;
   /** Distinct URLs per check route, and how many of them are verified before each run. */
@@ -40,6 +47,10 @@ export type BenchOptions = {
   startEvents: number;
   /** Samples of the delay from a new delegation's block to the API's answer. */
   delaySamples: number;
+  /** Seconds of the hostile section's attack, and of the idle span measured before it. */
+  attackS: number;
+  /** Only the hostile section (`--hostile`), over the large database. */
+  hostileOnly: boolean;
 };
 
 const FULL = {
@@ -50,6 +61,11 @@ const FULL = {
   wallets: 200_000,
   blocks: 12_000,
   hot: [1_000, 1_000, 2_500, 5_000, 10_000],
+  vaultWallets: 20,
+  vaultIncoming: 1_000,
+  bulkWallets: 10_000,
+  bulkSize: 1_000,
+  bulkLists: 20,
   urlsPerRoute: 20_000,
   verifySample: 200,
   batchSize: 10_000,
@@ -59,6 +75,7 @@ const FULL = {
   backfillEvents: 200_000,
   startEvents: 20_000,
   delaySamples: 7,
+  attackS: 60,
 };
 
 /** Tiny sizes and short runs: proves the whole bench works (CI), measures nothing worth keeping. */
@@ -70,6 +87,11 @@ const SMOKE = {
   wallets: 3_000,
   blocks: 150,
   hot: [50, 200],
+  vaultWallets: 4,
+  vaultIncoming: 100,
+  bulkWallets: 200,
+  bulkSize: 50,
+  bulkLists: 4,
   urlsPerRoute: 500,
   verifySample: 20,
   batchSize: 1_000,
@@ -79,6 +101,7 @@ const SMOKE = {
   backfillEvents: 3_000,
   startEvents: 1_000,
   delaySamples: 2,
+  attackS: 3,
 };
 
 /** The bench's flags, `--smoke` and `--duration <s>`, as node:util parseArgs takes them. */
@@ -97,15 +120,21 @@ export function commandLineOrExit<T extends ParseArgsConfig>(
   }
 }
 
-/** From the command line: `--smoke`, `--duration <s>` and nothing else (see benchOptions). */
+/** From the command line: `--smoke`, `--duration <s>`, `--hostile` and nothing else (see benchOptions). */
 export function parseOptions(env: NodeJS.ProcessEnv = process.env): BenchOptions {
-  const { values } = commandLineOrExit({ options: BENCH_FLAGS }, "use --smoke and --duration <seconds>");
+  const { values } = commandLineOrExit(
+    { options: { ...BENCH_FLAGS, hostile: { type: "boolean" } } },
+    "use --smoke, --duration <seconds> and --hostile",
+  );
   return benchOptions(values, env);
 }
 
-/** Flags: `--smoke`, `--duration <s>`; or BENCH_SMOKE=1, BENCH_DURATION=<s>; SEED=<n> as the tests take it. */
+/**
+ * Flags: `--smoke`, `--duration <s>`, `--hostile`; or BENCH_SMOKE=1, BENCH_DURATION=<s>; SEED=<n> as
+ * the tests take it.
+ */
 export function benchOptions(
-  flags: { smoke?: boolean; duration?: string },
+  flags: { smoke?: boolean; duration?: string; hostile?: boolean },
   env: NodeJS.ProcessEnv = process.env,
 ): BenchOptions {
   const smoke = flags.smoke === true || env.BENCH_SMOKE === "1";
@@ -114,6 +143,7 @@ export function benchOptions(
   return {
     ...sizes,
     smoke,
+    hostileOnly: flags.hostile === true,
     seed: chooseSeed(env),
     connections: 64,
     historyPage: 100,

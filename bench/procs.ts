@@ -1,9 +1,11 @@
 /**
- * What processes cost, from /proc (Linux): the resident memory of a process tree, found by a tag in
- * its environment (children inherit it, whatever launched them), and CPU time: the machine's, and
- * how much of it went to processes the bench did not start (other work on a shared machine).
+ * What processes cost, from /proc (Linux): the resident memory and CPU time of a process tree,
+ * found by a tag in its environment (children inherit it, whatever launched them), the TCP ports
+ * its sockets hold (to tell which Postgres backends serve it), and the machine's CPU time, and how
+ * much of it went to processes the bench did not start (other work on a shared machine).
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 
 /** The variable that marks a process tree the bench measures. */
 export const TAG_VARIABLE = "BENCH_PROCESS";
@@ -26,7 +28,7 @@ const pids = () => readdirSync("/proc").filter((entry) => /^\d+$/.test(entry));
 const hasVariable = (pid: string, variable: string, value: string) =>
   `\0${read(`/proc/${pid}/environ`) ?? ""}`.includes(`\0${variable}=${value}\0`);
 
-function taggedPids(tag: string): number[] {
+export function taggedPids(tag: string): number[] {
   return pids()
     .filter((pid) => hasVariable(pid, TAG_VARIABLE, tag))
     .map(Number);
@@ -66,21 +68,72 @@ export function sampleTreeMemory(tag: string, everyMs = 100): { stop(): number }
   };
 }
 
+/** A process's command line, its arguments joined by spaces; undefined if it is gone or not readable. */
+export const processCommand = (pid: number | string) => read(`/proc/${pid}/cmdline`)?.replaceAll("\0", " ");
+
+/** A process's CPU time so far (user and system), in clock ticks; undefined if it is gone or not readable. */
+function ownTicks(pid: number | string): number | undefined {
+  const stat = read(`/proc/${pid}/stat`);
+  if (stat === undefined) return undefined;
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) || 0) + (Number(fields[12]) || 0);
+}
+
+/** CPU time so far, in clock ticks, of each of `of` that is still there, by pid. */
+export function processTicks(of: Iterable<number | string>): Map<string, number> {
+  const ticks = new Map<string, number>();
+  for (const pid of of) {
+    const own = ownTicks(pid);
+    if (own !== undefined) ticks.set(String(pid), own);
+  }
+  return ticks;
+}
+
 /**
  * CPU time so far, in clock ticks, of each process of bench run `run`: those marked by
  * RUN_VARIABLE, and the Postgres processes working on its `database` (backends, autovacuum).
  */
 export function runCpu(run: string, database: string): Map<string, number> {
-  const ticks = new Map<string, number>();
-  for (const pid of pids()) {
-    const command = read(`/proc/${pid}/cmdline`) ?? "";
-    const backend = command.startsWith("postgres: ") && command.split(/[\s\0]+/).includes(database);
-    if (!backend && !hasVariable(pid, RUN_VARIABLE, run)) continue;
-    const stat = read(`/proc/${pid}/stat`);
-    const fields = stat?.slice(stat.lastIndexOf(")") + 2).split(" ") ?? [];
-    ticks.set(pid, (Number(fields[11]) || 0) + (Number(fields[12]) || 0));
+  return processTicks(
+    pids().filter((pid) => {
+      const command = read(`/proc/${pid}/cmdline`) ?? "";
+      const backend = command.startsWith("postgres: ") && command.split(/[\s\0]+/).includes(database);
+      return backend || hasVariable(pid, RUN_VARIABLE, run);
+    }),
+  );
+}
+
+/** Clock ticks per second, as /proc counts CPU time. */
+export const ticksPerSecond = () => Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim());
+
+/** The local ports of the TCP sockets the processes hold open (from their fds and /proc/net/tcp*). */
+export function localPorts(of: readonly number[]): Set<number> {
+  const inodes = new Set<string>();
+  for (const pid of of) {
+    let fds: string[] = [];
+    try {
+      fds = readdirSync(`/proc/${pid}/fd`);
+    } catch {
+      continue; // Gone meanwhile.
+    }
+    for (const fd of fds) {
+      try {
+        const socket = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`));
+        if (socket) inodes.add(socket[1]!);
+      } catch {
+        // Closed meanwhile.
+      }
+    }
   }
-  return ticks;
+  const ports = new Set<number>();
+  for (const table of ["/proc/net/tcp", "/proc/net/tcp6"]) {
+    for (const line of (read(table) ?? "").split("\n").slice(1)) {
+      // sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode
+      const fields = line.trim().split(/\s+/);
+      if (fields.length > 9 && inodes.has(fields[9]!)) ports.add(Number.parseInt(fields[1]!.split(":")[1]!, 16));
+    }
+  }
+  return ports;
 }
 
 /**

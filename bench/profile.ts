@@ -19,18 +19,20 @@ import { ROOT, waitFor } from "../devkit/processes";
 import { backfillChain, type IndexerHooks, measureBackfill, measureStartOnPglite } from "./backfill";
 import { readHistory } from "./history-read";
 import { runLoad } from "./load";
+import { type RouteMeasurer, routeMeasurer, settle } from "./measure";
 import { BENCH_FLAGS, benchOptions, commandLineOrExit } from "./options";
 import {
   batchRoute,
+  bulkRoute,
   checkRoutes,
   historyRoute,
   listingPagesRoute,
   listingRoute,
   type Route,
+  vaultsRoute,
   walletHistoryRoute,
 } from "./routes";
 import { type BenchRun, runBenchScript } from "./script";
-import { type RouteMeasurer, routeMeasurer, settle } from "./serving";
 import { seededStack, startServe } from "./stack";
 import { verifyRoute } from "./verify";
 
@@ -225,6 +227,11 @@ await runBenchScript("bench/profile.ts", async ({ db, cleanup, log }) => {
       historyRoute(data, v, o.historyPage),
       walletHistoryRoute(data, v, o.historyPage, o.seed),
       listingPagesRoute(data, v, most, o.listingPage),
+    ]),
+    ...[false, true].flatMap((past) => [
+      vaultsRoute(data, "all", past, o.seed),
+      vaultsRoute(data, "erc20", past, o.seed),
+      bulkRoute(data, { size: o.bulkSize, count: o.bulkLists, past }, o.seed),
     ]),
   ];
   for (const label of labels.filter((l) => !own.includes(l))) {

@@ -5,10 +5,13 @@
  */
 import type { BackfillFigures, IndexerFigures, PgliteStartFigures } from "./backfill";
 import type { HistoryRead } from "./history-read";
+import { beyondIdle, type HostileFigures, type SpanCpu, wholeService } from "./hostile";
 import type { LoadResult } from "./load";
+import type { RouteFigure } from "./measure";
 import type { BenchOptions } from "./options";
-import type { CheckFigure, RouteFigure, ServingFigures } from "./serving";
-import type { Size } from "./stack";
+import type { CheckFigure, PastFigure, ServingFigures } from "./serving";
+import { BULK_SIZES, type Size } from "./stack";
+import type { Verified } from "./verify";
 
 const int = (n: number) => Math.round(n).toLocaleString("en");
 const ms = (n: number | undefined) => (n === undefined ? "—" : n >= 100 ? int(n) : n.toPrecision(3));
@@ -45,9 +48,44 @@ function worst(
   return scored.reduce((a, b) => (b.rank > a.rank ? b : a));
 }
 
-function pad(cells: string[], widths: number[]) {
-  return cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ");
+const WIDTHS = [80, 9, 7, 8, 8, 6, 9, 8];
+const pad = (cells: string[]) =>
+  cells.map((c, i) => (i === 0 ? c.padEnd(WIDTHS[i]!) : c.padStart(WIDTHS[i]!))).join("  ");
+
+/**
+ * The table of load runs: what its columns mean, its head, a row per run (its 2xx answers per
+ * second also as a share of `hello`'s, where there is one), and what failed.
+ */
+function table(o: BenchOptions, runs: readonly RouteFigure[], hello: number | undefined): string[] {
+  const row = (f: RouteFigure) => {
+    const r = f.result;
+    const label = failures(r) > 0 ? `${f.label} [failed]` : f.label;
+    const shareOfHello = hello === undefined ? "—" : ratio(r.rps / hello);
+    const cells = [ms(r.p50), ms(r.p99), cpu(r.generatorCpu), cpu(r.machineCpu), cpu(r.othersCpu)];
+    return pad([label, int(r.rps), shareOfHello, ...cells]);
+  };
+  return [
+    `load runs, at ${o.connections} connections unless noted: 2xx answers per second` +
+      `${hello === undefined ? "" : " and their ratio to (a)'s"}; latency in ms; CPU: gen% is the load ` +
+      "generator's (% of one core); machine% all cores' busy time, of which others% went to processes the bench " +
+      "did not start (other work on this machine; also the kernel's interrupt time)",
+    pad(["route", "req/s", "×hello", "p50", "p99", "gen%", "machine%", "others%"]),
+    ...runs.map(row),
+    ...runs.filter((f) => failures(f.result) > 0).map((f) => `[failed] ${f.label}: ${failureText(f.result, o)}`),
+  ];
 }
+
+const database = (size: Size) => `${int(size.v2 + size.v1)}-delegation database`;
+
+/** The first line of a report. */
+const title = (o: BenchOptions, env: Environment, what: string) =>
+  `== results (${what}${o.smoke ? "smoke mode: tiny sizes and short runs, the timings mean nothing" : "full mode"}, ` +
+  `SEED=${o.seed}, ${int(env.runtimeS)} s) ==`;
+
+const targetLines = (targets: readonly Target[]) => [
+  "targets:",
+  ...targets.map(({ met, what, detail }) => `  ${met ? "met   " : "MISSED"}  ${what}: ${detail}`),
+];
 
 export type Environment = { cores: number; apiWorkers: number; autocannon: string; runtimeS: number };
 
@@ -71,6 +109,103 @@ function bound(
   return { met, what, detail: w.failed ? `${w.label} failed under load` : `${w.label} at ${show(w.value)}${by}` };
 }
 
+/** Answers by status, each of `always` even when none, then the others; and the errors. */
+function statusText(r: LoadResult, always: readonly string[] = []): string {
+  const counts = { ...Object.fromEntries(always.map((status) => [status, 0])), ...r.statuses };
+  const answers = Object.entries(counts)
+    .sort(([a], [b]) => Number(a) - Number(b))
+    .map(([status, n]) => `${status}: ${n === 0 ? "none" : int(n)}`);
+  return `${answers.join(", ")}; ${r.errors === 0 ? "no errors" : `${int(r.errors)} errors`}`;
+}
+
+/**
+ * The hostile section's (bench/hostile.ts) load runs for the table (the keyed route, unloaded and
+ * beside the flood), its lines, and its targets.
+ */
+function hostileSection(o: BenchOptions, h: HostileFigures) {
+  const { attack, keyed } = h;
+  const { unloaded, loaded } = keyed;
+  /** A part of the service's CPU over the attack beyond idle, in % of one core. */
+  const share = (part?: (c: SpanCpu) => number) =>
+    (100 * beyondIdle(attack.attacked, attack.idle, part)) / attack.seconds;
+  const idle = (100 * wholeService(attack.idle)) / attack.idle.spanS;
+  const visible = attack.attacked.postgres !== undefined;
+  const postgres = visible
+    ? `their ${attack.attacked.backends} Postgres backends ${cpu(share((c) => c.postgres!))}%`
+    : "Postgres's backends not counted: this machine's /proc does not show them";
+  const flood =
+    `${keyed.connections} connections of keyless checks from ${int(keyed.addresses)} forwarded addresses ` +
+    "(TRUSTED_PROXY)";
+  const throughput = loaded.result.rps / unloaded.result.rps;
+  const tail = (loaded.result.p99 ?? NaN) / (unloaded.result.p99 ?? NaN);
+  const keyedFailed = failures(loaded.result) + failures(unloaded.result) > 0;
+  const keyedLabel = `keyed ${keyed.route}`;
+  const lines = [
+    `hostile, one keyless client: from one address, ${attack.connections} connections for ${attack.seconds} s ` +
+      `(its load generator ${cpu(attack.result.generatorCpu)}% of one core), asking for the ` +
+      `${int(Math.max(...o.hot))}-delegation wallets' whole listings at random past blocks, history pages of ` +
+      `1,000, 4 MiB batch bodies and well-formed keys no one issued: answered ${statusText(attack.result)}`,
+    `hostile, one keyless client: the service's CPU on it beyond the same span idle: ${cpu(share())}% of one ` +
+      `core (its processes ${cpu(share((c) => c.replica))}%, ${postgres}); idle, it spent ${cpu(idle)}% of one core`,
+    `hostile, keyed under a keyless flood: ${keyed.route} beside ${flood}: ${int(loaded.result.rps)} req/s, ` +
+      `${pct(throughput)} of unloaded (${int(unloaded.result.rps)} req/s); p99 ${ms(loaded.result.p99)} ms, ` +
+      `${ratio(tail)}× unloaded (${ms(unloaded.result.p99)} ms); load generators: keyed ` +
+      `${cpu(loaded.result.generatorCpu)}% (unloaded ${cpu(unloaded.result.generatorCpu)}%), keyless ` +
+      `${cpu(keyed.keyless.generatorCpu)}% of one core`,
+    `hostile, keyed under a keyless flood: the flood's answers: ${statusText(keyed.keyless, ["200", "429", "503"])}`,
+  ];
+  const targets: Target[] = [
+    bound(
+      `one keyless client costs the service ≤ 5% of one core over ${attack.seconds} s, idle subtracted`,
+      {
+        label: visible ? "its processes and their Postgres backends" : "its processes (Postgres not counted)",
+        value: share(),
+        failed: false,
+      },
+      5,
+      (v) => `${cpu(v)}% of one core`,
+    ),
+    bound(
+      `${keyedLabel} beside ${flood} ≥ 50% of its unloaded throughput`,
+      { label: keyedLabel, value: throughput, failed: keyedFailed },
+      0.5,
+      pct,
+      true,
+    ),
+    bound(
+      `${keyedLabel} beside ${flood}: p99 ≤ 3× unloaded`,
+      { label: keyedLabel, value: tail, failed: keyedFailed },
+      3,
+      (v) => `${ratio(v)}× unloaded`,
+    ),
+  ];
+  return { runs: [unloaded, loaded], lines, targets };
+}
+
+/** The report of `--hostile` alone: its setup, its runs, its lines and its targets. */
+export function hostileReport(
+  o: BenchOptions,
+  env: Environment,
+  h: HostileFigures,
+  size: Size,
+  verified: Verified,
+): string {
+  const hostile = hostileSection(o, h);
+  return [
+    title(o, env, "the hostile section alone; "),
+    `setup: one machine, ${env.cores} cores shared by everything: the load generators (autocannon ` +
+      `${env.autocannon}, each its own process), npm run serve with TRUSTED_PROXY=true (${env.apiWorkers} worker ` +
+      `processes), Postgres 15, anvil and the indexer; the ${database(size)} as npm run bench seeds it.`,
+    `verified: ${int(verified.answers)} sampled answers before the keyed runs, all as the seeded data implies.`,
+    "",
+    ...table(o, hostile.runs, undefined),
+    "",
+    ...hostile.lines,
+    "",
+    ...targetLines(hostile.targets),
+  ].join("\n");
+}
+
 /** The bench's report: the figures, their setup, and the targets met or missed. */
 export function report(
   o: BenchOptions,
@@ -80,7 +215,7 @@ export function report(
   start: PgliteStartFigures,
 ): string {
   const hello = s.hello.result.rps;
-  const widths = [80, 9, 7, 8, 8, 6, 9, 8];
+  const hostile = hostileSection(o, s.hostile);
   const all = [
     s.hello,
     s.ethCall,
@@ -92,29 +227,13 @@ export function report(
     ...s.past.checks.flatMap((c) => [c.alone, c.loaded]),
     ...s.past.batches,
     ...s.past.listings,
+    ...s.integrators.vaults,
+    ...s.integrators.bulk,
     ...s.history.pages,
     ...s.history.walletPages,
+    ...hostile.runs,
   ];
-  const row = (f: RouteFigure) => {
-    const r = f.result;
-    const label = failures(r) > 0 ? `${f.label} [failed]` : f.label;
-    return pad(
-      [
-        label,
-        int(r.rps),
-        ratio(r.rps / hello),
-        ms(r.p50),
-        ms(r.p99),
-        cpu(r.generatorCpu),
-        cpu(r.machineCpu),
-        cpu(r.othersCpu),
-      ],
-      widths,
-    );
-  };
-  const small = `${int(s.small.size.v2 + s.small.size.v1)}-delegation database`;
-  const large = `${int(s.large.size.v2 + s.large.size.v1)}-delegation database`;
-  const failed = all.filter((f) => failures(f.result) > 0);
+  const [small, large] = [database(s.small.size), database(s.large.size)];
 
   // Targets. Latency targets are taken alone (1 connection); at 64 connections a p50 is mostly the
   // queue before it (p50 ≈ 64 / throughput).
@@ -162,11 +281,13 @@ export function report(
     (r) => r.rps,
     false,
   );
-  const batch = (atPast: boolean) =>
+  /** The highest p50 of the runs at the head, or (`atPast`) of those at past blocks. */
+  const slowest50 = (figures: readonly PastFigure[], atPast: boolean) =>
     worst(
-      past.batches.filter((f) => f.past === atPast),
+      figures.filter((f) => f.past === atPast),
       (r) => r.p50,
     );
+  const where = (atPast: boolean) => (atPast ? "at a past block" : "at the head");
   const rate = (read: HistoryRead) => read.events / (read.ms / 1000);
   const slowestRead = s.history.reads.reduce((a, r) => (rate(r) < rate(a) ? r : a));
   const alonePages = s.history.walletPages.filter((f) => f.connections === 1);
@@ -278,13 +399,41 @@ export function report(
       pct,
       true,
     ),
-    bound(`a batch of ${int(o.batchSize)} checks at the head p50 ≤ 100 ms (1 connection)`, batch(false), 100, msText),
-    bound(`a batch of ${int(o.batchSize)} checks at a past block p50 ≤ 1 s (1 connection)`, batch(true), 1000, msText),
+    bound(
+      `a batch of ${int(o.batchSize)} checks at the head p50 ≤ 100 ms (1 connection)`,
+      slowest50(past.batches, false),
+      100,
+      msText,
+    ),
+    bound(
+      `a batch of ${int(o.batchSize)} checks at a past block p50 ≤ 1 s (1 connection)`,
+      slowest50(past.batches, true),
+      1000,
+      msText,
+    ),
     bound(
       `listing of a ${int(fewest)}-delegation wallet at a past block p50 ≤ 20 ms (1 connection)`,
       worst(past.listings, (r) => r.p50),
       20,
       msText,
+    ),
+    ...[[false, 2] as const, [true, 20] as const].map(([atPast, limit]) =>
+      bound(
+        `v2 vaults of a hot wallet with ${int(o.vaultIncoming)} incoming delegations ${where(atPast)} ` +
+          `p50 ≤ ${limit} ms (1 connection), type all and erc20`,
+        slowest50(s.integrators.vaults, atPast),
+        limit,
+        msText,
+      ),
+    ),
+    ...[[false, 100] as const, [true, 500] as const].map(([atPast, limit]) =>
+      bound(
+        `a v2 bulk listing of ${int(o.bulkSize)} wallets of ~10 delegations ${where(atPast)} ` +
+          `p50 ≤ ${limit} ms (1 connection)`,
+        slowest50(s.integrators.bulk, atPast),
+        limit,
+        msText,
+      ),
     ),
     bound(
       `a page of ${o.historyPage} history events p50 ≤ 5 ms at any depth (1 connection)`,
@@ -316,31 +465,28 @@ export function report(
             "none failed or timed out"
           : unanswered.map((f) => `${f.label}: ${failureText(f.result, o)}`).join("; "),
     },
+    ...hostile.targets,
   ];
 
   const lines = [
-    `== results (${o.smoke ? "smoke mode: tiny sizes and short runs, the timings mean nothing" : "full mode"}, ` +
-      `SEED=${o.seed}, ${int(env.runtimeS)} s) ==`,
+    title(o, env, ""),
     `setup: one machine, ${env.cores} cores shared by everything: the load generator (autocannon ${env.autocannon}, ` +
       `its own process, ${o.connections} connections, ${o.durationS} s runs after ${o.warmupS} s warm-up, requests ` +
       `drawn at random from each route's list), the server under test (npm run serve and the hello server with ` +
       `${env.apiWorkers} worker processes each), Postgres 15, anvil and the indexer.`,
     `data: small ${small} (${int(s.small.size.v2)} v2, ${int(s.small.size.v1)} v1, seeded in ` +
       `${seconds(s.small.size.seedMs)}); large ${large} (${int(s.large.size.v2)} v2, ${int(s.large.size.v1)} v1 over ` +
-      `${int(s.large.size.wallets)} wallets, hot wallets of ${o.hot.map(int).join(", ")} delegations per registry; ` +
+      `${int(s.large.size.wallets)} wallets, hot wallets of ${o.hot.map(int).join(", ")} delegations per registry, ` +
+      `${int(o.vaultWallets)} v2 hot wallets of ${int(o.vaultIncoming)} incoming delegations each from a vault of ` +
+      `its own, ${int(o.bulkWallets)} v2 wallets of ${Math.min(...BULK_SIZES)}–${Math.max(...BULK_SIZES)} ` +
+      "delegations; " +
       `a history of ${int(s.large.size.v2Events)} v2 and ${int(s.large.size.v1Events)} v1 events over ` +
       `${int(s.large.size.blocks)} blocks; seeded in ${seconds(s.large.size.seedMs)}).`,
     `verified: ${int(s.verified.answers)} sampled answers before the runs, all as the seeded data implies ` +
       `(${pct(s.verified.positive / s.verified.checks)} of ${int(s.verified.checks)} checks true or non-zero); ` +
       "every page of the whole-history reads.",
     "",
-    `load runs, at ${o.connections} connections unless noted: 2xx answers per second and their ratio to (a)'s; ` +
-      `latency in ms; CPU: gen% is the load generator's (% of one core); machine% all cores' busy time, of which ` +
-      `others% went to processes the bench did not start (other work on this machine; also the kernel's interrupt ` +
-      `time)`,
-    pad(["route", "req/s", "×hello", "p50", "p99", "gen%", "machine%", "others%"], widths),
-    ...all.map(row),
-    ...failed.map((f) => `[failed] ${f.label}: ${failureText(f.result, o)}`),
+    ...table(o, all, hello),
     "",
     "checks, each run's req/s as a share of a hello run just before it, small / large: " +
       checks.map((c, i) => `${c.route} ${ratio(share(s.small.checks[i]!))} / ${ratio(share(c))}`).join(", "),
@@ -381,9 +527,9 @@ export function report(
       `${int(s.apiMemory.peakMb)} MB) with the ${large}; per delegation ` +
       `${int(perDelegation(s.small.apiMemory.rssMb, s.small.size))} and ` +
       `${int(perDelegation(s.apiMemory.rssMb, s.large.size))} bytes`,
+    ...hostile.lines,
     "",
-    "targets:",
-    ...targets.map(({ met, what, detail }) => `  ${met ? "met   " : "MISSED"}  ${what}: ${detail}`),
+    ...targetLines(targets),
   ];
   return lines.join("\n");
 }

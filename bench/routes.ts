@@ -2,18 +2,20 @@
  * What each load run asks, and what each answer must be, from the seeded dataset: the API's check
  * routes over many seeded wallets (most checks built from a seeded delegation, some from wallets
  * that never delegated to each other), at the head or each at a random past block; batches of
- * mixed checks; the hot wallets' listings (whole, at a past block, in pages); pages of the history
- * at random depths; and the baselines' requests. Pages after the first carry the cursor their
- * previous page's Link would (api/routes/cursor.ts), pinned at the newest seeded block.
+ * mixed checks; the hot wallets' listings (whole, at a past block, in pages); the vaults hot
+ * wallets may act for, and bulk listings of many small wallets; pages of the history at random
+ * depths; and the baselines' requests. Pages after the first carry the cursor their previous page's
+ * Link would (api/routes/cursor.ts), pinned at the newest seeded block.
  */
 import { type Address, encodeFunctionData, zeroHash } from "viem";
 import { toJson } from "../api/http/json";
 import { encodeCursor, requestDigest } from "../api/routes/cursor";
-import { v1EventRecord, v1Record, v2EventRecord, v2Record } from "../api/routes/records";
+import { v1EventRecord, v1Record, v2EventRecord, v2Record, v2VaultRecord } from "../api/routes/records";
 import { registryV2Abi } from "../core/abi/registryV2";
 import { type V1CheckQuery, v1CheckKeys } from "../core/v1";
 import { type V2CheckQuery, v2Check } from "../core/v2";
 import { Rng } from "../devkit/random";
+import { WRITE_RIGHTS } from "../devkit/v2/generate";
 import {
   type Dataset,
   type EventLog,
@@ -51,6 +53,9 @@ function linked(headers: Headers, more: boolean): string | undefined {
   if (next === more) return undefined;
   return more ? "no Link to the next page, though more remain" : `a Link past the last page: ${link}`;
 }
+
+/** Distinct queries of the vaults route per hot wallet. */
+const QUERIES_PER_HOT_WALLET = 10;
 
 /** Checks that miss: wallets of the pool that never delegated to each other, most likely. */
 const MISS_SHARE = 0.25;
@@ -133,7 +138,7 @@ const drawnMarked = <Q>(c: Checks<Q>, rng: Rng) =>
 const HIT_DRAWS = 8;
 
 /** A block among those seeded, at random. */
-function pastBlock(data: Dataset, rng: Rng): bigint {
+export function pastBlock(data: Dataset, rng: Rng): bigint {
   const { first, last } = data.blocks!;
   return first + BigInt(rng.int(Number(last - first) + 1));
 }
@@ -250,6 +255,99 @@ export function listingRoute(data: Dataset, version: "v1" | "v2", size: number, 
       path: `/registry/${version}/${wallet}?${query({ chainId: String(data.chainId), blockNumber: at })}`,
     })),
     wrong: (i, status, body) => exactly(wallets[i]!.expected)(status, body),
+  };
+}
+
+/** A block at random from the one after which the dataset added no hot delegation (`data.snapshotBlock`) on. */
+export function afterHotBlock(data: Dataset, rng: Rng): bigint {
+  const [from, to] = [data.snapshotBlock!, data.blocks!.last];
+  return from + BigInt(rng.int(Number(to - from) + 1));
+}
+
+/** Throws unless every delegation of the rows was made by the end of `block`. */
+function madeBy(rows: readonly V2DelegationRow[], block: bigint) {
+  if (rows.some((r) => r.firstBlock > block)) throw new Error(`a hot wallet has delegations after block ${block}`);
+}
+
+/**
+ * What a hot wallet only delegated to may do, `GET /registry/v2/:wallet/vaults` of `kind` (all, or
+ * erc20 naming a contract one of its vaults delegated ERC20 amounts for; with no rights, or rights
+ * some delegations carry), each query at the head or (`past`) at a random block after every hot
+ * delegation. Each answer is every vault for which the check to the wallet from it holds, asked of
+ * the dataset one vault at a time: a missing or an extra vault is wrong.
+ */
+export function vaultsRoute(data: Dataset, kind: "all" | "erc20", past: boolean, seed: number): Route {
+  const rng = new Rng(seed);
+  const queries = [...data.hotIncoming].flatMap(([wallet, hot]) => {
+    const contracts = [...new Set(hot.rows.filter((r) => r.delegationType === "ERC20").map((r) => r.contract!))];
+    return Array.from({ length: QUERIES_PER_HOT_WALLET }, () => {
+      const block = past ? afterHotBlock(data, rng) : undefined;
+      if (block !== undefined) madeBy(hot.rows, block);
+      const query = {
+        kind,
+        to: wallet,
+        rights: rng.chance(0.5) ? zeroHash : rng.pick(WRITE_RIGHTS),
+        contract: kind === "erc20" ? rng.pick(contracts) : undefined,
+      };
+      return { query, block, vaults: [...new Set(hot.rows.map((r) => r.from))].sort() };
+    });
+  });
+  const expected = (i: number) => {
+    const { query, block, vaults } = queries[i]!;
+    const enabled = data.v2EnabledAt(block);
+    return toJson(
+      vaults.flatMap((vault) => {
+        const answer = v2Check({ ...query, from: vault }).answer(enabled);
+        return answer === false || answer === 0n ? [] : [v2VaultRecord({ vault, answer })];
+      }),
+    );
+  };
+  const sizes = [...new Set([...data.hotIncoming.values()].map((hot) => hot.size.toLocaleString("en")))];
+  return {
+    label: `v2 vaults type=${kind}${past ? " at a past block" : ""}, ${sizes.join("/")}-incoming-delegation wallet`,
+    requests: queries.map(({ query: { to, rights, contract }, block }) => ({
+      method: "GET",
+      path:
+        `/registry/v2/${to}/vaults?` +
+        query({ chainId: String(data.chainId), type: kind, contract, rights: rightsParam(rights), blockNumber: block }),
+    })),
+    wrong: (i, status, body) => exactly(expected(i))(status, body),
+  };
+}
+
+/**
+ * Bulk listings, `POST /registry/v2/wallets`: `count` lists of `size` small wallets drawn at random,
+ * each at the head or (`past`) at a random block after every hot delegation; each answer every
+ * wallet's whole listing, in order.
+ */
+export function bulkRoute(data: Dataset, options: { size: number; count: number; past: boolean }, seed: number): Route {
+  const rng = new Rng(seed);
+  const wallets = [...data.bulkWallets.keys()];
+  const lists = Array.from({ length: options.count }, () => {
+    const block = options.past ? afterHotBlock(data, rng) : undefined;
+    const list = rng.shuffle([...wallets]).slice(0, options.size);
+    if (block !== undefined) for (const wallet of list) madeBy(data.bulkWallets.get(wallet)!.rows, block);
+    return { block, list };
+  });
+  return {
+    label:
+      `v2 bulk listing of ${options.size.toLocaleString("en")} wallets of ~10 delegations` +
+      `${options.past ? " at a past block" : ""}`,
+    requests: lists.map(({ block, list }) => ({
+      method: "POST",
+      path: "/registry/v2/wallets",
+      body: toJson({
+        chainId: data.chainId,
+        ...(block === undefined ? {} : { blockNumber: block.toString() }),
+        wallets: list,
+      }),
+    })),
+    // Built when asked: a list's answer is megabytes.
+    wrong: (i, status, body) =>
+      exactly(toJson(lists[i]!.list.map((w) => hotListing("v2", data.bulkWallets.get(w)!).map((d) => d.record))))(
+        status,
+        body,
+      ),
   };
 }
 

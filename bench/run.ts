@@ -3,26 +3,43 @@
  * machine, the API's throughput and latency on every check route and the listings over a seeded
  * database of realistic size, beside the raw node:http hello, anvil's eth_call and Ponder's own
  * server; then the indexer's backfill speed and memory, and the delay from a block to the API's
- * answer; last, npm start alone on PGlite over a smaller chain (its backfill, then its checks).
- * Prints a table of the figures and the issue's targets, met or missed; exits non-zero only
- * when something failed (never for a missed target). Needs DATABASE_URL (Postgres).
+ * answer, and the service under hostile traffic (bench/hostile.ts); last, npm start alone on PGlite
+ * over a smaller chain (its backfill, then its checks). Prints a table of the figures and the
+ * issues' targets, met or missed; exits non-zero only when something failed (never for a missed
+ * target). `-- --hostile`: only the hostile section, over the large database. Needs DATABASE_URL
+ * (Postgres).
  */
 
 import { readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { ROOT } from "../devkit/processes";
 import { backfillChain, measureBackfill, measureStartOnPglite } from "./backfill";
+import { routeMeasurer } from "./measure";
 import { parseOptions } from "./options";
-import { report } from "./report";
+import { type Environment, hostileReport, report } from "./report";
 import { runBenchScript } from "./script";
-import { measureServing, routeMeasurer } from "./serving";
+import { measureHostileAlone, measureServing } from "./serving";
 
 const options = parseOptions();
 await runBenchScript("npm run bench", async ({ db, cleanup, log, startedAt }) => {
+  const flags = [...(options.smoke ? [" --smoke"] : []), ...(options.hostileOnly ? [" --hostile"] : [])].join("");
   log(
-    `${options.smoke ? "smoke" : "full"} mode, SEED=${options.seed} (rerun with SEED=${options.seed} npm run ` +
-      `bench${options.smoke ? " -- --smoke" : ""})`,
+    `${options.smoke ? "smoke" : "full"} mode${options.hostileOnly ? ", the hostile section alone" : ""}, ` +
+      `SEED=${options.seed} (rerun with SEED=${options.seed} npm run bench${flags && ` --${flags}`})`,
   );
+  const environment = (): Environment => ({
+    cores: availableParallelism(),
+    apiWorkers: Number(process.env.API_WORKERS || availableParallelism()),
+    autocannon: (
+      JSON.parse(readFileSync(`${ROOT}/node_modules/autocannon/package.json`, "utf8")) as { version: string }
+    ).version,
+    runtimeS: (Date.now() - startedAt) / 1000,
+  });
+  if (options.hostileOnly) {
+    const { size, hostile, verified } = await measureHostileAlone(options, cleanup, db, log);
+    console.log(`\n${hostileReport(options, environment(), hostile, size, verified)}`);
+    return;
+  }
   const serving = await measureServing(options, cleanup, db, log);
   log(`backfill: sending ${options.backfillEvents.toLocaleString("en")} registry events to a fresh chain`);
   const backfill = await cleanup.scope(async () => {
@@ -37,14 +54,5 @@ await runBenchScript("npm run bench", async ({ db, cleanup, log, startedAt }) =>
     const measure = routeMeasurer(options, log, serving.verified);
     return measureStartOnPglite(cleanup, chain, options.seed + 6, measure);
   });
-  const autocannon = (
-    JSON.parse(readFileSync(`${ROOT}/node_modules/autocannon/package.json`, "utf8")) as { version: string }
-  ).version;
-  const environment = {
-    cores: availableParallelism(),
-    apiWorkers: Number(process.env.API_WORKERS || availableParallelism()),
-    autocannon,
-    runtimeS: (Date.now() - startedAt) / 1000,
-  };
-  console.log(`\n${report(options, environment, serving, backfill, start)}`);
+  console.log(`\n${report(options, environment(), serving, backfill, start)}`);
 });

@@ -2,9 +2,13 @@
  * The frame of every bench script (npm run bench, bench/profile.ts, bench/memory.ts): Postgres
  * required, a log whose lines say the seconds since the start, every process started from here on
  * marked as this run's (the CPU of any other is other work on the machine), a scratch database,
- * and everything started stopped at the end, also when the script fails (exit code 1).
+ * and everything started stopped at the end, also when the script fails (exit code 1). The
+ * script's own requests (sampled answers, probes, an indexer's metrics) keep no idle connection:
+ * a server holds at most 64 of one client's (api/http/server.ts), and a load run opens as many
+ * from the same address.
  */
 import type pg from "pg";
+import { Agent, setGlobalDispatcher } from "undici";
 import { Cleanup } from "./cleanup";
 import { benchDatabase } from "./database";
 import { RUN_VARIABLE } from "./procs";
@@ -16,6 +20,7 @@ export async function runBenchScript(name: string, work: (run: BenchRun) => Prom
     console.error(`${name} needs Postgres: set DATABASE_URL (e.g. postgres://postgres:postgres@127.0.0.1:5432/bench).`);
     process.exit(1);
   }
+  setGlobalDispatcher(new Agent({ keepAliveTimeout: 10, keepAliveMaxTimeout: 10 }));
   const startedAt = Date.now();
   const log = (line: string) => console.log(`· [${((Date.now() - startedAt) / 1000).toFixed(0)} s] ${line}`);
   process.env[RUN_VARIABLE] = `${process.pid}-${Date.now()}`;

@@ -5,20 +5,23 @@
  * after each step a fresh `npm run serve` over them is loaded route by route, each run preceded by
  * a verified sample of its answers. Beside them: the raw node:http hello, anvil's eth_call and
  * Ponder's own server, at the large size. Over the large database also: every check at past blocks
- * (alone and at 64 connections), batches of checks, listings at a past block, the whole history read
- * by following Link, history pages at random depths, and the largest wallets read in pages.
+ * (alone and at 64 connections), batches of checks, listings at a past block, the vaults hot wallets
+ * may act for and bulk listings of small wallets (at the head and at a past block), the whole
+ * history read by following Link, history pages at random depths, and the largest wallets read in
+ * pages. Last, alone on the machine, the hostile section (bench/hostile.ts).
  */
 import type pg from "pg";
-import { waitFor } from "../devkit/processes";
-import { ADDRESS_1 } from "../devkit/v2/generate";
 import type { Cleanup } from "./cleanup";
 import { measureDelays } from "./delay";
 import { type HistoryRead, readHistory } from "./history-read";
-import { type LoadResult, runLoad } from "./load";
+import { type HostileFigures, measureHostile } from "./hostile";
+import type { LoadResult } from "./load";
+import { type RouteFigure, routeMeasurer, settle } from "./measure";
 import type { BenchOptions } from "./options";
 import { type TreeMemory, treeMemory } from "./procs";
 import {
   batchRoute,
+  bulkRoute,
   checkRoutes,
   ethCallRoute,
   helloRoute,
@@ -26,12 +29,11 @@ import {
   listingPagesRoute,
   listingRoute,
   type Route,
+  vaultsRoute,
   walletHistoryRoute,
 } from "./routes";
 import { CHAIN_ID, type Size, seededStack, startHello, startServe } from "./stack";
-import { type Verified, verifyRoute } from "./verify";
-
-export type RouteFigure = { label: string; result: LoadResult; connections: number };
+import type { Verified } from "./verify";
 
 /**
  * A check route's run, with the req/s of a hello run just before it: the machine's speed drifts
@@ -39,6 +41,9 @@ export type RouteFigure = { label: string; result: LoadResult; connections: numb
  * check route is held to its share of its own hello.
  */
 export type CheckFigure = RouteFigure & { route: string; hello: LoadResult };
+
+/** A run at the head, or (`past`) at past blocks. */
+export type PastFigure = RouteFigure & { past: boolean };
 
 export type ServingFigures = {
   small: { size: Size; checks: CheckFigure[]; apiMemory: TreeMemory };
@@ -50,9 +55,11 @@ export type ServingFigures = {
   /** Each check route at past blocks, alone and loaded, beside the same route at the head. */
   past: {
     checks: { head: RouteFigure; alone: RouteFigure; loaded: RouteFigure }[];
-    batches: (RouteFigure & { past: boolean })[];
+    batches: PastFigure[];
     listings: (RouteFigure & { delegations: number })[];
   };
+  /** What integrators ask for, each at the head and at a past block (1 connection): vaults, bulk listings. */
+  integrators: { vaults: PastFigure[]; bulk: PastFigure[] };
   /** The whole history read, history pages at random depths, the largest wallets in pages. */
   history: {
     reads: HistoryRead[];
@@ -67,60 +74,24 @@ export type ServingFigures = {
   apiMemory: TreeMemory;
   /** Milliseconds from a new delegation's block to the API's first `true`. */
   delays: number[];
+  hostile: HostileFigures;
 };
 
-/** A check answered without reading any delegation (`from` 0x1 never delegates). */
-const PROBE = `/registry/v2/check/all?chainId=${CHAIN_ID}&to=${ADDRESS_1}&from=${ADDRESS_1}`;
-
-/** Waits until an API answers promptly again: requests of a run that timed out may still be in its queue. */
-export async function settle(base: string, headers: Record<string, string>) {
-  let prompt = 0;
-  await waitFor("the API to answer promptly again", async () => {
-    const started = Date.now();
-    const res = await fetch(base + PROBE, { headers });
-    await res.text();
-    prompt = res.ok && Date.now() - started < 100 ? prompt + 1 : 0;
-    return prompt >= 3 ? true : undefined;
+/** `--hostile`: the hostile section alone (bench/hostile.ts), over the large database as the bench seeds it. */
+export async function measureHostileAlone(
+  o: BenchOptions,
+  cleanup: Cleanup,
+  db: pg.Client,
+  log: (line: string) => void,
+): Promise<{ size: Size; hostile: HostileFigures; verified: Verified }> {
+  return cleanup.scope(async () => {
+    const { service, data, grow } = await seededStack(o, cleanup, db, log);
+    await grow("small");
+    const size = await grow("large");
+    const verified: Verified = { answers: 0, checks: 0, positive: 0 };
+    const hostile = await measureHostile(o, cleanup, db, service, data, routeMeasurer(o, log, verified), log);
+    return { size, hostile, verified };
   });
-}
-
-export type RouteMeasurer = (
-  base: string,
-  route: Route,
-  headers: Record<string, string>,
-  label?: string,
-  connections?: number,
-  durationS?: number,
-) => Promise<RouteFigure>;
-
-/**
- * How every run of the bench measures a route: a verified sample of its answers first (counted in
- * `verified`), then the load, logged.
- */
-export function routeMeasurer(o: BenchOptions, log: (line: string) => void, verified: Verified): RouteMeasurer {
-  return async (base, route, headers, label = route.label, connections = o.connections, durationS = o.durationS) => {
-    const v = await verifyRoute(base, route, o.verifySample, headers);
-    verified.answers += v.answers;
-    verified.checks += v.checks;
-    verified.positive += v.positive;
-    const result = await runLoad(label, {
-      url: base,
-      connections,
-      durationS,
-      warmupS: o.warmupS,
-      headers,
-      requests: route.requests,
-      // A batch at a past block may take seconds: answered late is a figure, not a failure.
-      timeoutS: 60,
-    });
-    const failed =
-      result.non2xx + result.errors > 0 ? `; FAILED: ${JSON.stringify(result.statuses)}, ${result.errors} errors` : "";
-    log(
-      `${label}: ${Math.round(result.rps)} req/s, p50 ${result.p50?.toFixed(2)} ms, p99 ${result.p99?.toFixed(2)} ` +
-        `ms (${v.answers} sampled answer${v.answers === 1 ? "" : "s"} verified first${failed})`,
-    );
-    return { label, result, connections };
-  };
 }
 
 /** The API's figures (see the module's head). */
@@ -212,6 +183,15 @@ export async function measureServing(
     for (const version of ["v2", "v1"] as const)
       past.listings.push({ delegations: fewest, ...(await alone(listingRoute(data, version, fewest, true))) });
 
+    const integrators: ServingFigures["integrators"] = { vaults: [], bulk: [] };
+    for (const atPast of [false, true]) {
+      for (const kind of ["all", "erc20"] as const)
+        integrators.vaults.push({ past: atPast, ...(await alone(vaultsRoute(data, kind, atPast, o.seed + 8))) });
+      const route = bulkRoute(data, { size: o.bulkSize, count: o.bulkLists, past: atPast }, o.seed + 9);
+      // Like batches, a bulk listing may take up to a second: a longer run, for enough answers.
+      integrators.bulk.push({ past: atPast, ...(await alone(route, json, o.batchDurationS)) });
+    }
+
     // The whole history by following Link; pages of it at random depths; the largest wallets in pages.
     const history: ServingFigures["history"] = { reads: [], pages: [], walletPages: [] };
     for (const version of ["v2", "v1"] as const) {
@@ -246,10 +226,14 @@ export async function measureServing(
       seed: o.seed + 3,
     });
     log(`new delegations answered ${delays.map((d) => `${d} ms`).join(", ")} after their blocks were mined`);
+    // The hostile section has the machine alone: this replica goes first.
+    await serve.stop();
+    const hostile = await measureHostile(o, cleanup, db, service, data, measure, log);
     return {
       small,
       large: { size, checks, listings },
       past,
+      integrators,
       history,
       hello,
       ethCall,
@@ -257,6 +241,7 @@ export async function measureServing(
       verified,
       apiMemory,
       delays,
+      hostile,
     };
   });
 }

@@ -59,7 +59,7 @@ try {
   const chain = await startChain(cleanup, { blockGasLimit: 1_000_000_000n, seedBlocks: 200 });
   const service = await startIndexer(cleanup, chain);
   const data = new Dataset(SEED, { chainId: CHAIN_ID, wallets: 20_000, samplesPerRoute: 2_000 });
-  await growDataset(db, service, data, { v2: 15_000, v1: 5_000 }, [200], chain.seedBlocks);
+  await growDataset(db, service, data, { v2: 15_000, v1: 5_000 }, { both: [200] }, chain.seedBlocks);
   const tag = `soak-${process.pid}-${Date.now()}`;
   const serve = await startServe(cleanup, service, tag);
   const routes = [...checkRoutes(data, SEED + 1), listingRoute(data, "v2", 200), listingRoute(data, "v1", 200)];

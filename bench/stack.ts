@@ -14,7 +14,7 @@ import { Child, freePort, ROOT, waitFor } from "../devkit/processes";
 import { chainClient, rpc } from "../devkit/rpc";
 import { type Replica, type Service, startReplica, startService } from "../devkit/service";
 import type { Cleanup } from "./cleanup";
-import { Dataset, type SeedBlock } from "./dataset";
+import { Dataset, type HotSizes, type SeedBlock } from "./dataset";
 import type { BenchOptions } from "./options";
 import { tagEnv } from "./procs";
 import { seed } from "./seed-db";
@@ -97,7 +97,7 @@ export async function growDataset(
   service: Service,
   data: Dataset,
   counts: { v2: number; v1: number },
-  hot: readonly number[],
+  hot: HotSizes,
   blocks: readonly SeedBlock[],
 ) {
   const last = blocks.at(-1)!.number;
@@ -118,6 +118,16 @@ export type Size = {
   blocks: number;
   seedMs: number;
 };
+
+/** The bulk listings' wallets' numbers of delegations, taken in turn: 10 on average. */
+export const BULK_SIZES = [8, 9, 10, 11, 12];
+
+/** The large step's hot wallets: listings', vaults' (only delegated to) and bulk listings' (~10 delegations each). */
+const largeHot = (o: BenchOptions): HotSizes => ({
+  both: o.hot,
+  incoming: Array.from({ length: o.vaultWallets }, () => o.vaultIncoming),
+  bulk: Array.from({ length: o.bulkWallets }, (_, i) => BULK_SIZES[i % BULK_SIZES.length]!),
+});
 
 /**
  * The chain (with `o.blocks` blocks to seed), the indexer on it and the dataset, and its growth:
@@ -141,7 +151,7 @@ export async function seededStack(o: BenchOptions, cleanup: Cleanup, db: pg.Clie
       service,
       data,
       { v2: total - Math.round(total * o.v1Share), v1: Math.round(total * o.v1Share) },
-      step === "small" ? [] : o.hot,
+      step === "small" ? { both: [] } : largeHot(o),
       step === "small" ? chain.seedBlocks.slice(0, smallBlocks) : chain.seedBlocks.slice(smallBlocks),
     );
     const counts = data.counts;

@@ -6,8 +6,11 @@
  * and every number it prints is finite and positive. With issues 14 and 15's figures: each check
  * route at past blocks (alone and loaded), batches at the head and at a past block, listings at a
  * past block, history pages at random depths, the largest wallets in pages (each page's latency),
- * the whole history read by following Link, and every target beside its figure. Timings are never
- * asserted: this is a smoke test of the bench, not a benchmark. Postgres only, as the bench.
+ * the whole history read by following Link, and every target beside its figure. With issue 29's:
+ * the vaults of hot wallets and bulk listings, at the head and at a past block; and issue 28's
+ * hostile section: one keyless client's cost to the service, and keyed checks beside a keyless
+ * flood. Timings are never asserted: this is a smoke test of the bench, not a benchmark. Postgres
+ * only, as the bench.
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { runNpm } from "../devkit/processes";
@@ -40,6 +43,8 @@ const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&
 const rowOf = (pattern: string) =>
   new RegExp(`^${pattern}\\s+${[...Array(4).fill(NUMBER), ...Array(3).fill(`<?${NUMBER}`)].join("\\s+")}$`, "m");
 const row = (label: string) => rowOf(escapeRegExp(label));
+/** A target's line, met or missed, whose text begins as `pattern` (a regular expression's source). */
+const targetOf = (pattern: string) => new RegExp(`^ {2}(?:met {3}|MISSED) {2}${pattern}.*: \\S`, "m");
 
 describe.runIf(process.env.DATABASE_URL)("npm run bench -- --smoke", () => {
   let run: Run;
@@ -100,6 +105,70 @@ describe.runIf(process.env.DATABASE_URL)("npm run bench -- --smoke", () => {
     }
   });
 
+  it("prints the vaults of hot wallets and bulk listings, at the head and at a past block, with their targets", () => {
+    for (const at of ["", " at a past block"]) {
+      for (const kind of ["all", "erc20"])
+        expect(results).toMatch(
+          rowOf(`v2 vaults type=${kind}${at}, ${NUMBER}-incoming-delegation wallet, 1 connection`),
+        );
+      expect(results).toMatch(rowOf(`v2 bulk listing of ${NUMBER} wallets of ~10 delegations${at}, 1 connection`));
+    }
+    for (const [at, limit] of [
+      ["at the head", 2],
+      ["at a past block", 20],
+    ] as const) {
+      expect(results).toMatch(
+        targetOf(`v2 vaults of a hot wallet with ${NUMBER} incoming delegations ${at} p50 ≤ ${limit} ms`),
+      );
+    }
+    for (const [at, limit] of [
+      ["at the head", 100],
+      ["at a past block", 500],
+    ] as const)
+      expect(results).toMatch(
+        targetOf(`a v2 bulk listing of ${NUMBER} wallets of ~10 delegations ${at} p50 ≤ ${limit} ms`),
+      );
+  });
+
+  it("prints the hostile section: one keyless client's cost, keyed checks beside a keyless flood", () => {
+    const share = `<?${NUMBER}%`;
+    const status = String.raw`\d{3}: (?:${NUMBER}|none)`;
+    const answers = `${status}(?:, ${status})*; (?:no errors|${NUMBER} errors)`;
+    expect(results).toMatch(
+      new RegExp(
+        `^hostile, one keyless client: from one address, ${NUMBER} connections for ${NUMBER} s \\(its load ` +
+          `generator ${share} of one core\\), .*4 MiB batch bodies.*: answered ${answers}$`,
+        "m",
+      ),
+    );
+    expect(results).toMatch(
+      new RegExp(
+        `^hostile, one keyless client: the service's CPU on it beyond the same span idle: ${share} of one core ` +
+          `\\(its processes ${share}, their ${NUMBER} Postgres backends ${share}\\); idle, it spent ${share} of ` +
+          "one core$",
+        "m",
+      ),
+    );
+    const flood = "64 connections of keyless checks from 1,000 forwarded addresses";
+    for (const label of ["unloaded", "beside the keyless flood"])
+      expect(results).toMatch(row(`hostile: v2 check all, keyed, ${label}`));
+    expect(results).toMatch(
+      new RegExp(
+        `^hostile, keyed under a keyless flood: v2 check all beside ${flood} \\(TRUSTED_PROXY\\): ${NUMBER} ` +
+          `req/s, ${NUMBER}% of unloaded \\(${NUMBER} req/s\\); p99 ${NUMBER} ms, ${NUMBER}× unloaded ` +
+          `\\(${NUMBER} ms\\); load generators: keyed ${share} \\(unloaded ${share}\\), keyless ${share} of one core$`,
+        "m",
+      ),
+    );
+    const keyless = results.match(
+      new RegExp(`^hostile, keyed under a keyless flood: the flood's answers: ${answers}$`, "m"),
+    );
+    expect(keyless?.[0]).toMatch(/ 200: .* 429: .* 503: /);
+    expect(results).toMatch(targetOf(`one keyless client costs the service ≤ 5% of one core over ${NUMBER} s`));
+    expect(results).toMatch(targetOf(`keyed v2 check all beside ${flood} .* ≥ 50% of its unloaded throughput`));
+    expect(results).toMatch(targetOf(`keyed v2 check all beside ${flood} .*: p99 ≤ 3× unloaded`));
+  });
+
   it("prints the indexing figures, the delay and the API's memory", () => {
     const afterEvents = `of which ${NUMBER} ms after its last event: Ponder creating the tables' indexes`;
     expect(results).toMatch(
@@ -141,7 +210,7 @@ describe.runIf(process.env.DATABASE_URL)("npm run bench -- --smoke", () => {
         "m",
       ),
     );
-    expect(results.match(/^ {2}(met {3}|MISSED) {2}\S/gm)).toHaveLength(20);
+    expect(results.match(/^ {2}(met {3}|MISSED) {2}\S/gm)).toHaveLength(27);
     // A missed target says by how much.
     for (const line of results.match(/^ {2}MISSED {2}.*$/gm) ?? [])
       expect(line).toMatch(new RegExp(`missed: ${NUMBER}(× the limit|% of the target)`));
