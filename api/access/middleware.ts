@@ -7,6 +7,7 @@ import { databaseUnavailable, databaseUnreachable } from "../http/unavailable";
 import { KEYLESS_ROWS_PER_UNIT } from "../limits";
 import type { KeyStore } from "./keys";
 import type { RateLimiter, Verdict } from "./limit";
+import { refusalPace } from "./pace";
 
 export type AccessOptions = {
   keys: KeyStore;
@@ -113,24 +114,16 @@ async function useKey(keys: KeyStore, key: string, otherwise: string): Promise<v
 }
 
 /**
- * How long a refusal of a keyless request (429) waits before it goes: a client that keeps asking
- * over its budget gets four answers a second per connection (and a client has at most
- * MAX_CONNECTIONS_PER_CLIENT of those, api/http/server.ts), each costing next to nothing to hold.
- */
-const REFUSAL_DELAY_MS = 250;
-
-const refusalDelay = () => new Promise((ok) => setTimeout(ok, REFUSAL_DELAY_MS));
-
-/**
  * A request with a valid X-API-KEY is served without a budget. Any other is refused while the
  * process is saturated (a growing share of them, api/http/load.ts), and spends its client's
  * keyless budget: one unit on arrival (a POST's items are spent by its route, once it has read how
  * many; on arrival it is only checked to have a unit left, so that a spent budget is refused before
  * its body is read), and what its route reads beyond. A key this process's copy cannot vouch for is
  * looked up only once that unit is spent: unknown or revoked keys are 401 while the budget lasts,
- * then 429 with no lookup.
+ * then 429 with no lookup. Its refusals (429) are paced (api/access/pace.ts).
  */
 export function requireAccess(options: AccessOptions): MiddlewareHandler<{ Variables: AccessVariables }> {
+  const pace = refusalPace();
   return async (c, next) => {
     const key = c.req.header("X-API-KEY");
     // A CORS preflight carries no key, even for a keyed request: it is not counted (browsers keep its answer).
@@ -138,7 +131,8 @@ export function requireAccess(options: AccessOptions): MiddlewareHandler<{ Varia
       c.set("budget", UNBOUNDED);
       return next();
     }
-    const budget = keylessBudget(options.limiter, holderOf(c, options.trustProxy));
+    const holder = holderOf(c, options.trustProxy);
+    const budget = keylessBudget(options.limiter, holder);
     c.set("budget", budget);
     try {
       // Saturated: keyed requests first. The refusal costs next to nothing, and no budget.
@@ -164,13 +158,13 @@ export function requireAccess(options: AccessOptions): MiddlewareHandler<{ Varia
     } catch (error) {
       if (error instanceof Problem) {
         error.extra.headers = { ...budget.headers(), ...error.extra.headers };
-        if (error.code === "rate_limited") await refusalDelay();
+        if (error.code === "rate_limited") await pace.wait(holder);
       }
       throw error;
     }
     await next();
     for (const [name, value] of Object.entries(budget.headers())) c.res.headers.set(name, value);
-    if (c.res.status === 429) await refusalDelay();
+    if (c.res.status === 429) await pace.wait(holder);
   };
 }
 
@@ -178,19 +172,21 @@ export function requireAccess(options: AccessOptions): MiddlewareHandler<{ Varia
  * The admin endpoints' guard against guessing: a request spends a unit of its client's budget of
  * admin attempts (one of its own, beside the keyless one) before its token is compared, refused
  * 429 once that is spent, given back when the token was right: a client may try 25 wrong tokens in
- * 10 seconds, each refusal given a moment later.
+ * 10 seconds, each refusal (401 and 429) paced as the keyless ones are (api/access/pace.ts).
  */
 export function throttleWrongTokens(options: AccessOptions): MiddlewareHandler {
+  const pace = refusalPace();
   return async (c, next) => {
-    const budget = keylessBudget(options.limiter, `${holderOf(c, options.trustProxy)} admin`);
+    const holder = `${holderOf(c, options.trustProxy)} admin`;
+    const budget = keylessBudget(options.limiter, holder);
     try {
       await budget.spend(1, "a request with the operator's token, checked before it is compared");
     } catch (error) {
-      await refusalDelay();
+      await pace.wait(holder);
       throw error;
     }
     await next();
-    if (c.res.status === 401) await refusalDelay();
+    if (c.res.status === 401) await pace.wait(holder);
     else await budget.charge(-1);
   };
 }
