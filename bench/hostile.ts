@@ -75,7 +75,7 @@ function largestBody(): string {
 }
 
 /** What the attacker of (a) sends: four kinds, each drawn as often as the others (see the module's head). */
-function attackRequests(data: Dataset, seed: number): LoadRequest[] {
+export function attackRequests(data: Dataset, seed: number): LoadRequest[] {
   const rng = new Rng(seed);
   const chainId = String(data.chainId);
   const versions = ["v2", "v1"] as const;

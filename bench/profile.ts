@@ -9,15 +9,20 @@
  * prints the heaviest functions and modules by self time during the load, with the profile's path
  * (for Chrome DevTools or speedscope). "backfill" profiles the bench's backfill instead, without seeding: the
  * service's indexer, then the minimal Ponder indexer (bench/baseline), each in its backfill phase.
- * "start" profiles `npm start` alone on PGlite (the bench's row (d)) while its v2 check all is loaded.
+ * "start" profiles `npm start` alone on PGlite (the bench's row (d)) while its v2 check all is loaded;
+ * "hostile", the hostile section's keyless attacker (bench/hostile.ts) on a replica.
  */
 
 import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
+import { MAX_CONNECTIONS_PER_CLIENT } from "../api/http/server";
 import { ROOT, waitFor } from "../devkit/processes";
+import type { Service } from "../devkit/service";
 import { backfillChain, type IndexerHooks, measureBackfill, measureStartOnPglite } from "./backfill";
+import type { Dataset } from "./dataset";
 import { readHistory } from "./history-read";
+import { attackRequests } from "./hostile";
 import { runLoad } from "./load";
 import { type RouteMeasurer, routeMeasurer, settle } from "./measure";
 import { BENCH_FLAGS, benchOptions, commandLineOrExit } from "./options";
@@ -187,8 +192,41 @@ async function profileStartOnPglite(run: Pick<BenchRun, "cleanup" | "log">) {
   );
 }
 
+/**
+ * One keyless attacker as the bench's hostile section sends it (bench/hostile.ts), at as many
+ * connections as a client may hold, on a one-worker replica behind a trusted proxy: where the
+ * refusals' time goes.
+ */
+async function profileHostile(run: Pick<BenchRun, "cleanup" | "log">, service: Service, data: Dataset) {
+  const dir = mkdtempSync(join(tmpdir(), "bench-profile-"));
+  const window = { from: 0, to: 0 };
+  await run.cleanup.scope(async () => {
+    const serve = await startServe(run.cleanup, service, `profile-${process.pid}`, {
+      API_WORKERS: "1",
+      TRUSTED_PROXY: "true",
+      ...profiled(dir),
+    });
+    await settle(serve.url, service.headers);
+    window.from = now();
+    const r = await runLoad(HOSTILE, {
+      url: serve.url,
+      connections: MAX_CONNECTIONS_PER_CLIENT,
+      durationS: o.durationS,
+      warmupS: 0,
+      headers: {},
+      requests: attackRequests(data, o.seed + 10),
+    });
+    window.to = now();
+    run.log(`${HOSTILE}: answers ${JSON.stringify(r.statuses)}, ${r.errors} errors`);
+    await askProfiles(dir);
+  });
+  const { path, profile } = workerProfile(dir);
+  console.log([`profile of one keyless attacker: ${path}`, ...summarize(profile, window)].join("\n"));
+}
+
 const BACKFILL = "backfill";
 const START = "start";
+const HOSTILE = "hostile";
 const { values, positionals: labels } = commandLineOrExit(
   { options: { ...BENCH_FLAGS, connections: { type: "string" } }, allowPositionals: true },
   'use [--smoke] [--duration <s>] [--connections <n>] "<route>"…',
@@ -207,11 +245,12 @@ if (labels.length === 0) {
 await runBenchScript("bench/profile.ts", async ({ db, cleanup, log }) => {
   if (labels.includes(BACKFILL)) await profileBackfill({ db, cleanup, log });
   if (labels.includes(START)) await profileStartOnPglite({ cleanup, log });
-  const own = [BACKFILL, START];
-  if (labels.every((label) => own.includes(label))) return;
+  const own = [BACKFILL, START, HOSTILE];
+  if (labels.every((label) => label === BACKFILL || label === START)) return;
   const { service, data, grow } = await seededStack(o, cleanup, db, log);
   await grow("small");
   await grow("large");
+  if (labels.includes(HOSTILE)) await profileHostile({ cleanup, log }, service, data);
   const [fewest, most] = [Math.min(...o.hot), Math.max(...o.hot)];
   const versions = ["v2", "v1"] as const;
   const routes: Route[] = [
