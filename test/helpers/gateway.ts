@@ -21,6 +21,8 @@ export type GatewayOptions = {
   indexer: string;
   /** Starts `command` with `args` in `cwd` where nginx is to run (default: here). */
   run?: (command: string, args: string[], cwd: string) => Child;
+  /** The loopback ports nginx listens on (default: free ones here). */
+  ports?: { public: number; operator: number };
   /** The URL this process reaches nginx's loopback `port` at (default: http://127.0.0.1:<port>). */
   reach?: (port: number) => string;
 };
@@ -59,7 +61,10 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const dir = mkdtempSync(join(tmpdir(), "gateway-"));
   // nginx's workers drop root's privileges (to nobody) and write request bodies under it.
   chmodSync(dir, 0o755);
-  const [port, operatorPort] = [await freePort(), await freePort()];
+  const { public: port, operator: operatorPort } = options.ports ?? {
+    public: await freePort(),
+    operator: await freePort(),
+  };
   const servers = options.api.map((url) => `server ${new URL(url).host};`).join(" ");
   writeFileSync(join(dir, "site.conf"), gatewayConfig(options.indexer, port, operatorPort));
   writeFileSync(
