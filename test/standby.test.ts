@@ -386,6 +386,7 @@ describe.runIf(!refusal)("API replicas on a hot standby, on hosts apart", () => 
 
   it("answers at what the standby holds: past it is block_not_indexed; a paused replay is behind", async () => {
     await standby.query("SELECT pg_wal_replay_pause()");
+    const pausedAt = Date.now();
     try {
       await waitFor("the replay to pause", async () => {
         const [row] = await standby.query("SELECT pg_get_wal_replay_pause_state() AS state");
@@ -424,6 +425,7 @@ describe.runIf(!refusal)("API replicas on a hot standby, on hosts apart", () => 
         await waitFor(`${base} to report its chain behind`, async () =>
           (await statuses(base))[0] === "behind" ? true : undefined,
         );
+      timings.push(`the replay paused, both replicas behind after ${((Date.now() - pausedAt) / 1000).toFixed(1)} s`);
       expect(await statuses(urls.indexer), tag("the indexer itself is live")).toEqual(["live"]);
       const ready = await fetch(`${replica}/ready`);
       expect(ready.status, tag("a replica behind stays in service")).toBe(200);
@@ -440,6 +442,7 @@ describe.runIf(!refusal)("API replicas on a hot standby, on hosts apart", () => 
 
   it("a standby killed and restarted loses nothing", async () => {
     standby.stop("immediate");
+    const stoppedAt = Date.now();
     // Written while the standby is down: the primary keeps the WAL for its slot.
     await writes.v2(30);
     // The replicas answer from their copies a few seconds, then 503, never ever staler answers.
@@ -448,8 +451,11 @@ describe.runIf(!refusal)("API replicas on a hot standby, on hosts apart", () => 
       return a.status === 503 ? a : undefined;
     });
     expect(down.headers.get("retry-after"), tag("503 with Retry-After")).not.toBeNull();
+    timings.push(`the standby killed, the gateway's first 503 after ${((Date.now() - stoppedAt) / 1000).toFixed(1)} s`);
     standby.start();
+    const startedAt = Date.now();
     await Promise.all([...urls.replicas, urls.gateway].map((base) => untilAt(base, writes.lastWriteBlock, 90_000)));
+    timings.push(`restarted, the replicas at the last write after ${((Date.now() - startedAt) / 1000).toFixed(1)} s`);
     const after = await differential(urls.gateway, { minBlock: writes.lastWriteBlock });
     expect(after.length, report(SEED, "through the gateway after the standby's restart", after)).toBe(0);
   });
