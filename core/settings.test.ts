@@ -135,6 +135,7 @@ describe("defaults (README, Configuration)", () => {
       schema: "delegations",
       database: { url: "postgres://db", accessUrl: "postgres://db" },
       behindAfterSeconds: 120,
+      replicaBehindSeconds: 30,
     });
     expect(
       serveSettings({
@@ -143,8 +144,15 @@ describe("defaults (README, Configuration)", () => {
         API_WORKERS: "3",
         PORT: "1",
         TRUSTED_PROXY: "true",
+        REPLICA_BEHIND_SECONDS: "2.5",
       }),
-    ).toMatchObject({ host: "127.0.0.1", workers: 3, port: 1, access: { trustedProxy: true } });
+    ).toMatchObject({
+      host: "127.0.0.1",
+      workers: 3,
+      port: 1,
+      access: { trustedProxy: true },
+      replicaBehindSeconds: 2.5,
+    });
   });
 
   it("npm run keys", () => {
@@ -286,8 +294,15 @@ describe("invalid values: an error that names the variable", () => {
     expect(() => launcherSettings({}, ["9000"])).toThrow(/^Unexpected argument '9000'/);
   });
 
-  it("API_WORKERS and DATABASE_URL, in npm run serve", () => {
-    expect(() => serveSettings({ DATABASE_URL: "postgres://db", API_WORKERS: "many" })).toThrow(/^API_WORKERS="many"/);
+  it("API_WORKERS, REPLICA_BEHIND_SECONDS and DATABASE_URL, in npm run serve", () => {
+    const db = { DATABASE_URL: "postgres://db" };
+    expect(() => serveSettings({ ...db, API_WORKERS: "many" })).toThrow(/^API_WORKERS="many"/);
+    for (const value of ["soon", "0", "-5", "1e3"]) {
+      expect(() => serveSettings({ ...db, REPLICA_BEHIND_SECONDS: value })).toThrow(SettingsError);
+      expect(() => serveSettings({ ...db, REPLICA_BEHIND_SECONDS: value })).toThrow(
+        `REPLICA_BEHIND_SECONDS=${JSON.stringify(value)}: expected a number of seconds above 0`,
+      );
+    }
     expect(() => serveSettings({})).toThrow(/set DATABASE_URL/);
   });
 

@@ -109,6 +109,11 @@ export type ServeSettings = ApiSettings & {
   workers: number | undefined;
   /** DATABASE_SCHEMA (default delegations): the indexer's schema to serve. */
   schema: string;
+  /**
+   * REPLICA_BEHIND_SECONDS (default 30): on a hot standby, a chain is `behind` while the standby's
+   * replay trails its primary by more, whatever its newest block's age (BEHIND_AFTER_SECONDS).
+   */
+  replicaBehindSeconds: number;
 };
 
 /** `npm run keys`'s settings. */
@@ -163,12 +168,20 @@ function access(env: Environment): AccessSettings {
   return { adminToken, schema: text(env, "ACCESS_SCHEMA") ?? "delegation_access", trustedProxy: proxy === "true" };
 }
 
+/** A number of seconds above 0 in `name`, else `otherwise` when it is unset. */
+function seconds(env: Environment, name: string, otherwise: number): number {
+  const value = text(env, name);
+  const number = value === undefined ? otherwise : /^[0-9]+(\.[0-9]+)?$/.test(value) ? Number(value) : 0;
+  if (!(number > 0)) throw new SettingsError(`${name}=${JSON.stringify(value)}: expected a number of seconds above 0`);
+  return number;
+}
+
 function api(env: Environment): ApiSettings {
-  const behind = text(env, "BEHIND_AFTER_SECONDS");
-  const behindAfterSeconds = behind === undefined ? 120 : /^[0-9]+(\.[0-9]+)?$/.test(behind) ? Number(behind) : 0;
-  if (!(behindAfterSeconds > 0))
-    throw new SettingsError(`BEHIND_AFTER_SECONDS=${JSON.stringify(behind)}: expected a number of seconds above 0`);
-  return { database: database(env), access: access(env), behindAfterSeconds };
+  return {
+    database: database(env),
+    access: access(env),
+    behindAfterSeconds: seconds(env, "BEHIND_AFTER_SECONDS", 120),
+  };
 }
 
 const indexerSchema = (env: Environment) => text(env, "DATABASE_SCHEMA") ?? "delegations";
@@ -318,6 +331,7 @@ export function serveSettings(env: Environment): ServeSettings {
     host: text(env, "HOST"),
     workers: integer(text(env, "API_WORKERS"), "API_WORKERS", 1, 1024),
     schema: indexerSchema(env),
+    replicaBehindSeconds: seconds(env, "REPLICA_BEHIND_SECONDS", 30),
   };
 }
 

@@ -11,21 +11,19 @@
  * Reproduce a failure with the seed it prints: SEED=<n> DATABASE_URL=… npx vitest run test/gateway.test.ts
  */
 import { randomBytes } from "node:crypto";
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Anvil, startAnvil } from "../devkit/anvil";
 import { ask } from "../devkit/ask";
 import type { Oracle } from "../devkit/compare";
 import { abis, installRegistries } from "../devkit/oracle";
-import { Child, freePort, GiveUp, ROOT, waitFor } from "../devkit/processes";
+import { waitFor } from "../devkit/processes";
 import { chooseSeed, Rng } from "../devkit/random";
 import { type Replica, type Service, startReplica, startService } from "../devkit/service";
 import { checkUrl, randomCheck, v2Checks } from "../devkit/v2/checks";
 import { batchHeaders, compareBatch, itemOfUrl } from "./helpers/batch";
+import { type Gateway, startGateway } from "./helpers/gateway";
 import { SeededWrites } from "./helpers/seeded-writes";
 
 const SEED = chooseSeed();
@@ -36,85 +34,7 @@ const tag = (text: string) => `[SEED=${SEED}] ${text}`;
 const CHAIN_ID = 31337;
 const TXS = 200;
 const CHECKS = 10_000;
-const NGINX = "/usr/sbin/nginx";
 const MiB = 1024 * 1024;
-
-/** nginx running deploy/nginx.conf: its public and operator's URLs. */
-type Gateway = { url: string; operatorUrl: string; stop(): Promise<void> };
-
-/**
- * deploy/nginx.conf with the given upstreams and loopback ports in place of compose's, each of the
- * four replaced exactly once (a change to the file that moves them fails here, not silently).
- */
-function gatewayConfig(api: string, indexer: string, port: number, operatorPort: number): string {
-  let text = readFileSync(join(ROOT, "deploy/nginx.conf"), "utf8");
-  for (const [from, to] of [
-    ["http://api:42070;", `${api};`],
-    ["http://indexer:42069;", `${indexer};`],
-    ["listen 80;", `listen 127.0.0.1:${port};`],
-    ["listen 8080;", `listen 127.0.0.1:${operatorPort};`],
-  ]) {
-    expect(text.split(from!).length - 1, `"${from}" in deploy/nginx.conf`).toBe(1);
-    text = text.replace(from!, to!);
-  }
-  return text;
-}
-
-/**
- * Debian's nginx in the foreground, with a prefix, pid, logs and temp files of its own, and the
- * http block of nginx's Docker image (docker-compose.yml's gateway) around the file: a directive
- * that file already sets (keepalive_timeout) would stop nginx here as it does there.
- */
-async function startGateway(api: string, indexer: string): Promise<Gateway> {
-  if (!existsSync(NGINX)) throw new Error(`${NGINX} is missing: apt-get install nginx (.ci/run does)`);
-  const dir = mkdtempSync(join(tmpdir(), "gateway-"));
-  // nginx's workers drop root's privileges (to nobody) and write request bodies under it.
-  chmodSync(dir, 0o755);
-  const [port, operatorPort] = [await freePort(), await freePort()];
-  writeFileSync(join(dir, "site.conf"), gatewayConfig(api, indexer, port, operatorPort));
-  writeFileSync(
-    join(dir, "nginx.conf"),
-    `pid ${dir}/nginx.pid;
-error_log ${dir}/error.log notice;
-worker_processes 1;
-events { worker_connections 1024; }
-http {
-  include /etc/nginx/mime.types;
-  default_type application/octet-stream;
-  access_log ${dir}/access.log;
-  sendfile on;
-  keepalive_timeout 65;
-  client_body_temp_path ${dir}/body;
-  proxy_temp_path ${dir}/proxy;
-  fastcgi_temp_path ${dir}/fastcgi;
-  uwsgi_temp_path ${dir}/uwsgi;
-  scgi_temp_path ${dir}/scgi;
-  include site.conf;
-}
-`,
-  );
-  const child = new Child(NGINX, ["-p", dir, "-c", join(dir, "nginx.conf"), "-g", "daemon off;"], {}, dir);
-  const url = `http://127.0.0.1:${port}`;
-  const stop = async () => {
-    await child.stop("SIGQUIT");
-    rmSync(dir, { recursive: true, force: true });
-  };
-  try {
-    await waitFor(
-      "nginx to answer",
-      async () => {
-        if (!child.running) throw new GiveUp("nginx exited");
-        return (await fetch(`${url}/health`).catch(() => undefined))?.status === 200 ? true : undefined;
-      },
-      20_000,
-    );
-  } catch (error) {
-    const log = existsSync(join(dir, "error.log")) ? readFileSync(join(dir, "error.log"), "utf8") : "";
-    await stop();
-    throw new Error(`${(error as Error).message}\n--- nginx ---\n${child.output}${log}`);
-  }
-  return { url, operatorUrl: `http://127.0.0.1:${operatorPort}`, stop };
-}
 
 /** A GET of `path` exactly as written (`..`, `//` and escapes kept, as fetch would not): status, type, body. */
 function rawGet(base: string, path: string, headers: Record<string, string> = {}) {
@@ -198,7 +118,7 @@ describe.runIf(process.env.DATABASE_URL)("the gateway (deploy/nginx.conf) in fro
       TRUSTED_PROXY: "true",
       API_WORKERS: "1",
     });
-    gateway = await startGateway(replica.url, service.url);
+    gateway = await startGateway({ api: [replica.url], indexer: service.url });
     await waitFor("the replica to reach the last write", async () => {
       const res = await ask(gateway.url, keylessPath, { headers: service.headers });
       return res.block !== undefined && res.block >= writes.lastWriteBlock ? true : undefined;

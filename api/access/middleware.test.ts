@@ -1,9 +1,11 @@
 import { Hono, type MiddlewareHandler } from "hono";
 import { describe, expect, it } from "vitest";
-import type { Problem } from "../http/problem";
+import { Problem } from "../http/problem";
 import type { KeyStore } from "./keys";
+import type { RateLimiter } from "./limit";
 import { memoryLimiter } from "./memory-limiter";
 import { requireAccess, requireKey, throttleWrongTokens } from "./middleware";
+import { pgAccessDb } from "./pg";
 
 const GOOD = "dlk_000000000001_good";
 
@@ -146,6 +148,48 @@ describe("requireAccess", () => {
     expect(keys.lookups, "no key lookup for a request turned away").toBe(0);
     expect((await limiter.take("198.51.100.7", 25)).allowed, "nothing of the budget was spent").toBe(true);
     expect((await app.request("/q", { headers: { "X-API-KEY": GOOD } }, SOCKET)).status).toBe(200);
+  });
+
+  it("a budget whose database cannot be reached: keyless requests 503 (Retry-After), keyed ones served", async () => {
+    // The budget's own pool (pgAccessDb), on a port where nothing listens: the error it really throws.
+    const db = pgAccessDb("postgres://nobody@127.0.0.1:1/none");
+    const spend = () =>
+      db.transaction(async () => ({ allowed: true, limit: 25, windowMs: 10_000, remaining: 24, resetMs: 0 }));
+    const unreachable: RateLimiter = { take: spend, charge: spend, close: async () => {} };
+    const keys = counted();
+    const app = new Hono()
+      .use(requireAccess({ keys: keys as unknown as KeyStore, limiter: unreachable, trustProxy: false }))
+      .get("/q", (c) => c.text("served"));
+    // As the API app answers errors: a Problem as itself, anything else a 500.
+    app.onError((error) => (error instanceof Problem ? error.response() : new Response("bug", { status: 500 })));
+    try {
+      const asked: Record<string, string>[] = [{}, { "X-API-KEY": "dlk_000000000002_unknown" }];
+      for (const headers of asked) {
+        const res = await app.request("/q", { headers }, SOCKET);
+        expect(res.status).toBe(503);
+        expect(res.headers.get("retry-after")).toBe("5");
+        expect(await res.json()).toMatchObject({
+          code: "chain_syncing",
+          detail: expect.stringMatching(/keyless budget cannot be checked.*send an X-API-KEY/),
+        });
+      }
+      expect(keys.lookups, "no key lookup without a unit spent").toBe(0);
+      expect((await app.request("/q", { headers: { "X-API-KEY": GOOD } }, SOCKET)).status).toBe(200);
+    } finally {
+      await db.close();
+    }
+  });
+
+  it("a budget failing otherwise (a bug) is not taken for an unreachable database", async () => {
+    const bug = async () => {
+      throw new TypeError("a bug");
+    };
+    const broken: RateLimiter = { take: bug, charge: bug, close: async () => {} };
+    const app = new Hono()
+      .use(requireAccess({ keys: counted() as unknown as KeyStore, limiter: broken, trustProxy: false }))
+      .get("/q", (c) => c.text("served"));
+    app.onError((error) => (error instanceof Problem ? error.response() : new Response("bug", { status: 500 })));
+    expect((await app.request("/q", {}, SOCKET)).status).toBe(500);
   });
 
   it("a POST with budget left spends nothing on arrival: its route spends what it asks", async () => {

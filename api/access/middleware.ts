@@ -71,6 +71,20 @@ export const rowCap = (budget: Budget, paid = 1) => {
 /** What the access check leaves a route: the request's keyless budget. */
 export type AccessVariables = { budget: Budget };
 
+/**
+ * What a failed spend of the budget throws: a budget kept in a database that cannot be reached (an
+ * API replica's ACCESS_DATABASE_URL, its primary, down or cut off) is a 503 with Retry-After, in
+ * words that say a key is still served; any other failure as it is.
+ */
+function unreachableBudget(error: unknown): never {
+  if (!databaseUnavailable(error)) throw error;
+  throw new Problem(
+    "chain_syncing",
+    "the keyless budget cannot be checked now: its database does not answer; retry in 5 s, or send an X-API-KEY",
+    { headers: { "Retry-After": "5" } },
+  );
+}
+
 /** The keyless budget of `holder`, for one request; `headers` are its last RateLimit headers. */
 function keylessBudget(limiter: RateLimiter, holder: string) {
   let last: Verdict | undefined;
@@ -81,7 +95,7 @@ function keylessBudget(limiter: RateLimiter, holder: string) {
   const budget: Budget & { headers(): Record<string, string> } = {
     async spend(units, why) {
       if (units === 0) return;
-      const verdict = await limiter.take(holder, units);
+      const verdict = await limiter.take(holder, units).catch(unreachableBudget);
       last = verdict;
       if (verdict.allowed) return;
       const limit = `at most ${verdict.limit} units in ${verdict.windowMs / 1000} seconds without an API key`;
@@ -94,7 +108,7 @@ function keylessBudget(limiter: RateLimiter, holder: string) {
       );
     },
     async charge(units) {
-      if (units !== 0) last = await limiter.charge(holder, units);
+      if (units !== 0) last = await limiter.charge(holder, units).catch(unreachableBudget);
     },
     rows: () => (last?.remaining ?? 0) * KEYLESS_ROWS_PER_UNIT,
     tooMuch: (what, cap) =>

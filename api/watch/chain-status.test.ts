@@ -20,6 +20,21 @@ describe("chainStatus", () => {
     expect(chainStatus(undefined, 1_000, 120, true)).toEqual({ status: "reorganized", lagSeconds: null });
   });
 
+  it("on a hot standby, is behind while its replay trails the primary too far, or by how much is not known", () => {
+    const on = (lagSeconds: number | undefined) => ({
+      ...at(990),
+      replication: { lagSeconds, behindAfterSeconds: 30 },
+    });
+    expect(chainStatus(on(0), 1_000, 120)).toEqual({ status: "live", lagSeconds: 10 });
+    expect(chainStatus(on(30), 1_000, 120)).toEqual({ status: "live", lagSeconds: 10 });
+    expect(chainStatus(on(31), 1_000, 120)).toEqual({ status: "behind", lagSeconds: 10 });
+    expect(chainStatus(on(undefined), 1_000, 120)).toEqual({ status: "behind", lagSeconds: 10 });
+    // The block's own age still counts, and a chain still syncing or alarmed is that first.
+    expect(chainStatus({ ...on(0), indexedTimestamp: 879 }, 1_000, 120)).toEqual({ status: "behind", lagSeconds: 121 });
+    expect(chainStatus({ ...on(31), ready: false }, 1_000, 120)).toEqual({ status: "syncing", lagSeconds: 10 });
+    expect(chainStatus(on(31), 1_000, 120, true)).toEqual({ status: "reorganized", lagSeconds: 10 });
+  });
+
   it("never reports a negative lag (a block stamped ahead of this clock)", () => {
     expect(chainStatus(at(1_005), 1_000, 120)).toEqual({ status: "live", lagSeconds: 0 });
   });

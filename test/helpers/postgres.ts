@@ -15,7 +15,7 @@ export type PrivatePostgres = {
 };
 
 /** Debian's server binaries, newest version first. */
-function binDir(): string {
+export function binDir(): string {
   const versions = readdirSync("/usr/lib/postgresql").sort((a, b) => Number(b) - Number(a));
   const dir = versions.map((v) => `/usr/lib/postgresql/${v}/bin`).find((d) => existsSync(join(d, "pg_ctl")));
   if (!dir) throw new Error("no PostgreSQL server binaries under /usr/lib/postgresql (apt-get install postgresql)");
