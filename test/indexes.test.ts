@@ -478,6 +478,7 @@ describe.runIf(process.env.DATABASE_URL)("indexes", () => {
       { name: "v2Enabled (known hashes)", read: () => store.v2Enabled(CHAIN, hashes) },
       { name: "v2Wallet", read: () => store.v2Wallet(CHAIN, w42) },
       { name: "v2Wallet (busiest)", read: () => store.v2Wallet(CHAIN, busiest) },
+      { name: "v2Wallets", read: () => store.v2Wallets(CHAIN, [w42, w(7), busiest]) },
       {
         name: "v1InForce",
         read: () =>
@@ -522,6 +523,7 @@ describe.runIf(process.env.DATABASE_URL)("indexes", () => {
       { name: "v1Wallet", read: () => store.v1Wallet(CHAIN, w42) },
       { name: "v1Wallet (big vault)", read: () => store.v1Wallet(CHAIN, BIG_VAULT) },
       { name: "v1Wallet (a delegate of the big vault)", read: () => store.v1Wallet(CHAIN, w(5)) },
+      { name: "v1Wallets", read: () => store.v1Wallets(CHAIN, [w42, BIG_VAULT, w(5)]) },
       { name: "chainStates", read: () => store.chainStates() },
     ];
   }
@@ -1019,5 +1021,12 @@ history", async () => {
       listed += v1!.data!.length + v2!.data!.length;
     }
     expect(listed).toBeGreaterThan(200);
+    // All at once, with a repeat: each wallet's list as alone, though rows name two of them.
+    const bulk = [...wallets, wallets[2]!];
+    const [v1s, v2s] = [await store.v1Wallets(CHAIN, bulk), await store.v2Wallets(CHAIN, bulk)];
+    for (const [i, wallet] of bulk.entries()) {
+      expect(v1s?.data[i], wallet).toEqual(await v1Expected(wallet));
+      expect(v2s?.data[i], wallet).toEqual(await v2Expected(wallet));
+    }
   });
 });

@@ -258,32 +258,51 @@ export function createSqlStore(execute: Execute, schema: string): Store {
   const v1Rows = (rows: Record<string, unknown>[]) => rows.map(v1RowOf);
 
   /**
-   * The row of each key of relation `keys` (`k`) that `row` (which names `k`) finds, one primary-key
-   * probe each: as a join the planner may instead read every row of the chain, and does so
-   * without statistics (PGlite never analyzes).
+   * The rows `row` finds for each key of relation `keys` (`k`), which `row` names: index probes per
+   * key. Left a plain subquery, the planner may make it a join that reads every row of the chain,
+   * and does so without statistics (PGlite never analyzes); OFFSET 0 (or `bound`) keeps it a loop.
    */
-  const byKey = (keys: SQL, row: SQL) => sql`SELECT d.* FROM ${keys} CROSS JOIN LATERAL (${row} LIMIT 1) d`;
+  const perKey = (keys: SQL, row: SQL, bound = sql`OFFSET 0`) =>
+    sql`SELECT d.* FROM ${keys} CROSS JOIN LATERAL (${row} ${bound}) d`;
+  /** The row of each key that `row` finds, if any: one primary-key probe each (see perKey). */
+  const byKey = (keys: SQL, row: SQL) => perKey(keys, row, sql`LIMIT 1`);
+
+  /** The wallets, each once, as relation `k(wallet)`. */
+  const walletKeys = (wallets: readonly Address[]) =>
+    sql`jsonb_array_elements_text(${JSON.stringify([...new Set(wallets)])}::jsonb) AS k(wallet)`;
 
   const v2Wallets: Store["v2Wallets"] = (chainId, wallets) => {
-    const where = sql`("from" = ANY(${anyOf(wallets)}) OR "to" = ANY(${anyOf(wallets)}))`;
-    return view(chainId, v2(chainId, where), sql`d.first_block, d.first_log_index`, (rows) =>
-      byWallet(wallets, rows.map(v2RowOf), (row) => [row.from, row.to]),
+    // A row naming two of the wallets is found from the first: the second skips it.
+    const rows = sql`
+      ${perKey(walletKeys(wallets), v2(chainId, sql`"from" = k.wallet`))}
+      UNION ALL
+      SELECT * FROM (${perKey(walletKeys(wallets), v2(chainId, sql`"to" = k.wallet`))}) d
+      WHERE NOT d."from" = ANY(${anyOf(wallets)})`;
+    return view(chainId, rows, sql`d.first_block, d.first_log_index`, (found) =>
+      byWallet(wallets, found.map(v2RowOf), (row) => [row.from, row.to]),
     );
   };
 
   const v1Wallets: Store["v1Wallets"] = (chainId, wallets) => {
-    // As vault, only the rows at the vault's current version: one revokeAllDelegates voids any
-    // number of rows, and they are never read again (an index range on vault_version).
-    const version = sql`coalesce((SELECT v.version FROM ${table("v1_vault_version")} v
-      WHERE v.chain_id = ${chainId} AND v.vault = d.vault), 0)`;
-    const where = sql`((d.vault = ANY(${anyOf(wallets)}) AND d.vault_version = ${version})
-      OR d.delegate = ANY(${anyOf(wallets)}))`;
+    // As vault, only the rows at the vault's current version (an index range on vault_version, the
+    // version read first): one revokeAllDelegates voids any number of rows, never read again. As
+    // delegate, the rows of vaults not among the wallets (the others are found as vault, or void).
     // The vaults' version rows are candidates too (never counted): a revokeAllDelegates in flight
     // touches none of the rows the ranges read.
-    const rows = sql`${v1(chainId, where)}
+    const version = sql`coalesce((SELECT v.version FROM ${table("v1_vault_version")} v
+      WHERE v.chain_id = ${chainId} AND v.vault = k.wallet), 0)`;
+    const rows = sql`
+      ${perKey(
+        sql`${walletKeys(wallets)} CROSS JOIN LATERAL (SELECT ${version} AS version) kv`,
+        v1(chainId, sql`d.vault = k.wallet AND d.vault_version = kv.version`),
+      )}
+      UNION ALL
+      SELECT * FROM (${perKey(walletKeys(wallets), v1(chainId, sql`d.delegate = k.wallet`))}) d
+      WHERE NOT d.vault = ANY(${anyOf(wallets)})
       UNION ALL
       SELECT v.chain_id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, false, v.updated_block::text
-      FROM ${table("v1_vault_version")} v WHERE v.chain_id = ${chainId} AND v.vault = ANY(${anyOf(wallets)})`;
+      FROM ${walletKeys(wallets)} CROSS JOIN LATERAL (SELECT v.chain_id, v.updated_block
+        FROM ${table("v1_vault_version")} v WHERE v.chain_id = ${chainId} AND v.vault = k.wallet LIMIT 1) v`;
     return view(chainId, rows, sql`d.created_block, d.created_log_index`, (found) =>
       byWallet(wallets, v1Rows(found), (row) => [row.vault, row.delegate]),
     );
