@@ -1,4 +1,27 @@
+import { relative } from "node:path";
 import { defineConfig } from "vitest/config";
+import { BaseSequencer, type TestSpecification } from "vitest/node";
+
+/**
+ * Vitest's order (failed first, then the slowest by the last run's durations, unknown files and
+ * then the largest first), but an integration file that took under a second last time counts as
+ * unknown: the last run skipped it whole (a Postgres-only file after the PGlite pass), and it
+ * takes minutes. Two workers finish together only if the longest files start first.
+ */
+class SkippedLastTimeFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const skipped = (file: TestSpecification) => {
+      if (file.project.name !== "integration") return false;
+      const key = `${file.project.name}:${relative(this.ctx.config.root, file.moduleId)}`;
+      return (this.ctx.cache.getFileTestResults(key)?.duration ?? Number.POSITIVE_INFINITY) < 1_000;
+    };
+    const sorted = await super.sort(files);
+    const first = sorted.findIndex((file) => file.project.name === "integration");
+    if (first < 0) return sorted;
+    const rest = sorted.slice(first);
+    return [...sorted.slice(0, first), ...rest.filter(skipped), ...rest.filter((file) => !skipped(file))];
+  }
+}
 
 /**
  * Two projects: `unit` (pure rules and the HTTP layer, beside their modules, and test/app/, the app
@@ -11,6 +34,7 @@ export default defineConfig({
     // On Postgres (DATABASE_URL) every file gets a scratch database of its own.
     setupFiles: ["test/setup/database.ts"],
     reporters: ["default", "./test/reporters/durations.ts"],
+    sequence: { sequencer: SkippedLastTimeFirst },
     projects: [
       {
         extends: true,
@@ -35,8 +59,8 @@ export default defineConfig({
         test: {
           name: "integration",
           sequence: { groupOrder: 1 },
-          include: ["test/**/*.test.ts"],
-          exclude: ["test/app/**"],
+          // test/ itself: its subfolders hold the unit project's app tests and the helpers.
+          include: ["test/*.test.ts"],
           // Chains and services start here: minutes, not seconds.
           testTimeout: 600_000,
           hookTimeout: 600_000,
