@@ -646,7 +646,7 @@ export interface components {
             /** @description The newest block indexed; null before anything is. */
             indexedBlock: number | null;
             /**
-             * @description syncing: backfilling (answers are 503); live; behind: newest block indexed is old; reorganized: refused.
+             * @description syncing: backfilling (answers are 503); live; behind: newest block indexed is old, or the replica's standby trails its primary; reorganized: refused.
              * @enum {unknown}
              */
             status: "syncing" | "live" | "behind" | "reorganized";

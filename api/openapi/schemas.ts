@@ -202,7 +202,8 @@ export const schemas = {
     status: {
       enum: ["syncing", "live", "behind", "reorganized"],
       description:
-        "syncing: backfilling (answers are 503); live; behind: newest block indexed is old; reorganized: refused.",
+        "syncing: backfilling (answers are 503); live; behind: newest block indexed is old, or the replica's standby " +
+        "trails its primary; reorganized: refused.",
     },
     lagSeconds: uintOrNull("Age of the newest block indexed, in seconds; null before anything is indexed."),
     alarm: {
