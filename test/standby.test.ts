@@ -509,7 +509,8 @@ describe.runIf(!refusal)("API replicas on a hot standby, on hosts apart", () => 
       expect(delay, tag(`replica ${i}: ms from the indexer's row to the replica's answer`)).toBeLessThanOrEqual(1_000);
   });
 
-  it("cut off from the primary (its write target), a replica refuses keyless requests 503, Retry-After", async () => {
+  it("cut off from the primary (its write target), a replica refuses keyless requests 503, Retry-After, and \
+answers keyed ones as before", async () => {
     // A client of its own (the replicas trust X-Forwarded-For): the budget test's is spent.
     const CUT_OFF_CLIENT = { "X-Forwarded-For": "192.0.2.31" };
     await relays.standby!.stop();
@@ -522,6 +523,17 @@ describe.runIf(!refusal)("API replicas on a hot standby, on hosts apart", () => 
           code: "chain_syncing",
           detail: expect.stringMatching(/keyless budget cannot be checked/),
         });
+      }
+      // Keyed requests, for well past the key copy's freshness (1 s), then checked against the contract.
+      const until = Date.now() + 4_000;
+      while (Date.now() < until)
+        for (const base of urls.replicas) {
+          const keyed = await ask(base, someCheck(2), { headers, reask: false });
+          expect(keyed.status, tag(`${base} keyed while cut off: ${keyed.text}`)).toBe(200);
+        }
+      for (const base of urls.replicas) {
+        const cut = await differential(base, { minBlock: writes.lastWriteBlock });
+        expect(cut.length, report(SEED, `${base} keyed while cut off`, cut)).toBe(0);
       }
     } finally {
       relays.standby = await lan.relay("standby", standbyRoutes());

@@ -19,8 +19,9 @@ function harness() {
       pending.shift()!.resolve(new Map(entries));
       await new Promise((r) => setImmediate(r));
     },
-    fail: async () => {
-      pending.shift()!.reject(new Error("the database is down"));
+    /** Fails the oldest read pending: with `error`, or a failure that is not the database's absence. */
+    fail: async (error = new Error("the database is down")) => {
+      pending.shift()!.reject(error);
       await new Promise((r) => setImmediate(r));
     },
   };
@@ -69,6 +70,33 @@ describe("ValidKeys", () => {
     await second;
     expect(h.valid.hashOf("a")).toBeUndefined();
     expect(h.valid.hashOf("b")).toBe("hash b");
+  });
+
+  it("vouches on from its last copy while the database cannot be reached, fresh once it answers", async () => {
+    const h = harness();
+    const read = h.valid.refresh();
+    await h.answer([
+      ["a", "hash a"],
+      ["b", "hash b"],
+    ]);
+    await read;
+    h.tick(FRESH_MS * 10);
+    const failed = expect(h.valid.refresh()).rejects.toThrow("ECONNREFUSED");
+    await h.fail(Object.assign(new Error("connect ECONNREFUSED 10.0.0.1:5432"), { code: "ECONNREFUSED" }));
+    await failed;
+    expect(h.valid.hashOf("a"), "cut off: the last copy vouches").toBe("hash a");
+    h.valid.revoked("b");
+    expect(h.valid.hashOf("b"), "a revocation made here holds even so").toBeUndefined();
+    const again = h.valid.refresh();
+    await h.answer([]);
+    await again;
+    expect(h.valid.hashOf("a"), "the database answered: a revoked elsewhere meanwhile").toBeUndefined();
+    h.tick(FRESH_MS);
+    const other = expect(h.valid.refresh()).rejects.toThrow("down");
+    await h.fail();
+    await other;
+    h.valid.added("c", "hash c");
+    expect(h.valid.hashOf("c"), "another failure: the copy ages as before").toBeUndefined();
   });
 
   it("refuses a key revoked here at once, even when a read begun before the revocation ends after it", async () => {
