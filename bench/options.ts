@@ -80,8 +80,8 @@ const FULL = {
 
 /** Tiny sizes and short runs: proves the whole bench works (CI), measures nothing worth keeping. */
 const SMOKE = {
-  durationS: 1,
-  warmupS: 0.5,
+  durationS: 0.5,
+  warmupS: 0.25,
   small: 1_000,
   large: 12_000,
   wallets: 3_000,
@@ -96,7 +96,7 @@ const SMOKE = {
   verifySample: 20,
   batchSize: 1_000,
   batches: 2,
-  batchDurationS: 2,
+  batchDurationS: 1,
   listingPage: 50,
   backfillEvents: 3_000,
   startEvents: 1_000,
