@@ -49,6 +49,7 @@ export default defineConfig({
             "api/**/*.test.ts",
             "scripts/**/*.test.ts",
             "devkit/**/*.test.ts",
+            "bench/**/*.test.ts",
             // The app in process over stores of the tests' own: no chain.
             "test/app/**/*.test.ts",
           ],

@@ -27,15 +27,9 @@ import type { Dataset } from "./dataset";
 import { type LoadRequest, type LoadResult, runLoad } from "./load";
 import { type RouteFigure, type RouteMeasurer, settle } from "./measure";
 import type { BenchOptions } from "./options";
-import { localPorts, processCommand, processTicks, taggedPids, ticksBetween, ticksPerSecond } from "./procs";
 import { afterHotBlock, checkRoutes, pastBlock } from "./routes";
+import { backendsVisible, beyondIdle, cpuOver, quiet, type SpanCpu, sleep } from "./service-cpu";
 import { startServe } from "./stack";
-
-/**
- * CPU time over a span of `spanS` seconds, in seconds: the replica's processes', and its Postgres
- * backends' (undefined: not visible here), of which `backends` were there at its end.
- */
-export type SpanCpu = { spanS: number; replica: number; postgres: number | undefined; backends: number };
 
 export type HostileFigures = {
   /** (a): the attack's answers, and the service's CPU over it and over the same span idle. */
@@ -58,15 +52,10 @@ const FLOOD_ADDRESSES = 1_000;
 const FLOOD_REQUESTS_EACH = 8;
 /** Distinct requests of each kind the attacker sends. */
 const VARIANTS = 100;
-/** Before the idle span: under this share of one core for a second, at most this long. */
-const QUIET_SHARE = 0.1;
-const QUIET_WAIT_MS = 30_000;
 /** After the attack: work it left queued is still its own. */
 const TAIL_MS = 2_000;
 /** The flood runs this long before the keyed run starts (and is verified, warmed up, measured). */
 const FLOOD_LEAD_MS = 2_000;
-
-const sleep = (ms: number) => new Promise((ok) => setTimeout(ok, ms));
 
 /** A batch body of exactly MAX_BATCH_BYTES: `{"checks":[0,0,…,0]}`, as the issue's attacker sent. */
 function largestBody(): string {
@@ -118,8 +107,8 @@ export function attackRequests(data: Dataset, seed: number): LoadRequest[] {
   ];
 }
 
-/** The i-th forwarded address of the flood (10.0.0.1 on). */
-function forwarded(i: number): string {
+/** The i-th forwarded address of a keyless load (10.0.0.1 on). */
+export function forwarded(i: number): string {
   const n = i + 1;
   return `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`;
 }
@@ -133,62 +122,6 @@ function floodRequests(data: Dataset, seed: number): LoadRequest[] {
     headers: { "X-Forwarded-For": forwarded(i % FLOOD_ADDRESSES) },
   }));
 }
-
-/** Whether this machine's /proc shows Postgres's backends (else Postgres runs elsewhere, or in a container). */
-async function backendsVisible(db: pg.Client): Promise<boolean> {
-  const { rows } = await db.query<{ pid: number }>("SELECT pg_backend_pid() AS pid");
-  return processCommand(rows[0]!.pid)?.startsWith("postgres") ?? false;
-}
-
-/** CPU ticks so far of the replica's processes (`tag`), and of the Postgres backends connected to them. */
-async function serviceTicks(db: pg.Client, tag: string, visible: boolean) {
-  const pids = taggedPids(tag);
-  const replica = processTicks(pids);
-  if (!visible) return { replica, postgres: undefined };
-  const ports = localPorts(pids);
-  const { rows } = await db.query<{ pid: number; port: number }>(
-    "SELECT pid, client_port AS port FROM pg_stat_activity WHERE client_port IS NOT NULL",
-  );
-  return { replica, postgres: processTicks(rows.filter((r) => ports.has(r.port)).map((r) => r.pid)) };
-}
-
-/**
- * Waits (QUIET_WAIT_MS at most) until the replica's processes spend under QUIET_SHARE of one core
- * over a second: a replica just started may still be settling what it loaded, which is no idle.
- */
-async function quiet(tag: string): Promise<void> {
-  const hz = ticksPerSecond();
-  for (let waited = 0; waited < QUIET_WAIT_MS; waited += 1_000) {
-    const before = processTicks(taggedPids(tag));
-    await sleep(1_000);
-    if (ticksBetween(before, processTicks(taggedPids(tag))) / hz < QUIET_SHARE) return;
-  }
-}
-
-/** `work`'s value, and what the service's processes spent while it ran (backends alive at its end). */
-async function cpuOver<T>(
-  db: pg.Client,
-  tag: string,
-  visible: boolean,
-  work: () => Promise<T>,
-): Promise<{ value: T; cpu: SpanCpu }> {
-  const hz = ticksPerSecond();
-  const started = performance.now();
-  const before = await serviceTicks(db, tag, visible);
-  const value = await work();
-  const after = await serviceTicks(db, tag, visible);
-  const spanS = (performance.now() - started) / 1000;
-  const replica = ticksBetween(before.replica, after.replica) / hz;
-  const postgres = after.postgres && ticksBetween(before.postgres!, after.postgres) / hz;
-  return { value, cpu: { spanS, replica, postgres, backends: after.postgres?.size ?? 0 } };
-}
-
-/** The CPU seconds of the whole service in a span: its processes' and its backends'. */
-export const wholeService = (c: SpanCpu) => c.replica + (c.postgres ?? 0);
-
-/** The CPU seconds of `part` of the service in `span` beyond what it spends idle, at its rate in `idle`. */
-export const beyondIdle = (span: SpanCpu, idle: SpanCpu, part: (c: SpanCpu) => number = wholeService) =>
-  part(span) - (part(idle) / idle.spanS) * span.spanS;
 
 /** The hostile section's figures (see the module's head); `measure` verifies a sample of a route, then loads it. */
 export async function measureHostile(

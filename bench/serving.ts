@@ -8,7 +8,8 @@
  * (alone and at 64 connections), batches of checks, listings at a past block, the vaults hot wallets
  * may act for and bulk listings of small wallets (at the head and at a past block), the whole
  * history read by following Link, history pages at random depths, and the largest wallets read in
- * pages. Last, alone on the machine, the hostile section (bench/hostile.ts).
+ * pages. Last, alone on the machine, the hostile section (bench/hostile.ts) and the scale-out
+ * model's figures (bench/scale.ts).
  */
 import type pg from "pg";
 import type { Cleanup } from "./cleanup";
@@ -32,6 +33,7 @@ import {
   vaultsRoute,
   walletHistoryRoute,
 } from "./routes";
+import { measureScale, type ScaleFigures } from "./scale";
 import { CHAIN_ID, type Size, seededStack, startHello, startServe } from "./stack";
 import type { Verified } from "./verify";
 
@@ -75,6 +77,7 @@ export type ServingFigures = {
   /** Milliseconds from a new delegation's block to the API's first `true`. */
   delays: number[];
   hostile: HostileFigures;
+  scale: ScaleFigures;
 };
 
 /** `--hostile`: the hostile section alone (bench/hostile.ts), over the large database as the bench seeds it. */
@@ -229,6 +232,7 @@ export async function measureServing(
     // The hostile section has the machine alone: this replica goes first.
     await serve.stop();
     const hostile = await measureHostile(o, cleanup, db, service, data, measure, log);
+    const scale = await measureScale(o, cleanup, db, service, data, log);
     return {
       small,
       large: { size, checks, listings },
@@ -242,6 +246,7 @@ export async function measureServing(
       apiMemory,
       delays,
       hostile,
+      scale,
     };
   });
 }

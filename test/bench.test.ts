@@ -9,8 +9,9 @@
  * the whole history read by following Link, and every target beside its figure. With issue 29's:
  * the vaults of hot wallets and bulk listings, at the head and at a past block; and issue 28's
  * hostile section: one keyless client's cost to the service, and keyed checks beside a keyless
- * flood. Timings are never asserted: this is a smoke test of the bench, not a benchmark. Postgres
- * only, as the bench.
+ * flood; and issue 31's scale-out model: keyed and keyless checks, the CPU per answer of a replica
+ * host and of the primary, two hosts beside one. Timings are never asserted: this is a smoke test
+ * of the bench, not a benchmark. Postgres only, as the bench.
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { runNpm } from "../devkit/processes";
@@ -38,6 +39,9 @@ const BASELINES = [
  * machine and other work ("<1" when under 1%).
  */
 const NUMBER = String.raw`\d[\d,]*(?:\.\d+)?`;
+/** Answers by status, then the errors (bench/report.ts, statusText). */
+const STATUS = String.raw`\d{3}: (?:${NUMBER}|none)`;
+const ANSWERS = `${STATUS}(?:, ${STATUS})*; (?:no errors|${NUMBER} errors)`;
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 /** A row whose label matches `pattern` (a regular expression's source). */
 const rowOf = (pattern: string) =>
@@ -132,12 +136,10 @@ describe.runIf(process.env.DATABASE_URL)("npm run bench -- --smoke", () => {
 
   it("prints the hostile section: one keyless client's cost, keyed checks beside a keyless flood", () => {
     const share = `<?${NUMBER}%`;
-    const status = String.raw`\d{3}: (?:${NUMBER}|none)`;
-    const answers = `${status}(?:, ${status})*; (?:no errors|${NUMBER} errors)`;
     expect(results).toMatch(
       new RegExp(
         `^hostile, one keyless client: from one address, ${NUMBER} connections for ${NUMBER} s \\(its load ` +
-          `generator ${share} of one core\\), .*4 MiB batch bodies.*: answered ${answers}$`,
+          `generator ${share} of one core\\), .*4 MiB batch bodies.*: answered ${ANSWERS}$`,
         "m",
       ),
     );
@@ -161,12 +163,29 @@ describe.runIf(process.env.DATABASE_URL)("npm run bench -- --smoke", () => {
       ),
     );
     const keyless = results.match(
-      new RegExp(`^hostile, keyed under a keyless flood: the flood's answers: ${answers}$`, "m"),
+      new RegExp(`^hostile, keyed under a keyless flood: the flood's answers: ${ANSWERS}$`, "m"),
     );
     expect(keyless?.[0]).toMatch(/ 200: .* 429: .* 503: /);
     expect(results).toMatch(targetOf(`one keyless client costs the service ≤ 5% of one core over ${NUMBER} s`));
     expect(results).toMatch(targetOf(`keyed v2 check all beside ${flood} .* ≥ 50% of its unloaded throughput`));
     expect(results).toMatch(targetOf(`keyed v2 check all beside ${flood} .*: p99 ≤ 3× unloaded`));
+  });
+
+  it("prints the scale-out model: keyed and keyless checks, each host's and the primary's CPU per answer", () => {
+    expect(results).toMatch(row("scale: every check route, keyed"));
+    for (const what of ["keyed", "keyless"]) {
+      expect(results).toMatch(
+        new RegExp(
+          `^scale-out, modelled \\(not measured on two hosts\\): ${what} checks from every check route at 64 ` +
+            `connections \\(load generator <?${NUMBER}% of one core\\), per 200 answer beyond idle: a replica host ` +
+            `${NUMBER} µs of CPU .*, the primary (?:${NUMBER} µs|nothing beyond idle) \\(its access connections\\) ` +
+            `and <?${NUMBER}% of a core idle per replica; hosts and primary of ${NUMBER} cores: one host ${NUMBER} ` +
+            `answers/s, two ${NUMBER}: ${NUMBER}×; answered ${ANSWERS}$`,
+          "m",
+        ),
+      );
+      expect(results).toMatch(targetOf(`two replica hosts on two standbys serve ≥ 1\\.8× the ${what} checks of one`));
+    }
   });
 
   it("prints the indexing figures, the delay and the API's memory", () => {
@@ -210,7 +229,7 @@ describe.runIf(process.env.DATABASE_URL)("npm run bench -- --smoke", () => {
         "m",
       ),
     );
-    expect(results.match(/^ {2}(met {3}|MISSED) {2}\S/gm)).toHaveLength(27);
+    expect(results.match(/^ {2}(met {3}|MISSED) {2}\S/gm)).toHaveLength(29);
     // A missed target says by how much.
     for (const line of results.match(/^ {2}MISSED {2}.*$/gm) ?? [])
       expect(line).toMatch(new RegExp(`missed: ${NUMBER}(× the limit|% of the target)`));

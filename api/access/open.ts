@@ -7,6 +7,9 @@ import { pgAccessDb } from "./pg";
 import { pgliteAccessDb } from "./pglite";
 import { sqlLimiter } from "./sql-limiter";
 
+/** How the access database's connections name themselves to Postgres: keys and alarms, and the keyless budget. */
+export const ACCESS_APPLICATION_NAMES = { keys: "delegation-lookup access", keyless: "delegation-lookup keyless" };
+
 export type Access = AccessOptions & {
   /** The admin endpoints' bearer token; undefined: they are off. */
   adminToken: string | undefined;
@@ -26,11 +29,11 @@ export type Access = AccessOptions & {
 export async function openAccess(settings: AccessSettings, database: DatabaseSettings): Promise<Access> {
   const { schema } = settings;
   const db = database.url
-    ? pgAccessDb(database.url, { applicationName: "delegation-lookup access", max: 2 })
+    ? pgAccessDb(database.url, { applicationName: ACCESS_APPLICATION_NAMES.keys, max: 2 })
     : await pgliteAccessDb(`${database.pgliteDir}-access`);
   // The keyless budget on a pool of its own: a flood of keyless requests must not age the copy of
   // the valid keys, nor hold up the chains' alarms, which read through `db`.
-  const budgets = database.url ? pgAccessDb(database.url, { applicationName: "delegation-lookup keyless" }) : db;
+  const budgets = database.url ? pgAccessDb(database.url, { applicationName: ACCESS_APPLICATION_NAMES.keyless }) : db;
   return {
     keys: await openKeyStore(db, schema),
     limiter: database.url ? await sqlLimiter(budgets, schema) : memoryLimiter(),
