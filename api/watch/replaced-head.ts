@@ -89,8 +89,9 @@ export function watchReplacedHeads(options: {
     ).rows;
     if (position === undefined) return;
     const block = BigInt(position.block as string);
-    // Block 0 while the indexer holds nothing yet (on Postgres the position reads so before its
-    // first batch): nothing to compare, and the chain's genesis is no block the indexer reads.
+    // Block 0: no registry event indexed yet (chain_head's value before any; on Postgres its setup
+    // row is newer than the start checkpoint, which INDEXED_BLOCK_SQL reads as that empty state).
+    // Nothing to compare, and the chain's genesis is no block the indexer reads.
     if (block === 0n) return;
     // One call a round while nothing moves: a replacement always gives the chain a new newest block.
     const latest = await chain.client.getBlock({ blockTag: "latest" });
