@@ -113,13 +113,16 @@ export function forwarded(i: number): string {
   return `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`;
 }
 
-/** The keyless flood of (b): every check route's requests, each from one of FLOOD_ADDRESSES forwarded addresses. */
-function floodRequests(data: Dataset, seed: number): LoadRequest[] {
+/**
+ * `count` of every check route's requests, drawn at random; the i-th sent from the forwarded address
+ * `from(i)` when given (keyless loads: each address's budget its own).
+ */
+export function checkRequests(data: Dataset, seed: number, count: number, from?: (i: number) => string): LoadRequest[] {
   const rng = new Rng(seed);
   const checks = checkRoutes(data, seed).flatMap((route) => route.requests);
-  return Array.from({ length: FLOOD_REQUESTS_EACH * FLOOD_ADDRESSES }, (_, i) => ({
+  return Array.from({ length: count }, (_, i) => ({
     ...rng.pick(checks),
-    headers: { "X-Forwarded-For": forwarded(i % FLOOD_ADDRESSES) },
+    ...(from && { headers: { "X-Forwarded-For": from(i) } }),
   }));
 }
 
@@ -179,7 +182,10 @@ export async function measureHostile(
         durationS: 600,
         warmupS: 0,
         headers: {},
-        requests: floodRequests(data, o.seed + 12),
+        // The keyless flood: every check route's requests, each from one of FLOOD_ADDRESSES.
+        requests: checkRequests(data, o.seed + 12, FLOOD_REQUESTS_EACH * FLOOD_ADDRESSES, (i) =>
+          forwarded(i % FLOOD_ADDRESSES),
+        ),
       },
       new Promise<void>((ok) => {
         stop = ok;

@@ -12,11 +12,10 @@ import type pg from "pg";
 import type { Service } from "../devkit/service";
 import type { Cleanup } from "./cleanup";
 import type { Dataset } from "./dataset";
-import { forwarded } from "./hostile";
+import { checkRequests, forwarded } from "./hostile";
 import { type LoadRequest, runLoad } from "./load";
 import { type RouteFigure, settle } from "./measure";
 import type { BenchOptions } from "./options";
-import { checkRoutes } from "./routes";
 import { backendsVisible, cpuOver, quiet, type SpanCpu, sleep } from "./service-cpu";
 import { startServe } from "./stack";
 
@@ -27,12 +26,6 @@ export type ScaleFigures = { idle: SpanCpu; keyed: ScaleRun; keyless: ScaleRun }
 
 /** Distinct requests of each run: every check route's, drawn at random. */
 const REQUESTS = 20_000;
-
-/** Every check route's requests (the routes the bench verified), REQUESTS of them. */
-function checkRequests(data: Dataset, seed: number): LoadRequest[] {
-  const checks = checkRoutes(data, seed).flatMap((route) => route.requests);
-  return Array.from({ length: REQUESTS }, (_, i) => checks[i % checks.length]!);
-}
 
 /** The scale section's figures (see the module's head). */
 export async function measureScale(
@@ -51,7 +44,6 @@ export async function measureScale(
     await quiet(tag);
     log(`scale: npm run serve ready; measuring it idle for ${o.durationS} s, then under keyed and keyless checks`);
     const { cpu: idle } = await cpuOver(db, tag, visible, () => sleep(o.durationS * 1000));
-    const requests = checkRequests(data, o.seed + 13);
     const run = async (label: string, headers: Record<string, string>, list: LoadRequest[]): Promise<ScaleRun> => {
       await settle(url, service.headers);
       const { value: result, cpu } = await cpuOver(db, tag, visible, () =>
@@ -66,12 +58,16 @@ export async function measureScale(
       );
       return { label, result, connections: o.connections, cpu };
     };
-    const keyed = await run("scale: every check route, keyed", service.headers, requests);
+    const keyed = await run(
+      "scale: every check route, keyed",
+      service.headers,
+      checkRequests(data, o.seed + 13, REQUESTS),
+    );
+    // The same requests, each from an address of its own, apart from the hostile flood's (it spent theirs).
     const keyless = await run(
       "scale: every check route, keyless",
       {},
-      // Addresses apart from the hostile flood's, whose budgets it spent.
-      requests.map((r, i) => ({ ...r, headers: { "X-Forwarded-For": forwarded(2 ** 23 + i) } })),
+      checkRequests(data, o.seed + 13, REQUESTS, (i) => forwarded(2 ** 23 + i)),
     );
     return { idle, keyed, keyless };
   });
