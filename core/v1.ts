@@ -95,10 +95,11 @@ export type V1CheckQuery = {
 
 /** checkDelegateForToken falls back to the contract, which falls back to the whole vault. */
 export function v1CheckKeys(q: V1CheckQuery): V1Key[] {
-  const base = { vault: q.vault, delegate: q.delegate };
-  const keys: V1Key[] = [{ ...base, type: "ALL", contract: zeroAddress, tokenId: 0n }];
-  if (q.kind !== "all") keys.push({ ...base, type: "CONTRACT", contract: q.contract!, tokenId: 0n });
-  if (q.kind === "token") keys.push({ ...base, type: "TOKEN", contract: q.contract!, tokenId: q.tokenId! });
+  // Literals, not spreads of a common base: this runs for every v1 check answered.
+  const { vault, delegate } = q;
+  const keys: V1Key[] = [{ vault, delegate, type: "ALL", contract: zeroAddress, tokenId: 0n }];
+  if (q.kind !== "all") keys.push({ vault, delegate, type: "CONTRACT", contract: q.contract!, tokenId: 0n });
+  if (q.kind === "token") keys.push({ vault, delegate, type: "TOKEN", contract: q.contract!, tokenId: q.tokenId! });
   return keys;
 }
 

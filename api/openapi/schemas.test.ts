@@ -181,6 +181,9 @@ function storeOf(v2Amount: (hash: Hex) => bigint | undefined, v1All: boolean): S
         ),
       ),
     v1InForce: async (_, keys) => view(v1All ? keys.map((k) => ({ ...k })) : []),
+    // No copy: answers at past blocks are the history's.
+    v2EnabledAt: async () => undefined,
+    v1InForceAt: async () => undefined,
     v2Wallet: async () => view(V2_ROWS),
     v2Wallets: async (_, wallets) => view(wallets.map(() => V2_ROWS)),
     v2Delegation: async (_, hash) => view(V2_ROWS.find((row) => row.hash === hash)),

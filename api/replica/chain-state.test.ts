@@ -117,6 +117,47 @@ describe("ChainState", () => {
     expect(s.v1InForce([{ type: "ALL", vault: A, delegate: B, contract: zeroAddress, tokenId: 0n }])).toEqual([]);
   });
 
+  it("v2EnabledAt: the held answer at a block after every candidate row last changed, else none", () => {
+    const s = new ChainState();
+    put(s, v2(1, A, B, [3, 0]));
+    put(s, v2(2, A, C, [4, 0], { enabled: false, updatedBlock: 9 }));
+    // Row 3 never existed: it cannot change an answer at any block.
+    const known = s.v2EnabledAt([hash(1), hash(3)], 3);
+    expect(known && [...known.keys()]).toEqual([hash(1)]);
+    expect(s.v2EnabledAt([hash(1), hash(2)], 8)).toBeUndefined();
+    expect([...(s.v2EnabledAt([hash(1), hash(2)], 9)?.keys() ?? [])]).toEqual([hash(1)]);
+    // Before the row's first enable it did not hold: not the held answer either.
+    expect(s.v2EnabledAt([hash(1)], 2)).toBeUndefined();
+    // A row a reorganization removed never existed on the branch held.
+    s.put(rowKey(v2(2, A, C, [4, 0])), undefined, 0);
+    expect(s.v2EnabledAt([hash(2)], 1)?.size).toBe(0);
+    // A block past what 4 bytes hold is never taken for the held answer.
+    put(s, v2(4, A, B, [5, 0], { updatedBlock: 2 ** 32 + 5 }));
+    expect(s.v2EnabledAt([hash(4)], 2 ** 33)).toBeUndefined();
+  });
+
+  it("v1InForceAt: none once the key's row, its vault's version or its pair's changed after the block", () => {
+    const s = new ChainState();
+    const key = { type: "ALL", vault: A, delegate: B, contract: zeroAddress, tokenId: 0n } as const;
+    put(s, v1(A, B, [4, 0]));
+    expect(s.v1InForceAt([key], 4)).toEqual([key]);
+    expect(s.v1InForceAt([key], 3)).toBeUndefined();
+    put(s, { table: "pair", row: { vault: A, delegate: C, version: 1, updatedBlock: 6 } });
+    expect(s.v1InForceAt([key], 5)).toEqual([key]);
+    put(s, { table: "pair", row: { vault: A, delegate: B, version: 1, updatedBlock: 7 } });
+    expect(s.v1InForceAt([key], 6)).toBeUndefined();
+    expect(s.v1InForceAt([key], 7)).toEqual([]);
+    put(s, { table: "vault", row: { vault: A, version: 1, updatedBlock: 8 } });
+    expect(s.v1InForceAt([key], 7)).toBeUndefined();
+    expect(s.v1InForceAt([key], 8)).toEqual([]);
+    // Removed by a reorganization: the versions never moved on the branch held.
+    s.put(`vault:${A}`, undefined, 0);
+    s.put(`pair:${A}|${B}`, undefined, 0);
+    expect(s.v1InForceAt([key], 4)).toEqual([key]);
+    // No row for the key: nothing in force, at any block.
+    expect(s.v1InForceAt([{ ...key, delegate: C }], 1)).toEqual([]);
+  });
+
   it("remembers the rows each block past the final one changed, and forgets final blocks", () => {
     const s = new ChainState();
     put(s, v2(1, A, B, [3, 0]), 4);

@@ -59,6 +59,15 @@ const V1_TYPES = Object.keys(V1_EVENT_NAME) as V1Type[];
 /** Where each field lies in a v1 key's bytes; vault and delegate first, as in a pair's key. */
 const V1_KEY = { type: 40, contract: 41, tokenId: 61, width: 93 } as const;
 
+/**
+ * A row's last changed block as held (4 bytes a row): a block past what this holds is kept as
+ * UNKNOWN_BLOCK, which counts as changed after any block.
+ */
+const UNKNOWN_BLOCK = 0xffffffff;
+const heldBlock = (block: number) => Math.min(block, UNKNOWN_BLOCK);
+/** Whether a row last changed at `held` may differ at `block` from what this holds now. */
+const changedAfter = (held: number, block: number) => held === UNKNOWN_BLOCK || held > block;
+
 type Column = Int32Array | Uint32Array | Uint8Array | Float64Array;
 
 /** Grows every column of a table to hold `rows` rows. */
@@ -172,6 +181,7 @@ export class ChainState {
   /** Every address a row names, and each one's vault version (v1_vault_version; 0 when absent). */
   private readonly addresses = new ByteKeys(20);
   private vaultVersion = new Uint32Array(0);
+  private vaultUpdated = new Uint32Array(0);
   /** Per address, how many puts changed a listing of it: with `serial`, the listing's revision. */
   private listingChanges = new Uint32Array(0);
   private static made = 0;
@@ -187,6 +197,7 @@ export class ChainState {
     rights: new Uint32Array(0),
     firstBlock: new Float64Array(0),
     firstLogIndex: new Uint32Array(0),
+    updatedBlock: new Uint32Array(0),
   };
   private readonly v2TokenId: (bigint | null)[] = [];
   private readonly v2Amount: (bigint | null)[] = [];
@@ -204,11 +215,13 @@ export class ChainState {
     pairVersion: new Uint32Array(0),
     createdBlock: new Float64Array(0),
     createdLogIndex: new Uint32Array(0),
+    updatedBlock: new Uint32Array(0),
   };
 
   /** v1_pair_version, by (vault, delegate). */
   private readonly pairs = new ByteKeys(40);
   private pairVersion = new Uint32Array(0);
+  private pairUpdated = new Uint32Array(0);
 
   /** Scratch for the key being looked up, one per kind (a v1 key's lookup also looks up addresses). */
   private readonly scratch = { address: new Uint8Array(20), hash: new Uint8Array(32), v1: new Uint8Array(93) };
@@ -227,12 +240,14 @@ export class ChainState {
         // Numbered first: numbering may grow the array.
         const vault = this.address(r.row.vault);
         this.vaultVersion[vault] = r.row.version;
+        this.vaultUpdated[vault] = heldBlock(r.row.updatedBlock);
         this.vaultChanged(vault);
         break;
       }
       case "pair": {
         const pair = this.pair(r.row.vault, r.row.delegate!);
         this.pairVersion[pair] = r.row.version;
+        this.pairUpdated[pair] = heldBlock(r.row.updatedBlock);
         this.listingsChanged(this.address(r.row.vault), this.address(r.row.delegate!));
         break;
       }
@@ -259,6 +274,7 @@ export class ChainState {
     this.v2.rights[id] = this.rightsNumberOf(row.rights);
     this.v2.firstBlock[id] = row.firstBlock;
     this.v2.firstLogIndex[id] = row.firstLogIndex;
+    this.v2.updatedBlock[id] = heldBlock(row.updatedBlock);
     this.v2TokenId[id] = row.tokenId;
     this.v2Amount[id] = row.amount;
     const [from, to] = [this.address(row.from), this.address(row.to)];
@@ -278,6 +294,7 @@ export class ChainState {
     this.v1.pairVersion[id] = row.pairVersion;
     this.v1.createdBlock[id] = row.createdBlock;
     this.v1.createdLogIndex[id] = row.createdLogIndex;
+    this.v1.updatedBlock[id] = heldBlock(row.updatedBlock);
   }
 
   private remove(key: string) {
@@ -298,12 +315,14 @@ export class ChainState {
       const vault = this.findAddress(id as Address);
       if (vault === NONE) return;
       this.vaultVersion[vault] = 0;
+      this.vaultUpdated[vault] = 0;
       this.vaultChanged(vault);
     } else {
       const [vault, delegate] = id.split("|") as [Address, Address];
       const pair = this.pairs.find(this.pairBytes(vault, delegate));
       if (pair === NONE) return;
       this.pairVersion[pair] = 0;
+      this.pairUpdated[pair] = 0;
       this.listingsChanged(this.findAddress(vault), this.findAddress(delegate));
     }
   }
@@ -351,6 +370,20 @@ export class ChainState {
     return out;
   }
 
+  /**
+   * v2Enabled as at `block` (at most the one this holds), when none of the hashes' rows changed
+   * after it: every change a check depends on rewrites a candidate row and its updated block.
+   * Undefined: one did, and the answer is the history's.
+   */
+  v2EnabledAt(hashes: readonly Hex[], block: number): Map<Hex, V2State> | undefined {
+    for (const hash of hashes) {
+      const row = this.v2Keys.find(this.hashBytes(hash));
+      if (row !== NONE && (this.v2.flags[row]! & LIVE) !== 0 && changedAfter(this.v2.updatedBlock[row]!, block))
+        return undefined;
+    }
+    return this.v2Enabled(hashes);
+  }
+
   /** The enabled delegation with this hash, if any. */
   v2Delegation(hash: Hex): V2Row | undefined {
     const row = this.v2Keys.find(this.hashBytes(hash));
@@ -364,13 +397,34 @@ export class ChainState {
       .map((row) => this.v2Row(row));
   }
 
+  /** The keys among `keys` in force, in creation order: the keys themselves, not rows rebuilt from bytes. */
   v1InForce(keys: readonly V1Key[]): V1Row[] {
-    const rows: number[] = [];
+    const found: { row: number; key: V1Key }[] = [];
     for (const key of keys) {
       const row = this.v1Keys.find(this.v1KeyBytes(key));
-      if (row !== NONE && this.inForce(row)) rows.push(row);
+      if (row !== NONE && this.inForce(row)) found.push({ row, key });
     }
-    return this.sortV1(rows).map((row) => this.v1Row(row));
+    return this.sortV1(found, (f) => f.row).map((f) => f.key);
+  }
+
+  /**
+   * v1InForce as at `block` (at most the one this holds), when none of the rows it reads changed
+   * after it: each key's row, its vault's version and its pair's. Undefined: one did.
+   */
+  v1InForceAt(keys: readonly V1Key[], block: number): V1Row[] | undefined {
+    for (const key of keys) {
+      const row = this.v1Keys.find(this.v1KeyBytes(key));
+      if (row === NONE || (this.v1.flags[row]! & LIVE) === 0) continue;
+      const [vault] = this.v1Lists.wallets(row);
+      const pair = this.v1.pair[row]!;
+      if (
+        changedAfter(this.v1.updatedBlock[row]!, block) ||
+        changedAfter(this.vaultUpdated[vault]!, block) ||
+        changedAfter(this.pairUpdated[pair]!, block)
+      )
+        return undefined;
+    }
+    return this.v1InForce(keys);
   }
 
   v1Wallet(wallet: Address): V1Row[] {
@@ -394,9 +448,13 @@ export class ChainState {
     return bx < by || (bx === by && this.v2.firstLogIndex[x]! < this.v2.firstLogIndex[y]!);
   }
 
-  private sortV1(rows: number[]): number[] {
+  /** `items` in their rows' creation order (`rowOf`: each item's row; default, the item is one). */
+  private sortV1<T>(items: T[], rowOf: (item: T) => number = (item) => item as number): T[] {
     const [block, logIndex] = [this.v1.createdBlock, this.v1.createdLogIndex];
-    return rows.sort((x, y) => block[x]! - block[y]! || logIndex[x]! - logIndex[y]!);
+    return items.sort((a, b) => {
+      const [x, y] = [rowOf(a), rowOf(b)];
+      return block[x]! - block[y]! || logIndex[x]! - logIndex[y]!;
+    });
   }
 
   private v2Row(row: number): V2Row {
@@ -430,6 +488,7 @@ export class ChainState {
     writeHex(this.scratch.address, 0, address);
     const id = this.addresses.add(this.scratch.address);
     this.vaultVersion = withRoom(this.vaultVersion, id + 1);
+    this.vaultUpdated = withRoom(this.vaultUpdated, id + 1);
     this.listingChanges = withRoom(this.listingChanges, id + 1);
     return id;
   }
@@ -443,6 +502,7 @@ export class ChainState {
   private pair(vault: Address, delegate: Address): number {
     const id = this.pairs.add(this.pairBytes(vault, delegate));
     this.pairVersion = withRoom(this.pairVersion, id + 1);
+    this.pairUpdated = withRoom(this.pairUpdated, id + 1);
     return id;
   }
 

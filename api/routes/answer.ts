@@ -115,17 +115,23 @@ export type HeadRead = () => Promise<(Omit<ChainView<unknown>, "data"> & { body:
 
 /**
  * A check, a batch or a whole listing: at the newest indexed block by `head` (a Store read), or at
- * the block `asked` by `at` (a HistoryStore read).
+ * the block `asked` by `heldAt` where the Store can tell (its body; undefined where not), else by
+ * `at` (a HistoryStore read).
  */
 export async function answerAt(
   c: Context<Env>,
   chainId: number,
   asked: bigint | undefined,
-  read: { head: HeadRead; at: (history: HistoryStore, block: bigint) => Promise<unknown> },
+  read: {
+    head: HeadRead;
+    heldAt?: (block: bigint) => Promise<unknown>;
+    at: (history: HistoryStore, block: bigint) => Promise<unknown>;
+  },
 ): Promise<Response> {
   if (asked !== undefined) {
     const block = await indexedBlock(c, chainId, asked);
-    return jsonAnswer(c, await read.at(historyOf(c, chainId), block), block);
+    const held = await read.heldAt?.(block);
+    return jsonAnswer(c, held ?? (await read.at(historyOf(c, chainId), block)), block);
   }
   const view = await read.head();
   if (view === undefined || !view.ready) throw syncing(chainId, view?.indexedBlock);

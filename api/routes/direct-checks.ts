@@ -24,7 +24,8 @@ const CHECKS = { v1: checkOf(V1_SPEC), v2: checkOf(V2_SPEC) };
 
 /**
  * Wraps `app` (the API app's node:http listener) so that a GET check at the newest indexed block,
- * with a key this process's copy vouches for, is answered here, on node:http: the app's very answer
+ * or at a block the store's copy can answer at (api/replica/chain-state.ts, v2EnabledAt), with a
+ * key this process's copy vouches for, is answered here, on node:http: the app's very answer
  * (test/direct-checks.test.ts compares them), without Hono's routing and middleware and the Request and
  * Response objects, which took most of a check's time (docs/performance.md). Every other request,
  * and every check whose answer would not be a 200 (bad input, a chain syncing or refused, a key the
@@ -48,20 +49,24 @@ export function withDirectChecks(
     const [, version, kind] = match as unknown as [string, "v1" | "v2", string];
     let chainId: number;
     let reads: CheckReads | undefined;
+    let asked: bigint | undefined;
     try {
       const params = Params.ofUrl(url);
-      if (params.get("blockNumber") !== undefined) return undefined;
+      asked = params.blockNumber();
       chainId = servedChainId(options, version, params);
       reads = CHECKS[version](kind, params);
     } catch {
       return undefined;
     }
     if (reads === undefined) return undefined;
-    const view = await reads.head(options.store, chainId);
-    if (view === undefined || !view.ready) return undefined;
+    const view =
+      asked === undefined
+        ? await reads.head(options.store, chainId)
+        : await reads.heldAt(options.store, chainId, asked);
+    if (view === undefined || !view.ready || view.data === undefined) return undefined;
     const json = toJson(view.data[0]);
     if (!options.access.keys.useHeld(key)) return undefined;
-    return { route: `/registry/${version}/check/${kind}`, json, block: view.indexedBlock };
+    return { route: `/registry/${version}/check/${kind}`, json, block: asked ?? view.indexedBlock };
   };
   return (req, res) => {
     answerOf(req).then(

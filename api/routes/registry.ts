@@ -23,6 +23,8 @@ import { historyPage, listingPin } from "./pages";
 /** How a set of checks is read: their answers, in order. */
 export type CheckReads = {
   head: (store: Store, chainId: number) => Promise<ChainView<unknown[]> | undefined>;
+  /** At `block` from the store, where it can tell (see Store's v2EnabledAt); `data` undefined where not. */
+  heldAt: (store: Store, chainId: number, block: bigint) => Promise<ChainView<unknown[] | undefined> | undefined>;
   at: (history: HistoryStore, chainId: number, block: bigint) => Promise<unknown[]>;
 };
 
@@ -111,6 +113,10 @@ export function registryRoutes<K extends string, Q, VQ, Row, Event, Vault>(
       head: async () => {
         const view = await read.head(c.var.store, chainId);
         return view && { ...view, body: body(view.data) };
+      },
+      heldAt: async (block) => {
+        const held = await read.heldAt(c.var.store, chainId, block);
+        return held?.ready && held.data ? body(held.data) : undefined;
       },
       at: async (history, block) => body(await read.at(history, chainId, block)),
     });

@@ -46,6 +46,10 @@ function readChecks(queries: V1CheckQuery[]): CheckReads {
       const view = await store.v1InForce(chainId, keys);
       return view && { ...view, data: answers(view.data) };
     },
+    heldAt: async (store, chainId, block) => {
+      const view = await store.v1InForceAt(chainId, keys, block);
+      return view && { ...view, data: view.data && answers(view.data) };
+    },
     at: async (history, chainId, block) => answers(await history.v1InForce(chainId, keys, block)),
   };
 }

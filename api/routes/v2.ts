@@ -64,6 +64,11 @@ function readChecks(queries: V2CheckQuery[]): CheckReads {
       const view = await store.v2Enabled(chainId, hashes);
       return view && { ...view, data: answers((hash) => view.data.get(hash)) };
     },
+    heldAt: async (store, chainId, block) => {
+      const view = await store.v2EnabledAt(chainId, hashes, block);
+      const held = view?.data;
+      return view && { ...view, data: held && answers((hash) => held.get(hash)) };
+    },
     at: async (history, chainId, block) => {
       const enabled = await history.v2Enabled(chainId, hashes, block);
       return answers((hash) => enabled.get(hash));

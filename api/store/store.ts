@@ -60,6 +60,21 @@ export interface Store {
   v2Delegation(chainId: number, hash: Hex): Promise<ChainView<V2Row | undefined> | undefined>;
   /** The v1 delegations in force among `keys` (of any vaults and delegates). */
   v1InForce(chainId: number, keys: readonly V1Key[]): Promise<ChainView<V1Row[]> | undefined>;
+  /**
+   * v2Enabled and v1InForce as at `block`, where the store can tell without the history: an
+   * in-memory copy can when none of the rows they read changed after `block`. `data` undefined
+   * (or no view): the HistoryStore's to answer.
+   */
+  v2EnabledAt(
+    chainId: number,
+    hashes: readonly Hex[],
+    block: bigint,
+  ): Promise<ChainView<Map<Hex, V2State> | undefined> | undefined>;
+  v1InForceAt(
+    chainId: number,
+    keys: readonly V1Key[],
+    block: bigint,
+  ): Promise<ChainView<V1Row[] | undefined> | undefined>;
   /** The wallet's v1 delegations in force, as vault or delegate, in creation order. */
   v1Wallet(chainId: number, wallet: Address, held?: string): Promise<WalletView<V1Row> | undefined>;
   /** Each wallet's v1 delegations in force, as v1Wallet lists them, all from one view. */
@@ -75,6 +90,8 @@ export const NOTHING_INDEXED: Store = {
   v2Wallets: async () => undefined,
   v2Delegation: async () => undefined,
   v1InForce: async () => undefined,
+  v2EnabledAt: async () => undefined,
+  v1InForceAt: async () => undefined,
   v1Wallet: async () => undefined,
   v1Wallets: async () => undefined,
   chainStates: async () => new Map(),
@@ -345,6 +362,10 @@ export function createSqlStore(execute: Execute, schema: string): Store {
         v1Rows,
       );
     },
+
+    // Each read is one statement either way: the history's answers at any block.
+    v2EnabledAt: async () => undefined,
+    v1InForceAt: async () => undefined,
 
     async chainStates() {
       const result = await read(

@@ -25,7 +25,7 @@ import { withDirectChecks } from "../../api/routes/direct-checks";
 import type { AppOptions } from "../../api/routes/env";
 import type { Store } from "../../api/store/store";
 import { type ChainAlarms, NO_ALARMS } from "../../api/watch/chain-alarms";
-import { type V1CheckQuery, v1CheckKeys, v1KeyString } from "../../core/v1";
+import { type V1CheckQuery, type V1Key, v1CheckKeys, v1KeyString } from "../../core/v1";
 import { V2_CHECK_KINDS, type V2CheckQuery, type V2State, v2Check } from "../../core/v2";
 import { chooseSeed, Rng, spellAddress } from "../../devkit/random";
 
@@ -93,22 +93,30 @@ if (!V2_QUERIES.some((q) => isAmount(answerNow(q)))) {
 }
 const inForce = V1_QUERIES.flatMap(v1CheckKeys).filter(() => rng.chance(0.2));
 
+/** The first block at which the store's copy can tell its answers (none of its rows changed since). */
+const HELD_FROM = 4000n;
 const view = <T>(chainId: number, data: T) =>
   chainId === READY ? { indexedBlock: BLOCK, ready: true, data } : { indexedBlock: 3n, ready: false, data };
+const heldAt = (block: bigint) => block >= HELD_FROM && block <= BLOCK;
+const enabledOf = (hashes: readonly Hex[]) =>
+  new Map(hashes.flatMap((h): [Hex, V2State][] => (enabled.has(h) ? [[h, enabled.get(h)!]] : [])));
+const inForceOf = (keys: readonly V1Key[]) =>
+  inForce.filter((row) => keys.some((k) => v1KeyString(k) === v1KeyString(row)));
 const store: Store = {
-  v2Enabled: async (chainId, hashes) =>
-    view(chainId, new Map(hashes.flatMap((h): [Hex, V2State][] => (enabled.has(h) ? [[h, enabled.get(h)!]] : [])))),
-  v1InForce: async (chainId, keys) =>
-    view(
-      chainId,
-      inForce.filter((row) => keys.some((k) => v1KeyString(k) === v1KeyString(row))),
-    ),
+  v2Enabled: async (chainId, hashes) => view(chainId, enabledOf(hashes)),
+  v1InForce: async (chainId, keys) => view(chainId, inForceOf(keys)),
+  v2EnabledAt: async (chainId, hashes, block) => view(chainId, heldAt(block) ? enabledOf(hashes) : undefined),
+  v1InForceAt: async (chainId, keys, block) => view(chainId, heldAt(block) ? inForceOf(keys) : undefined),
   v2Wallet: async () => undefined,
   v2Wallets: async () => undefined,
   v2Delegation: async () => undefined,
   v1Wallet: async () => undefined,
   v1Wallets: async () => undefined,
-  chainStates: async () => new Map(),
+  chainStates: async () =>
+    new Map([
+      [READY, { indexedBlock: BLOCK, ready: true, indexedTimestamp: 1 }],
+      [SYNCING, { indexedBlock: 3n, ready: false, indexedTimestamp: 1 }],
+    ]),
 };
 
 const v2Url = (q: V2CheckQuery) => {
@@ -241,6 +249,25 @@ describe("withDirectChecks", { timeout: 60_000 }, () => {
     expect(counts).toEqual(appCounts);
     expect(new Set(directly)).toContain("/registry/v2/check/erc1155 200");
     expect(new Set(directly)).toContain("/registry/v1/check/token 200");
+  });
+
+  it("answers keyed GET checks at a past block the store can tell itself; the app the rest", async () => {
+    const count = directly.length;
+    const past = (path: string, block: bigint) => `${path}&blockNumber=${block}`;
+    const held = [...V2_QUERIES.slice(0, 20).map(v2Url), ...V1_QUERIES.slice(0, 10).map(v1Url)];
+    for (const [i, path] of held.entries()) {
+      const block = HELD_FROM + BigInt(i % 2 === 0 ? 0 : rng.int(Number(BLOCK - HELD_FROM) + 1));
+      const got = await same(past(path, block), keyed());
+      expect(got.status, path).toBe(200);
+      expect(got.headers["x-indexed-block"]).toBe(String(block));
+    }
+    expect(directly).toHaveLength(count + held.length);
+    // Before the copy can tell, and past the newest block: the app's (no history here: 503; 400).
+    const [path] = held as [string];
+    expect((await same(past(path, HELD_FROM - 1n), keyed())).status).toBe(503);
+    expect((await same(past(path, BLOCK + 1n), keyed())).status).toBe(400);
+    expect((await same(past(path, -1n), keyed())).status).toBe(400);
+    expect(directly).toHaveLength(count + held.length);
   });
 
   it("answers a check spelt with percent-encoding and an unknown parameter itself too", async () => {

@@ -57,6 +57,9 @@ export function emptyApp(fail: Failing = {}) {
     v2Wallets: (_, wallets) => head(wallets.map(() => [])),
     v2Delegation: (_, hash) => head(delegation(hash)),
     v1InForce: () => head([]),
+    // No copy: answers at past blocks are the history's.
+    v2EnabledAt: async () => undefined,
+    v1InForceAt: async () => undefined,
     v1Wallet: () => head([]),
     v1Wallets: (_, wallets) => head(wallets.map(() => [])),
     chainStates: async () => new Map([[CHAIN, ready]]),
