@@ -325,6 +325,14 @@ describe("the Ponder process's settings", () => {
     expect(settings.plan).toEqual(plan);
     expect(settings.database.url).toBe("postgres://db");
     expect(settings.reorgCheckSeconds).toBe(10);
+    expect(settings.inMemory).toBe(true);
+  });
+
+  it("answer from memory unless INDEXER_IN_MEMORY=false", () => {
+    const withPlan = (value: string) => ({ [PLAN_VARIABLE]: encodePlan(plan), INDEXER_IN_MEMORY: value });
+    expect(ponderSettings(withPlan("false")).inMemory).toBe(false);
+    expect(ponderSettings(withPlan("true")).inMemory).toBe(true);
+    expect(() => ponderSettings(withPlan("no"))).toThrow(/^INDEXER_IN_MEMORY="no": expected true or false/);
   });
 
   it("check the indexed blocks against the chain every REORG_CHECK_SECONDS, a whole number of seconds", () => {

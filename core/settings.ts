@@ -91,6 +91,12 @@ export type PonderSettings = ApiSettings & {
    * (api/watch/deep-reorg.ts).
    */
   reorgCheckSeconds: number;
+  /**
+   * INDEXER_IN_MEMORY (default true): on Postgres, answer checks and listings at the newest block
+   * from an in-memory copy, as replicas do; false: a statement per answer, for an indexer whose
+   * traffic replicas take (the copy costs about 1 KB per delegation). PGlite always holds the copy.
+   */
+  inMemory: boolean;
 };
 
 /** `npm run serve`'s settings. */
@@ -162,10 +168,19 @@ function access(env: Environment): AccessSettings {
         "(e.g. openssl rand -base64 32)",
     );
   }
-  const proxy = text(env, "TRUSTED_PROXY");
-  if (proxy !== undefined && proxy !== "true" && proxy !== "false")
-    throw new SettingsError(`TRUSTED_PROXY=${JSON.stringify(proxy)}: expected true or false`);
-  return { adminToken, schema: text(env, "ACCESS_SCHEMA") ?? "delegation_access", trustedProxy: proxy === "true" };
+  return {
+    adminToken,
+    schema: text(env, "ACCESS_SCHEMA") ?? "delegation_access",
+    trustedProxy: flag(env, "TRUSTED_PROXY", false),
+  };
+}
+
+/** `true` or `false` in `name`, else `otherwise` when it is unset. */
+function flag(env: Environment, name: string, otherwise: boolean): boolean {
+  const value = text(env, name);
+  if (value !== undefined && value !== "true" && value !== "false")
+    throw new SettingsError(`${name}=${JSON.stringify(value)}: expected true or false`);
+  return value === undefined ? otherwise : value === "true";
 }
 
 /** A number of seconds above 0 in `name`, else `otherwise` when it is unset. */
@@ -307,7 +322,12 @@ export function ponderSettings(env: Environment): PonderSettings {
   }
   try {
     const reorgCheckSeconds = integer(text(env, "REORG_CHECK_SECONDS"), "REORG_CHECK_SECONDS", 1, 3600) ?? 10;
-    return { ...api(env), plan: decodePlan(plan), reorgCheckSeconds };
+    return {
+      ...api(env),
+      plan: decodePlan(plan),
+      reorgCheckSeconds,
+      inMemory: flag(env, "INDEXER_IN_MEMORY", true),
+    };
   } catch (error) {
     if (error instanceof SettingsError) throw error;
     throw new SettingsError(`${PLAN_VARIABLE} is not a plan \`npm start\` wrote: ${(error as Error).message}`);

@@ -8,7 +8,7 @@ import { createApp } from "../api/app";
 import { countAnswer, countRequests, metricsText, type RequestCounts } from "../api/http/metrics";
 import { probes } from "../api/http/probes";
 import { startHttpServer } from "../api/http/server";
-import { createReplicaStore, REPLICA_CONNECTION } from "../api/replica/store";
+import { createReplicaStore, REPLICA_CONNECTION, readOnlySnapshot } from "../api/replica/store";
 import { withDirectChecks } from "../api/routes/direct-checks";
 import { createHistoryStore } from "../api/store/history-store";
 import { readServedChains, type ServedChain } from "../api/store/served-chains";
@@ -40,14 +40,7 @@ export async function runWorker(settings: ServeSettings, shutdownMs: number) {
   const access = await openAccess(settings.access, { ...settings.database, url: accessUrl });
   // The state is copied into memory and kept in step: a check is a few map lookups.
   const database = pgAccessDb(url, REPLICA_CONNECTION);
-  const copy = createReplicaStore(
-    (work) =>
-      database.transaction(async (query) => {
-        await query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY");
-        return work(query);
-      }),
-    indexerSchema,
-  );
+  const copy = createReplicaStore(readOnlySnapshot(database), indexerSchema);
 
   const replication = watchReplication(database, settings.replicaBehindSeconds);
   // On a hot standby every chain's status also holds how far the standby trails (chain-status.ts).

@@ -7,7 +7,8 @@
  *
  * ERC20 amounts make the test sharp: each watched pair has one amount before the fork, another on
  * branch A and a third on branch B, so a half-reverted answer can pass for neither branch.
- * On Postgres an API replica (npm run serve) is sampled beside the indexer's own API.
+ * On Postgres an API replica (npm run serve) is sampled beside the indexer's own API, which there
+ * answers with a statement per request (INDEXER_IN_MEMORY=false): both stores are held to it.
  *
  * Reproduce a failure with the seed it prints: SEED=<n> npx vitest run test/reorg.test.ts
  */
@@ -47,7 +48,10 @@ describe("answers sampled during a reorganization", () => {
     anvil = await startAnvil({ chainId: CHAIN_ID });
     registries = await installRegistries(anvil.url);
     accounts = await chainClient(anvil.url).getAddresses();
-    service = await startService({ rpc: { [CHAIN_ID]: anvil.url } });
+    service = await startService({
+      rpc: { [CHAIN_ID]: anvil.url },
+      env: process.env.DATABASE_URL ? { INDEXER_IN_MEMORY: "false" } : {},
+    });
     if (process.env.DATABASE_URL) replica = await startReplica(service);
   });
 

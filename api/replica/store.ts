@@ -1,4 +1,5 @@
 import type { Address } from "viem";
+import type { AccessDb } from "../access/db";
 import {
   type ChainPosition,
   type ChainView,
@@ -27,6 +28,15 @@ const NOTHING = new ChainState();
  * 200 ms, before Postgres looks for deadlocks (after 1 s; see waitingOutLocks).
  */
 export const REPLICA_CONNECTION = { applicationName: "delegation-lookup replica", lockTimeoutMs: 200 } as const;
+
+/** Snapshots of a Postgres database: read-only REPEATABLE READ transactions. */
+export const readOnlySnapshot =
+  (database: Pick<AccessDb, "transaction">): Snapshot =>
+  (work) =>
+    database.transaction(async (query) => {
+      await query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY");
+      return work(query);
+    });
 
 export type ReplicaStore = Store & {
   /** Resolves after the first sync (successful or not). */

@@ -7,11 +7,12 @@ import { cors } from "hono/cors";
 import { graphql } from "ponder";
 import { requireKey } from "../../api/access/middleware";
 import { openAccess } from "../../api/access/open";
+import { pgAccessDb } from "../../api/access/pg";
 import { pgliteDb } from "../../api/access/pglite";
 import { createApp } from "../../api/app";
 import { answerClientErrors } from "../../api/http/client-error";
 import { guardServer } from "../../api/http/server";
-import { createReplicaStore } from "../../api/replica/store";
+import { createReplicaStore, REPLICA_CONNECTION, readOnlySnapshot } from "../../api/replica/store";
 import { withDirectChecks } from "../../api/routes/direct-checks";
 import { createHistoryStore } from "../../api/store/history-store";
 import { publishServedChains, servedChain } from "../../api/store/served-chains";
@@ -30,7 +31,14 @@ import { answerBesidePonder, onPonderServer, ponderPglite } from "../../ponder/p
  * query limits, for API key holders only (docs/graphql.md).
  */
 
-const { plan, database, access: accessSettings, behindAfterSeconds, reorgCheckSeconds } = ponderSettings(process.env);
+const {
+  plan,
+  database,
+  access: accessSettings,
+  behindAfterSeconds,
+  reorgCheckSeconds,
+  inMemory,
+} = ponderSettings(process.env);
 // Ponder sets every table's schema to the one this instance was started with (--schema).
 const schema = getTableConfig(v2Delegation).schema ?? "public";
 
@@ -50,14 +58,17 @@ watchDeepReorgs({
 });
 watchReplacedHeads({ chains: watched, execute: (query) => db.execute(query), schema, alarms });
 
-// On PGlite the current state is answered from an in-memory copy, as replicas answer it: a check is
-// then a few map lookups, not a statement queued behind the indexer's on the one PGlite instance.
-// Its syncs are PGlite transactions, which run alone on the instance. On Postgres one statement
-// per answer (api/store/store.ts); replicas (npm run serve) hold the copy there.
+// The current state is answered from an in-memory copy, as replicas answer it: a check is then a
+// few map lookups, not a statement (on PGlite, one queued behind the indexer's on its one
+// instance). On PGlite its syncs are PGlite transactions, which run alone on the instance; on
+// Postgres snapshots over a pool of its own, as a replica's (Ponder's handle cannot set one).
+// INDEXER_IN_MEMORY=false on Postgres: one statement per answer (api/store/store.ts).
 const pglite = ponderPglite(db);
 const store = pglite
   ? createReplicaStore(pgliteDb(pglite).transaction, schema)
-  : createSqlStore((query) => db.execute(query), schema);
+  : database.url !== undefined && inMemory
+    ? createReplicaStore(readOnlySnapshot(pgAccessDb(database.url, REPLICA_CONNECTION)), schema)
+    : createSqlStore((query) => db.execute(query), schema);
 
 // Ponder's server answers what Node's parser refuses as replicas do, and hands the API's paths to
 // the app below directly (`app` and `options` are defined when Ponder makes its server, after
