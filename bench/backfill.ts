@@ -232,7 +232,7 @@ async function startBaseline(
   const url = chain.anvil.url;
   const latest = await chainClient(url).getBlockNumber();
   const hasCode = async (block: bigint) =>
-    ((await rpc(url, "eth_getCode", [chain.registry, toHex(block)])) as string) !== "0x";
+    ((await rpc(url, "eth_getCode", [chain.registries.v2, toHex(block)])) as string) !== "0x";
   const startBlock = await findDeploymentBlock(hasCode, latest);
   const port = await freePort();
   const schema = `baseline_${Date.now().toString(36)}`;
@@ -244,7 +244,7 @@ async function startBaseline(
       PONDER_TELEMETRY_DISABLED: "true",
       BASELINE_RPC_URL: url,
       BASELINE_CHAIN_ID: String(CHAIN_ID),
-      BASELINE_REGISTRY: chain.registry,
+      BASELINE_REGISTRY: chain.registries.v2,
       BASELINE_START_BLOCK: String(startBlock),
     },
   );
@@ -285,7 +285,7 @@ async function checkAllQueries(chain: BackfillChain, count: number, seed: number
   const queries = rng.shuffle([...sent, ...misses]);
   const block = await chainClient(chain.anvil.url).getBlockNumber();
   const answers = await ethCalls(
-    { rpcUrl: chain.anvil.url, registry: chain.registry, abi: abis.v2 },
+    { rpcUrl: chain.anvil.url, registry: chain.registries.v2, abi: abis.v2 },
     queries.map((q) => ({ functionName: "checkDelegateForAll", args: [q.to, q.from, q.rights], block })),
   );
   return { queries, answers: answers as boolean[] };
@@ -314,7 +314,7 @@ export async function backfillChain(
 ): Promise<BackfillChain> {
   const chain = await startChain(cleanup, { blockGasLimit: BLOCK_GAS_LIMIT });
   const started = Date.now();
-  const { blocks, delegateAlls } = await sendEvents(chain.anvil.url, chain.registry, events, seed);
+  const { blocks, delegateAlls } = await sendEvents(chain.anvil.url, chain.registries.v2, events, seed);
   const sendMs = Date.now() - started;
   log(`${events.toLocaleString("en")} events in ${blocks} blocks sent in ${(sendMs / 1000).toFixed(1)} s`);
   return { ...chain, events, blocks, sendMs, delegateAlls };

@@ -1,7 +1,8 @@
 /**
  * The figures of one run as a table: every throughput beside the raw node:http hello's of the same
- * run, and each of the targets, met or missed. A run in which the server failed (answers
- * other than 2xx, timeouts) is flagged with what failed; its figures are those of its 2xx answers.
+ * run (of the hello run just before it, where it has one), and each of the targets, met or missed.
+ * A run in which the server failed (answers other than 2xx, timeouts) is flagged with what failed;
+ * its figures are those of its 2xx answers.
  */
 import type { BackfillFigures, IndexerFigures, PgliteStartFigures } from "./backfill";
 import type { HistoryRead } from "./history-read";
@@ -9,6 +10,7 @@ import type { HostileFigures } from "./hostile";
 import type { LoadResult } from "./load";
 import type { RouteFigure } from "./measure";
 import type { BenchOptions } from "./options";
+import { MIN_QUERIES } from "./routes";
 import type { ScaleFigures, ScaleRun } from "./scale";
 import { beyondIdle, type SpanCpu, wholeService } from "./service-cpu";
 import type { CheckFigure, PastFigure, ServingFigures } from "./serving";
@@ -16,6 +18,8 @@ import { BULK_SIZES, type Size } from "./stack";
 import type { Verified } from "./verify";
 
 const int = (n: number) => Math.round(n).toLocaleString("en");
+/** The margin a check route's p99 may exceed its hello run's p99 by (issue 30). */
+const TAIL_MS = 5;
 const ms = (n: number | undefined) => (n === undefined ? "—" : n >= 100 ? int(n) : n.toPrecision(3));
 const ratio = (n: number) => (n >= 100 ? int(n) : n.toPrecision(2));
 const pct = (n: number) => `${int(100 * n)}%`;
@@ -36,42 +40,57 @@ function failureText(r: LoadResult, o: BenchOptions): string {
   return `${parts.join(", ")}; its figures are those of its ${int(r.requests)} 2xx answers`;
 }
 
-/** The worst of `figures` by `value` (a run without 2xx answers, or that failed, is worst of all). */
-function worst(
-  figures: readonly RouteFigure[],
-  value: (r: LoadResult) => number | undefined,
+/**
+ * The worst of `figures` by `value` of each, and which figure it is (a run without 2xx answers, or
+ * that failed, or without a value, is worst of all).
+ */
+function worstOf<F extends RouteFigure>(
+  figures: readonly F[],
+  value: (f: F) => number | undefined,
   higherIsWorse = true,
-): { label: string; value: number; failed: boolean } {
+): { label: string; value: number; failed: boolean; figure: F } {
   const scored = figures.map((f) => {
-    const v = value(f.result);
-    const failed = failures(f.result) > 0 || v === undefined;
-    return { label: f.label, value: v ?? NaN, failed, rank: failed ? Infinity : higherIsWorse ? v! : -v! };
+    const v = value(f);
+    const failed = failures(f.result) > 0 || v === undefined || Number.isNaN(v);
+    return { label: f.label, value: v ?? NaN, failed, figure: f, rank: failed ? Infinity : higherIsWorse ? v! : -v! };
   });
   return scored.reduce((a, b) => (b.rank > a.rank ? b : a));
 }
 
-const WIDTHS = [80, 9, 7, 8, 8, 6, 9, 8];
+/** The worst of `figures` by `value` of each one's load result. */
+const worst = (figures: readonly RouteFigure[], value: (r: LoadResult) => number | undefined, higherIsWorse = true) =>
+  worstOf(figures, (f) => value(f.result), higherIsWorse);
+
+/** A run's 2xx answers per second as a share of those of its own hello run (NaN: it has none). */
+const share = (f: RouteFigure) => f.result.rps / (f.hello?.rps ?? NaN);
+
+const WIDTHS = [80, 9, 7, 9, 8, 8, 6, 9, 8];
 const pad = (cells: string[]) =>
   cells.map((c, i) => (i === 0 ? c.padEnd(WIDTHS[i]!) : c.padStart(WIDTHS[i]!))).join("  ");
 
 /**
  * The table of load runs: what its columns mean, its head, a row per run (its 2xx answers per
- * second also as a share of `hello`'s, where there is one), and what failed.
+ * second also as a share of its own hello run's, or else of `hello`'s, where there is one, beside
+ * that hello's), and what failed.
  */
 function table(o: BenchOptions, runs: readonly RouteFigure[], hello: number | undefined): string[] {
   const row = (f: RouteFigure) => {
     const r = f.result;
     const label = failures(r) > 0 ? `${f.label} [failed]` : f.label;
-    const shareOfHello = hello === undefined ? "—" : ratio(r.rps / hello);
+    const own = f.hello?.rps ?? hello;
+    const beside = own === undefined ? ["—", "—"] : [ratio(r.rps / own), int(own)];
     const cells = [ms(r.p50), ms(r.p99), cpu(r.generatorCpu), cpu(r.machineCpu), cpu(r.othersCpu)];
-    return pad([label, int(r.rps), shareOfHello, ...cells]);
+    return pad([label, int(r.rps), ...beside, ...cells]);
   };
   return [
     `load runs, at ${o.connections} connections unless noted: 2xx answers per second` +
-      `${hello === undefined ? "" : " and their ratio to (a)'s"}; latency in ms; CPU: gen% is the load ` +
-      "generator's (% of one core); machine% all cores' busy time, of which others% went to processes the bench " +
-      "did not start (other work on this machine; also the kernel's interrupt time)",
-    pad(["route", "req/s", "×hello", "p50", "p99", "gen%", "machine%", "others%"]),
+      (hello === undefined
+        ? ""
+        : ", their ratio to hello's, and hello's (of the hello run just before the run where it has one, else (a)'s)") +
+      "; latency in ms; CPU: gen% is the load generator's (% of one core); machine% all cores' busy time, of " +
+      "which others% went to processes the bench did not start (other work on this machine; also the kernel's " +
+      "interrupt time)",
+    pad(["route", "req/s", "×hello", "hello", "p50", "p99", "gen%", "machine%", "others%"]),
     ...runs.map(row),
     ...runs.filter((f) => failures(f.result) > 0).map((f) => `[failed] ${f.label}: ${failureText(f.result, o)}`),
   ];
@@ -283,12 +302,11 @@ export function report(
   const scale = scaleSection(env, s.scale);
   const all = [
     s.hello,
-    s.ethCall,
     s.ponder,
     start.check,
-    ...s.small.checks,
-    ...s.large.checks,
+    ...[...s.small.checks, ...s.large.checks].flatMap((c) => [c, c.ethCall]),
     ...s.large.listings,
+    s.large.smallListing,
     ...s.past.checks.flatMap((c) => [c.alone, c.loaded]),
     ...s.past.batches,
     ...s.past.listings,
@@ -305,13 +323,20 @@ export function report(
   // queue before it (p50 ≈ 64 / throughput).
   const checks = s.large.checks;
   // Each route at both sizes as a share of the hello run just before it (serving.ts, CheckFigure).
-  const share = (c: CheckFigure) => c.result.rps / c.hello.rps;
   const bothSizes = [...s.small.checks, ...checks];
-  const lowest = worst(
-    bothSizes.map((c) => ({ ...c, result: { ...c.result, rps: share(c) } })),
-    (r) => r.rps,
+  const lowest = worstOf(bothSizes, share, false);
+  // Each route beside anvil's eth_call of the same checks, both held to the hello run before them.
+  const nearestAnvil = worstOf(
+    bothSizes,
+    (c) => (failures(c.ethCall.result) > 0 ? undefined : share(c) / share(c.ethCall)),
     false,
   );
+  const tail = worstOf(bothSizes, (c) => (c.result.p99 ?? NaN) / ((c.hello.p99 ?? NaN) + TAIL_MS));
+  const fewestQueries = [
+    ...bothSizes.flatMap((c) => [c, c.ethCall]),
+    s.large.smallListing,
+    ...s.past.checks.map((c) => c.loaded),
+  ].reduce((a, f) => (f.queries < a.queries ? f : a));
   const slowest = worst(bothSizes, (r) => r.p99);
   const helloP99s = bothSizes.map((c) => c.hello.p99 ?? NaN);
   const drift = worst(
@@ -339,6 +364,11 @@ export function report(
   const maxDelay = Math.max(...s.delays);
   const msText = (n: number) => `${ms(n)} ms`;
   const past = s.past;
+  const pastLowest = worstOf(
+    past.checks.map((c) => c.loaded),
+    share,
+    false,
+  );
   const pastShare = worst(
     past.checks.map((c) => ({
       ...c.loaded,
@@ -375,17 +405,60 @@ export function report(
   const pageSize = int(o.listingPage);
   const targets: Target[] = [
     bound(
-      "every check route ≥ 50% of hello's throughput, at both sizes, each run beside a hello run just before it",
+      `each load route cycles through ≥ ${int(MIN_QUERIES)} different queries (every check route and anvil's ` +
+        "eth_call of it at both sizes, the small wallets' listing, the checks at past blocks)",
+      { label: `fewest ${fewestQueries.label}`, value: fewestQueries.queries, failed: false },
+      MIN_QUERIES,
+      (v) => `${int(v)} different requests`,
+      true,
+    ),
+    bound(
+      "every check route ≥ 60% of hello's throughput, at both sizes, each run beside a hello run just before it",
       { ...lowest, label: `lowest ${lowest.label}` },
-      0.5,
+      0.6,
       pct,
       true,
     ),
     bound(
-      "npm start alone, as the README's first command runs it (PGlite, no replicas), ≥ 15% of hello's throughput",
-      worst([start.check], (r) => r.rps, false),
-      0.15 * hello,
-      (v) => pct(v / hello),
+      "every check route ≥ anvil's eth_call of the same checks, at both sizes, each as a share of the hello run " +
+        "just before the two",
+      { ...nearestAnvil, label: `nearest ${nearestAnvil.label}` },
+      1,
+      (v) =>
+        `${ratio(v)}× anvil's (${ratio(share(nearestAnvil.figure))} of its hello, anvil's eth_call ` +
+        `${ratio(share(nearestAnvil.figure.ethCall))})`,
+      true,
+    ),
+    bound(
+      `each check route's p99 ≤ its hello run's p99 + ${TAIL_MS} ms at ${o.connections} connections, at both sizes`,
+      { ...tail, label: `worst ${tail.label}` },
+      1,
+      (v) =>
+        `p99 ${msText(tail.figure.result.p99 ?? NaN)} against its hello's ${msText(tail.figure.hello.p99 ?? NaN)} + ` +
+        `${TAIL_MS} ms: ${ratio(v)}× its limit`,
+    ),
+    bound(
+      `a small wallet's v2 listing ≥ 40% of hello's throughput at ${o.connections} connections, beside a hello run ` +
+        "just before it",
+      worstOf([s.large.smallListing], share, false),
+      0.4,
+      pct,
+      true,
+    ),
+    bound(
+      "npm start alone, as the README's first command runs it (PGlite, no replicas), v2 check all ≥ 40% of hello's " +
+        "throughput, beside a hello run just before it",
+      worstOf([start.check], share, false),
+      0.4,
+      pct,
+      true,
+    ),
+    bound(
+      "npm start's API on Postgres (no replicas), v2 check all ≥ 30% of hello's throughput, beside a hello run " +
+        "just before it",
+      worstOf([s.ponder], share, false),
+      0.3,
+      pct,
       true,
     ),
     bound(
@@ -421,13 +494,15 @@ export function report(
       (v) => `${ratio(v)}× between the two`,
     ),
     {
-      met: backfillRate >= 0.9 * baselineRate && b.peakRssMb <= 1024,
-      what: "backfill ≥ 90% of the events/s of a minimal Ponder indexer (bench/baseline), with ≤ 1 GB RSS",
+      met: backfillRate >= 0.8 * baselineRate && b.peakRssMb <= 1536,
+      what:
+        "backfill ≥ 80% of the events/s of a minimal Ponder indexer (bench/baseline) over the same blocks, with " +
+        "≤ 1.5 GB peak RSS",
       detail:
         `${int(backfillRate)} events/s, ${ratio(backfillRate / baselineRate)}× the minimal indexer's ` +
         `${int(baselineRate)}; ${int(b.peakRssMb)} MB` +
-        (backfillRate < 0.9 * baselineRate ? `; events/s ${missedBelow(backfillRate, 0.9 * baselineRate)}` : "") +
-        (b.peakRssMb > 1024 ? `; RSS ${missedAbove(b.peakRssMb, 1024)}` : ""),
+        (backfillRate < 0.8 * baselineRate ? `; events/s ${missedBelow(backfillRate, 0.8 * baselineRate)}` : "") +
+        (b.peakRssMb > 1536 ? `; RSS ${missedAbove(b.peakRssMb, 1536)}` : ""),
     },
     {
       met: backfillRate >= 10_000 && b.peakRssMb <= 1024,
@@ -462,6 +537,14 @@ export function report(
       `a check at a past block ≥ 25% of the same check's throughput at the head (${o.connections} connections)`,
       pastShare,
       0.25,
+      pct,
+      true,
+    ),
+    bound(
+      `a check at a past block ≥ 30% of hello's throughput at ${o.connections} connections, every check route, ` +
+        "each beside a hello run just before it",
+      { ...pastLowest, label: `lowest ${pastLowest.label}` },
+      0.3,
       pct,
       true,
     ),
@@ -557,6 +640,18 @@ export function report(
     "",
     "checks, each run's req/s as a share of a hello run just before it, small / large: " +
       checks.map((c, i) => `${c.route} ${ratio(share(s.small.checks[i]!))} / ${ratio(share(c))}`).join(", "),
+    "anvil's eth_call of the same checks, each run's req/s as a share of the hello run before the check's, " +
+      "small / large: " +
+      checks
+        .map((c, i) => `${c.route} ${ratio(share(s.small.checks[i]!.ethCall))} / ${ratio(share(c.ethCall))}`)
+        .join(", "),
+    "checks' p99 beside their hello run's, in ms, small / large: " +
+      checks
+        .map((c, i) => {
+          const both = (f: CheckFigure) => `${ms(f.result.p99)} (hello ${ms(f.hello.p99)})`;
+          return `${c.route} ${both(s.small.checks[i]!)} / ${both(c)}`;
+        })
+        .join(", "),
     ...s.history.reads.map(
       (r) =>
         `history: ${r.label}: ${int(r.events)} events in ${int(r.pages)} pages, ${int(rate(r))} events/s of the ` +

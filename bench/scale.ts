@@ -16,6 +16,7 @@ import { checkRequests, forwarded } from "./hostile";
 import { type LoadRequest, runLoad } from "./load";
 import { type RouteFigure, settle } from "./measure";
 import type { BenchOptions } from "./options";
+import { distinctRequests } from "./routes";
 import { backendsVisible, cpuOver, quiet, type SpanCpu, sleep } from "./service-cpu";
 import { startServe } from "./stack";
 
@@ -56,7 +57,7 @@ export async function measureScale(
           requests: list,
         }),
       );
-      return { label, result, connections: o.connections, cpu };
+      return { label, result, connections: o.connections, queries: distinctRequests(list), cpu };
     };
     const keyed = await run(
       "scale: every check route, keyed",

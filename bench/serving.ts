@@ -3,21 +3,23 @@
  * runs on it (so Ponder creates its tables, checkpoint and published chains), then its tables are
  * seeded directly — first a small database, then grown to the large one with the hot wallets — and
  * after each step a fresh `npm run serve` over them is loaded route by route, each run preceded by
- * a verified sample of its answers. Beside them: the raw node:http hello, anvil's eth_call and
- * Ponder's own server, at the large size. Over the large database also: every check at past blocks
- * (alone and at 64 connections), batches of checks, listings at a past block, the vaults hot wallets
- * may act for and bulk listings of small wallets (at the head and at a past block), the whole
- * history read by following Link, history pages at random depths, and the largest wallets read in
- * pages. Last, alone on the machine, the hostile section (bench/hostile.ts) and the scale-out
- * model's figures (bench/scale.ts).
+ * a verified sample of its answers. Each check route runs just after a raw node:http hello run of
+ * its own and just before anvil's eth_call of the same checks; at the large size, Ponder's own
+ * server beside a hello run. Over the large database also: the listings of the hot wallets and
+ * of small wallets (after a hello run), every check at past blocks (alone, and at 64 connections
+ * after a hello run), batches of checks, listings at a past block, the vaults hot wallets may act
+ * for and bulk listings of small wallets (at the head and at a past block), the whole history read
+ * by following Link, history pages at random depths, and the largest wallets read in pages. Last,
+ * alone on the machine, the hostile section (bench/hostile.ts) and the scale-out model's figures
+ * (bench/scale.ts).
  */
 import type pg from "pg";
+import type { Service } from "../devkit/service";
 import type { Cleanup } from "./cleanup";
 import { measureDelays } from "./delay";
 import { type HistoryRead, readHistory } from "./history-read";
 import { type HostileFigures, measureHostile } from "./hostile";
-import type { LoadResult } from "./load";
-import { type RouteFigure, routeMeasurer, settle } from "./measure";
+import { afterHello, type HelloFigure, type RouteFigure, routeMeasurer, settle } from "./measure";
 import type { BenchOptions } from "./options";
 import { type TreeMemory, treeMemory } from "./procs";
 import {
@@ -30,6 +32,7 @@ import {
   listingPagesRoute,
   listingRoute,
   type Route,
+  smallListingRoute,
   vaultsRoute,
   walletHistoryRoute,
 } from "./routes";
@@ -37,12 +40,11 @@ import { measureScale, type ScaleFigures } from "./scale";
 import { CHAIN_ID, type Size, seededStack, startHello, startServe } from "./stack";
 import type { Verified } from "./verify";
 
-/**
- * A check route's run, with the req/s of a hello run just before it: the machine's speed drifts
- * over minutes (hello itself from 8,569 to 13,942 req/s within three minutes, seen here), so each
- * check route is held to its share of its own hello.
- */
-export type CheckFigure = RouteFigure & { route: string; hello: LoadResult };
+/** What anvil's JSON-RPC requests carry. */
+const JSON_BODY = { "Content-Type": "application/json" };
+
+/** A check route's run after a hello run of its own, and anvil's eth_call of the same checks just after it. */
+export type CheckFigure = HelloFigure & { route: string; ethCall: HelloFigure };
 
 /** A run at the head, or (`past`) at past blocks. */
 export type PastFigure = RouteFigure & { past: boolean };
@@ -53,10 +55,12 @@ export type ServingFigures = {
     size: Size;
     checks: CheckFigure[];
     listings: (RouteFigure & { delegations: number })[];
+    /** A small wallet's whole listing, at 64 connections. */
+    smallListing: HelloFigure;
   };
   /** Each check route at past blocks, alone and loaded, beside the same route at the head. */
   past: {
-    checks: { head: RouteFigure; alone: RouteFigure; loaded: RouteFigure }[];
+    checks: { head: RouteFigure; alone: RouteFigure; loaded: HelloFigure }[];
     batches: PastFigure[];
     listings: (RouteFigure & { delegations: number })[];
   };
@@ -68,9 +72,9 @@ export type ServingFigures = {
     pages: RouteFigure[];
     walletPages: (RouteFigure & { delegations: number; pageSize: number })[];
   };
+  /** The hello run the runs without one of their own are held to. */
   hello: RouteFigure;
-  ethCall: RouteFigure;
-  ponder: RouteFigure;
+  ponder: HelloFigure;
   verified: Verified;
   /** `npm run serve`'s process tree after the load runs, over the large database (the small one's: `small`). */
   apiMemory: TreeMemory;
@@ -79,6 +83,17 @@ export type ServingFigures = {
   hostile: HostileFigures;
   scale: ScaleFigures;
 };
+
+/**
+ * npm start's API answers from a copy of the state, synced from its checkpoint on: the rows seeded
+ * behind it are loaded by starting it again, as each replica here starts after seeding. A large
+ * database's copy takes a while to load, as a replica's does (startServe).
+ */
+async function reloadIndexer(service: Service) {
+  await service.child.stop();
+  await service.restart();
+  await settle(service.url, service.headers, 600_000);
+}
 
 /** `--hostile`: the hostile section alone (bench/hostile.ts), over the large database as the bench seeds it. */
 export async function measureHostileAlone(
@@ -91,6 +106,7 @@ export async function measureHostileAlone(
     const { service, data, grow } = await seededStack(o, cleanup, db, log);
     await grow("small");
     const size = await grow("large");
+    await reloadIndexer(service);
     const verified: Verified = { answers: 0, checks: 0, positive: 0 };
     const hostile = await measureHostile(o, cleanup, db, service, data, routeMeasurer(o, log, verified), log);
     return { size, hostile, verified };
@@ -114,13 +130,15 @@ export async function measureServing(
     };
 
     const helloUrl = await startHello(cleanup);
+    const measureAfterHello = afterHello(measure, helloUrl, measureApi);
     const checkRuns = async (serveUrl: string, routes: Route[], size: string): Promise<CheckFigure[]> => {
       const checks: CheckFigure[] = [];
       for (const route of routes) {
-        const label = `${route.label} (${size})`;
-        const hello = await measure(helloUrl, helloRoute, {}, `(a) hello, just before ${label}`);
-        const figure = await measureApi(serveUrl, route, service.headers, label);
-        checks.push({ ...figure, route: route.label, hello: hello.result });
+        const figure = await measureAfterHello(serveUrl, route, service.headers, `${route.label} (${size})`);
+        // The same checks asked of the chain, held to the same hello run.
+        const call = ethCallRoute(chain.registries, route);
+        const ethCall = await measure(chain.anvil.url, call, JSON_BODY, `${call.label} (${size})`);
+        checks.push({ ...figure, route: route.label, ethCall: { ...ethCall, hello: figure.hello } });
       }
       return checks;
     };
@@ -135,20 +153,22 @@ export async function measureServing(
     });
 
     const size = await grow("large");
+    await reloadIndexer(service);
     const serve = await startServe(cleanup, service, serveTag);
     const routes = checkRoutes(data, o.seed + 2);
     const v2All = routes.find((r) => r.label === "v2 check all")!;
 
     const hello = await measure(helloUrl, helloRoute, {});
-    const ethCall = await measure(chain.anvil.url, ethCallRoute(chain.registry, v2All), {
-      "Content-Type": "application/json",
-    });
-    const ponder = await measureApi(
-      service.url,
-      v2All,
-      service.headers,
-      "(c) npm start's API on Postgres (no replicas), v2 check all",
-    );
+    // Just after that hello run: it is this one's own.
+    const ponder = {
+      ...(await measureApi(
+        service.url,
+        v2All,
+        service.headers,
+        "(c) npm start's API on Postgres (no replicas), v2 check all",
+      )),
+      hello: hello.result,
+    };
     const checks = await checkRuns(serve.url, routes, "large");
     // Listings at 64 connections mostly queue (p50 ≈ 64 / throughput): their latency is also taken
     // alone, first, before a 64-connection run can leave the server a backlog.
@@ -165,6 +185,7 @@ export async function measureServing(
         }
       }
     }
+    const smallListing = await measureAfterHello(serve.url, smallListingRoute(data), service.headers);
 
     // The same checks, each at a random past block; batches; listings at a past block.
     const past: ServingFigures["past"] = { checks: [], batches: [], listings: [] };
@@ -172,7 +193,7 @@ export async function measureServing(
       past.checks.push({
         head: checks[i]!,
         alone: await alone(route),
-        loaded: await measureApi(serve.url, route, service.headers),
+        loaded: await measureAfterHello(serve.url, route, service.headers),
       });
     }
     const json = { ...service.headers, "Content-Type": "application/json" };
@@ -221,7 +242,7 @@ export async function measureServing(
     await settle(serve.url, service.headers);
     const delays = await measureDelays({
       rpcUrl: chain.anvil.url,
-      registry: chain.registry,
+      registry: chain.registries.v2,
       apiUrl: serve.url,
       headers: service.headers,
       chainId: CHAIN_ID,
@@ -235,12 +256,11 @@ export async function measureServing(
     const scale = await measureScale(o, cleanup, db, service, data, log);
     return {
       small,
-      large: { size, checks, listings },
+      large: { size, checks, listings, smallListing },
       past,
       integrators,
       history,
       hello,
-      ethCall,
       ponder,
       verified,
       apiMemory,

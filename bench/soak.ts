@@ -82,7 +82,7 @@ try {
   const oracle: Oracle = {
     rpcUrl: chain.anvil.url,
     serviceUrl: serve.url,
-    registry: chain.registry,
+    registry: chain.registries.v2,
     abi: abis.v2,
     chainId: CHAIN_ID,
     headers: service.headers,
@@ -93,7 +93,7 @@ try {
   let sampled = 0;
   const writer = (async () => {
     while (soaking) {
-      const txs = Array.from({ length: 10 }, () => txRequest(chain.registry, abis.v2, generator.nextTx()));
+      const txs = Array.from({ length: 10 }, () => txRequest(chain.registries.v2, abis.v2, generator.nextTx()));
       const receipts = await sendAll(chain.anvil.url, txs, SEED, SPREAD);
       writes += receipts.length;
       if (receipts.some((r) => r.status !== "0x1")) failures.push("a write reverted");
@@ -153,7 +153,8 @@ try {
       `  new delegations: ${writes} transactions written during the soak; ${sampled} answers sampled against eth_call`,
       `  replica RSS after full collections (each process's lowest in ${halfS} s, summed): ` +
         `${afterWarmup.floor.toFixed(0)} MB after the ${warmupS} s warm-up, ${atEnd.floor.toFixed(0)} MB at the end ` +
-        `(${(growth * 100).toFixed(1)}%); the highest: ${afterWarmup.crest.toFixed(0)} → ${atEnd.crest.toFixed(0)} MB`,
+        `(${(growth * 100).toFixed(1)}%); the highest: ${afterWarmup.crest.toFixed(0)} → ` +
+        `${atEnd.crest.toFixed(0)} MB`,
     ].join("\n"),
   );
   if (fivexx > 0 || load.non2xx > 0) failures.push(`answers other than 2xx: ${JSON.stringify(load.statuses)}`);

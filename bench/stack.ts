@@ -17,11 +17,12 @@ import type { Cleanup } from "./cleanup";
 import { Dataset, type HotSizes, type SeedBlock } from "./dataset";
 import type { BenchOptions } from "./options";
 import { tagEnv } from "./procs";
+import type { Registry } from "./routes";
 import { seed } from "./seed-db";
 
 export const CHAIN_ID = 31337;
 
-export type Chain = { anvil: Anvil; registry: Address; seedBlocks: SeedBlock[] };
+export type Chain = { anvil: Anvil; registries: Record<Registry, Address>; seedBlocks: SeedBlock[] };
 
 /**
  * A fresh anvil (one block a second) with both registries at their canonical addresses; then
@@ -36,9 +37,9 @@ export async function startChain(
   cleanup.add("anvil", () => anvil.stop());
   const client = chainClient(anvil.url);
   if (options.blockGasLimit !== undefined) await client.setBlockGasLimit({ gasLimit: options.blockGasLimit });
-  const { v2 } = await installRegistries(anvil.url);
+  const registries = await installRegistries(anvil.url);
   const count = options.seedBlocks ?? 0;
-  if (count === 0) return { anvil, registry: v2, seedBlocks: [] };
+  if (count === 0) return { anvil, registries, seedBlocks: [] };
   const first = (await client.getBlockNumber()) + 1n;
   await rpc(anvil.url, "anvil_mine", [toHex(count), toHex(1)]);
   const numbers = Array.from({ length: count }, (_, i) => first + BigInt(i));
@@ -48,7 +49,7 @@ export async function startChain(
     const blocks = await Promise.all(part.map((blockNumber) => client.getBlock({ blockNumber })));
     seedBlocks.push(...blocks.map((b) => ({ number: b.number, hash: b.hash, timestamp: b.timestamp })));
   }
-  return { anvil, registry: v2, seedBlocks };
+  return { anvil, registries, seedBlocks };
 }
 
 /** The indexer (`ponder start`) on the chain, in fresh schemas, ready, with an API key. */

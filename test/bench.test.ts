@@ -10,33 +10,36 @@
  * the vaults of hot wallets and bulk listings, at the head and at a past block; and issue 28's
  * hostile section: one keyless client's cost to the service, and keyed checks beside a keyless
  * flood; and issue 31's scale-out model: keyed and keyless checks, the CPU per answer of a replica
- * host and of the primary, two hosts beside one. Timings are never asserted: this is a smoke test
- * of the bench, not a benchmark. Postgres only, as the bench.
+ * host and of the primary, two hosts beside one. With issue 30's: anvil's eth_call of every check
+ * route's checks, a small wallet's listing, each figure beside the req/s of a hello run of its own,
+ * and their targets. Timings are never asserted: this is a smoke test of the bench, not a
+ * benchmark. Postgres only, as the bench.
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { runNpm } from "../devkit/processes";
 
 type Run = { code: number; output: string };
 
-const CHECK_ROUTES = [
-  "v2 check all",
-  "v2 check contract",
-  "v2 check erc721",
-  "v2 check erc20",
-  "v2 check erc1155",
-  "v1 check all",
-  "v1 check contract",
-  "v1 check token",
-];
+/** Each check route, and the registry view anvil's eth_call asks for the same checks. */
+const CHECK_VIEWS = {
+  "v2 check all": "v2 checkDelegateForAll",
+  "v2 check contract": "v2 checkDelegateForContract",
+  "v2 check erc721": "v2 checkDelegateForERC721",
+  "v2 check erc20": "v2 checkDelegateForERC20",
+  "v2 check erc1155": "v2 checkDelegateForERC1155",
+  "v1 check all": "v1 checkDelegateForAll",
+  "v1 check contract": "v1 checkDelegateForContract",
+  "v1 check token": "v1 checkDelegateForToken",
+};
+const CHECK_ROUTES = Object.keys(CHECK_VIEWS);
 const BASELINES = [
   "(a) raw node:http hello",
-  "(b) anvil eth_call checkDelegateForAll",
   "(c) npm start's API on Postgres (no replicas), v2 check all",
   "(d) npm start alone on PGlite (no replicas), v2 check all",
 ];
 /**
- * A table row: the label, then req/s, ×hello, p50, p99, and the CPU of the load generator, the
- * machine and other work ("<1" when under 1%).
+ * A table row: the label, then req/s, ×hello, hello's req/s, p50, p99, and the CPU of the load
+ * generator, the machine and other work ("<1" when under 1%).
  */
 const NUMBER = String.raw`\d[\d,]*(?:\.\d+)?`;
 /** Answers by status, then the errors (bench/report.ts, statusText). */
@@ -45,7 +48,7 @@ const ANSWERS = `${STATUS}(?:, ${STATUS})*; (?:no errors|${NUMBER} errors)`;
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 /** A row whose label matches `pattern` (a regular expression's source). */
 const rowOf = (pattern: string) =>
-  new RegExp(`^${pattern}\\s+${[...Array(4).fill(NUMBER), ...Array(3).fill(`<?${NUMBER}`)].join("\\s+")}$`, "m");
+  new RegExp(`^${pattern}\\s+${[...Array(5).fill(NUMBER), ...Array(3).fill(`<?${NUMBER}`)].join("\\s+")}$`, "m");
 const row = (label: string) => rowOf(escapeRegExp(label));
 /** A target's line, met or missed, whose text begins as `pattern` (a regular expression's source). */
 const targetOf = (pattern: string) => new RegExp(`^ {2}(?:met {3}|MISSED) {2}${pattern}.*: \\S`, "m");
@@ -64,16 +67,30 @@ describe.runIf(process.env.DATABASE_URL)("npm run bench -- --smoke", () => {
     expect(run.output).toContain("== results");
   });
 
-  it("prints a row for each baseline, each listing, each check route at both sizes with its share of a hello", () => {
+  it("prints a row for each baseline, each listing, each check route and its eth_call at both sizes", () => {
     for (const label of BASELINES) expect(results).toMatch(row(label));
-    for (const route of CHECK_ROUTES) {
-      expect(results).toMatch(row(`${route} (small)`));
-      expect(results).toMatch(row(`${route} (large)`));
+    for (const [route, view] of Object.entries(CHECK_VIEWS)) {
+      for (const size of ["small", "large"]) {
+        expect(results).toMatch(row(`${route} (${size})`));
+        expect(results).toMatch(row(`(b) anvil eth_call ${view} (${size})`));
+      }
     }
     const shares = CHECK_ROUTES.map((route) => `${escapeRegExp(route)} ${NUMBER} / ${NUMBER}`).join(", ");
     expect(results).toMatch(
       new RegExp(`^checks, each run's req/s as a share of a hello run just before it, small / large: ${shares}$`, "m"),
     );
+    expect(results).toMatch(
+      new RegExp(
+        "^anvil's eth_call of the same checks, each run's req/s as a share of the hello run before the check's, " +
+          `small / large: ${shares}$`,
+        "m",
+      ),
+    );
+    const tails = CHECK_ROUTES.map(
+      (route) => `${escapeRegExp(route)} ${NUMBER} \\(hello ${NUMBER}\\) / ${NUMBER} \\(hello ${NUMBER}\\)`,
+    ).join(", ");
+    expect(results).toMatch(new RegExp(`^checks' p99 beside their hello run's, in ms, small / large: ${tails}$`, "m"));
+    expect(results).toMatch(rowOf(`v2 listing of a small wallet, one of ${NUMBER} of ${NUMBER}–${NUMBER} delegations`));
     for (const version of ["v2", "v1"]) {
       const listings =
         results.match(new RegExp(`^${version} listing, [\\d,]+-delegation wallet(, 1 connection)?\\s`, "gm")) ?? [];
@@ -107,6 +124,24 @@ describe.runIf(process.env.DATABASE_URL)("npm run bench -- --smoke", () => {
         new RegExp(`^pages: ${version} ${NUMBER}-delegation wallet .*: p50 by page 1: ${NUMBER}, 2: ${NUMBER}`, "m"),
       );
     }
+  });
+
+  it("prints issue 30's targets: queries, checks beside hello and anvil, tails, listings, past, npm start", () => {
+    const targets = [
+      "each load route cycles through ≥ 1,000 different queries",
+      "every check route ≥ 60% of hello's throughput, at both sizes",
+      "every check route ≥ anvil's eth_call of the same checks, at both sizes",
+      "each check route's p99 ≤ its hello run's p99 + 5 ms at 64 connections, at both sizes",
+      "a small wallet's v2 listing ≥ 40% of hello's throughput at 64 connections",
+      "a check at a past block ≥ 30% of hello's throughput at 64 connections",
+      "a check at a past block ≥ 25% of the same check's throughput at the head",
+      "npm start alone, as the README's first command runs it (PGlite, no replicas), v2 check all ≥ 40% of hello's",
+      "npm start's API on Postgres (no replicas), v2 check all ≥ 30% of hello's throughput",
+      "backfill ≥ 80% of the events/s of a minimal Ponder indexer (bench/baseline) over the same blocks, with ≤ 1.5 GB",
+      "backfill ≥ 10,000 events/s",
+    ];
+    for (const target of targets) expect(results).toMatch(targetOf(escapeRegExp(target)));
+    expect(results).toMatch(targetOf("API process RSS with the .* ≤ 1 GB"));
   });
 
   it("prints the vaults of hot wallets and bulk listings, at the head and at a past block, with their targets", () => {
@@ -229,7 +264,7 @@ describe.runIf(process.env.DATABASE_URL)("npm run bench -- --smoke", () => {
         "m",
       ),
     );
-    expect(results.match(/^ {2}(met {3}|MISSED) {2}\S/gm)).toHaveLength(29);
+    expect(results.match(/^ {2}(met {3}|MISSED) {2}\S/gm)).toHaveLength(35);
     // A missed target says by how much.
     for (const line of results.match(/^ {2}MISSED {2}.*$/gm) ?? [])
       expect(line).toMatch(new RegExp(`missed: ${NUMBER}(× the limit|% of the target)`));
