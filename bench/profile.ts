@@ -34,6 +34,7 @@ import {
   listingPagesRoute,
   listingRoute,
   type Route,
+  smallListingRoute,
   vaultsRoute,
   walletHistoryRoute,
 } from "./routes";
@@ -259,6 +260,7 @@ await runBenchScript("bench/profile.ts", async ({ db, cleanup, log }) => {
     ...versions.flatMap((v) =>
       [false, true].map((past) => batchRoute(data, v, { size: o.batchSize, count: o.batches, past }, o.seed)),
     ),
+    smallListingRoute(data),
     ...versions.flatMap((v) => [
       listingRoute(data, v, fewest),
       listingRoute(data, v, most),
