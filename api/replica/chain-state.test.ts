@@ -121,6 +121,9 @@ describe("ChainState", () => {
     const s = new ChainState();
     put(s, v2(1, A, B, [3, 0]));
     put(s, v2(2, A, C, [4, 0], { enabled: false, updatedBlock: 9 }));
+    s.block = 10;
+    // Past the block held: not known here.
+    expect(s.v2EnabledAt([hash(1)], 11)).toBeUndefined();
     // Row 3 never existed: it cannot change an answer at any block.
     const known = s.v2EnabledAt([hash(1), hash(3)], 3);
     expect(known && [...known.keys()]).toEqual([hash(1)]);
@@ -133,6 +136,7 @@ describe("ChainState", () => {
     expect(s.v2EnabledAt([hash(2)], 1)?.size).toBe(0);
     // A block past what 4 bytes hold is never taken for the held answer.
     put(s, v2(4, A, B, [5, 0], { updatedBlock: 2 ** 32 + 5 }));
+    s.block = 2 ** 34;
     expect(s.v2EnabledAt([hash(4)], 2 ** 33)).toBeUndefined();
   });
 
@@ -140,7 +144,9 @@ describe("ChainState", () => {
     const s = new ChainState();
     const key = { type: "ALL", vault: A, delegate: B, contract: zeroAddress, tokenId: 0n } as const;
     put(s, v1(A, B, [4, 0]));
+    s.block = 9;
     expect(s.v1InForceAt([key], 4)).toEqual([key]);
+    expect(s.v1InForceAt([key], 10)).toBeUndefined();
     expect(s.v1InForceAt([key], 3)).toBeUndefined();
     put(s, { table: "pair", row: { vault: A, delegate: C, version: 1, updatedBlock: 6 } });
     expect(s.v1InForceAt([key], 5)).toEqual([key]);

@@ -361,27 +361,29 @@ export class ChainState {
   }
 
   v2Enabled(hashes: readonly Hex[]): Map<Hex, V2State> {
-    const out = new Map<Hex, V2State>();
-    for (const hash of hashes) {
-      const row = this.v2Keys.find(this.hashBytes(hash));
-      if (row !== NONE && this.v2.flags[row] === (LIVE | ENABLED))
-        out.set(hash, { enabled: true, amount: this.v2Amount[row] ?? 0n });
-    }
-    return out;
+    return this.v2EnabledUnless(hashes, () => false)!;
   }
 
   /**
-   * v2Enabled as at `block` (at most the one this holds), when none of the hashes' rows changed
-   * after it: every change a check depends on rewrites a candidate row and its updated block.
+   * v2Enabled as at `block`, when it is at most the one this holds and none of the hashes' rows
+   * changed after it: every change a check depends on rewrites a candidate row and its updated block.
    * Undefined: one did, and the answer is the history's.
    */
   v2EnabledAt(hashes: readonly Hex[], block: number): Map<Hex, V2State> | undefined {
+    if (block > this.block) return undefined;
+    return this.v2EnabledUnless(hashes, (row) => changedAfter(this.v2.updatedBlock[row]!, block));
+  }
+
+  /** The enabled rows among `hashes`, in one pass; undefined once a live row is `changed`. */
+  private v2EnabledUnless(hashes: readonly Hex[], changed: (row: number) => boolean): Map<Hex, V2State> | undefined {
+    const out = new Map<Hex, V2State>();
     for (const hash of hashes) {
       const row = this.v2Keys.find(this.hashBytes(hash));
-      if (row !== NONE && (this.v2.flags[row]! & LIVE) !== 0 && changedAfter(this.v2.updatedBlock[row]!, block))
-        return undefined;
+      if (row === NONE || (this.v2.flags[row]! & LIVE) === 0) continue;
+      if (changed(row)) return undefined;
+      if (this.v2.flags[row] === (LIVE | ENABLED)) out.set(hash, { enabled: true, amount: this.v2Amount[row] ?? 0n });
     }
-    return this.v2Enabled(hashes);
+    return out;
   }
 
   /** The enabled delegation with this hash, if any. */
@@ -399,32 +401,34 @@ export class ChainState {
 
   /** The keys among `keys` in force, in creation order: the keys themselves, not rows rebuilt from bytes. */
   v1InForce(keys: readonly V1Key[]): V1Row[] {
-    const found: { row: number; key: V1Key }[] = [];
-    for (const key of keys) {
-      const row = this.v1Keys.find(this.v1KeyBytes(key));
-      if (row !== NONE && this.inForce(row)) found.push({ row, key });
-    }
-    return this.sortV1(found, (f) => f.row).map((f) => f.key);
+    return this.v1InForceUnless(keys, () => false)!;
   }
 
   /**
-   * v1InForce as at `block` (at most the one this holds), when none of the rows it reads changed
-   * after it: each key's row, its vault's version and its pair's. Undefined: one did.
+   * v1InForce as at `block`, when it is at most the one this holds and none of the rows it reads
+   * changed after it: each key's row, its vault's version and its pair's. Undefined: one did.
    */
   v1InForceAt(keys: readonly V1Key[], block: number): V1Row[] | undefined {
+    if (block > this.block) return undefined;
+    return this.v1InForceUnless(
+      keys,
+      (row) =>
+        changedAfter(this.v1.updatedBlock[row]!, block) ||
+        changedAfter(this.vaultUpdated[this.v1Lists.wallets(row)[0]]!, block) ||
+        changedAfter(this.pairUpdated[this.v1.pair[row]!]!, block),
+    );
+  }
+
+  /** The keys in force among `keys`, in one pass; undefined once a live key row is `changed`. */
+  private v1InForceUnless(keys: readonly V1Key[], changed: (row: number) => boolean): V1Row[] | undefined {
+    const found: { row: number; key: V1Key }[] = [];
     for (const key of keys) {
       const row = this.v1Keys.find(this.v1KeyBytes(key));
       if (row === NONE || (this.v1.flags[row]! & LIVE) === 0) continue;
-      const [vault] = this.v1Lists.wallets(row);
-      const pair = this.v1.pair[row]!;
-      if (
-        changedAfter(this.v1.updatedBlock[row]!, block) ||
-        changedAfter(this.vaultUpdated[vault]!, block) ||
-        changedAfter(this.pairUpdated[pair]!, block)
-      )
-        return undefined;
+      if (changed(row)) return undefined;
+      if (this.inForce(row)) found.push({ row, key });
     }
-    return this.v1InForce(keys);
+    return this.sortV1(found, (f) => f.row).map((f) => f.key);
   }
 
   v1Wallet(wallet: Address): V1Row[] {

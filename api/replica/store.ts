@@ -136,10 +136,8 @@ export function createReplicaStore(
     v2Wallets: async (chainId, wallets) => view(chainId, (s) => wallets.map((w) => s.v2Wallet(w))),
     v2Delegation: async (chainId, hash) => view(chainId, (s) => s.v2Delegation(hash)),
     v1InForce: async (chainId, keys) => view(chainId, (s) => s.v1InForce(keys)),
-    v2EnabledAt: async (chainId, hashes, block) =>
-      view(chainId, (s) => (block <= s.block ? s.v2EnabledAt(hashes, Number(block)) : undefined)),
-    v1InForceAt: async (chainId, keys, block) =>
-      view(chainId, (s) => (block <= s.block ? s.v1InForceAt(keys, Number(block)) : undefined)),
+    v2EnabledAt: async (chainId, hashes, block) => view(chainId, (s) => s.v2EnabledAt(hashes, Number(block))),
+    v1InForceAt: async (chainId, keys, block) => view(chainId, (s) => s.v1InForceAt(keys, Number(block))),
     v1Wallets: async (chainId, wallets) => view(chainId, (s) => wallets.map((w) => s.v1Wallet(w))),
     v1Wallet: async (chainId, wallet, held) => walletView(chainId, wallet, held, (s) => s.v1Wallet(wallet)),
     async chainStates() {
