@@ -295,6 +295,12 @@ describe("onPonderServer", () => {
   });
 });
 
+/** A node:http server of Hono's serving `app`, as Ponder makes its own, listening on a free port. */
+const listening = (app: Hono) =>
+  new Promise<Server>((ok) => {
+    const s = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, () => ok(s as Server)) as Server;
+  });
+
 describe("answerBesidePonder", () => {
   it("Ponder's server answers PONDER_ROUTES itself and passes every other path to the API's app", () => {
     const server = dist("server/index.js");
@@ -307,19 +313,19 @@ describe("answerBesidePonder", () => {
 
   it("leaves a server without a listener (Ponder's port probe) as it is", () => {
     const probe = http.createServer();
-    answerBesidePonder(probe, () => undefined);
+    answerBesidePonder(
+      probe,
+      () => undefined,
+      async () => undefined,
+    );
     expect(probe.listenerCount("request")).toBe(0);
   });
 
   it("sends PONDER_ROUTES to Ponder's listener, with or without a query, and every other path to the API", async () => {
     const ponderApp = new Hono().all("*", (c) => c.text(`ponder ${c.req.path}`));
     const apiApp = new Hono().all("*", (c) => c.text(`api ${c.req.path}`));
-    const server = await new Promise<Server>((listening) => {
-      const s = serve({ fetch: ponderApp.fetch, port: 0, hostname: "127.0.0.1" }, () =>
-        listening(s as Server),
-      ) as Server;
-    });
-    answerBesidePonder(server, getRequestListener(apiApp.fetch));
+    const server = await listening(ponderApp);
+    answerBesidePonder(server, getRequestListener(apiApp.fetch), async () => undefined);
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     try {
       const answers: Record<string, string> = {};
@@ -344,6 +350,28 @@ describe("answerBesidePonder", () => {
         "/graphql": "api /graphql",
         "/": "api /",
       });
+    } finally {
+      await new Promise<void>((ok) => server.close(() => ok()));
+    }
+  });
+
+  it("answers /ready 503 with the reason while notReady names one, and hands it to Ponder once none", async () => {
+    const ponderApp = new Hono().all("*", (c) => c.text(`ponder ${c.req.path}`));
+    const server = await listening(ponderApp);
+    let reason: string | undefined = "the copy has not seen it yet";
+    answerBesidePonder(
+      server,
+      () => undefined,
+      async () => reason,
+    );
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const waiting = await fetch(`${base}/ready`);
+      expect([waiting.status, await waiting.text()]).toEqual([503, "the copy has not seen it yet"]);
+      expect(await (await fetch(`${base}/health`)).text()).toBe("ponder /health");
+      reason = undefined;
+      const ready = await fetch(`${base}/ready?x=1`);
+      expect([ready.status, await ready.text()]).toEqual([200, "ponder /ready"]);
     } finally {
       await new Promise<void>((ok) => server.close(() => ok()));
     }

@@ -205,8 +205,14 @@ export const PONDER_ROUTES: ReadonlySet<string> = new Set(["/metrics", "/health"
  * Sends every request for a path but PONDER_ROUTES straight to `api`, past Ponder's Hono app: its
  * per-request HTTP metrics and CORS middleware were an eighth of `npm start`'s time answering
  * checks (`npx tsx bench/profile.ts start`), and the API app does its own CORS and errors.
+ * `/ready` is Ponder's only once `notReady` (which never rejects) names no reason: Ponder's flag
+ * turns while the API may still answer from a state that has not seen it (a copy synced every 100 ms).
  */
-export function answerBesidePonder(server: Server, api: RequestListener): void {
+export function answerBesidePonder(
+  server: Server,
+  api: RequestListener,
+  notReady: () => Promise<string | undefined>,
+): void {
   const ponder = server.listeners("request") as RequestListener[];
   // Ponder's probes for a free port (utils/port.ts) are servers without a listener: left alone.
   if (ponder.length === 0) return;
@@ -215,6 +221,11 @@ export function answerBesidePonder(server: Server, api: RequestListener): void {
   server.on("request", (req, res) => {
     const url = req.url ?? "/";
     const query = url.indexOf("?");
-    (PONDER_ROUTES.has(query < 0 ? url : url.slice(0, query)) ? ponder[0]! : api)(req, res);
+    const path = query < 0 ? url : url.slice(0, query);
+    if (path !== "/ready") return (PONDER_ROUTES.has(path) ? ponder[0]! : api)(req, res);
+    void notReady().then((reason) => {
+      if (reason === undefined) return ponder[0]!(req, res);
+      res.writeHead(503, { "Content-Type": "text/plain; charset=UTF-8" }).end(reason);
+    });
   });
 }

@@ -6,7 +6,7 @@ import { openAccess } from "../api/access/open";
 import { pgAccessDb } from "../api/access/pg";
 import { createApp } from "../api/app";
 import { countAnswer, countRequests, metricsText, type RequestCounts } from "../api/http/metrics";
-import { probes } from "../api/http/probes";
+import { backfilledReadiness, probes } from "../api/http/probes";
 import { startHttpServer } from "../api/http/server";
 import { createReplicaStore, REPLICA_CONNECTION, readOnlySnapshot } from "../api/replica/store";
 import { withDirectChecks } from "../api/routes/direct-checks";
@@ -60,8 +60,8 @@ export async function runWorker(settings: ServeSettings, shutdownMs: number) {
   // is named but keeps the replica in service: its answers stay right for the block they report.
   const readiness = async () => {
     const states = await store.chainStates();
-    if (!served.every((chain) => states.get(chain.id)?.ready === true))
-      return { ready: false, text: "not every chain is backfilled yet" };
+    const backfilled = backfilledReadiness(served, states);
+    if (!backfilled.ready) return backfilled;
     const now = Math.floor(Date.now() / 1000);
     const behind = served.flatMap((chain) => {
       const alarm = alarms.current().get(chain.id);

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { probes } from "./probes";
+import { backfilledReadiness, probes } from "./probes";
 
 describe("probes", () => {
   it("/health answers 200; /ready says whether the process is ready, and why not", async () => {
@@ -21,5 +21,26 @@ describe("probes", () => {
     expect(text).not.toMatch(/password|delegations|db\.internal/);
     expect(logged).toHaveBeenCalledWith(expect.stringContaining("db.internal"));
     logged.mockRestore();
+  });
+
+  it("backfilledReadiness: ready only when every chain served has a ready state", () => {
+    const chains = [{ id: 1 }, { id: 10 }];
+    const waiting = { ready: false, text: "not every chain is backfilled yet" };
+    expect(backfilledReadiness(chains, new Map([[1, { ready: true }]]))).toEqual(waiting);
+    expect(
+      backfilledReadiness(
+        chains,
+        new Map([
+          [1, { ready: true }],
+          [10, { ready: false }],
+        ]),
+      ),
+    ).toEqual(waiting);
+    const both = new Map([
+      [1, { ready: true }],
+      [10, { ready: true }],
+      [8453, { ready: false }],
+    ]);
+    expect(backfilledReadiness(chains, both)).toEqual({ ready: true, text: "" });
   });
 });

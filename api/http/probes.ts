@@ -3,6 +3,23 @@ import { Hono } from "hono";
 /** What `/ready` says: 200 when `ready`, else 503; `text` tells why, or what to watch (chains behind). */
 export type Readiness = { ready: boolean; text: string };
 
+/** Ready once every chain served is backfilled and held by the store whose chains' `states` these are. */
+export function backfilledReadiness(
+  chains: readonly { id: number }[],
+  states: ReadonlyMap<number, { ready: boolean }>,
+): Readiness {
+  return chains.every((chain) => states.get(chain.id)?.ready === true)
+    ? { ready: true, text: "" }
+    : { ready: false, text: "not every chain is backfilled yet" };
+}
+
+/** What `readiness` says, or not ready when it fails: the operator's log says why, the answer nothing. */
+export const readinessOrLogged = (readiness: () => Promise<Readiness>): Promise<Readiness> =>
+  readiness().catch((error: Error) => {
+    console.error(`/ready: ${error.message}`);
+    return { ready: false, text: "cannot tell now (the reason is logged)" };
+  });
+
 /**
  * `/health` (the process answers) and `/ready`, for load balancers and orchestrators, where the API
  * runs outside Ponder (which serves its own inside `npm start`).
@@ -11,11 +28,7 @@ export function probes(readiness: () => Promise<Readiness>): Hono {
   return new Hono()
     .get("/health", (c) => c.text(""))
     .get("/ready", async (c) => {
-      const { ready, text } = await readiness().catch((error: Error) => {
-        // The operator's log may say why; an answer to anyone who asks says nothing of the database.
-        console.error(`/ready: ${error.message}`);
-        return { ready: false, text: "cannot tell now (the reason is logged)" };
-      });
+      const { ready, text } = await readinessOrLogged(readiness);
       return c.text(text, ready ? 200 : 503);
     });
 }

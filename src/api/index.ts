@@ -11,6 +11,7 @@ import { pgAccessDb } from "../../api/access/pg";
 import { pgliteDb } from "../../api/access/pglite";
 import { createApp } from "../../api/app";
 import { answerClientErrors } from "../../api/http/client-error";
+import { backfilledReadiness, readinessOrLogged } from "../../api/http/probes";
 import { guardServer } from "../../api/http/server";
 import { createReplicaStore, REPLICA_CONNECTION, readOnlySnapshot } from "../../api/replica/store";
 import { withDirectChecks } from "../../api/routes/direct-checks";
@@ -74,9 +75,13 @@ const store = pglite
 // the app below directly (`app` and `options` are defined when Ponder makes its server, after
 // this module ran).
 // answerBesidePonder first: it takes over the one request listener Ponder gave the server, before
-// answerClientErrors adds its own.
+// answerClientErrors adds its own. /ready waits for the store to hold every chain too: the copy
+// sees Ponder's readiness up to a sync after Ponder's /ready does.
 onPonderServer((server) => {
-  answerBesidePonder(server, withDirectChecks(options, getRequestListener(app.fetch)));
+  answerBesidePonder(server, withDirectChecks(options, getRequestListener(app.fetch)), async () => {
+    const { ready, text } = await readinessOrLogged(async () => backfilledReadiness(chains, await store.chainStates()));
+    return ready ? undefined : text;
+  });
   answerClientErrors(server);
   guardServer(server, { trustProxy: accessSettings.trustedProxy });
 });
