@@ -1,6 +1,6 @@
 import { type Address, bytesToHex, getAddress, keccak256 } from "viem";
 import { describe, expect, it } from "vitest";
-import { checksumAddress, keccak256Hex } from "./keccak";
+import { CHECKSUMS_HELD, checksumAddress, keccak256Hex } from "./keccak";
 import { streamBytes, xorshift32 } from "./xorshift";
 
 const SEED = Number(process.env.SEED ?? Date.now() % 2 ** 31);
@@ -40,6 +40,18 @@ describe(`checksumAddress (SEED=${SEED})`, () => {
       const address = randomHex(next, 20) as Address;
       expect(checksumAddress(address), address).toBe(getAddress(address));
       expect(checksumAddress(getAddress(address))).toBe(getAddress(address));
+    }
+  });
+
+  it("answers the same when asked again, for more addresses than it keeps checksums of", () => {
+    const next = xorshift32(SEED ^ 0x2545f491);
+    const addresses = Array.from({ length: CHECKSUMS_HELD + 1_000 }, () => randomHex(next, 20) as Address);
+    const first = addresses.map(checksumAddress);
+    // Past the first 1,000 the oldest were let go: asked again, each is hashed anew.
+    for (const [i, address] of addresses.entries()) {
+      if (i % 97 !== 0 && i >= 1_000) continue;
+      expect(checksumAddress(address), address).toBe(first[i]);
+      expect(first[i], address).toBe(getAddress(address));
     }
   });
 });
