@@ -26,7 +26,7 @@ const OPENAPI_JSON = JSON.stringify(openApiDocument());
  */
 export function createApp(options: AppOptions): Hono<Env> {
   const app = new Hono<Env>();
-  const listings = new ListingCache(LISTING_CACHE_BYTES);
+  const listings = options.listings ?? new ListingCache(LISTING_CACHE_BYTES);
 
   // A keyed client may have 4 MiB of a refused batch read for nothing; a keyless one, its largest body.
   app.use(drainBody((c) => (c.var.budget?.rows() === undefined ? MAX_BATCH_BYTES : KEYLESS_MAX_BODY_BYTES)));

@@ -9,7 +9,8 @@ import { countAnswer, countRequests, metricsText, type RequestCounts } from "../
 import { backfilledReadiness, probes } from "../api/http/probes";
 import { startHttpServer } from "../api/http/server";
 import { createReplicaStore, REPLICA_CONNECTION, readOnlySnapshot } from "../api/replica/store";
-import { withDirectChecks } from "../api/routes/direct-checks";
+import { withDirectAnswers } from "../api/routes/direct-answers";
+import { LISTING_CACHE_BYTES, ListingCache } from "../api/routes/listing-cache";
 import { createHistoryStore } from "../api/store/history-store";
 import { readServedChains, type ServedChain } from "../api/store/served-chains";
 import { executeOver } from "../api/store/store";
@@ -83,6 +84,7 @@ export async function runWorker(settings: ServeSettings, shutdownMs: number) {
     alarms,
     access,
     behindAfterSeconds: behindAfter,
+    listings: new ListingCache(LISTING_CACHE_BYTES),
   };
   const app = new Hono()
     .use(countRequests(requests))
@@ -100,7 +102,7 @@ export async function runWorker(settings: ServeSettings, shutdownMs: number) {
       return c.text(text, 200, { "Content-Type": "text/plain; version=0.0.4; charset=utf-8" });
     })
     .route("/", createApp(options));
-  const listener = withDirectChecks(options, getRequestListener(app.fetch), (route, status) =>
+  const listener = withDirectAnswers(options, getRequestListener(app.fetch), (route, status) =>
     countAnswer(requests, route, status),
   );
   const http = await startHttpServer({ listener, port, hostname: settings.host, trustProxy: access.trustProxy });

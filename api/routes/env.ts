@@ -29,4 +29,6 @@ export type AppOptions = {
   access: Access;
   /** A chain whose newest indexed block is older is reported `behind` (BEHIND_AFTER_SECONDS). */
   behindAfterSeconds: number;
+  /** Whole wallet listings kept rendered: give withDirectAnswers the same (absent: the app makes its own). */
+  listings?: ListingCache;
 };

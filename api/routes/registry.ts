@@ -17,7 +17,7 @@ import type { ChainView, Store, WalletView } from "../store/store";
 import { answerAt, chainRequest, historyOf, pageAnswer, servedChainId } from "./answer";
 import { readBatch, readWallets } from "./batch";
 import type { Env } from "./env";
-import { LISTING_CACHE_MIN_ROWS } from "./listing-cache";
+import { LISTING_CACHE_MIN_ROWS, type ListingCache } from "./listing-cache";
 import { historyPage, listingPin } from "./pages";
 
 /** How a set of checks is read: their answers, in order. */
@@ -93,6 +93,48 @@ const tooManyRecords = () =>
 const addressParam = (c: Context<Env>, name: string): Address =>
   parseParam(name, c.req.param(name) ?? "", parseAddress);
 
+/** A whole listing's `direction`: both (the default), incoming or outgoing. */
+export const directionOf = (params: Params): Direction => params.optional("direction", parseDirection) ?? "both";
+
+/** The rows of a wallet's listing that are in its listing in `direction`. */
+const rowsInDirection = <Row>(
+  spec: Pick<RegistrySpec<string, unknown, unknown, Row, unknown, unknown>, "inDirection">,
+  rows: Row[],
+  wallet: Address,
+  direction: Direction,
+) => (direction === "both" ? rows : rows.filter((row) => spec.inDirection(row, wallet, direction)));
+
+/** A wallet's whole listing at the newest indexed block: its view, its JSON and how many records it holds. */
+export type WholeListing = Omit<ChainView<unknown>, "data"> & { json: Uint8Array<ArrayBuffer>; records: number };
+
+/**
+ * The wallet's whole listing in `direction` at the newest indexed block, as JSON: written once per
+ * revision of the wallet's rows where the store numbers them, and then held in `listings`.
+ */
+export async function wholeListing<Row>(
+  spec: Pick<
+    RegistrySpec<string, unknown, unknown, Row, unknown, unknown>,
+    "version" | "wallet" | "inDirection" | "record"
+  >,
+  store: Store,
+  listings: ListingCache,
+  chainId: number,
+  wallet: Address,
+  direction: Direction,
+): Promise<WholeListing | undefined> {
+  const key = `${spec.version}/${chainId}/${wallet}/${direction}`;
+  const held = listings.get(key);
+  const view = await spec.wallet(store, chainId, wallet, held?.revision);
+  if (view === undefined) return undefined;
+  const { indexedBlock, ready } = view;
+  if (view.data === undefined) return { indexedBlock, ready, json: held!.json, records: held!.records };
+  const rows = rowsInDirection(spec, view.data, wallet, direction);
+  const json = encoder.encode(toJson(rows.map(spec.record)));
+  if (ready && view.revision !== undefined && rows.length >= LISTING_CACHE_MIN_ROWS)
+    listings.set(key, { revision: view.revision, json, records: rows.length });
+  return { indexedBlock, ready, json, records: rows.length };
+}
+
 /** The checks (one by GET, many by POST), listings, contract listings and history of one registry version. */
 export function registryRoutes<K extends string, Q, VQ, Row, Event, Vault>(
   spec: RegistrySpec<K, Q, VQ, Row, Event, Vault>,
@@ -166,9 +208,8 @@ export function registryRoutes<K extends string, Q, VQ, Row, Event, Vault>(
     }),
   );
 
-  const directionOf = (params: Params) => params.optional("direction", parseDirection) ?? "both";
   const inDirection = (rows: Row[], wallet: Address, direction: Direction) =>
-    direction === "both" ? rows : rows.filter((row) => spec.inDirection(row, wallet, direction));
+    rowsInDirection(spec, rows, wallet, direction);
 
   /**
    * The wallet's whole listing in `direction` at a past block: for a keyless client, no more rows
@@ -266,21 +307,10 @@ export function registryRoutes<K extends string, Q, VQ, Row, Event, Vault>(
     }
     return answerAt(c, chainId, params.blockNumber(), {
       head: async () => {
-        // Rendered once per revision of the wallet's rows, where the store numbers them.
-        const key = `${version}/${chainId}/${wallet}/${direction}`;
-        const held = c.var.listings.get(key);
-        const view = await spec.wallet(c.var.store, chainId, wallet, held?.revision);
-        if (view === undefined) return undefined;
-        if (view.data === undefined) {
-          await c.var.budget.charge(unitsBeyond(held!.records));
-          return { ...view, body: held!.json };
-        }
-        const rows = inDirection(view.data, wallet, direction);
-        await c.var.budget.charge(unitsBeyond(rows.length));
-        const json = encoder.encode(toJson(rows.map(spec.record)));
-        if (view.ready && view.revision !== undefined && rows.length >= LISTING_CACHE_MIN_ROWS)
-          c.var.listings.set(key, { revision: view.revision, json, records: rows.length });
-        return { ...view, body: json };
+        const listing = await wholeListing(spec, c.var.store, c.var.listings, chainId, wallet, direction);
+        if (listing === undefined) return undefined;
+        await c.var.budget.charge(unitsBeyond(listing.records));
+        return { ...listing, body: listing.json };
       },
       at: async (_, block) => (await listAt(c, chainId, wallet, block, direction)).map(spec.record),
     });

@@ -14,7 +14,8 @@ import { answerClientErrors } from "../../api/http/client-error";
 import { backfilledReadiness, readinessOrLogged } from "../../api/http/probes";
 import { guardServer } from "../../api/http/server";
 import { createReplicaStore, REPLICA_CONNECTION, readOnlySnapshot } from "../../api/replica/store";
-import { withDirectChecks } from "../../api/routes/direct-checks";
+import { withDirectAnswers } from "../../api/routes/direct-answers";
+import { LISTING_CACHE_BYTES, ListingCache } from "../../api/routes/listing-cache";
 import { createHistoryStore } from "../../api/store/history-store";
 import { publishServedChains, servedChain } from "../../api/store/served-chains";
 import { createSqlStore } from "../../api/store/store";
@@ -78,7 +79,7 @@ const store = pglite
 // answerClientErrors adds its own. /ready waits for the store to hold every chain too: the copy
 // sees Ponder's readiness up to a sync after Ponder's /ready does.
 onPonderServer((server) => {
-  answerBesidePonder(server, withDirectChecks(options, getRequestListener(app.fetch)), async () => {
+  answerBesidePonder(server, withDirectAnswers(options, getRequestListener(app.fetch)), async () => {
     const { ready, text } = await readinessOrLogged(async () => backfilledReadiness(chains, await store.chainStates()));
     return ready ? undefined : text;
   });
@@ -93,6 +94,7 @@ const options = {
   chains,
   access,
   behindAfterSeconds,
+  listings: new ListingCache(LISTING_CACHE_BYTES),
 };
 const app = new Hono();
 // Before the API app, whose catch-all answers 404 for every path it does not serve. GraphQL reads

@@ -1,7 +1,8 @@
 /**
- * withDirectChecks gives the app's very answers: the same requests, sent to the app alone and to
+ * withDirectAnswers gives the app's very answers: the same requests, sent to the app alone and to
  * the app behind it, get the same status, headers (but Date) and body, whether it answered them
- * itself (a keyed GET check at the newest indexed block) or handed them to the app (anything else);
+ * itself (a keyed GET check, or a keyed GET of a whole listing at the newest indexed block) or
+ * handed them to the app (anything else);
  * and each keyed request is counted once against its key, whichever answered it, and in the metrics
  * under the label the app gives it.
  */
@@ -21,12 +22,13 @@ import type { Access } from "../../api/access/open";
 import { pgliteAccessDb } from "../../api/access/pglite";
 import { createApp } from "../../api/app";
 import { countRequests, type RequestCounts } from "../../api/http/metrics";
-import { withDirectChecks } from "../../api/routes/direct-checks";
+import { withDirectAnswers } from "../../api/routes/direct-answers";
 import type { AppOptions } from "../../api/routes/env";
-import type { Store } from "../../api/store/store";
+import { LISTING_CACHE_BYTES, LISTING_CACHE_MIN_ROWS, ListingCache } from "../../api/routes/listing-cache";
+import type { Store, V1Row, V2Row, WalletView } from "../../api/store/store";
 import { type ChainAlarms, NO_ALARMS } from "../../api/watch/chain-alarms";
-import { type V1CheckQuery, type V1Key, v1CheckKeys, v1KeyString } from "../../core/v1";
-import { V2_CHECK_KINDS, type V2CheckQuery, type V2State, v2Check } from "../../core/v2";
+import { type V1CheckQuery, type V1Key, type V1Type, v1CheckKeys, v1KeyString } from "../../core/v1";
+import { V2_CHECK_KINDS, type V2CheckQuery, type V2DelegationType, type V2State, v2Check } from "../../core/v2";
 import { chooseSeed, Rng, spellAddress } from "../../devkit/random";
 
 const SEED = chooseSeed();
@@ -93,6 +95,39 @@ if (!V2_QUERIES.some((q) => isAmount(answerNow(q)))) {
 }
 const inForce = V1_QUERIES.flatMap(v1CheckKeys).filter(() => rng.chance(0.2));
 
+/** Delegations in force, among the wallets: the first wallet's listing is long enough to be held rendered. */
+const V2_ROWS: V2Row[] = Array.from({ length: 3 * LISTING_CACHE_MIN_ROWS }, (_, i) => {
+  const delegationType = rng.pick<V2DelegationType>(["ALL", "CONTRACT", "ERC721", "ERC20", "ERC1155"]);
+  return {
+    hash: `0x${rng.bigint(256).toString(16).padStart(64, "0")}`,
+    delegationType,
+    from: i % 2 === 0 ? WALLETS[0]! : rng.pick(WALLETS),
+    to: rng.pick(WALLETS),
+    contract: delegationType === "ALL" ? null : rng.pick(CONTRACTS),
+    tokenId: delegationType === "ERC721" || delegationType === "ERC1155" ? rng.bigint(256) : null,
+    rights: rng.pick(RIGHTS),
+    amount: delegationType === "ERC20" || delegationType === "ERC1155" ? rng.bigint(256) : null,
+  };
+});
+const V1_ROWS: V1Row[] = Array.from({ length: 40 }, () => {
+  const type = rng.pick<V1Type>(["ALL", "CONTRACT", "TOKEN"]);
+  const contract = type === "ALL" ? address(0) : rng.pick(CONTRACTS);
+  return { type, vault: rng.pick(WALLETS), delegate: rng.pick(WALLETS), contract, tokenId: BigInt(rng.int(3)) };
+});
+/** Each wallet's revision: moved by the test, as a sync that changes its listing moves it. */
+const revisions = new Map<Address, number>();
+function walletView<Row>(
+  chainId: number,
+  rows: Row[],
+  wallet: Address,
+  held: string | undefined,
+  parties: (row: Row) => Address[],
+): WalletView<Row> {
+  const revision = String(revisions.get(wallet) ?? 0);
+  const listed = rows.filter((row) => parties(row).includes(wallet));
+  return { ...view(chainId, held === revision ? undefined : listed), revision };
+}
+
 /** The first block at which the store's copy can tell its answers (none of its rows changed since). */
 const HELD_FROM = 4000n;
 const view = <T>(chainId: number, data: T) =>
@@ -107,10 +142,10 @@ const store: Store = {
   v1InForce: async (chainId, keys) => view(chainId, inForceOf(keys)),
   v2EnabledAt: async (chainId, hashes, block) => view(chainId, heldAt(block) ? enabledOf(hashes) : undefined),
   v1InForceAt: async (chainId, keys, block) => view(chainId, heldAt(block) ? inForceOf(keys) : undefined),
-  v2Wallet: async () => undefined,
+  v2Wallet: async (chainId, wallet, held) => walletView(chainId, V2_ROWS, wallet, held, (r) => [r.from, r.to]),
   v2Wallets: async () => undefined,
   v2Delegation: async () => undefined,
-  v1Wallet: async () => undefined,
+  v1Wallet: async (chainId, wallet, held) => walletView(chainId, V1_ROWS, wallet, held, (r) => [r.vault, r.delegate]),
   v1Wallets: async () => undefined,
   chainStates: async () =>
     new Map([
@@ -148,7 +183,7 @@ let key: string;
 let keyId: string;
 let revoked: string;
 const servers: Server[] = [];
-/** The app alone; the app behind withDirectChecks, and the answers it gave itself. */
+/** The app alone; the app behind withDirectAnswers, and the answers it gave itself. */
 let appOnly: string;
 let direct: string;
 const directly: string[] = [];
@@ -177,7 +212,7 @@ function options(): AppOptions {
 }
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), "direct-checks-"));
+  dir = mkdtempSync(join(tmpdir(), "direct-answers-"));
   db = await pgliteAccessDb(join(dir, "db"));
   keys = await openKeyStore(db, "access");
   ({ key, id: keyId } = await keys.create("direct"));
@@ -187,9 +222,9 @@ beforeAll(async () => {
   appOnly = await listen(
     getRequestListener(new Hono().use(countRequests(appCounts)).route("/", createApp(options())).fetch),
   );
-  const behind = options();
+  const behind = { ...options(), listings: new ListingCache(LISTING_CACHE_BYTES) };
   direct = await listen(
-    withDirectChecks(behind, getRequestListener(createApp(behind).fetch), (route, status) =>
+    withDirectAnswers(behind, getRequestListener(createApp(behind).fetch), (route, status) =>
       directly.push(`${route} ${status}`),
     ),
   );
@@ -227,7 +262,7 @@ async function same(path: string, init: RequestInit = {}): Promise<Answer> {
 const keyed = (k = key) => ({ headers: { "X-API-KEY": k } });
 
 // Real servers and a PGlite key store: seconds, more on a busy machine.
-describe("withDirectChecks", { timeout: 60_000 }, () => {
+describe("withDirectAnswers", { timeout: 60_000 }, () => {
   it("answers keyed GET checks at the newest indexed block itself, as the app answers them", async () => {
     const paths = [...V2_QUERIES.map(v2Url), ...V1_QUERIES.map(v1Url)];
     const bodies = new Set<string>();
@@ -270,6 +305,44 @@ describe("withDirectChecks", { timeout: 60_000 }, () => {
     expect(directly).toHaveLength(count + held.length);
   });
 
+  it("answers keyed GETs of whole listings itself, each direction, as the app does, also once held", async () => {
+    const count = directly.length;
+    const before = { ...appCounts };
+    const paths = (["v2", "v1"] as const).flatMap((version) =>
+      [...WALLETS, address(0xfeed)].flatMap((wallet) =>
+        [undefined, "both", "incoming", "outgoing"].map((direction) => {
+          const params = new URLSearchParams({ chainId: String(READY) });
+          if (direction !== undefined) params.set("direction", direction);
+          return `/registry/${version}/${spellAddress(rng, wallet)}?${params}`;
+        }),
+      ),
+    );
+    // Twice: the second time the long listings are held rendered, by the app and here alike.
+    const records = new Set<number>();
+    for (const path of [...paths, ...paths]) {
+      const got = await same(path, keyed());
+      expect(got.status, path).toBe(200);
+      expect(got.headers["x-indexed-block"]).toBe(String(BLOCK));
+      records.add((JSON.parse(got.body) as unknown[]).length);
+    }
+    expect(Math.max(...records), "a listing long enough to be held").toBeGreaterThanOrEqual(LISTING_CACHE_MIN_ROWS);
+    expect(records).toContain(0);
+    expect(directly).toHaveLength(count + 2 * paths.length);
+    for (const version of ["v2", "v1"]) {
+      const label = `/registry/${version}/:wallet 200`;
+      expect(directly.filter((l) => l === label)).toHaveLength(appCounts[label]! - (before[label] ?? 0));
+    }
+
+    // A delegation more for the long listing's wallet, and its revision moves: both answer it.
+    const [wallet] = WALLETS as [Address];
+    const added = { ...V2_ROWS[0]!, from: wallet, hash: `0x${"ee".repeat(32)}` as Hex };
+    V2_ROWS.push(added);
+    revisions.set(wallet, (revisions.get(wallet) ?? 0) + 1);
+    const got = await same(`/registry/v2/${wallet}?chainId=${READY}&direction=outgoing`, keyed());
+    expect(got.body).toContain(added.hash);
+    expect(directly).toHaveLength(count + 2 * paths.length + 1);
+  });
+
   it("answers a check spelt with percent-encoding and an unknown parameter itself too", async () => {
     const count = directly.length;
     const path = `/registry/v2/check/all?chainId=${READY}&to=%30x${WALLETS[1]!.slice(2)}&from=${WALLETS[2]}&extra=1`;
@@ -297,6 +370,20 @@ describe("withDirectChecks", { timeout: 60_000 }, () => {
       [`/registry/v2/check/all/more?${good}`, keyed(), 404],
       [`/registry/v3/check/all?${good}`, keyed(), 404],
       [`/registry/v2/check/all?${good}`, { ...keyed(), method: "HEAD" }, 200],
+      [`/registry/v2/${WALLETS[0]}?chainId=${READY}`, {}, 200],
+      [`/registry/v2/${WALLETS[0]}?chainId=${READY}&limit=5`, keyed(), 503],
+      [`/registry/v2/${WALLETS[0]}?chainId=${READY}&cursor=x`, keyed(), 400],
+      [`/registry/v1/${WALLETS[0]}?chainId=${READY}&blockNumber=1`, keyed(), 503],
+      [`/registry/v2/${WALLETS[0]}?chainId=${READY}&direction=sideways`, keyed(), 400],
+      [`/registry/v2/${WALLETS[0]}?chainId=${READY}&direction=incoming&direction=outgoing`, keyed(), 400],
+      [`/registry/v2/${WALLETS[2]!.replace("a", "A")}?chainId=${READY}`, keyed(), 400],
+      [`/registry/v2/${WALLETS[0]}?chainId=${SYNCING}`, keyed(), 503],
+      [`/registry/v1/${WALLETS[0]}?chainId=${ALARMED}`, keyed(), 503],
+      [`/registry/v2/${WALLETS[0]}?chainId=999`, keyed(), 400],
+      [`/registry/v2/${WALLETS[0]}/?chainId=${READY}`, keyed(), 404],
+      [`/registry/v2/${WALLETS[0]}`, keyed(), 400],
+      [`/registry/v2/${WALLETS[0]}?chainId=${READY}`, keyed(revoked), 401],
+      [`/registry/v2/${WALLETS[0]}?chainId=${READY}`, { ...keyed(), method: "HEAD" }, 200],
       [`/registry/v2/check/all?${good}`, { ...keyed(), method: "POST", body: "{}" }, 405],
       [
         `/registry/v2/check/all?${good}`,
