@@ -34,11 +34,14 @@ const LISTINGS: Record<"v1" | "v2", ListingOf> = {
   v2: (...args) => wholeListing(V2_SPEC, ...args),
 };
 
-type Options = Pick<AppOptions, "store" | "chains" | "alarms" | "access"> & { listings: ListingCache };
+type Options = Pick<AppOptions, "store" | "history" | "chains" | "alarms" | "access"> & { listings: ListingCache };
 /** An answer given here: its route pattern (as the app's metrics name it), its JSON and its block. */
 type Direct = { route: string; json: string | Uint8Array; block: bigint };
 
-/** A check's answer, at the newest indexed block or at one the store's copy can answer at. */
+/**
+ * A check's answer: at the newest indexed block; at a past block, from the store's copy where it can
+ * answer there, else from the history (a block the copy holds, so indexed: as the app's answerAt).
+ */
 async function checkAnswer(options: Options, url: string, match: RegExpExecArray): Promise<Direct | undefined> {
   const [, version, kind] = match as unknown as [string, "v1" | "v2", string];
   let chainId: number;
@@ -55,8 +58,13 @@ async function checkAnswer(options: Options, url: string, match: RegExpExecArray
   if (reads === undefined) return undefined;
   const view =
     asked === undefined ? await reads.head(options.store, chainId) : await reads.heldAt(options.store, chainId, asked);
-  if (view === undefined || !view.ready || view.data === undefined) return undefined;
-  return { route: `/registry/${version}/check/${kind}`, json: toJson(view.data[0]), block: asked ?? view.indexedBlock };
+  if (view === undefined || !view.ready) return undefined;
+  let answers = view.data;
+  if (answers === undefined) {
+    if (asked === undefined || asked > view.indexedBlock || options.history === undefined) return undefined;
+    answers = await reads.at(options.history, chainId, asked);
+  }
+  return { route: `/registry/${version}/check/${kind}`, json: toJson(answers[0]), block: asked ?? view.indexedBlock };
 }
 
 /** A wallet's whole listing at the newest indexed block (not a page, nor at a past block). */
@@ -80,9 +88,9 @@ async function listingAnswer(options: Options, url: string, match: RegExpExecArr
 }
 
 /**
- * Wraps `app` (the API app's node:http listener) so that a keyed GET check at the newest indexed
- * block, or at a block the store's copy can answer at (api/replica/chain-state.ts, v2EnabledAt),
- * and a keyed GET of a wallet's whole listing at the newest indexed block, with a key this
+ * Wraps `app` (the API app's node:http listener) so that a keyed GET check, at the newest indexed
+ * block or at a past one (from the store's copy where it can tell, api/replica/chain-state.ts,
+ * else from the history), and a keyed GET of a wallet's whole listing at the newest indexed block, with a key this
  * process's copy vouches for, are answered here, on node:http: the app's very answers
  * (test/app/direct-answers.test.ts compares them), without Hono's routing and middleware and the
  * Request and Response objects, which took most of a check's time (docs/performance.md). Every
