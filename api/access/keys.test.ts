@@ -140,4 +140,17 @@ describe.each(backends)("API keys on %s", (_, open) => {
     const all = await keys.list();
     expect(all.map((k) => k.label)).toEqual(["app a", "app b", "revoke me", "two processes", "counted"]);
   });
+
+  it("vouchesFor tells from this process's copy what useHeld tells, and counts nothing", async () => {
+    const { id, key } = await keys.create("vouched");
+    const recent = async () => (await keys.list()).find((k) => k.id === id)!.recentRequests;
+    for (let i = 0; i < 3; i++) expect(keys.vouchesFor(key)).toBe(true);
+    for (const bad of [`${key}x`, "dlk_nope", `dlk_ffffffffffff_${"a".repeat(43)}`, ""])
+      expect([keys.vouchesFor(bad), keys.useHeld(bad)], bad).toEqual([false, false]);
+    expect(await recent()).toBe(0);
+    expect(keys.useHeld(key)).toBe(true);
+    expect(await recent()).toBe(1);
+    await keys.revoke(id);
+    expect([keys.vouchesFor(key), keys.useHeld(key)]).toEqual([false, false]);
+  });
 });

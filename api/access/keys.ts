@@ -24,6 +24,8 @@ export interface KeyStore {
    * for `key` (the request is counted); false when it does not (use() may still accept it).
    */
   useHeld(key: string): boolean;
+  /** Whether this process's copy vouches for `key` now, as useHeld tells it, without counting a use. */
+  vouchesFor(key: string): boolean;
   close(): Promise<void>;
 }
 
@@ -71,14 +73,19 @@ export async function openKeyStore(db: AccessDb, schema: string): Promise<KeySto
    * id's valid hash is still that one. Cleared when full, so that it stays small.
    */
   const matched = new Map<string, string>();
-  /** Whether `key` (of id `id`) matches `hash`, its id's valid hash (undefined: none); counts its use when it does. */
-  const counted = (key: string, id: string, hash: string | undefined) => {
+  /** Whether `key` matches `hash`, its id's valid hash (undefined: none). */
+  const matches = (key: string, hash: string | undefined) => {
     if (hash === undefined) return false;
     if (matched.get(key) !== hash) {
       if (!keyMatches(key, hash)) return false;
       if (matched.size >= MATCHED_KEYS) matched.clear();
       matched.set(key, hash);
     }
+    return true;
+  };
+  /** Whether `key` (of id `id`) matches `hash`; counts its use when it does. */
+  const counted = (key: string, id: string, hash: string | undefined) => {
+    if (!matches(key, hash)) return false;
     usage.count(id);
     return true;
   };
@@ -125,6 +132,11 @@ export async function openKeyStore(db: AccessDb, schema: string): Promise<KeySto
     useHeld(key) {
       const id = keyId(key);
       return id !== undefined && counted(key, id, valid.hashOf(id));
+    },
+
+    vouchesFor(key) {
+      const id = keyId(key);
+      return id !== undefined && matches(key, valid.hashOf(id));
     },
 
     async close() {

@@ -96,7 +96,8 @@ async function listingAnswer(options: Options, url: string, match: RegExpExecArr
  * Request and Response objects, which took most of a check's time (docs/performance.md). Every
  * other request, and every one whose answer would not be a 200 (bad input, a chain syncing or
  * refused, a key the copy cannot vouch for, a store that fails), goes to `app`, having changed
- * nothing: the key's use is counted only once the answer is certain. `listings` are the app's own
+ * nothing: a key the copy cannot vouch for costs no read here, and a key's use is counted only
+ * once the answer is certain. `listings` are the app's own
  * (AppOptions). `counted` hears of each answer given here (by its route pattern and status), as the
  * app's metrics count the app's.
  */
@@ -109,7 +110,8 @@ export function withDirectAnswers(
   const answerOf = async (req: IncomingMessage): Promise<Direct | undefined> => {
     const url = req.url ?? "";
     const key = req.headers["x-api-key"];
-    if (req.method !== "GET" || typeof key !== "string") return undefined;
+    // A key the copy cannot vouch for is the app's to refuse or look up, before any read here.
+    if (req.method !== "GET" || typeof key !== "string" || !options.access.keys.vouchesFor(key)) return undefined;
     const check = CHECK_PATH.exec(url);
     const listing = check === null ? WALLET_PATH.exec(url) : null;
     const answer =

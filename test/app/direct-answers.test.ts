@@ -102,10 +102,18 @@ const inForce = V1_QUERIES.flatMap(v1CheckKeys).filter(() => rng.chance(0.2));
  */
 const earlier = <T>(rows: T[], at: bigint) => (at >= HELD_FROM ? rows : []);
 const nothing = async () => ({ items: [], more: false });
+/** The reads of the history's checks and of the store's listings, by either server. */
+const reads = { history: 0, listings: 0 };
 const history: HistoryStore = {
   indexedBlock: async () => BLOCK,
-  v2Enabled: async (_, hashes, at) => new Map(earlier([...enabledOf(hashes)], at)),
-  v1InForce: async (_, keys, at) => earlier(inForceOf(keys), at),
+  v2Enabled: async (_, hashes, at) => {
+    reads.history++;
+    return new Map(earlier([...enabledOf(hashes)], at));
+  },
+  v1InForce: async (_, keys, at) => {
+    reads.history++;
+    return earlier(inForceOf(keys), at);
+  },
   v2Delegation: async () => undefined,
   v2Wallet: nothing,
   v2Contract: nothing,
@@ -162,7 +170,10 @@ const store: Store = {
   v1InForce: async (chainId, keys) => view(chainId, inForceOf(keys)),
   v2EnabledAt: async (chainId, hashes, block) => view(chainId, heldAt(block) ? enabledOf(hashes) : undefined),
   v1InForceAt: async (chainId, keys, block) => view(chainId, heldAt(block) ? inForceOf(keys) : undefined),
-  v2Wallet: async (chainId, wallet, held) => walletView(chainId, V2_ROWS, wallet, held, (r) => [r.from, r.to]),
+  v2Wallet: async (chainId, wallet, held) => {
+    reads.listings++;
+    return walletView(chainId, V2_ROWS, wallet, held, (r) => [r.from, r.to]);
+  },
   v2Wallets: async () => undefined,
   v2Delegation: async () => undefined,
   v1Wallet: async (chainId, wallet, held) => walletView(chainId, V1_ROWS, wallet, held, (r) => [r.vault, r.delegate]),
@@ -373,6 +384,17 @@ describe("withDirectAnswers", { timeout: 60_000 }, () => {
     const path = `/registry/v2/check/all?chainId=${READY}&to=%30x${WALLETS[1]!.slice(2)}&from=${WALLETS[2]}&extra=1`;
     expect((await same(path, keyed())).status).toBe(200);
     expect(directly).toHaveLength(count + 1);
+  });
+
+  it("reads nothing for a key its copy cannot vouch for: the app refuses it, as it would alone", async () => {
+    const count = directly.length;
+    const before = { ...reads };
+    const check = `${v2Url(V2_QUERIES[0]!)}&blockNumber=${HELD_FROM - 1n}`;
+    const listing = `/registry/v2/${WALLETS[0]}?chainId=${READY}`;
+    for (const k of [revoked, `dlk_ffffffffffff_${"a".repeat(43)}`, "dlk_nope"])
+      for (const path of [check, listing]) expect((await same(path, keyed(k))).status, path).toBe(401);
+    expect(reads).toEqual(before);
+    expect(directly).toHaveLength(count);
   });
 
   it("hands every other request to the app, unchanged", async () => {
