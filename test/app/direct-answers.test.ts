@@ -228,11 +228,15 @@ async function listen(listener: RequestListener): Promise<string> {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
-/** The app's options: each server its own keyless limiter, so that both count the same keyless requests. */
+/**
+ * The app's options: each server its own keyless limiter, so that both count the same keyless requests,
+ * and no shedding, which follows the test process's load and so could refuse one server's request only.
+ */
 function options(): AppOptions {
   const access: Access = {
     keys,
     limiter: memoryLimiter(),
+    load: { shed: () => false },
     trustProxy: false,
     adminToken: undefined,
     db,

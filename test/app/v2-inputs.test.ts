@@ -141,8 +141,9 @@ const store: Store = {
     new Map([[CHAIN, { indexedBlock: INDEXED_BLOCK, ready: true, indexedTimestamp: Math.floor(Date.now() / 1000) }]]),
 };
 
-/** Every keyless request is let through. */
+/** Every keyless request is let through, however loaded the test process. */
 const openAccess = {
+  load: { shed: () => false },
   keys: { use: async () => false, useHeld: () => false },
   limiter: {
     take: async () => ({ allowed: true, limit: 25, windowMs: 10_000, remaining: 24, resetMs: 10_000 }),

@@ -83,6 +83,8 @@ export function emptyApp(fail: Failing = {}) {
       charge: async () => ({ allowed: !fail.limited, limit: 25, windowMs: 10_000, remaining: 0, resetMs: 4_000 }),
       close: async () => {},
     },
+    // Never shed: how loaded the test process is must not change an answer.
+    load: { shed: () => false },
     trustProxy: false,
     adminToken: "the operator's token",
   } as unknown as Access;
