@@ -1,6 +1,13 @@
 import { type Address, bytesToHex, getAddress, keccak256 } from "viem";
 import { describe, expect, it } from "vitest";
-import { CHECKSUMS_HELD, checksumAddress, keccak256Hex } from "./keccak";
+import {
+  CHECKSUM_CASE_BYTES,
+  CHECKSUMS_HELD,
+  checksumAddress,
+  keccak256Hex,
+  withChecksumCase,
+  writeChecksumCase,
+} from "./keccak";
 import { streamBytes, xorshift32 } from "./xorshift";
 
 const SEED = Number(process.env.SEED ?? Date.now() % 2 ** 31);
@@ -53,5 +60,18 @@ describe(`checksumAddress (SEED=${SEED})`, () => {
       expect(checksumAddress(address), address).toBe(first[i]);
       expect(first[i], address).toBe(getAddress(address));
     }
+  });
+});
+
+describe(`writeChecksumCase and withChecksumCase (SEED=${SEED})`, () => {
+  it("spell 3,000 seeded addresses as viem's getAddress, their cases kept side by side", () => {
+    const next = xorshift32(SEED ^ 0x68e31da4);
+    const addresses = Array.from({ length: 3_000 }, () => randomHex(next, 20) as Address);
+    const cases = new Uint8Array(CHECKSUM_CASE_BYTES * addresses.length);
+    // Written in any case, each into its own bytes; spelt once all are written, from lowercase.
+    for (const [i, address] of addresses.entries())
+      writeChecksumCase(i % 2 === 0 ? address : getAddress(address), cases, CHECKSUM_CASE_BYTES * i);
+    for (const [i, address] of addresses.entries())
+      expect(withChecksumCase(address, cases, CHECKSUM_CASE_BYTES * i), address).toBe(getAddress(address));
   });
 });

@@ -22,6 +22,8 @@ export function keccak256Hex(bytes: Uint8Array): Hex {
  * next (its wallet, popular contracts), and a checksum costs a hash (viem keeps 8,192 for getAddress).
  */
 export const CHECKSUMS_HELD = 65_536;
+/** The bytes an address's EIP-55 case takes: a bit per hex digit. */
+export const CHECKSUM_CASE_BYTES = 5;
 /**
  * Checksums by the address as asked, in two generations: the newest takes what is asked, and once
  * full becomes the older, whose hits move back to the newest. Dropping the oldest entry of one Map
@@ -43,17 +45,40 @@ export function checksumAddress(address: string): Address {
 
 /** The address being checksummed, as bytes: its case is set in place, then read once as a string. */
 const spelled = Buffer.from("0x".padEnd(42, "0"), "latin1");
+/** An address's EIP-55 case, as `writeChecksumCase` writes it. */
+const caseBits = new Uint8Array(CHECKSUM_CASE_BYTES);
 
 function computeChecksum(address: string): Address {
+  writeChecksumCase(address, caseBits, 0);
+  return withChecksumCase(address.toLowerCase(), caseBits, 0);
+}
+
+/**
+ * Writes the EIP-55 case of `address` (0x and 40 hex digits, any case) into the
+ * CHECKSUM_CASE_BYTES bytes of `into` at `at`: bit i (high bit first) set when its i-th digit, if a
+ * letter, is uppercase. What holds many addresses can keep their case in 5 bytes each and spell
+ * each without hashing it again.
+ */
+export function writeChecksumCase(address: string, into: Uint8Array, at: number): void {
   spelled.write(address.slice(2).toLowerCase(), 2, "latin1");
   hasher.init();
   hasher.update(spelled.subarray(2));
   const hash = hasher.digest("binary");
-  // A letter whose nibble of the hash (the i-th, high first) is 8 or more is uppercase.
+  // The i-th digit's case is the hash's i-th nibble (high first): 8 or more is uppercase.
+  for (let byte = 0; byte < CHECKSUM_CASE_BYTES; byte++) {
+    let bits = 0;
+    for (let i = 8 * byte; i < 8 * byte + 8; i++)
+      bits = (bits << 1) | (((i & 1) === 0 ? hash[i >> 1]! >> 4 : hash[i >> 1]! & 15) >= 8 ? 1 : 0);
+    into[at + byte] = bits;
+  }
+}
+
+/** `address` (0x and 40 lowercase hex digits) in the case written at `at` of `bits` by writeChecksumCase. */
+export function withChecksumCase(address: string, bits: Uint8Array, at: number): Address {
+  spelled.write(address, 0, "latin1");
   for (let i = 0; i < 40; i++) {
     const char = spelled[i + 2]!;
-    if (char >= 97 /* a */ && ((i & 1) === 0 ? hash[i >> 1]! >> 4 : hash[i >> 1]! & 15) >= 8)
-      spelled[i + 2] = char - 32;
+    if (char >= 97 /* a */ && (bits[at + (i >> 3)]! & (0x80 >> (i & 7))) !== 0) spelled[i + 2] = char - 32;
   }
   return spelled.toString("latin1", 0, 42) as Address;
 }

@@ -1,4 +1,4 @@
-import { type Address, type Hex, zeroAddress, zeroHash } from "viem";
+import { type Address, getAddress, type Hex, zeroAddress, zeroHash } from "viem";
 import { describe, expect, it } from "vitest";
 import { v1InForce, v1KeyString } from "../../core/v1";
 import { xorshift32 } from "../../core/xorshift";
@@ -189,6 +189,26 @@ describe("ChainState", () => {
     expect(s.v2Wallet(B)).toEqual([]);
     expect(s.v1Wallet(A)).toEqual([]);
     expect(s.v2Enabled([hash(1)]).size).toBe(0);
+  });
+
+  it("spells each address its rows name as viem's getAddress, while it numbers more (its arrays grow)", () => {
+    const s = new ChainState();
+    const next = xorshift32(SEED ^ 0x3c6ef372);
+    const addresses: Address[] = [];
+    const random = (): Address =>
+      `0x${Array.from({ length: 5 }, () => (next() >>> 0).toString(16).padStart(8, "0")).join("")}`;
+    for (let n = 1; n <= 600; n++) {
+      const [from, to, contract] = [random(), random(), random()];
+      addresses.push(from, to, contract);
+      put(s, v2(n, from, to, [n, 0], { delegationType: "CONTRACT", contract }));
+      // Spelt once here and again below, after the arrays have grown past where it was written.
+      if (n % 7 === 0) expect(s.checksummed(to), `${to} (SEED=${SEED})`).toBe(getAddress(to));
+    }
+    for (const address of addresses)
+      expect(s.checksummed(address), `${address} (SEED=${SEED})`).toBe(getAddress(address));
+    // One it does not hold, spelt all the same.
+    const stranger = random();
+    expect(s.checksummed(stranger)).toBe(getAddress(stranger));
   });
 });
 

@@ -1,5 +1,6 @@
 import type { Address, Hex } from "viem";
 import { writeHex, writeUint256 } from "../../core/hex";
+import { CHECKSUM_CASE_BYTES, checksumAddress, withChecksumCase, writeChecksumCase } from "../../core/keccak";
 import {
   V1_EVENT_NAME,
   type V1Key,
@@ -182,6 +183,13 @@ export class ChainState {
   private readonly addresses = new ByteKeys(20);
   private vaultVersion = new Uint32Array(0);
   private vaultUpdated = new Uint32Array(0);
+  /**
+   * Per address, its EIP-55 case (CHECKSUM_CASE_BYTES), worked out when it is first spelt: a
+   * listing spells every address it names, and hashing each anew cost a listing of a wallet with
+   * few delegations most of its time once more addresses were asked than any memo keeps.
+   */
+  private checksumCase = new Uint8Array(0);
+  private checksumCaseKnown = new Uint8Array(0);
   /** Per address, how many puts changed a listing of it: with `serial`, the listing's revision. */
   private listingChanges = new Uint32Array(0);
   private static made = 0;
@@ -494,7 +502,21 @@ export class ChainState {
     this.vaultVersion = withRoom(this.vaultVersion, id + 1);
     this.vaultUpdated = withRoom(this.vaultUpdated, id + 1);
     this.listingChanges = withRoom(this.listingChanges, id + 1);
+    this.checksumCase = withRoom(this.checksumCase, (id + 1) * CHECKSUM_CASE_BYTES);
+    this.checksumCaseKnown = withRoom(this.checksumCaseKnown, id + 1);
     return id;
+  }
+
+  /** `address` (lowercase) in EIP-55 case: hashed at most once while it is held. */
+  checksummed(address: Address): Address {
+    const id = this.findAddress(address);
+    if (id === NONE) return checksumAddress(address);
+    const at = id * CHECKSUM_CASE_BYTES;
+    if (this.checksumCaseKnown[id] === 0) {
+      writeChecksumCase(address, this.checksumCase, at);
+      this.checksumCaseKnown[id] = 1;
+    }
+    return withChecksumCase(address, this.checksumCase, at);
   }
 
   private findAddress(address: Address): number {

@@ -4,6 +4,7 @@ import {
   type ChainPosition,
   type ChainView,
   lockNotAvailable,
+  type Spelt,
   type Store,
   StoreBusy,
   type WalletView,
@@ -22,6 +23,8 @@ const MAX_SILENCE_MS = 5_000;
 const MAX_SYNC_MS = 15_000;
 
 const NOTHING = new ChainState();
+/** A listing's addresses, spelt by the copy that read it (each one's case is kept there). */
+const spellerOf = (state: ChainState) => (address: Address) => state.checksummed(address);
 
 /**
  * The replica's database connections: named, for pg_stat_activity, and giving up on a lock after
@@ -109,7 +112,10 @@ export function createReplicaStore(
     return { indexedBlock: BigInt(chain.state.block), ready: true, data: read(chain.state) };
   }
 
-  /** A wallet's listing and its revision, read together; no rows when `held` is still the revision. */
+  /**
+   * A wallet's listing and its revision, read together; no rows when `held` is still the revision.
+   * Its addresses are spelt by the copy, which keeps each one's case.
+   */
   function walletView<T>(
     chainId: number,
     wallet: Address,
@@ -118,10 +124,27 @@ export function createReplicaStore(
   ): WalletView<T> | undefined {
     const read = view(chainId, (s) => {
       const revision = s.walletRevision(wallet);
-      return { revision, rows: revision === held ? undefined : rows(s) };
+      return { revision, rows: revision === held ? undefined : rows(s), checksum: spellerOf(s) };
     });
+    if (read === undefined) return undefined;
+    const { revision, rows: data, checksum } = read.data;
+    return { indexedBlock: read.indexedBlock, ready: read.ready, revision, data, checksum };
+  }
+
+  /** Each wallet's listing, all from one view, spelt by the copy as walletView's. */
+  function walletsView<T>(
+    chainId: number,
+    wallets: readonly Address[],
+    rows: (state: ChainState, wallet: Address) => T[],
+  ): (ChainView<T[][]> & Spelt) | undefined {
+    const read = view(chainId, (s) => ({ lists: wallets.map((w) => rows(s, w)), checksum: spellerOf(s) }));
     return (
-      read && { indexedBlock: read.indexedBlock, ready: read.ready, revision: read.data.revision, data: read.data.rows }
+      read && {
+        indexedBlock: read.indexedBlock,
+        ready: read.ready,
+        data: read.data.lists,
+        checksum: read.data.checksum,
+      }
     );
   }
 
@@ -133,12 +156,12 @@ export function createReplicaStore(
     },
     v2Enabled: async (chainId, hashes) => view(chainId, (s) => s.v2Enabled(hashes)),
     v2Wallet: async (chainId, wallet, held) => walletView(chainId, wallet, held, (s) => s.v2Wallet(wallet)),
-    v2Wallets: async (chainId, wallets) => view(chainId, (s) => wallets.map((w) => s.v2Wallet(w))),
+    v2Wallets: async (chainId, wallets) => walletsView(chainId, wallets, (s, w) => s.v2Wallet(w)),
     v2Delegation: async (chainId, hash) => view(chainId, (s) => s.v2Delegation(hash)),
     v1InForce: async (chainId, keys) => view(chainId, (s) => s.v1InForce(keys)),
     v2EnabledAt: async (chainId, hashes, block) => view(chainId, (s) => s.v2EnabledAt(hashes, Number(block))),
     v1InForceAt: async (chainId, keys, block) => view(chainId, (s) => s.v1InForceAt(keys, Number(block))),
-    v1Wallets: async (chainId, wallets) => view(chainId, (s) => wallets.map((w) => s.v1Wallet(w))),
+    v1Wallets: async (chainId, wallets) => walletsView(chainId, wallets, (s, w) => s.v1Wallet(w)),
     v1Wallet: async (chainId, wallet, held) => walletView(chainId, wallet, held, (s) => s.v1Wallet(wallet)),
     async chainStates() {
       const states = new Map<number, ChainPosition>();

@@ -6,14 +6,14 @@ import type { Address } from "viem";
 import { checksumAddress } from "../../core/keccak";
 import { isAmountType, V2_RECORD_TYPE, type V2DelegationType, type V2Vault } from "../../core/v2";
 import type { V1EventRow, V2EventRow } from "../store/history-store";
-import type { V1Row, V2Row } from "../store/store";
+import type { Checksum, V1Row, V2Row } from "../store/store";
 
 /** A v2 delegation as listed. */
-export const v2Record = (d: V2Row) => ({
+export const v2Record = (d: V2Row, checksum: Checksum = checksumAddress) => ({
   type: V2_RECORD_TYPE[d.delegationType],
-  from: checksumAddress(d.from),
-  to: checksumAddress(d.to),
-  contract: d.contract && checksumAddress(d.contract),
+  from: checksum(d.from),
+  to: checksum(d.to),
+  contract: d.contract && checksum(d.contract),
   tokenId: d.tokenId,
   delegationType: d.delegationType,
   rights: d.rights,
@@ -22,11 +22,11 @@ export const v2Record = (d: V2Row) => ({
 });
 
 /** A v1 delegation as listed. */
-export const v1Record = (d: V1Row) => ({
+export const v1Record = (d: V1Row, checksum: Checksum = checksumAddress) => ({
   type: d.type,
-  vault: checksumAddress(d.vault),
-  delegate: checksumAddress(d.delegate),
-  contract: d.type === "ALL" ? null : checksumAddress(d.contract),
+  vault: checksum(d.vault),
+  delegate: checksum(d.delegate),
+  contract: d.type === "ALL" ? null : checksum(d.contract),
   tokenId: d.type === "TOKEN" ? d.tokenId : null,
 });
 

@@ -1,6 +1,7 @@
 /**
  * Vaults in pages (`GET /registry/v{1,2}/:wallet/vaults?limit=…`): each version's vault records,
- * page after page by the `Link` each page gives, add up to the whole list.
+ * page after page by the `Link` each page gives, add up to the whole list. Listings at the head
+ * spell their addresses with the store's checksum where it gives one.
  */
 import { zeroHash } from "viem";
 import { describe, expect, it } from "vitest";
@@ -46,8 +47,10 @@ const access = {
   keys: { use: async () => false },
   limiter: {
     take: async () => ({ allowed: true, limit: 25, windowMs: 10_000, remaining: 24, resetMs: 10_000 }),
+    charge: async () => ({ allowed: true, limit: 25, windowMs: 10_000, remaining: 24, resetMs: 10_000 }),
     close: async () => {},
   },
+  load: { shed: () => false },
   trustProxy: false,
 } as unknown as Access;
 const chains = [
@@ -78,6 +81,54 @@ describe("vaults in pages", () => {
       }
       expect(path, "no page after the second").toBeUndefined();
       expect(records).toEqual([...VAULTS].sort().map((vault) => ({ vault: checksumAddress(vault) })));
+    });
+  }
+});
+
+describe("listings at the head, from a store that spells their addresses", () => {
+  const spelt: string[] = [];
+  const checksum = (address: V1Row["vault"]) => {
+    spelt.push(address);
+    return checksumAddress(address);
+  };
+  const head = { indexedBlock: 100n, ready: true, checksum };
+  const rows = { v1: v1Rows.map(({ position: _, ...row }) => row), v2: v2Rows.map(({ position: _, ...row }) => row) };
+  const spelling: Store = {
+    ...store,
+    v1Wallet: async () => ({ ...head, data: rows.v1 }),
+    v2Wallet: async () => ({ ...head, data: rows.v2 }),
+    v1Wallets: async (_, wallets) => ({ ...head, data: wallets.map(() => rows.v1) }),
+    v2Wallets: async (_, wallets) => ({ ...head, data: wallets.map(() => rows.v2) }),
+  };
+  const app = createApp({
+    store: spelling,
+    history,
+    alarms: NO_ALARMS,
+    chains: [...chains],
+    access,
+    behindAfterSeconds: 120,
+  });
+  /** The records' addresses, in order: each names its vault and the hot wallet (no contract: ALL). */
+  const named = VAULTS.flatMap((vault) => [vault, HOT]);
+
+  for (const version of ["v1", "v2"] as const) {
+    it(`${version}: a whole listing and a bulk listing`, async () => {
+      spelt.length = 0;
+      const listing = await app.request(`/registry/${version}/${HOT}?chainId=31337`, {}, SOCKET);
+      expect(listing.status).toBe(200);
+      const records = (await listing.json()) as Record<string, unknown>[];
+      expect(records.map((r) => r.vault ?? r.from)).toEqual(VAULTS.map(checksumAddress));
+      expect(spelt).toEqual(named);
+      spelt.length = 0;
+      const init = {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ chainId: 31337, wallets: [HOT, VAULTS[0]] }),
+      };
+      const bulk = await app.request(`/registry/${version}/wallets`, init, SOCKET);
+      expect(bulk.status, await bulk.clone().text()).toBe(200);
+      expect(await bulk.json()).toEqual([records, records]);
+      expect(spelt).toEqual([...named, ...named]);
     });
   }
 });

@@ -13,7 +13,7 @@ import { type Params, parseParam } from "../http/params";
 import { notFound, Problem } from "../http/problem";
 import { LISTING_DEFAULT_LIMIT, MAX_BULK_RECORDS } from "../limits";
 import type { BlockRange, HistoryStore, Page, PageRequest } from "../store/history-store";
-import type { ChainView, Store, WalletView } from "../store/store";
+import type { ChainView, Checksum, Spelt, Store, WalletView } from "../store/store";
 import { answerAt, chainRequest, historyOf, pageAnswer, servedChainId } from "./answer";
 import { readBatch, readWallets } from "./batch";
 import type { Env } from "./env";
@@ -41,7 +41,11 @@ export type RegistrySpec<K extends string, Q, VQ, Row, Event, Vault> = {
   /** The wallet's whole listing at the newest indexed block (no rows while `held` is its revision). */
   wallet: (store: Store, chainId: number, wallet: Address, held?: string) => Promise<WalletView<Row> | undefined>;
   /** Each wallet's whole listing at the newest indexed block, all from one view. */
-  wallets: (store: Store, chainId: number, wallets: readonly Address[]) => Promise<ChainView<Row[][]> | undefined>;
+  wallets: (
+    store: Store,
+    chainId: number,
+    wallets: readonly Address[],
+  ) => Promise<(ChainView<Row[][]> & Spelt) | undefined>;
   /** A page of the wallet's listing in `direction` at a block. */
   walletAt: (
     history: HistoryStore,
@@ -76,7 +80,8 @@ export type RegistrySpec<K extends string, Q, VQ, Row, Event, Vault> = {
     range: BlockRange,
     page: PageRequest,
   ) => Promise<Page<Event>>;
-  record: (row: Row) => unknown;
+  /** A row as listed, its addresses spelt by `checksum` when given (a store's: WalletView). */
+  record: (row: Row, checksum?: Checksum) => unknown;
   eventRecord: (event: Event) => unknown;
 };
 
@@ -129,7 +134,7 @@ export async function wholeListing<Row>(
   const { indexedBlock, ready } = view;
   if (view.data === undefined) return { indexedBlock, ready, json: held!.json, records: held!.records };
   const rows = rowsInDirection(spec, view.data, wallet, direction);
-  const json = encoder.encode(toJson(rows.map(spec.record)));
+  const json = encoder.encode(toJson(rows.map((row) => spec.record(row, view.checksum))));
   if (ready && view.revision !== undefined && rows.length >= LISTING_CACHE_MIN_ROWS)
     listings.set(key, { revision: view.revision, json, records: rows.length });
   return { indexedBlock, ready, json, records: rows.length };
@@ -228,17 +233,18 @@ export function registryRoutes<K extends string, Q, VQ, Row, Event, Vault>(
     const chainId = servedChainId(c.var, version, params);
     const direction = directionOf(params);
     /** The records, bounded (past the bound, split the list); rows beyond what the wallets paid for, charged. */
-    const answer = async (lists: Row[][]) => {
+    const answer = async (lists: Row[][], checksum?: Checksum) => {
       const records = lists.reduce((sum, list) => sum + list.length, 0);
       if (records > MAX_BULK_RECORDS) throw tooManyRecords();
       await c.var.budget.charge(unitsBeyond(records, wallets.length));
-      return lists.map((list) => list.map(spec.record));
+      return lists.map((list) => list.map((row) => spec.record(row, checksum)));
     };
     return answerAt(c, chainId, params.blockNumber(), {
       head: async () => {
         const view = await spec.wallets(c.var.store, chainId, wallets);
         if (view === undefined) return undefined;
-        return { ...view, body: await answer(view.data.map((rows, i) => inDirection(rows, wallets[i]!, direction))) };
+        const lists = view.data.map((rows, i) => inDirection(rows, wallets[i]!, direction));
+        return { ...view, body: await answer(lists, view.checksum) };
       },
       at: async (history, block) => {
         const cap = rowCap(c.var.budget, wallets.length);
@@ -312,7 +318,7 @@ export function registryRoutes<K extends string, Q, VQ, Row, Event, Vault>(
         await c.var.budget.charge(unitsBeyond(listing.records));
         return { ...listing, body: listing.json };
       },
-      at: async (_, block) => (await listAt(c, chainId, wallet, block, direction)).map(spec.record),
+      at: async (_, block) => (await listAt(c, chainId, wallet, block, direction)).map((row) => spec.record(row)),
     });
   });
 

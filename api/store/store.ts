@@ -42,7 +42,11 @@ export type V1Row = { type: V1Type; vault: Address; delegate: Address; contract:
  * rows: the same revision, the same rows. Asked with the revision the caller holds, such a store
  * leaves `data` undefined while it is still the current one.
  */
-export type WalletView<T> = ChainView<T[] | undefined> & { revision?: string };
+export type WalletView<T> = ChainView<T[] | undefined> & Spelt & { revision?: string };
+/** Spells an address in EIP-55 case (core's `checksumAddress`, or a store's that keeps each one's case). */
+export type Checksum = (address: Address) => Address;
+/** Listings from a store that keeps each address's EIP-55 case: it spells those their rows name, without hashing. */
+export type Spelt = { checksum?: Checksum };
 
 /**
  * The indexed state the API reads. Each call answers from one consistent snapshot, so that the
@@ -55,7 +59,7 @@ export interface Store {
   /** The wallet's enabled v2 delegations, incoming and outgoing, in first-enable order. */
   v2Wallet(chainId: number, wallet: Address, held?: string): Promise<WalletView<V2Row> | undefined>;
   /** Each wallet's enabled v2 delegations, as v2Wallet lists them, all from one view. */
-  v2Wallets(chainId: number, wallets: readonly Address[]): Promise<ChainView<V2Row[][]> | undefined>;
+  v2Wallets(chainId: number, wallets: readonly Address[]): Promise<(ChainView<V2Row[][]> & Spelt) | undefined>;
   /** The enabled v2 delegation with this hash, if any. */
   v2Delegation(chainId: number, hash: Hex): Promise<ChainView<V2Row | undefined> | undefined>;
   /** The v1 delegations in force among `keys` (of any vaults and delegates). */
@@ -78,7 +82,7 @@ export interface Store {
   /** The wallet's v1 delegations in force, as vault or delegate, in creation order. */
   v1Wallet(chainId: number, wallet: Address, held?: string): Promise<WalletView<V1Row> | undefined>;
   /** Each wallet's v1 delegations in force, as v1Wallet lists them, all from one view. */
-  v1Wallets(chainId: number, wallets: readonly Address[]): Promise<ChainView<V1Row[][]> | undefined>;
+  v1Wallets(chainId: number, wallets: readonly Address[]): Promise<(ChainView<V1Row[][]> & Spelt) | undefined>;
   /** Every indexed chain's position. */
   chainStates(): Promise<Map<number, ChainPosition>>;
 }
