@@ -2,7 +2,7 @@ import { type Address, getAddress, type Hex, zeroAddress, zeroHash } from "viem"
 import { describe, expect, it } from "vitest";
 import { v1InForce, v1KeyString } from "../../core/v1";
 import { xorshift32 } from "../../core/xorshift";
-import { ChainState, rowKey, type StateRow, type V1Entry, type V2Entry } from "./chain-state";
+import { ChainState, rowKey, type Spellings, type StateRow, type V1Entry, type V2Entry } from "./chain-state";
 
 const A = "0x000000000000000000000000000000000000000a" as Address;
 const B = "0x000000000000000000000000000000000000000b" as Address;
@@ -191,24 +191,39 @@ describe("ChainState", () => {
     expect(s.v2Enabled([hash(1)]).size).toBe(0);
   });
 
-  it("spells each address its rows name as viem's getAddress, while it numbers more (its arrays grow)", () => {
+  it("spells each address a listing names as viem's getAddress, while it numbers more (its arrays grow)", () => {
     const s = new ChainState();
     const next = xorshift32(SEED ^ 0x3c6ef372);
-    const addresses: Address[] = [];
     const random = (): Address =>
       `0x${Array.from({ length: 5 }, () => (next() >>> 0).toString(16).padStart(8, "0")).join("")}`;
+    const [wallet, vault] = [random(), random()];
+    const listed = (rows: { [name: string]: unknown }[]) =>
+      new Set(rows.flatMap((r) => [r.from, r.to, r.contract, r.vault, r.delegate].filter((a) => a != null)));
+    const expectSpelt = (spelt: Spellings, rows: { [name: string]: unknown }[]) => {
+      expect([...spelt.keys()].sort(), `the listed addresses (SEED=${SEED})`).toEqual([...listed(rows)].sort());
+      for (const [text, spelling] of spelt) expect(spelling, `${text} (SEED=${SEED})`).toBe(getAddress(text));
+    };
     for (let n = 1; n <= 600; n++) {
-      const [from, to, contract] = [random(), random(), random()];
-      addresses.push(from, to, contract);
-      put(s, v2(n, from, to, [n, 0], { delegationType: "CONTRACT", contract }));
-      // Spelt once here and again below, after the arrays have grown past where it was written.
-      if (n % 7 === 0) expect(s.checksummed(to), `${to} (SEED=${SEED})`).toBe(getAddress(to));
+      const [other, contract] = [random(), random()];
+      put(s, v2(n, n % 2 === 0 ? wallet : other, n % 2 === 0 ? other : wallet, [n, 0], { contract }));
+      put(s, v1(vault, other, [n, 1]));
+      // Spelt as the copy grows, and again below, after its arrays have grown past where each was written.
+      if (n % 97 === 0) {
+        const spelt: Spellings = new Map();
+        expectSpelt(spelt, s.v2Wallet(wallet, spelt));
+      }
     }
-    for (const address of addresses)
-      expect(s.checksummed(address), `${address} (SEED=${SEED})`).toBe(getAddress(address));
-    // One it does not hold, spelt all the same.
-    const stranger = random();
-    expect(s.checksummed(stranger)).toBe(getAddress(stranger));
+    const v2Spelt: Spellings = new Map();
+    const v1Spelt: Spellings = new Map();
+    expectSpelt(v2Spelt, s.v2Wallet(wallet, v2Spelt));
+    expect(v2Spelt.size).toBe(1 + 2 * 600);
+    // v1: vaults and delegates (contracts are not numbered: spelt by the caller).
+    const v1Rows = s.v1Wallet(vault, v1Spelt);
+    expectSpelt(
+      v1Spelt,
+      v1Rows.map(({ vault, delegate }) => ({ vault, delegate })),
+    );
+    expect(v1Spelt.size).toBe(1 + 600);
   });
 });
 

@@ -1,6 +1,6 @@
 import type { Address, Hex } from "viem";
 import { writeHex, writeUint256 } from "../../core/hex";
-import { CHECKSUM_CASE_BYTES, checksumAddress, withChecksumCase, writeChecksumCase } from "../../core/keccak";
+import { CHECKSUM_CASE_BYTES, withChecksumCase, writeChecksumCase } from "../../core/keccak";
 import {
   V1_EVENT_NAME,
   type V1Key,
@@ -33,6 +33,9 @@ export type StateRow =
   | { table: "v1"; row: V1Entry }
   | { table: "vault"; row: VersionEntry }
   | { table: "pair"; row: VersionEntry };
+
+/** Addresses in EIP-55 case, by their lowercase text. */
+export type Spellings = Map<string, Address>;
 
 /** A (vault, delegate) pair's key in the copy's maps. */
 export const pairKeyOf = (vault: Address, delegate: Address) => `${vault}|${delegate}`;
@@ -185,8 +188,8 @@ export class ChainState {
   private vaultUpdated = new Uint32Array(0);
   /**
    * Per address, its EIP-55 case (CHECKSUM_CASE_BYTES), worked out when it is first spelt: a
-   * listing spells every address it names, and hashing each anew cost a listing of a wallet with
-   * few delegations most of its time once more addresses were asked than any memo keeps.
+   * listing spells every address it names, and a memo of spellings (core's checksumAddress) keeps
+   * fewer addresses than a large chain's listings name, so that most were hashed again.
    */
   private checksumCase = new Uint8Array(0);
   private checksumCaseKnown = new Uint8Array(0);
@@ -400,11 +403,12 @@ export class ChainState {
     return row !== NONE && this.v2.flags[row] === (LIVE | ENABLED) ? this.v2Row(row) : undefined;
   }
 
-  v2Wallet(wallet: Address): V2Row[] {
+  /** The wallet's enabled rows; with `spelt`, the EIP-55 spelling of each address they name is kept there. */
+  v2Wallet(wallet: Address, spelt?: Spellings): V2Row[] {
     return this.v2Lists
       .rows(this.findAddress(wallet))
       .filter((row) => this.v2.flags[row] === (LIVE | ENABLED))
-      .map((row) => this.v2Row(row));
+      .map((row) => this.v2Row(row, spelt));
   }
 
   /** The keys among `keys` in force, in creation order: the keys themselves, not rows rebuilt from bytes. */
@@ -439,9 +443,10 @@ export class ChainState {
     return this.sortV1(found, (f) => f.row).map((f) => f.key);
   }
 
-  v1Wallet(wallet: Address): V1Row[] {
+  /** The wallet's rows in force; with `spelt`, as v2Wallet (but their contracts, which this does not number). */
+  v1Wallet(wallet: Address, spelt?: Spellings): V1Row[] {
     const rows = this.v1Lists.rows(this.findAddress(wallet)).filter((row) => this.inForce(row));
-    return this.sortV1(rows).map((row) => this.v1Row(row));
+    return this.sortV1(rows).map((row) => this.v1Row(row, spelt));
   }
 
   private inForce(row: number): boolean {
@@ -469,27 +474,27 @@ export class ChainState {
     });
   }
 
-  private v2Row(row: number): V2Row {
+  private v2Row(row: number, spelt?: Spellings): V2Row {
     const [from, to] = this.v2Lists.wallets(row);
     const contract = this.v2.contract[row]!;
     return {
       hash: this.v2Keys.hex(row) as Hex,
       delegationType: V2_DELEGATION_TYPES[this.v2.type[row]!] as V2DelegationType,
-      from: this.addresses.hex(from),
-      to: this.addresses.hex(to),
-      contract: contract === NONE ? null : this.addresses.hex(contract),
+      from: this.addressText(from, spelt),
+      to: this.addressText(to, spelt),
+      contract: contract === NONE ? null : this.addressText(contract, spelt),
       tokenId: this.v2TokenId[row] ?? null,
       rights: this.rights[this.v2.rights[row]!]!,
       amount: this.v2Amount[row] ?? null,
     };
   }
 
-  private v1Row(row: number): V1Row {
+  private v1Row(row: number, spelt?: Spellings): V1Row {
     const [vault, delegate] = this.v1Lists.wallets(row);
     return {
       type: V1_TYPES[this.v1Keys.byte(row, V1_KEY.type)]!,
-      vault: this.addresses.hex(vault),
-      delegate: this.addresses.hex(delegate),
+      vault: this.addressText(vault, spelt),
+      delegate: this.addressText(delegate, spelt),
       contract: this.v1Keys.hex(row, V1_KEY.contract, 20),
       tokenId: BigInt(this.v1Keys.hex(row, V1_KEY.tokenId, 32)),
     };
@@ -507,16 +512,18 @@ export class ChainState {
     return id;
   }
 
-  /** `address` (lowercase) in EIP-55 case: hashed at most once while it is held. */
-  checksummed(address: Address): Address {
-    const id = this.findAddress(address);
-    if (id === NONE) return checksumAddress(address);
-    const at = id * CHECKSUM_CASE_BYTES;
-    if (this.checksumCaseKnown[id] === 0) {
-      writeChecksumCase(address, this.checksumCase, at);
-      this.checksumCaseKnown[id] = 1;
+  /** Address `id` as lowercase text; with `spelt`, its EIP-55 spelling is kept there by that text. */
+  private addressText(id: number, spelt: Spellings | undefined): Address {
+    const text = this.addresses.hex(id);
+    if (spelt !== undefined && !spelt.has(text)) {
+      const at = id * CHECKSUM_CASE_BYTES;
+      if (this.checksumCaseKnown[id] === 0) {
+        writeChecksumCase(text, this.checksumCase, at);
+        this.checksumCaseKnown[id] = 1;
+      }
+      spelt.set(text, withChecksumCase(text, this.checksumCase, at));
     }
-    return withChecksumCase(address, this.checksumCase, at);
+    return text;
   }
 
   private findAddress(address: Address): number {

@@ -1,4 +1,5 @@
 import type { Address } from "viem";
+import { checksumAddress } from "../../core/keccak";
 import type { AccessDb } from "../access/db";
 import {
   type ChainPosition,
@@ -9,7 +10,7 @@ import {
   StoreBusy,
   type WalletView,
 } from "../store/store";
-import { ChainState } from "./chain-state";
+import { ChainState, type Spellings } from "./chain-state";
 import { ReplicaFeed, type Snapshot } from "./feed";
 
 /** How often the copy asks the database for what changed. */
@@ -23,8 +24,8 @@ const MAX_SILENCE_MS = 5_000;
 const MAX_SYNC_MS = 15_000;
 
 const NOTHING = new ChainState();
-/** A listing's addresses, spelt by the copy that read it (each one's case is kept there). */
-const spellerOf = (state: ChainState) => (address: Address) => state.checksummed(address);
+/** Spells the addresses `spelt` holds (a listing's, as its copy spelt them) from there, others by hashing. */
+const spellingFrom = (spelt: Spellings) => (address: Address) => spelt.get(address) ?? checksumAddress(address);
 
 /**
  * The replica's database connections: named, for pg_stat_activity, and giving up on a lock after
@@ -120,32 +121,27 @@ export function createReplicaStore(
     chainId: number,
     wallet: Address,
     held: string | undefined,
-    rows: (state: ChainState) => T[],
+    rows: (state: ChainState, spelt: Spellings) => T[],
   ): WalletView<T> | undefined {
+    const spelt: Spellings = new Map();
     const read = view(chainId, (s) => {
       const revision = s.walletRevision(wallet);
-      return { revision, rows: revision === held ? undefined : rows(s), checksum: spellerOf(s) };
+      return { revision, rows: revision === held ? undefined : rows(s, spelt) };
     });
     if (read === undefined) return undefined;
-    const { revision, rows: data, checksum } = read.data;
-    return { indexedBlock: read.indexedBlock, ready: read.ready, revision, data, checksum };
+    const { revision, rows: data } = read.data;
+    return { indexedBlock: read.indexedBlock, ready: read.ready, revision, data, checksum: spellingFrom(spelt) };
   }
 
   /** Each wallet's listing, all from one view, spelt by the copy as walletView's. */
   function walletsView<T>(
     chainId: number,
     wallets: readonly Address[],
-    rows: (state: ChainState, wallet: Address) => T[],
+    rows: (state: ChainState, wallet: Address, spelt: Spellings) => T[],
   ): (ChainView<T[][]> & Spelt) | undefined {
-    const read = view(chainId, (s) => ({ lists: wallets.map((w) => rows(s, w)), checksum: spellerOf(s) }));
-    return (
-      read && {
-        indexedBlock: read.indexedBlock,
-        ready: read.ready,
-        data: read.data.lists,
-        checksum: read.data.checksum,
-      }
-    );
+    const spelt: Spellings = new Map();
+    const read = view(chainId, (s) => wallets.map((w) => rows(s, w, spelt)));
+    return read && { ...read, checksum: spellingFrom(spelt) };
   }
 
   return {
@@ -155,14 +151,16 @@ export function createReplicaStore(
       clearTimeout(timer);
     },
     v2Enabled: async (chainId, hashes) => view(chainId, (s) => s.v2Enabled(hashes)),
-    v2Wallet: async (chainId, wallet, held) => walletView(chainId, wallet, held, (s) => s.v2Wallet(wallet)),
-    v2Wallets: async (chainId, wallets) => walletsView(chainId, wallets, (s, w) => s.v2Wallet(w)),
+    v2Wallet: async (chainId, wallet, held) =>
+      walletView(chainId, wallet, held, (s, spelt) => s.v2Wallet(wallet, spelt)),
+    v2Wallets: async (chainId, wallets) => walletsView(chainId, wallets, (s, w, spelt) => s.v2Wallet(w, spelt)),
     v2Delegation: async (chainId, hash) => view(chainId, (s) => s.v2Delegation(hash)),
     v1InForce: async (chainId, keys) => view(chainId, (s) => s.v1InForce(keys)),
     v2EnabledAt: async (chainId, hashes, block) => view(chainId, (s) => s.v2EnabledAt(hashes, Number(block))),
     v1InForceAt: async (chainId, keys, block) => view(chainId, (s) => s.v1InForceAt(keys, Number(block))),
-    v1Wallets: async (chainId, wallets) => walletsView(chainId, wallets, (s, w) => s.v1Wallet(w)),
-    v1Wallet: async (chainId, wallet, held) => walletView(chainId, wallet, held, (s) => s.v1Wallet(wallet)),
+    v1Wallets: async (chainId, wallets) => walletsView(chainId, wallets, (s, w, spelt) => s.v1Wallet(w, spelt)),
+    v1Wallet: async (chainId, wallet, held) =>
+      walletView(chainId, wallet, held, (s, spelt) => s.v1Wallet(wallet, spelt)),
     async chainStates() {
       const states = new Map<number, ChainPosition>();
       for (const [chainId, position] of feed.positions) {
