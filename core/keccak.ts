@@ -18,10 +18,12 @@ export function keccak256Hex(bytes: Uint8Array): Hex {
 }
 
 /**
- * How many addresses' checksums are kept, at least: the addresses a listing names come back in the
- * next (its wallet, popular contracts), and a checksum costs a hash (viem keeps 8,192 for getAddress).
+ * How many addresses' checksums are kept, at least: those a history page or a past listing names
+ * come back in the next (its wallet, popular contracts), and a checksum costs a hash. As many as
+ * viem's getAddress keeps: listings at the head are spelt by the replica's copy, which keeps every
+ * address's case (api/replica/chain-state.ts), and 65,536 cost each API worker ~20 MB at 1M.
  */
-export const CHECKSUMS_HELD = 65_536;
+export const CHECKSUMS_HELD = 8_192;
 /** The bytes an address's EIP-55 case takes: a bit per hex digit. */
 export const CHECKSUM_CASE_BYTES = 5;
 /**

@@ -14,16 +14,25 @@ const { port, schema: indexerSchema } = settings;
 const workers = settings.workers ?? availableParallelism();
 /** In-flight requests get this long to finish on SIGTERM. */
 const SHUTDOWN_MS = 8_000;
+/**
+ * Each worker's environment beyond ours: glibc's malloc serves blocks from 128 KiB on by mmap, so
+ * that the copy's typed arrays, freed as they grow by doubling, go back to the system. Left to
+ * itself, glibc raises that threshold once such blocks are freed and keeps them in its heap: ~45 MB
+ * per worker at 1M delegations (docs/performance.md). An operator's own setting wins.
+ */
+const WORKER_ENV = { MALLOC_MMAP_THRESHOLD_: process.env.MALLOC_MMAP_THRESHOLD_ ?? "131072" };
 
 if (cluster.isPrimary && workers > 1) {
   console.log(`API on port ${port}: ${workers} workers over ${indexerSchema}`);
-  for (let i = 0; i < workers; i++) cluster.fork();
+  // gc exposed: a worker returns its copy's load garbage at once (scripts/serve-worker.ts).
+  cluster.setupPrimary({ execArgv: [...process.execArgv, "--expose-gc"] });
+  for (let i = 0; i < workers; i++) cluster.fork(WORKER_ENV);
   gatherWorkerFigures();
   let stopping = false;
   cluster.on("exit", (worker, code) => {
     if (stopping) return;
     console.error(`API worker ${worker.process.pid} exited (${code}); starting another`);
-    cluster.fork();
+    cluster.fork(WORKER_ENV);
   });
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
     process.on(signal, () => {
