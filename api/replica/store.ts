@@ -115,22 +115,25 @@ export function createReplicaStore(
 
   /**
    * A wallet's listing and its revision, read together; no rows when `held` is still the revision.
-   * Its addresses are spelt by the copy, which keeps each one's case.
+   * With `spell`, its addresses are spelt by the copy, which keeps each one's case.
    */
   function walletView<T>(
     chainId: number,
     wallet: Address,
     held: string | undefined,
-    rows: (state: ChainState, spelt: Spellings) => T[],
+    spell: boolean | undefined,
+    rows: (state: ChainState, spelt: Spellings | undefined) => T[],
   ): WalletView<T> | undefined {
-    const spelt: Spellings = new Map();
+    // Only what renders every row spells as it reads: the vaults name a few of a wallet's addresses.
+    const spelt: Spellings | undefined = spell ? new Map() : undefined;
     const read = view(chainId, (s) => {
       const revision = s.walletRevision(wallet);
       return { revision, rows: revision === held ? undefined : rows(s, spelt) };
     });
     if (read === undefined) return undefined;
     const { revision, rows: data } = read.data;
-    return { indexedBlock: read.indexedBlock, ready: read.ready, revision, data, checksum: spellingFrom(spelt) };
+    const checksum = spelt && spellingFrom(spelt);
+    return { indexedBlock: read.indexedBlock, ready: read.ready, revision, data, checksum };
   }
 
   /** Each wallet's listing, all from one view, spelt by the copy as walletView's. */
@@ -151,16 +154,16 @@ export function createReplicaStore(
       clearTimeout(timer);
     },
     v2Enabled: async (chainId, hashes) => view(chainId, (s) => s.v2Enabled(hashes)),
-    v2Wallet: async (chainId, wallet, held) =>
-      walletView(chainId, wallet, held, (s, spelt) => s.v2Wallet(wallet, spelt)),
+    v2Wallet: async (chainId, wallet, held, spell) =>
+      walletView(chainId, wallet, held, spell, (s, spelt) => s.v2Wallet(wallet, spelt)),
     v2Wallets: async (chainId, wallets) => walletsView(chainId, wallets, (s, w, spelt) => s.v2Wallet(w, spelt)),
     v2Delegation: async (chainId, hash) => view(chainId, (s) => s.v2Delegation(hash)),
     v1InForce: async (chainId, keys) => view(chainId, (s) => s.v1InForce(keys)),
     v2EnabledAt: async (chainId, hashes, block) => view(chainId, (s) => s.v2EnabledAt(hashes, Number(block))),
     v1InForceAt: async (chainId, keys, block) => view(chainId, (s) => s.v1InForceAt(keys, Number(block))),
     v1Wallets: async (chainId, wallets) => walletsView(chainId, wallets, (s, w, spelt) => s.v1Wallet(w, spelt)),
-    v1Wallet: async (chainId, wallet, held) =>
-      walletView(chainId, wallet, held, (s, spelt) => s.v1Wallet(wallet, spelt)),
+    v1Wallet: async (chainId, wallet, held, spell) =>
+      walletView(chainId, wallet, held, spell, (s, spelt) => s.v1Wallet(wallet, spelt)),
     async chainStates() {
       const states = new Map<number, ChainPosition>();
       for (const [chainId, position] of feed.positions) {

@@ -39,7 +39,13 @@ export type RegistrySpec<K extends string, Q, VQ, Row, Event, Vault> = {
   /** Reads checks together (one answer each), at the newest indexed block or at a block. */
   readChecks: (queries: Q[]) => CheckReads;
   /** The wallet's whole listing at the newest indexed block (no rows while `held` is its revision). */
-  wallet: (store: Store, chainId: number, wallet: Address, held?: string) => Promise<WalletView<Row> | undefined>;
+  wallet: (
+    store: Store,
+    chainId: number,
+    wallet: Address,
+    held?: string,
+    spell?: boolean,
+  ) => Promise<WalletView<Row> | undefined>;
   /** Each wallet's whole listing at the newest indexed block, all from one view. */
   wallets: (
     store: Store,
@@ -129,7 +135,7 @@ export async function wholeListing<Row>(
 ): Promise<WholeListing | undefined> {
   const key = `${spec.version}/${chainId}/${wallet}/${direction}`;
   const held = listings.get(key);
-  const view = await spec.wallet(store, chainId, wallet, held?.revision);
+  const view = await spec.wallet(store, chainId, wallet, held?.revision, true);
   if (view === undefined) return undefined;
   const { indexedBlock, ready } = view;
   if (view.data === undefined) return { indexedBlock, ready, json: held!.json, records: held!.records };

@@ -56,8 +56,11 @@ export type Spelt = { checksum?: Checksum };
 export interface Store {
   /** The enabled v2 delegations among `hashes`. */
   v2Enabled(chainId: number, hashes: readonly Hex[]): Promise<ChainView<Map<Hex, V2State>> | undefined>;
-  /** The wallet's enabled v2 delegations, incoming and outgoing, in first-enable order. */
-  v2Wallet(chainId: number, wallet: Address, held?: string): Promise<WalletView<V2Row> | undefined>;
+  /**
+   * The wallet's enabled v2 delegations, incoming and outgoing, in first-enable order. `spell`: every
+   * row is to be rendered, and a store that keeps addresses' case spells them as it reads (checksum).
+   */
+  v2Wallet(chainId: number, wallet: Address, held?: string, spell?: boolean): Promise<WalletView<V2Row> | undefined>;
   /** Each wallet's enabled v2 delegations, as v2Wallet lists them, all from one view. */
   v2Wallets(chainId: number, wallets: readonly Address[]): Promise<(ChainView<V2Row[][]> & Spelt) | undefined>;
   /** The enabled v2 delegation with this hash, if any. */
@@ -79,8 +82,8 @@ export interface Store {
     keys: readonly V1Key[],
     block: bigint,
   ): Promise<ChainView<V1Row[] | undefined> | undefined>;
-  /** The wallet's v1 delegations in force, as vault or delegate, in creation order. */
-  v1Wallet(chainId: number, wallet: Address, held?: string): Promise<WalletView<V1Row> | undefined>;
+  /** The wallet's v1 delegations in force, as vault or delegate, in creation order; `spell` as v2Wallet's. */
+  v1Wallet(chainId: number, wallet: Address, held?: string, spell?: boolean): Promise<WalletView<V1Row> | undefined>;
   /** Each wallet's v1 delegations in force, as v1Wallet lists them, all from one view. */
   v1Wallets(chainId: number, wallets: readonly Address[]): Promise<(ChainView<V1Row[][]> & Spelt) | undefined>;
   /** Every indexed chain's position. */
