@@ -52,8 +52,9 @@ const spelled = Buffer.from("0x".padEnd(42, "0"), "latin1");
 const caseBits = new Uint8Array(CHECKSUM_CASE_BYTES);
 
 function computeChecksum(address: string): Address {
+  // writeChecksumCase leaves the address's digits in `spelled`, lowercase: they are spelt in place.
   writeChecksumCase(address, caseBits, 0);
-  return withChecksumCase(address.toLowerCase(), caseBits, 0);
+  return spelledInCase(caseBits, 0);
 }
 
 /**
@@ -79,6 +80,11 @@ export function writeChecksumCase(address: string, into: Uint8Array, at: number)
 /** `address` (0x and 40 lowercase hex digits) in the case written at `at` of `bits` by writeChecksumCase. */
 export function withChecksumCase(address: string, bits: Uint8Array, at: number): Address {
   spelled.write(address, 0, "latin1");
+  return spelledInCase(bits, at);
+}
+
+/** The lowercase address in `spelled`, in the case written at `at` of `bits`. */
+function spelledInCase(bits: Uint8Array, at: number): Address {
   for (let i = 0; i < 40; i++) {
     const char = spelled[i + 2]!;
     if (char >= 97 /* a */ && (bits[at + (i >> 3)]! & (0x80 >> (i & 7))) !== 0) spelled[i + 2] = char - 32;
