@@ -354,15 +354,16 @@ export class ChainState {
     for (const row of this.v1Lists.rows(vault)) this.listingsChanged(...this.v1Lists.wallets(row));
   }
 
-  /** The keys of every row changed after block `after` (and forgets that they were). */
-  takeTouchedAfter(after: number): Set<string> {
+  /** The keys of every row changed after block `after`. */
+  touchedAfter(after: number): Set<string> {
     const keys = new Set<string>();
-    for (const [block, set] of this.touched) {
-      if (block <= after) continue;
-      for (const key of set) keys.add(key);
-      this.touched.delete(block);
-    }
+    for (const [block, set] of this.touched) if (block > after) for (const key of set) keys.add(key);
     return keys;
+  }
+
+  /** Forgets which rows changed after block `after` (once they have been read again). */
+  forgetTouchedAfter(after: number) {
+    for (const block of this.touched.keys()) if (block > after) this.touched.delete(block);
   }
 
   /** Forgets the bookkeeping of blocks that are final: they cannot be reorganized away. */

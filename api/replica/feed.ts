@@ -226,6 +226,9 @@ export class ReplicaFeed {
       if (state.fingerprints.get(block) !== fingerprints.get(block) && (fork === undefined || block - 1 < fork))
         fork = block - 1;
     }
+    // The state behind the copy's block with no event differing: a revert of blocks without events.
+    // The copy's rows are the state at `at.block` too, but its block may not be on the new branch.
+    if (at.block < state.block) fork = Math.min(fork ?? at.block, at.block);
     if (fork === undefined && at.checkpoint === feed.checkpoint) return;
 
     const since = fork ?? state.block;
@@ -240,7 +243,11 @@ export class ReplicaFeed {
     // Rows of a block past the checkpoint: the snapshot is mid-write; take the next one.
     if (changed.some((r) => r.row.updatedBlock > at.block)) return;
 
-    const reread = fork === undefined ? [] : await this.reread(query, chainId, state.takeTouchedAfter(fork));
+    // What the copy changed after the fork is forgotten only once it has been read again: a query
+    // may fail before (a standby cancels queries that conflict with its replay), and the next sync
+    // must still know which rows to read.
+    const reread = fork === undefined ? [] : await this.reread(query, chainId, state.touchedAfter(fork));
+    if (fork !== undefined) state.forgetTouchedAfter(fork);
     for (const [key, row] of reread) state.put(key, row, at.final);
     // New v2 rows in list order, so that wallet lists stay sorted without sorting.
     const listOrder = (r: StateRow) => (r.table === "v2" ? [r.row.firstBlock, r.row.firstLogIndex] : [0, 0]);

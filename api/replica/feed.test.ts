@@ -1,0 +1,235 @@
+import { type Address, type Hex, zeroHash } from "viem";
+import { describe, expect, it } from "vitest";
+import type { Query } from "../../core/sql";
+import { xorshift32 } from "../../core/xorshift";
+import { ReplicaFeed } from "./feed";
+
+/**
+ * ReplicaFeed against a database that commits as Ponder does (ponder/ponder-0.16.10.ts): one
+ * transaction per indexed block (its rows, its events, the checkpoint); a reorganization's revert in
+ * a transaction of its own, the checkpoint left on the replaced block until the next block moves it;
+ * finality moving on. The copy syncs at random commits, as a replica on a standby does (a standby
+ * replays the primary's commits in order, and a replica may read any of them), and any query may
+ * fail midway, as a standby cancels a query that conflicts with its replay. After every sync that
+ * succeeds, every wallet's listing and every check equal the database's state at the block the
+ * copy reports.
+ *
+ * Only v2 rows: v1's tables take the same paths through the feed (api/replica/feed.ts).
+ */
+
+const SEED = Number(process.env.SEED ?? Date.now() % 2 ** 31);
+const CHAIN_ID = 1;
+const FINALITY = 30;
+const WALLETS = Array.from({ length: 6 }, (_, i) => `0x${(i + 10).toString(16).padStart(40, "0")}` as Address);
+const hashOf = (n: number) => `0x${n.toString(16).padStart(64, "0")}` as Hex;
+
+/** A v2_delegation row as the database holds it (the columns the feed reads). */
+type DbRow = {
+  hash: Hex;
+  from: Address;
+  to: Address;
+  enabled: boolean;
+  first_block: number;
+  first_log_index: number;
+  updated_block: number;
+};
+
+/** One committed state of the database. */
+type Committed = {
+  checkpoint: string;
+  /** The block the state is at (INDEXED_BLOCK_SQL's answer). */
+  block: number;
+  final: number;
+  rows: Map<Hex, DbRow>;
+  /** Per block, its events' ids. */
+  events: Map<number, string[]>;
+};
+
+/** The chain as indexed: each block's state on the current branch, and the commits so far. */
+class Indexer {
+  /** The state after each block of the current branch (index: block number). */
+  private readonly states: Map<Hex, DbRow>[] = [new Map()];
+  private readonly eventsOf: string[][] = [[]];
+  private branch = 0;
+  current: Committed = { checkpoint: "start", block: 0, final: 0, rows: new Map(), events: new Map() };
+
+  constructor(private readonly int: (n: number) => number) {}
+
+  get head() {
+    return this.states.length - 1;
+  }
+
+  /** The state of the current branch at `block`. */
+  stateAt(block: number): Map<Hex, DbRow> {
+    return this.states[block]!;
+  }
+
+  /** Indexes one new block with a few random writes (some to hashes other blocks wrote). */
+  block() {
+    const number = this.states.length;
+    const rows = new Map([...this.states[number - 1]!].map(([h, r]) => [h, { ...r }]));
+    const events: string[] = [];
+    for (let log = 0; log < this.int(4); log++) {
+      const n = 1 + this.int(40);
+      const hash = hashOf(n);
+      const row = rows.get(hash);
+      const enable = this.int(3) > 0;
+      events.push(`${this.branch}-${number}-${log}`);
+      if (row === undefined) {
+        if (!enable) continue;
+        rows.set(hash, {
+          hash,
+          from: WALLETS[n % WALLETS.length]!,
+          to: WALLETS[(n * 7) % WALLETS.length]!,
+          enabled: true,
+          first_block: number,
+          first_log_index: log,
+          updated_block: number,
+        });
+      } else rows.set(hash, { ...row, enabled: enable, updated_block: number });
+    }
+    this.states.push(rows);
+    this.eventsOf.push(events);
+    this.commit(`${this.branch}:${number}`, number);
+  }
+
+  /** A reorganization `depth` blocks deep: the revert's commit, the checkpoint left where it was. */
+  revert(depth: number) {
+    const fork = this.head - depth;
+    this.states.length = fork + 1;
+    this.eventsOf.length = fork + 1;
+    this.branch++;
+    // The state's block: the last block with events up to the fork (INDEXED_BLOCK_SQL's chain_head).
+    let block = fork;
+    while (block > this.current.final && this.eventsOf[block]!.length === 0) block--;
+    this.commit(this.current.checkpoint, block);
+  }
+
+  /** Finality moves on (Ponder's finalize: the checkpoint table alone). */
+  finalize() {
+    this.current = { ...this.current, final: Math.max(this.current.final, this.head - FINALITY) };
+  }
+
+  private commit(checkpoint: string, block: number) {
+    const events = new Map<number, string[]>();
+    for (const [b, list] of this.eventsOf.entries()) if (list.length > 0) events.set(b, list);
+    this.current = { checkpoint, block, final: this.current.final, rows: this.states[this.head]!, events };
+  }
+}
+
+/** Answers the feed's statements from a committed state; `fail` decides whether a statement fails. */
+function queryOf(state: Committed, fail: () => boolean): Query {
+  const columns = (r: DbRow) => ({
+    ...r,
+    delegation_type: "ALL",
+    contract: null,
+    token_id: null,
+    rights: zeroHash,
+    amount: null,
+    first_block: String(r.first_block),
+    updated_block: String(r.updated_block),
+  });
+  const v2 = (sql: string) => sql.includes('"v2_delegation"');
+  return async (sql, params = []) => {
+    if (fail()) throw new Error("canceling statement due to conflict with recovery");
+    if (sql.startsWith("LOCK TABLE") || sql.startsWith("CLOSE")) return { rows: [] };
+    if (sql.includes("AS ready")) return { rows: [{ ready: 1 }] };
+    if (sql.includes("AS final"))
+      return {
+        rows: [
+          {
+            chain_id: CHAIN_ID,
+            checkpoint: state.checkpoint,
+            block: String(state.block),
+            block_timestamp: "0",
+            final: String(state.final),
+          },
+        ],
+      };
+    if (sql.includes("md5(")) {
+      const after = Number(params[1]);
+      const rows = [...state.events]
+        .filter(([block]) => block > after)
+        .map(([block, ids]) => ({ block: String(block), fingerprint: ids.join(",") }));
+      return { rows };
+    }
+    const all = [...state.rows.values()].sort(
+      (a, b) => a.first_block - b.first_block || a.first_log_index - b.first_log_index,
+    );
+    if (sql.startsWith("DECLARE")) {
+      cursor = v2(sql) ? all : [];
+      return { rows: [] };
+    }
+    if (sql.startsWith("FETCH")) {
+      const rows = cursor.map(columns);
+      cursor = [];
+      return { rows };
+    }
+    if (!v2(sql)) return { rows: [] };
+    if (sql.includes("updated_block >"))
+      return { rows: all.filter((r) => r.updated_block > Number(params[1])).map(columns) };
+    if (sql.includes("= ANY"))
+      return { rows: all.filter((r) => (params[1] as string[]).includes(r.hash)).map(columns) };
+    throw new Error(`a statement this database does not know: ${sql}`);
+  };
+}
+let cursor: DbRow[] = [];
+
+describe(`ReplicaFeed over Ponder's commits, synced at random and failing at random (SEED=${SEED})`, () => {
+  it("after every sync that succeeds, the copy is the database's state at the block it reports", async () => {
+    const next = xorshift32(SEED);
+    const int = (n: number) => next() % n;
+    const indexer = new Indexer(int);
+    let failing = 0;
+    const feed = new ReplicaFeed(
+      async (work) => work(queryOf(indexer.current, () => failing > 0 && int(failing) === 0)),
+      "delegations",
+    );
+    let synced = 0;
+    let failed = 0;
+    let reorganized = 0;
+    for (let step = 0; step < 3_000; step++) {
+      const roll = int(100);
+      // Reorganizations up to 25 blocks deep, never past finality.
+      const reorganizable = Math.min(25, indexer.head - indexer.current.final - 1);
+      if (roll < 4 && reorganizable > 0) {
+        indexer.revert(1 + int(reorganizable));
+        reorganized++;
+      } else if (roll < 10) indexer.finalize();
+      else indexer.block();
+      // Queries fail in bursts, as a lagging standby's replay cancels them.
+      failing = int(10) === 0 ? 2 + int(6) : int(3) === 0 ? 0 : failing;
+      if (int(3) > 0) continue;
+      try {
+        await feed.sync();
+      } catch {
+        failed++;
+        continue;
+      }
+      synced++;
+      const copy = feed.chains.get(CHAIN_ID);
+      if (copy === undefined) continue;
+      const at = `[SEED=${SEED}] step ${step}, the copy at block ${copy.state.block}`;
+      expect(copy.state.block, at).toBeLessThanOrEqual(indexer.head);
+      const truth = indexer.stateAt(copy.state.block);
+      for (const wallet of WALLETS) {
+        const want = [...truth.values()]
+          .filter((r) => r.enabled && (r.from === wallet || r.to === wallet))
+          .sort((a, b) => a.first_block - b.first_block || a.first_log_index - b.first_log_index)
+          .map((r) => r.hash);
+        expect(
+          copy.state.v2Wallet(wallet).map((r) => r.hash),
+          `${at}: ${wallet}'s listing`,
+        ).toEqual(want);
+      }
+      const hashes = Array.from({ length: 41 }, (_, n) => hashOf(n));
+      const enabled = [...copy.state.v2Enabled(hashes).keys()].sort();
+      const wantEnabled = [...truth.values()].filter((r) => r.enabled).map((r) => r.hash);
+      expect(enabled, `${at}: the enabled hashes`).toEqual(wantEnabled.sort());
+    }
+    // The run exercised what it is about.
+    expect(synced, `[SEED=${SEED}] syncs`).toBeGreaterThan(300);
+    expect(failed, `[SEED=${SEED}] failed syncs`).toBeGreaterThan(50);
+    expect(reorganized, `[SEED=${SEED}] reorganizations`).toBeGreaterThan(20);
+  }, 60_000);
+});
