@@ -1,81 +1,67 @@
 /**
  * `npm run serve`'s workers share one port, so a scrape of `/metrics` reaches one of them: that
- * worker asks the primary, which gathers every worker's figures (api/http/metrics.ts) and hands them back.
+ * worker asks the primary, which gathers every worker's figures with prom-client's
+ * AggregatorRegistry (each worker's registry of api/http/metrics.ts's processFigures, summed metric
+ * by metric and label by label) and hands the text back.
  */
-import cluster, { type Worker } from "node:cluster";
-import type { ProcessFigures } from "../api/http/metrics";
+import cluster from "node:cluster";
+import { AggregatorRegistry, type Registry } from "prom-client";
 
-type Message =
-  | { figures: "gather"; id: number }
-  | { figures: "report"; id: number }
-  | { figures: "reported"; id: number; own: ProcessFigures }
-  | { figures: "gathered"; id: number; all: ProcessFigures[] };
+type Message = { figures: "gather"; id: number } | { figures: "gathered"; id: number; text?: string; error?: string };
 
 const isMessage = (message: unknown): message is Message => typeof (message as Message | null)?.figures === "string";
 
-/** A worker that does not report within this is left out (it is stuck or exiting). */
-const GATHER_MS = 1_000;
+/**
+ * A worker waits this long for the primary's answer. The primary answers within 5 s: prom-client
+ * gives up on workers that have not reported by then.
+ */
+const GATHER_MS = 6_000;
 
 /** In the primary: gathers the workers' figures for whichever worker asks. */
 export function gatherWorkerFigures(): void {
-  const gathers = new Map<
-    number,
-    { asker: Worker; askerId: number; all: ProcessFigures[]; expected: number; timer: NodeJS.Timeout }
-  >();
-  let next = 0;
-  const finish = (id: number) => {
-    const gather = gathers.get(id);
-    if (!gather) return;
-    gathers.delete(id);
-    clearTimeout(gather.timer);
-    if (gather.asker.isConnected())
-      gather.asker.send({ figures: "gathered", id: gather.askerId, all: gather.all } satisfies Message);
-  };
+  const aggregator = new AggregatorRegistry();
   cluster.on("message", (worker, message: unknown) => {
-    if (!isMessage(message)) return;
-    if (message.figures === "gather") {
-      const workers = Object.values(cluster.workers ?? {}).filter((w): w is Worker => w?.isConnected() === true);
-      const id = next++;
-      gathers.set(id, {
-        asker: worker,
-        askerId: message.id,
-        all: [],
-        expected: workers.length,
-        timer: setTimeout(() => finish(id), GATHER_MS),
+    if (!isMessage(message) || message.figures !== "gather") return;
+    void aggregator
+      .clusterMetrics()
+      .then(
+        (text) => ({ text }),
+        (error: Error) => ({ error: error.message }),
+      )
+      .then((answer) => {
+        if (worker.isConnected()) worker.send({ figures: "gathered", id: message.id, ...answer } satisfies Message);
       });
-      for (const w of workers) w.send({ figures: "report", id } satisfies Message);
-    } else if (message.figures === "reported") {
-      const gather = gathers.get(message.id);
-      if (!gather) return;
-      gather.all.push(message.own);
-      if (gather.all.length === gather.expected) finish(message.id);
-    }
   });
 }
 
 /**
- * In a worker (or a process serving alone): reports `own` figures when the primary asks, and
- * returns a function giving every worker's figures (only its own when it serves alone, or when
- * the primary does not answer).
+ * In a worker (or a process serving alone): reports the figures `own` holds when the primary
+ * gathers them, from now on (so call it as the worker starts), and returns a function giving every
+ * worker's figures summed, as Prometheus text (its own when it serves alone). It rejects when the
+ * primary could not gather them all.
  */
-export function workerFigures(own: () => ProcessFigures): () => Promise<ProcessFigures[]> {
-  if (!cluster.isWorker) return async () => [own()];
-  const waiting = new Map<number, (all: ProcessFigures[]) => void>();
+export function workerFigures(own: Registry): () => Promise<string> {
+  if (!cluster.isWorker) return () => own.metrics();
+  AggregatorRegistry.setRegistries(own);
+  // Made for what its constructor does in a worker: it starts answering the primary's requests.
+  new AggregatorRegistry();
+  const waiting = new Map<number, (answer: Message & { figures: "gathered" }) => void>();
   let next = 0;
   process.on("message", (message: unknown) => {
-    if (!isMessage(message)) return;
-    if (message.figures === "report")
-      process.send!({ figures: "reported", id: message.id, own: own() } satisfies Message);
-    else if (message.figures === "gathered") waiting.get(message.id)?.(message.all);
+    if (isMessage(message) && message.figures === "gathered") waiting.get(message.id)?.(message);
   });
   return () =>
-    new Promise((done) => {
+    new Promise((done, fail) => {
       const id = next++;
-      const timer = setTimeout(() => finish([own()]), GATHER_MS * 2);
-      const finish = (all: ProcessFigures[]) => {
+      const timer = setTimeout(
+        () => finish({ figures: "gathered", id, error: "the primary did not answer" }),
+        GATHER_MS,
+      );
+      const finish = (answer: Message & { figures: "gathered" }) => {
         waiting.delete(id);
         clearTimeout(timer);
-        done(all);
+        if (answer.text === undefined) fail(new Error(`the workers' figures: ${answer.error}`));
+        else done(answer.text);
       };
       waiting.set(id, finish);
       process.send!({ figures: "gather", id } satisfies Message);

@@ -5,7 +5,7 @@ import type { AccessDb } from "../api/access/db";
 import { openAccess } from "../api/access/open";
 import { pgAccessDb } from "../api/access/pg";
 import { createApp } from "../api/app";
-import { countAnswer, countRequests, metricsText, type RequestCounts } from "../api/http/metrics";
+import { countRequests, metricsRoute, processFigures } from "../api/http/metrics";
 import { backfilledReadiness, probes } from "../api/http/probes";
 import { startHttpServer } from "../api/http/server";
 import { createReplicaStore, REPLICA_CONNECTION, readOnlySnapshot } from "../api/replica/store";
@@ -33,6 +33,9 @@ const REPLICATION_SQL = `SELECT pg_is_in_recovery() AS standby,
 
 /** Serves until SIGINT or SIGTERM, then gives in-flight requests `shutdownMs` to finish. */
 export async function runWorker(settings: ServeSettings, shutdownMs: number) {
+  // First: from now on the primary's gathering of the workers' figures hears from this one.
+  const figures = processFigures();
+  const everyWorker = workerFigures(figures.registry);
   const { port, schema: indexerSchema } = settings;
   const { url, accessUrl } = settings.database;
   const served = await publishedChains(accessUrl, settings.access.schema, indexerSchema);
@@ -78,8 +81,6 @@ export async function runWorker(settings: ServeSettings, shutdownMs: number) {
     if (replicationBehind(lagging)) behind.unshift(`every chain is behind: ${trailing(lagging!)}`);
     return { ready: true, text: behind.join("\n") };
   };
-  const requests: RequestCounts = {};
-  const figures = workerFigures(() => ({ pid: process.pid, requests, rssBytes: process.memoryUsage.rss() }));
   const options = {
     store,
     history: createHistoryStore(executeOver(database.query), indexerSchema),
@@ -90,24 +91,19 @@ export async function runWorker(settings: ServeSettings, shutdownMs: number) {
     listings: new ListingCache(LISTING_CACHE_BYTES),
   };
   const app = new Hono()
-    .use(countRequests(requests))
+    .use(countRequests(figures.countAnswer))
     .route("/", probes(readiness))
-    .get("/metrics", async (c) => {
-      const [processes, states] = await Promise.all([figures(), store.chainStates()]);
-      const text = metricsText({
-        processes,
+    .route(
+      "/",
+      metricsRoute(everyWorker, {
         chains: served,
-        states,
-        nowSeconds: Math.floor(Date.now() / 1000),
+        states: () => store.chainStates(),
         behindAfterSeconds: behindAfter,
-        alarmed: new Set(alarms.current().keys()),
-      });
-      return c.text(text, 200, { "Content-Type": "text/plain; version=0.0.4; charset=utf-8" });
-    })
+        alarmed: () => new Set(alarms.current().keys()),
+      }),
+    )
     .route("/", createApp(options));
-  const listener = withDirectAnswers(options, getRequestListener(app.fetch), (route, status) =>
-    countAnswer(requests, route, status),
-  );
+  const listener = withDirectAnswers(options, getRequestListener(app.fetch), figures.countAnswer);
   const http = await startHttpServer({ listener, port, hostname: settings.host, trustProxy: access.trustProxy });
   console.log(`API worker ${process.pid} serving ${served.map((c) => c.id).join(", ")} on port ${port}`);
 

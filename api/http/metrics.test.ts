@@ -1,12 +1,16 @@
 import { Hono } from "hono";
+import { AggregatorRegistry } from "prom-client";
 import { describe, expect, it } from "vitest";
-import { countRequests, metricsText, type RequestCounts, sumFigures } from "./metrics";
+import { countRequests, metricsRoute, processFigures, type WatchedChains } from "./metrics";
+
+/** A text's samples (its lines but comments and blank ones). */
+const samplesOf = (text: string) => text.split("\n").filter((line) => line && !line.startsWith("#"));
 
 describe("countRequests", () => {
   it("counts each answer by the route pattern that gave it and its status, errors and misses included", async () => {
-    const counts: RequestCounts = {};
+    const counted: string[] = [];
     const app = new Hono()
-      .use(countRequests(counts))
+      .use(countRequests((route, status) => counted.push(`${route} ${status}`)))
       .get("/registry/v2/:wallet", (c) => (c.req.param("wallet") === "bad" ? c.text("no", 400) : c.text("ok")))
       .get("/boom", () => {
         throw new Error("boom");
@@ -22,70 +26,118 @@ describe("countRequests", () => {
       "/else/where",
     ])
       await app.request(path);
-    expect(counts).toEqual({
-      "/registry/v2/:wallet 200": 2,
-      "/registry/v2/:wallet 400": 1,
-      "/boom 500": 1,
-      "/* 404": 2,
-    });
+    expect(counted).toEqual([
+      "/registry/v2/:wallet 200",
+      "/registry/v2/:wallet 200",
+      "/registry/v2/:wallet 400",
+      "/boom 500",
+      "/* 404",
+      "/* 404",
+    ]);
   });
 });
 
-describe("sumFigures", () => {
-  it("adds the processes' counts key by key, and their memory", () => {
-    expect(
-      sumFigures([
-        { pid: 7, requests: { "/a 200": 2, "/a 404": 1 }, rssBytes: 10 },
-        { pid: 8, requests: { "/a 200": 3, "/b 200": 4 }, rssBytes: 5 },
-      ]),
-    ).toEqual({ requests: { "/a 200": 5, "/a 404": 1, "/b 200": 4 }, rssBytes: 15 });
-    expect(sumFigures([])).toEqual({ requests: {}, rssBytes: 0 });
+describe("processFigures", () => {
+  it("lists a process that has answered nothing yet, at 0", async () => {
+    const { registry } = processFigures({ pid: 7, rss: () => 10 });
+    expect(samplesOf(await registry.metrics())).toEqual([
+      "delegation_api_workers 1",
+      "delegation_api_resident_memory_bytes 10",
+      'delegation_api_process_requests_total{pid="7"} 0',
+      'delegation_api_process_resident_memory_bytes{pid="7"} 10',
+    ]);
+  });
+
+  it("reads the process's memory at each scrape", async () => {
+    let rss = 10;
+    const { registry } = processFigures({ pid: 7, rss: () => rss });
+    await registry.metrics();
+    rss = 25;
+    expect(samplesOf(await registry.metrics())).toContain("delegation_api_resident_memory_bytes 25");
+  });
+
+  it("sums over processes as a cluster's primary does: counts label by label, memory, the processes", async () => {
+    const a = processFigures({ pid: 912, rss: () => 1000 });
+    const b = processFigures({ pid: 48, rss: () => 234 });
+    for (let i = 0; i < 5; i++) a.countAnswer("/registry/v2/:wallet", 200);
+    a.countAnswer("/registry/chains", 200);
+    a.countAnswer("/registry/chains", 200);
+    b.countAnswer("/registry/v2/:wallet", 200);
+    b.countAnswer("/registry/v2/:wallet", 200);
+    b.countAnswer('/x"y', 404);
+    const sum = AggregatorRegistry.aggregate([
+      await a.registry.getMetricsAsJSON(),
+      await b.registry.getMetricsAsJSON(),
+    ]);
+    expect(samplesOf(await sum.metrics()).sort()).toEqual(
+      [
+        'delegation_api_requests_total{route="/registry/v2/:wallet",status="200"} 7',
+        'delegation_api_requests_total{route="/registry/chains",status="200"} 2',
+        'delegation_api_requests_total{route="/x\\"y",status="404"} 1',
+        "delegation_api_workers 2",
+        "delegation_api_resident_memory_bytes 1234",
+        'delegation_api_process_requests_total{pid="912"} 7',
+        'delegation_api_process_requests_total{pid="48"} 3',
+        'delegation_api_process_resident_memory_bytes{pid="912"} 1000',
+        'delegation_api_process_resident_memory_bytes{pid="48"} 234',
+      ].sort(),
+    );
   });
 });
 
-describe("metricsText", () => {
+describe("metricsRoute", () => {
   const chain = (id: number) => ({ id, name: `c${id}`, title: `C${id}`, testnet: false });
-  const text = metricsText({
-    processes: [
-      { pid: 912, requests: { "/registry/v2/:wallet 200": 5, "/registry/chains 200": 2 }, rssBytes: 1000 },
-      { pid: 48, requests: { "/registry/v2/:wallet 200": 2, '/x"y 404': 1 }, rssBytes: 234 },
-    ],
+  const watched: WatchedChains = {
     chains: [chain(1), chain(10), chain(137), chain(8453)],
-    states: new Map([
-      [1, { indexedBlock: 20_000_000n, ready: true, indexedTimestamp: 1_000 }],
-      [10, { indexedBlock: 5n, ready: true, indexedTimestamp: 800 }],
-      [8453, { indexedBlock: 9n, ready: true, indexedTimestamp: 800 }],
-    ]),
-    nowSeconds: 1_030,
+    states: async () =>
+      new Map([
+        [1, { indexedBlock: 20_000_000n, ready: true, indexedTimestamp: 1_000 }],
+        [10, { indexedBlock: 5n, ready: true, indexedTimestamp: 800 }],
+        [8453, { indexedBlock: 9n, ready: true, indexedTimestamp: 800 }],
+        // Its replay trails its primary too far: behind, however fresh its newest block.
+        [
+          137,
+          {
+            indexedBlock: 3n,
+            ready: true,
+            indexedTimestamp: 1_030,
+            replication: { lagSeconds: 500, behindAfterSeconds: 60 },
+          },
+        ],
+      ]),
     behindAfterSeconds: 120,
-    alarmed: new Set([8453]),
-  });
-  const samples = text.split("\n").filter((line) => line && !line.startsWith("#"));
+    alarmed: () => new Set([8453]),
+    nowSeconds: () => 1_030,
+  };
+  const processes = processFigures({ pid: 912, rss: () => 1000 });
+  processes.countAnswer("/registry/chains", 200);
 
-  it("gives every sample once, with escaped labels, and ends with a newline", () => {
-    expect(samples).toEqual([
-      'delegation_api_requests_total{route="/registry/chains",status="200"} 2',
-      'delegation_api_requests_total{route="/registry/v2/:wallet",status="200"} 7',
-      'delegation_api_requests_total{route="/x\\"y",status="404"} 1',
-      "delegation_api_workers 2",
-      "delegation_api_resident_memory_bytes 1234",
-      'delegation_api_process_requests_total{pid="48"} 3',
-      'delegation_api_process_requests_total{pid="912"} 7',
-      'delegation_api_process_resident_memory_bytes{pid="48"} 234',
+  it("answers the processes' figures, then each chain's position, in Prometheus text", async () => {
+    const res = await metricsRoute(() => processes.registry.metrics(), watched).request("/metrics");
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("text/plain; version=0.0.4; charset=utf-8");
+    const text = await res.text();
+    expect(samplesOf(text)).toEqual([
+      'delegation_api_requests_total{route="/registry/chains",status="200"} 1',
+      "delegation_api_workers 1",
+      "delegation_api_resident_memory_bytes 1000",
+      'delegation_api_process_requests_total{pid="912"} 1',
       'delegation_api_process_resident_memory_bytes{pid="912"} 1000',
       'delegation_chain_indexed_block{chain_id="1"} 20000000',
       'delegation_chain_indexed_block{chain_id="10"} 5',
+      'delegation_chain_indexed_block{chain_id="137"} 3',
       'delegation_chain_indexed_block{chain_id="8453"} 9',
       'delegation_chain_lag_seconds{chain_id="1"} 30',
       'delegation_chain_lag_seconds{chain_id="10"} 230',
+      'delegation_chain_lag_seconds{chain_id="137"} 0',
       'delegation_chain_lag_seconds{chain_id="8453"} 230',
       'delegation_chain_ready{chain_id="1"} 1',
       'delegation_chain_ready{chain_id="10"} 1',
-      'delegation_chain_ready{chain_id="137"} 0',
+      'delegation_chain_ready{chain_id="137"} 1',
       'delegation_chain_ready{chain_id="8453"} 1',
       'delegation_chain_behind{chain_id="1"} 0',
       'delegation_chain_behind{chain_id="10"} 1',
-      'delegation_chain_behind{chain_id="137"} 0',
+      'delegation_chain_behind{chain_id="137"} 1',
       'delegation_chain_behind{chain_id="8453"} 0',
       'delegation_chain_reorganized{chain_id="1"} 0',
       'delegation_chain_reorganized{chain_id="10"} 0',
@@ -95,11 +147,35 @@ describe("metricsText", () => {
     expect(text.endsWith("\n")).toBe(true);
   });
 
-  it("declares each metric's type before its samples", () => {
-    for (const name of new Set(samples.map((s) => /^[a-z_]+/.exec(s)![0]))) {
-      const declared = text.indexOf(`# TYPE ${name} `);
-      expect(declared, name).toBeGreaterThanOrEqual(0);
-      expect(declared, name).toBeLessThan(text.indexOf(`\n${name}`));
+  it("leaves out a chain's block and lag until its first position", async () => {
+    const res = await metricsRoute(async () => "", { ...watched, states: async () => new Map() }).request("/metrics");
+    const samples = samplesOf(await res.text());
+    expect(samples.filter((s) => s.startsWith("delegation_chain_indexed_block"))).toEqual([]);
+    expect(samples.filter((s) => s.startsWith("delegation_chain_lag_seconds"))).toEqual([]);
+    expect(samples).toContain('delegation_chain_ready{chain_id="137"} 0');
+  });
+
+  it("declares each metric's type once, before its samples, which follow one another", async () => {
+    const text = await (await metricsRoute(() => processes.registry.metrics(), watched).request("/metrics")).text();
+    const lines = text.split("\n").filter((line) => line && !line.startsWith("# HELP"));
+    const names = samplesOf(text).map((s) => /^[a-z_]+/.exec(s)![0]);
+    for (const name of new Set(names)) {
+      const declared = lines.filter((line) => line.startsWith(`# TYPE ${name} `));
+      expect(declared, name).toHaveLength(1);
+      const first = lines.indexOf(declared[0]!);
+      const count = names.filter((n) => n === name).length;
+      expect(
+        lines.slice(first + 1, first + 1 + count).every((line) => line.startsWith(name)),
+        name,
+      ).toBe(true);
     }
+  });
+
+  it("is a 503 when the processes' figures cannot be had, not a sum that leaves a worker out", async () => {
+    const res = await metricsRoute(() => Promise.reject(new Error("Operation timed out.")), watched).request(
+      "/metrics",
+    );
+    expect(res.status).toBe(503);
+    expect(await res.text()).not.toMatch(/^delegation_/m);
   });
 });

@@ -1,114 +1,144 @@
-import type { MiddlewareHandler } from "hono";
+import { Hono, type MiddlewareHandler } from "hono";
 import { routePath } from "hono/route";
+import { Counter, Gauge, Registry } from "prom-client";
 import type { ServedChain } from "../store/served-chains";
-import type { ChainPosition } from "../store/store";
-import { chainStatus } from "../watch/chain-status";
+import { chainStatus, type StatusPosition } from "../watch/chain-status";
 
-/** Requests answered, by route pattern and status: `"<route> <status>"` → count. */
-export type RequestCounts = Record<string, number>;
-
-/** What one API process has counted: its requests and its resident memory. */
-export type ProcessFigures = { pid: number; requests: RequestCounts; rssBytes: number };
+/** Counts one answer of `route` (its pattern, such as `/registry/v2/:wallet`) with `status`. */
+export type CountAnswer = (route: string, status: number) => void;
 
 /**
- * Counts every answer into `counts` by the route that answered it (a pattern such as
- * `/registry/v2/:wallet`, so the labels stay few whatever the paths) and its status.
+ * Counts every answer by the route that answered it (a pattern such as `/registry/v2/:wallet`, so
+ * the labels stay few whatever the paths) and its status.
  */
-export function countRequests(counts: RequestCounts): MiddlewareHandler {
+export function countRequests(count: CountAnswer): MiddlewareHandler {
   return async (c, next) => {
     await next();
-    countAnswer(counts, routePath(c), c.res.status);
+    count(routePath(c), c.res.status);
   };
 }
 
-/** Counts one answer of `route` (its pattern) with `status` into `counts`. */
-export function countAnswer(counts: RequestCounts, route: string, status: number): void {
-  const key = `${route} ${status}`;
-  counts[key] = (counts[key] ?? 0) + 1;
-}
+/** What a process reads of itself: its pid and its resident memory. */
+export type ProcessSelf = { pid: number; rss: () => number };
 
-/** Several processes' figures as one: counts and memory summed. */
-export function sumFigures(all: readonly ProcessFigures[]): Omit<ProcessFigures, "pid"> {
-  const requests: RequestCounts = {};
-  for (const figures of all) {
-    for (const [key, count] of Object.entries(figures.requests)) requests[key] = (requests[key] ?? 0) + count;
-  }
-  return { requests, rssBytes: all.reduce((sum, f) => sum + f.rssBytes, 0) };
-}
-
-const label = (value: string | number) => JSON.stringify(String(value));
-
-/** Requests answered, all routes and statuses together. */
-const total = (requests: RequestCounts) => Object.values(requests).reduce((sum, n) => sum + n, 0);
+const SELF: ProcessSelf = { pid: process.pid, rss: () => process.memoryUsage.rss() };
 
 /**
- * The Prometheus text exposition of an API replica: its requests and memory, summed over its
- * worker processes and per process (an idle or overloaded worker shows), and each served chain's
- * position, as the chains endpoint reports it.
+ * One API process's figures, in a registry of their own: its answers by route and status, and its
+ * resident memory, in all and under its pid (an idle or overloaded worker shows). Each is a sum over
+ * processes, prom-client's way of aggregating a cluster's registries: `npm run serve`'s primary sums
+ * its workers' (scripts/cluster-figures.ts); the pid label keeps each process's own apart.
  */
-export function metricsText(options: {
-  processes: readonly ProcessFigures[];
+export function processFigures(self: ProcessSelf = SELF): { registry: Registry; countAnswer: CountAnswer } {
+  const registry = new Registry();
+  const registers = [registry];
+  const pid = String(self.pid);
+  const requests = new Counter({
+    name: "delegation_api_requests_total",
+    help: "Requests answered, by route pattern and status.",
+    labelNames: ["route", "status"] as const,
+    registers,
+  });
+  // Each process counts itself once: summed, the processes whose figures were gathered.
+  new Gauge({
+    name: "delegation_api_workers",
+    help: "API worker processes whose figures are summed here.",
+    registers,
+  }).set(1);
+  new Gauge({
+    name: "delegation_api_resident_memory_bytes",
+    help: "Resident memory of the API worker processes, summed.",
+    registers,
+    collect() {
+      this.set(self.rss());
+    },
+  });
+  const processRequests = new Counter({
+    name: "delegation_api_process_requests_total",
+    help: "Requests answered by each API worker process.",
+    labelNames: ["pid"] as const,
+    registers,
+  });
+  // At 0 from the start: a process that has answered nothing yet is listed too.
+  processRequests.inc({ pid }, 0);
+  new Gauge({
+    name: "delegation_api_process_resident_memory_bytes",
+    help: "Resident memory of each API worker process.",
+    labelNames: ["pid"] as const,
+    registers,
+    collect() {
+      this.set({ pid }, self.rss());
+    },
+  });
+  return {
+    registry,
+    countAnswer(route, status) {
+      requests.inc({ route, status });
+      processRequests.inc({ pid });
+    },
+  };
+}
+
+/** The chains a process serves, and how it tells their positions (the chains endpoint's). */
+export type WatchedChains = {
   chains: readonly ServedChain[];
-  states: ReadonlyMap<number, ChainPosition>;
-  nowSeconds: number;
+  states: () => Promise<ReadonlyMap<number, StatusPosition>>;
   behindAfterSeconds: number;
   /** The chains alarmed for a reorganization deeper than the finality depth. */
-  alarmed: ReadonlySet<number>;
-}): string {
-  const figures = sumFigures(options.processes);
-  const processes = [...options.processes].sort((a, b) => a.pid - b.pid);
-  const lines = [
-    "# HELP delegation_api_requests_total Requests answered, by route pattern and status.",
-    "# TYPE delegation_api_requests_total counter",
-    ...Object.entries(figures.requests)
-      .sort(([a], [b]) => (a < b ? -1 : 1))
-      .map(([key, count]) => {
-        const split = key.lastIndexOf(" ");
-        const labels = `route=${label(key.slice(0, split))},status=${label(key.slice(split + 1))}`;
-        return `delegation_api_requests_total{${labels}} ${count}`;
-      }),
-    "# HELP delegation_api_workers API worker processes whose figures are summed here.",
-    "# TYPE delegation_api_workers gauge",
-    `delegation_api_workers ${processes.length}`,
-    "# HELP delegation_api_resident_memory_bytes Resident memory of the API worker processes, summed.",
-    "# TYPE delegation_api_resident_memory_bytes gauge",
-    `delegation_api_resident_memory_bytes ${figures.rssBytes}`,
-    "# HELP delegation_api_process_requests_total Requests answered by each API worker process.",
-    "# TYPE delegation_api_process_requests_total counter",
-    ...processes.map((p) => `delegation_api_process_requests_total{pid=${label(p.pid)}} ${total(p.requests)}`),
-    "# HELP delegation_api_process_resident_memory_bytes Resident memory of each API worker process.",
-    "# TYPE delegation_api_process_resident_memory_bytes gauge",
-    ...processes.map((p) => `delegation_api_process_resident_memory_bytes{pid=${label(p.pid)}} ${p.rssBytes}`),
-  ];
-  const chains = options.chains.map((chain) => {
-    const position = options.states.get(chain.id);
-    return {
-      id: chain.id,
-      position,
-      ...chainStatus(position, options.nowSeconds, options.behindAfterSeconds, options.alarmed.has(chain.id)),
-    };
-  });
-  const gauge = (name: string, help: string, value: (chain: (typeof chains)[number]) => bigint | number | null) => {
-    lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} gauge`);
-    for (const chain of chains) {
-      const v = value(chain);
-      if (v !== null) lines.push(`${name}{chain_id=${label(chain.id)}} ${v}`);
-    }
-  };
-  gauge(
+  alarmed: () => ReadonlySet<number>;
+  nowSeconds?: () => number;
+};
+
+/** Each served chain's position at this moment, as gauges labelled by `chain_id`. */
+async function chainGauges(watched: WatchedChains): Promise<Registry> {
+  const states = await watched.states();
+  const alarmed = watched.alarmed();
+  const now = watched.nowSeconds?.() ?? Math.floor(Date.now() / 1000);
+  // A registry per scrape: its gauges hold this scrape's positions only, whatever another one reads.
+  const registry = new Registry();
+  const gauge = (name: string, help: string) =>
+    new Gauge({ name, help, labelNames: ["chain_id"] as const, registers: [registry] });
+  const indexed = gauge(
     "delegation_chain_indexed_block",
     "The newest block indexed (absent until the chain's first position).",
-    (c) => c.position?.indexedBlock ?? null,
   );
-  gauge("delegation_chain_lag_seconds", "Age of the newest block indexed.", (c) => c.lagSeconds);
-  gauge("delegation_chain_ready", "1 once the chain's backfill is done.", (c) => (c.position?.ready ? 1 : 0));
-  gauge("delegation_chain_behind", "1 while the newest block indexed is older than BEHIND_AFTER_SECONDS.", (c) =>
-    c.status === "behind" ? 1 : 0,
+  const lag = gauge("delegation_chain_lag_seconds", "Age of the newest block indexed.");
+  const ready = gauge("delegation_chain_ready", "1 once the chain's backfill is done.");
+  const behind = gauge(
+    "delegation_chain_behind",
+    "1 while the newest block indexed is older than BEHIND_AFTER_SECONDS.",
   );
-  gauge(
+  const reorganized = gauge(
     "delegation_chain_reorganized",
     "1 once a reorganization deeper than the indexer's finality depth was found: re-index the chain.",
-    (c) => (c.status === "reorganized" ? 1 : 0),
   );
-  return `${lines.join("\n")}\n`;
+  for (const chain of watched.chains) {
+    const position = states.get(chain.id);
+    const labels = { chain_id: String(chain.id) };
+    const { status, lagSeconds } = chainStatus(position, now, watched.behindAfterSeconds, alarmed.has(chain.id));
+    if (position) indexed.set(labels, Number(position.indexedBlock));
+    if (lagSeconds !== null) lag.set(labels, lagSeconds);
+    ready.set(labels, position?.ready ? 1 : 0);
+    behind.set(labels, status === "behind" ? 1 : 0);
+    reorganized.set(labels, status === "reorganized" ? 1 : 0);
+  }
+  return registry;
+}
+
+/**
+ * `GET /metrics`, in Prometheus text: `processes`, the figures of the processes serving here as
+ * one text (processFigures' registry, or the cluster's sum of them), then each served chain's
+ * position as this process's store holds it. 503 when the processes' figures cannot be had (a
+ * worker did not report), rather than a sum that leaves one out and so looks like a counter reset.
+ */
+export function metricsRoute(processes: () => Promise<string>, watched: WatchedChains): Hono {
+  return new Hono().get("/metrics", async (c) => {
+    const figures = await processes().catch((error: Error) => error);
+    if (figures instanceof Error) {
+      console.error(`/metrics: ${figures.message}`);
+      return c.text("cannot gather every process's figures now (the reason is logged)", 503);
+    }
+    const chains = await (await chainGauges(watched)).metrics();
+    return c.text(`${figures}\n${chains}`, 200, { "Content-Type": Registry.PROMETHEUS_CONTENT_TYPE });
+  });
 }

@@ -21,7 +21,7 @@ import { memoryLimiter } from "../../api/access/memory-limiter";
 import type { Access } from "../../api/access/open";
 import { pgliteAccessDb } from "../../api/access/pglite";
 import { createApp } from "../../api/app";
-import { countRequests, type RequestCounts } from "../../api/http/metrics";
+import { countRequests } from "../../api/http/metrics";
 import { withDirectAnswers } from "../../api/routes/direct-answers";
 import type { AppOptions } from "../../api/routes/env";
 import { LISTING_CACHE_BYTES, LISTING_CACHE_MIN_ROWS, ListingCache } from "../../api/routes/listing-cache";
@@ -219,7 +219,12 @@ let appOnly: string;
 let direct: string;
 const directly: string[] = [];
 /** The app's answers, as npm run serve's metrics count them. */
-const appCounts: RequestCounts = {};
+const appCounts: Record<string, number> = {};
+
+/** Counts each answer into `counts` under `"<route> <status>"`. */
+const countInto = (counts: Record<string, number>) => (route: string, status: number) => {
+  counts[`${route} ${status}`] = (counts[`${route} ${status}`] ?? 0) + 1;
+};
 
 async function listen(listener: RequestListener): Promise<string> {
   const server = createServer(listener);
@@ -255,7 +260,7 @@ beforeAll(async () => {
   await keys.revoke(old.id);
   revoked = old.key;
   appOnly = await listen(
-    getRequestListener(new Hono().use(countRequests(appCounts)).route("/", createApp(options())).fetch),
+    getRequestListener(new Hono().use(countRequests(countInto(appCounts))).route("/", createApp(options())).fetch),
   );
   const behind = { ...options(), listings: new ListingCache(LISTING_CACHE_BYTES) };
   direct = await listen(
@@ -314,7 +319,7 @@ describe("withDirectAnswers", { timeout: 60_000 }, () => {
     expect(amounts, `${[...bodies].join(" ")} (SEED=${SEED})`).not.toEqual([]);
     expect(directly).toHaveLength(paths.length);
     // Counted under the labels the app's metrics give the same answers.
-    const counts: RequestCounts = {};
+    const counts: Record<string, number> = {};
     for (const label of directly) counts[label] = (counts[label] ?? 0) + 1;
     expect(counts).toEqual(appCounts);
     expect(new Set(directly)).toContain("/registry/v2/check/erc1155 200");
