@@ -77,13 +77,7 @@ async function ponderSplit(url: string): Promise<PonderSplit> {
 }
 
 /** The service's indexer's figures, and the minimal Ponder indexer's over the same events. */
-export type BackfillFigures = IndexerFigures & {
-  events: number;
-  blocks: number;
-  /** Sending the events to anvil (not part of the indexer's figures). */
-  sendMs: number;
-  baseline: IndexerFigures;
-};
+export type BackfillFigures = IndexerFigures & { events: number; blocks: number; baseline: IndexerFigures };
 
 function makeTxs(events: number, senders: readonly Address[], nonces: Map<Address, number>, rng: Rng): Tx[] {
   const own = new Map<Address, Write[]>(senders.map((s) => [s, []]));
@@ -142,10 +136,9 @@ async function sendEvents(url: string, registry: Address, events: number, seed: 
     { ...SPREAD, batchSize: 10, spreadMs: 0, timeoutMs: 30 * 60_000 },
   );
   const failed = receipts.filter((r) => r.status !== "0x1").length;
-  const sent = receipts.reduce(
-    (n, r) => n + r.logs.filter((l) => l.address.toLowerCase() === registry.toLowerCase()).length,
-    0,
-  );
+  const ours = (r: (typeof receipts)[number]) =>
+    r.logs.filter((l) => l.address.toLowerCase() === registry.toLowerCase());
+  const sent = receipts.reduce((n, r) => n + ours(r).length, 0);
   if (failed > 0 || sent !== events)
     throw new Error(`backfill data: ${failed} transactions failed, ${sent} of ${events} events emitted`);
   const blocks = new Set(receipts.map((r) => r.blockNumber));
@@ -160,18 +153,16 @@ async function sendEvents(url: string, registry: Address, events: number, seed: 
   return { blocks: blocks.size, delegateAlls };
 }
 
-/** Milliseconds of the day of a Ponder log line's leading HH:MM:SS.mmm. */
-function logTime(output: string, message: string): number {
-  const match = new RegExp(`^(\\d\\d):(\\d\\d):(\\d\\d)\\.(\\d{3}) .*${message}`, "m").exec(output);
-  if (!match) throw new Error(`the indexer's log has no line "${message}": has Ponder's log changed?`);
-  const [h, m, s, ms] = match.slice(1).map(Number) as [number, number, number, number];
-  return ((h * 60 + m) * 60 + s) * 1000 + ms;
-}
-
-/** Milliseconds from a Ponder log line to /ready answering 200 (times of day: a run may pass midnight). */
+/** Milliseconds from a Ponder log line to /ready answering 200 (by their HH:MM:SS.mmm: a run may pass midnight). */
 function msToReady(output: string, message: string): number {
+  const time = (line: string) => {
+    const match = new RegExp(`^(\\d\\d):(\\d\\d):(\\d\\d)\\.(\\d{3}) .*${line}`, "m").exec(output);
+    if (!match) throw new Error(`the indexer's log has no line "${line}": has Ponder's log changed?`);
+    const [h, m, s, ms] = match.slice(1).map(Number) as [number, number, number, number];
+    return ((h * 60 + m) * 60 + s) * 1000 + ms;
+  };
   const day = 24 * 3600 * 1000;
-  return (logTime(output, "Started returning 200 responses endpoint=/ready") - logTime(output, message) + day) % day;
+  return (time("Started returning 200 responses endpoint=/ready") - time(message) + day) % day;
 }
 
 /** What bench/profile.ts adds to an indexer's run: its environment, and work once it is ready. */
@@ -298,12 +289,7 @@ export type PgliteStartFigures = IndexerFigures & { events: number; check: Route
 const START_CHECKS = 2_000;
 
 /** A fresh chain holding registry events, all final: what the backfills are measured over. */
-export type BackfillChain = Chain & {
-  events: number;
-  blocks: number;
-  sendMs: number;
-  delegateAlls: SentDelegateAll[];
-};
+export type BackfillChain = Chain & { events: number; blocks: number; delegateAlls: SentDelegateAll[] };
 
 /** Sends `events` registry events to a fresh chain and makes them final. */
 export async function backfillChain(
@@ -317,7 +303,7 @@ export async function backfillChain(
   const { blocks, delegateAlls } = await sendEvents(chain.anvil.url, chain.registries.v2, events, seed);
   const sendMs = Date.now() - started;
   log(`${events.toLocaleString("en")} events in ${blocks} blocks sent in ${(sendMs / 1000).toFixed(1)} s`);
-  return { ...chain, events, blocks, sendMs, delegateAlls };
+  return { ...chain, events, blocks, delegateAlls };
 }
 
 /**
@@ -342,13 +328,12 @@ export async function measureBackfill(
   );
   log(`indexed in ${(own.backfillMs / 1000).toFixed(1)} s; now the minimal Ponder indexer over the same blocks`);
   const baseline = await timeIndexer(chain.events, (env) => startBaseline(cleanup, db, chain, env), hooks.baseline);
-  const { events, blocks, sendMs } = chain;
-  return { events, blocks, sendMs, ...own, baseline };
+  return { events: chain.events, blocks: chain.blocks, ...own, baseline };
 }
 
 /**
  * `npm start` alone, as the README's first command runs it (embedded PGlite, no replicas), over a
- * chain of its own: its backfill, then its v2 check all loaded as the replicas' are (issue 16),
+ * chain of its own: its backfill, then its v2 check all loaded as the replicas' are,
  * each sampled answer first compared with the contract's.
  */
 export async function measureStartOnPglite(
@@ -372,10 +357,8 @@ export async function measureStartOnPglite(
   const storedInPglite = async () => {
     const stopped = await PGlite.create(pgliteDir);
     try {
-      const { rows } = await stopped.query<{ n: number }>(
-        `SELECT count(*)::int AS n FROM "${service!.schema}".v2_event`,
-      );
-      return rows[0]!.n;
+      return (await stopped.query<{ n: number }>(`SELECT count(*)::int AS n FROM "${service!.schema}".v2_event`))
+        .rows[0]!.n;
     } finally {
       await stopped.close();
     }

@@ -4,61 +4,51 @@
  * few milliseconds; the delay is from the moment the receipt was first seen (the block mined) to the
  * first `true`.
  */
-import { type Address, encodeFunctionData, type Hex, toHex, zeroHash } from "viem";
+import { encodeFunctionData, type Hex, toHex, zeroHash } from "viem";
 import { registryV2Abi } from "../core/abi/registryV2";
 import { waitFor } from "../devkit/processes";
 import { Rng } from "../devkit/random";
 import { chainClient, rpc } from "../devkit/rpc";
 import { randomAddress } from "./dataset";
+import { CHAIN_ID, type Chain } from "./stack";
 
 const POLL_MS = 10;
 
 /** The time at which `probe` first holds, polled every POLL_MS. */
 async function when(what: string, probe: () => Promise<boolean>): Promise<number> {
   const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (await probe().catch(() => false)) return Date.now();
+  while (!(await probe().catch(() => false))) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((ok) => setTimeout(ok, POLL_MS));
   }
+  return Date.now();
 }
 
-/** Milliseconds from each new delegation's block to the API's first `true` (see the module's head). */
-export async function measureDelays(o: {
-  rpcUrl: string;
-  registry: Address;
-  apiUrl: string;
-  headers: Record<string, string>;
-  chainId: number;
-  samples: number;
-  seed: number;
-}): Promise<number[]> {
-  const rng = new Rng(o.seed);
-  const chain = chainClient(o.rpcUrl);
+/** Milliseconds from each of `samples` new delegations' block to the API's first `true` (see the module's head). */
+export async function measureDelays(
+  { anvil, registries }: Chain,
+  apiUrl: string,
+  headers: Record<string, string>,
+  samples: number,
+  seed: number,
+): Promise<number[]> {
+  const rng = new Rng(seed);
+  const chain = chainClient(anvil.url);
   const [from] = await chain.getAddresses();
   const delays: number[] = [];
-  for (let i = 0; i < o.samples; i++) {
+  for (let i = 0; i < samples; i++) {
     // Start at a random point of a block interval, not always just after a block.
     const block = await chain.getBlockNumber();
     await waitFor("the next block", async () => ((await chain.getBlockNumber()) !== block ? true : undefined));
     await new Promise((ok) => setTimeout(ok, rng.int(900)));
-
     const to = randomAddress(rng);
-    const data = encodeFunctionData({
-      abi: registryV2Abi,
-      functionName: "delegateAll",
-      args: [to, zeroHash, true],
-    });
-    const hash = (await rpc(o.rpcUrl, "eth_sendTransaction", [
-      { from, to: o.registry, data, gas: toHex(300_000) },
-    ])) as Hex;
-    const path = `/registry/v2/check/all?chainId=${o.chainId}&to=${to}&from=${from!.toLowerCase()}`;
+    const data = encodeFunctionData({ abi: registryV2Abi, functionName: "delegateAll", args: [to, zeroHash, true] });
+    const transaction = { from, to: registries.v2, data, gas: toHex(300_000) };
+    const hash = (await rpc(anvil.url, "eth_sendTransaction", [transaction])) as Hex;
+    const path = `/registry/v2/check/all?chainId=${CHAIN_ID}&to=${to}&from=${from!.toLowerCase()}`;
     const [included, answered] = await Promise.all([
-      when("the delegation's block", async () => (await rpc(o.rpcUrl, "eth_getTransactionReceipt", [hash])) !== null),
-      when(
-        "the API to answer true",
-        async () => (await (await fetch(o.apiUrl + path, { headers: o.headers })).text()) === "true",
-      ),
+      when("the delegation's block", async () => (await rpc(anvil.url, "eth_getTransactionReceipt", [hash])) !== null),
+      when("the API to answer true", async () => (await (await fetch(apiUrl + path, { headers })).text()) === "true"),
     ]);
     delays.push(answered - included);
   }

@@ -21,16 +21,17 @@ export type HistoryRead = {
   othersCpu: number;
 };
 
-/** Reads the version's whole history in pages of `limit` (see the module's head); throws if a page is wrong. */
+/** Reads the version's whole history in pages of `limit` (see the module's head), logged; throws if a page is wrong. */
 export async function readHistory(
   base: string,
   version: "v1" | "v2",
   data: Dataset,
   limit: number,
   headers: Record<string, string>,
+  log: (line: string) => void,
 ): Promise<HistoryRead> {
-  const log = data.events[version] as EventLog<V2EventRow | V1EventRow>;
-  const known = new Map(log.sample.items.map(({ index, row }) => [index, row]));
+  const eventLog = data.events[version] as EventLog<V2EventRow | V1EventRow>;
+  const known = new Map(eventLog.sample.items.map(({ index, row }) => [index, row]));
   const label = `${version} whole history, following Link at limit=${limit}`;
   const times: number[] = [];
   let events = 0;
@@ -41,23 +42,17 @@ export async function readHistory(
     const res = await fetch(base + next, { headers });
     const body = await res.text();
     times.push(performance.now() - started);
-    const why = historyPageWrong(version, log, events, limit, (k) => known.get(k), {
-      status: res.status,
-      body,
-      headers: res.headers,
-    });
+    const page = { status: res.status, body, headers: res.headers };
+    const why = historyPageWrong(version, eventLog, events, limit, (k) => known.get(k), page);
     if (why !== undefined) throw new Error(`${label}: the page ${next} is wrong: ${why}`);
     events += (JSON.parse(body) as unknown[]).length;
     next = /<([^>]+)>;\s*rel="next"/.exec(res.headers.get("link") ?? "")?.[1];
   }
-  const cpu = shares.stop();
-  const sorted = [...times].sort((a, b) => a - b);
-  return {
-    label,
-    events,
-    pages: times.length,
-    ms: times.reduce((a, b) => a + b, 0),
-    pageP50: sorted[Math.floor((sorted.length - 1) / 2)]!,
-    ...cpu,
-  };
+  const [ms, pageP50] = [times.reduce((a, b) => a + b, 0), [...times].sort((a, b) => a - b)[(times.length - 1) >> 1]!];
+  log(
+    `${label}: ${events.toLocaleString("en")} events in ${times.length} pages, ` +
+      `${Math.round(events / (ms / 1000)).toLocaleString("en")} events/s, page p50 ${pageP50.toFixed(1)} ms ` +
+      "(every page verified)",
+  );
+  return { label, events, pages: times.length, ms, pageP50, ...shares.stop() };
 }

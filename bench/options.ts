@@ -2,84 +2,45 @@ import { type ParseArgsConfig, parseArgs } from "node:util";
 import { chooseSeed } from "../devkit/random";
 
 /** What one `npm run bench` measures, and how long each measurement runs. */
-export type BenchOptions = {
-  smoke: boolean;
-  seed: number;
-  /** Connections of every load run. */
-  connections: number;
-  /** Seconds of each load run, after a warm-up of `warmupS`. */
-  durationS: number;
-  warmupS: number;
-  /** Delegations in the small and in the large database (v1 and v2 together). */
-  small: number;
-  large: number;
-  /** Wallets the delegations are spread over. */
-  wallets: number;
-  /** Blocks mined before the indexer starts, over which the seeded history is spread. */
-  blocks: number;
-  /**
-   * Delegations of each hot wallet, per registry version (part of `large`); listings are measured
-   * for the smallest and largest.
-   */
-  hot: number[];
-  /** v2 hot wallets with only incoming delegations, each from a vault of its own (vaults), and how many each. */
-  vaultWallets: number;
-  vaultIncoming: number;
-  /** v2 wallets of ~10 delegations (bulk listings), the wallets of each bulk listing, and distinct listings per run. */
-  bulkWallets: number;
-  bulkSize: number;
-  bulkLists: number;
-  /** Share of the delegations that are v1. */
-  v1Share: number;
-  /** Distinct URLs per check route, and how many of them are verified before each run. */
-  urlsPerRoute: number;
-  verifySample: number;
-  /** Checks in each batch, distinct batches per run, and seconds of each batch run. */
-  batchSize: number;
-  batches: number;
-  batchDurationS: number;
-  /** Items of a page of history events, of a page of the large wallet's listing, and when reading the whole history. */
-  historyPage: number;
-  listingPage: number;
-  readPage: number;
-  /** Registry events backfilled by a fresh indexer; and by npm start alone on PGlite before its checks. */
-  backfillEvents: number;
-  startEvents: number;
-  /** Samples of the delay from a new delegation's block to the API's answer. */
-  delaySamples: number;
-  /** Seconds of the hostile section's attack, and of the idle span measured before it. */
-  attackS: number;
-  /** Only the hostile section (`--hostile`), over the large database. */
-  hostileOnly: boolean;
-};
-
 const FULL = {
+  /** Seconds of each load run, after a warm-up of `warmupS`. */
   durationS: 10,
   warmupS: 2,
+  /** Delegations in the small and in the large database (v1 and v2 together), over `wallets` wallets. */
   small: 10_000,
   large: 1_000_000,
   wallets: 200_000,
+  /** Blocks mined before the indexer starts, over which the seeded history is spread. */
   blocks: 12_000,
+  /** Delegations of each hot wallet, per registry version (part of `large`); listings of the smallest and largest. */
   hot: [1_000, 1_000, 2_500, 5_000, 10_000],
+  /** v2 hot wallets with only incoming delegations, each from a vault of its own (vaults), and how many each. */
   vaultWallets: 20,
   vaultIncoming: 1_000,
+  /** v2 wallets of ~10 delegations (bulk listings), the wallets of each bulk listing, and distinct listings per run. */
   bulkWallets: 10_000,
   bulkSize: 1_000,
   bulkLists: 20,
+  /** Distinct URLs per check route, and how many of them are verified before each run. */
   urlsPerRoute: 20_000,
   verifySample: 200,
+  /** Checks in each batch, distinct batches per run, and seconds of each batch run. */
   batchSize: 10_000,
   batches: 8,
   batchDurationS: 20,
+  /** Items of a page of the large wallet's listing. */
   listingPage: 1_000,
+  /** Registry events backfilled by a fresh indexer; and by npm start alone on PGlite before its checks. */
   backfillEvents: 200_000,
   startEvents: 20_000,
+  /** Samples of the delay from a new delegation's block to the API's answer. */
   delaySamples: 7,
+  /** Seconds of the hostile section's attack, and of the idle span measured before it. */
   attackS: 60,
 };
 
 /** Tiny sizes and short runs: proves the whole bench works (CI), measures nothing worth keeping. */
-const SMOKE = {
+const SMOKE: typeof FULL = {
   durationS: 0.5,
   warmupS: 0.25,
   small: 1_000,
@@ -104,8 +65,17 @@ const SMOKE = {
   attackS: 3,
 };
 
-/** The bench's flags, `--smoke` and `--duration <s>`, as node:util parseArgs takes them. */
-export const BENCH_FLAGS = { smoke: { type: "boolean" }, duration: { type: "string" } } as const;
+export type BenchOptions = typeof FULL & {
+  smoke: boolean;
+  seed: number;
+  /** Connections of every load run. */
+  connections: number;
+  /** Items of a page of history events, and when reading the whole history. */
+  historyPage: number;
+  readPage: number;
+  /** Share of the delegations that are v1. */
+  v1Share: number;
+};
 
 /** The command line, as node:util parseArgs reads it by `config`; on a mistake, says it and `usage`, and exits. */
 export function commandLineOrExit<T extends ParseArgsConfig>(
@@ -120,35 +90,25 @@ export function commandLineOrExit<T extends ParseArgsConfig>(
   }
 }
 
-/** From the command line: `--smoke`, `--duration <s>`, `--hostile` and nothing else (see benchOptions). */
-export function parseOptions(env: NodeJS.ProcessEnv = process.env): BenchOptions {
-  const { values } = commandLineOrExit(
-    { options: { ...BENCH_FLAGS, hostile: { type: "boolean" } } },
-    "use --smoke, --duration <seconds> and --hostile",
-  );
-  return benchOptions(values, env);
-}
-
-/**
- * Flags: `--smoke`, `--duration <s>`, `--hostile`; or BENCH_SMOKE=1, BENCH_DURATION=<s>; SEED=<n> as
- * the tests take it.
- */
-export function benchOptions(
-  flags: { smoke?: boolean; duration?: string; hostile?: boolean },
-  env: NodeJS.ProcessEnv = process.env,
-): BenchOptions {
-  const smoke = flags.smoke === true || env.BENCH_SMOKE === "1";
-  const duration = Number(flags.duration ?? (env.BENCH_DURATION || Number.NaN));
-  const sizes = smoke ? SMOKE : FULL;
-  return {
+/** Flags `--smoke`, `--duration <s>` and `extra` (positionals if `positionals`); SEED=<n> as the tests take it. */
+export function benchOptions(extra: ParseArgsConfig["options"] = {}, positionals = false) {
+  const flags = { smoke: { type: "boolean" }, duration: { type: "string" }, ...extra } as const;
+  const usage = `use --smoke, --duration <seconds>${Object.keys(extra)
+    .map((flag) => `, --${flag}`)
+    .join("")}`;
+  const parsed = commandLineOrExit({ options: flags, allowPositionals: positionals }, usage);
+  const values = parsed.values as Record<string, string | boolean | undefined>;
+  const sizes = values.smoke === true ? SMOKE : FULL;
+  const duration = Number(values.duration);
+  const options: BenchOptions = {
     ...sizes,
-    smoke,
-    hostileOnly: flags.hostile === true,
-    seed: chooseSeed(env),
+    smoke: values.smoke === true,
+    seed: chooseSeed(process.env),
     connections: 64,
     historyPage: 100,
     readPage: 1_000,
-    durationS: Number.isFinite(duration) && duration > 0 ? duration : sizes.durationS,
+    durationS: duration > 0 ? duration : sizes.durationS,
     v1Share: 0.25,
   };
+  return { options, values, positionals: parsed.positionals as string[] };
 }

@@ -18,27 +18,15 @@ import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { MAX_CONNECTIONS_PER_CLIENT } from "../api/http/server";
 import { ROOT, waitFor } from "../devkit/processes";
-import type { Service } from "../devkit/service";
 import { backfillChain, type IndexerHooks, measureBackfill, measureStartOnPglite } from "./backfill";
-import type { Dataset } from "./dataset";
 import { readHistory } from "./history-read";
 import { attackRequests } from "./hostile";
 import { runLoad } from "./load";
 import { type RouteMeasurer, routeMeasurer, settle } from "./measure";
-import { BENCH_FLAGS, benchOptions, commandLineOrExit } from "./options";
-import {
-  batchRoute,
-  bulkRoute,
-  checkRoutes,
-  historyRoute,
-  listingPagesRoute,
-  listingRoute,
-  type Route,
-  smallListingRoute,
-  vaultsRoute,
-  walletHistoryRoute,
-} from "./routes";
-import { type BenchRun, runBenchScript } from "./script";
+import { benchOptions } from "./options";
+import { checkRoutes } from "./routes";
+import { runBenchScript } from "./script";
+import { largeRoutes } from "./serving";
 import { seededStack, startServe } from "./stack";
 import { verifyRoute } from "./verify";
 
@@ -134,192 +122,129 @@ function workerProfile(dir: string): { path: string; profile: CpuProfile } {
   return { path: files[0]!, profile: JSON.parse(readFileSync(files[0]!, "utf8")) as CpuProfile };
 }
 
-/** The environment that has every node process started with it profiled into `dir` (bench/cpu-profile.cjs). */
-const profiled = (dir: string) => ({
-  NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --require ${join(ROOT, "bench/cpu-profile.cjs")}`.trim(),
-  BENCH_CPU_PROFILE_DIR: dir,
-});
-
 /**
- * The backfill as `npm run bench` measures it (bench/backfill.ts), the service's indexer and then
- * the minimal Ponder indexer each under the profiler: where each one's backfill phase goes.
+ * A profiling: the environment that has every node process started with it profiled (bench/cpu-profile.cjs),
+ * marks of the load's start and end (the end asks the processes for their profiles), and its summary.
  */
-async function profileBackfill(run: Pick<BenchRun, "db" | "cleanup" | "log">) {
-  const hooks = (who: string): IndexerHooks => {
-    const dir = mkdtempSync(join(tmpdir(), "bench-profile-"));
-    return {
-      env: profiled(dir),
-      ready: async (backfillMs) => {
-        const to = now();
-        await askProfiles(dir);
-        const { path, profile } = workerProfile(dir);
-        const window = { from: to - backfillMs * 1000, to };
-        console.log([`profile of the ${who}'s backfill phase: ${path}`, ...summarize(profile, window)].join("\n"));
-      },
-    };
-  };
-  const chain = await backfillChain(run.cleanup, o.backfillEvents, o.seed + 4, run.log);
-  const f = await measureBackfill(run.cleanup, run.db, chain, run.log, {
-    indexer: hooks("service's indexer"),
-    baseline: hooks("minimal Ponder indexer"),
-  });
-  const rate = (backfillMs: number) => Math.round(f.events / (backfillMs / 1000));
-  run.log(
-    `backfill under the profiler: the service's indexer ${rate(f.backfillMs)} events/s, the minimal Ponder ` +
-      `indexer ${rate(f.baseline.backfillMs)} events/s`,
-  );
-}
-
-/**
- * `npm start` alone on PGlite as `npm run bench` measures it (row (d)), under the profiler while its
- * v2 check all is loaded: where its time goes, beside the indexer it shares the process with.
- */
-async function profileStartOnPglite(run: Pick<BenchRun, "cleanup" | "log">) {
-  const dir = mkdtempSync(join(tmpdir(), "bench-profile-"));
-  const chain = await backfillChain(run.cleanup, o.startEvents, o.seed + 5, run.log);
-  const inner = routeMeasurer(o, run.log, { answers: 0, checks: 0, positive: 0 });
-  const window = { from: 0, to: 0 };
-  const measure: RouteMeasurer = async (...args) => {
-    window.from = now();
-    const figure = await inner(...args);
-    window.to = now();
-    await askProfiles(dir);
-    return figure;
-  };
-  await measureStartOnPglite(run.cleanup, chain, o.seed + 6, measure, profiled(dir));
-  const { path, profile } = workerProfile(dir);
-  console.log(
-    [`profile of npm start alone on PGlite under its checks' load: ${path}`, ...summarize(profile, window)].join("\n"),
-  );
-}
-
-/**
- * One keyless attacker as the bench's hostile section sends it (bench/hostile.ts), at as many
- * connections as a client may hold, on a one-worker replica behind a trusted proxy: where the
- * refusals' time goes.
- */
-async function profileHostile(run: Pick<BenchRun, "cleanup" | "log">, service: Service, data: Dataset) {
+function profiling() {
   const dir = mkdtempSync(join(tmpdir(), "bench-profile-"));
   const window = { from: 0, to: 0 };
-  await run.cleanup.scope(async () => {
-    const serve = await startServe(run.cleanup, service, `profile-${process.pid}`, {
-      API_WORKERS: "1",
-      TRUSTED_PROXY: "true",
-      ...profiled(dir),
-    });
-    await settle(serve.url, service.headers);
-    window.from = now();
-    const r = await runLoad(HOSTILE, {
-      url: serve.url,
-      connections: MAX_CONNECTIONS_PER_CLIENT,
-      durationS: o.durationS,
-      warmupS: 0,
-      headers: {},
-      requests: attackRequests(data, o.seed + 10),
-    });
-    window.to = now();
-    run.log(`${HOSTILE}: answers ${JSON.stringify(r.statuses)}, ${r.errors} errors`);
-    await askProfiles(dir);
-  });
-  const { path, profile } = workerProfile(dir);
-  console.log([`profile of one keyless attacker: ${path}`, ...summarize(profile, window)].join("\n"));
+  const preload = `${process.env.NODE_OPTIONS ?? ""} --require ${join(ROOT, "bench/cpu-profile.cjs")}`;
+  return {
+    env: { NODE_OPTIONS: preload.trim(), BENCH_CPU_PROFILE_DIR: dir },
+    window,
+    start: () => {
+      window.from = now();
+    },
+    stop: async () => {
+      window.to = now();
+      await askProfiles(dir);
+    },
+    print: (what: string) => {
+      const { path, profile } = workerProfile(dir);
+      console.log([`profile of ${what}: ${path}`, ...summarize(profile, window)].join("\n"));
+    },
+  };
 }
 
 const BACKFILL = "backfill";
 const START = "start";
 const HOSTILE = "hostile";
-const { values, positionals: labels } = commandLineOrExit(
-  { options: { ...BENCH_FLAGS, connections: { type: "string" } }, allowPositionals: true },
-  'use [--smoke] [--duration <s>] [--connections <n>] "<route>"…',
-);
+const { options: o, values, positionals: labels } = benchOptions({ connections: { type: "string" } }, true);
 // The bench's own runs are at 64 connections; a profile at 1 shows a request's cost without queueing.
 const connections = Number(values.connections ?? 1);
 if (!Number.isInteger(connections) || connections < 1) {
   console.error("--connections takes a whole number of connections, 1 or more");
   process.exit(1);
 }
-const o = benchOptions(values);
 if (labels.length === 0) {
   console.error('name the routes to profile, by the bench\'s labels: e.g. "v2 batch of 10,000 checks"');
   process.exit(1);
 }
 await runBenchScript("bench/profile.ts", async ({ db, cleanup, log }) => {
-  if (labels.includes(BACKFILL)) await profileBackfill({ db, cleanup, log });
-  if (labels.includes(START)) await profileStartOnPglite({ cleanup, log });
+  if (labels.includes(BACKFILL)) {
+    // The backfill as npm run bench measures it, each indexer under the profiler in its backfill phase.
+    const hooks = (who: string): IndexerHooks => {
+      const p = profiling();
+      const ready = async (backfillMs: number) => {
+        await p.stop();
+        p.window.from = p.window.to - backfillMs * 1000;
+        p.print(`the ${who}'s backfill phase`);
+      };
+      return { env: p.env, ready };
+    };
+    const chain = await backfillChain(cleanup, o.backfillEvents, o.seed + 4, log);
+    const indexers = { indexer: hooks("service's indexer"), baseline: hooks("minimal Ponder indexer") };
+    const f = await measureBackfill(cleanup, db, chain, log, indexers);
+    const rate = (backfillMs: number) => Math.round(f.events / (backfillMs / 1000));
+    log(
+      `backfill under the profiler: the service's indexer ${rate(f.backfillMs)} events/s, the minimal Ponder ` +
+        `indexer ${rate(f.baseline.backfillMs)} events/s`,
+    );
+  }
+  if (labels.includes(START)) {
+    // npm start alone on PGlite as npm run bench measures it (row (d)), under the profiler while its checks load it.
+    const p = profiling();
+    const chain = await backfillChain(cleanup, o.startEvents, o.seed + 5, log);
+    const inner = routeMeasurer(o, log, { answers: 0, checks: 0, positive: 0 });
+    const measure: RouteMeasurer = async (...args) => {
+      p.start();
+      const figure = await inner(...args);
+      await p.stop();
+      return figure;
+    };
+    await measureStartOnPglite(cleanup, chain, o.seed + 6, measure, p.env);
+    p.print("npm start alone on PGlite under its checks' load");
+  }
   const own = [BACKFILL, START, HOSTILE];
   if (labels.every((label) => label === BACKFILL || label === START)) return;
   const { service, data, grow } = await seededStack(o, cleanup, db, log);
   await grow("small");
   await grow("large");
-  if (labels.includes(HOSTILE)) await profileHostile({ cleanup, log }, service, data);
-  const [fewest, most] = [Math.min(...o.hot), Math.max(...o.hot)];
   const versions = ["v2", "v1"] as const;
-  const routes: Route[] = [
-    ...checkRoutes(data, o.seed),
-    ...checkRoutes(data, o.seed, true),
-    ...versions.flatMap((v) =>
-      [false, true].map((past) => batchRoute(data, v, { size: o.batchSize, count: o.batches, past }, o.seed)),
-    ),
-    smallListingRoute(data),
-    ...versions.flatMap((v) => [
-      listingRoute(data, v, fewest),
-      listingRoute(data, v, most),
-      listingRoute(data, v, fewest, true),
-      historyRoute(data, v, o.historyPage),
-      walletHistoryRoute(data, v, o.historyPage, o.seed),
-      listingPagesRoute(data, v, most, o.listingPage),
-    ]),
-    ...[false, true].flatMap((past) => [
-      vaultsRoute(data, "all", past, o.seed),
-      vaultsRoute(data, "erc20", past, o.seed),
-      bulkRoute(data, { size: o.bulkSize, count: o.bulkLists, past }, o.seed),
-    ]),
-  ];
-  for (const label of labels.filter((l) => !own.includes(l))) {
+  const routes = [...checkRoutes(data, o.seed + 2), ...Object.values(largeRoutes(o, data)).flat()];
+  const json = { ...service.headers, "Content-Type": "application/json" };
+  for (const label of labels.filter((l) => l !== BACKFILL && l !== START)) {
     const route = routes.find((r) => r.label === label);
     const read = versions.find((v) => label === `${v} whole history`);
-    if (route === undefined && read === undefined) {
-      console.error(
-        `no route "${label}"; the routes: ${[...routes.map((r) => r.label), "v2 whole history", ...own].join("; ")}`,
-      );
+    if (label !== HOSTILE && route === undefined && read === undefined) {
+      const known = [...routes.map((r) => r.label), "v2 whole history", ...own];
+      console.error(`no route "${label}"; the routes: ${known.join("; ")}`);
       process.exitCode = 1;
       continue;
     }
-    const dir = mkdtempSync(join(tmpdir(), "bench-profile-"));
-    const window = { from: 0, to: 0 };
+    const p = profiling();
     await cleanup.scope(async () => {
-      const serve = await startServe(cleanup, service, `profile-${process.pid}`, {
-        API_WORKERS: "1",
-        ...profiled(dir),
-      });
-      const json = { ...service.headers, "Content-Type": "application/json" };
+      // The hostile section's keyless attacker (bench/hostile.ts) behind a trusted proxy, at as many
+      // connections as a client may hold: where the refusals' time goes.
+      const hostile = label === HOSTILE ? { TRUSTED_PROXY: "true" } : {};
+      const env = { API_WORKERS: "1", ...hostile, ...p.env };
+      const serve = await startServe(cleanup, service, `profile-${process.pid}`, env);
       await settle(serve.url, service.headers);
-      if (route) {
-        await verifyRoute(serve.url, route, o.verifySample, json);
-        window.from = now();
-        const r = await runLoad(label, {
-          url: serve.url,
-          connections,
-          durationS: o.durationS,
-          warmupS: o.warmupS,
-          headers: json,
-          requests: route.requests,
-          timeoutS: 60,
-        });
-        window.to = now();
-        log(
-          `${label}: ${Math.round(r.rps)} req/s, p50 ${r.p50?.toFixed(2)} ms, ` +
-            `p99 ${r.p99?.toFixed(2)} ms (${connections} connection${connections === 1 ? "" : "s"})`,
+      if (route) await verifyRoute(serve.url, route, o.verifySample, json);
+      p.start();
+      if (read) await readHistory(serve.url, read, data, o.readPage, service.headers, log);
+      else {
+        const spec = { url: serve.url, durationS: o.durationS, timeoutS: 60 };
+        const r = await runLoad(
+          label,
+          route
+            ? { ...spec, connections, warmupS: o.warmupS, headers: json, requests: route.requests }
+            : {
+                ...spec,
+                connections: MAX_CONNECTIONS_PER_CLIENT,
+                warmupS: 0,
+                headers: {},
+                requests: attackRequests(data, o.seed + 10),
+              },
         );
-      } else {
-        window.from = now();
-        const r = await readHistory(serve.url, read!, data, o.readPage, service.headers);
-        window.to = now();
-        log(`${r.label}: ${Math.round(r.events / (r.ms / 1000))} events/s, page p50 ${r.pageP50.toFixed(1)} ms`);
+        log(
+          `${label}: ${Math.round(r.rps)} req/s, p50 ${r.p50?.toFixed(2)} ms, p99 ${r.p99?.toFixed(2)} ms, answers ` +
+            `${JSON.stringify(r.statuses)}, ${r.errors} errors`,
+        );
       }
-      await askProfiles(dir);
+      await p.stop();
     });
-    const { path, profile } = workerProfile(dir);
-    console.log([`profile of ${label}: ${path}`, ...summarize(profile, window)].join("\n"));
+    p.print(label === HOSTILE ? "one keyless attacker" : label);
   }
 });

@@ -45,6 +45,8 @@ export type Route = {
   positive?(i: number): boolean;
   /** Checks at the head: the registry view that answers request `i`, for anvil's eth_call of the same check. */
   view?: { registry: Registry; call(i: number): ViewCall };
+  /** Listings: the delegations of each wallet listed. */
+  size?: number;
 };
 
 export type Registry = "v1" | "v2";
@@ -69,7 +71,7 @@ const QUERIES_PER_HOT_WALLET = 10;
 const MISS_SHARE = 0.25;
 
 /**
- * Different queries a check route asks at least (issue 30: no cache of one URL's answer decides a
+ * Different queries a check route asks at least (so that no cache of one URL's answer decides a
  * figure): where its seeded hits are fewer, more misses, up to MAX_MISS_SHARE of its queries (true
  * answers stay common enough for verifyRoute).
  */
@@ -77,21 +79,20 @@ export const MIN_QUERIES = 1_000;
 const MAX_MISS_SHARE = 1 / 3;
 
 /** How many misses a route of `hits` seeded queries asks beside them. */
-const missesBeside = (hits: number) =>
-  Math.round(
-    Math.max(
-      (hits * MISS_SHARE) / (1 - MISS_SHARE),
-      Math.min(MIN_QUERIES - hits, (hits * MAX_MISS_SHARE) / (1 - MAX_MISS_SHARE)),
-    ),
-  );
+const missesBeside = (hits: number) => {
+  const most = Math.min(MIN_QUERIES - hits, (hits * MAX_MISS_SHARE) / (1 - MAX_MISS_SHARE));
+  return Math.round(Math.max((hits * MISS_SHARE) / (1 - MISS_SHARE), most));
+};
 
 /** The distinct requests of a route: how many different queries its load run cycles through. */
 export const distinctRequests = (requests: readonly LoadRequest[]) =>
   new Set(requests.map((r) => `${r.method} ${r.path} ${r.body ?? ""}`)).size;
 
-const query = (params: Record<string, string | bigint | undefined>) =>
-  Object.entries(params)
-    .filter(([, v]) => v !== undefined)
+/** The parameters given, as text. */
+const given = (params: Record<string, string | bigint | number | undefined>) =>
+  Object.entries(params).flatMap(([k, v]) => (v === undefined ? [] : [[k, String(v)] as const]));
+const query = (params: Parameters<typeof given>[0]) =>
+  given(params)
     .map(([k, v]) => `${k}=${v}`)
     .join("&");
 
@@ -156,26 +157,19 @@ const allChecks = (data: Dataset, rng: Rng): Checks<unknown>[] =>
     ...(["all", "contract", "token"] as const).map((k) => v1Checks(data, k, rng)),
   ] as Checks<unknown>[];
 
-/** The seeded queries of `checks` and misses (missesBeside), shuffled. */
-const drawn = <Q>(c: Checks<Q>, rng: Rng) => drawnMarked(c, rng).map(({ q }) => q);
-
-/** As `drawn`, each query marked as a hit (seeded to hold at the head) or a miss. */
-const drawnMarked = <Q>(c: Checks<Q>, rng: Rng) =>
+/** The seeded queries of `checks` and misses (missesBeside), shuffled, each marked as a hit (seeded to hold) or not. */
+const drawn = <Q>(c: Checks<Q>, rng: Rng) =>
   rng.shuffle([
     ...c.hits.map((q) => ({ q, hit: true })),
-    ...Array.from({ length: missesBeside(c.hits.length) }, () => ({
-      q: c.miss(),
-      hit: false,
-    })),
+    ...Array.from({ length: missesBeside(c.hits.length) }, () => ({ q: c.miss(), hit: false })),
   ]);
 
 /** Random blocks drawn for a hit before settling for one where it does not hold. */
 const HIT_DRAWS = 8;
 
-/** A block among those seeded, at random. */
-export function pastBlock(data: Dataset, rng: Rng): bigint {
-  const { first, last } = data.blocks!;
-  return first + BigInt(rng.int(Number(last - first) + 1));
+/** A block among those seeded (from `first` on), at random. */
+export function pastBlock(data: Dataset, rng: Rng, first = data.blocks!.first): bigint {
+  return first + BigInt(rng.int(Number(data.blocks!.last - first) + 1));
 }
 
 /** A GET check route: each query at the head, or (`past`) at a random seeded block. */
@@ -188,7 +182,7 @@ function checkRoute<Q>(data: Dataset, c: Checks<Q>, rng: Rng, past: boolean): Ro
       block = pastBlock(data, rng);
     return block;
   };
-  const asked = drawnMarked(c, rng).map(({ q, hit }) => ({ q, block: past ? blockFor(q, hit) : undefined }));
+  const asked = drawn(c, rng).map(({ q, hit }) => ({ q, block: past ? blockFor(q, hit) : undefined }));
   const answer = (i: number) => toJson(c.answer(asked[i]!.q, asked[i]!.block));
   return {
     label: `${c.version} check ${c.kind}${past ? " at a past block" : ""}`,
@@ -223,7 +217,7 @@ export function batchRoute(
 ): Route {
   const rng = new Rng(seed);
   const kinds = allChecks(data, rng).filter((c) => c.version === version);
-  const pools = kinds.map((c) => ({ c, queries: drawn(c, rng) }));
+  const pools = kinds.map((c) => ({ c, queries: drawn(c, rng).map(({ q }) => q) }));
   const batches = Array.from({ length: options.count }, () => {
     const block = options.past ? pastBlock(data, rng) : undefined;
     const items = Array.from({ length: options.size }, () => {
@@ -240,14 +234,7 @@ export function batchRoute(
       body: toJson({
         chainId: data.chainId,
         ...(block === undefined ? {} : { blockNumber: block.toString() }),
-        checks: items.map(({ c, q }) => ({
-          type: c.kind,
-          ...Object.fromEntries(
-            Object.entries(c.params(q))
-              .filter(([, v]) => v !== undefined)
-              .map(([k, v]) => [k, String(v)]),
-          ),
-        })),
+        checks: items.map(({ c, q }) => ({ type: c.kind, ...Object.fromEntries(given(c.params(q))) })),
       }),
     })),
     wrong: (i, status, body) => {
@@ -261,12 +248,18 @@ type Hot = { v2: HotWallet<V2DelegationRow, V2EventRow>; v1: HotWallet<V1Delegat
 
 /** A hot wallet's listed delegations: each one's record and list position. */
 function hotListing(version: "v1" | "v2", hot: Hot["v1"] | Hot["v2"]) {
-  return version === "v2"
-    ? (hot as Hot["v2"]).rows.map((r) => ({ record: v2Record(r), at: positionOf(r.firstBlock, r.firstLogIndex) }))
-    : (hot as Hot["v1"]).rows.map((r) => ({
-        record: v1Record(r),
-        at: positionOf(r.createdBlock, r.createdLogIndex),
-      }));
+  if (version === "v1")
+    return (hot as Hot["v1"]).rows.map((r) => ({
+      record: v1Record(r),
+      at: positionOf(r.createdBlock, r.createdLogIndex),
+    }));
+  return (hot as Hot["v2"]).rows.map((r) => ({ record: v2Record(r), at: positionOf(r.firstBlock, r.firstLogIndex) }));
+}
+
+/** Throws unless every one of a hot wallet's delegations (`listed`) was made by the end of `block`. */
+function madeBy(listed: readonly { at: number }[], block: bigint) {
+  if (listed.some((d) => d.at > positionOf(block, 2 ** 20 - 1)))
+    throw new Error(`a hot wallet has delegations after block ${block}`);
 }
 
 /** The hot wallets of one size. */
@@ -284,8 +277,7 @@ function wholeListings(
   at?: bigint,
 ): Pick<Route, "requests" | "wrong"> {
   const listed = (i: number) => hotListing(version, wallets[i]![1]);
-  if (at !== undefined && wallets.some((_, i) => listed(i).some((d) => d.at > positionOf(at, 2 ** 20 - 1))))
-    throw new Error(`a hot wallet has delegations after block ${at}`);
+  if (at !== undefined) for (const i of wallets.keys()) madeBy(listed(i), at);
   return {
     requests: wallets.map(([wallet]) => ({
       method: "GET",
@@ -302,6 +294,7 @@ function wholeListings(
 export function listingRoute(data: Dataset, version: Registry, size: number, past = false): Route {
   return {
     label: `${version} listing${past ? " at a past block" : ""}, ${size.toLocaleString("en")}-delegation wallet`,
+    size,
     ...wholeListings(data, version, hotWallets(data, version, size), past ? data.snapshotBlock! : undefined),
   };
 }
@@ -319,15 +312,7 @@ export function smallListingRoute(data: Dataset): Route {
 }
 
 /** A block at random from the one after which the dataset added no hot delegation (`data.snapshotBlock`) on. */
-export function afterHotBlock(data: Dataset, rng: Rng): bigint {
-  const [from, to] = [data.snapshotBlock!, data.blocks!.last];
-  return from + BigInt(rng.int(Number(to - from) + 1));
-}
-
-/** Throws unless every delegation of the rows was made by the end of `block`. */
-function madeBy(rows: readonly V2DelegationRow[], block: bigint) {
-  if (rows.some((r) => r.firstBlock > block)) throw new Error(`a hot wallet has delegations after block ${block}`);
-}
+export const afterHotBlock = (data: Dataset, rng: Rng) => pastBlock(data, rng, data.snapshotBlock!);
 
 /**
  * What a hot wallet only delegated to may do, `GET /registry/v2/:wallet/vaults` of `kind` (all, or
@@ -342,7 +327,7 @@ export function vaultsRoute(data: Dataset, kind: "all" | "erc20", past: boolean,
     const contracts = [...new Set(hot.rows.filter((r) => r.delegationType === "ERC20").map((r) => r.contract!))];
     return Array.from({ length: QUERIES_PER_HOT_WALLET }, () => {
       const block = past ? afterHotBlock(data, rng) : undefined;
-      if (block !== undefined) madeBy(hot.rows, block);
+      if (block !== undefined) madeBy(hotListing("v2", hot), block);
       const query = {
         kind,
         to: wallet,
@@ -386,7 +371,7 @@ export function bulkRoute(data: Dataset, options: { size: number; count: number;
   const lists = Array.from({ length: options.count }, () => {
     const block = options.past ? afterHotBlock(data, rng) : undefined;
     const list = rng.shuffle([...wallets]).slice(0, options.size);
-    if (block !== undefined) for (const wallet of list) madeBy(data.bulkWallets.get(wallet)!.rows, block);
+    if (block !== undefined) for (const wallet of list) madeBy(hotListing("v2", data.bulkWallets.get(wallet)!), block);
     return { block, list };
   });
   return {
@@ -403,11 +388,10 @@ export function bulkRoute(data: Dataset, options: { size: number; count: number;
       }),
     })),
     // Built when asked: a list's answer is megabytes.
-    wrong: (i, status, body) =>
-      exactly(toJson(lists[i]!.list.map((w) => hotListing("v2", data.bulkWallets.get(w)!).map((d) => d.record))))(
-        status,
-        body,
-      ),
+    wrong: (i, status, body) => {
+      const listings = lists[i]!.list.map((w) => hotListing("v2", data.bulkWallets.get(w)!).map((d) => d.record));
+      return exactly(toJson(listings))(status, body);
+    },
   };
 }
 
@@ -441,6 +425,7 @@ export function listingPagesRoute(data: Dataset, version: "v1" | "v2", size: num
   });
   return {
     label: `${version} ${size.toLocaleString("en")}-delegation wallet in pages of ${limit.toLocaleString("en")}`,
+    size,
     requests: pages.map((p) => p.request),
     wrong: (i, status, body, headers) => exactly(pages[i]!.expected)(status, body) ?? linked(headers, pages[i]!.more),
   };
@@ -557,7 +542,7 @@ export function chainCheckAllRoute(
     label,
     requests: queries.map(({ from, to, rights }) => ({
       method: "GET",
-      path: `/registry/v2/check/all?${query({ chainId: String(chainId), to, from, rights: rightsParam(rights) })}`,
+      path: `/registry/v2/check/all?${query({ chainId, to, from, rights: rightsParam(rights) })}`,
     })),
     wrong: (i, status, body) => exactly(String(answers[i]))(status, body),
     positive: (i) => answers[i]!,

@@ -5,43 +5,26 @@
  * after each step a fresh `npm run serve` over them is loaded route by route, each run preceded by
  * a verified sample of its answers. Each check route runs just after a raw node:http hello run of
  * its own and just before anvil's eth_call of the same checks; at the large size, Ponder's own
- * server beside a hello run. Over the large database also: the listings of the hot wallets and
- * of small wallets (after a hello run), every check at past blocks (alone, and at 64 connections
- * after a hello run), batches of checks, listings at a past block, the vaults hot wallets may act
- * for and bulk listings of small wallets (at the head and at a past block), the whole history read
- * by following Link, history pages at random depths, and the largest wallets read in pages. Last,
- * alone on the machine, the hostile section (bench/hostile.ts) and the scale-out model's figures
- * (bench/scale.ts).
+ * server beside a hello run. Over the large database also (largeRoutes): the listings of the hot
+ * wallets and of small wallets (after a hello run), every check at past blocks (alone, and at 64
+ * connections after a hello run), batches of checks, listings at a past block, the vaults hot
+ * wallets may act for and bulk listings of small wallets (at the head and at a past block), the
+ * whole history read by following Link, history pages at random depths, and the largest wallets
+ * read in pages. Last, alone on the machine, the hostile section and the scale-out model's figures
+ * (bench/hostile.ts).
  */
 import type pg from "pg";
-import type { Service } from "../devkit/service";
 import type { Cleanup } from "./cleanup";
+import type { Dataset } from "./dataset";
 import { measureDelays } from "./delay";
 import { type HistoryRead, readHistory } from "./history-read";
-import { type HostileFigures, measureHostile } from "./hostile";
+import { type HostileFigures, measureHostile, measureScale, type ScaleFigures } from "./hostile";
 import { afterHello, type HelloFigure, type RouteFigure, routeMeasurer, settle } from "./measure";
 import type { BenchOptions } from "./options";
 import { type TreeMemory, treeMemory } from "./procs";
-import {
-  batchRoute,
-  bulkRoute,
-  checkRoutes,
-  ethCallRoute,
-  helloRoute,
-  historyRoute,
-  listingPagesRoute,
-  listingRoute,
-  type Route,
-  smallListingRoute,
-  vaultsRoute,
-  walletHistoryRoute,
-} from "./routes";
-import { measureScale, type ScaleFigures } from "./scale";
-import { CHAIN_ID, type Size, seededStack, startHello, startServe } from "./stack";
+import * as r from "./routes";
+import { type Size, seededStack, startHello, startServe } from "./stack";
 import type { Verified } from "./verify";
-
-/** What anvil's JSON-RPC requests carry. */
-const JSON_BODY = { "Content-Type": "application/json" };
 
 /** A check route's run after a hello run of its own, and anvil's eth_call of the same checks just after it. */
 export type CheckFigure = HelloFigure & { route: string; ethCall: HelloFigure };
@@ -49,12 +32,15 @@ export type CheckFigure = HelloFigure & { route: string; ethCall: HelloFigure };
 /** A run at the head, or (`past`) at past blocks. */
 export type PastFigure = RouteFigure & { past: boolean };
 
+/** A listing's run, of a hot wallet of `delegations`. */
+export type ListingFigure = RouteFigure & { delegations: number };
+
 export type ServingFigures = {
   small: { size: Size; checks: CheckFigure[]; apiMemory: TreeMemory };
   large: {
     size: Size;
     checks: CheckFigure[];
-    listings: (RouteFigure & { delegations: number })[];
+    listings: ListingFigure[];
     /** A small wallet's whole listing, at 64 connections. */
     smallListing: HelloFigure;
   };
@@ -62,16 +48,12 @@ export type ServingFigures = {
   past: {
     checks: { head: RouteFigure; alone: RouteFigure; loaded: HelloFigure }[];
     batches: PastFigure[];
-    listings: (RouteFigure & { delegations: number })[];
+    listings: ListingFigure[];
   };
   /** What integrators ask for, each at the head and at a past block (1 connection): vaults, bulk listings. */
   integrators: { vaults: PastFigure[]; bulk: PastFigure[] };
   /** The whole history read, history pages at random depths, the largest wallets in pages. */
-  history: {
-    reads: HistoryRead[];
-    pages: RouteFigure[];
-    walletPages: (RouteFigure & { delegations: number; pageSize: number })[];
-  };
+  history: { reads: HistoryRead[]; pages: RouteFigure[]; walletPages: ListingFigure[] };
   /** The hello run the runs without one of their own are held to. */
   hello: RouteFigure;
   ponder: HelloFigure;
@@ -84,33 +66,34 @@ export type ServingFigures = {
   scale: ScaleFigures;
 };
 
-/**
- * npm start's API answers from a copy of the state, synced from its checkpoint on: the rows seeded
- * behind it are loaded by starting it again, as each replica here starts after seeding. A large
- * database's copy takes a while to load, as a replica's does (startServe).
- */
-async function reloadIndexer(service: Service) {
-  await service.child.stop();
-  await service.restart();
-  await settle(service.url, service.headers, 600_000);
-}
+const VERSIONS = ["v2", "v1"] as const;
+/** What anvil's JSON-RPC requests carry. */
+const JSON_BODY = { "Content-Type": "application/json" };
+const HEAD_AND_PAST = [false, true];
 
-/** `--hostile`: the hostile section alone (bench/hostile.ts), over the large database as the bench seeds it. */
-export async function measureHostileAlone(
-  o: BenchOptions,
-  cleanup: Cleanup,
-  db: pg.Client,
-  log: (line: string) => void,
-): Promise<{ size: Size; hostile: HostileFigures; verified: Verified }> {
-  return cleanup.scope(async () => {
-    const { service, data, grow } = await seededStack(o, cleanup, db, log);
-    await grow("small");
-    const size = await grow("large");
-    await reloadIndexer(service);
-    const verified: Verified = { answers: 0, checks: 0, positive: 0 };
-    const hostile = await measureHostile(o, cleanup, db, service, data, routeMeasurer(o, log, verified), log);
-    return { size, hostile, verified };
-  });
+/** The routes measured over the large database but its check routes at the head (see the module's head). */
+export function largeRoutes(o: BenchOptions, data: Dataset) {
+  const [fewest, most] = [Math.min(...o.hot), Math.max(...o.hot)];
+  const batch = { size: o.batchSize, count: o.batches };
+  const bulk = { size: o.bulkSize, count: o.bulkLists };
+  return {
+    listings: VERSIONS.flatMap((v) => [...new Set([fewest, most])].map((size) => r.listingRoute(data, v, size))),
+    smallListing: r.smallListingRoute(data),
+    pastChecks: r.checkRoutes(data, o.seed + 5, true),
+    batches: HEAD_AND_PAST.flatMap((past) =>
+      VERSIONS.map((v) => r.batchRoute(data, v, { ...batch, past }, o.seed + 6)),
+    ),
+    pastListings: VERSIONS.map((v) => r.listingRoute(data, v, fewest, true)),
+    vaults: HEAD_AND_PAST.flatMap((past) =>
+      (["all", "erc20"] as const).map((k) => r.vaultsRoute(data, k, past, o.seed + 8)),
+    ),
+    bulk: HEAD_AND_PAST.map((past) => r.bulkRoute(data, { ...bulk, past }, o.seed + 9)),
+    history: VERSIONS.flatMap((v) => [
+      r.historyRoute(data, v, o.historyPage),
+      r.walletHistoryRoute(data, v, o.historyPage, o.seed + 7),
+    ]),
+    walletPages: VERSIONS.map((v) => r.listingPagesRoute(data, v, most, o.listingPage)),
+  };
 }
 
 /** The API's figures (see the module's head). */
@@ -128,15 +111,14 @@ export async function measureServing(
       await settle(base, service.headers);
       return measure(base, ...rest);
     };
-
     const helloUrl = await startHello(cleanup);
     const measureAfterHello = afterHello(measure, helloUrl, measureApi);
-    const checkRuns = async (serveUrl: string, routes: Route[], size: string): Promise<CheckFigure[]> => {
+    const checkRuns = async (serveUrl: string, routes: r.Route[], size: string): Promise<CheckFigure[]> => {
       const checks: CheckFigure[] = [];
       for (const route of routes) {
         const figure = await measureAfterHello(serveUrl, route, service.headers, `${route.label} (${size})`);
         // The same checks asked of the chain, held to the same hello run.
-        const call = ethCallRoute(chain.registries, route);
+        const call = r.ethCallRoute(chain.registries, route);
         const ethCall = await measure(chain.anvil.url, call, JSON_BODY, `${call.label} (${size})`);
         checks.push({ ...figure, route: route.label, ethCall: { ...ethCall, hello: figure.hello } });
       }
@@ -148,115 +130,75 @@ export async function measureServing(
     const small = await cleanup.scope(async () => {
       const size = await grow("small");
       const serve = await startServe(cleanup, service, `${serveTag}-small`);
-      const checks = await checkRuns(serve.url, checkRoutes(data, o.seed + 1), "small");
+      const checks = await checkRuns(serve.url, r.checkRoutes(data, o.seed + 1), "small");
       return { size, checks, apiMemory: treeMemory(`${serveTag}-small`) };
     });
 
     const size = await grow("large");
-    await reloadIndexer(service);
+    // npm start's API answers from a copy of the state, synced from its checkpoint on: the rows seeded
+    // behind it are loaded by starting it again, as each replica here starts after seeding.
+    await service.child.stop();
+    await service.restart();
+    await settle(service.url, service.headers, 600_000);
     const serve = await startServe(cleanup, service, serveTag);
-    const routes = checkRoutes(data, o.seed + 2);
-    const v2All = routes.find((r) => r.label === "v2 check all")!;
-
-    const hello = await measure(helloUrl, helloRoute, {});
+    const routes = r.checkRoutes(data, o.seed + 2);
+    const hello = await measure(helloUrl, r.helloRoute, {});
     // Just after that hello run: it is this one's own.
-    const ponder = {
-      ...(await measureApi(
-        service.url,
-        v2All,
-        service.headers,
-        "(c) npm start's API on Postgres (no replicas), v2 check all",
-      )),
-      hello: hello.result,
-    };
+    const label = "(c) npm start's API on Postgres (no replicas), v2 check all";
+    const v2All = routes.find((route) => route.label === "v2 check all")!;
+    const ponder = { ...(await measureApi(service.url, v2All, service.headers, label)), hello: hello.result };
     const checks = await checkRuns(serve.url, routes, "large");
+    const large = largeRoutes(o, data);
+    const json = { ...service.headers, "Content-Type": "application/json" };
+    const loaded = (route: r.Route) => measureApi(serve.url, route, service.headers);
+    // Batches and bulk listings take up to seconds each: their runs are longer, for enough answers.
+    const alone = (route: r.Route, headers = service.headers, durationS = o.durationS) =>
+      measureApi(serve.url, route, headers, `${route.label}, 1 connection`, 1, durationS);
+    const atPast = async (route: r.Route, headers?: Record<string, string>, durationS?: number) => ({
+      past: route.label.includes(" at a past block"),
+      ...(await alone(route, headers, durationS)),
+    });
+
     // Listings at 64 connections mostly queue (p50 ≈ 64 / throughput): their latency is also taken
     // alone, first, before a 64-connection run can leave the server a backlog.
-    const [fewest, most] = [Math.min(...o.hot), Math.max(...o.hot)];
-    const alone = (route: Route, headers = service.headers, durationS = o.durationS) =>
-      measureApi(serve.url, route, headers, `${route.label}, 1 connection`, 1, durationS);
-    const listings: ServingFigures["large"]["listings"] = [];
-    for (const connections of [1, o.connections]) {
-      for (const version of ["v2", "v1"] as const) {
-        for (const delegations of [...new Set([fewest, most])]) {
-          const route = listingRoute(data, version, delegations);
-          const figure = connections === 1 ? await alone(route) : await measureApi(serve.url, route, service.headers);
-          listings.push({ delegations, ...figure });
-        }
-      }
-    }
-    const smallListing = await measureAfterHello(serve.url, smallListingRoute(data), service.headers);
+    const listings: ListingFigure[] = [];
+    for (const measureListing of [alone, loaded])
+      for (const route of large.listings) listings.push({ delegations: route.size!, ...(await measureListing(route)) });
+    const smallListing = await measureAfterHello(serve.url, large.smallListing, service.headers);
 
-    // The same checks, each at a random past block; batches; listings at a past block.
     const past: ServingFigures["past"] = { checks: [], batches: [], listings: [] };
-    for (const [i, route] of checkRoutes(data, o.seed + 5, true).entries()) {
-      past.checks.push({
-        head: checks[i]!,
-        alone: await alone(route),
-        loaded: await measureAfterHello(serve.url, route, service.headers),
-      });
+    for (const [i, route] of large.pastChecks.entries()) {
+      const [alonePast, loadedPast] = [await alone(route), await measureAfterHello(serve.url, route, service.headers)];
+      past.checks.push({ head: checks[i]!, alone: alonePast, loaded: loadedPast });
     }
-    const json = { ...service.headers, "Content-Type": "application/json" };
-    for (const pastBlock of [false, true]) {
-      for (const version of ["v2", "v1"] as const) {
-        const route = batchRoute(data, version, { size: o.batchSize, count: o.batches, past: pastBlock }, o.seed + 6);
-        // Batches take up to seconds each: their runs are longer, for enough answers.
-        past.batches.push({ past: pastBlock, ...(await alone(route, json, o.batchDurationS)) });
-      }
-    }
-    for (const version of ["v2", "v1"] as const)
-      past.listings.push({ delegations: fewest, ...(await alone(listingRoute(data, version, fewest, true))) });
-
+    for (const route of large.batches) past.batches.push(await atPast(route, json, o.batchDurationS));
+    for (const route of large.pastListings) past.listings.push({ delegations: route.size!, ...(await alone(route)) });
     const integrators: ServingFigures["integrators"] = { vaults: [], bulk: [] };
-    for (const atPast of [false, true]) {
-      for (const kind of ["all", "erc20"] as const)
-        integrators.vaults.push({ past: atPast, ...(await alone(vaultsRoute(data, kind, atPast, o.seed + 8))) });
-      const route = bulkRoute(data, { size: o.bulkSize, count: o.bulkLists, past: atPast }, o.seed + 9);
-      // Like batches, a bulk listing may take up to a second: a longer run, for enough answers.
-      integrators.bulk.push({ past: atPast, ...(await alone(route, json, o.batchDurationS)) });
-    }
+    for (const route of large.vaults) integrators.vaults.push(await atPast(route));
+    for (const route of large.bulk) integrators.bulk.push(await atPast(route, json, o.batchDurationS));
 
-    // The whole history by following Link; pages of it at random depths; the largest wallets in pages.
     const history: ServingFigures["history"] = { reads: [], pages: [], walletPages: [] };
-    for (const version of ["v2", "v1"] as const) {
+    for (const version of VERSIONS) {
       await settle(serve.url, service.headers);
-      const read = await readHistory(serve.url, version, data, o.readPage, service.headers);
-      log(
-        `${read.label}: ${read.events.toLocaleString("en")} events in ${read.pages} pages, ` +
-          `${Math.round(read.events / (read.ms / 1000)).toLocaleString("en")} events/s, page p50 ` +
-          `${read.pageP50.toFixed(1)} ms (every page verified)`,
-      );
-      history.reads.push(read);
+      history.reads.push(await readHistory(serve.url, version, data, o.readPage, service.headers, log));
     }
-    for (const version of ["v2", "v1"] as const) {
-      history.pages.push(await alone(historyRoute(data, version, o.historyPage)));
-      history.pages.push(await alone(walletHistoryRoute(data, version, o.historyPage, o.seed + 7)));
-    }
-    for (const version of ["v2", "v1"] as const) {
-      const route = listingPagesRoute(data, version, most, o.listingPage);
-      for (const figure of [await alone(route), await measureApi(serve.url, route, service.headers)])
-        history.walletPages.push({ delegations: most, pageSize: o.listingPage, ...figure });
-    }
+    for (const route of large.history) history.pages.push(await alone(route));
+    for (const route of large.walletPages)
+      for (const figure of [await alone(route), await loaded(route)])
+        history.walletPages.push({ delegations: route.size!, ...figure });
     const apiMemory = treeMemory(serveTag);
 
     await settle(serve.url, service.headers);
-    const delays = await measureDelays({
-      rpcUrl: chain.anvil.url,
-      registry: chain.registries.v2,
-      apiUrl: serve.url,
-      headers: service.headers,
-      chainId: CHAIN_ID,
-      samples: o.delaySamples,
-      seed: o.seed + 3,
-    });
+    const delays = await measureDelays(chain, serve.url, service.headers, o.delaySamples, o.seed + 3);
     log(`new delegations answered ${delays.map((d) => `${d} ms`).join(", ")} after their blocks were mined`);
     // The hostile section has the machine alone: this replica goes first.
     await serve.stop();
     const hostile = await measureHostile(o, cleanup, db, service, data, measure, log);
     const scale = await measureScale(o, cleanup, db, service, data, log);
+    const largeFigures = { size, checks, listings, smallListing };
     return {
       small,
-      large: { size, checks, listings, smallListing },
+      large: largeFigures,
       past,
       integrators,
       history,

@@ -20,22 +20,15 @@ import { chainClient } from "../devkit/rpc";
 import { SPREAD, sendAll } from "../devkit/send";
 import { checkUrl, randomCheck, v2Checks } from "../devkit/v2/checks";
 import { makePools, txRequest, WriteGenerator } from "../devkit/v2/generate";
-import { Cleanup } from "./cleanup";
-import { benchDatabase } from "./database";
 import { Dataset } from "./dataset";
 import { runLoad } from "./load";
 import { commandLineOrExit } from "./options";
-import { memoryByProcess, RUN_VARIABLE } from "./procs";
+import { memoryByProcess } from "./procs";
 import { checkRoutes, listingRoute } from "./routes";
+import { runBenchScript } from "./script";
 import { CHAIN_ID, growDataset, startChain, startIndexer, startServe } from "./stack";
 import { verifyRoute } from "./verify";
 
-if (!process.env.DATABASE_URL) {
-  console.error(
-    "npm run soak needs Postgres: set DATABASE_URL (e.g. postgres://postgres:postgres@127.0.0.1:5432/soak).",
-  );
-  process.exit(1);
-}
 const { values } = commandLineOrExit({ options: { duration: { type: "string" } } }, "use --duration <seconds>");
 const durationS = Number(values.duration ?? 600);
 if (!(durationS >= 30)) {
@@ -47,15 +40,9 @@ const SEED = chooseSeed();
 const warmupS = Math.min(120, durationS / 4);
 const halfS = (durationS - warmupS) / 2;
 const LOAD_SHARE = 0.7;
-const started = Date.now();
-const log = (line: string) => console.log(`· [${((Date.now() - started) / 1000).toFixed(0)} s] ${line}`);
-log(`soak for ${durationS} s, SEED=${SEED} (rerun with SEED=${SEED} npm run soak -- --duration ${durationS})`);
-
-process.env[RUN_VARIABLE] = `${process.pid}-${Date.now()}`;
-const cleanup = new Cleanup();
 const failures: string[] = [];
-try {
-  const db = await benchDatabase(cleanup);
+await runBenchScript("npm run soak", async ({ db, cleanup, log }) => {
+  log(`soak for ${durationS} s, SEED=${SEED} (rerun with SEED=${SEED} npm run soak -- --duration ${durationS})`);
   const chain = await startChain(cleanup, { blockGasLimit: 1_000_000_000n, seedBlocks: 200 });
   const service = await startIndexer(cleanup, chain);
   const data = new Dataset(SEED, { chainId: CHAIN_ID, wallets: 20_000, samplesPerRoute: 2_000 });
@@ -161,11 +148,8 @@ try {
   if (load.errors + load.timeouts > 0) failures.push(`${load.errors} connection errors, ${load.timeouts} timeouts`);
   if (sampled === 0) failures.push("no answer was sampled against eth_call");
   if (!(growth < 0.1)) failures.push(`replica memory grew ${(growth * 100).toFixed(1)}% after the warm-up`);
-} catch (error) {
-  failures.push(`npm run soak failed: ${(error as Error).stack ?? error}`);
-} finally {
-  await cleanup.all();
-}
+});
+if (process.exitCode) failures.push("npm run soak failed (above)");
 if (failures.length > 0) {
   console.error(`\nFAILED:\n${failures.join("\n")}`);
   process.exitCode = 1;
