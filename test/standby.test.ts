@@ -414,6 +414,8 @@ blocks deep with delegations made on both branches, and a standby lagging behind
       listed: { v2: [...named.v2, ...own, unused], v1: [...named.v1, unused] },
       candidates: { v2: [...named.v2, ...own, unused, zeroAddress], v1: [...named.v1, unused, zeroAddress] },
       unused,
+      // Four events, two replicas each: fewer of the costlier questions than a test of its own.
+      sizes: { checks: 40, vaultQueries: 8, hashes: 6 },
       // The test's own writes are not the seeded writes': where each was made, by the chain's logs.
       positions: (block) => {
         if (!onChain.has(block)) onChain.set(block, positionsOnChain(block));
