@@ -21,7 +21,7 @@ import { abis, installRegistries } from "../devkit/oracle";
 import { waitFor } from "../devkit/processes";
 import { chooseSeed, Rng } from "../devkit/random";
 import { callView, chainClient, rpc } from "../devkit/rpc";
-import { type Replica, type Service, startReplica, startService } from "../devkit/service";
+import { plainOutput, type Replica, type Service, startReplica, startService } from "../devkit/service";
 import { ponderFinalityDepth } from "../ponder/ponder-0.16.10";
 
 const SEED = chooseSeed();
@@ -96,6 +96,33 @@ async function indexedPast(world: World, path: string, block: bigint): Promise<v
   }
 }
 
+/**
+ * What the processes answered after the replacement and what npm start logged: a timeout's message
+ * ends with it, so that a depth neither followed nor refused says what it was answered instead.
+ */
+function seenSince(world: World, samples: readonly Sample[], replacedAt: number): string {
+  const lines: string[] = [];
+  for (const base of [world.service.url, ...(world.replica ? [world.replica.url] : [])]) {
+    const mine = samples.filter((s) => s.process === base && s.at > replacedAt);
+    // Each outcome (status or problem code): how many, and the first and last block its answers reported.
+    const outcomes: Record<string, { answers: number; blocks?: string }> = {};
+    for (const s of mine) {
+      const key = s.code ?? String(s.status);
+      const outcome = outcomes[key] ?? { answers: 0 };
+      outcomes[key] = outcome;
+      outcome.answers++;
+      if (s.block !== undefined) outcome.blocks = `${outcome.blocks?.split("..")[0] ?? s.block}..${s.block}`;
+    }
+    lines.push(`${base}: ${mine.length} answers since the replacement: ${JSON.stringify(outcomes)}`);
+    for (const s of mine.slice(-3)) lines.push(`  at ${s.at - replacedAt} ms ${s.path}: ${s.status} ${s.body}`);
+  }
+  const log = plainOutput(world.service)
+    .split("\n")
+    .filter((line) => /reorg|final|error|exit|restart/i.test(line));
+  lines.push(`npm start's log, ${log.length} lines of note, the last 20:`, ...log.slice(-20));
+  return lines.join("\n");
+}
+
 async function scenario(depth: number) {
   const world = await startWorld();
   const rng = new Rng(SEED + depth);
@@ -157,6 +184,7 @@ async function scenario(depth: number) {
       return done ? true : undefined;
     },
     180_000,
+    () => seenSince(world, samples, replacedAt),
   );
   sampling = false;
   await Promise.all(samplers);
