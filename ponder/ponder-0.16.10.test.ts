@@ -1,8 +1,9 @@
 /**
  * What ponder/ponder-0.16.10.ts assumes of Ponder, checked against the Ponder installed: its version,
  * its checkpoint layout (checkpoints made by Ponder's own encodeCheckpoint, in tables made by
- * Ponder's own DDL), its readiness flag, its metrics global, how it creates its HTTP server, and
- * the PGlite instance behind the API's db.
+ * Ponder's own DDL), its readiness flag, its metrics global, how it creates its HTTP server, the
+ * PGlite instance behind the API's db, and how its live sync moves a chain's final block (its own
+ * sync, run on a chain made up here).
  * A failure here after an upgrade names the assumption to revisit.
  */
 import { readFileSync } from "node:fs";
