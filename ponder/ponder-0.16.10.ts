@@ -19,8 +19,10 @@
  * - Ponder caches what it fetches (blocks, logs, RPC answers) in the `ponder_sync` schema, shared by
  *   every schema of a database, in tables keyed by `chain_id` (sync-store/schema.ts), and adds new
  *   rows with ON CONFLICT DO NOTHING, also for a chain with disableCache.
- * - A block is final once `ponderFinalityDepth` blocks follow it (utils/finality.ts): Ponder
- *   backfills up to there and never reverts below its finalized block.
+ * - Ponder backfills up to `ponderFinalityDepth` blocks below the head (utils/finality.ts) and never
+ *   reverts below its finalized block. Live, it moves that block in steps of the depth, once the
+ *   head is twice the depth past it (sync-realtime/index.ts: `ponderFinalizedAt`), and logs each
+ *   step (PONDER_LOG): a block is final once one to two depths of blocks follow it.
  * - Ponder reverts the rows of blocks that left the chain (and at a restart those of blocks not yet
  *   final) in one transaction, dropping and recreating its triggers under table locks, and moves
  *   its checkpoint only in a later transaction: meanwhile the checkpoint names a block whose rows
@@ -153,11 +155,38 @@ export function ponderFinalityDepth(chainId: number): number {
   return 30;
 }
 
-/** What Ponder logs as its backfill's indexing starts, and once every chain's has ended. */
+/**
+ * The block Ponder holds final on chain `chainId` once its live sync has taken every block up to
+ * `head`, from a block it held final before (`finalized`: ponderLoggedFinalized). It takes blocks
+ * one by one and moves its final block only at a block twice the finality depth past it, to that
+ * block less the depth (sync-realtime/index.ts): so a fork deeper than the depth but shallower
+ * than twice it replaces a final block or none, by where the steps fall, not by its depth.
+ */
+export function ponderFinalizedAt(chainId: number, finalized: bigint, head: bigint): bigint {
+  const depth = BigInt(ponderFinalityDepth(chainId));
+  if (head < finalized + 2n * depth) return finalized;
+  return finalized + ((head - finalized - depth) / depth) * depth;
+}
+
+/**
+ * What Ponder logs as its backfill's indexing starts, and once every chain's has ended; as a
+ * chain's live indexing starts (its final block as `finalized_block=`), and as it moves a chain's
+ * final block (to `number=`).
+ */
 export const PONDER_LOG = {
   backfillStarted: "Started backfill indexing",
   backfillCompleted: "Completed backfill indexing across all chains",
+  liveStarted: "Started live indexing",
+  finalized: "Finalized block",
 } as const;
+
+/** The block Ponder last logged as final for chain `name` in `log` (its output, colours stripped), if any. */
+export function ponderLoggedFinalized(log: string, name: string): bigint | undefined {
+  const started = `${PONDER_LOG.liveStarted} chain=${name} .*?finalized_block=`;
+  const line = new RegExp(`(?:${started}|${PONDER_LOG.finalized} chain=${name} .*?number=)(\\d+)`, "g");
+  const last = [...log.matchAll(line)].at(-1);
+  return last && BigInt(last[1]!);
+}
 
 /**
  * The gauges of Ponder's historical loop, as its /metrics writes them (ms in all): waiting for the
