@@ -19,7 +19,7 @@ import { v2EventRecord, v2Record, v2VaultRecord } from "./records";
 import { type CheckReads, type RegistrySpec, registryAnswers } from "./registry";
 import type { Answers } from "./table";
 
-/** Hot wallet and cold wallet: erc* checks take either name for each party (api-contract.md). */
+/** Hot wallet and cold wallet: erc* checks take either name for each party (docs/api.md). */
 const PARTIES: Record<V2CheckKind, { to: string[]; from: string[] }> = {
   all: { to: ["to"], from: ["from"] },
   contract: { to: ["to"], from: ["from"] },
