@@ -64,8 +64,8 @@ function cyclesOf(graph: ReadonlyMap<string, readonly string[]>): string[][] {
   return cycles;
 }
 
-/** Where a text names one of Ponder's own tables or its sync cache's schema. */
-const ponderNames = (text: string) => [...text.matchAll(/\b_ponder_\w*|\bponder_sync\b(?!_)/g)].map((m) => m[0]);
+/** Where a text names one of Ponder's own tables, its sync cache's schema or one of its metrics. */
+const ponderNames = (text: string) => [...text.matchAll(/\b_?ponder_[a-z]\w*/g)].map((m) => m[0]);
 
 const under = (path: string, folder: string) => path === folder || path.startsWith(`${folder}/`);
 const offending = (from: (file: string) => boolean, to: (target: string) => boolean) =>
@@ -111,10 +111,11 @@ describe("the layout", () => {
     expect(cyclesOf(graph)).toEqual([]);
   });
 
-  it("only ponder/ names Ponder's own tables and its sync cache (_ponder_*, ponder_sync)", () => {
-    expect(ponderNames("FROM ponder_sync.logs, _ponder_checkpoint; ponder_sync_is_realtime")).toEqual([
+  it("only ponder/ names Ponder's own tables, its sync cache and its metrics (_ponder_*, ponder_*)", () => {
+    expect(ponderNames("FROM ponder_sync.logs, _ponder_checkpoint; ponder_sync_is_realtime; ponder.config")).toEqual([
       "ponder_sync",
       "_ponder_checkpoint",
+      "ponder_sync_is_realtime",
     ]);
     const named = imports.flatMap(({ file, text }) =>
       under(file, "ponder") || file === "layout.test.ts" ? [] : ponderNames(text).map((name) => `${file}: ${name}`),
