@@ -680,7 +680,7 @@ arriving", async () => {
     expect(records, tag("contract listing records")).toBeGreaterThan(500);
     expect(mixed, tag("token listings with both contract-wide and token delegations")).toBeGreaterThan(5);
 
-    // Before the registries existed, a listing is empty (api-contract.md, "Snapshots").
+    // Before the registries existed, a listing is empty (docs/api.md, "Beyond the interface spec").
     for (const version of ["v2", "v1"] as const) {
       for (const contract of contractsOf(version)) {
         const a = await get(path(`/registry/${version}/contract/${contract}`, { blockNumber: 0, tokenId: 1 }));
