@@ -1,5 +1,5 @@
 /**
- * History, pages and contract listings (issue 15) against the real registries on anvil, v1 and v2:
+ * History, pages and contract listings against the real registries on anvil, v1 and v2:
  *
  * 1. Every wallet's history and the chain-wide history equal the registry's own logs (eth_getLogs)
  *    filtered to the wallet: the same events in the same order, every field, v1's revokedDelegate

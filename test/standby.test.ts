@@ -1,5 +1,5 @@
 /**
- * API replicas on a Postgres hot standby, on other hosts (issue 31). The topology, built here with
+ * API replicas on a Postgres hot standby, on other hosts. The topology, built here with
  * network namespaces this test makes and removes (test/helpers/netns.ts), hosts 20 ms apart each way:
  *
  * - primary: its own Postgres (wal_level=replica, a replication role, the LAN by password) and the
