@@ -348,7 +348,7 @@ export async function measureBackfill(
 
 /**
  * `npm start` alone, as the README's first command runs it (embedded PGlite, no replicas), over a
- * chain of its own: its backfill, then its v2 check all loaded as the replicas' are (issue 16),
+ * chain of its own: its backfill, then its v2 check all loaded as the replicas' are,
  * each sampled answer first compared with the contract's.
  */
 export async function measureStartOnPglite(

@@ -1,6 +1,7 @@
 /**
- * The service under hostile traffic (issue 28, outcomes 1 and 3), over the large seeded database,
- * on a fresh `npm run serve` started with TRUSTED_PROXY=true (as behind the shipped gateway):
+ * The service under hostile traffic (what one keyless client can cost it, and what keyed traffic
+ * keeps beside a keyless flood), over the large seeded database, on a fresh `npm run serve` started
+ * with TRUSTED_PROXY=true (as behind the shipped gateway):
  *
  * (a) One keyless client from one address (the socket's: it sends no X-Forwarded-For), at as many
  *     connections as one client may hold, sends for `o.attackS` seconds, while nothing else loads
@@ -57,7 +58,7 @@ const TAIL_MS = 2_000;
 /** The flood runs this long before the keyed run starts (and is verified, warmed up, measured). */
 const FLOOD_LEAD_MS = 2_000;
 
-/** A batch body of exactly MAX_BATCH_BYTES: `{"checks":[0,0,…,0]}`, as the issue's attacker sent. */
+/** A batch body of exactly MAX_BATCH_BYTES: `{"checks":[0,0,…,0]}`, the largest body a batch may send. */
 function largestBody(): string {
   const [head, tail] = ['{"checks":[', "0]}"];
   return `${head}${"0,".repeat((MAX_BATCH_BYTES - head.length - tail.length) / 2)}${tail}`;

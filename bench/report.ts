@@ -18,7 +18,7 @@ import { BULK_SIZES, type Size } from "./stack";
 import type { Verified } from "./verify";
 
 const int = (n: number) => Math.round(n).toLocaleString("en");
-/** The margin a check route's p99 may exceed its hello run's p99 by (issue 30). */
+/** The margin a check route's p99 may exceed its hello run's p99 by: throughput must not cost the tail. */
 const TAIL_MS = 5;
 const ms = (n: number | undefined) => (n === undefined ? "—" : n >= 100 ? int(n) : n.toPrecision(3));
 const ratio = (n: number) => (n >= 100 ? int(n) : n.toPrecision(2));

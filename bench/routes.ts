@@ -69,7 +69,7 @@ const QUERIES_PER_HOT_WALLET = 10;
 const MISS_SHARE = 0.25;
 
 /**
- * Different queries a check route asks at least (issue 30: no cache of one URL's answer decides a
+ * Different queries a check route asks at least (so that no cache of one URL's answer decides a
  * figure): where its seeded hits are fewer, more misses, up to MAX_MISS_SHARE of its queries (true
  * answers stay common enough for verifyRoute).
  */

@@ -5,7 +5,7 @@
  * Ponder's own server; then the indexer's backfill speed and memory, and the delay from a block to
  * the API's answer, and the service under hostile traffic (bench/hostile.ts); last, npm start alone
  * on PGlite over a smaller chain (its backfill, then its checks). Prints a table of the figures and
- * the issues' targets, met or missed; exits non-zero only when something failed (never for a missed
+ * its targets, met or missed; exits non-zero only when something failed (never for a missed
  * target). `-- --hostile`: only the hostile section, over the large database. Needs DATABASE_URL
  * (Postgres).
  */

@@ -1,5 +1,5 @@
 /**
- * Scale-out past one machine (issue 31), modelled, not measured on two hosts: one machine cannot
+ * Scale-out past one machine, modelled, not measured on two hosts: one machine cannot
  * give two replica hosts two cores each. A fresh `npm run serve` (TRUSTED_PROXY=true) answers every
  * check route's requests, keyed and then keyless (each keyless request from a forwarded address of
  * its own, so that no budget runs out), at the bench's connections; over each run, the CPU per 200

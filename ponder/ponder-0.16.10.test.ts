@@ -32,6 +32,7 @@ import {
   onPonderServer,
   PONDER_BACKFILL_GAUGES,
   PONDER_LOG,
+  PONDER_PROGRESS_GAUGES,
   PONDER_RETRYABLE_EXIT,
   PONDER_ROUTES,
   PONDER_SYNC_SCHEMA,
@@ -44,6 +45,7 @@ import {
   ponderLoggedFinalized,
   ponderMetrics,
   ponderPglite,
+  ponderProgressGauges,
   readySql,
   SYNC_CACHE_PRESENT_SQL,
 } from "./ponder-0.16.10";
@@ -218,6 +220,11 @@ describe("ponderMetrics", () => {
     const metrics = new MetricsService();
     (globalThis as { PONDER_COMMON?: unknown }).PONDER_COMMON = { metrics };
     expect(ponderMetrics()).toBe(metrics);
+    const gauges = ponderProgressGauges()!;
+    for (const [figure, name] of Object.entries(PONDER_PROGRESS_GAUGES)) {
+      expect(typeof metrics[name]?.get, `${name}: a gauge of Ponder's MetricsService`).toBe("function");
+      expect(gauges[figure as keyof typeof gauges], figure).toBe(metrics[name]);
+    }
     const set = (name: keyof PonderMetrics, value: number, labels: Record<string, string> = {}) =>
       (metrics[name] as unknown as { set(labels: object, value: number): void }).set(
         { chain: "mainnet", ...labels },

@@ -100,20 +100,35 @@ export function readySql(schema: string): string {
 /** One of Ponder's gauges: each value with its labels (`chain` among them). */
 export type Gauge = { get(): Promise<{ values: { value: number; labels: Record<string, string | number> }[] }> };
 
-/** The gauges of Ponder's metrics that the backfill progress reads. */
-export type PonderMetrics = Record<
-  | "ponder_historical_total_blocks"
-  | "ponder_historical_cached_blocks"
-  | "ponder_historical_completed_blocks"
-  | "ponder_indexing_completed_events"
-  | "ponder_sync_is_realtime"
-  | "ponder_sync_is_complete",
-  Gauge
->;
+/** Ponder's gauges that a chain's backfill progress is read from, by what each counts. */
+export const PONDER_PROGRESS_GAUGES = {
+  totalBlocks: "ponder_historical_total_blocks",
+  cachedBlocks: "ponder_historical_cached_blocks",
+  completedBlocks: "ponder_historical_completed_blocks",
+  indexedEvents: "ponder_indexing_completed_events",
+  realtime: "ponder_sync_is_realtime",
+  complete: "ponder_sync_is_complete",
+} as const;
+
+type ProgressFigure = keyof typeof PONDER_PROGRESS_GAUGES;
+
+/** Ponder's metrics, as far as the backfill progress reads them: its gauges by their names. */
+export type PonderMetrics = Record<(typeof PONDER_PROGRESS_GAUGES)[ProgressFigure], Gauge>;
 
 /** The metrics Ponder keeps in this process; undefined outside a Ponder process. */
 export function ponderMetrics(): PonderMetrics | undefined {
   return (globalThis as { PONDER_COMMON?: { metrics?: PonderMetrics } }).PONDER_COMMON?.metrics;
+}
+
+/** The gauges of the backfill progress, by what each counts; undefined outside a Ponder process. */
+export function ponderProgressGauges(): Record<ProgressFigure, Gauge> | undefined {
+  const metrics = ponderMetrics();
+  if (metrics === undefined) return undefined;
+  const figures = Object.keys(PONDER_PROGRESS_GAUGES) as ProgressFigure[];
+  return Object.fromEntries(figures.map((f) => [f, metrics[PONDER_PROGRESS_GAUGES[f]]])) as Record<
+    ProgressFigure,
+    Gauge
+  >;
 }
 
 /** Every table of Ponder's sync cache (schema ponder_sync) with a chain_id column. */

@@ -1,19 +1,18 @@
 /**
- * `npm run bench -- --smoke` works (issue 7): it exits 0 and prints every figure — each route,
- * each baseline, the indexer's backfill speed and memory beside a minimal Ponder indexer's (issue
- * 16) with Ponder's own account of where each one's backfill went, npm start alone on PGlite (its
- * backfill and checks, issue 16), the delay, the API's memory — after verifying sampled answers,
- * and every number it prints is finite and positive. With issues 14 and 15's figures: each check
- * route at past blocks (alone and loaded), batches at the head and at a past block, listings at a
- * past block, history pages at random depths, the largest wallets in pages (each page's latency),
- * the whole history read by following Link, and every target beside its figure. With issue 29's:
- * the vaults of hot wallets and bulk listings, at the head and at a past block; and issue 28's
- * hostile section: one keyless client's cost to the service, and keyed checks beside a keyless
- * flood; and issue 31's scale-out model: keyed and keyless checks, the CPU per answer of a replica
- * host and of the primary, two hosts beside one. With issue 30's: anvil's eth_call of every check
- * route's checks, a small wallet's listing, each figure beside the req/s of a hello run of its own,
- * and their targets. Timings are never asserted: this is a smoke test of the bench, not a
- * benchmark. Postgres only, as the bench.
+ * `npm run bench -- --smoke` works: it exits 0 and prints every figure — each route, each
+ * baseline, the indexer's backfill speed and memory beside a minimal Ponder indexer's with Ponder's
+ * own account of where each one's backfill went, npm start alone on PGlite (its backfill and
+ * checks), the delay, the API's memory — after verifying sampled answers, and every number it
+ * prints is finite and positive. The past: each check route at past blocks (alone and loaded),
+ * batches at the head and at a past block, listings at a past block, history pages at random
+ * depths, the largest wallets in pages (each page's latency), the whole history read by following
+ * Link, and every target beside its figure. What integrators ask: the vaults of hot wallets and
+ * bulk listings, at the head and at a past block. The hostile section: one keyless client's cost
+ * to the service, and keyed checks beside a keyless flood. The scale-out model: keyed and keyless
+ * checks, the CPU per answer of a replica host and of the primary, two hosts beside one. The
+ * throughput targets: anvil's eth_call of every check route's checks, a small wallet's listing,
+ * each figure beside the req/s of a hello run of its own, and their targets. Timings are never
+ * asserted: this is a smoke test of the bench, not a benchmark. Postgres only, as the bench.
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { runNpm } from "../devkit/processes";
@@ -126,7 +125,7 @@ describe.runIf(process.env.DATABASE_URL)("npm run bench -- --smoke", () => {
     }
   });
 
-  it("prints issue 30's targets: queries, checks beside hello and anvil, tails, listings, past, npm start", () => {
+  it("prints the throughput targets: queries, checks beside hello and anvil, tails, listings, past, npm start", () => {
     const targets = [
       "each load route cycles through ≥ 1,000 different queries",
       "every check route ≥ 60% of hello's throughput, at both sizes",
