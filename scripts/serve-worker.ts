@@ -1,7 +1,6 @@
 /** One API worker of `npm run serve` (scripts/serve.ts): the replica store, the app, node:http. */
 import { getRequestListener } from "@hono/node-server";
 import { Hono } from "hono";
-import type { AccessDb } from "../api/access/db";
 import { openAccess } from "../api/access/open";
 import { pgAccessDb } from "../api/access/pg";
 import { createApp } from "../api/app";
@@ -15,21 +14,10 @@ import { createHistoryStore } from "../api/store/history-store";
 import { readServedChains, type ServedChain } from "../api/store/served-chains";
 import { executeOver } from "../api/store/store";
 import { openChainAlarms } from "../api/watch/chain-alarms";
-import { chainStatus, type Replication, replicationBehind, type StatusPosition } from "../api/watch/chain-status";
+import { chainStatus, replicationBehind } from "../api/watch/chain-status";
+import { trailing, watchReplication, withReplication } from "../api/watch/replication";
 import type { ServeSettings } from "../core/settings";
 import { workerFigures } from "./cluster-figures";
-
-/** How often a replica asks the database it reads how far it trails its primary. */
-const REPLICATION_EVERY_MS = 1_000;
-
-/**
- * SQL, for any role: whether the database is a hot standby, and by how many seconds its replay
- * trails its primary: none while it streams from the primary and has replayed all it received;
- * else the age of the last transaction it replayed (null: none since it started).
- */
-const REPLICATION_SQL = `SELECT pg_is_in_recovery() AS standby,
-  CASE WHEN pg_last_wal_receive_lsn() = pg_last_wal_replay_lsn() AND EXISTS (SELECT FROM pg_stat_wal_receiver)
-    THEN 0 ELSE extract(epoch FROM clock_timestamp() - pg_last_xact_replay_timestamp()) END::float8 AS lag`;
 
 /** Serves until SIGINT or SIGTERM, then gives in-flight requests `shutdownMs` to finish. */
 export async function runWorker(settings: ServeSettings, shutdownMs: number) {
@@ -48,14 +36,7 @@ export async function runWorker(settings: ServeSettings, shutdownMs: number) {
 
   const replication = watchReplication(database, settings.replicaBehindSeconds);
   // On a hot standby every chain's status also holds how far the standby trails (chain-status.ts).
-  const store = {
-    ...copy,
-    chainStates: async (): Promise<Map<number, StatusPosition>> => {
-      const held = replication.current();
-      const states = [...(await copy.chainStates())];
-      return new Map(held === undefined ? states : states.map(([id, state]) => [id, { ...state, replication: held }]));
-    },
-  };
+  const store = withReplication(copy, replication);
 
   await copy.started;
   // The load's garbage (rows read, arrays outgrown) is returned now rather than whenever V8 gets to
@@ -118,54 +99,6 @@ export async function runWorker(settings: ServeSettings, shutdownMs: number) {
     });
   };
   process.once("SIGINT", stop).once("SIGTERM", stop);
-}
-
-/** How far a standby trails, in the words of /ready and the log. */
-const trailing = ({ lagSeconds, behindAfterSeconds }: Replication) =>
-  lagSeconds === undefined
-    ? "the standby it reads cannot tell how far it trails its primary (it receives no stream from it)"
-    : `the standby it reads trails its primary by ${Math.round(lagSeconds)} s (more than ${behindAfterSeconds} s)`;
-
-/**
- * How far the database `db` trails its primary, read every REPLICATION_EVERY_MS while it is a hot
- * standby; undefined on a primary. The lag held is the lower of the last two readings: a write
- * arriving after a quiet spell makes one reading the spell's length, for the moment its replay
- * takes. A standby that does not answer cannot tell. Going behind, and back, is logged.
- */
-function watchReplication(db: AccessDb, behindAfterSeconds: number) {
-  let standby = false;
-  let readings: (number | undefined)[] = [];
-  let held: Replication | undefined;
-  let timer: NodeJS.Timeout | undefined;
-  let stopped = false;
-  const read = async () => {
-    const reading = await db.query(REPLICATION_SQL).then(
-      ({ rows }) => {
-        standby = rows[0]?.standby === true;
-        // Never below 0: the primary's clock, which stamped the transaction, may run ahead of this one.
-        return rows[0]?.lag === null ? undefined : Math.max(0, Number(rows[0]?.lag));
-      },
-      () => undefined,
-    );
-    readings = [readings.at(-1), reading];
-    const known = readings.filter((lag) => lag !== undefined);
-    const next = standby
-      ? { lagSeconds: known.length ? Math.min(...known) : undefined, behindAfterSeconds }
-      : undefined;
-    if (replicationBehind(next) !== replicationBehind(held))
-      console.error(replicationBehind(next) ? `replica: ${trailing(next!)}` : "replica: the standby has caught up");
-    held = next;
-    // After the reading, not on a clock: a database slow to answer is not asked again meanwhile.
-    if (!stopped) timer = setTimeout(read, REPLICATION_EVERY_MS);
-  };
-  void read();
-  return {
-    current: () => held,
-    stop() {
-      stopped = true;
-      clearTimeout(timer);
-    },
-  };
 }
 
 /**
