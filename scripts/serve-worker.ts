@@ -1,6 +1,6 @@
 /** One API worker of `npm run serve` (scripts/serve.ts): the replica store, the service (api/service.ts), node:http. */
 import { openAccess } from "../api/access/open";
-import { pgAccessDb } from "../api/access/pg";
+import { pgAccessDb } from "../api/database/pg";
 import { processFigures } from "../api/http/metrics";
 import { startHttpServer } from "../api/http/server";
 import { createReplicaStore, REPLICA_CONNECTION, readOnlySnapshot } from "../api/replica/store";

@@ -1,7 +1,7 @@
 import type { ChainEntry } from "../../core/chains";
 import { table } from "../../core/sql";
-import { type AccessDb, migrate } from "../access/db";
-import { pgAccessDb } from "../access/pg";
+import { type AccessDb, migrate } from "../database/db";
+import { pgAccessDb } from "../database/pg";
 
 /** Where a registry is, and the block its indexing starts from (null: not known yet). */
 export type ServedRegistry = { address: string; startBlock: number | null };

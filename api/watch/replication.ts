@@ -1,4 +1,4 @@
-import type { AccessDb } from "../access/db";
+import type { AccessDb } from "../database/db";
 import type { Store } from "../store/store";
 import { type Replication, replicationBehind, type StatusPosition } from "./chain-status";
 
