@@ -19,7 +19,7 @@ import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { Hono } from "hono";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { pgliteDb } from "../api/access/pglite";
+import { pgliteDb } from "../api/database/pglite";
 import { answerClientErrors } from "../api/http/client-error";
 import { logBackfillProgress } from "../api/watch/backfill-progress";
 import { table } from "../core/sql";
