@@ -391,8 +391,9 @@ describe.runIf(!refusal)("API replicas on a hot standby, on hosts apart", () => 
     expect(then.length, report(SEED, `through the gateway at block ${past}`, then)).toBe(0);
   });
 
-  it(`every route of each replica is the contracts' through live writes, reorganizations ${REORGS.map((r) => r.depth).join(", ")} \
-blocks deep with delegations made on both branches, and a standby lagging behind`, async () => {
+  const depths = REORGS.map((r) => r.depth).join(", ");
+  it(`every route of each replica is the contracts' through live writes, reorganizations ${depths} blocks deep \
+with delegations made on both branches, and a standby lagging behind`, async () => {
     const accounts = (await chainClient(anvil.url).getAddresses()) as Address[];
     // Accounts 15 to 18 are named by no seeded write (devkit/v1/generate.ts, devkit/v2/generate.ts).
     const [unused, writer, friend] = [15, 17, 18].map((i) => accounts[i]!.toLowerCase() as Address) as [
@@ -463,7 +464,7 @@ blocks deep with delegations made on both branches, and a standby lagging behind
     expect(live.length, tag("answers asked during writes")).toBeGreaterThan(0);
     expect(liveMismatches.length, report(SEED, "the replicas during writes", liveMismatches)).toBe(0);
 
-    const depths: number[] = [];
+    const reached: number[] = [];
     for (const [k, { depth, lagMs }] of REORGS.entries()) {
       const what = `a reorganization ${depth} blocks deep${lagMs ? `, the standby ${lagMs} ms behind` : ""}`;
       // Made on both branches: first enabled at another place on each.
@@ -480,7 +481,7 @@ blocks deep with delegations made on both branches, and a standby lagging behind
       const tipNow = await chainClient(anvil.url).getBlockNumber();
       const tipA = tipNow > fork.block + BigInt(depth) ? tipNow : fork.block + BigInt(depth);
       if (tipNow < tipA) await rpc(anvil.url, "anvil_mine", [toHex(tipA - tipNow)]);
-      depths.push(Number(tipA - fork.block));
+      reached.push(Number(tipA - fork.block));
       expect(tipA - fork.block, tag(`${what}: within Ponder's finality depth`)).toBeLessThan(30n);
       await Promise.all(urls.replicas.map((base) => untilAt(base, tipA)));
       const onlyA = [...firstEnabled(writes.v2Events).keys()].filter(
@@ -511,7 +512,7 @@ blocks deep with delegations made on both branches, and a standby lagging behind
     expect(indexer.output, tag("the indexer saw the reorganizations")).toMatch(/Reorged block/);
     const cancelled = standby.log(Number.POSITIVE_INFINITY).match(/conflict with recovery/g)?.length ?? 0;
     timings.push(
-      `reorganizations ${depths.join(", ")} blocks deep; every route compared: ${JSON.stringify(routes.tally)}; ` +
+      `reorganizations ${reached.join(", ")} blocks deep; every route compared: ${JSON.stringify(routes.tally)}; ` +
         `queries the standby cancelled: ${cancelled}`,
     );
     for (const name of ["v2 checks true or non-zero", "v1 checks true or non-zero", "v2 vaults answers with vaults"])
