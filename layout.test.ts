@@ -69,12 +69,6 @@ function cyclesOf(graph: ReadonlyMap<string, readonly string[]>): string[][] {
 /** Where a text names one of Ponder's own tables, its sync cache's schema or one of its metrics. */
 const ponderNames = (text: string) => [...text.matchAll(/\b_?ponder_[a-z]\w*/g)].map((m) => m[0]);
 
-/**
- * Files whose owners are still rewriting their references to issues and to files outside the
- * repository: excused from that check until they have (a folder ends in "/"). Empty it as they land.
- */
-const STILL_POINTING_OUTSIDE: readonly string[] = [];
-
 /** Every file of the repository: git's list (tracked, and new ones not ignored), or the tree without git. */
 function repositoryFiles(): string[] {
   const walk = function* (dir: string): Generator<string> {
@@ -256,7 +250,7 @@ describe("the layout", () => {
     ).toEqual([]);
   });
 
-  it("nothing points outside the repository: no issue numbers, no paths out of it (but the files excused)", () => {
+  it("nothing points outside the repository: no issue numbers, no paths out of it", () => {
     const held = new Set(["README.md", "docs/api.md", "docs/contract.md", "devkit/oracle.ts"]);
     const sample = [
       "as issue 14 asks; issues 6, 7 and 16; Issue",
@@ -279,11 +273,9 @@ describe("the layout", () => {
 
     const files = repositoryFiles();
     expect(files).toContain("docs/api.md");
-    const excused = (file: string) =>
-      STILL_POINTING_OUTSIDE.some((entry) => (entry.endsWith("/") ? file.startsWith(entry) : file === entry));
     const inRepository = new Set(files);
     const found = files
-      .filter((file) => file !== "layout.test.ts" && file !== "package-lock.json" && !excused(file))
+      .filter((file) => file !== "layout.test.ts" && file !== "package-lock.json")
       .flatMap((file) =>
         outsideReferences(file, readFileSync(join(ROOT, file), "utf8"), inRepository).map((hit) => `${file}:${hit}`),
       );
