@@ -3,9 +3,11 @@
  * imports, static and dynamic: pure rules (core/) and Ponder's internals (ponder/) at the bottom,
  * indexer (src/) and API (api/) on them, launcher, demo, devkit and bench on top, tests on top of
  * everything; the typed client (client/) stands alone. No source file takes part in an import cycle.
+ * And the repository stands alone: nothing in it points at an issue or at a file outside it.
  */
-import { readdirSync, readFileSync } from "node:fs";
-import { join, relative, resolve } from "node:path";
+import { execFileSync } from "node:child_process";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 
 const ROOT = import.meta.dirname;
@@ -64,8 +66,55 @@ function cyclesOf(graph: ReadonlyMap<string, readonly string[]>): string[][] {
   return cycles;
 }
 
-/** Where a text names one of Ponder's own tables or its sync cache's schema. */
-const ponderNames = (text: string) => [...text.matchAll(/\b_ponder_\w*|\bponder_sync\b(?!_)/g)].map((m) => m[0]);
+/** Where a text names one of Ponder's own tables, its sync cache's schema or one of its metrics. */
+const ponderNames = (text: string) => [...text.matchAll(/\b_?ponder_[a-z]\w*/g)].map((m) => m[0]);
+
+/** Every file of the repository: git's list (tracked, and new ones not ignored), or the tree without git. */
+function repositoryFiles(): string[] {
+  const walk = function* (dir: string): Generator<string> {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      if (SKIP.has(entry.name) || entry.name === ".build") continue;
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) yield* walk(path);
+      else yield relative(ROOT, path);
+    }
+  };
+  try {
+    const listed = execFileSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], {
+      cwd: ROOT,
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "ignore"],
+    });
+    return listed.split("\0").filter((file) => file !== "" && existsSync(join(ROOT, file)));
+  } catch {
+    return [...walk(ROOT)];
+  }
+}
+
+/**
+ * What in `file`'s text points outside the repository, each as `line: text`: an issue's number (a
+ * reader of the repository cannot open it: say the reason instead), a `../` path that climbs out of
+ * the repository, an absolute path of someone's machine, a Markdown file the repository does not
+ * hold (`held`: its files). Not a hash (`ERC1155 #7`, `#555`) nor a URL's path (`/v2/../x`).
+ */
+function outsideReferences(file: string, text: string, held: ReadonlySet<string>): string[] {
+  const found: { at: number; what: string }[] = [];
+  for (const m of text.matchAll(/\bissues?\b[\s*/#]*\d+/gi)) found.push({ at: m.index, what: m[0] });
+  for (const m of text.matchAll(/(?<![\w/.])(?:\.\.\/)+[\w.-]*/g)) {
+    if (relative(ROOT, resolve(ROOT, dirname(file), m[0])).startsWith("..")) found.push({ at: m.index, what: m[0] });
+  }
+  for (const m of text.matchAll(/(?<![\w.~-])\/(?:work|home|Users|mnt)\/[\w./-]*/g))
+    found.push({ at: m.index, what: m[0] });
+  for (const m of text.matchAll(/(?<![\w./-])[\w./-]*\.md\b/g)) {
+    const name = m[0].replace(/^\.\//, "");
+    const inside = relative(ROOT, resolve(ROOT, dirname(file), name));
+    const known = held.has(name) || held.has(inside) || [...held].some((f) => f.endsWith(`/${name}`));
+    if (!known) found.push({ at: m.index, what: m[0] });
+  }
+  const lineOf = (at: number) => text.slice(0, at).split("\n").length;
+  const first = found.sort((a, b) => a.at - b.at).filter((hit, i, all) => i === 0 || all[i - 1]!.at !== hit.at);
+  return first.map(({ at, what }) => `${lineOf(at)}: ${what.replace(/\s+/g, " ")}`);
+}
 
 const under = (path: string, folder: string) => path === folder || path.startsWith(`${folder}/`);
 const offending = (from: (file: string) => boolean, to: (target: string) => boolean) =>
@@ -111,10 +160,11 @@ describe("the layout", () => {
     expect(cyclesOf(graph)).toEqual([]);
   });
 
-  it("only ponder/ names Ponder's own tables and its sync cache (_ponder_*, ponder_sync)", () => {
-    expect(ponderNames("FROM ponder_sync.logs, _ponder_checkpoint; ponder_sync_is_realtime")).toEqual([
+  it("only ponder/ names Ponder's own tables, its sync cache and its metrics (_ponder_*, ponder_*)", () => {
+    expect(ponderNames("FROM ponder_sync.logs, _ponder_checkpoint; ponder_sync_is_realtime; ponder.config")).toEqual([
       "ponder_sync",
       "_ponder_checkpoint",
+      "ponder_sync_is_realtime",
     ]);
     const named = imports.flatMap(({ file, text }) =>
       under(file, "ponder") || file === "layout.test.ts" ? [] : ponderNames(text).map((name) => `${file}: ${name}`),
@@ -198,5 +248,39 @@ describe("the layout", () => {
         (t) => under(t, "scripts") || under(t, "bench"),
       ),
     ).toEqual([]);
+  });
+
+  it("nothing points outside the repository: no issue numbers, no paths out of it", () => {
+    const held = new Set(["README.md", "docs/api.md", "docs/contract.md", "devkit/oracle.ts"]);
+    // The samples are built from parts, so that this file itself names no issue and no path out.
+    const [issue, up, shared] = ["iss" + "ue", "." + "./", "sha" + "red"];
+    const sample = [
+      `as ${issue} 14 asks; ${issue}s 6, 7 and 16; I${issue.slice(1)}`,
+      ` * 30's targets; see github.com/o/r/${issue}s/12`,
+      `new URL("${up}${up}${shared}/oracle/install.mjs", import.meta.url); from "../core/chains"`,
+      `/wo${"rk"}/${shared}/spec/api-contract.md; docs/api.md, ${up}README.md, contract.md`,
+      "/usr/bin/chromium, https://example.com/home/x, /registry/v2/../../etc, ERC1155 #7, color: #555;",
+      "keys no one issued; the issues' targets",
+    ].join("\n");
+    expect(outsideReferences("devkit/oracle.ts", sample, held)).toEqual([
+      `1: ${issue} 14`,
+      `1: ${issue}s 6`,
+      `1: I${issue.slice(1)} * 30`,
+      `2: ${issue}s/12`,
+      `3: ${up}${up}${shared}`,
+      `4: /wo${"rk"}/${shared}/spec/api-contract.md`,
+    ]);
+    const readme = `[API](docs/api.md) · api-contract.md · ${up}${shared} beside the repository`;
+    expect(outsideReferences("README.md", readme, held)).toEqual(["1: api-contract.md", `1: ${up}${shared}`]);
+
+    const files = repositoryFiles();
+    expect(files).toContain("docs/api.md");
+    const inRepository = new Set(files);
+    const found = files
+      .filter((file) => file !== "layout.test.ts" && file !== "package-lock.json")
+      .flatMap((file) =>
+        outsideReferences(file, readFileSync(join(ROOT, file), "utf8"), inRepository).map((hit) => `${file}:${hit}`),
+      );
+    expect(found).toEqual([]);
   });
 });

@@ -6,18 +6,38 @@ import { databaseUnavailable, databaseUnreachable } from "./http/unavailable";
 import { KEYLESS_MAX_BODY_BYTES, MAX_BATCH_BYTES } from "./limits";
 import { openApiDocument } from "./openapi/document";
 import { admin } from "./routes/admin";
-import { chains } from "./routes/chains";
+import { CHAINS_ANSWERS } from "./routes/chains";
 import { allowCors, CORS, methodsOf } from "./routes/cors";
 import { docs } from "./routes/docs";
 import type { AppOptions, Env } from "./routes/env";
 import { LISTING_CACHE_BYTES, ListingCache } from "./routes/listing-cache";
 import { portal } from "./routes/portal";
-import { v1 } from "./routes/v1";
-import { v2 } from "./routes/v2";
+import { mountRoutes, ROUTES, type Route } from "./routes/table";
+import { V1_ANSWERS } from "./routes/v1";
+import { V2_ANSWERS } from "./routes/v2";
 import { StoreBusy } from "./store/store";
 
 /** The OpenAPI document, written once: it changes only with the code. */
 const OPENAPI_JSON = JSON.stringify(openApiDocument());
+
+/** What answers a registry route: its version's answers, or the app's own (/registry/chains). */
+const registryAnswers = (route: Route) =>
+  route.version === undefined ? CHAINS_ANSWERS : route.version === "v1" ? V1_ANSWERS : V2_ANSWERS;
+
+/**
+ * Mounts the table's /registry routes (api/routes/table.ts) on `app`, in its order; below each
+ * version's `check/` only its checks: `check/history` is no path, not the history of a wallet named
+ * "check".
+ */
+function mountRegistry(app: Hono<Env>) {
+  const routes = ROUTES.filter((route) => route.path.startsWith("/registry/"));
+  const declared = new Set(routes.map((route) => route.path));
+  const checks = routes.filter((route) => route.answer === "check").map((route) => route.path);
+  for (const below of new Set(checks.map((path) => path.slice(0, path.lastIndexOf("/"))))) {
+    app.all(`${below}/*`, (c, next) => (declared.has(c.req.path) ? next() : notFound(c)));
+  }
+  mountRoutes(app, "", routes, registryAnswers);
+}
 
 /**
  * The read-only HTTP API under /registry, and the key management beside it (/admin, /developer).
@@ -53,10 +73,7 @@ export function createApp(options: AppOptions): Hono<Env> {
     await next();
   });
 
-  app.route("/registry/v2", v2);
-  app.route("/registry/v1", v1);
-  app.route("/registry/chains", chains);
-
+  mountRegistry(app);
   app.route("/admin", admin(options.access.keys, options.access.adminToken));
   app.route("/developer", portal);
   app.get("/openapi.json", (c) => c.body(OPENAPI_JSON, 200, { ...CORS, "Content-Type": "application/json" }));

@@ -1,6 +1,6 @@
 /**
  * What one request may ask for, in one place: the routes enforce these numbers and the OpenAPI
- * document states them (api-contract.md, "Batch checks", "Pages").
+ * document states them (docs/api.md, "Batch checks", "Pages").
  */
 
 /** The most checks one batch may hold. */

@@ -4,46 +4,30 @@
  * the end of every block (what each check, listing and page must answer).
  *
  * Each growth step spreads its new delegations over blocks mined for it (each block's share drawn at
- * random: many hold a few, some none, a few a burst), and makes every event in block and log order:
+ * random: many hold a few, some none, a few a burst), and makes every event in block and log order,
+ * with the rows the indexer writes for it (core/v2-rows.ts, core/v1-rows.ts; chain_head aside: the
+ * indexer's own, see api/store/store.ts's INDEXED_BLOCK_SQL):
  * - v2: a delegation's first enable at its first_block/first_log_index; some are revoked later, some
  *   of those enabled again, some amounts changed. Its whole fate is drawn when it is made (its later
- *   events queued for their blocks), so its v2_delegation row is written then, with the state
- *   core/v2.ts's v2NextState gives after all of them.
- * - v1: delegateFor* events with their v1_delegation_change rows (v1NextState at the versions current
- *   then); some keys set false later, some of those true again; before some new delegations the
- *   vault calls revokeAllDelegates, or the pair is revoked (the vault's revokeDelegate, logged as
- *   RevokeDelegate(vault, vault), or the delegate's revokeSelf), each with its v1_version_change row.
+ *   events queued for their blocks); its v2_delegation row is written with its last event.
+ * - v1: delegateFor* events; some keys set false later, some of those true again; before some new
+ *   delegations the vault calls revokeAllDelegates, or the pair is revoked (the vault's
+ *   revokeDelegate, logged as RevokeDelegate(vault, vault), or the delegate's revokeSelf).
  *   v1_delegation and the counters are written after the step, at their final values.
- * Rows are keyed as the indexer keys them, by core/'s own functions; every event carries its block's
- * hash and time as the chain has them. Hot wallets (listings, wallet histories, pages) get all their
- * delegations in the first part of the step, each in force from its one event, with one-off
- * counterparts: their lists and histories hold exactly their own. So do the v2 hot wallets that are
- * only delegated to, each delegation from a vault of its own (the vaults a hot wallet may act for),
- * and the small v2 wallets of bulk listings.
+ * Every event carries its block's hash and time as the chain has them. Hot wallets (listings, wallet
+ * histories, pages) get all their delegations in the first part of the step, each in force from its
+ * one event, with one-off counterparts: their lists and histories hold exactly their own. So do the
+ * v2 hot wallets that are only delegated to, each delegation from a vault of its own (the vaults a
+ * hot wallet may act for), and the small v2 wallets of bulk listings.
  */
 import { type Address, type Hex, zeroAddress, zeroHash } from "viem";
 import type { V1EventRow as HistoryV1EventRow, V2EventRow as HistoryV2EventRow } from "../api/store/history-store";
 import type { V1Row, V2Row } from "../api/store/store";
-import {
-  V1_EVENT_NAME,
-  type V1CheckQuery,
-  type V1Key,
-  type V1State,
-  type V1Type,
-  v1InForce,
-  v1KeyString,
-  v1NextState,
-} from "../core/v1";
-import {
-  isAmountType,
-  V2_EVENT_NAME,
-  type V2CheckQuery,
-  type V2DelegationType,
-  type V2State,
-  v2DelegationHash,
-  v2KeyColumns,
-  v2NextState,
-} from "../core/v2";
+import type { EventPlace } from "../core/rows";
+import { type V1CheckQuery, type V1Key, type V1Type, v1InForce, v1KeyString } from "../core/v1";
+import { v1DelegateWrites, v1RevokeWrites } from "../core/v1-rows";
+import { isAmountType, type V2CheckQuery, type V2DelegationType, type V2State, v2DelegationHash } from "../core/v2";
+import { v2Writes } from "../core/v2-rows";
 import { Rng } from "../devkit/random";
 import { WRITE_RIGHTS } from "../devkit/v2/generate";
 import { LOG_EVENT_TYPE, ponderCheckpoint } from "../ponder/ponder-0.16.10";
@@ -214,6 +198,9 @@ const V2_KIND: Record<V2DelegationType, V2CheckKind> = {
 };
 const V1_KIND: Record<V1Type, V1CheckKind> = { ALL: "all", CONTRACT: "contract", TOKEN: "token" };
 
+/** What a step's revocations moved: the counters' rows, by vault, and by pair (pairString). */
+type Moved = { vaults: Map<Address, VaultVersionRow>; pairs: Map<string, PairVersionRow> };
+
 /** A write's place: the block, and the next log index in it. */
 type Slot = { block: SeedBlock; logIndex: number };
 /** The events of one step that wait for a later block, by the block's index in the step. */
@@ -236,9 +223,11 @@ export class Dataset {
   readonly contracts: Address[];
   /** Every v2 delegation hash seeded, with its state over blocks. */
   private readonly v2 = new Map<Hex, Timeline<V2State>>();
-  private readonly v1 = new Map<string, { key: V1Key; state: Timeline<V1State> }>();
+  /** Every v1 key seeded, with its v1_delegation row over blocks. */
+  private readonly v1 = new Map<string, { key: V1Key; state: Timeline<V1DelegationRow> }>();
+  /** The version counters: each vault's, and each pair's by its pairString. */
   private readonly vaultVersions = new Map<Address, Timeline<number>>();
-  private readonly pairVersions = new Map<string, { vault: Address; delegate: Address; version: Timeline<number> }>();
+  private readonly pairVersions = new Map<string, Timeline<number>>();
   /** Hot wallets (apart from `wallets`: only their own rows name them), per version. */
   readonly hot = {
     v2: new Map<Address, HotWallet<V2DelegationRow, V2EventRow>>(),
@@ -324,25 +313,13 @@ export class Dataset {
       v1: this.hotPlan([{ into: this.hot.v1, sizes: hot.both }], counts.v1),
     };
     const touched = new Set<string>();
-    const moved = { vaults: new Set<Address>(), pairs: new Set<string>() };
+    const moved: Moved = { vaults: new Map(), pairs: new Map() };
     return {
       batches: this.steps(counts, plans, blocks, touched, moved, plans.v2.length + plans.v1.length > 0),
       final: () => ({
         v1Delegations: [...touched].map((k) => this.v1Row(k)),
-        vaults: [...moved.vaults].map((vault) => {
-          const version = this.vaultVersions.get(vault)!;
-          return { chainId: this.chainId, vault, version: version.at()!, updatedBlock: BigInt(version.lastBlock!) };
-        }),
-        pairs: [...moved.pairs].map((pair) => {
-          const { vault, delegate, version } = this.pairVersions.get(pair)!;
-          return {
-            chainId: this.chainId,
-            vault,
-            delegate,
-            version: version.at()!,
-            updatedBlock: BigInt(version.lastBlock!),
-          };
-        }),
+        vaults: [...moved.vaults.values()],
+        pairs: [...moved.pairs.values()],
       }),
     };
   }
@@ -372,7 +349,7 @@ export class Dataset {
     },
     blocks: readonly SeedBlock[],
     touched: Set<string>,
-    moved: { vaults: Set<Address>; pairs: Set<string> },
+    moved: Moved,
     snapshot: boolean,
   ): Generator<RowBatch> {
     const rng = this.rng;
@@ -414,7 +391,7 @@ export class Dataset {
         const hotOne = plan.length > 0 && rng.next() * window < plan.length ? plan.pop() : undefined;
         madeOf[version]++;
         if (version === "v2")
-          this.newV2(hotOne as (typeof plans.v2)[number] | undefined, b, slot, out, later, schedule, blocks);
+          this.newV2(hotOne as (typeof plans.v2)[number] | undefined, b, slot, out, later, schedule);
         else this.newV1(hotOne as (typeof plans.v1)[number] | undefined, b, slot, out, later, schedule, touched, moved);
         if (snapshot && made + 1 === Math.ceil(SNAPSHOT_SHARE * total)) this.snapshotBlock = block.number;
       }
@@ -434,7 +411,6 @@ export class Dataset {
     out: RowBatch,
     later: (after: number) => number | undefined,
     schedule: (at: number, write: (slot: () => Slot, out: RowBatch) => void) => void,
-    blocks: readonly SeedBlock[],
   ): void {
     const rng = this.rng;
     let key: { type: V2DelegationType; from: Address; to: Address; rights: Hex; contract?: Address; tokenId?: bigint };
@@ -470,53 +446,26 @@ export class Dataset {
       at.push(next);
     }
     const timeline = new Timeline<V2State>();
-    let state: V2State | undefined;
-    for (let i = 0; i < at.length; i++) {
-      state = v2NextState(type, state, writes[i]!);
-      timeline.set(Number(blocks[at[i]!]!.number), state!);
-    }
     this.v2.set(hash, timeline);
-    const event = (s: Slot, write: (typeof writes)[number]): V2EventRow => ({
-      id: eventId(this.chainId, s.block, s.logIndex),
-      chainId: this.chainId,
-      blockNumber: s.block.number,
-      blockHash: s.block.hash,
-      blockTimestamp: s.block.timestamp,
-      transactionHash: randomHash(rng),
-      logIndex: s.logIndex,
-      kind: V2_EVENT_NAME[type],
-      hash,
-      ...v2KeyColumns(key),
-      amount: "amount" in write ? write.amount : null,
-      enable: "enable" in write ? write.enable : null,
-    });
-    const emit = (s: Slot, write: (typeof writes)[number], into: RowBatch) => {
-      const row = event(s, write);
-      into.v2Events.push(row);
+    let prev: V2DelegationRow | undefined;
+    /** Its i-th event, at `s`: the rows the indexer writes for it; the delegation's once it is the last. */
+    const emit = (s: Slot, i: number, into: RowBatch) => {
+      const { insert, put } = v2Writes(this.place(s), { key, hash, change: writes[i]! }, prev);
+      const row = put.v2Delegation!;
+      prev = row;
+      timeline.set(Number(s.block.number), { enabled: row.enabled, amount: row.amount ?? 0n });
+      into.v2Events.push(insert.v2Event);
       const log = this.events.v2;
-      log.sample.offer({ index: log.positions.length, row });
+      log.sample.offer({ index: log.positions.length, row: insert.v2Event });
       log.positions.push(positionOf(s.block.number, s.logIndex));
-      return row;
+      if (i === at.length - 1) into.v2Delegations.push(row);
+      return { event: insert.v2Event, row };
     };
-    const first = slot();
-    const firstEvent = emit(first, writes[0]!, out);
-    for (let i = 1; i < at.length; i++) schedule(at[i]!, (s, into) => void emit(s(), writes[i]!, into));
-    const row: V2DelegationRow = {
-      chainId: this.chainId,
-      hash,
-      delegationType: type,
-      ...v2KeyColumns(key),
-      amount: amounts ? state!.amount : null,
-      enabled: state!.enabled,
-      firstBlock: first.block.number,
-      firstLogIndex: first.logIndex,
-      updatedBlock: blocks[at.at(-1)!]!.number,
-      eventCount: at.length,
-    };
-    out.v2Delegations.push(row);
+    const first = emit(slot(), 0, out);
+    for (let i = 1; i < at.length; i++) schedule(at[i]!, (s, into) => void emit(s(), i, into));
     if (hot) {
-      hot.hot.rows.push(row);
-      hot.hot.events.push(firstEvent);
+      hot.hot.rows.push(first.row);
+      hot.hot.events.push(first.event);
     } else {
       const kind = V2_KIND[type];
       const { from, to, rights, contract, tokenId } = key;
@@ -532,7 +481,7 @@ export class Dataset {
     later: (after: number) => number | undefined,
     schedule: (at: number, write: (slot: () => Slot, out: RowBatch) => void) => void,
     touched: Set<string>,
-    moved: { vaults: Set<Address>; pairs: Set<string> },
+    moved: Moved,
   ): void {
     const rng = this.rng;
     let key: V1Key;
@@ -579,22 +528,15 @@ export class Dataset {
     }
   }
 
-  /** A v1 event's row. */
-  private v1Event(s: Slot, fields: Pick<V1EventRow, "kind" | "vault"> & Partial<V1EventRow>): V1EventRow {
+  /** A seeded event's place: one transaction per log, its hash drawn at random. */
+  private place(s: Slot): EventPlace {
+    const { block, logIndex } = s;
     return {
-      id: eventId(this.chainId, s.block, s.logIndex),
       chainId: this.chainId,
-      blockNumber: s.block.number,
-      blockHash: s.block.hash,
-      blockTimestamp: s.block.timestamp,
+      id: eventId(this.chainId, block, logIndex),
+      block,
       transactionHash: randomHash(this.rng),
-      logIndex: s.logIndex,
-      delegate: null,
-      contract: null,
-      tokenId: null,
-      value: null,
-      revokedDelegate: null,
-      ...fields,
+      logIndex,
     };
   }
 
@@ -606,98 +548,51 @@ export class Dataset {
     return row;
   }
 
-  /** delegateFor*(…, value) of a seeded key, as the indexer records it; its event's row. */
+  /** delegateFor*(…, value) of a seeded key, with the rows the indexer writes for it; its event's row. */
   private writeV1(k: string, value: boolean, s: Slot, out: RowBatch): V1EventRow {
     const { key, state } = this.v1.get(k)!;
-    const row = this.logV1(
-      this.v1Event(s, {
-        kind: V1_EVENT_NAME[key.type],
-        vault: key.vault,
-        delegate: key.delegate,
-        contract: key.type === "ALL" ? null : key.contract,
-        tokenId: key.type === "TOKEN" ? key.tokenId : null,
-        value,
-      }),
-      out,
-    );
-    const next = v1NextState(state.at(), value, this.v1Versions(key.vault, key.delegate), {
-      block: s.block.number,
-      logIndex: s.logIndex,
-    });
-    if (next) {
-      state.set(Number(s.block.number), next);
-      const { enabled, vaultVersion, pairVersion, createdBlock, createdLogIndex } = next;
-      out.v1Changes.push({
-        ...key,
-        id: row.id,
-        chainId: this.chainId,
-        blockNumber: s.block.number,
-        logIndex: s.logIndex,
-        enabled,
-        vaultVersion,
-        pairVersion,
-        createdBlock,
-        createdLogIndex,
-      });
-    }
-    return row;
+    const current = this.v1Versions(key.vault, key.delegate);
+    const { insert, put } = v1DelegateWrites(this.place(s), { key, value }, state.at(), current);
+    if (put.v1Delegation) state.set(Number(s.block.number), put.v1Delegation);
+    if (insert.v1DelegationChange) out.v1Changes.push(insert.v1DelegationChange);
+    return this.logV1(insert.v1Event, out);
   }
 
-  /** revokeAllDelegates (no `delegate`) or a pair's revocation, as the indexer records it. */
-  private revokeV1(
-    vault: Address,
-    delegate: Address | undefined,
-    s: Slot,
-    out: RowBatch,
-    moved: { vaults: Set<Address>; pairs: Set<string> },
-  ): void {
-    let counter: Timeline<number>;
-    if (delegate === undefined) {
-      counter = this.vaultVersions.get(vault) ?? new Timeline();
-      this.vaultVersions.set(vault, counter);
-      moved.vaults.add(vault);
-    } else {
-      const pair = pairString(vault, delegate);
-      counter = this.pairVersions.get(pair)?.version ?? new Timeline();
-      this.pairVersions.set(pair, { vault, delegate, version: counter });
-      moved.pairs.add(pair);
-    }
-    const version = (counter.at() ?? 0) + 1;
-    counter.set(Number(s.block.number), version);
+  /** revokeAllDelegates (no `delegate`) or a pair's revocation, with the rows the indexer writes for it. */
+  private revokeV1(vault: Address, delegate: Address | undefined, s: Slot, out: RowBatch, moved: Moved): void {
+    const pair = delegate && pairString(vault, delegate);
+    const counter = (pair ? this.pairVersions.get(pair) : this.vaultVersions.get(vault)) ?? new Timeline<number>();
     // A pair is revoked by the vault's revokeDelegate(delegate), logged as (vault, vault), or the
     // delegate's revokeSelf.
-    const row = this.logV1(
-      delegate === undefined
-        ? this.v1Event(s, { kind: "RevokeAllDelegates", vault })
-        : this.v1Event(s, {
-            kind: "RevokeDelegate",
-            vault,
-            delegate: this.rng.chance(0.5) ? vault : delegate,
-            revokedDelegate: delegate,
-          }),
-      out,
+    const sender = delegate && (this.rng.chance(0.5) ? vault : delegate);
+    const { insert, put } = v1RevokeWrites(
+      this.place(s),
+      delegate && sender
+        ? { kind: "RevokeDelegate", vault, sender, pair: { vault, delegate } }
+        : { kind: "RevokeAllDelegates", vault },
+      counter.at() ?? 0,
     );
-    out.v1VersionChanges.push({
-      id: row.id,
-      chainId: this.chainId,
-      blockNumber: s.block.number,
-      logIndex: s.logIndex,
-      vault,
-      delegate: delegate ?? null,
-      version,
-    });
+    if (pair && put.v1PairVersion) {
+      this.pairVersions.set(pair, counter);
+      moved.pairs.set(pair, put.v1PairVersion);
+    } else if (put.v1VaultVersion) {
+      this.vaultVersions.set(vault, counter);
+      moved.vaults.set(vault, put.v1VaultVersion);
+    }
+    counter.set(Number(s.block.number), insert.v1VersionChange.version);
+    this.logV1(insert.v1Event, out);
+    out.v1VersionChanges.push(insert.v1VersionChange);
   }
 
   /** A seeded v1 key's v1_delegation row, at its newest state. */
   private v1Row(k: string): V1DelegationRow {
-    const { key, state } = this.v1.get(k)!;
-    return { chainId: this.chainId, ...key, ...state.at()!, updatedBlock: BigInt(state.lastBlock!) };
+    return this.v1.get(k)!.state.at()!;
   }
 
   private v1Versions(vault: Address, delegate: Address, block?: number) {
     return {
       vault: this.vaultVersions.get(vault)?.at(block) ?? 0,
-      pair: this.pairVersions.get(pairString(vault, delegate))?.version.at(block) ?? 0,
+      pair: this.pairVersions.get(pairString(vault, delegate))?.at(block) ?? 0,
     };
   }
 

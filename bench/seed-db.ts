@@ -5,6 +5,7 @@
  */
 import { getTableColumns, getTableName } from "drizzle-orm";
 import type pg from "pg";
+import { quoteIdentifier, table as tableName } from "../core/sql";
 import {
   v1Delegation,
   v1DelegationChange,
@@ -27,7 +28,6 @@ type Table =
   | typeof v1VaultVersion
   | typeof v1PairVersion;
 
-const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
 const cell = (value: unknown) => (typeof value === "bigint" ? value.toString() : (value ?? null));
 
 async function insert<T extends Table>(
@@ -39,12 +39,11 @@ async function insert<T extends Table>(
 ) {
   if (rows.length === 0) return;
   const columns = Object.entries(getTableColumns(table));
-  const names = columns.map(([, column]) => quote(column.name)).join(", ");
+  const names = columns.map(([, column]) => quoteIdentifier(column.name)).join(", ");
   const arrays = columns.map(([, column], i) => `$${i + 1}::${column.getSQLType()}[]`).join(", ");
   const values = columns.map(([key]) => rows.map((row) => cell((row as Record<string, unknown>)[key])));
   await client.query(
-    `INSERT INTO ${quote(schema)}.${quote(getTableName(table))} (${names}) SELECT * FROM unnest(${arrays}) ` +
-      `${onConflict}`,
+    `INSERT INTO ${tableName(schema, getTableName(table))} (${names}) SELECT * FROM unnest(${arrays}) ${onConflict}`,
     values,
   );
 }
@@ -93,7 +92,7 @@ export async function seed(
   // As autovacuum leaves tables in time: fresh statistics (the planner must see the real sizes), and
   // the visibility map and hint bits set (else the first reads of each page would write them).
   for (const table of [...BATCH_TABLES.map(([, t]) => t), v1Delegation, v1VaultVersion, v1PairVersion]) {
-    await client.query(`VACUUM (ANALYZE) ${quote(schema)}.${quote(getTableName(table))}`);
+    await client.query(`VACUUM (ANALYZE) ${tableName(schema, getTableName(table))}`);
   }
   return { rows, events, ms: Date.now() - started };
 }

@@ -76,7 +76,7 @@ export function parseBlockNumber(input: string): bigint {
   return value;
 }
 
-/** The most items one page holds (api-contract.md, "Pages"). */
+/** The most items one page holds (docs/api.md, "Pages"). */
 export const MAX_PAGE_LIMIT = 1000;
 
 /** A page's `limit`'s text: up to four decimal digits (its range is checked beside). */

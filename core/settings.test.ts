@@ -136,6 +136,7 @@ describe("defaults (README, Configuration)", () => {
       database: { url: "postgres://db", accessUrl: "postgres://db" },
       behindAfterSeconds: 120,
       replicaBehindSeconds: 30,
+      mallocMmapThreshold: 131_072,
     });
     expect(
       serveSettings({
@@ -145,6 +146,7 @@ describe("defaults (README, Configuration)", () => {
         PORT: "1",
         TRUSTED_PROXY: "true",
         REPLICA_BEHIND_SECONDS: "2.5",
+        MALLOC_MMAP_THRESHOLD_: "65536",
       }),
     ).toMatchObject({
       host: "127.0.0.1",
@@ -152,6 +154,7 @@ describe("defaults (README, Configuration)", () => {
       port: 1,
       access: { trustedProxy: true },
       replicaBehindSeconds: 2.5,
+      mallocMmapThreshold: 65_536,
     });
   });
 
@@ -304,6 +307,17 @@ describe("invalid values: an error that names the variable", () => {
       );
     }
     expect(() => serveSettings({})).toThrow(/set DATABASE_URL/);
+  });
+
+  it("MALLOC_MMAP_THRESHOLD_, in npm run serve: bytes, up to glibc's 32 MiB", () => {
+    const db = { DATABASE_URL: "postgres://db" };
+    expect(serveSettings({ ...db, MALLOC_MMAP_THRESHOLD_: "" }).mallocMmapThreshold).toBe(131_072);
+    expect(serveSettings({ ...db, MALLOC_MMAP_THRESHOLD_: "33554432" }).mallocMmapThreshold).toBe(33_554_432);
+    for (const value of ["128k", "-1", "33554433", "1e5"]) {
+      expect(() => serveSettings({ ...db, MALLOC_MMAP_THRESHOLD_: value })).toThrow(
+        `MALLOC_MMAP_THRESHOLD_=${JSON.stringify(value)}: expected an integer from 0 to 33554432`,
+      );
+    }
   });
 
   it("PORT, in npm run demo", () => {

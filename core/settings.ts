@@ -120,6 +120,12 @@ export type ServeSettings = ApiSettings & {
    * replay trails its primary by more, whatever its newest block's age (BEHIND_AFTER_SECONDS).
    */
   replicaBehindSeconds: number;
+  /**
+   * MALLOC_MMAP_THRESHOLD_ (default 131072), handed to each worker: the size from which glibc's
+   * malloc serves a block by mmap, so that the arrays the in-memory copy outgrows go back to the
+   * system (scripts/serve.ts says why).
+   */
+  mallocMmapThreshold: number;
 };
 
 /** `npm run keys`'s settings. */
@@ -352,6 +358,9 @@ export function serveSettings(env: Environment): ServeSettings {
     workers: integer(text(env, "API_WORKERS"), "API_WORKERS", 1, 1024),
     schema: indexerSchema(env),
     replicaBehindSeconds: seconds(env, "REPLICA_BEHIND_SECONDS", 30),
+    // glibc ignores a threshold above 32 MiB (its ceiling on 64-bit machines): refused here instead.
+    mallocMmapThreshold:
+      integer(text(env, "MALLOC_MMAP_THRESHOLD_"), "MALLOC_MMAP_THRESHOLD_", 0, 32 * 1024 * 1024) ?? 131_072,
   };
 }
 

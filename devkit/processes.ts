@@ -45,16 +45,30 @@ export async function freePort(): Promise<number> {
 /** Thrown by a probe to stop waiting at once (a failed probe otherwise just means "not yet"). */
 export class GiveUp extends Error {}
 
-/** `probe`'s first value other than undefined, asked every 250 ms; throws after `timeoutMs` or on GiveUp. */
-export async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 120_000): Promise<T> {
+/**
+ * `probe`'s first value other than undefined, asked every 250 ms; throws after `timeoutMs` or on GiveUp.
+ * `seen`, when given, says what was observed up to then: a timeout's message ends with it, since a
+ * test that times out never reaches the assertions that would have printed it.
+ */
+export async function waitFor<T>(
+  what: string,
+  probe: () => Promise<T | undefined>,
+  timeoutMs = 120_000,
+  seen?: () => string,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
   for (;;) {
     const value = await probe().catch((error) => {
       if (error instanceof GiveUp) throw error;
+      lastError = error;
       return undefined;
     });
     if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    if (Date.now() > deadline) {
+      const failed = lastError === undefined ? "" : `; the probe last threw: ${String(lastError)}`;
+      throw new Error(`timed out waiting for ${what}${failed}${seen ? `; seen meanwhile:\n${seen()}` : ""}`);
+    }
     await new Promise((ok) => setTimeout(ok, 250));
   }
 }

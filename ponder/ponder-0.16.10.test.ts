@@ -1,8 +1,9 @@
 /**
  * What ponder/ponder-0.16.10.ts assumes of Ponder, checked against the Ponder installed: its version,
  * its checkpoint layout (checkpoints made by Ponder's own encodeCheckpoint, in tables made by
- * Ponder's own DDL), its readiness flag, its metrics global, how it creates its HTTP server, and
- * the PGlite instance behind the API's db.
+ * Ponder's own DDL), its readiness flag, its metrics global, how it creates its HTTP server, the
+ * PGlite instance behind the API's db, and how its live sync moves a chain's final block (its own
+ * sync, run on a chain made up here).
  * A failure here after an upgrade names the assumption to revisit.
  */
 import { readFileSync } from "node:fs";
@@ -18,7 +19,7 @@ import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { Hono } from "hono";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { pgliteDb } from "../api/access/pglite";
+import { pgliteDb } from "../api/database/pglite";
 import { answerClientErrors } from "../api/http/client-error";
 import { logBackfillProgress } from "../api/watch/backfill-progress";
 import { table } from "../core/sql";
@@ -31,6 +32,7 @@ import {
   onPonderServer,
   PONDER_BACKFILL_GAUGES,
   PONDER_LOG,
+  PONDER_PROGRESS_GAUGES,
   PONDER_RETRYABLE_EXIT,
   PONDER_ROUTES,
   PONDER_SYNC_SCHEMA,
@@ -39,8 +41,11 @@ import {
   type PonderMetrics,
   ponderCheckpoint,
   ponderFinalityDepth,
+  ponderFinalizedAt,
+  ponderLoggedFinalized,
   ponderMetrics,
   ponderPglite,
+  ponderProgressGauges,
   readySql,
   SYNC_CACHE_PRESENT_SQL,
 } from "./ponder-0.16.10";
@@ -215,6 +220,11 @@ describe("ponderMetrics", () => {
     const metrics = new MetricsService();
     (globalThis as { PONDER_COMMON?: unknown }).PONDER_COMMON = { metrics };
     expect(ponderMetrics()).toBe(metrics);
+    const gauges = ponderProgressGauges()!;
+    for (const [figure, name] of Object.entries(PONDER_PROGRESS_GAUGES)) {
+      expect(typeof metrics[name]?.get, `${name}: a gauge of Ponder's MetricsService`).toBe("function");
+      expect(gauges[figure as keyof typeof gauges], figure).toBe(metrics[name]);
+    }
     const set = (name: keyof PonderMetrics, value: number, labels: Record<string, string> = {}) =>
       (metrics[name] as unknown as { set(labels: object, value: number): void }).set(
         { chain: "mainnet", ...labels },
@@ -458,6 +468,26 @@ describe("finality, logs and the backfill's metrics", () => {
     expect(dist("runtime/multichain.js")).toContain(`msg: "${PONDER_LOG.backfillCompleted}"`);
   });
 
+  it("PONDER_LOG's live lines: as indexing goes live and a final block moves (ponderLoggedFinalized)", () => {
+    expect(dist("runtime/realtime.js")).toMatch(
+      new RegExp(`msg: "${PONDER_LOG.liveStarted}",\\s*chain: params\\.chain\\.name,[^}]*finalized_block:`),
+    );
+    expect(dist("runtime/multichain.js")).toMatch(
+      new RegExp(`msg: "${PONDER_LOG.finalized}",\\s*chain: event\\.chain\\.name,[^}]*number:`),
+    );
+    // As `ponder start` prints them (its pretty logger), colours stripped.
+    const log = [
+      "14:20:41.291 INFO  Started live indexing chain=anvil finalized_block=0 factory_address_count=0",
+      "14:20:42.000 INFO  Started live indexing chain=base finalized_block=700 factory_address_count=0",
+      "14:20:49.152 INFO  Finalized block chain=anvil number=30 (41ms)",
+      "14:20:50.152 INFO  Finalized block chain=base number=730 (41ms)",
+    ];
+    expect(ponderLoggedFinalized(log.slice(0, 2).join("\n"), "anvil")).toBe(0n);
+    expect(ponderLoggedFinalized(log.join("\n"), "anvil")).toBe(30n);
+    expect(ponderLoggedFinalized(log.join("\n"), "base")).toBe(730n);
+    expect(ponderLoggedFinalized(log.join("\n"), "optimism")).toBeUndefined();
+  });
+
   it("PONDER_BACKFILL_GAUGES are the gauges and labels Ponder's historical loop adds its times to", () => {
     const loop = dist("runtime/multichain.js");
     for (const gauge of Object.values(PONDER_BACKFILL_GAUGES)) {
@@ -541,6 +571,129 @@ at all", async () => {
       expect(seen).toEqual([2, 2]);
     } finally {
       await pglite.close();
+    }
+  });
+});
+
+/**
+ * Ponder's own live sync (sync-realtime), fed a chain block by block with no filters (so it asks
+ * the RPC only for the blocks a reorganization walks back through): the blocks it holds final,
+ * and whether it follows a fork or gives it up as beyond its final block.
+ */
+describe("Ponder's live finality", () => {
+  type Block = { number: bigint; hash: `0x${string}`; parentHash: `0x${string}` };
+  const hex = (n: bigint) => `0x${n.toString(16)}` as const;
+  const hash = (branch: number, n: bigint) =>
+    `0x${branch.toString(16).padStart(8, "0")}${n.toString(16).padStart(56, "0")}` as const;
+  /** Blocks `from`..`to` of `branch`, the first a child of `parent`. */
+  const branchOf = (branch: number, parent: Block, to: bigint): Block[] => {
+    const blocks: Block[] = [];
+    for (let n = parent.number + 1n, up = parent; n <= to; n++) {
+      up = { number: n, hash: hash(branch, n), parentHash: up.hash };
+      blocks.push(up);
+    }
+    return blocks;
+  };
+  const wire = (b: Block) => ({
+    number: hex(b.number),
+    hash: b.hash,
+    parentHash: b.parentHash,
+    timestamp: hex(1_700_000_000n + b.number),
+    // Not the empty bloom, for which Ponder asks for the logs whatever its filters.
+    logsBloom: `0x${"00".repeat(255)}01`,
+    transactions: [],
+  });
+
+  /**
+   * Ponder's live sync from block `start` (final), fed the blocks after it up to `fork` + `depth`,
+   * then the first block of another branch from `fork`: the final block at the old tip, and what it
+   * made of the fork ("followed": a reorg event; "refused": the unrecoverable reorg it logs).
+   */
+  async function forkThrough(fork: bigint, depth: bigint, start = 0n) {
+    const { createRealtimeSync } = (await internal("sync-realtime/index.js")) as {
+      createRealtimeSync: (args: unknown) => {
+        sync(block: unknown): AsyncGenerator<{ type: string; block?: { number: string } }>;
+      };
+    };
+    const genesis: Block = { number: start, hash: hash(1, start), parentHash: hash(0, start) };
+    const old = branchOf(1, genesis, fork + depth);
+    const known = new Map([genesis, ...old].map((b) => [b.hash, b]));
+    const warnings: string[] = [];
+    const logger = {
+      trace() {},
+      debug() {},
+      info() {},
+      error() {},
+      warn: (entry: { msg: string }) => warnings.push(entry.msg),
+      child: () => logger,
+    };
+    const sync = createRealtimeSync({
+      common: { logger, shutdown: { isKilled: false } },
+      chain: { id: 31337, name: "anvil", finalityBlockCount: ponderFinalityDepth(31337), pollingInterval: 1_000 },
+      rpc: {
+        request: async ({ method, params }: { method: string; params: [`0x${string}`] }) => {
+          if (method !== "eth_getBlockByHash") throw new Error(`unexpected ${method}`);
+          const block = known.get(params[0]);
+          return block && wire(block);
+        },
+      },
+      eventCallbacks: [],
+      syncProgress: { finalized: { ...wire(genesis) } },
+      childAddresses: new Map(),
+    });
+    let final = start;
+    const take = async (block: Block) => {
+      const events: { type: string; block?: { number: string } }[] = [];
+      for await (const event of sync.sync(wire(block))) events.push(event);
+      for (const event of events) if (event.type === "finalize") final = BigInt(event.block!.number);
+      return events;
+    };
+    for (const block of old) await take(block);
+    const finalAtTip = final;
+    const [replacing] = branchOf(2, old.find((b) => b.number === fork) ?? genesis, fork + 1n);
+    known.set(replacing!.hash, replacing!);
+    const events = await take(replacing!);
+    const outcome = events.some((e) => e.type === "reorg")
+      ? "followed"
+      : warnings.includes("Encountered unrecoverable reorg")
+        ? "refused"
+        : "neither";
+    return { finalAtTip, outcome };
+  }
+
+  it("moves a chain's final block in steps of the depth, at twice the depth past it: ponderFinalizedAt", async () => {
+    const steps: [start: bigint, tip: bigint, final: bigint][] = [
+      [0n, 59n, 0n],
+      [0n, 60n, 30n],
+      [0n, 89n, 30n],
+      [0n, 90n, 60n],
+      [0n, 150n, 120n],
+      [40n, 99n, 40n],
+      [40n, 100n, 70n],
+    ];
+    for (const [start, tip, final] of steps) {
+      const { finalAtTip } = await forkThrough(tip - 5n, 5n, start);
+      expect(finalAtTip, `Ponder's final block at block ${tip}, from ${start}`).toBe(final);
+      expect(ponderFinalizedAt(31337, start, tip), `at block ${tip}, from ${start}`).toBe(final);
+    }
+  });
+
+  it("follows or refuses a fork 40 blocks deep by where the final block's steps fall, not by its depth", async () => {
+    const outcomes = new Map<string, bigint[]>();
+    for (let fork = 30n; fork < 60n; fork++) {
+      const { outcome } = await forkThrough(fork, 40n);
+      // A fork whose first replaced block Ponder holds final is refused; any other, followed.
+      const expected = ponderFinalizedAt(31337, 0n, fork + 40n) > fork ? "refused" : "followed";
+      expect(outcome, `a fork at block ${fork}, 40 blocks deep`).toBe(expected);
+      outcomes.set(outcome, [...(outcomes.get(outcome) ?? []), fork]);
+    }
+    // Within one step of the final block, both: the depth alone does not say which.
+    expect(outcomes.get("followed")).toEqual(Array.from({ length: 20 }, (_, i) => 30n + BigInt(i)));
+    expect(outcomes.get("refused")).toEqual(Array.from({ length: 10 }, (_, i) => 50n + BigInt(i)));
+    // Within the depth, always followed; past twice the depth, always refused.
+    for (let fork = 30n; fork < 60n; fork += 7n) {
+      expect((await forkThrough(fork, 5n)).outcome, `a fork at ${fork}, 5 blocks deep`).toBe("followed");
+      expect((await forkThrough(fork, 80n)).outcome, `a fork at ${fork}, 80 blocks deep`).toBe("refused");
     }
   });
 });

@@ -19,8 +19,10 @@
  * - Ponder caches what it fetches (blocks, logs, RPC answers) in the `ponder_sync` schema, shared by
  *   every schema of a database, in tables keyed by `chain_id` (sync-store/schema.ts), and adds new
  *   rows with ON CONFLICT DO NOTHING, also for a chain with disableCache.
- * - A block is final once `ponderFinalityDepth` blocks follow it (utils/finality.ts): Ponder
- *   backfills up to there and never reverts below its finalized block.
+ * - Ponder backfills up to `ponderFinalityDepth` blocks below the head (utils/finality.ts) and never
+ *   reverts below its finalized block. Live, it moves that block in steps of the depth, once the
+ *   head is twice the depth past it (sync-realtime/index.ts: `ponderFinalizedAt`), and logs each
+ *   step (PONDER_LOG): a block is final once one to two depths of blocks follow it.
  * - Ponder reverts the rows of blocks that left the chain (and at a restart those of blocks not yet
  *   final) in one transaction, dropping and recreating its triggers under table locks, and moves
  *   its checkpoint only in a later transaction: meanwhile the checkpoint names a block whose rows
@@ -98,20 +100,35 @@ export function readySql(schema: string): string {
 /** One of Ponder's gauges: each value with its labels (`chain` among them). */
 export type Gauge = { get(): Promise<{ values: { value: number; labels: Record<string, string | number> }[] }> };
 
-/** The gauges of Ponder's metrics that the backfill progress reads. */
-export type PonderMetrics = Record<
-  | "ponder_historical_total_blocks"
-  | "ponder_historical_cached_blocks"
-  | "ponder_historical_completed_blocks"
-  | "ponder_indexing_completed_events"
-  | "ponder_sync_is_realtime"
-  | "ponder_sync_is_complete",
-  Gauge
->;
+/** Ponder's gauges that a chain's backfill progress is read from, by what each counts. */
+export const PONDER_PROGRESS_GAUGES = {
+  totalBlocks: "ponder_historical_total_blocks",
+  cachedBlocks: "ponder_historical_cached_blocks",
+  completedBlocks: "ponder_historical_completed_blocks",
+  indexedEvents: "ponder_indexing_completed_events",
+  realtime: "ponder_sync_is_realtime",
+  complete: "ponder_sync_is_complete",
+} as const;
+
+type ProgressFigure = keyof typeof PONDER_PROGRESS_GAUGES;
+
+/** Ponder's metrics, as far as the backfill progress reads them: its gauges by their names. */
+export type PonderMetrics = Record<(typeof PONDER_PROGRESS_GAUGES)[ProgressFigure], Gauge>;
 
 /** The metrics Ponder keeps in this process; undefined outside a Ponder process. */
 export function ponderMetrics(): PonderMetrics | undefined {
   return (globalThis as { PONDER_COMMON?: { metrics?: PonderMetrics } }).PONDER_COMMON?.metrics;
+}
+
+/** The gauges of the backfill progress, by what each counts; undefined outside a Ponder process. */
+export function ponderProgressGauges(): Record<ProgressFigure, Gauge> | undefined {
+  const metrics = ponderMetrics();
+  if (metrics === undefined) return undefined;
+  const figures = Object.keys(PONDER_PROGRESS_GAUGES) as ProgressFigure[];
+  return Object.fromEntries(figures.map((f) => [f, metrics[PONDER_PROGRESS_GAUGES[f]]])) as Record<
+    ProgressFigure,
+    Gauge
+  >;
 }
 
 /** Every table of Ponder's sync cache (schema ponder_sync) with a chain_id column. */
@@ -153,11 +170,38 @@ export function ponderFinalityDepth(chainId: number): number {
   return 30;
 }
 
-/** What Ponder logs as its backfill's indexing starts, and once every chain's has ended. */
+/**
+ * The block Ponder holds final on chain `chainId` once its live sync has taken every block up to
+ * `head`, from a block it held final before (`finalized`: ponderLoggedFinalized). It takes blocks
+ * one by one and moves its final block only at a block twice the finality depth past it, to that
+ * block less the depth (sync-realtime/index.ts): so a fork deeper than the depth but shallower
+ * than twice it replaces a final block or none, by where the steps fall, not by its depth.
+ */
+export function ponderFinalizedAt(chainId: number, finalized: bigint, head: bigint): bigint {
+  const depth = BigInt(ponderFinalityDepth(chainId));
+  if (head < finalized + 2n * depth) return finalized;
+  return finalized + ((head - finalized - depth) / depth) * depth;
+}
+
+/**
+ * What Ponder logs as its backfill's indexing starts, and once every chain's has ended; as a
+ * chain's live indexing starts (its final block as `finalized_block=`), and as it moves a chain's
+ * final block (to `number=`).
+ */
 export const PONDER_LOG = {
   backfillStarted: "Started backfill indexing",
   backfillCompleted: "Completed backfill indexing across all chains",
+  liveStarted: "Started live indexing",
+  finalized: "Finalized block",
 } as const;
+
+/** The block Ponder last logged as final for chain `name` in `log` (its output, colours stripped), if any. */
+export function ponderLoggedFinalized(log: string, name: string): bigint | undefined {
+  const started = `${PONDER_LOG.liveStarted} chain=${name} .*?finalized_block=`;
+  const line = new RegExp(`(?:${started}|${PONDER_LOG.finalized} chain=${name} .*?number=)(\\d+)`, "g");
+  const last = [...log.matchAll(line)].at(-1);
+  return last && BigInt(last[1]!);
+}
 
 /**
  * The gauges of Ponder's historical loop, as its /metrics writes them (ms in all): waiting for the

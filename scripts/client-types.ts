@@ -1,6 +1,7 @@
 /**
  * `npm run client:types`: writes `client/openapi.ts`, the TypeScript types of the OpenAPI document
- * (openapi-typescript), for the typed client. client/openapi.test.ts fails while the file is stale.
+ * (openapi-typescript), for the typed client: the routes api/routes/table.ts declares, as the document
+ * describes them. test/client.test.ts fails while the file is stale.
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";

@@ -1,111 +1,48 @@
-/** One API worker of `npm run serve` (scripts/serve.ts): the replica store, the app, node:http. */
-import { getRequestListener } from "@hono/node-server";
-import { Hono } from "hono";
-import type { AccessDb } from "../api/access/db";
+/** One API worker of `npm run serve` (scripts/serve.ts): the replica store, the service (api/service.ts), node:http. */
 import { openAccess } from "../api/access/open";
-import { pgAccessDb } from "../api/access/pg";
-import { createApp } from "../api/app";
-import { countRequests, metricsRoute, processFigures } from "../api/http/metrics";
-import { backfilledReadiness, probes } from "../api/http/probes";
+import { pgAccessDb } from "../api/database/pg";
+import { processFigures } from "../api/http/metrics";
 import { startHttpServer } from "../api/http/server";
 import { createReplicaStore, REPLICA_CONNECTION, readOnlySnapshot } from "../api/replica/store";
-import { withDirectAnswers } from "../api/routes/direct-answers";
-import { LISTING_CACHE_BYTES, ListingCache } from "../api/routes/listing-cache";
-import { createHistoryStore } from "../api/store/history-store";
-import { readServedChains, type ServedChain } from "../api/store/served-chains";
+import { assembleService } from "../api/service";
+import { publishedChains } from "../api/store/served-chains";
 import { executeOver } from "../api/store/store";
-import { openChainAlarms } from "../api/watch/chain-alarms";
-import { chainStatus, type Replication, replicationBehind, type StatusPosition } from "../api/watch/chain-status";
+import { watchReplication } from "../api/watch/replication";
 import type { ServeSettings } from "../core/settings";
 import { workerFigures } from "./cluster-figures";
-
-/** How often a replica asks the database it reads how far it trails its primary. */
-const REPLICATION_EVERY_MS = 1_000;
-
-/**
- * SQL, for any role: whether the database is a hot standby, and by how many seconds its replay
- * trails its primary: none while it streams from the primary and has replayed all it received;
- * else the age of the last transaction it replayed (null: none since it started).
- */
-const REPLICATION_SQL = `SELECT pg_is_in_recovery() AS standby,
-  CASE WHEN pg_last_wal_receive_lsn() = pg_last_wal_replay_lsn() AND EXISTS (SELECT FROM pg_stat_wal_receiver)
-    THEN 0 ELSE extract(epoch FROM clock_timestamp() - pg_last_xact_replay_timestamp()) END::float8 AS lag`;
 
 /** Serves until SIGINT or SIGTERM, then gives in-flight requests `shutdownMs` to finish. */
 export async function runWorker(settings: ServeSettings, shutdownMs: number) {
   // First: from now on the primary's gathering of the workers' figures hears from this one.
   const figures = processFigures();
   const everyWorker = workerFigures(figures.registry);
-  const { port, schema: indexerSchema } = settings;
+  const { port, schema } = settings;
   const { url, accessUrl } = settings.database;
-  const served = await publishedChains(accessUrl, settings.access.schema, indexerSchema);
+  const chains = await publishedChains(accessUrl, settings.access.schema, schema);
   // What is read may be a read-only role or a standby: the keys and the keyless budget are kept
   // through ACCESS_DATABASE_URL.
   const access = await openAccess(settings.access, { ...settings.database, url: accessUrl });
   // The state is copied into memory and kept in step: a check is a few map lookups.
   const database = pgAccessDb(url, REPLICA_CONNECTION);
-  const copy = createReplicaStore(readOnlySnapshot(database), indexerSchema);
-
+  const copy = createReplicaStore(readOnlySnapshot(database), schema);
   const replication = watchReplication(database, settings.replicaBehindSeconds);
-  // On a hot standby every chain's status also holds how far the standby trails (chain-status.ts).
-  const store = {
-    ...copy,
-    chainStates: async (): Promise<Map<number, StatusPosition>> => {
-      const held = replication.current();
-      const states = [...(await copy.chainStates())];
-      return new Map(held === undefined ? states : states.map(([id, state]) => [id, { ...state, replication: held }]));
-    },
-  };
 
   await copy.started;
   // The load's garbage (rows read, arrays outgrown) is returned now rather than whenever V8 gets to
   // it, under load maybe never: ~170 MB per worker at 1M delegations (docs/performance.md).
   globalThis.gc?.();
-  const alarms = await openChainAlarms(access.db, access.schema, indexerSchema);
-  const behindAfter = settings.behindAfterSeconds;
-  // Ready once every chain is backfilled. A chain behind (its RPC fails, or the standby read lags)
-  // is named but keeps the replica in service: its answers stay right for the block they report.
-  const readiness = async () => {
-    const states = await store.chainStates();
-    const backfilled = backfilledReadiness(served, states);
-    if (!backfilled.ready) return backfilled;
-    const now = Math.floor(Date.now() / 1000);
-    const behind = served.flatMap((chain) => {
-      const alarm = alarms.current().get(chain.id);
-      const { status, lagSeconds } = chainStatus(states.get(chain.id), now, behindAfter, alarm !== undefined);
-      if (status === "behind" && lagSeconds! > behindAfter)
-        return [`chain ${chain.id} is behind: its newest indexed block is ${lagSeconds} s old`];
-      return status === "reorganized" ? [`chain ${chain.id} is refused: ${alarm}`] : [];
-    });
-    const lagging = replication.current();
-    if (replicationBehind(lagging)) behind.unshift(`every chain is behind: ${trailing(lagging!)}`);
-    return { ready: true, text: behind.join("\n") };
-  };
-  const options = {
-    store,
-    history: createHistoryStore(executeOver(database.query), indexerSchema),
-    chains: served,
-    alarms,
+  const { listener, alarms } = await assembleService({
+    schema,
+    chains,
     access,
-    behindAfterSeconds: behindAfter,
-    listings: new ListingCache(LISTING_CACHE_BYTES),
-  };
-  const app = new Hono()
-    .use(countRequests(figures.countAnswer))
-    .route("/", probes(readiness))
-    .route(
-      "/",
-      metricsRoute(everyWorker, {
-        chains: served,
-        states: () => store.chainStates(),
-        behindAfterSeconds: behindAfter,
-        alarmed: () => new Set(alarms.current().keys()),
-      }),
-    )
-    .route("/", createApp(options));
-  const listener = withDirectAnswers(options, getRequestListener(app.fetch), figures.countAnswer);
+    store: copy,
+    execute: executeOver(database.query),
+    behindAfterSeconds: settings.behindAfterSeconds,
+    replication,
+    alone: { countAnswer: figures.countAnswer, figures: everyWorker },
+  });
   const http = await startHttpServer({ listener, port, hostname: settings.host, trustProxy: access.trustProxy });
-  console.log(`API worker ${process.pid} serving ${served.map((c) => c.id).join(", ")} on port ${port}`);
+  console.log(`API worker ${process.pid} serving ${chains.map((c) => c.id).join(", ")} on port ${port}`);
 
   const stop = () => {
     setTimeout(() => process.exit(0), shutdownMs).unref();
@@ -118,75 +55,4 @@ export async function runWorker(settings: ServeSettings, shutdownMs: number) {
     });
   };
   process.once("SIGINT", stop).once("SIGTERM", stop);
-}
-
-/** How far a standby trails, in the words of /ready and the log. */
-const trailing = ({ lagSeconds, behindAfterSeconds }: Replication) =>
-  lagSeconds === undefined
-    ? "the standby it reads cannot tell how far it trails its primary (it receives no stream from it)"
-    : `the standby it reads trails its primary by ${Math.round(lagSeconds)} s (more than ${behindAfterSeconds} s)`;
-
-/**
- * How far the database `db` trails its primary, read every REPLICATION_EVERY_MS while it is a hot
- * standby; undefined on a primary. The lag held is the lower of the last two readings: a write
- * arriving after a quiet spell makes one reading the spell's length, for the moment its replay
- * takes. A standby that does not answer cannot tell. Going behind, and back, is logged.
- */
-function watchReplication(db: AccessDb, behindAfterSeconds: number) {
-  let standby = false;
-  let readings: (number | undefined)[] = [];
-  let held: Replication | undefined;
-  let timer: NodeJS.Timeout | undefined;
-  let stopped = false;
-  const read = async () => {
-    const reading = await db.query(REPLICATION_SQL).then(
-      ({ rows }) => {
-        standby = rows[0]?.standby === true;
-        // Never below 0: the primary's clock, which stamped the transaction, may run ahead of this one.
-        return rows[0]?.lag === null ? undefined : Math.max(0, Number(rows[0]?.lag));
-      },
-      () => undefined,
-    );
-    readings = [readings.at(-1), reading];
-    const known = readings.filter((lag) => lag !== undefined);
-    const next = standby
-      ? { lagSeconds: known.length ? Math.min(...known) : undefined, behindAfterSeconds }
-      : undefined;
-    if (replicationBehind(next) !== replicationBehind(held))
-      console.error(replicationBehind(next) ? `replica: ${trailing(next!)}` : "replica: the standby has caught up");
-    held = next;
-    // After the reading, not on a clock: a database slow to answer is not asked again meanwhile.
-    if (!stopped) timer = setTimeout(read, REPLICATION_EVERY_MS);
-  };
-  void read();
-  return {
-    current: () => held,
-    stop() {
-      stopped = true;
-      clearTimeout(timer);
-    },
-  };
-}
-
-/**
- * The chains the indexer writing `indexerSchema` serves, once it has published them in the access
- * schema at `url`. It makes the access tables first, so a replica whose role may only use them (and
- * cannot make them) starts after they exist; until then, it says once why it waits.
- */
-async function publishedChains(url: string, schema: string, indexerSchema: string): Promise<ServedChain[]> {
-  const db = pgAccessDb(url, { applicationName: "delegation-lookup replica start", max: 1 });
-  let said: string | undefined;
-  try {
-    for (;;) {
-      const chains = await readServedChains(db, schema, indexerSchema).catch((error: Error) => error.message);
-      if (Array.isArray(chains)) return chains;
-      const why = chains ?? "is `npm start` running on this database?";
-      if (why !== said)
-        console.log(`waiting for the indexer to publish the chains it serves (schema ${indexerSchema}): ${why}`);
-      said = why;
-      await new Promise((ok) => setTimeout(ok, 2_000));
-    }
-  } finally {
-    await db.close();
-  }
 }

@@ -18,9 +18,10 @@ const SHUTDOWN_MS = 8_000;
  * Each worker's environment beyond ours: glibc's malloc serves blocks from 128 KiB on by mmap, so
  * that the copy's typed arrays, freed as they grow by doubling, go back to the system. Left to
  * itself, glibc raises that threshold once such blocks are freed and keeps them in its heap: ~45 MB
- * per worker at 1M delegations (docs/performance.md). An operator's own setting wins.
+ * per worker at 1M delegations (docs/performance.md). An operator's own setting wins
+ * (core/settings.ts reads it).
  */
-const WORKER_ENV = { MALLOC_MMAP_THRESHOLD_: process.env.MALLOC_MMAP_THRESHOLD_ ?? "131072" };
+const WORKER_ENV = { MALLOC_MMAP_THRESHOLD_: String(settings.mallocMmapThreshold) };
 
 if (cluster.isPrimary && workers > 1) {
   console.log(`API on port ${port}: ${workers} workers over ${indexerSchema}`);

@@ -1,24 +1,10 @@
 import { type Context, type Event, ponder } from "ponder:registry";
-import {
-  v1Delegation,
-  v1DelegationChange,
-  v1Event,
-  v1PairVersion,
-  v1VaultVersion,
-  v1VersionChange,
-} from "ponder:schema";
-import { type Address, type Hex, zeroAddress } from "viem";
+import { v1Delegation, v1PairVersion, v1VaultVersion } from "ponder:schema";
+import type { Address, Hex } from "viem";
 import { causes } from "../core/errors";
-import {
-  type CallFrame,
-  registryCalls,
-  V1_EVENT_NAME,
-  type V1Type,
-  type V1Versions,
-  v1NextState,
-  v1RevokedPair,
-} from "../core/v1";
-import { recordEventBlock } from "./ChainHead";
+import { type CallFrame, registryCalls, type V1Type, v1RevokedPair } from "../core/v1";
+import { v1Delegated, v1DelegateWrites, v1RevokeWrites } from "../core/v1-rows";
+import { eventPlace, write } from "./writes";
 
 type V1EventName =
   | "RegistryV1:DelegateForAll"
@@ -27,92 +13,26 @@ type V1EventName =
   | "RegistryV1:RevokeAllDelegates"
   | "RegistryV1:RevokeDelegate";
 
-type Args = { vault: Address; delegate?: Address; contract_?: Address; tokenId?: bigint; value?: boolean };
-
 const lower = (address: Address) => address.toLowerCase() as Address;
 
-/** The event's history row; every handler ends with it. */
-async function history(
-  event: Event<V1EventName>,
-  context: Context<V1EventName>,
-  kind: string,
-  revokedDelegate?: Address,
-) {
-  const args = event.args as Args;
-  await recordEventBlock(context, event.block.number);
-  await context.db.insert(v1Event).values({
-    id: event.id,
-    chainId: context.chain.id,
-    blockNumber: event.block.number,
-    blockHash: event.block.hash,
-    blockTimestamp: event.block.timestamp,
-    transactionHash: event.transaction.hash,
-    logIndex: event.log.logIndex,
-    kind,
-    vault: lower(args.vault),
-    delegate: args.delegate ? lower(args.delegate) : null,
-    contract: args.contract_ ? lower(args.contract_) : null,
-    tokenId: args.tokenId ?? null,
-    value: args.value ?? null,
-    revokedDelegate: revokedDelegate ?? null,
-  });
-}
-
-async function versions(context: Context<V1EventName>, vault: Address, delegate: Address): Promise<V1Versions> {
+/** A counter's value (the vault's when `delegate` is undefined, else the pair's): 0 until first bumped. */
+async function version(context: Context<V1EventName>, vault: Address, delegate?: Address) {
   const chainId = context.chain.id;
-  const [v, p] = await Promise.all([
-    context.db.find(v1VaultVersion, { chainId, vault }),
-    context.db.find(v1PairVersion, { chainId, vault, delegate }),
-  ]);
-  return { vault: v?.version ?? 0, pair: p?.version ?? 0 };
+  const row = await (delegate === undefined
+    ? context.db.find(v1VaultVersion, { chainId, vault })
+    : context.db.find(v1PairVersion, { chainId, vault, delegate }));
+  return row?.version ?? 0;
 }
 
 async function delegate(type: V1Type, event: Event<V1EventName>, context: Context<V1EventName>) {
-  const args = event.args as Required<Args>;
-  const chainId = context.chain.id;
-  const key = {
-    chainId,
-    vault: lower(args.vault),
-    delegate: lower(args.delegate),
-    type,
-    contract: type === "ALL" ? zeroAddress : lower(args.contract_),
-    tokenId: type === "TOKEN" ? args.tokenId : 0n,
-  };
-  const [prev, current] = await Promise.all([
-    context.db.find(v1Delegation, key),
-    versions(context, key.vault, key.delegate),
+  const logged = v1Delegated(type, event.args as Parameters<typeof v1Delegated>[1]);
+  const { key } = logged;
+  const [prev, vault, pair] = await Promise.all([
+    context.db.find(v1Delegation, { chainId: context.chain.id, ...key }),
+    version(context, key.vault),
+    version(context, key.vault, key.delegate),
   ]);
-  const next = v1NextState(prev ?? undefined, args.value, current, {
-    block: event.block.number,
-    logIndex: event.log.logIndex,
-  });
-  if (next) {
-    const { enabled, vaultVersion, pairVersion, createdBlock, createdLogIndex } = next;
-    const state = {
-      enabled,
-      vaultVersion,
-      pairVersion,
-      createdBlock,
-      createdLogIndex,
-      updatedBlock: event.block.number,
-    };
-    await context.db
-      .insert(v1Delegation)
-      .values({ ...key, ...state })
-      .onConflictDoUpdate(state);
-    await context.db.insert(v1DelegationChange).values({
-      ...key,
-      id: event.id,
-      blockNumber: event.block.number,
-      logIndex: event.log.logIndex,
-      enabled,
-      vaultVersion,
-      pairVersion,
-      createdBlock,
-      createdLogIndex,
-    });
-  }
-  await history(event, context, V1_EVENT_NAME[type]);
+  await write(context.db, v1DelegateWrites(eventPlace(event, context), logged, prev ?? undefined, { vault, pair }));
 }
 
 /**
@@ -161,53 +81,21 @@ const NOT_SERVED = new RegExp(
 const methodUnavailable = (error: unknown) =>
   [...causes(error)].some((e) => (e as { code?: unknown }).code === -32601 || NOT_SERVED.test(e.message));
 
-/** Bumps a version counter (the vault's when `delegate` is null, else the pair's) and logs its new value. */
-async function bumpVersion(
-  event: Event<V1EventName>,
-  context: Context<V1EventName>,
-  vault: Address,
-  delegate: Address | null,
-) {
-  const chainId = context.chain.id;
-  const updatedBlock = event.block.number;
-  const bump = (row: { version: number }) => ({ version: row.version + 1, updatedBlock });
-  const { version } =
-    delegate === null
-      ? await context.db
-          .insert(v1VaultVersion)
-          .values({ chainId, vault, version: 1, updatedBlock })
-          .onConflictDoUpdate(bump)
-      : await context.db
-          .insert(v1PairVersion)
-          .values({ chainId, vault, delegate, version: 1, updatedBlock })
-          .onConflictDoUpdate(bump);
-  await context.db.insert(v1VersionChange).values({
-    id: event.id,
-    chainId,
-    blockNumber: updatedBlock,
-    logIndex: event.log.logIndex,
-    vault,
-    delegate,
-    version,
-  });
-}
-
 ponder.on("RegistryV1:DelegateForAll", ({ event, context }) => delegate("ALL", event, context));
 ponder.on("RegistryV1:DelegateForContract", ({ event, context }) => delegate("CONTRACT", event, context));
 ponder.on("RegistryV1:DelegateForToken", ({ event, context }) => delegate("TOKEN", event, context));
 
 ponder.on("RegistryV1:RevokeAllDelegates", async ({ event, context }) => {
-  await bumpVersion(event, context, lower(event.args.vault), null);
-  await history(event, context, "RevokeAllDelegates");
+  const vault = lower(event.args.vault);
+  const revoked = { kind: "RevokeAllDelegates", vault } as const;
+  await write(context.db, v1RevokeWrites(eventPlace(event, context), revoked, await version(context, vault)));
 });
 
 ponder.on("RegistryV1:RevokeDelegate", async ({ event, context }) => {
-  const { vault, delegate: sender } = event.args;
+  const [vault, sender] = [lower(event.args.vault), lower(event.args.delegate)];
   // revokeSelf emits the real pair; only (vault, vault) can hide a revokeDelegate(x).
-  const pair =
-    lower(vault) === lower(sender)
-      ? await revokedPair(event, context)
-      : { vault: lower(vault), delegate: lower(sender) };
-  await bumpVersion(event, context, pair.vault, pair.delegate);
-  await history(event, context, "RevokeDelegate", pair.delegate);
+  const pair = vault === sender ? await revokedPair(event, context) : { vault, delegate: sender };
+  const revoked = { kind: "RevokeDelegate", vault, sender, pair } as const;
+  const before = await version(context, pair.vault, pair.delegate);
+  await write(context.db, v1RevokeWrites(eventPlace(event, context), revoked, before));
 });

@@ -1,81 +1,15 @@
 import { type Context, type Event, ponder } from "ponder:registry";
-import { v2Delegation, v2Event } from "ponder:schema";
-import type { Address, Hex } from "viem";
-import {
-  isAmountType,
-  V2_EVENT_NAME,
-  type V2DelegationType,
-  type V2EventArgs,
-  type V2EventName,
-  v2DelegationHash,
-  v2EnabledState,
-  v2KeyColumns,
-  v2NextState,
-} from "../core/v2";
-import { recordEventBlock } from "./ChainHead";
+import { v2Delegation } from "ponder:schema";
+import type { V2DelegationType, V2EventArgs, V2EventName } from "../core/v2";
+import { v2Logged, v2Writes } from "../core/v2-rows";
+import { eventPlace, write } from "./writes";
 
 type Name = `RegistryV2:${V2EventName}`;
 
 async function handle(type: V2DelegationType, event: Event<Name>, context: Context<Name>) {
-  const args = event.args as V2EventArgs;
-  const chainId = context.chain.id;
-  const key = {
-    type,
-    from: args.from.toLowerCase() as Address,
-    to: args.to.toLowerCase() as Address,
-    rights: args.rights.toLowerCase() as Hex,
-    contract: args.contract_?.toLowerCase() as Address | undefined,
-    tokenId: args.tokenId,
-  };
-  const hash = v2DelegationHash(key);
-  const amounts = isAmountType(type);
-
-  await context.db.insert(v2Event).values({
-    id: event.id,
-    chainId,
-    blockNumber: event.block.number,
-    blockHash: event.block.hash,
-    blockTimestamp: event.block.timestamp,
-    transactionHash: event.transaction.hash,
-    logIndex: event.log.logIndex,
-    kind: V2_EVENT_NAME[type],
-    hash,
-    ...v2KeyColumns(key),
-    amount: args.amount ?? null,
-    enable: args.enable ?? null,
-  });
-  await recordEventBlock(context, event.block.number);
-
-  const change = amounts ? { amount: args.amount! } : { enable: args.enable! };
-  const state = v2EnabledState(type, change);
-  if (state) {
-    // The state an enabling event sets does not depend on the one before: one upsert, no read.
-    const set = { enabled: state.enabled, amount: amounts ? state.amount : null, updatedBlock: event.block.number };
-    await context.db
-      .insert(v2Delegation)
-      .values({
-        ...set,
-        chainId,
-        hash,
-        delegationType: type,
-        ...v2KeyColumns(key),
-        firstBlock: event.block.number,
-        firstLogIndex: event.log.logIndex,
-        eventCount: 1,
-      })
-      .onConflictDoUpdate((prev) => ({ ...set, eventCount: prev.eventCount + 1 }));
-    return;
-  }
-  // A revoke changes only a delegation that exists.
-  const prev = await context.db.find(v2Delegation, { chainId, hash });
-  if (!prev) return;
-  const next = v2NextState(type, { enabled: prev.enabled, amount: prev.amount ?? 0n }, change)!;
-  await context.db.update(v2Delegation, { chainId, hash }).set({
-    enabled: next.enabled,
-    amount: amounts ? next.amount : null,
-    updatedBlock: event.block.number,
-    eventCount: prev.eventCount + 1,
-  });
+  const logged = v2Logged(type, event.args as V2EventArgs);
+  const prev = await context.db.find(v2Delegation, { chainId: context.chain.id, hash: logged.hash });
+  await write(context.db, v2Writes(eventPlace(event, context), logged, prev ?? undefined));
 }
 
 ponder.on("RegistryV2:DelegateAll", ({ event, context }) => handle("ALL", event, context));

@@ -1,5 +1,5 @@
 /**
- * Keys and the keyless limit against real services (../shared/spec/api-contract.md, "Access"):
+ * Keys and the keyless limit against real services (docs/api.md, "Access"):
  * 25 keyless requests in any 10 seconds per client, a valid X-API-KEY without limit, a bad one
  * refused, the admin endpoints and the CLI that manage keys, and keys stored only as hashes.
  *

@@ -1,5 +1,5 @@
 /**
- * Crashes (issue 8): `kill -9` of the indexer during its backfill and again while it indexes live
+ * Crashes: `kill -9` of the indexer during its backfill and again while it indexes live
  * writes, each time started again with the same command (same schema, same data). Afterwards every
  * answer equals the real registries' at the block the service reports, and the history tables hold
  * exactly one row per registry event on chain: none lost, none twice.

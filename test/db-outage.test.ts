@@ -1,5 +1,5 @@
 /**
- * A database outage (issue 8, Postgres): the indexer's Postgres stops for 30 s under a steady stream
+ * A database outage (Postgres): the indexer's Postgres stops for 30 s under a steady stream
  * of requests to the indexer's API and to an API replica, while delegations keep arriving on chain.
  * Every request gets an answer within a bounded time — a right one, or 503 problem+json — never a
  * hang or another error; afterwards both answer again by themselves, the indexer has caught up,

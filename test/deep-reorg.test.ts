@@ -1,5 +1,5 @@
 /**
- * Reorganizations and the answers at the blocks they replace (issue 14), on anvil's chain 31337,
+ * Reorganizations and the answers at the blocks they replace, on anvil's chain 31337,
  * where Ponder's finality depth is 30: it holds a block as final once the tip is 30 past it, and
  * moves its final block (to tip − 30) only when the tip is 60 past the last one.
  *

@@ -1,6 +1,6 @@
 /**
- * Default chainId 1 behaves as documented (api-contract.md, Inputs: `chainId` ... "absent = 1";
- * interface-spec.md: every operation takes an optional chainId, default 1).
+ * Default chainId 1 behaves as documented (docs/contract.md, "The interface spec": every operation
+ * takes an optional chainId, default 1).
  *
  * One service indexes chain 1: anvil started with chain id 1 and the real registries installed on
  * it (chain 1 is not `local` in core/chains.ts, so unlike the other tests' chains Ponder caches its

@@ -1,5 +1,5 @@
 /**
- * Start-block discovery against a real chain (issue 4): the service finds where each registry was
+ * Start-block discovery against a real chain: the service finds where each registry was
  * deployed by eth_getCode bisection, indexes from exactly there (never asks for logs before it,
  * nor blocks, receipts, transactions, state or traces of blocks before it, but for the genesis
  * lookup of the discovery and the one header of Ponder's sync cursor: see expectNothingBeforeStart),

@@ -2,8 +2,8 @@
  * The README's commands exactly as a newcomer runs them: a fresh `git clone` of this repository's
  * HEAD (its node_modules linked, as `npm install` would make them), none of the service's variables
  * set, and no network beyond this machine (every Node process refuses, and records, any other
- * connection or name lookup). Issue 12: every default path the service writes is made with its
- * parents on first use, which no test that sets its own paths can show.
+ * connection or name lookup). It also shows that every default path the service writes is made with
+ * its parents on first use, which no test that sets its own paths can show.
  *
  * 1. `npm start` with no RPC configured: it stays up, `/health` 200, a check `503 chain_syncing`, and
  *    its log names the unreachable RPC and the fix.

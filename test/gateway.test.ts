@@ -1,5 +1,5 @@
 /**
- * The shipped deployment's gateway (issue 28, item 8): Debian's nginx runs deploy/nginx.conf, with
+ * The shipped deployment's gateway: Debian's nginx runs deploy/nginx.conf, with
  * the test's own upstreams and ports put in, in front of `npm start` and an `npm run serve` replica
  * that connects as the roles npm start made (REPLICA_DATABASE_URL, REPLICA_ACCESS_DATABASE_URL):
  * a 10,000-check batch passes through and is answered as the contract does; a client's own

@@ -101,7 +101,7 @@ async function allRows(field: string, query: string, variables: Record<string, u
 const big = (v: unknown) => (v === null ? null : BigInt(v as string | number));
 const address = (v: unknown) => (v === null ? null : getAddress(v as string));
 
-/** A v2Event row as the REST history's record (api-contract.md, "History"). */
+/** A v2Event row as the REST history's record (docs/api.md, "History"). */
 function v2Record(g: ApiRecord): ApiRecord {
   const kind = g.kind as string;
   return {

@@ -1,5 +1,5 @@
 /**
- * History, pages and contract listings (issue 15) against the real registries on anvil, v1 and v2:
+ * History, pages and contract listings against the real registries on anvil, v1 and v2:
  *
  * 1. Every wallet's history and the chain-wide history equal the registry's own logs (eth_getLogs)
  *    filtered to the wallet: the same events in the same order, every field, v1's revokedDelegate
@@ -680,7 +680,7 @@ arriving", async () => {
     expect(records, tag("contract listing records")).toBeGreaterThan(500);
     expect(mixed, tag("token listings with both contract-wide and token delegations")).toBeGreaterThan(5);
 
-    // Before the registries existed, a listing is empty (api-contract.md, "Snapshots").
+    // Before the registries existed, a listing is empty (docs/api.md, "Beyond the interface spec").
     for (const version of ["v2", "v1"] as const) {
       for (const contract of contractsOf(version)) {
         const a = await get(path(`/registry/${version}/contract/${contract}`, { blockNumber: 0, tokenId: 1 }));

@@ -1,5 +1,5 @@
 /**
- * What integrators would otherwise work out by hand, v1 and v2, against the real registries on anvil. Seeded
+ * What integrators write by hand, v1 and v2, against the real registries on anvil. Seeded
  * random writes to both registries, half before the service starts (backfilled), half while it runs
  * (indexed live); every answer is compared with the contracts' eth_call at the block it reports:
  *

@@ -1,5 +1,5 @@
 /**
- * Strict chain isolation (issue 4): one service indexes two chains at once — anvil as 31337 and as
+ * Strict chain isolation: one service indexes two chains at once — anvil as 31337 and as
  * 11155111 (sepolia) — each with both real registries and its own seeded random delegations (the
  * same funded accounts on both, so the same wallets delegate on both chains, to different
  * delegates). Every answer for a chain must be what THAT chain's contract answers (eth_call at the

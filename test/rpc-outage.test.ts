@@ -1,5 +1,5 @@
 /**
- * RPC outages (issue 8). The indexer's RPC drops connections, then answers 429, then 500, then
+ * RPC outages. The indexer's RPC drops connections, then answers 429, then 500, then
  * malformed JSON, for a minute in all, while delegations keep arriving on chain. Throughout, the
  * API answers from what it has indexed, and each answer is the contract's at the block it reports;
  * afterwards indexing resumes by itself and the history holds each event once. With two RPC URLs

@@ -1,5 +1,5 @@
 /**
- * API processes apart from the indexer (`npm run serve`, issues 6, 7 and 16): two of them over the
+ * API processes apart from the indexer (`npm run serve`): two of them over the
  * indexer's Postgres tables, each worker of each, answer every check and listing exactly as the real
  * DelegateRegistry does at the block they report, before and after a reorganization, exactly as the
  * in-Ponder API does, and take the indexer's keys.

@@ -1,5 +1,5 @@
 /**
- * Shutdown (issue 8): SIGTERM to `npm start` (the indexer with its API) and to `npm run serve` (an
+ * Shutdown: SIGTERM to `npm start` (the indexer with its API) and to `npm run serve` (an
  * API replica), each under a steady stream of requests, as an orchestrator stops a container: the
  * process exits within 10 s, every request answered is answered in full and correctly, and the only
  * requests not answered are those the process refused once it had begun to stop. And kill -9 of one

@@ -1,5 +1,5 @@
 /**
- * `npm run soak` (issue 8) in CI: the 3-minute version (shorter ones were too short for memory: its
+ * `npm run soak` in CI: the 3-minute version (shorter ones were too short for memory: its
  * windows held less than one of a worker's collection cycles). It exits 0 only with no 5xx, no connection
  * error or timeout, no answer differing from the contract's, and steady memory; the test holds it to
  * that and to its summary. Postgres only, as the bench.

@@ -1,5 +1,5 @@
 /**
- * `npm start` when an RPC cannot be reached (issue 6): the service stays up, says in its log which
+ * `npm start` when an RPC cannot be reached: the service stays up, says in its log which
  * RPC failed and how to fix it, retries with growing pauses, answers chain_syncing meanwhile (not
  * a crash), and starts indexing by itself once the RPC answers; the same when the RPC answers but
  * fails the search for the registries' start blocks. With no RPC configured at all it

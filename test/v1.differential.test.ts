@@ -1,5 +1,5 @@
 /**
- * The v1 API against the real DelegationRegistry v1 (../shared/oracle) on anvil.
+ * The v1 API against the real DelegationRegistry v1 (devkit/registries/) on anvil.
  *
  * 1. Differential: a seeded random stream of writes — delegateForAll/Contract/Token with true and
  *    false, revokeAllDelegates, revokeDelegate, revokeSelf, re-delegations after each kind of
@@ -9,7 +9,7 @@
  *    and every wallet's listing are asked of the service and of the contract (eth_call at the block
  *    the answer reports) and compared; listings as sets, their order against a literal model.
  *    Phase 2 writes more while the service indexes live, and compares again.
- * 2. The v1 rows of ../shared/spec/api-contract.md, on the same service.
+ * 2. The v1 rules of docs/api.md (inputs, outputs, errors), on the same service.
  * 3. Registry views called with CALL inside a contract wallet's transaction.
  *
  * Reproduce a failure with the seed it prints: SEED=<n> npx vitest run test/v1.differential.test.ts
@@ -373,7 +373,7 @@ live, checked during and after`, async () => {
 });
 
 // ---------------------------------------------------------------------------------------------
-// The v1 rows of api-contract.md
+// The v1 rules of docs/api.md
 
 /** One request with the service's key, bounded in time, never asked again: a hang is a failure. */
 async function call(
@@ -424,7 +424,7 @@ const ROUTES = () =>
   ] as const;
 const path = (kind: string) => `/registry/v1/check/${kind}`;
 
-describe("v1 HTTP contract (api-contract.md)", () => {
+describe("v1 HTTP contract (docs/api.md)", () => {
   it("checks answer a bare true/false as application/json with X-Indexed-Block, as the contract's fallbacks \
 say", async () => {
     const check = async (kind: string, query: Query, body: string) =>

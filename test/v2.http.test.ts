@@ -1,7 +1,7 @@
 /**
  * The v2 answers against a real service: anvil with the real DelegateRegistry installed, a few
- * known delegations made with viem, and `ponder start` indexing them. Every row of the output table
- * of ../shared/spec/api-contract.md is exercised for the v2 routes, and the 503 of a chain still
+ * known delegations made with viem, and `ponder start` indexing them. Every rule of docs/api.md's
+ * "Outputs" is exercised for the v2 routes, and the 503 of a chain still
  * backfilling; the input and error tables, which need no chain, are api/routes/v2.test.ts's.
  *
  * The service only serves chain 31337 here, so every chain request passes `chainId=31337`. Requests

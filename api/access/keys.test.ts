@@ -2,11 +2,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { AccessDb } from "./db";
+import type { AccessDb } from "../database/db";
+import { pgAccessDb } from "../database/pg";
+import { pgliteAccessDb } from "../database/pglite";
 import { hashKey } from "./key";
 import { type KeyStore, openKeyStore } from "./keys";
-import { pgAccessDb } from "./pg";
-import { pgliteAccessDb } from "./pglite";
 import { FRESH_MS, REFRESH_MS } from "./valid-keys";
 
 const SCHEMA = `access_unit_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;

@@ -1,6 +1,6 @@
 import { table } from "../../core/sql";
+import { type AccessDb, migrate } from "../database/db";
 import { batchedLookup } from "./batch";
-import { type AccessDb, migrate } from "./db";
 import { generateKey, keyId, keyMatches } from "./key";
 import { UsageCounter, usageTable } from "./usage";
 import { ValidKeys } from "./valid-keys";

@@ -1,5 +1,5 @@
 /**
- * The keyless budget (api-contract.md, "Access"): at most `limit` units in any window of `windowMs`.
+ * The keyless budget (docs/api.md, "Access"): at most `limit` units in any window of `windowMs`.
  * An ordinary request costs one unit; a costly one (a batch's items, a bulk listing's wallets, the
  * rows a read at a past block or a page reads) costs what it reads. What a request will cost is
  * spent before its work, all or none; what it turned out to cost beyond is charged after, whatever

@@ -1,11 +1,11 @@
 import { Hono, type MiddlewareHandler } from "hono";
 import { describe, expect, it } from "vitest";
+import { pgAccessDb } from "../database/pg";
 import { Problem } from "../http/problem";
 import type { KeyStore } from "./keys";
 import type { RateLimiter } from "./limit";
 import { memoryLimiter } from "./memory-limiter";
 import { requireAccess, requireKey, throttleWrongTokens } from "./middleware";
-import { pgAccessDb } from "./pg";
 
 const GOOD = "dlk_000000000001_good";
 

@@ -1,10 +1,10 @@
 import type { AccessSettings, DatabaseSettings } from "../../core/settings";
-import type { AccessDb } from "./db";
+import type { AccessDb } from "../database/db";
+import { pgAccessDb } from "../database/pg";
+import { pgliteAccessDb } from "../database/pglite";
 import { openKeyStore } from "./keys";
 import { memoryLimiter } from "./memory-limiter";
 import type { AccessOptions } from "./middleware";
-import { pgAccessDb } from "./pg";
-import { pgliteAccessDb } from "./pglite";
 import { sqlLimiter } from "./sql-limiter";
 
 /** How the access database's connections name themselves to Postgres: keys and alarms, and the keyless budget. */

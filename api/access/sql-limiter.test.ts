@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { AccessDb } from "./db";
+import type { AccessDb } from "../database/db";
+import { pgAccessDb } from "../database/pg";
 import type { RateLimiter } from "./limit";
-import { pgAccessDb } from "./pg";
 import { sqlLimiter } from "./sql-limiter";
 
 const url = process.env.DATABASE_URL;

@@ -1,5 +1,5 @@
 import { table } from "../../core/sql";
-import { type AccessDb, migrate } from "./db";
+import { type AccessDb, migrate } from "../database/db";
 import { KEYLESS, type Policy, type RateLimiter, type Spend, slide, type Verdict } from "./limit";
 
 /** How often rows of clients whose window has emptied are deleted. */

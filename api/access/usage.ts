@@ -1,5 +1,5 @@
 import { table } from "../../core/sql";
-import type { AccessDb } from "./db";
+import type { AccessDb } from "../database/db";
 
 const MINUTE_MS = 60_000;
 /** "Recent" requests: those of the last 24 hours, by minute. */

@@ -4,7 +4,7 @@ import { databaseUnavailable } from "../http/unavailable";
 export const REFRESH_MS = 250;
 /**
  * The copy answers only while its read began less than this long ago: a revocation made in any
- * process holds in every process within 1 s (api-contract, "Access"), whatever the reads' delays.
+ * process holds in every process within 1 s (docs/keys-and-limits.md), whatever the reads' delays.
  */
 export const FRESH_MS = 1_000;
 

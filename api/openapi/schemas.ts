@@ -26,7 +26,7 @@ const V1_TYPE = Object.keys(V1_EVENT_NAME) as V1Type[];
 // The two revokes have no delegation type; their names are the indexer's (src/RegistryV1.ts).
 const V1_EVENT = [...Object.values(V1_EVENT_NAME), "RevokeAllDelegates", "RevokeDelegate"];
 
-// The API writes addresses in EIP-55 case; the pattern takes any case, as the inputs do (api-contract.md).
+// The API writes addresses in EIP-55 case; the pattern takes any case, as the inputs do (docs/api.md).
 const address = (description: string) => ({ type: "string", pattern: "^0x[0-9a-fA-F]{40}$", description });
 const addressOrNull = (description: string) => ({ ...address(description), type: ["string", "null"] });
 // bytes32 values are stored lowercase (Ponder's hex columns, the indexer's rights) and written as stored.

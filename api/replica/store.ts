@@ -1,6 +1,6 @@
 import type { Address } from "viem";
 import { checksumAddress } from "../../core/keccak";
-import type { AccessDb } from "../access/db";
+import type { AccessDb } from "../database/db";
 import {
   type ChainPosition,
   type ChainView,

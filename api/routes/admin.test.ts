@@ -1,9 +1,9 @@
 import { PGlite } from "@electric-sql/pglite";
 import { Hono } from "hono";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { AccessDb } from "../access/db";
 import { type KeyStore, openKeyStore } from "../access/keys";
-import { pgliteDb } from "../access/pglite";
+import type { AccessDb } from "../database/db";
+import { pgliteDb } from "../database/pglite";
 import { Problem } from "../http/problem";
 import { admin } from "./admin";
 

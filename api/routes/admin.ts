@@ -1,8 +1,10 @@
 import { createHash, timingSafeEqual } from "node:crypto";
-import { Hono } from "hono";
+import { Hono, type MiddlewareHandler } from "hono";
 import type { KeyStore } from "../access/keys";
 import { Problem } from "../http/problem";
 import { MAX_LABEL } from "../limits";
+import type { Env } from "./env";
+import { type Answers, allowed, honoPath, mountRoutes, ROUTES } from "./table";
 
 /** Whether the Authorization header is `Bearer <token>`, in time independent of where they differ. */
 function bearerMatches(header: string | undefined, token: string): boolean {
@@ -12,6 +14,7 @@ function bearerMatches(header: string | undefined, token: string): boolean {
   return timingSafeEqual(digest(given), digest(token));
 }
 
+/** The 405 of a method a path does not allow: `allow` lists those it does. */
 function methodNotAllowed(allow: string) {
   return (c: { req: { method: string } }): never => {
     throw new Problem("method_not_allowed", `${c.req.method} is not allowed here`, { headers: { Allow: allow } });
@@ -37,13 +40,11 @@ function label(body: unknown): string {
 }
 
 /**
- * Key management for the operator, behind `Authorization: Bearer <ADMIN_TOKEN>`; off (404, saying
+ * The guard of the operator's key management: `Authorization: Bearer <ADMIN_TOKEN>`; off (404, saying
  * why) when no token is configured.
  */
-export function admin(keys: KeyStore, token: string | undefined): Hono {
-  const app = new Hono();
-
-  app.use(async (c, next) => {
+function adminGuard(token: string | undefined): MiddlewareHandler {
+  return async (c, next) => {
     if (token === undefined)
       throw new Problem("not_found", "the admin endpoints are off: the operator has not set ADMIN_TOKEN");
     if (!bearerMatches(c.req.header("Authorization"), token)) {
@@ -54,19 +55,37 @@ export function admin(keys: KeyStore, token: string | undefined): Hono {
     await next();
     // Answers name keys, and one carries a key's text.
     c.res.headers.set("Cache-Control", "no-store");
-  });
+  };
+}
 
-  app.post("/keys", async (c) => c.json(await keys.create(label(await c.req.json().catch(() => undefined))), 201));
-  app.get("/keys", async (c) => c.json(await keys.list()));
-  app.delete("/keys/:id", async (c) => {
-    const id = c.req.param("id");
-    // No id holds NUL (Postgres's text cannot): no key, and no question the database would fail on.
-    const revoked = id.includes("\u0000") ? undefined : await keys.revoke(id);
-    if (!revoked) throw new Problem("not_found", `no key has the id ${JSON.stringify(id)}`);
-    return c.json(revoked);
-  });
-  app.all("/keys", methodNotAllowed("GET, HEAD, POST"));
-  app.all("/keys/:id", methodNotAllowed("DELETE"));
+/** What answers the key management's routes (api/routes/table.ts), over `keys`. */
+function adminAnswers(keys: KeyStore): Answers {
+  return {
+    createKey: () => async (c) => c.json(await keys.create(label(await c.req.json().catch(() => undefined))), 201),
+    listKeys: () => async (c) => c.json(await keys.list()),
+    revokeKey: () => async (c) => {
+      const id = c.req.param("id") ?? "";
+      // No id holds NUL (Postgres's text cannot): no key, and no question the database would fail on.
+      const revoked = id.includes("\u0000") ? undefined : await keys.revoke(id);
+      if (!revoked) throw new Problem("not_found", `no key has the id ${JSON.stringify(id)}`);
+      return c.json(revoked);
+    },
+  };
+}
 
+/**
+ * Key management for the operator, at /admin: the table's admin routes, behind `Authorization:
+ * Bearer <ADMIN_TOKEN>`; off (404, saying why) when no token is configured. Any other method of their
+ * paths is a 405 naming those they allow.
+ */
+export function admin(keys: KeyStore, token: string | undefined): Hono<Env> {
+  const app = new Hono<Env>().use(adminGuard(token));
+  const routes = ROUTES.filter((route) => route.access === "admin");
+  const answers = adminAnswers(keys);
+  mountRoutes(app, "/admin", routes, () => answers);
+  for (const path of new Set(routes.map((route) => route.path))) {
+    const allow = allowed(routes.filter((route) => route.path === path)).join(", ");
+    app.all(honoPath(path.slice("/admin".length)), methodNotAllowed(allow));
+  }
   return app;
 }

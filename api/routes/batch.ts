@@ -1,5 +1,5 @@
 /**
- * The POST bodies (api-contract.md, "Batch checks", "Bulk listings"): `POST /registry/v{1,2}/check`
+ * The POST bodies (docs/api.md, "Batch checks", "Bulk listings"): `POST /registry/v{1,2}/check`
  * with `{"chainId", "blockNumber", "checks": [{"type": "all", "to": "0x…", …}, …]}`, each item read
  * with the GET check's parameters and rules, named `checks[17].to` in errors; and
  * `POST /registry/v{1,2}/wallets` with `{"chainId", "blockNumber", "direction", "wallets": [...]}`.

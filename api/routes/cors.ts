@@ -1,13 +1,18 @@
 import type { MiddlewareHandler } from "hono";
 import { cors } from "hono/cors";
+import { allowed, ROUTES, RouteMatcher } from "./table";
 
-/** The paths that take a POST: batch checks and bulk listings. */
-const POST_PATH = /^\/registry\/v[12]\/(check|wallets)$/;
+/** The routes under /registry, by their paths: compiled once. */
+const REGISTRY = new RouteMatcher(ROUTES.filter((route) => route.path.startsWith("/registry/")));
 /**
- * What a /registry path allows (OPTIONS answers CORS preflights): the API is read-only, so GET and
- * HEAD, but for batch checks and bulk listings, which take what they ask in a POST's body.
+ * What a /registry path allows (OPTIONS answers CORS preflights): its routes' methods (GET and HEAD,
+ * but for batch checks and bulk listings, which take what they ask in a POST's body); a path no
+ * route has, GET and HEAD, as the API is read-only (and answers it 404).
  */
-export const methodsOf = (path: string) => (POST_PATH.test(path) ? ["POST", "OPTIONS"] : ["GET", "HEAD", "OPTIONS"]);
+export const methodsOf = (path: string) => {
+  const routes = REGISTRY.all(path);
+  return [...(routes.length > 0 ? allowed(routes) : ["GET", "HEAD"]), "OPTIONS"];
+};
 /** The response headers a browser may read across origins. */
 const EXPOSED = ["X-Indexed-Block", "Retry-After", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"];
 /** The CORS headers of every answer but a preflight's (errors' too, so that a browser can read the problem). */

@@ -1,5 +1,5 @@
 /**
- * Page cursors (api-contract.md, "Pages"): opaque to clients, they carry the block the first page
+ * Page cursors (docs/api.md, "Pages"): opaque to clients, they carry the block the first page
  * pinned, where the last item given sits (a position on the chain, or for lists ordered by address
  * the last address), and a digest of the request they continue (its path and every query parameter
  * but `cursor` and `limit`), so that a cursor handed to another endpoint, wallet, chain or range is

@@ -1,5 +1,5 @@
 /**
- * What listings and the history share about pages (api-contract.md, "Pages", "History"): the
+ * What listings and the history share about pages (docs/api.md, "Pages", "History"): the
  * default page size, the block a first page pins, and the history's block range.
  */
 import type { Context } from "hono";

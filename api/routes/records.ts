@@ -1,5 +1,5 @@
 /**
- * The JSON records the API answers with (api-contract.md, "Outputs", "History"): addresses in
+ * The JSON records the API answers with (docs/api.md, "Outputs", "History"): addresses in
  * EIP-55 case, integers exact (bigints, written by api/http/json.ts), `null` where a field does not apply.
  */
 import type { Address } from "viem";

@@ -4,13 +4,13 @@
  * takes part in which way, the vaults a check lets a hot wallet act for, the delegation records and
  * the event records.
  */
-import { type Context, Hono } from "hono";
+import type { Context } from "hono";
 import type { Address } from "viem";
 import { type Direction, parseAddress, parseDirection, parseOneOf, parseUint256 } from "../../core/parse";
 import { rowCap, unitsBeyond } from "../access/middleware";
 import { toJson } from "../http/json";
 import { type Params, parseParam } from "../http/params";
-import { notFound, Problem } from "../http/problem";
+import { Problem } from "../http/problem";
 import { LISTING_DEFAULT_LIMIT, MAX_BULK_RECORDS } from "../limits";
 import type { BlockRange, HistoryStore, Page, PageRequest } from "../store/history-store";
 import type { ChainView, Checksum, Spelt, Store, WalletView } from "../store/store";
@@ -19,6 +19,7 @@ import { readBatch, readWallets } from "./batch";
 import type { Env } from "./env";
 import { LISTING_CACHE_MIN_ROWS, type ListingCache } from "./listing-cache";
 import { historyPage, listingPin } from "./pages";
+import type { Answers, Route } from "./table";
 
 /** How a set of checks is read: their answers, in order. */
 export type CheckReads = {
@@ -146,13 +147,14 @@ export async function wholeListing<Row>(
   return { indexedBlock, ready, json, records: rows.length };
 }
 
-/** The checks (one by GET, many by POST), listings, contract listings and history of one registry version. */
-export function registryRoutes<K extends string, Q, VQ, Row, Event, Vault>(
-  spec: RegistrySpec<K, Q, VQ, Row, Event, Vault>,
-): Hono<Env> {
+/** The checks of one registry version: one by GET (of its route's kind), many by POST. */
+function checkAnswers<K extends string, Q>(
+  spec: Pick<
+    RegistrySpec<K, Q, unknown, unknown, unknown, unknown>,
+    "version" | "kinds" | "checkParams" | "checkQuery" | "readChecks"
+  >,
+): Answers {
   const { version } = spec;
-  const routes = new Hono<Env>();
-
   /** Answers checks together at one block (the newest indexed, or `asked`); `body` shapes their answers. */
   const answerChecks = (
     c: Context<Env>,
@@ -174,24 +176,37 @@ export function registryRoutes<K extends string, Q, VQ, Row, Event, Vault>(
       at: async (history, block) => body(await read.at(history, chainId, block)),
     });
   };
+  return {
+    checks: () => async (c) => {
+      const batch = await readBatch(c, spec.kinds, spec.checkParams);
+      const chainId = servedChainId(c.var, version, batch.params);
+      const queries = batch.items.map(({ type, params }) => spec.checkQuery(type, params));
+      return answerChecks(c, chainId, batch.params.blockNumber(), queries, (answers) => answers);
+    },
+    check: (route) => {
+      const kind = checkKind(spec, route);
+      return (c) => {
+        const { chainId, params } = chainRequest(c, version);
+        const query = spec.checkQuery(kind, params);
+        return answerChecks(c, chainId, params.blockNumber(), [query], ([answer]) => answer);
+      };
+    },
+  };
+}
 
-  routes.post("/check", async (c) => {
-    const batch = await readBatch(c, spec.kinds, spec.checkParams);
-    const chainId = servedChainId(c.var, version, batch.params);
-    const queries = batch.items.map(({ type, params }) => spec.checkQuery(type, params));
-    return answerChecks(c, chainId, batch.params.blockNumber(), queries, (answers) => answers);
-  });
-
-  for (const kind of spec.kinds) {
-    routes.get(`/check/${kind}`, (c) => {
-      const { chainId, params } = chainRequest(c, version);
-      const query = spec.checkQuery(kind, params);
-      return answerChecks(c, chainId, params.blockNumber(), [query], ([answer]) => answer);
-    });
+/** The check kind of `route`, one of the version's (else the table names a check no one answers). */
+export function checkKind<K extends string>(spec: { version: string; kinds: readonly K[] }, route: Route): K {
+  if (!(spec.kinds as readonly (string | undefined)[]).includes(route.kind)) {
+    throw new Error(`${route.path}: the ${spec.version} registry has no check "${route.kind}"`);
   }
-  // Below "check" are the checks only: it is not a wallet.
-  routes.all("/check/*", notFound);
+  return route.kind as K;
+}
 
+/** The history of one registry version, chain-wide or a wallet's, and its contract listings: pages. */
+function historyAnswers<Row, Event>(
+  spec: Pick<RegistrySpec<string, unknown, unknown, Row, Event, unknown>, "version" | "events" | "eventRecord">,
+): Answers {
+  const { version } = spec;
   const history = (c: Context<Env>, wallet: Address | undefined) =>
     historyPage(
       c,
@@ -199,134 +214,186 @@ export function registryRoutes<K extends string, Q, VQ, Row, Event, Vault>(
       (chainId, store, range, page) => spec.events(store, chainId, wallet, range, page),
       spec.eventRecord,
     );
-  routes.get("/history", (c) => history(c, undefined));
-  routes.get("/:wallet/history", (c) => history(c, addressParam(c, "wallet")));
-
-  routes.get("/contract/:contract", (c) =>
-    pageAnswer(c, version, {
-      defaultLimit: LISTING_DEFAULT_LIMIT,
-      pin: listingPin,
-      read: (chainId, params, store, block, page) =>
-        spec.contractAt(
-          store,
-          chainId,
-          addressParam(c, "contract"),
-          params.optional("tokenId", parseUint256),
-          block,
-          page,
-        ),
-      record: spec.record,
-    }),
-  );
-
-  const inDirection = (rows: Row[], wallet: Address, direction: Direction) =>
-    rowsInDirection(spec, rows, wallet, direction);
-
-  /**
-   * The wallet's whole listing in `direction` at a past block: for a keyless client, no more rows
-   * than its budget pays for (more is a 429, the rows past them unread), charged.
-   */
-  const listAt = async (c: Context<Env>, chainId: number, wallet: Address, block: bigint, direction: Direction) => {
-    const cap = rowCap(c.var.budget);
-    const page = await spec.walletAt(historyOf(c, chainId), chainId, wallet, block, { limit: cap }, direction);
-    if (page.more) throw c.var.budget.tooMuch(`the wallet's ${direction} listing`, cap!);
-    await c.var.budget.charge(unitsBeyond(page.items.length));
-    return page.items;
+  return {
+    history: () => (c) => history(c, undefined),
+    walletHistory: () => (c) => history(c, addressParam(c, "wallet")),
   };
+}
 
-  routes.post("/wallets", async (c) => {
-    const { params, wallets } = await readWallets(c);
-    const chainId = servedChainId(c.var, version, params);
-    const direction = directionOf(params);
-    /** The records, bounded (past the bound, split the list); rows beyond what the wallets paid for, charged. */
-    const answer = async (lists: Row[][], checksum?: Checksum) => {
-      const records = lists.reduce((sum, list) => sum + list.length, 0);
-      if (records > MAX_BULK_RECORDS) throw tooManyRecords();
-      await c.var.budget.charge(unitsBeyond(records, wallets.length));
-      return lists.map((list) => list.map((row) => spec.record(row, checksum)));
-    };
-    return answerAt(c, chainId, params.blockNumber(), {
-      head: async () => {
-        const view = await spec.wallets(c.var.store, chainId, wallets);
-        if (view === undefined) return undefined;
-        const lists = view.data.map((rows, i) => inDirection(rows, wallets[i]!, direction));
-        return { ...view, body: await answer(lists, view.checksum) };
-      },
-      at: async (history, block) => {
-        const cap = rowCap(c.var.budget, wallets.length);
-        const most = Math.min(MAX_BULK_RECORDS, cap ?? MAX_BULK_RECORDS);
-        const lists: Row[][] = [];
-        let left = most;
-        for (const wallet of wallets) {
-          // Read no more rows than the bounds let through, however large a wallet's list.
-          const page = await spec.walletAt(history, chainId, wallet, block, { limit: left }, direction);
-          if (page.more) throw most < MAX_BULK_RECORDS ? c.var.budget.tooMuch("the listings", most) : tooManyRecords();
-          lists.push(page.items);
-          left -= page.items.length;
-        }
-        return answer(lists);
-      },
-    });
-  });
-
-  const parseKind = parseOneOf(spec.kinds);
-  routes.get("/:wallet/vaults", (c) => {
-    const { chainId, params } = chainRequest(c, version);
-    const wallet = addressParam(c, "wallet");
-    const kind = params.required(["type"], parseKind);
-    const query = spec.vaultQuery(kind, params, wallet);
-    if (params.get("limit") !== undefined || params.get("cursor") !== undefined) {
-      // Each vault held beside its address: a vault may be the bare address (v1), which takes no fields.
-      return pageAnswer<{ vault: Vault }, Address>(c, version, {
-        defaultLimit: undefined,
+/** A registry version's listings of a contract's delegations: pages. */
+function contractAnswers<Row>(
+  spec: Pick<RegistrySpec<string, unknown, unknown, Row, unknown, unknown>, "version" | "contractAt" | "record">,
+): Answers {
+  return {
+    contractListing: () => (c) =>
+      pageAnswer(c, spec.version, {
+        defaultLimit: LISTING_DEFAULT_LIMIT,
         pin: listingPin,
-        orderedBy: "address",
-        read: async (_, __, ___, block, page) => {
-          const all = spec.vaults(query, await listAt(c, chainId, wallet, block, "incoming"));
-          const from = page.after === undefined ? 0 : all.findIndex((v) => spec.vaultAddress(v) > page.after!);
-          const rest = from < 0 ? [] : all.slice(from);
-          const items = rest.slice(0, page.limit).map((vault) => ({ vault, position: spec.vaultAddress(vault) }));
-          return { items, more: rest.length > items.length };
-        },
-        record: ({ vault }) => spec.vaultRecord(vault),
-      });
-    }
-    return answerAt(c, chainId, params.blockNumber(), {
-      head: async () => {
-        const view = await spec.wallet(c.var.store, chainId, wallet);
-        if (view === undefined) return undefined;
-        const incoming = inDirection(view.data ?? [], wallet, "incoming");
-        await c.var.budget.charge(unitsBeyond(incoming.length));
-        return { ...view, body: spec.vaults(query, incoming).map(spec.vaultRecord) };
-      },
-      at: async (_, block) =>
-        spec.vaults(query, await listAt(c, chainId, wallet, block, "incoming")).map(spec.vaultRecord),
-    });
-  });
-
-  routes.get("/:wallet", (c) => {
-    const { chainId, params } = chainRequest(c, version);
-    const wallet = addressParam(c, "wallet");
-    const direction = directionOf(params);
-    // Pages come from the history; a whole listing from the Store, or from the history at a past block.
-    if (params.get("limit") !== undefined || params.get("cursor") !== undefined) {
-      return pageAnswer(c, version, {
-        defaultLimit: undefined,
-        pin: listingPin,
-        read: (_, __, store, block, page) => spec.walletAt(store, chainId, wallet, block, page, direction),
+        read: (chainId, params, store, block, page) =>
+          spec.contractAt(
+            store,
+            chainId,
+            addressParam(c, "contract"),
+            params.optional("tokenId", parseUint256),
+            block,
+            page,
+          ),
         record: spec.record,
-      });
-    }
-    return answerAt(c, chainId, params.blockNumber(), {
-      head: async () => {
-        const listing = await wholeListing(spec, c.var.store, c.var.listings, chainId, wallet, direction);
-        if (listing === undefined) return undefined;
-        await c.var.budget.charge(unitsBeyond(listing.records));
-        return { ...listing, body: listing.json };
-      },
-      at: async (_, block) => (await listAt(c, chainId, wallet, block, direction)).map((row) => spec.record(row)),
-    });
-  });
+      }),
+  };
+}
 
-  return routes;
+/**
+ * The wallet's whole listing in `direction` at a past block: for a keyless client, no more rows
+ * than its budget pays for (more is a 429, the rows past them unread), charged.
+ */
+async function listAt<Row>(
+  spec: Pick<RegistrySpec<string, unknown, unknown, Row, unknown, unknown>, "walletAt">,
+  c: Context<Env>,
+  chainId: number,
+  wallet: Address,
+  block: bigint,
+  direction: Direction,
+): Promise<Row[]> {
+  const cap = rowCap(c.var.budget);
+  const page = await spec.walletAt(historyOf(c, chainId), chainId, wallet, block, { limit: cap }, direction);
+  if (page.more) throw c.var.budget.tooMuch(`the wallet's ${direction} listing`, cap!);
+  await c.var.budget.charge(unitsBeyond(page.items.length));
+  return page.items;
+}
+
+/** Many wallets' whole listings at one block (a POST's body names them). */
+function walletListingsAnswer<K extends string, Q, VQ, Row, Event, Vault>(
+  spec: RegistrySpec<K, Q, VQ, Row, Event, Vault>,
+): Answers {
+  return {
+    walletListings: () => async (c) => {
+      const { params, wallets } = await readWallets(c);
+      const chainId = servedChainId(c.var, spec.version, params);
+      const direction = directionOf(params);
+      /** The records, bounded (past the bound, split the list); rows beyond what the wallets paid for, charged. */
+      const answer = async (lists: Row[][], checksum?: Checksum) => {
+        const records = lists.reduce((sum, list) => sum + list.length, 0);
+        if (records > MAX_BULK_RECORDS) throw tooManyRecords();
+        await c.var.budget.charge(unitsBeyond(records, wallets.length));
+        return lists.map((list) => list.map((row) => spec.record(row, checksum)));
+      };
+      return answerAt(c, chainId, params.blockNumber(), {
+        head: async () => {
+          const view = await spec.wallets(c.var.store, chainId, wallets);
+          if (view === undefined) return undefined;
+          const lists = view.data.map((rows, i) => rowsInDirection(spec, rows, wallets[i]!, direction));
+          return { ...view, body: await answer(lists, view.checksum) };
+        },
+        at: async (history, block) => {
+          const cap = rowCap(c.var.budget, wallets.length);
+          const most = Math.min(MAX_BULK_RECORDS, cap ?? MAX_BULK_RECORDS);
+          const lists: Row[][] = [];
+          let left = most;
+          for (const wallet of wallets) {
+            // Read no more rows than the bounds let through, however large a wallet's list.
+            const page = await spec.walletAt(history, chainId, wallet, block, { limit: left }, direction);
+            if (page.more)
+              throw most < MAX_BULK_RECORDS ? c.var.budget.tooMuch("the listings", most) : tooManyRecords();
+            lists.push(page.items);
+            left -= page.items.length;
+          }
+          return answer(lists);
+        },
+      });
+    },
+  };
+}
+
+/** The vaults a check lets a hot wallet act for: whole, or a page with `limit`. */
+function vaultsAnswer<K extends string, Q, VQ, Row, Event, Vault>(
+  spec: RegistrySpec<K, Q, VQ, Row, Event, Vault>,
+): Answers {
+  const { version } = spec;
+  const parseKind = parseOneOf(spec.kinds);
+  return {
+    vaults: () => (c) => {
+      const { chainId, params } = chainRequest(c, version);
+      const wallet = addressParam(c, "wallet");
+      const kind = params.required(["type"], parseKind);
+      const query = spec.vaultQuery(kind, params, wallet);
+      if (params.get("limit") !== undefined || params.get("cursor") !== undefined) {
+        // Each vault held beside its address: a vault may be the bare address (v1), which takes no fields.
+        return pageAnswer<{ vault: Vault }, Address>(c, version, {
+          defaultLimit: undefined,
+          pin: listingPin,
+          orderedBy: "address",
+          read: async (_, __, ___, block, page) => {
+            const all = spec.vaults(query, await listAt(spec, c, chainId, wallet, block, "incoming"));
+            const from = page.after === undefined ? 0 : all.findIndex((v) => spec.vaultAddress(v) > page.after!);
+            const rest = from < 0 ? [] : all.slice(from);
+            const items = rest.slice(0, page.limit).map((vault) => ({ vault, position: spec.vaultAddress(vault) }));
+            return { items, more: rest.length > items.length };
+          },
+          record: ({ vault }) => spec.vaultRecord(vault),
+        });
+      }
+      return answerAt(c, chainId, params.blockNumber(), {
+        head: async () => {
+          const view = await spec.wallet(c.var.store, chainId, wallet);
+          if (view === undefined) return undefined;
+          const incoming = rowsInDirection(spec, view.data ?? [], wallet, "incoming");
+          await c.var.budget.charge(unitsBeyond(incoming.length));
+          return { ...view, body: spec.vaults(query, incoming).map(spec.vaultRecord) };
+        },
+        at: async (_, block) =>
+          spec.vaults(query, await listAt(spec, c, chainId, wallet, block, "incoming")).map(spec.vaultRecord),
+      });
+    },
+  };
+}
+
+/** A wallet's listing: whole, or a page with `limit`. */
+function walletListingAnswer<K extends string, Q, VQ, Row, Event, Vault>(
+  spec: RegistrySpec<K, Q, VQ, Row, Event, Vault>,
+): Answers {
+  const { version } = spec;
+  return {
+    walletListing: () => (c) => {
+      const { chainId, params } = chainRequest(c, version);
+      const wallet = addressParam(c, "wallet");
+      const direction = directionOf(params);
+      // Pages come from the history; a whole listing from the Store, or from the history at a past block.
+      if (params.get("limit") !== undefined || params.get("cursor") !== undefined) {
+        return pageAnswer(c, version, {
+          defaultLimit: undefined,
+          pin: listingPin,
+          read: (_, __, store, block, page) => spec.walletAt(store, chainId, wallet, block, page, direction),
+          record: spec.record,
+        });
+      }
+      return answerAt(c, chainId, params.blockNumber(), {
+        head: async () => {
+          const listing = await wholeListing(spec, c.var.store, c.var.listings, chainId, wallet, direction);
+          if (listing === undefined) return undefined;
+          await c.var.budget.charge(unitsBeyond(listing.records));
+          return { ...listing, body: listing.json };
+        },
+        at: async (_, block) =>
+          (await listAt(spec, c, chainId, wallet, block, direction)).map((row) => spec.record(row)),
+      });
+    },
+  };
+}
+
+/**
+ * What answers the routes both registry versions have (api/routes/table.ts): their checks (one by
+ * GET, many by POST), history, contract listings, listings and vaults.
+ */
+export function registryAnswers<K extends string, Q, VQ, Row, Event, Vault>(
+  spec: RegistrySpec<K, Q, VQ, Row, Event, Vault>,
+): Answers {
+  return {
+    ...checkAnswers(spec),
+    ...historyAnswers(spec),
+    ...contractAnswers(spec),
+    ...walletListingsAnswer(spec),
+    ...vaultsAnswer(spec),
+    ...walletListingAnswer(spec),
+  };
 }

@@ -13,7 +13,8 @@ import { V1_CHECK_PARAMETERS } from "../openapi/parameters";
 import type { V1EventRow } from "../store/history-store";
 import type { V1Row } from "../store/store";
 import { v1EventRecord, v1Record, v1VaultRecord } from "./records";
-import { type CheckReads, type RegistrySpec, registryRoutes } from "./registry";
+import { type CheckReads, type RegistrySpec, registryAnswers } from "./registry";
+import type { Answers } from "./table";
 
 /** What a check of `kind` asks about, but its parties: the contract and token it names. */
 function scopeOf(kind: V1CheckKind, params: Params): Omit<V1CheckQuery, "delegate" | "vault"> {
@@ -75,5 +76,5 @@ export const V1_SPEC = {
   eventRecord: v1EventRecord,
 } satisfies RegistrySpec<V1CheckKind, V1CheckQuery, Omit<V1CheckQuery, "vault">, V1Row, V1EventRow, Address>;
 
-/** The v1 registry's routes. */
-export const v1 = registryRoutes(V1_SPEC);
+/** What answers the v1 registry's routes. */
+export const V1_ANSWERS: Answers = registryAnswers(V1_SPEC);

@@ -1,4 +1,3 @@
-import { Hono } from "hono";
 import type { Hex } from "viem";
 import { parseBytes32 } from "../../core/parse";
 import {
@@ -16,11 +15,11 @@ import { V2_CHECK_PARAMETERS } from "../openapi/parameters";
 import type { V2EventRow } from "../store/history-store";
 import type { V2Row } from "../store/store";
 import { answerAt, chainRequest } from "./answer";
-import type { Env } from "./env";
 import { v2EventRecord, v2Record, v2VaultRecord } from "./records";
-import { type CheckReads, type RegistrySpec, registryRoutes } from "./registry";
+import { type CheckReads, type RegistrySpec, registryAnswers } from "./registry";
+import type { Answers } from "./table";
 
-/** Hot wallet and cold wallet: erc* checks take either name for each party (api-contract.md). */
+/** Hot wallet and cold wallet: erc* checks take either name for each party (docs/api.md). */
 const PARTIES: Record<V2CheckKind, { to: string[]; from: string[] }> = {
   all: { to: ["to"], from: ["from"] },
   contract: { to: ["to"], from: ["from"] },
@@ -103,11 +102,12 @@ const noDelegation = (hash: Hex, block: bigint) =>
     headers: { "X-Indexed-Block": block.toString() },
   });
 
-/** The v2 registry's routes: a delegation by its hash, and what both versions have. */
-export const v2 = new Hono<Env>()
-  .get("/delegation/:hash", (c) => {
+/** What answers the v2 registry's routes: a delegation by its hash, and what both versions have. */
+export const V2_ANSWERS: Answers = {
+  ...registryAnswers(V2_SPEC),
+  delegation: () => (c) => {
     const { chainId, params } = chainRequest(c, "v2");
-    const hash = parseParam("hash", c.req.param("hash"), parseBytes32);
+    const hash = parseParam("hash", c.req.param("hash") ?? "", parseBytes32);
     return answerAt(c, chainId, params.blockNumber(), {
       head: async () => {
         const view = await c.var.store.v2Delegation(chainId, hash);
@@ -120,5 +120,5 @@ export const v2 = new Hono<Env>()
         return v2Record(row);
       },
     });
-  })
-  .route("/", registryRoutes(V2_SPEC));
+  },
+};

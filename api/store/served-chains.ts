@@ -1,6 +1,7 @@
 import type { ChainEntry } from "../../core/chains";
 import { table } from "../../core/sql";
-import { type AccessDb, migrate } from "../access/db";
+import { type AccessDb, migrate } from "../database/db";
+import { pgAccessDb } from "../database/pg";
 
 /** Where a registry is, and the block its indexing starts from (null: not known yet). */
 export type ServedRegistry = { address: string; startBlock: number | null };
@@ -61,4 +62,27 @@ export async function readServedChains(
   return chains === undefined
     ? undefined
     : ((typeof chains === "string" ? JSON.parse(chains) : chains) as ServedChain[]);
+}
+
+/**
+ * The chains the indexer writing `indexerSchema` serves, once it has published them in the access
+ * schema at `url`. It makes the access tables first, so a replica whose role may only use them (and
+ * cannot make them) starts after they exist; until then, it says once why it waits.
+ */
+export async function publishedChains(url: string, schema: string, indexerSchema: string): Promise<ServedChain[]> {
+  const db = pgAccessDb(url, { applicationName: "delegation-lookup replica start", max: 1 });
+  let said: string | undefined;
+  try {
+    for (;;) {
+      const chains = await readServedChains(db, schema, indexerSchema).catch((error: Error) => error.message);
+      if (Array.isArray(chains)) return chains;
+      const why = chains ?? "is `npm start` running on this database?";
+      if (why !== said)
+        console.log(`waiting for the indexer to publish the chains it serves (schema ${indexerSchema}): ${why}`);
+      said = why;
+      await new Promise((ok) => setTimeout(ok, 2_000));
+    }
+  } finally {
+    await db.close();
+  }
 }

@@ -112,7 +112,7 @@ const dialect = new PgDialect();
 /** A schema-qualified table in drizzle's SQL, quoted as core/sql.ts quotes every name. */
 export const tableSql = (schema: string, name: string): SQL => sql.raw(table(schema, name));
 
-/** An Execute over a database that takes SQL text with `$n` parameters (api/access/db.ts). */
+/** An Execute over a database that takes SQL text with `$n` parameters (api/database/db.ts). */
 export const executeOver =
   (query: Query): Execute =>
   (statement) => {

@@ -1,4 +1,4 @@
-import { type Gauge, ponderMetrics } from "../../ponder/ponder-0.16.10";
+import { type Gauge, ponderProgressGauges } from "../../ponder/ponder-0.16.10";
 
 /**
  * A backfill progress line per chain, every few seconds until the chain is live: blocks done of
@@ -25,18 +25,18 @@ const duration = (seconds: number) =>
 
 /** Logs each of `chains`' backfill progress every `everyMs` until it is live; nothing outside Ponder. */
 export function logBackfillProgress(chains: readonly string[], everyMs = 10_000): void {
-  const metrics = ponderMetrics();
-  if (metrics === undefined) return;
+  const gauges = ponderProgressGauges();
+  if (gauges === undefined) return;
   const started = Date.now();
   const first = new Map<string, number>();
   const timer = setInterval(async () => {
     const [total, cached, done, events, realtime, complete] = await Promise.all([
-      byChain(metrics.ponder_historical_total_blocks),
-      byChain(metrics.ponder_historical_cached_blocks),
-      byChain(metrics.ponder_historical_completed_blocks),
-      byChain(metrics.ponder_indexing_completed_events),
-      byChain(metrics.ponder_sync_is_realtime),
-      byChain(metrics.ponder_sync_is_complete),
+      byChain(gauges.totalBlocks),
+      byChain(gauges.cachedBlocks),
+      byChain(gauges.completedBlocks),
+      byChain(gauges.indexedEvents),
+      byChain(gauges.realtime),
+      byChain(gauges.complete),
     ]);
     const pending = chains.filter((chain) => !realtime.get(chain) && !complete.get(chain));
     if (pending.length === 0) return clearInterval(timer);

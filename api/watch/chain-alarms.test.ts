@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
 import type { Query } from "../../core/sql";
-import type { AccessDb } from "../access/db";
+import type { AccessDb } from "../database/db";
 import { type ChainAlarms, NO_ALARMS, openChainAlarms, refuseWhileAlarmed } from "./chain-alarms";
 
 const alarmed = (chains: Record<number, string>): ChainAlarms => ({

@@ -9,7 +9,7 @@
  */
 import type { MiddlewareHandler } from "hono";
 import { table } from "../../core/sql";
-import { type AccessDb, migrate } from "../access/db";
+import { type AccessDb, migrate } from "../database/db";
 import { Problem } from "../http/problem";
 
 /** The alarms every API process holds in memory, and how the watcher raises one. */

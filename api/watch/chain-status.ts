@@ -12,7 +12,7 @@ export type Replication = {
 
 /**
  * A chain's position as its status is told from it: an API replica on a hot standby
- * (scripts/serve-worker.ts) adds its standby's replication to the positions its store reports.
+ * (api/watch/replication.ts) adds its standby's replication to the positions its store reports.
  */
 export type StatusPosition = ChainPosition & { replication?: Replication };
 

@@ -8,9 +8,9 @@
  * before it).
  */
 import { existsSync } from "node:fs";
-import type { AccessDb } from "../../api/access/db";
-import { pgAccessDb } from "../../api/access/pg";
-import { pgliteAccessDb } from "../../api/access/pglite";
+import type { AccessDb } from "../../api/database/db";
+import { pgAccessDb } from "../../api/database/pg";
+import { pgliteAccessDb } from "../../api/database/pglite";
 import type { DatabaseSettings } from "../../core/settings";
 import { redactedUrl } from "../../core/url";
 import { dropSyncedChain, NEWEST_SYNCED_BLOCK_SQL, SYNC_CACHE_PRESENT_SQL } from "../../ponder/ponder-0.16.10";

@@ -7,12 +7,12 @@
  *   every transaction read-only; nothing of the access schema (the keys' hashes).
  * - the access role (REPLICA_ACCESS_DATABASE_URL's user): SELECT, INSERT, UPDATE and DELETE on the
  *   access schema's tables (keys, their usage, the keyless budget), now and later; no CREATE, so the
- *   replicas leave the migrations to the indexer (api/access/db.ts).
+ *   replicas leave the migrations to the indexer (api/database/db.ts).
  *
  * The schemas are made here if missing (Ponder and the access tables make them IF NOT EXISTS too).
  * A role is made, or its password set to the URL's; a superuser or the indexer's own role is refused.
  */
-import { pgAccessDb } from "../../api/access/pg";
+import { pgAccessDb } from "../../api/database/pg";
 import type { LauncherSettings, RoleLogin } from "../../core/settings";
 import { type Query, quoteIdentifier } from "../../core/sql";
 

@@ -1,6 +1,6 @@
 /**
- * The v2 routes' inputs and errors, in process (no chain: a unit test): every row of the input and error tables of
- * ../shared/spec/api-contract.md for the v2 routes, asked of the app over a store that holds a few
+ * The v2 routes' inputs and errors, in process (no chain: a unit test): every rule of docs/api.md's
+ * "Inputs" and "Errors" for the v2 routes, asked of the app over a store that holds a few
  * known delegations, so that a misread parameter shows as a different answer. What the answers are
  * for real chain data (outputs, the backfill's 503) is test/v2.http.test.ts's.
  *

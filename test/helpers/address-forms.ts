@@ -1,6 +1,6 @@
 import { type Address, getAddress } from "viem";
 
-/** The spellings of an address that api-contract.md accepts and rejects, for every address input. */
+/** The spellings of an address that docs/api.md accepts and rejects, for every address input. */
 
 /** The address with its hex digits lowercase. */
 export const lowerHex = (a: string) => `0x${a.slice(2).toLowerCase()}`;

@@ -1,5 +1,5 @@
 /**
- * The HTTP rows of api-contract.md as assertions on an answer (a problem, a 200 chain answer), and
+ * The rules of docs/api.md as assertions on an answer (a problem, a 200 chain answer), and
  * queries built parameter by parameter, for the tests that go through the contract row by row.
  */
 import { expect } from "vitest";
@@ -25,7 +25,7 @@ export const without = (query: Query, name: string): Query => query.filter(([k])
 export const rename = (query: Query, from: string, to: string): Query =>
   query.map(([k, v]) => [k === from ? to : k, v]);
 
-/** The problem codes api-contract.md allows for each status (with "Beyond the interface spec"'s). */
+/** The problem codes docs/api.md allows for each status ("Errors"). */
 const PROBLEM_CODES: Record<number, string[]> = {
   400: [
     "missing_parameter",

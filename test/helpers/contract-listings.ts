@@ -1,5 +1,5 @@
 /**
- * Contract listings (api-contract.md, "Contract listings") by the registries' own views at a block:
+ * Contract listings (docs/api.md, "Contract listings") by the registries' own views at a block:
  * the delegations in force scoped to a contract (v2: CONTRACT, ERC721, ERC20, ERC1155; v1: CONTRACT
  * and TOKEN), or only those of one token and the contract-wide ones (v2 CONTRACT, v1 CONTRACT),
  * in the documented order: v2 by where each delegation was first enabled, v1 by where the

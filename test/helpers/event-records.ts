@@ -1,6 +1,6 @@
 /**
  * The history as the chain itself tells it: a registry's logs (eth_getLogs) as the API's event
- * records (api-contract.md, "History"), with each block's timestamp, in chain order; and which
+ * records (docs/api.md, "History"), with each block's timestamp, in chain order; and which
  * records a wallet takes part in. v1's `revokedDelegate` is not in the log (`RevokeDelegate(vault,
  * vault)` hides it): it is the delegate the call named, which the test's own writes know
  * (helpers/v1/effects.ts).

@@ -1,33 +1,25 @@
 /**
  * The rows the indexer writes for a stream of registry events, without a chain: every table of
- * ponder.schema.ts (the events, the state, and the v1 change tables), derived event by event with
- * core/'s rules as src/RegistryV1.ts and src/RegistryV2.ts apply them, so that the history and the
+ * ponder.schema.ts but chain_head (the test sets it with the checkpoint), made event by event by the
+ * rules the indexer writes with (core/v2-rows.ts, core/v1-rows.ts), so that the history and the
  * state always amount to the same thing. For datasets too large to write through a chain
  * (test/indexes.test.ts); nothing here decides what an answer should be.
  */
+import { getTableColumns, getTableName, type Table } from "drizzle-orm";
 import type pg from "pg";
 import { type Address, type Hex, toHex, zeroAddress } from "viem";
-import { type V1State, v1NextState } from "../../core/v1";
-import {
-  isAmountType,
-  V2_EVENT_NAME,
-  type V2DelegationType,
-  type V2State,
-  v2DelegationHash,
-  v2NextState,
-} from "../../core/v2";
+import type { EventPlace } from "../../core/rows";
+import { quoteIdentifier, table as tableName } from "../../core/sql";
+import type { V1Key } from "../../core/v1";
+import { type V1DelegationRow, v1DelegateWrites, v1RevokeWrites } from "../../core/v1-rows";
+import { type V2DelegationKey, v2DelegationHash } from "../../core/v2";
+import { type V2DelegationRow, v2Writes } from "../../core/v2-rows";
 import { chunks } from "../../devkit/pool";
+import * as schema from "../../ponder.schema";
 import type { Position } from "./position";
 
 /** A v2 event: the write that emitted it, at its position. */
-export type V2Emitted = Position & {
-  type: V2DelegationType;
-  from: Address;
-  to: Address;
-  rights: Hex;
-  contract?: Address;
-  tokenId?: bigint;
-} & ({ enable: boolean } | { amount: bigint });
+export type V2Emitted = Position & V2DelegationKey & ({ enable: boolean } | { amount: bigint });
 
 /** A v1 event at its position; a RevokeDelegate names the pair it voids (what the indexer recovers). */
 export type V1Emitted = Position &
@@ -48,23 +40,29 @@ export type V1Emitted = Position &
   );
 
 type Row = Record<string, unknown>;
-/** Rows by table name. */
+/** Rows by table name, by column name. */
 export type Tables = Map<string, Row[]>;
 
 const inOrder = (a: Position, b: Position) =>
   a.block === b.block ? a.logIndex - b.logIndex : a.block < b.block ? -1 : 1;
 
-/** The columns every event row has: its id, chain, block (with a made-up hash and time) and log. */
-function eventColumns(chainId: number, e: Position) {
-  return {
-    id: `${chainId}-${e.block}-${e.logIndex}`,
-    chain_id: chainId,
-    block_number: e.block,
-    block_hash: toHex(e.block, { size: 32 }),
-    block_timestamp: 1_600_000_000n + e.block * 12n,
-    transaction_hash: toHex((e.block << 16n) + BigInt(e.logIndex), { size: 32 }),
-    log_index: e.logIndex,
-  };
+/** An event's place: its chain, block (with a made-up hash and time) and log. */
+const placeOf = (chainId: number, e: Position): EventPlace => ({
+  chainId,
+  id: `${chainId}-${e.block}-${e.logIndex}`,
+  block: { number: e.block, hash: toHex(e.block, { size: 32 }), timestamp: 1_600_000_000n + e.block * 12n },
+  transactionHash: toHex((e.block << 16n) + BigInt(e.logIndex), { size: 32 }),
+  logIndex: e.logIndex,
+});
+
+/** `table`'s rows as SQL names them: by table name, by column name. */
+function sqlRows(tables: [Table, Row[]][]): Tables {
+  return new Map(
+    tables.map(([table, rows]) => {
+      const columns = Object.entries(getTableColumns(table));
+      return [getTableName(table), rows.map((row) => Object.fromEntries(columns.map(([k, c]) => [c.name, row[k]])))];
+    }),
+  );
 }
 
 /** Each event's delegation hash, once: a dataset is made into rows again at each block a test reads it at. */
@@ -74,145 +72,68 @@ const hashOf = (e: V2Emitted) => hashes.get(e) ?? hashes.set(e, v2DelegationHash
 /** v2_event and v2_delegation rows of the events (any order: they are applied in chain order). */
 export function v2Rows(chainId: number, emitted: readonly V2Emitted[]): Tables {
   const events: Row[] = [];
-  const state = new Map<Hex, Row & V2State>();
+  const state = new Map<Hex, V2DelegationRow>();
   for (const e of [...emitted].sort(inOrder)) {
-    const hash = hashOf(e);
-    events.push({
-      ...eventColumns(chainId, e),
-      kind: V2_EVENT_NAME[e.type],
-      hash,
-      from: e.from,
-      to: e.to,
-      contract: e.contract ?? null,
-      token_id: e.tokenId ?? null,
-      rights: e.rights,
-      amount: "amount" in e ? e.amount : null,
-      enable: "enable" in e ? e.enable : null,
-    });
-    const prev = state.get(hash);
-    const next = v2NextState(e.type, prev, "amount" in e ? { amount: e.amount } : { enable: e.enable });
-    if (prev) {
-      Object.assign(prev, { ...next, updated_block: e.block, event_count: (prev.event_count as number) + 1 });
-    } else if (next) {
-      state.set(hash, {
-        ...next,
-        chain_id: chainId,
-        hash,
-        delegation_type: e.type,
-        from: e.from,
-        to: e.to,
-        contract: e.contract ?? null,
-        token_id: e.tokenId ?? null,
-        rights: e.rights,
-        first_block: e.block,
-        first_log_index: e.logIndex,
-        updated_block: e.block,
-        event_count: 1,
-      });
-    }
+    const change = "amount" in e ? { amount: e.amount } : { enable: e.enable };
+    const { insert, put } = v2Writes(placeOf(chainId, e), { key: e, hash: hashOf(e), change }, state.get(hashOf(e)));
+    events.push(insert.v2Event);
+    if (put.v2Delegation) state.set(put.v2Delegation.hash, put.v2Delegation);
   }
-  const delegations = [...state.values()].map(({ enabled, amount, ...row }) => ({
-    ...row,
-    enabled,
-    amount: isAmountType(row.delegation_type as V2DelegationType) ? amount : null,
-  }));
-  return new Map([
-    ["v2_event", events],
-    ["v2_delegation", delegations],
+  return sqlRows([
+    [schema.v2Event, events],
+    [schema.v2Delegation, [...state.values()]],
   ]);
 }
 
-/** A v1 key's columns, as v1_delegation and v1_delegation_change key it. */
-type V1KeyColumns = {
-  chain_id: number;
-  vault: Address;
-  delegate: Address;
-  type: string;
-  contract: Address;
-  token_id: bigint;
-};
-
-/** A v1 state's columns. */
-const stateColumns = (s: V1State) => ({
-  enabled: s.enabled,
-  vault_version: s.vaultVersion,
-  pair_version: s.pairVersion,
-  created_block: s.createdBlock,
-  created_log_index: s.createdLogIndex,
-});
+const TYPE = { DelegateForAll: "ALL", DelegateForContract: "CONTRACT", DelegateForToken: "TOKEN" } as const;
 
 /** v1_event, the v1 state tables and the v1 change tables of the events (applied in chain order). */
 export function v1Rows(chainId: number, emitted: readonly V1Emitted[]): Tables {
   const events: Row[] = [];
   const changes: Row[] = [];
   const versionChanges: Row[] = [];
-  const delegations = new Map<string, { key: V1KeyColumns; state: V1State; updatedBlock: bigint }>();
+  const delegations = new Map<string, V1DelegationRow>();
   /** Version counters by vault (the vault's own) or by "vault|delegate" (a pair's). */
   const counters = new Map<string, Row & { version: number }>();
   const version = (id: string) => counters.get(id)?.version ?? 0;
   for (const e of [...emitted].sort(inOrder)) {
-    const base = eventColumns(chainId, e);
-    const event = { ...base, vault: e.vault, delegate: null, contract: null, token_id: null, value: null };
+    const place = placeOf(chainId, e);
     if (e.kind === "RevokeAllDelegates" || e.kind === "RevokeDelegate") {
-      const delegate = e.kind === "RevokeDelegate" ? e.revoked : null;
-      const id = delegate === null ? e.vault : `${e.vault}|${delegate}`;
-      const counter = counters.get(id) ?? { chain_id: chainId, vault: e.vault, version: 0 };
-      if (delegate !== null) counter.delegate = delegate;
-      counter.version++;
-      counter.updated_block = e.block;
-      counters.set(id, counter);
-      versionChanges.push({
-        id: base.id,
-        chain_id: chainId,
-        block_number: e.block,
-        log_index: e.logIndex,
-        vault: e.vault,
-        delegate,
-        version: counter.version,
-      });
-      events.push(
-        e.kind === "RevokeDelegate"
-          ? { ...event, kind: e.kind, delegate: e.sender, revoked_delegate: e.revoked }
-          : { ...event, kind: e.kind, revoked_delegate: null },
+      const pair = e.kind === "RevokeDelegate" ? { vault: e.vault, delegate: e.revoked } : undefined;
+      const id = pair ? `${pair.vault}|${pair.delegate}` : e.vault;
+      const { insert, put } = v1RevokeWrites(
+        place,
+        e.kind === "RevokeDelegate" ? { kind: e.kind, vault: e.vault, sender: e.sender, pair: pair! } : e,
+        version(id),
       );
+      counters.set(id, (put.v1PairVersion ?? put.v1VaultVersion)!);
+      versionChanges.push(insert.v1VersionChange);
+      events.push(insert.v1Event);
       continue;
     }
-    const key: V1KeyColumns = {
-      chain_id: chainId,
+    const type = TYPE[e.kind];
+    const key: V1Key = {
+      type,
       vault: e.vault,
       delegate: e.delegate,
-      type: e.kind === "DelegateForAll" ? "ALL" : e.kind === "DelegateForContract" ? "CONTRACT" : "TOKEN",
-      contract: e.kind === "DelegateForAll" ? zeroAddress : e.contract,
-      token_id: e.kind === "DelegateForToken" ? e.tokenId : 0n,
+      contract: "contract" in e ? e.contract : zeroAddress,
+      tokenId: "tokenId" in e ? e.tokenId : 0n,
     };
-    const id = Object.values(key).join("|");
+    const id = `${key.vault}|${key.delegate}|${type}|${key.contract}|${key.tokenId}`;
     const current = { vault: version(e.vault), pair: version(`${e.vault}|${e.delegate}`) };
-    const next = v1NextState(delegations.get(id)?.state, e.value, current, e);
-    if (next) {
-      delegations.set(id, { key, state: next, updatedBlock: e.block });
-      changes.push({ id: base.id, block_number: e.block, log_index: e.logIndex, ...key, ...stateColumns(next) });
-    }
-    events.push({
-      ...event,
-      kind: e.kind,
-      delegate: e.delegate,
-      contract: e.kind === "DelegateForAll" ? null : e.contract,
-      token_id: e.kind === "DelegateForToken" ? e.tokenId : null,
-      value: e.value,
-      revoked_delegate: null,
-    });
+    const { insert, put } = v1DelegateWrites(place, { key, value: e.value }, delegations.get(id), current);
+    events.push(insert.v1Event);
+    if (put.v1Delegation) delegations.set(id, put.v1Delegation);
+    if (insert.v1DelegationChange) changes.push(insert.v1DelegationChange);
   }
   const counterRows = (pairs: boolean) => [...counters.values()].filter((c) => "delegate" in c === pairs);
-  return new Map([
-    ["v1_event", events],
-    ["v1_delegation_change", changes],
-    ["v1_version_change", versionChanges],
-    [
-      "v1_delegation",
-      [...delegations.values()].map((d) => ({ ...d.key, ...stateColumns(d.state), updated_block: d.updatedBlock })),
-    ],
-    ["v1_vault_version", counterRows(false)],
-    ["v1_pair_version", counterRows(true)],
+  return sqlRows([
+    [schema.v1Event, events],
+    [schema.v1DelegationChange, changes],
+    [schema.v1VersionChange, versionChanges],
+    [schema.v1Delegation, [...delegations.values()]],
+    [schema.v1VaultVersion, counterRows(false)],
+    [schema.v1PairVersion, counterRows(true)],
   ]);
 }
 
@@ -234,13 +155,13 @@ export async function insertRows(client: pg.Client, schema: string, tables: Tabl
     const columns = Object.keys(rows[0]!);
     const missing = columns.filter((c) => !typeOf.has(c));
     if (missing.length) throw new Error(`${schema}.${table} has no column ${missing.join(", ")}`);
-    const list = columns.map((c) => `"${c}"`).join(", ");
+    const list = columns.map(quoteIdentifier).join(", ");
     const arrays = columns.map((c, i) => `$${i + 1}::${typeOf.get(c)}[]`).join(", ");
     for (const chunk of chunks(rows, 5_000)) {
       const values = columns.map((c) =>
         chunk.map((row) => (typeof row[c] === "bigint" ? (row[c] as bigint).toString() : (row[c] ?? null))),
       );
-      await client.query(`INSERT INTO "${schema}"."${table}" (${list}) SELECT * FROM unnest(${arrays})`, values);
+      await client.query(`INSERT INTO ${tableName(schema, table)} (${list}) SELECT * FROM unnest(${arrays})`, values);
     }
   }
   await client.query("COMMIT");

@@ -1,5 +1,5 @@
 /**
- * Pages followed through their `Link: <…>; rel="next"` headers (api-contract.md, "Pages"), with
+ * Pages followed through their `Link: <…>; rel="next"` headers (docs/api.md, "Pages"), with
  * what every page must be: a 200 JSON array answered at the first page's block (X-Indexed-Block),
  * each page but the last holding exactly its `limit` items (100 when none is given), none after the
  * first empty. The items of all pages, in order, are what the pages add up to.
@@ -7,7 +7,7 @@
 import { type Answer, ask } from "../../devkit/ask";
 import { parseJsonExact } from "./json";
 
-/** The page size of history and contract listings without `limit` (api-contract.md, "Pages"). */
+/** The page size of history and contract listings without `limit` (docs/api.md, "Pages"). */
 export const DEFAULT_LIMIT = 100;
 
 export type Paged = {

@@ -1,5 +1,5 @@
 /**
- * Who a hot wallet may act for (`GET /registry/v{1,2}/:wallet/vaults`, api-contract.md), the long
+ * Who a hot wallet may act for (`GET /registry/v{1,2}/:wallet/vaults`, docs/api.md), the long
  * way: the contract's check of every candidate vault at the block, so that a vault missing from an
  * answer, or one too many, shows. A query is a GET check's URL (devkit/v{1,2}/checks.ts, with every
  * spelling of its parameters) without its parties: the hot wallet goes in the path.

@@ -1,7 +1,7 @@
 /**
  * The v1 listing of a wallet by the contract's own views: the union of getDelegationsByDelegate
  * (the wallet as delegate) and getDelegatesForAll / getContractLevelDelegations /
- * getTokenLevelDelegations (the wallet as vault), as API records (api-contract.md); for a listing
+ * getTokenLevelDelegations (the wallet as vault), as API records (docs/api.md, "Outputs"); for a listing
  * by direction, one side. The contract's sets keep no order: the order is checked against the
  * test's model, when there is one.
  */
@@ -20,7 +20,7 @@ type DelegationInfo = { type_: number; vault: Address; delegate: Address; contra
 
 const TYPE_OF: Record<number, V1Type> = { 1: "ALL", 2: "CONTRACT", 3: "TOKEN" };
 
-/** The API record (api-contract.md) of one delegation. */
+/** The API record (docs/api.md, "Outputs") of one delegation. */
 export function record(
   type: V1Type,
   vault: Address,

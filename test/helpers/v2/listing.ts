@@ -1,7 +1,7 @@
 /**
  * The v2 listing of a wallet by the contract's own views: getOutgoingDelegations and
  * getIncomingDelegations (or one of them, for a listing by direction), as API records
- * (api-contract.md), each list in the contract's order, each record's `hash` the contract's hash
+ * (docs/api.md, "Outputs"), each list in the contract's order, each record's `hash` the contract's hash
  * at its place in getOutgoingDelegationHashes / getIncomingDelegationHashes; and the whole listing
  * in the order each delegation was first enabled on chain.
  *
@@ -35,7 +35,7 @@ const RECORD_TYPE: Record<string, string> = {
   ERC1155: "TOKEN",
 };
 
-/** The API record (api-contract.md) of one delegation as the contract returns it. */
+/** The API record (docs/api.md, "Outputs") of one delegation as the contract returns it. */
 export function expectedRecord(d: ContractDelegation): ApiRecord {
   const delegationType = DELEGATION_TYPES[d.type_] ?? `unknown ${d.type_}`;
   const token = delegationType === "ERC721" || delegationType === "ERC1155";

@@ -1,0 +1,300 @@
+/**
+ * The route table against what derives from it: the app serves exactly its routes, in its order;
+ * the OpenAPI document describes exactly them; the fast path answers exactly those marked fast; a
+ * keyless client pays what each declares. Each check first fails on a mutation it must catch (a
+ * route served but not declared, declared but answered by nothing, marked fast but beyond the fast
+ * path, left out of the document). Last, a route added to the table alone is served, allowed,
+ * documented, typed and answered on the fast path: one declaration is enough.
+ */
+import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
+import type { Hono } from "hono";
+import openapiTS, { astToString } from "openapi-typescript";
+import { describe, expect, it, vi } from "vitest";
+import type { Access } from "../access/open";
+import type { createApp as CreateApp } from "../app";
+import type { openApiDocument as OpenApiDocument } from "../openapi/document";
+import { PARAMETERS, type ParameterKey } from "../openapi/parameters";
+import type { HistoryStore } from "../store/history-store";
+import type { Store } from "../store/store";
+import { NO_ALARMS } from "../watch/chain-alarms";
+import type { withDirectAnswers as WithDirectAnswers } from "./direct-answers";
+import type { AppOptions, Env } from "./env";
+import { ListingCache } from "./listing-cache";
+import { honoPath, type Route } from "./table";
+
+const CHAIN = 31337;
+const wallet = (n: number) => `0x${n.toString(16).padStart(40, "0")}`;
+/** What @hono/node-server hands the app: the client's socket, whose address the keyless limit counts. */
+const SOCKET = { incoming: { socket: { remoteAddress: "127.0.0.1", remotePort: 50000, remoteFamily: "IPv4" } } };
+
+/** A valid text for each parameter (the vaults' types: those that read every check parameter). */
+const VALID: Record<ParameterKey, string> = {
+  chainId: String(CHAIN),
+  blockNumber: "50",
+  fromBlock: "1",
+  toBlock: "60",
+  to: wallet(1),
+  from: wallet(2),
+  delegate: wallet(1),
+  vault: wallet(2),
+  contract: wallet(3),
+  tokenId: "7",
+  listingTokenId: "7",
+  rights: "",
+  limit: "10",
+  cursor: "",
+  wallet: wallet(4),
+  hotWallet: wallet(4),
+  direction: "incoming",
+  v2VaultType: "erc1155",
+  v1VaultType: "token",
+  hash: `0x${"ab".repeat(32)}`,
+  contractPath: wallet(3),
+  keyId: "k1",
+};
+
+/** A route's request with every parameter valid, but those `left` out (a cursor is always left out). */
+function pathOf(route: Route, left: ParameterKey[] = []): string {
+  let path = route.path;
+  const query = new URLSearchParams();
+  for (const key of route.parameters) {
+    const { name, in: where } = PARAMETERS[key];
+    if (where === "path") path = path.replace(`{${name}}`, VALID[key]);
+    else if (key !== "cursor" && !left.includes(key)) query.set(name, VALID[key]);
+  }
+  return `${path}?${query}`;
+}
+
+/** A chain indexed to block 100 with nothing in it: every read answers, empty. */
+const view = <T>(data: T) => ({ indexedBlock: 100n, ready: true, indexedTimestamp: 0, data });
+const STORE = {
+  v2Enabled: async () => view(new Map()),
+  v1InForce: async () => view([]),
+  v2EnabledAt: async () => view(new Map()),
+  v1InForceAt: async () => view([]),
+  v2Wallet: async () => view([]),
+  v1Wallet: async () => view([]),
+  v2Wallets: async (_: number, wallets: readonly string[]) => view(wallets.map(() => [])),
+  v1Wallets: async (_: number, wallets: readonly string[]) => view(wallets.map(() => [])),
+  v2Delegation: async () => view(undefined),
+  chainStates: async () => new Map([[CHAIN, view(undefined)]]),
+} as unknown as Store;
+/** A delegation, found by any hash asked. */
+const DELEGATION = {
+  hash: VALID.hash,
+  delegationType: "ALL",
+  from: wallet(1),
+  to: wallet(2),
+  contract: null,
+  tokenId: null,
+  rights: `0x${"0".repeat(64)}`,
+  amount: null,
+};
+const HISTORY_READS: Record<string, unknown> = { indexedBlock: 100n, v2Enabled: new Map(), v1InForce: [] };
+const HISTORY = new Proxy({} as HistoryStore, {
+  get: (_, name: string) => async () =>
+    name === "v2Delegation" ? DELEGATION : (HISTORY_READS[name] ?? { items: [], more: false }),
+});
+const registry = { address: "0x00000000000000447e69651d841bD8D104Bed493", startBlock: 0 };
+const CHAINS = [{ id: CHAIN, name: "anvil", title: "anvil", testnet: true, v1: registry, v2: registry }];
+
+/** The app's options: the API key "key" is vouched for; a keyless client's units are counted in `spent`. */
+function appOptions(): AppOptions & { spent: { units: number } } {
+  const spent = { units: 0 };
+  const verdict = { allowed: true, limit: 1000, windowMs: 10_000, remaining: 1000, resetMs: 10_000 };
+  const access = {
+    keys: {
+      use: async () => false,
+      useHeld: (key: string) => key === "key",
+      vouchesFor: (key: string) => key === "key",
+    },
+    limiter: {
+      take: async (_: string, units: number) => {
+        spent.units += units;
+        return verdict;
+      },
+      charge: async (_: string, units: number) => {
+        spent.units += units;
+        return verdict;
+      },
+      close: async () => {},
+    },
+    load: { shed: () => false },
+    trustProxy: false,
+    adminToken: "token",
+  } as unknown as Access;
+  return { store: STORE, history: HISTORY, chains: CHAINS, alarms: NO_ALARMS, access, behindAfterSeconds: 120, spent };
+}
+
+/** The routes, the app, the document and the fast path, as modules loaded afresh (after `declare` adds routes). */
+async function load(declare: (routes: Route[]) => void = () => {}) {
+  vi.resetModules();
+  const table = await import("./table");
+  declare(table.ROUTES as Route[]);
+  const { createApp }: { createApp: typeof CreateApp } = await import("../app");
+  const { openApiDocument }: { openApiDocument: typeof OpenApiDocument } = await import("../openapi/document");
+  const { methodsOf } = await import("./cors");
+  const direct = async () =>
+    ((await import("./direct-answers")) as { withDirectAnswers: typeof WithDirectAnswers }).withDirectAnswers;
+  return { routes: table.ROUTES, createApp, openApiDocument, methodsOf, direct };
+}
+
+/** `METHOD /path` of each route, as the app names it. */
+const declared = (routes: readonly Route[]) => routes.map((r) => `${r.method.toUpperCase()} ${honoPath(r.path)}`);
+/** `METHOD /path` of each route the app serves under /registry and /admin, in its order (not guards nor 405s). */
+const served = (app: Hono<Env>) =>
+  app.routes
+    .filter((r) => /^\/(registry|admin)\//.test(r.path) && r.method !== "ALL")
+    .map((r) => `${r.method} ${r.path}`);
+/** What the app serves that the table does not declare, and what the table declares that the app does not serve. */
+function differences(app: Hono<Env>, routes: readonly Route[]) {
+  const [have, want] = [served(app), declared(routes)];
+  return { undeclared: have.filter((r) => !want.includes(r)), unserved: want.filter((r) => !have.includes(r)) };
+}
+/** The routes the document lacks, and the operations it has that no route declares. */
+function undocumented(document: { paths: Record<string, Record<string, unknown>> }, routes: readonly Route[]) {
+  const operations = Object.entries(document.paths).flatMap(([path, ops]) =>
+    Object.entries(ops).map(([method, op]) => `${method} ${path} ${(op as { operationId: string }).operationId}`),
+  );
+  const want = routes.map((r) => `${r.method} ${r.path} ${r.operationId}`);
+  return { missing: want.filter((o) => !operations.includes(o)), extra: operations.filter((o) => !want.includes(o)) };
+}
+
+/** Who answered a keyed GET of `url` behind the fast path: the route it named, or "app". */
+function answeredBy(withDirectAnswers: typeof WithDirectAnswers, url: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const options = { ...appOptions(), listings: new ListingCache(1 << 20) };
+    const app: RequestListener = () => resolve("app");
+    const res = { writeHead: () => res, end: () => {} };
+    const req = { method: "GET", url, headers: { "x-api-key": "key" } };
+    withDirectAnswers(options, app, (route, status) => (status === 200 ? resolve(route) : reject(status)))(
+      req as unknown as IncomingMessage,
+      res as unknown as ServerResponse,
+    );
+  });
+}
+
+/** A fast path's request: what it answers itself is at the newest block, whole (no page). */
+const fastPathOf = (route: Route) => pathOf(route, ["blockNumber", "limit"]);
+
+describe("the route table", { timeout: 60_000 }, () => {
+  it("is what the app serves, in order: one served but undeclared is found; one unanswered, refused", async () => {
+    const { routes, createApp } = await load();
+    const app = createApp(appOptions());
+    expect(served(app)).toEqual(declared(routes));
+    expect(differences(app, routes)).toEqual({ undeclared: [], unserved: [] });
+
+    // A route added to the app alone is found.
+    app.get("/registry/v2/undeclared", (c) => c.text("not in the table"));
+    expect(differences(app, routes)).toEqual({ undeclared: ["GET /registry/v2/undeclared"], unserved: [] });
+    // A route declared that nothing answers stops the app being made.
+    const unanswered = await load((all) => all.push({ ...all.find((r) => r.answer === "delegation")!, version: "v1" }));
+    expect(() => unanswered.createApp(appOptions())).toThrow(
+      /v2\/delegation\/\{hash\} is declared, but nothing answers it/,
+    );
+  });
+
+  it("answers each route's valid request with its documented status, and allows its method", async () => {
+    const { routes, createApp, methodsOf } = await load();
+    const options = appOptions();
+    const app = createApp(options);
+    for (const route of routes.filter((r) => r.access === "keyed")) {
+      const method = route.method.toUpperCase();
+      const body = route.requestBody === undefined ? undefined : JSON.stringify(bodyOf(route, 1));
+      const headers = { "Content-Type": "application/json" };
+      const res = await app.request(pathOf(route), { method, body, headers }, SOCKET);
+      expect(res.status, `${method} ${pathOf(route)}: ${await res.clone().text()}`).toBe(route.ok.status);
+      expect(methodsOf(route.path.replaceAll(/\{\w+\}/g, wallet(9)))).toContain(method);
+    }
+  });
+
+  it("is what the OpenAPI document describes: a route left out of it is found", async () => {
+    const { routes, openApiDocument } = await load();
+    expect(undocumented(openApiDocument(), routes)).toEqual({ missing: [], extra: [] });
+    const [first, ...rest] = routes;
+    expect(undocumented(openApiDocument(rest), routes).missing).toEqual([
+      `${first!.method} ${first!.path} ${first!.operationId}`,
+    ]);
+  });
+
+  it("marks fast exactly the routes the fast path answers itself; one it cannot answer fails to load", async () => {
+    const { routes, direct } = await load();
+    const withDirectAnswers = await direct();
+    const gets = routes.filter((r) => r.method === "get" && r.access === "keyed");
+    expect(gets.filter((r) => r.fast).length).toBeGreaterThan(0);
+    for (const route of gets) {
+      const expected = route.fast ? honoPath(route.path) : "app";
+      expect(await answeredBy(withDirectAnswers, fastPathOf(route)), route.path).toBe(expected);
+    }
+    // Marked fast, a route the fast path has no answer for.
+    const chains = await load((all) => all.push({ ...all.find((r) => r.answer === "chains")!, fast: true }));
+    await expect(chains.direct()).rejects.toThrow(/GET \/registry\/chains is marked fast, but the fast path cannot/);
+  });
+
+  it("costs a keyless client what it declares: a unit a request, or one per item of its body", async () => {
+    const { routes, createApp } = await load();
+    for (const route of routes.filter((r) => r.access === "keyed")) {
+      const options = appOptions();
+      const app = createApp(options);
+      const method = route.method.toUpperCase();
+      const body = route.requestBody === undefined ? undefined : JSON.stringify(bodyOf(route, 3));
+      const res = await app.request(
+        pathOf(route),
+        { method, body, headers: { "Content-Type": "application/json" } },
+        SOCKET,
+      );
+      expect(res.status, `${method} ${route.path}`).toBe(200);
+      expect(options.spent.units, `${method} ${route.path}`).toBe(route.cost.per === "item" ? 3 : 1);
+    }
+  });
+
+  it("is all it takes: a route added to the table alone is served, allowed, documented, typed and fast", async () => {
+    const route: Route = {
+      method: "get",
+      path: "/registry/v2/wallets/{wallet}",
+      answer: "walletListing",
+      version: "v2",
+      operationId: "v2WalletListingAgain",
+      tag: "v2 registry",
+      summary: "The wallet's delegations in force, at another path",
+      parameters: ["wallet", "direction", "chainId"],
+      ok: { status: 200, schema: { type: "array" }, headers: ["X-Indexed-Block"], description: "The delegations." },
+      problems: [],
+      access: "keyed",
+      cost: { per: "request", rows: true },
+      fast: true,
+    };
+    const before = await load();
+    const url = pathOf(route);
+    expect((await before.createApp(appOptions()).request(url, {}, SOCKET)).status).toBe(404);
+    expect(undocumented(before.openApiDocument(), [route]).missing).toHaveLength(1);
+    expect(await answeredBy(await before.direct(), url)).toBe("app");
+
+    const after = await load((all) => all.push(route));
+    const app = after.createApp(appOptions());
+    expect(differences(app, after.routes)).toEqual({ undeclared: [], unserved: [] });
+    const res = await app.request(url, {}, SOCKET);
+    expect(res.status).toBe(200);
+    expect(await res.text()).toBe("[]");
+    expect(after.methodsOf(`/registry/v2/wallets/${wallet(4)}`)).toEqual(["GET", "HEAD", "OPTIONS"]);
+    const document = after.openApiDocument();
+    expect(undocumented(document, after.routes)).toEqual({ missing: [], extra: [] });
+    const types = astToString(await openapiTS(document as unknown as Parameters<typeof openapiTS>[0]));
+    expect(types).toContain(`"/registry/v2/wallets/{wallet}": {`);
+    expect(types).toContain(`get: operations["v2WalletListingAgain"];`);
+    expect(await answeredBy(await after.direct(), url)).toBe("/registry/v2/wallets/:wallet");
+    // The bulk listing at the literal path beside it is still a POST only.
+    expect(after.methodsOf("/registry/v2/wallets")).toEqual(["POST", "OPTIONS"]);
+  });
+});
+
+/** A POST route's body with `items` items (checks of the first kind, or wallets). */
+function bodyOf(route: Route, items: number) {
+  const list = Array.from({ length: items }, (_, i) => wallet(10 + i));
+  if (route.answer === "walletListings") return { chainId: CHAIN, wallets: list };
+  const kind = route.version === "v1" ? { type: "all", delegate: wallet(1) } : { type: "all", to: wallet(1) };
+  return {
+    chainId: CHAIN,
+    checks: list.map((from) => ({ ...kind, [route.version === "v1" ? "vault" : "from"]: from })),
+  };
+}

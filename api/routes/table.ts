@@ -1,0 +1,521 @@
+/**
+ * Every route of the API under /registry and /admin, declared once: its method and path, the
+ * parameters it reads, what it costs a client without a key, what it answers and which problems, and
+ * whether the fast path answers it. The app mounts these routes and no other (api/app.ts), the fast
+ * path matches those marked `fast` (api/routes/direct-answers.ts), CORS and the 405s allow each
+ * path's methods (api/routes/cors.ts), and the OpenAPI document describes them
+ * (api/openapi/document.ts, and from it the typed client in client/): a route added here is served,
+ * allowed, documented and typed. table.test.ts holds the app and the fast path to the table.
+ *
+ * The order is the app's: of two routes that match a path, the earlier answers (a v2 delegation's
+ * `delegation/{hash}` before `{wallet}/history`), and the document lists them in it.
+ */
+import type { Context, Hono } from "hono";
+import { V1_CHECK_KINDS, type V1CheckKind } from "../../core/v1";
+import { V2_CHECK_KINDS, type V2CheckKind } from "../../core/v2";
+import type { ProblemCode } from "../http/problem";
+import { MAX_BULK_WALLETS, MAX_LABEL } from "../limits";
+import { batchBody, WALLETS_BODY } from "../openapi/bodies";
+import { PARAMETERS, type ParameterKey, V1_CHECK_PARAMETERS, V2_CHECK_PARAMETERS } from "../openapi/parameters";
+import type { JsonSchema, schemas } from "../openapi/schemas";
+import type { Env } from "./env";
+
+export type Method = "get" | "post" | "delete";
+
+/**
+ * What a request costs a client without an API key, in units of its budget (api/access/middleware.ts
+ * spends one on arrival; a POST's, by its route once it has read the body).
+ */
+export type KeylessCost = {
+  /** One unit per request, or one per item of its body. */
+  per: "request" | "item";
+  /** And one per KEYLESS_ROWS_PER_UNIT rows it reads beyond those paid for (a page: by its size, beforehand). */
+  rows: boolean;
+};
+
+/** The functions that answer routes, by name: the app's (api/app.ts) and the fast path's. */
+export type AnswerName =
+  | "check"
+  | "checks"
+  | "history"
+  | "walletHistory"
+  | "contractListing"
+  | "walletListing"
+  | "vaults"
+  | "walletListings"
+  | "delegation"
+  | "chains"
+  | "createKey"
+  | "listKeys"
+  | "revokeKey";
+
+/** A route's handler in the app. */
+export type RouteHandler = (c: Context<Env>) => Response | Promise<Response>;
+/** Answers by name: each makes its route's handler, once, when the app is made. */
+export type Answers = Partial<Record<AnswerName, (route: Route) => RouteHandler>>;
+
+/** One route: where it is, what it reads, what it answers, who may ask and at what cost. */
+export type Route = {
+  method: Method;
+  /** The OpenAPI path template (`{wallet}`); the app's route is the same with `:wallet`. */
+  path: string;
+  /** What answers it, among its version's answers (or the app's, for a route of no version). */
+  answer: AnswerName;
+  /** The registry version it reads; and a check's kind, the last segment of its path. */
+  version?: "v1" | "v2";
+  kind?: string;
+  operationId: string;
+  tag: string;
+  summary: string;
+  parameters: ParameterKey[];
+  /** The query parameters that must be given (path parameters always are). */
+  required?: ParameterKey[];
+  /** The query parameters some values of another require (a vaults listing's check parameters, by `type`). */
+  conditional?: ParameterKey[];
+  requestBody?: JsonSchema;
+  /** The 2xx answer: its status, body schema and the headers that come with it. */
+  ok: { status: number; schema: JsonSchema; headers: string[]; description: string };
+  /** The problems it can answer with, beyond those every /registry (or /admin) request can. */
+  problems: ProblemCode[];
+  /** Answered on node:http itself, past Hono, when keyed (api/routes/direct-answers.ts). */
+  fast?: true;
+} & (
+  | { /** An API key is optional: keyless requests are limited. */ access: "keyed"; cost: KeylessCost }
+  | { /** The admin token is required; no keyless budget is spent. */ access: "admin"; cost?: never }
+);
+
+const ref = (name: keyof typeof schemas) => ({ $ref: `#/components/schemas/${name}` });
+
+const PARAMETER_PROBLEMS: ProblemCode[] = ["missing_parameter", "invalid_parameter", "block_not_indexed"];
+/** Below `check/` are the checks only: `check/history` is no path (404), not a bad wallet's history. */
+const NOT_A_WALLET: ProblemCode[] = ["not_found"];
+
+/** A check's parameters that must be given: all but rights, and but a party's two names (either will do). */
+const requiredOf = (parameters: readonly ParameterKey[]) => {
+  const either = parameters.includes("to") && parameters.includes("delegate");
+  const optional: ParameterKey[] = either ? ["rights", "to", "delegate", "from", "vault"] : ["rights"];
+  return parameters.filter((key) => !optional.includes(key));
+};
+
+const V2_CHECK_SUMMARY: Record<V2CheckKind, string> = {
+  all: "May `to` act for `from` on everything? (checkDelegateForAll)",
+  contract: "May `to` act for `from` on this contract? (checkDelegateForContract)",
+  erc721: "May the delegate act for the vault on this token? (checkDelegateForERC721)",
+  erc1155: "The ERC1155 balance of this token the delegate may use for the vault (checkDelegateForERC1155)",
+  erc20: "The ERC20 balance the delegate may use for the vault (checkDelegateForERC20)",
+};
+const V1_CHECK_SUMMARY: Record<V1CheckKind, string> = {
+  all: "May the delegate act for the whole vault? (checkDelegateForAll)",
+  contract: "May the delegate act for the vault on this contract? (checkDelegateForContract)",
+  token: "May the delegate act for the vault on this token? (checkDelegateForToken)",
+};
+
+const READ_HEADERS = ["X-Indexed-Block"];
+const PAGE_HEADERS = ["X-Indexed-Block", "Link"];
+/** Keyless costs: a unit a request; and the rows read beyond; a unit an item of the body, and the rows beyond. */
+const ONE: KeylessCost = { per: "request", rows: false };
+const ROWS: KeylessCost = { per: "request", rows: true };
+const ITEMS: KeylessCost = { per: "item", rows: false };
+const ITEMS_AND_ROWS: KeylessCost = { per: "item", rows: true };
+
+/** What differs between the registry versions' routes: their checks and the schemas of their answers. */
+type RegistryAnswers<K extends string> = {
+  kinds: readonly K[];
+  checkParameters: Record<K, readonly ParameterKey[]>;
+  checkSummary: Record<K, string>;
+  check: (kind: K) => JsonSchema;
+  batch: JsonSchema;
+  delegations: JsonSchema;
+  listings: JsonSchema;
+  events: JsonSchema;
+  vaults: JsonSchema;
+  /** The vaults listing's `type`, and the check parameters it takes beside. */
+  vaultType: ParameterKey;
+  vaultParameters: ParameterKey[];
+};
+
+/** A registry version's checks, one GET route each (answered on the fast path too) and the batch of them. */
+function checkRoutes<K extends string>(version: "v1" | "v2", answers: RegistryAnswers<K>): Route[] {
+  const base = `/registry/${version}`;
+  const tag = `${version} registry`;
+  const checks = answers.kinds.map(
+    (kind): Route => ({
+      method: "get",
+      path: `${base}/check/${kind}`,
+      answer: "check",
+      version,
+      kind,
+      operationId: `${version}Check${kind[0]!.toUpperCase()}${kind.slice(1)}`,
+      tag,
+      summary: answers.checkSummary[kind],
+      parameters: ["chainId", "blockNumber", ...answers.checkParameters[kind]],
+      required: requiredOf(answers.checkParameters[kind]),
+      ok: {
+        status: 200,
+        schema: answers.check(kind),
+        headers: READ_HEADERS,
+        description: "What the contract answers.",
+      },
+      problems: [...PARAMETER_PROBLEMS, "conflicting_parameter"],
+      access: "keyed",
+      cost: ONE,
+      fast: true,
+    }),
+  );
+  const batch: Route = {
+    method: "post",
+    path: `${base}/check`,
+    answer: "checks",
+    version,
+    operationId: `${version}CheckBatch`,
+    tag,
+    summary: `Many ${version.toUpperCase()} checks at one block, answered in the order asked`,
+    parameters: [],
+    requestBody: batchBody(answers.kinds, answers.checkParameters),
+    ok: { status: 200, schema: answers.batch, headers: READ_HEADERS, description: "The answers, in order." },
+    problems: [
+      ...PARAMETER_PROBLEMS,
+      "conflicting_parameter",
+      "invalid_body",
+      "unsupported_media_type",
+      "content_too_large",
+    ],
+    access: "keyed",
+    cost: ITEMS,
+  };
+  return [...checks, batch];
+}
+
+/** The routes of one registry version: its checks, history, listings and vaults. */
+function registryRoutes<K extends string>(version: "v1" | "v2", answers: RegistryAnswers<K>): Route[] {
+  const base = `/registry/${version}`;
+  const common = { version, tag: `${version} registry`, access: "keyed" as const };
+  const upper = version.toUpperCase();
+  const listing = (description: string) => ({
+    status: 200,
+    schema: answers.delegations,
+    headers: PAGE_HEADERS,
+    description,
+  });
+  const history = {
+    status: 200,
+    schema: answers.events,
+    headers: PAGE_HEADERS,
+    description: "The events, oldest first by (block, log index); a Link header names the next page.",
+  };
+  const page: ParameterKey[] = ["chainId", "limit", "cursor"];
+  return [
+    ...checkRoutes(version, answers),
+    {
+      ...common,
+      method: "get",
+      path: `${base}/history`,
+      answer: "history",
+      operationId: `${version}History`,
+      summary: `Every event of the chain's ${upper} registry, a page at a time`,
+      parameters: [...page, "fromBlock", "toBlock"],
+      ok: history,
+      problems: PARAMETER_PROBLEMS,
+      cost: ROWS,
+    },
+    {
+      ...common,
+      method: "get",
+      path: `${base}/{wallet}/history`,
+      answer: "walletHistory",
+      operationId: `${version}WalletHistory`,
+      summary: "Every event the wallet takes part in, a page at a time",
+      parameters: ["wallet", ...page, "fromBlock", "toBlock"],
+      ok: history,
+      problems: [...PARAMETER_PROBLEMS, ...NOT_A_WALLET],
+      cost: ROWS,
+    },
+    {
+      ...common,
+      method: "get",
+      path: `${base}/contract/{contract}`,
+      answer: "contractListing",
+      operationId: `${version}ContractListing`,
+      summary: "The delegations in force scoped to a contract (not ALL), a page at a time",
+      parameters: ["contractPath", "listingTokenId", "blockNumber", ...page],
+      ok: listing("The delegations, in the order they were made; a Link header names the next page."),
+      problems: PARAMETER_PROBLEMS,
+      cost: ROWS,
+    },
+    {
+      ...common,
+      method: "get",
+      path: `${base}/{wallet}`,
+      answer: "walletListing",
+      operationId: `${version}WalletListing`,
+      summary: "The wallet's delegations in force, incoming and outgoing: whole, or a page with `limit`",
+      parameters: ["wallet", "direction", "blockNumber", ...page],
+      ok: listing("The delegations, in the order they were made; with `limit`, a Link header names the next page."),
+      problems: PARAMETER_PROBLEMS,
+      cost: ROWS,
+      fast: true,
+    },
+    {
+      ...common,
+      method: "get",
+      path: `${base}/{wallet}/vaults`,
+      answer: "vaults",
+      operationId: `${version}Vaults`,
+      summary: "Every vault the check (`type`) lets the hot wallet act for: whole, or a page with `limit`",
+      parameters: ["hotWallet", answers.vaultType, ...answers.vaultParameters, "blockNumber", ...page],
+      required: [answers.vaultType],
+      conditional: answers.vaultParameters.filter((key) => key !== "rights"),
+      ok: {
+        status: 200,
+        schema: answers.vaults,
+        headers: PAGE_HEADERS,
+        description: "The vaults, by address; with `limit`, a Link header names the next page.",
+      },
+      problems: [...PARAMETER_PROBLEMS, ...NOT_A_WALLET],
+      cost: ROWS,
+    },
+    {
+      ...common,
+      method: "post",
+      path: `${base}/wallets`,
+      answer: "walletListings",
+      operationId: `${version}WalletListings`,
+      summary: `Up to ${MAX_BULK_WALLETS} wallets' whole ${upper} listings at one block, in the order asked`,
+      parameters: [],
+      requestBody: WALLETS_BODY,
+      ok: { status: 200, schema: answers.listings, headers: READ_HEADERS, description: "The listings, in order." },
+      problems: [...PARAMETER_PROBLEMS, "invalid_body", "unsupported_media_type", "content_too_large"],
+      cost: ITEMS_AND_ROWS,
+    },
+  ];
+}
+
+/** The routes of the operator's key management (api/routes/admin.ts); all 404 while no ADMIN_TOKEN is set. */
+const ADMIN_ROUTES: Route[] = [
+  {
+    method: "post",
+    path: "/admin/keys",
+    answer: "createKey",
+    operationId: "createKey",
+    tag: "admin",
+    summary: "Create an API key; the answer is the only time its text is shown",
+    parameters: [],
+    requestBody: {
+      type: "object",
+      required: ["label"],
+      properties: {
+        label: { type: "string", minLength: 1, maxLength: MAX_LABEL, description: "What the key is for." },
+      },
+    },
+    ok: { status: 201, schema: ref("ApiKeyCreated"), headers: [], description: "The key, with its text." },
+    problems: ["missing_parameter", "invalid_parameter"],
+    access: "admin",
+  },
+  {
+    method: "get",
+    path: "/admin/keys",
+    answer: "listKeys",
+    operationId: "listKeys",
+    tag: "admin",
+    summary: "List the API keys, revoked ones too, with their recent use",
+    parameters: [],
+    ok: { status: 200, schema: ref("ApiKeys"), headers: [], description: "The keys, oldest first." },
+    problems: [],
+    access: "admin",
+  },
+  {
+    method: "delete",
+    path: "/admin/keys/{id}",
+    answer: "revokeKey",
+    operationId: "revokeKey",
+    tag: "admin",
+    summary: "Revoke an API key (again: the same answer)",
+    parameters: ["keyId"],
+    ok: { status: 200, schema: ref("ApiKeyRevoked"), headers: [], description: "The key, revoked." },
+    problems: [],
+    access: "admin",
+  },
+];
+
+/** Every route, in the order the app tries them. */
+export const ROUTES: readonly Route[] = [
+  // Before the routes both versions have: `delegation/history` is no wallet's history.
+  {
+    method: "get",
+    path: "/registry/v2/delegation/{hash}",
+    answer: "delegation",
+    version: "v2",
+    operationId: "v2Delegation",
+    tag: "v2 registry",
+    summary: "The delegation with this hash, as getDelegationsFromHashes describes it, if enabled at the block",
+    parameters: ["hash", "chainId", "blockNumber"],
+    ok: { status: 200, schema: ref("V2Delegation"), headers: READ_HEADERS, description: "The delegation." },
+    problems: [...PARAMETER_PROBLEMS, "delegation_not_found"],
+    access: "keyed",
+    cost: ONE,
+  },
+  ...registryRoutes("v2", {
+    kinds: V2_CHECK_KINDS,
+    checkParameters: V2_CHECK_PARAMETERS,
+    checkSummary: V2_CHECK_SUMMARY,
+    check: (kind) => (kind === "erc20" || kind === "erc1155" ? ref("CheckAmount") : ref("CheckBoolean")),
+    batch: ref("V2BatchAnswer"),
+    delegations: ref("V2Delegations"),
+    listings: ref("V2WalletListings"),
+    events: ref("V2Events"),
+    vaults: { anyOf: [ref("Vaults"), ref("VaultAmounts")] },
+    vaultType: "v2VaultType",
+    vaultParameters: ["contract", "tokenId", "rights"],
+  }),
+  ...registryRoutes("v1", {
+    kinds: V1_CHECK_KINDS,
+    checkParameters: V1_CHECK_PARAMETERS,
+    checkSummary: V1_CHECK_SUMMARY,
+    check: () => ref("CheckBoolean"),
+    batch: ref("V1BatchAnswer"),
+    delegations: ref("V1Delegations"),
+    listings: ref("V1WalletListings"),
+    events: ref("V1Events"),
+    vaults: ref("Vaults"),
+    vaultType: "v1VaultType",
+    vaultParameters: ["contract", "tokenId"],
+  }),
+  {
+    method: "get",
+    path: "/registry/chains",
+    answer: "chains",
+    operationId: "chains",
+    tag: "chains",
+    summary: "The chains served: registries, the newest indexed block, and the sync state",
+    parameters: [],
+    ok: { status: 200, schema: ref("Chains"), headers: [], description: "One entry per chain served." },
+    problems: [],
+    access: "keyed",
+    cost: ONE,
+  },
+  ...ADMIN_ROUTES,
+];
+
+/** The app's (Hono's) path of a route: `{wallet}` is `:wallet`. */
+export const honoPath = (path: string) => path.replaceAll(/\{(\w+)\}/g, ":$1");
+
+/** HTTP's methods in the order an Allow header lists them. */
+const METHOD_ORDER = ["GET", "HEAD", "POST", "DELETE", "OPTIONS"];
+
+/** The methods `routes` allow, as an Allow header lists them: a GET allows HEAD too. */
+export function allowed(routes: readonly Route[]): string[] {
+  const methods = new Set(
+    routes.flatMap((route) => (route.method === "get" ? ["GET", "HEAD"] : [route.method.toUpperCase()])),
+  );
+  return METHOD_ORDER.filter((method) => methods.has(method));
+}
+
+/** A path segment's pattern: a literal as it is; a parameter as its schema's pattern when `strict`, else any. */
+function segmentPattern(route: Route, segment: string, strict: boolean): { source: string; literal: boolean } {
+  const name = /^\{(\w+)\}$/.exec(segment)?.[1];
+  if (name === undefined) return { source: segment.replaceAll(/[.*+?^$()|[\]\\/{}]/g, "\\$&"), literal: true };
+  const key = route.parameters.find((k) => PARAMETERS[k].in === "path" && PARAMETERS[k].name === name);
+  const pattern = key === undefined ? undefined : (PARAMETERS[key].schema as { pattern?: string }).pattern;
+  // Anchors off, and its own groups not captured: the path's groups are numbered here.
+  const own = pattern
+    ?.replace(/^\^/, "")
+    .replace(/\$$/, "")
+    .replaceAll(/(?<!\\)\((?!\?)/g, "(?:");
+  return { source: strict && own !== undefined ? own : "[^/?]+", literal: false };
+}
+
+/** A route that a path names, and its path parameters' values, in the order the path gives them. */
+export type Match = { route: Route; values: string[] };
+
+/** Routes by their paths' segments. */
+type Node = { literal: boolean; children: Map<string, Node>; route?: Route };
+/** Where a route's path ends in the pattern (its empty group) and its parameters' groups. */
+type Mark = { group: number; route: Route; params: number[] };
+
+/**
+ * The pattern of every path below `node`, a literal segment tried before a parameter (as OpenAPI
+ * matches paths), each path's end an empty group. `state` numbers the groups as their parentheses
+ * open, left to right, which is the order this writes them in.
+ */
+function treePattern(node: Node, params: number[], state: { groups: number; marks: Mark[] }): string {
+  const alternatives: string[] = [];
+  const children = [...node.children].sort(([, a], [, b]) => Number(b.literal) - Number(a.literal));
+  for (const [source, child] of children) {
+    if (child.literal) alternatives.push(`\\/${source}${treePattern(child, params, state)}`);
+    else {
+      const group = ++state.groups;
+      alternatives.push(`\\/(${source})${treePattern(child, [...params, group], state)}`);
+    }
+  }
+  if (node.route !== undefined) {
+    state.marks.push({ group: ++state.groups, route: node.route, params });
+    alternatives.push("()(?=\\?|$)");
+  }
+  return alternatives.length === 1 ? alternatives[0]! : `(?:${alternatives.join("|")})`;
+}
+
+/**
+ * Finds the routes a request names, compiled once from `routes`. `strict`: a path parameter matches
+ * only what its schema's pattern takes (an address: 0x and 40 hex digits).
+ */
+export class RouteMatcher {
+  /** Every path in one pattern, tried on a request's URL (its query after `?`) with one exec. */
+  private readonly pattern: RegExp;
+  private readonly marks: Mark[];
+  /** Each route's own pattern, for all(). */
+  private readonly each: { route: Route; literal: boolean; pattern: RegExp }[];
+
+  constructor(routes: readonly Route[], strict = false) {
+    const root: Node = { literal: true, children: new Map() };
+    this.each = routes.map((route) => {
+      let node = root;
+      const segments = route.path
+        .split("/")
+        .slice(1)
+        .map((segment) => segmentPattern(route, segment, strict));
+      for (const { source, literal } of segments) {
+        if (!node.children.has(source)) node.children.set(source, { literal, children: new Map() });
+        node = node.children.get(source)!;
+      }
+      node.route ??= route;
+      const path = segments.map(({ source, literal }) => `\\/${literal ? source : `(?:${source})`}`).join("");
+      return { route, literal: segments.every((s) => s.literal), pattern: new RegExp(`^${path}$`) };
+    });
+    const state = { groups: 0, marks: [] as Mark[] };
+    this.pattern = new RegExp(`^${treePattern(root, [], state)}`);
+    this.marks = state.marks;
+  }
+
+  /** The route a request's URL names (its query aside), and its path parameters' values. */
+  first(url: string): Match | undefined {
+    const match = this.pattern.exec(url);
+    if (match === null) return undefined;
+    const mark = this.marks.find(({ group }) => match[group] !== undefined)!;
+    return { route: mark.route, values: mark.params.map((group) => match[group]!) };
+  }
+
+  /** Every route a path (no query) names: those whose path it is, else every template it matches. */
+  all(path: string): Route[] {
+    const literal = this.each.filter((each) => each.literal && each.pattern.test(path));
+    return (literal.length > 0 ? literal : this.each.filter((each) => each.pattern.test(path))).map((e) => e.route);
+  }
+}
+
+/**
+ * Mounts `routes` on `app`, whose paths start at `base` (their paths below it), in their order: each
+ * handled by its answer among `answersOf(route)`, made once here.
+ */
+export function mountRoutes(
+  app: Hono<Env>,
+  base: string,
+  routes: readonly Route[],
+  answersOf: (route: Route) => Answers,
+) {
+  for (const route of routes) {
+    const answer = answersOf(route)[route.answer];
+    if (answer === undefined || !route.path.startsWith(`${base}/`)) {
+      throw new Error(`${route.method.toUpperCase()} ${route.path} is declared, but nothing answers it here`);
+    }
+    app.on(route.method.toUpperCase(), honoPath(route.path.slice(base.length)), answer(route));
+  }
+}

@@ -1,0 +1,140 @@
+import type { RequestListener } from "node:http";
+import { getRequestListener } from "@hono/node-server";
+import { Hono, type MiddlewareHandler } from "hono";
+import { cors } from "hono/cors";
+import { requireKey } from "./access/middleware";
+import type { Access } from "./access/open";
+import { createApp } from "./app";
+import { type CountAnswer, countRequests, metricsRoute } from "./http/metrics";
+import { backfilledReadiness, probes, type Readiness } from "./http/probes";
+import { withDirectAnswers } from "./routes/direct-answers";
+import { LISTING_CACHE_BYTES, ListingCache } from "./routes/listing-cache";
+import { createHistoryStore } from "./store/history-store";
+import type { ServedChain } from "./store/served-chains";
+import type { Execute, Store } from "./store/store";
+import { type ChainAlarms, openChainAlarms, refuseWhileAlarmed } from "./watch/chain-alarms";
+import { chainStatus, replicationBehind } from "./watch/chain-status";
+import { type WatchedChain, watchDeepReorgs } from "./watch/deep-reorg";
+import { watchReplacedHeads } from "./watch/replaced-head";
+import { type ReplicationWatch, trailing, withReplication } from "./watch/replication";
+
+/** What differs between the processes that serve the API: `npm start` (inside Ponder) and `npm run serve`'s workers. */
+export type ServiceParts = {
+  /** The indexer's schema: the tables read, and whose alarms are kept. */
+  schema: string;
+  chains: readonly ServedChain[];
+  access: Access;
+  /** The current state: the in-memory copy (api/replica/), or one statement per answer (api/store/store.ts). */
+  store: Store;
+  /** Runs the statements of the history (and of the chains' watchers): Ponder's read-only db, or a pool. */
+  execute: Execute;
+  /** BEHIND_AFTER_SECONDS. */
+  behindAfterSeconds: number;
+  /**
+   * In the indexer's process: its chains' RPCs, checked every `reorgCheckMs` for a reorganization
+   * deeper than the finality depth, and for a head that replaced the block indexed (api/watch/).
+   */
+  watch?: { chains: readonly WatchedChain[]; reorgCheckMs: number };
+  /** Ponder's GraphQL, served at /graphql to key holders. */
+  graphql?: MiddlewareHandler;
+  /** How far the database read trails its primary when it is a hot standby (api/watch/replication.ts). */
+  replication?: ReplicationWatch;
+  /**
+   * Where the API answers on its own (`npm run serve`): /health, /ready and /metrics, from this
+   * process's answers counted with `countAnswer` and every process's figures (`figures`).
+   */
+  alone?: { countAnswer: CountAnswer; figures: () => Promise<string> };
+};
+
+export type Service = {
+  /** The app, every route of it: what Ponder mounts, or what `listener` hands what it does not answer. */
+  app: Hono;
+  /** The app on node:http, with keyed checks and listings answered past Hono (api/routes/direct-answers.ts). */
+  listener: RequestListener;
+  /** What /ready says (Ponder's own /ready once this is ready). */
+  readiness: () => Promise<Readiness>;
+  alarms: ChainAlarms;
+};
+
+/**
+ * The service, assembled once for both processes that serve it: the store (with the standby's
+ * replication where there is one), the history, the chains' alarms and their watchers, the
+ * listings kept rendered, the app with what `parts` add to it, the direct answers, and readiness.
+ */
+export async function assembleService(parts: ServiceParts): Promise<Service> {
+  const { schema, chains, access, execute, behindAfterSeconds, replication } = parts;
+  // On a hot standby every chain's status also holds how far the standby trails (chain-status.ts).
+  const store = replication ? withReplication(parts.store, replication) : parts.store;
+  // The alarms' tables first: a replica opens them once the indexer has published its chains.
+  const alarms = await openChainAlarms(access.db, access.schema, schema);
+  if (parts.watch) {
+    const { chains: watched, reorgCheckMs } = parts.watch;
+    watchDeepReorgs({ chains: watched, execute, schema, alarms, everyMs: reorgCheckMs });
+    watchReplacedHeads({ chains: watched, execute, schema, alarms });
+  }
+  const readiness = readinessOf({ chains, store, alarms, behindAfterSeconds, replication });
+  const options = {
+    store,
+    history: createHistoryStore(execute, schema),
+    chains,
+    alarms,
+    access,
+    behindAfterSeconds,
+    listings: new ListingCache(LISTING_CACHE_BYTES),
+  };
+  const app = new Hono();
+  if (parts.alone) {
+    app.use(countRequests(parts.alone.countAnswer));
+    app.route("/", probes(readiness));
+    const alarmed = () => new Set(alarms.current().keys());
+    app.route(
+      "/",
+      metricsRoute(parts.alone.figures, { chains, states: () => store.chainStates(), behindAfterSeconds, alarmed }),
+    );
+  }
+  // Before the API app, whose catch-all answers 404 for every path it does not serve. GraphQL reads
+  // every chain's tables at once: a chain whose history mixes two branches refuses it whole.
+  if (parts.graphql)
+    app.use(
+      "/graphql",
+      // What Ponder's server gave it before answerBesidePonder: readable from any origin, refusals too.
+      cors({ origin: "*", maxAge: 86400 }),
+      requireKey(access.keys, "GraphQL"),
+      refuseWhileAlarmed(alarms),
+      parts.graphql,
+    );
+  app.route("/", createApp(options));
+  const listener = withDirectAnswers(options, getRequestListener(app.fetch), parts.alone?.countAnswer);
+  return { app, listener, readiness, alarms };
+}
+
+/**
+ * Ready once every chain is backfilled. A chain behind (its RPC fails, or the standby read lags)
+ * is named but keeps the process in service: its answers stay right for the block they report.
+ */
+export function readinessOf(options: {
+  chains: readonly ServedChain[];
+  store: Pick<Store, "chainStates">;
+  alarms: Pick<ChainAlarms, "current">;
+  behindAfterSeconds: number;
+  replication?: Pick<ReplicationWatch, "current">;
+  nowSeconds?: () => number;
+}): () => Promise<Readiness> {
+  const { chains, store, alarms, behindAfterSeconds: behindAfter, replication } = options;
+  return async () => {
+    const states = await store.chainStates();
+    const backfilled = backfilledReadiness(chains, states);
+    if (!backfilled.ready) return backfilled;
+    const now = options.nowSeconds?.() ?? Math.floor(Date.now() / 1000);
+    const behind = chains.flatMap((chain) => {
+      const alarm = alarms.current().get(chain.id);
+      const { status, lagSeconds } = chainStatus(states.get(chain.id), now, behindAfter, alarm !== undefined);
+      if (status === "behind" && lagSeconds! > behindAfter)
+        return [`chain ${chain.id} is behind: its newest indexed block is ${lagSeconds} s old`];
+      return status === "reorganized" ? [`chain ${chain.id} is refused: ${alarm}`] : [];
+    });
+    const lagging = replication?.current();
+    if (replicationBehind(lagging)) behind.unshift(`every chain is behind: ${trailing(lagging!)}`);
+    return { ready: true, text: behind.join("\n") };
+  };
+}
