@@ -11,7 +11,10 @@
  *
  * It proves: the replicas start on the standby and run nothing there but read-only statements (the
  * standby logs every statement); answers through the gateway equal the contract's eth_call at the
- * head and at a past block, through live writes and a reorganization replayed by replication; a
+ * head and at a past block; every route of each replica (checks, listings whole and by direction,
+ * vaults, bulk listings, hashes, histories: test/helpers/every-route.ts) equals the contracts through
+ * live writes and reorganizations 1 to 26 blocks deep replayed by replication, with delegations made
+ * on both branches and the standby's replay paused for seconds across some of them; a
  * replica reports what the standby holds (X-Indexed-Block), answers block_not_indexed for a block or
  * cursor past it, and is `behind` in /registry/chains while its standby's replay is paused; a standby
  * killed and restarted loses nothing; the keyless budget holds across both replicas (the 26th
@@ -25,12 +28,13 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type Address, zeroHash } from "viem";
+import { type Address, type Hex, toHex, zeroAddress, zeroHash } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { INDEXED_BLOCK_SQL, positionsSql } from "../api/store/store";
+import { v2DelegationHash } from "../core/v2";
 import { type Anvil, revertChain, snapshotChain, startAnvil } from "../devkit/anvil";
 import { type Answer, ask, indexedBlock } from "../devkit/ask";
-import { type CompareAt, type Oracle, report } from "../devkit/compare";
+import { type CompareAt, type Mismatch, type Oracle, report } from "../devkit/compare";
 import { compareChecks } from "../devkit/compare-checks";
 import { abis, installRegistries } from "../devkit/oracle";
 import { type Child, freePort, GiveUp, waitFor } from "../devkit/processes";
@@ -40,6 +44,7 @@ import { type Receipt, sendWrite } from "../devkit/send";
 import { adminToken, createApiKey } from "../devkit/service";
 import { checkUrl, randomCheck, v2Checks } from "../devkit/v2/checks";
 import { compareListings } from "./helpers/compare-listings";
+import { EveryRoute, type Judge, judge } from "./helpers/every-route";
 import { type Gateway, startGateway } from "./helpers/gateway";
 import { Lan, netnsRefusal, type Route } from "./helpers/netns";
 import { Server } from "./helpers/replication";
@@ -60,6 +65,18 @@ const CHAIN_ID = 31337;
 const DELAY_MS = 20;
 const TXS = 120;
 const CHECKS = 300;
+/**
+ * The reorganizations: depths up to near Ponder's finality depth (30 here), some while the standby's
+ * replay is paused, so that it lags and then replays the revert and the new branch at once.
+ */
+const REORGS = [
+  { depth: 1, lagMs: 0 },
+  { depth: 6, lagMs: 3_000 },
+  { depth: 13, lagMs: 0 },
+  { depth: 26, lagMs: 5_000 },
+];
+/** A contract the test's own delegations name. */
+const CONTRACT = "0x00000000000000000000000000000000000c0de5";
 const SCHEMA = "delegations";
 const ACCESS_SCHEMA = "delegation_access";
 /** REPLICA_BEHIND_SECONDS, short here: the test waits for it. */
@@ -107,6 +124,7 @@ describe.runIf(!refusal)("API replicas on a hot standby, on hosts apart", () => 
   const urls = { indexer: "", replicas: [] as string[], gateway: "" };
   let writes: SeededWrites;
   let oracle: Oracle;
+  let registries: { v1: Address; v2: Address };
   let headers: Record<string, string>;
   const token = adminToken();
   const rng = new Rng(SEED ^ 0x1b873593);
@@ -181,6 +199,7 @@ describe.runIf(!refusal)("API replicas on a hot standby, on hosts apart", () => 
     });
 
     const installed = await installRegistries(anvil.url);
+    registries = installed;
     writes = await SeededWrites.on(anvil.url, SEED, installed);
     await timed(`${TXS} seeded writes`, () => writes.v2(TXS));
     oracle = { rpcUrl: anvil.url, serviceUrl: "", registry: installed.v2, abi: abis.v2, chainId: CHAIN_ID };
@@ -372,30 +391,138 @@ describe.runIf(!refusal)("API replicas on a hot standby, on hosts apart", () => 
     expect(then.length, report(SEED, `through the gateway at block ${past}`, then)).toBe(0);
   });
 
-  it("follows live writes and a reorganization replayed by replication", async () => {
-    // Compared while the chain is written: each answer against the contract at the block it reports.
-    const [, live] = await Promise.all([
-      writes.v2(40),
-      differential(urls.gateway, { minBlock: writes.lastWriteBlock }),
-    ]);
-    expect(live.length, report(SEED, "through the gateway during writes", live)).toBe(0);
+  const depths = REORGS.map((r) => r.depth).join(", ");
+  it(`every route of each replica is the contracts' through live writes, reorganizations ${depths} blocks deep \
+with delegations made on both branches, and a standby lagging behind`, async () => {
+    const accounts = (await chainClient(anvil.url).getAddresses()) as Address[];
+    // Accounts 15 to 18 are named by no seeded write (devkit/v1/generate.ts, devkit/v2/generate.ts).
+    const [unused, writer, friend] = [15, 17, 18].map((i) => accounts[i]!.toLowerCase() as Address) as [
+      Address,
+      Address,
+      Address,
+    ];
+    const named = writes.wallets();
+    const own = [writer, friend];
+    /** Where each v2 delegation was first enabled, per block compared (the chain's logs; reset at each fork). */
+    const onChain = new Map<bigint, ReturnType<typeof positionsOnChain>>();
+    const routes = new EveryRoute({
+      chainId: CHAIN_ID,
+      rpcUrl: anvil.url,
+      writes,
+      oracles: { v2: oracle, v1: { ...oracle, registry: registries.v1, abi: abis.v1 } },
+      rng,
+      headers: () => headers,
+      listed: { v2: [...named.v2, ...own, unused], v1: [...named.v1, unused] },
+      candidates: { v2: [...named.v2, ...own, unused, zeroAddress], v1: [...named.v1, unused, zeroAddress] },
+      unused,
+      // Four events, two replicas each: fewer of the costlier questions than a test of its own.
+      sizes: { checks: 40, vaultQueries: 8, hashes: 6 },
+      // The test's own writes are not the seeded writes': where each was made, by the chain's logs.
+      positions: (block) => {
+        if (!onChain.has(block)) onChain.set(block, positionsOnChain(block));
+        return onChain.get(block)!;
+      },
+    });
+    /** Every route of every replica at `at`, judged once `ready` (the writes up to `at` are known). */
+    const everyRoute = async (at: CompareAt, extraHashes: readonly Hex[]) => {
+      const mismatches: Mismatch[] = [];
+      for (const [i, base] of urls.replicas.entries()) {
+        const found = [...(await routes.compareAll(base, at, extraHashes)), ...(await routes.compareHistory(base))];
+        mismatches.push(...found.map((m) => ({ ...m, what: `replica ${i}: ${m.what}` })));
+      }
+      return mismatches;
+    };
+    const write = (fn: string, args: readonly unknown[]) =>
+      sendWrite(anvil.url, abis.v2, writer, registries.v2, fn, args);
+    // A delegation made before every fork, revoked on each old branch and revoked and made again on the new.
+    const kept = [friend, CONTRACT, zeroHash] as const;
+    await write("delegateContract", [...kept, true]);
+    const keptHash = v2DelegationHash({
+      type: "CONTRACT",
+      from: writer,
+      to: friend,
+      contract: CONTRACT,
+      rights: zeroHash,
+    });
 
-    const fork = await snapshotChain(anvil.url);
-    await writes.v2(30);
-    const headA = writes.lastWriteBlock;
-    await untilAt(urls.gateway, headA);
-    await revertChain(anvil.url, fork);
-    writes.forgetAfter(fork.block);
-    await writes.v2(30);
-    const tip = await chainClient(anvil.url).getBlockNumber();
-    if (tip <= headA) await rpc(anvil.url, "anvil_mine", [`0x${(headA - tip + 3n).toString(16)}`]);
-    const headB = await chainClient(anvil.url).getBlockNumber();
-    await Promise.all([...urls.replicas, urls.gateway].map((base) => untilAt(base, headB)));
-    expect(indexer.output, tag("the indexer saw the reorganization")).toMatch(/Reorged block/);
-    for (const base of [urls.gateway, ...urls.replicas]) {
-      const after = await differential(base, { minBlock: headB });
-      expect(after.length, report(SEED, `${base} after the reorganization`, after)).toBe(0);
+    // Live: asked while both registries are written, each answer judged at the block it reports.
+    let writing = true;
+    const writer_ = (async () => {
+      try {
+        await writes.v2(40);
+        await writes.v1(20, 2);
+      } finally {
+        writing = false;
+      }
+    })();
+    const live: Judge[] = [];
+    // Each round asked no lower than the block the replica reported before it: answers never go back.
+    const askLive = async (base: string) => {
+      while (writing) {
+        const reported = await indexedBlock({ serviceUrl: base, chainId: CHAIN_ID, headers });
+        live.push(...(await routes.askAll(base, { minBlock: reported ?? 0n }, false)));
+      }
+    };
+    await Promise.all([writer_, ...urls.replicas.map(askLive)]);
+    const liveMismatches = await judge(live);
+    expect(live.length, tag("answers asked during writes")).toBeGreaterThan(0);
+    expect(liveMismatches.length, report(SEED, "the replicas during writes", liveMismatches)).toBe(0);
+
+    const reached: number[] = [];
+    for (const [k, { depth, lagMs }] of REORGS.entries()) {
+      const what = `a reorganization ${depth} blocks deep${lagMs ? `, the standby ${lagMs} ms behind` : ""}`;
+      // Made on both branches: first enabled at another place on each.
+      const twice = [friend, toHex(k + 1, { size: 32 })] as const;
+      const twiceHash = v2DelegationHash({ type: "ALL", from: writer, to: friend, rights: twice[1] });
+      const fork = await snapshotChain(anvil.url);
+      await write("delegateAll", [...twice, true]);
+      if (depth > 1) await write("delegateContract", [...kept, false]);
+      if (depth > 4) {
+        await writes.v2(12);
+        await writes.v1(6, 1);
+      }
+      // The old branch ends where the test says: no interval block until the revert (which resumes them).
+      await rpc(anvil.url, "evm_setIntervalMining", [0]);
+      const tipNow = await chainClient(anvil.url).getBlockNumber();
+      const tipA = tipNow > fork.block + BigInt(depth) ? tipNow : fork.block + BigInt(depth);
+      if (tipNow < tipA) await rpc(anvil.url, "anvil_mine", [toHex(tipA - tipNow)]);
+      reached.push(Number(tipA - fork.block));
+      expect(tipA - fork.block, tag(`${what}: within Ponder's finality depth`)).toBeLessThan(30n);
+      await Promise.all(urls.replicas.map((base) => untilAt(base, tipA)));
+      const onlyA = [...firstEnabled(writes.v2Events).keys()].filter(
+        (h) => !writes.v2Events.some((e) => e.hash === h && e.block <= fork.block),
+      );
+
+      if (lagMs) await standby.query("SELECT pg_wal_replay_pause()");
+      await revertChain(anvil.url, fork);
+      writes.forgetAfter(fork.block);
+      onChain.clear();
+      if (depth > 4) await writes.v2(12);
+      await write("delegateAll", [...twice, true]);
+      await write("delegateContract", [...kept, false]);
+      await write("delegateContract", [...kept, true]);
+      if (depth > 4) await writes.v1(6, 1);
+      // The new branch's tip past the old one's, so that no wait for it is met by the old branch.
+      const now = await chainClient(anvil.url).getBlockNumber();
+      if (now <= tipA) await rpc(anvil.url, "anvil_mine", [toHex(tipA - now + 2n)]);
+      const tipB = await chainClient(anvil.url).getBlockNumber();
+      if (lagMs) {
+        await untilAt(urls.indexer, tipB);
+        await new Promise((resume) => setTimeout(resume, lagMs));
+        await standby.query("SELECT pg_wal_replay_resume()");
+      }
+      await Promise.all(urls.replicas.map((base) => untilAt(base, tipB)));
+      const after = await everyRoute({ minBlock: tipB }, [twiceHash, keptHash, ...onlyA]);
+      expect(after.length, report(SEED, `the replicas after ${what}`, after)).toBe(0);
     }
+    expect(indexer.output, tag("the indexer saw the reorganizations")).toMatch(/Reorged block/);
+    const cancelled = standby.log(Number.POSITIVE_INFINITY).match(/conflict with recovery/g)?.length ?? 0;
+    timings.push(
+      `reorganizations ${reached.join(", ")} blocks deep; every route compared: ${JSON.stringify(routes.tally)}; ` +
+        `queries the standby cancelled: ${cancelled}`,
+    );
+    for (const name of ["v2 checks true or non-zero", "v1 checks true or non-zero", "v2 vaults answers with vaults"])
+      expect(routes.tally[name] ?? 0, tag(`comparisons of "${name}"`)).toBeGreaterThan(0);
   });
 
   it("answers at what the standby holds: past it is block_not_indexed; a paused replay is behind", async () => {
