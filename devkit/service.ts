@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { stripVTControlCharacters } from "node:util";
 import { ask } from "./ask";
+import { freshPgliteDir } from "./pglite-template";
 import { Child, freePort, GiveUp, waitFor } from "./processes";
 
 /** A random admin token for a test service. */
@@ -80,6 +81,12 @@ export async function startService(options: {
     if (name.startsWith("PONDER_RPC_URL_") && !(name in env)) env[name] = "";
   }
   const token = env.ADMIN_TOKEN || undefined;
+  // On PGlite, the indexer's directory and the keys' beside it (api/access/open.ts), made as PGlite
+  // makes them, unless the caller brings its own.
+  if (!(env.DATABASE_URL ?? process.env.DATABASE_URL) && options.env?.PGLITE_DIR === undefined) {
+    await freshPgliteDir(env.PGLITE_DIR!);
+    await freshPgliteDir(`${env.PGLITE_DIR}-access`);
+  }
 
   /** Starts ponder and waits for it; the service's url is the port ponder reports. */
   async function run(until: "ready" | "listening"): Promise<void> {
