@@ -3,7 +3,8 @@ import * as viemChains from "viem/chains";
 
 /**
  * Every chain the registries are deployed on (the registries' public deployment list), as data:
- * adding a chain is adding a line. Names and metadata come from viem's chain definitions.
+ * adding a chain is adding a line. Names and metadata come from viem's chain definitions, but for
+ * the chains viem lacks (UNDEFINED_BY_VIEM).
  * A chain is indexed when its RPC URL is configured (`PONDER_RPC_URL_<id>`, core/settings.ts).
  */
 
@@ -101,7 +102,22 @@ const DEV_CHAIN: ChainEntry = {
   local: true,
 };
 
-export const CHAINS: readonly ChainEntry[] = [...MAINNETS.map(entry), ...TESTNETS.map(entry), DEV_CHAIN];
+/**
+ * Chains of the deployment list that viem's definitions lack: Animechain has none, and viem's chain
+ * 2021 is Edgeware (its Ronin Saigon is the testnet's later id, 202601). Neither is zkSync-type. No
+ * public RPC is named: none is known to serve them, so a URL must be set to index them.
+ */
+const UNDEFINED_BY_VIEM: ChainEntry[] = [
+  { id: 69000, name: "animechain", title: "Animechain", testnet: false },
+  { id: 2021, name: "roninSaigon", title: "Ronin Saigon Testnet", testnet: true },
+].map((chain) => ({ ...chain, v2: { address: V2_ADDRESS }, v1: { address: V1_ADDRESS } }));
+
+export const CHAINS: readonly ChainEntry[] = [
+  ...MAINNETS.map(entry),
+  ...TESTNETS.map(entry),
+  ...UNDEFINED_BY_VIEM,
+  DEV_CHAIN,
+];
 
 /** The table's entry for chain `id`; undefined when the table has none. */
 export function chainById(id: number): ChainEntry | undefined {

@@ -1,6 +1,6 @@
 /**
  * A reorganization of one chain leaves every other chain's state alone. One service indexes two
- * chains (anvil as 31337, A, and as 11155111, B); A forks at a snapshot, and while A's old branch
+ * chains (anvil as 31337, A, and as 2021 (Ronin Saigon), B); A forks at a snapshot, and while A's old branch
  * is indexed B takes writes: new ERC20 amounts, a revocation, a new delegation. Then A's old branch
  * is replaced by a longer one. Every answer about B's wallets (checks and listings) must still be
  * what B's contract says at the block the answer reports, and report B's last write or later; and
@@ -43,7 +43,8 @@ console.log(`[chain-isolation] SEED=${SEED} (rerun with SEED=${SEED} npx vitest 
 const tag = (text: string) => `[SEED=${SEED}] ${text}`;
 
 const A_ID = 31337;
-const B_ID = 11155111;
+// Ronin Saigon: a chain of the table that viem defines under another chain for its id (core/chains.ts).
+const B_ID = 2021;
 /** Chain B runs this many blocks ahead, so that a block number of one chain is no block of the other. */
 const B_HEAD_START = 400;
 const V2 = getAddress(addresses.v2.address);
