@@ -4,12 +4,15 @@
  * equal to the contract's eth_call and typed as the document says; an amount past 2^53 arrives
  * exact, as a bigint; the vaults example lists exactly the vaults the contract's check lets the hot
  * wallet claim for, asked of every candidate. And the client's types are the ones
- * `npm run client:types` writes from the document now.
+ * `npm run client:types` writes from the document now. Its batch helper (client/batch.ts) answers
+ * thousands of seeded random checks in order, a bounded number of batches at once, all at one block,
+ * each as the contract's eth_call at that block.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { type Address, getAddress, maxUint256, zeroHash } from "viem";
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from "vitest";
+import { checkMany, type V2BatchCheck } from "../client/batch";
 import { delegationOf } from "../client/example";
 import { claimableVaults } from "../client/example-vaults";
 import { createLookupClient } from "../client/index";
@@ -17,7 +20,8 @@ import { type Anvil, startAnvil } from "../devkit/anvil";
 import { indexedBlock } from "../devkit/ask";
 import { abis, installRegistries } from "../devkit/oracle";
 import { ROOT, waitFor } from "../devkit/processes";
-import { type ChainClient, chainClient } from "../devkit/rpc";
+import { chooseSeed, Rng } from "../devkit/random";
+import { type ChainClient, chainClient, ethCalls, type ViewCall } from "../devkit/rpc";
 import { type Service, startService } from "../devkit/service";
 import { CLIENT_TYPES, clientTypes } from "../scripts/client-types";
 import { docExample } from "./helpers/readme";
@@ -66,6 +70,23 @@ beforeAll(async () => {
     ((await indexedBlock({ serviceUrl: service.url, chainId: CHAIN_ID })) ?? 0n) >= lastWrite ? true : undefined,
   );
 });
+
+/** The contract's view a batch check asks, by its type. */
+function viewOf(c: V2BatchCheck): ViewCall {
+  const [to, from, rights] = [c.to, c.from, c.rights ?? zeroHash];
+  switch (c.type) {
+    case "all":
+      return { functionName: "checkDelegateForAll", args: [to, from, rights] };
+    case "contract":
+      return { functionName: "checkDelegateForContract", args: [to, from, c.contract, rights] };
+    case "erc721":
+      return { functionName: "checkDelegateForERC721", args: [to, from, c.contract, BigInt(c.tokenId!), rights] };
+    case "erc20":
+      return { functionName: "checkDelegateForERC20", args: [to, from, c.contract, rights] };
+    case "erc1155":
+      return { functionName: "checkDelegateForERC1155", args: [to, from, c.contract, BigInt(c.tokenId!), rights] };
+  }
+}
 
 afterAll(async () => {
   await service?.stop();
@@ -124,6 +145,59 @@ describe("the typed client", () => {
       // Ordered by address, as a 160-bit number.
       expect(answer.vaults, collection).toEqual(claimable.sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : 1)));
     }
+  });
+
+  it("checkMany: thousands of checks in order, three batches at once, all at the first batch's block", async () => {
+    const seed = chooseSeed();
+    const rng = new Rng(seed);
+    const tag = (text: string) => `[SEED=${seed}] ${text}`;
+    const wallets = (await chain.getAddresses()).slice(0, 5);
+    const types = ["all", "contract", "erc721", "erc1155", "erc20"] as const;
+    const checks: V2BatchCheck[] = Array.from({ length: 2_500 }, () => {
+      const type = rng.pick(types);
+      return {
+        type,
+        to: rng.pick(wallets),
+        from: rng.pick(wallets),
+        ...(type === "all" ? {} : { contract: rng.pick([TOKEN, UNNAMED]) }),
+        ...(type === "erc721" || type === "erc1155" ? { tokenId: String(rng.int(3)) } : {}),
+        ...(rng.chance(0.2) ? { rights: `0x${rng.bigint(256).toString(16).padStart(64, "0")}` } : {}),
+      };
+    });
+    let [inFlight, most] = [0, 0];
+    const asked: (string | undefined)[] = [];
+    const counting = async (request: Request) => {
+      asked.push(((await request.clone().json()) as { blockNumber?: string }).blockNumber);
+      most = Math.max(most, ++inFlight);
+      try {
+        return await fetch(request);
+      } finally {
+        inFlight--;
+      }
+    };
+    const api = createLookupClient(service.url, { apiKey: service.apiKey, fetch: counting });
+    const { block, answers } = await checkMany(api, "v2", checks, {
+      chainId: CHAIN_ID,
+      batchSize: 300,
+      concurrency: 3,
+    });
+    expect(block, tag("the block")).toBeGreaterThanOrEqual(lastWrite);
+    // Nine batches: the first names no block, the eight after it the first's, three of them at once.
+    expect(asked, tag("blockNumber of each batch")).toEqual([undefined, ...new Array(8).fill(String(block))]);
+    expect(most, tag("batches in flight at once")).toBe(3);
+    const expected = await ethCalls(
+      { rpcUrl: anvil.url, registry, abi: abis.v2 },
+      checks.map((c) => ({ ...viewOf(c), block: block! })),
+    );
+    expect(answers.map(String), tag("the answers, in order")).toEqual(expected.map(String));
+    expect(answers.filter((a) => a === true || (typeof a !== "boolean" && a > 0)).length, tag("yes")).toBeGreaterThan(
+      0,
+    );
+
+    const bad = [...checks.slice(0, 700), { type: "all", to: "0x12", from: wallets[0] } as const];
+    await expect(checkMany(api, "v2", bad, { chainId: CHAIN_ID, batchSize: 300 }), tag("a bad check")).rejects.toThrow(
+      /^400 invalid_parameter \(checks\[700\]\.to\)/,
+    );
   });
 
   it("types the problems: a bad address is a 400 whose code and param the client reads", async () => {
