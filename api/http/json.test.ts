@@ -1,6 +1,8 @@
+import { isLosslessNumber, parse } from "lossless-json";
 import { maxUint256 } from "viem";
 import { describe, expect, it } from "vitest";
-import { toJson } from "./json";
+import { xorshift32 } from "../../core/xorshift";
+import { parseExactJson, toJson } from "./json";
 
 describe("toJson", () => {
   it("writes bigints as exact integer literals", () => {
@@ -28,5 +30,89 @@ describe("toJson", () => {
 
   it("writes an absent field as null, in objects as in arrays", () => {
     expect(toJson({ a: undefined, b: [undefined] })).toBe('{"a":null,"b":[null]}');
+  });
+});
+
+describe("parseExactJson", () => {
+  /** A parse's outcome, numbers as their text whichever way they were parsed, or its error's message. */
+  const outcome = (parser: (text: string) => unknown, text: string): unknown => {
+    const plain = (v: unknown): unknown => {
+      if (isLosslessNumber(v)) return { number: v.value };
+      if (typeof v === "number") return { number: String(v) };
+      if (Array.isArray(v)) return v.map(plain);
+      if (typeof v === "object" && v !== null) return Object.entries(v).map(([k, x]) => [k, plain(x)]);
+      return v;
+    };
+    try {
+      return plain(parser(text));
+    } catch (error) {
+      return { error: (error as Error).message };
+    }
+  };
+
+  const NUMBERS = [
+    "0",
+    "1",
+    "31337",
+    "-5",
+    "0.5",
+    "1e3",
+    "1E3",
+    "1.0",
+    "-0",
+    "2e-7",
+    "9007199254740993",
+    "123456789012345678901234567890",
+  ];
+  const STRINGS = ['"to"', '"0xAbC"', '"a\\"b"', '"\\\\"', '"t\\u006f"', '"{[:,]}"', '"1e3"', '""', '"\\n"'];
+  const KEYS = ['"to"', '"t\\u006f"', '"from"', '"a\\"b"', '"tokenId"', '"__proto__"', '"0"'];
+
+  type Rng = { int(n: number): number; pick<T>(items: readonly T[]): T; chance(p: number): boolean };
+  const rngOf = (seed: number): Rng => {
+    const next = xorshift32(seed);
+    const int = (n: number) => next() % n;
+    return { int, pick: (items) => items[int(items.length)]!, chance: (p) => next() / 2 ** 32 < p };
+  };
+
+  /** Random JSON text, with number spellings, repeated keys and escapes of every kind, sometimes broken. */
+  function text(rng: Rng, depth = 0): string {
+    const space = () => rng.pick(["", "", " ", "\n "]);
+    const kind = depth > 2 ? rng.int(3) : rng.int(5);
+    if (kind === 0) return rng.pick(NUMBERS);
+    if (kind === 1) return rng.pick(STRINGS);
+    if (kind === 2) return rng.pick(["true", "false", "null"]);
+    const n = rng.int(4);
+    if (kind === 3) return `[${Array.from({ length: n }, () => space() + text(rng, depth + 1)).join(",")}]`;
+    const members = Array.from({ length: n }, () => `${rng.pick(KEYS)}${space()}:${space()}${text(rng, depth + 1)}`);
+    return `{${members.join(`,${space()}`)}}`;
+  }
+
+  it("parses as lossless-json does, numbers' text and errors alike, on 20,000 seeded texts", () => {
+    const rng = rngOf(0x5eed);
+    for (let i = 0; i < 20_000; i++) {
+      let t = text(rng);
+      // Broken now and then: cut short, or a character dropped or doubled.
+      if (rng.chance(0.1)) t = t.slice(0, rng.int(t.length + 1));
+      else if (rng.chance(0.05)) {
+        const at = rng.int(t.length);
+        t = rng.chance(0.5) ? t.slice(0, at) + t.slice(at + 1) : t.slice(0, at) + t[at] + t.slice(at);
+      }
+      expect(outcome(parseExactJson, t), t).toEqual(outcome(parse, t));
+    }
+  });
+
+  it("takes JSON.parse's plain numbers when they are exact, and lossless-json's otherwise", () => {
+    const fast = parseExactJson('{"chainId": 1, "checks": [{"type": "all", "tokenId": 42}]}') as {
+      chainId: unknown;
+      checks: { tokenId: unknown }[];
+    };
+    expect(typeof fast.chainId).toBe("number");
+    expect(typeof fast.checks[0]!.tokenId).toBe("number");
+    for (const t of ['{"tokenId": 123456789012345678901234567890}', '{"chainId": 1e0}', '{"a": -0}']) {
+      const value = Object.values(parseExactJson(t) as object)[0];
+      expect(isLosslessNumber(value), t).toBe(true);
+    }
+    expect(() => parseExactJson('{"to": "0x1", "to": "0x2"}')).toThrow(/Duplicate key 'to'/);
+    expect(() => parseExactJson('{"to": "0x1", "t\\u006f": "0x2"}')).toThrow(/Duplicate key/);
   });
 });

@@ -4,13 +4,14 @@
  * with the GET check's parameters and rules, named `checks[17].to` in errors; and
  * `POST /registry/v{1,2}/wallets` with `{"chainId", "blockNumber", "direction", "wallets": [...]}`.
  *
- * A body is parsed with exact numbers (lossless-json): a `tokenId` may be a JSON integer of any
+ * A body is parsed with exact numbers (parseExactJson): a `tokenId` may be a JSON integer of any
  * size. Keyless clients spend one request of their budget per item, all or none.
  */
 import type { Context } from "hono";
-import { isLosslessNumber, parse } from "lossless-json";
+import { isLosslessNumber } from "lossless-json";
 import type { Address } from "viem";
 import { parseAddress } from "../../core/parse";
+import { parseExactJson } from "../http/json";
 import { Params, parseParam } from "../http/params";
 import { Problem } from "../http/problem";
 import { KEYLESS_MAX_BODY_BYTES, MAX_BATCH_BYTES, MAX_BATCH_ITEMS, MAX_BULK_WALLETS } from "../limits";
@@ -59,6 +60,8 @@ async function bodyText(request: Request, keyless: boolean): Promise<string> {
 function text(value: unknown): string | undefined {
   if (typeof value === "string") return value;
   if (isLosslessNumber(value)) return value.value;
+  // A number parseExactJson left plain is written as String writes it.
+  if (typeof value === "number") return String(value);
   return undefined;
 }
 
@@ -103,7 +106,7 @@ async function readListBody(
     }
     let json: unknown;
     try {
-      json = parse(raw);
+      json = parseExactJson(raw);
     } catch (error) {
       throw new Problem("invalid_body", `the body is not valid JSON (${(error as Error).message})`);
     }
