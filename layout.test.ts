@@ -3,11 +3,13 @@
  * imports, static and dynamic: pure rules (core/) and Ponder's internals (ponder/) at the bottom,
  * indexer (src/) and API (api/) on them, launcher, demo, devkit and bench on top, tests on top of
  * everything; the typed client (client/) stands alone. No source file takes part in an import cycle.
- * And the repository stands alone: nothing in it points at an issue or at a file outside it.
+ * And the repository stands alone: nothing in it points at an issue or at a file outside it. Lines
+ * stay within 120 characters, and functions within `LONGEST_FUNCTION` lines (tests aside).
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
+import ts from "typescript";
 import { describe, expect, it } from "vitest";
 
 const ROOT = import.meta.dirname;
@@ -116,6 +118,34 @@ function outsideReferences(file: string, text: string, held: ReadonlySet<string>
   return first.map(({ at, what }) => `${lineOf(at)}: ${what.replace(/\s+/g, " ")}`);
 }
 
+/** The most lines a function may take (tests aside): a longer one is several to name and to read apart. */
+const LONGEST_FUNCTION = 120;
+const FUNCTION_KINDS = new Set([
+  ts.SyntaxKind.FunctionDeclaration,
+  ts.SyntaxKind.MethodDeclaration,
+  ts.SyntaxKind.ArrowFunction,
+  ts.SyntaxKind.FunctionExpression,
+  ts.SyntaxKind.Constructor,
+  ts.SyntaxKind.GetAccessor,
+  ts.SyntaxKind.SetAccessor,
+]);
+
+/** The functions in `file`'s text longer than `LONGEST_FUNCTION` lines, each as `file:line (lines)`. */
+function longFunctions(file: string, text: string): string[] {
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest);
+  const lineOf = (at: number) => source.getLineAndCharacterOfPosition(at).line + 1;
+  const found: string[] = [];
+  const visit = (node: ts.Node) => {
+    if (FUNCTION_KINDS.has(node.kind)) {
+      const [start, end] = [lineOf(node.getStart(source)), lineOf(node.getEnd())];
+      if (end - start + 1 > LONGEST_FUNCTION) found.push(`${file}:${start} (${end - start + 1})`);
+    }
+    node.forEachChild(visit);
+  };
+  visit(source);
+  return found;
+}
+
 const under = (path: string, folder: string) => path === folder || path.startsWith(`${folder}/`);
 const offending = (from: (file: string) => boolean, to: (target: string) => boolean) =>
   imports.flatMap(({ file, local }) => (from(file) ? local.filter(to).map((target) => `${file} → ${target}`) : []));
@@ -218,6 +248,19 @@ describe("the layout", () => {
             .flatMap((line, i) => (line.length > 120 ? [`${file}:${i + 1} (${line.length})`] : [])),
     );
     expect(long).toEqual([]);
+  });
+
+  it(`no function is longer than ${LONGEST_FUNCTION} lines (tests aside)`, () => {
+    // A function of `lines` lines: its first line, its body, its closing brace.
+    const body = (lines: number) => Array.from({ length: lines - 2 }, (_, i) => `  x(${i});`).join("\n");
+    // Counted from the function itself, not its comment.
+    expect(longFunctions("a.ts", `/** Fits. */\nfunction fits() {\n${body(LONGEST_FUNCTION)}\n}`)).toEqual([]);
+    const getter = `class C {\n  get over() {\n${body(LONGEST_FUNCTION + 1)}\n  }\n}`;
+    expect(longFunctions("a.ts", getter)).toEqual([`a.ts:2 (${LONGEST_FUNCTION + 1})`]);
+    const arrow = `const f = () => {\n${body(LONGEST_FUNCTION + 2)}\n};`;
+    expect(longFunctions("a.ts", arrow)).toEqual([`a.ts:1 (${LONGEST_FUNCTION + 2})`]);
+    const sources = imports.filter(({ file }) => !file.endsWith(".test.ts") && !under(file, "test"));
+    expect(sources.flatMap(({ file, text }) => longFunctions(file, text))).toEqual([]);
   });
 
   it("the client imports only its own files: it is for the service's users, apart from the service", () => {

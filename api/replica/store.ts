@@ -49,18 +49,22 @@ export type ReplicaStore = Store & {
 };
 
 /**
- * A Store answering from an in-memory copy of the indexer's state (api/replica/feed.ts), kept in
- * step with the database: a check is a few map lookups, with no round trip to the database. Each
- * answer reports the block the copy holds, and it is swapped only between requests, whole.
- * When the copy cannot be refreshed (the database is down), answers are 503 after a few seconds
- * rather than ever staler.
+ * When the database fell silent, if it has been silent too long to answer from: syncs failing since
+ * `failingSince` for over MAX_SILENCE_MS, or the sync begun at `syncStarted` (0: none under way)
+ * hung for over MAX_SYNC_MS.
  */
-export function createReplicaStore(
-  snapshot: Snapshot,
-  schema: string,
-  log: (message: string) => void = console.error,
-): ReplicaStore {
-  const feed = new ReplicaFeed(snapshot, schema);
+function silentSince(now: number, failingSince: number | undefined, syncStarted: number): number | undefined {
+  const failedTooLong = failingSince !== undefined && now - failingSince > MAX_SILENCE_MS;
+  const hung = syncStarted > 0 && now - syncStarted > MAX_SYNC_MS;
+  return failedTooLong || hung ? Math.min(failingSince ?? now, syncStarted || now) : undefined;
+}
+
+/**
+ * Syncs `feed` now, then SYNC_EVERY_MS after each sync ends, until stopped; logs when the database
+ * stops and starts answering. `answering` throws StoreBusy once it has been silent too long
+ * (silentSince): a copy that cannot be refreshed answers 503 rather than ever staler.
+ */
+function keepSyncing(feed: ReplicaFeed, log: (message: string) => void) {
   /** Since when syncs have failed (undefined: the last one succeeded). */
   let failingSince: number | undefined = Date.now();
   /** When the sync under way began. */
@@ -95,15 +99,39 @@ export function createReplicaStore(
     if (!stopped) timer = setTimeout(loop, SYNC_EVERY_MS);
   });
 
+  return {
+    /** Resolves after the first sync (successful or not). */
+    started,
+    stop() {
+      stopped = true;
+      clearTimeout(timer);
+    },
+    answering() {
+      const now = Date.now();
+      const since = silentSince(now, failingSince, syncStarted);
+      if (since !== undefined)
+        throw new StoreBusy(`the database has not answered for ${Math.round((now - since) / 1000)} s`);
+    },
+  };
+}
+
+/**
+ * A Store answering from an in-memory copy of the indexer's state (api/replica/feed.ts), kept in
+ * step with the database: a check is a few map lookups, with no round trip to the database. Each
+ * answer reports the block the copy holds, and it is swapped only between requests, whole.
+ * When the copy cannot be refreshed (the database is down), answers are 503 after a few seconds
+ * rather than ever staler.
+ */
+export function createReplicaStore(
+  snapshot: Snapshot,
+  schema: string,
+  log: (message: string) => void = console.error,
+): ReplicaStore {
+  const feed = new ReplicaFeed(snapshot, schema);
+  const syncing = keepSyncing(feed, log);
+
   function view<T>(chainId: number, read: (state: ChainState) => T): ChainView<T> | undefined {
-    const now = Date.now();
-    if (
-      (failingSince !== undefined && now - failingSince > MAX_SILENCE_MS) ||
-      (syncStarted > 0 && now - syncStarted > MAX_SYNC_MS)
-    ) {
-      const since = Math.min(failingSince ?? now, syncStarted || now);
-      throw new StoreBusy(`the database has not answered for ${Math.round((now - since) / 1000)} s`);
-    }
+    syncing.answering();
     const position = feed.positions.get(chainId);
     if (position === undefined) return undefined;
     const chain = feed.chains.get(chainId);
@@ -148,11 +176,8 @@ export function createReplicaStore(
   }
 
   return {
-    started,
-    stop() {
-      stopped = true;
-      clearTimeout(timer);
-    },
+    started: syncing.started,
+    stop: syncing.stop,
     v2Enabled: async (chainId, hashes) => view(chainId, (s) => s.v2Enabled(hashes)),
     v2Wallet: async (chainId, wallet, held, spell) =>
       walletView(chainId, wallet, held, spell, (s, spelt) => s.v2Wallet(wallet, spelt)),

@@ -173,12 +173,16 @@ function merged(branches: SQL[], order: SQL, page: PageRequest): SQL {
   return sql`SELECT * FROM (${sql.join(parts, sql` UNION ALL `)}) merged ORDER BY ${order} ${limitSql(page)}`;
 }
 
-/** A HistoryStore over the tables Ponder writes in `schema` (see the module's head). */
-export function createHistoryStore(execute: Execute, schema: string): HistoryStore {
-  const table = (name: string) => tableSql(schema, name);
-  const read = waitingOutLocks(execute);
-  const rows = async (query: SQL) => (await read(query)).rows;
+/** Runs one statement and gives its rows (createHistoryStore: waiting out the indexer's locks). */
+type Rows = (query: SQL) => Promise<Record<string, unknown>[]>;
+/** A table of the store's schema, schema-qualified (tableSql). */
+type Table = (name: string) => SQL;
 
+/** The v2 reads at a block: from v2_event, with v2_delegation for the list positions. */
+function v2Reads(
+  table: Table,
+  rows: Rows,
+): Pick<HistoryStore, "v2Enabled" | "v2Wallet" | "v2Delegation" | "v2Contract"> {
   /** The hash's last event at or before `at`: its state then (see the module's head). */
   const v2LastEvent = (hash: SQL, chainId: number, at: bigint) => sql`
     SELECT e.enable, e.amount FROM ${table("v2_event")} e
@@ -199,83 +203,7 @@ export function createHistoryStore(execute: Execute, schema: string): HistorySto
     position: positionOf(row, "first_block", "first_log_index"),
   });
 
-  /** A v1 counter's value at `at` (0 before its first change): the vault's when `delegate` is NULL. */
-  const v1VersionAt = (vault: SQL, delegate: SQL | null, chainId: number, at: bigint) => sql`coalesce((
-    SELECT v.version FROM ${table("v1_version_change")} v
-    WHERE v.chain_id = ${chainId} AND v.vault = ${vault}
-      AND ${delegate === null ? sql`v.delegate IS NULL` : sql`v.delegate = ${delegate}`}
-      AND v.block_number <= ${at.toString()}::bigint
-    ORDER BY v.block_number DESC, v.log_index DESC LIMIT 1), 0)`;
-
-  /**
-   * Change rows `c` matching `where` that are their key's last change at or before `at` and in force
-   * then, past `after` in creation order. The row's checks are one subplan, fenced by OFFSET 0: the
-   * planner cannot estimate it, whereas as separate clauses its guesses (an equality each) make it
-   * expect no row to pass, and then it reads the whole range and sorts rather than stop at the limit.
-   */
-  const v1Listed = (chainId: number, where: SQL, at: bigint, after: Position | undefined) => sql`
-    SELECT c.type, c.vault, c.delegate, c.contract, c.token_id::text AS token_id,
-           c.created_block, c.created_log_index
-    FROM ${table("v1_delegation_change")} c
-    WHERE c.chain_id = ${chainId} AND ${where} AND c.block_number <= ${at.toString()}::bigint
-      AND ${afterSql(sql`c.created_block`, sql`c.created_log_index`, after)}
-      AND EXISTS (SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM ${table("v1_delegation_change")} l
-          WHERE l.chain_id = c.chain_id AND l.vault = c.vault AND l.delegate = c.delegate AND l.type = c.type
-            AND l.contract = c.contract AND l.token_id = c.token_id AND l.block_number <= ${at.toString()}::bigint
-            AND (l.block_number, l.log_index) > (c.block_number, c.log_index))
-        AND ${v1InForceSql(
-          sql`c`,
-          v1VersionAt(sql`c.vault`, null, chainId, at),
-          v1VersionAt(sql`c.vault`, sql`c.delegate`, chainId, at),
-        )} OFFSET 0)`;
-  const v1Order = sql`created_block, created_log_index`;
-  const v1Item = (row: Record<string, unknown>) => ({
-    ...v1RowOf(row),
-    position: positionOf(row, "created_block", "created_log_index"),
-  });
-
-  /**
-   * The events in the range past the cursor: the chain's, or a wallet's in one role (`party`). A
-   * wallet's range and cursor are written on (its column, block, log index), so that only the
-   * wallet's index can bound them: without statistics (PGlite) the planner may otherwise walk the
-   * chain's block index in order and filter it by the wallet.
-   */
-  const eventsIn = (range: BlockRange, after: Position | undefined, party?: Party) => {
-    const tuple = (lead: SQL | undefined, items: SQL[]) => sql`(${sql.join(lead ? [lead, ...items] : items, sql`, `)})`;
-    const key = (...columns: SQL[]) => tuple(party?.column, columns);
-    const value = (...values: SQL[]) => tuple(party && sql`${party.wallet}`, values);
-    const block = (n: bigint) => sql`${n.toString()}::bigint`;
-    return sql`${party ? sql`${party.column} = ${party.wallet}` : sql`true`}
-      AND ${key(sql`e.block_number`)} BETWEEN ${value(block(range.from))} AND ${value(block(range.to))}
-      AND ${
-        after === undefined
-          ? sql`true`
-          : sql`${key(sql`e.block_number`, sql`e.log_index`)} > ${value(block(after.block), sql`${after.logIndex}`)}`
-      }`;
-  };
-  const eventOrder = sql`block_number, log_index`;
-  const eventColumns = sql`e.block_number, e.block_timestamp::text AS block_timestamp,
-    e.transaction_hash, e.log_index, e.kind, e.contract, e.token_id::text AS token_id`;
-  const eventBase = (row: Record<string, unknown>) => ({
-    blockNumber: BigInt(row.block_number as string | number | bigint),
-    blockTimestamp: BigInt(row.block_timestamp as string),
-    transactionHash: row.transaction_hash as Hex,
-    logIndex: Number(row.log_index),
-    kind: row.kind as string,
-    contract: addressOrNull(row.contract),
-    tokenId: bigintOrNull(row.token_id),
-    position: positionOf(row, "block_number", "log_index"),
-  });
-
   return {
-    async indexedBlock(chainId) {
-      const [row] = await rows(
-        sql`SELECT ${sql.raw(INDEXED_BLOCK_SQL)}::text AS block
-          FROM ${sql.raw(positionsSql(schema))} WHERE c.chain_id = ${chainId}`,
-      );
-      return row && BigInt(row.block as string);
-    },
-
     async v2Enabled(chainId, hashes, at) {
       if (hashes.length === 0) return new Map();
       // One parameter, however many hashes (a batch of checks asks up to 60,000).
@@ -321,7 +249,47 @@ export function createHistoryStore(execute: Execute, schema: string): HistorySto
             ];
       return pageOf(await rows(merged(branches, v2Order, page)), page, v2Item);
     },
+  };
+}
 
+/** The v1 reads at a block: from v1_delegation_change, with v1_version_change for the versions. */
+function v1Reads(table: Table, rows: Rows): Pick<HistoryStore, "v1InForce" | "v1Wallet" | "v1Contract"> {
+  /** A v1 counter's value at `at` (0 before its first change): the vault's when `delegate` is NULL. */
+  const v1VersionAt = (vault: SQL, delegate: SQL | null, chainId: number, at: bigint) => sql`coalesce((
+    SELECT v.version FROM ${table("v1_version_change")} v
+    WHERE v.chain_id = ${chainId} AND v.vault = ${vault}
+      AND ${delegate === null ? sql`v.delegate IS NULL` : sql`v.delegate = ${delegate}`}
+      AND v.block_number <= ${at.toString()}::bigint
+    ORDER BY v.block_number DESC, v.log_index DESC LIMIT 1), 0)`;
+
+  /**
+   * Change rows `c` matching `where` that are their key's last change at or before `at` and in force
+   * then, past `after` in creation order. The row's checks are one subplan, fenced by OFFSET 0: the
+   * planner cannot estimate it, whereas as separate clauses its guesses (an equality each) make it
+   * expect no row to pass, and then it reads the whole range and sorts rather than stop at the limit.
+   */
+  const v1Listed = (chainId: number, where: SQL, at: bigint, after: Position | undefined) => sql`
+    SELECT c.type, c.vault, c.delegate, c.contract, c.token_id::text AS token_id,
+           c.created_block, c.created_log_index
+    FROM ${table("v1_delegation_change")} c
+    WHERE c.chain_id = ${chainId} AND ${where} AND c.block_number <= ${at.toString()}::bigint
+      AND ${afterSql(sql`c.created_block`, sql`c.created_log_index`, after)}
+      AND EXISTS (SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM ${table("v1_delegation_change")} l
+          WHERE l.chain_id = c.chain_id AND l.vault = c.vault AND l.delegate = c.delegate AND l.type = c.type
+            AND l.contract = c.contract AND l.token_id = c.token_id AND l.block_number <= ${at.toString()}::bigint
+            AND (l.block_number, l.log_index) > (c.block_number, c.log_index))
+        AND ${v1InForceSql(
+          sql`c`,
+          v1VersionAt(sql`c.vault`, null, chainId, at),
+          v1VersionAt(sql`c.vault`, sql`c.delegate`, chainId, at),
+        )} OFFSET 0)`;
+  const v1Order = sql`created_block, created_log_index`;
+  const v1Item = (row: Record<string, unknown>) => ({
+    ...v1RowOf(row),
+    position: positionOf(row, "created_block", "created_log_index"),
+  });
+
+  return {
     async v1InForce(chainId, keys, at) {
       if (keys.length === 0) return [];
       const found = await rows(sql`
@@ -376,7 +344,45 @@ export function createHistoryStore(execute: Execute, schema: string): HistorySto
             ];
       return pageOf(await rows(merged(branches, v1Order, page)), page, v1Item);
     },
+  };
+}
 
+/** The events themselves, of either registry, from v2_event and v1_event. */
+function eventReads(table: Table, rows: Rows): Pick<HistoryStore, "v2Events" | "v1Events"> {
+  /**
+   * The events in the range past the cursor: the chain's, or a wallet's in one role (`party`). A
+   * wallet's range and cursor are written on (its column, block, log index), so that only the
+   * wallet's index can bound them: without statistics (PGlite) the planner may otherwise walk the
+   * chain's block index in order and filter it by the wallet.
+   */
+  const eventsIn = (range: BlockRange, after: Position | undefined, party?: Party) => {
+    const tuple = (lead: SQL | undefined, items: SQL[]) => sql`(${sql.join(lead ? [lead, ...items] : items, sql`, `)})`;
+    const key = (...columns: SQL[]) => tuple(party?.column, columns);
+    const value = (...values: SQL[]) => tuple(party && sql`${party.wallet}`, values);
+    const block = (n: bigint) => sql`${n.toString()}::bigint`;
+    return sql`${party ? sql`${party.column} = ${party.wallet}` : sql`true`}
+      AND ${key(sql`e.block_number`)} BETWEEN ${value(block(range.from))} AND ${value(block(range.to))}
+      AND ${
+        after === undefined
+          ? sql`true`
+          : sql`${key(sql`e.block_number`, sql`e.log_index`)} > ${value(block(after.block), sql`${after.logIndex}`)}`
+      }`;
+  };
+  const eventOrder = sql`block_number, log_index`;
+  const eventColumns = sql`e.block_number, e.block_timestamp::text AS block_timestamp,
+    e.transaction_hash, e.log_index, e.kind, e.contract, e.token_id::text AS token_id`;
+  const eventBase = (row: Record<string, unknown>) => ({
+    blockNumber: BigInt(row.block_number as string | number | bigint),
+    blockTimestamp: BigInt(row.block_timestamp as string),
+    transactionHash: row.transaction_hash as Hex,
+    logIndex: Number(row.log_index),
+    kind: row.kind as string,
+    contract: addressOrNull(row.contract),
+    tokenId: bigintOrNull(row.token_id),
+    position: positionOf(row, "block_number", "log_index"),
+  });
+
+  return {
     async v2Events(chainId, wallet, range, page) {
       const select = (party?: Party, other = sql`true`) => sql`
         SELECT ${eventColumns}, e.hash, e."from", e."to", e.rights, e.amount::text AS amount, e.enable
@@ -425,5 +431,28 @@ export function createHistoryStore(execute: Execute, schema: string): HistorySto
         revokedDelegate: addressOrNull(row.revoked_delegate),
       }));
     },
+  };
+}
+
+/**
+ * A HistoryStore over the tables Ponder writes in `schema` (see the module's head): its reads
+ * grouped by what they read, each group small enough to read at once.
+ */
+export function createHistoryStore(execute: Execute, schema: string): HistoryStore {
+  const table = (name: string) => tableSql(schema, name);
+  const read = waitingOutLocks(execute);
+  const rows = async (query: SQL) => (await read(query)).rows;
+
+  return {
+    async indexedBlock(chainId) {
+      const [row] = await rows(
+        sql`SELECT ${sql.raw(INDEXED_BLOCK_SQL)}::text AS block
+          FROM ${sql.raw(positionsSql(schema))} WHERE c.chain_id = ${chainId}`,
+      );
+      return row && BigInt(row.block as string);
+    },
+    ...v2Reads(table, rows),
+    ...v1Reads(table, rows),
+    ...eventReads(table, rows),
   };
 }

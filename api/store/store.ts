@@ -214,6 +214,87 @@ export const INDEXED_BLOCK_SQL = `(CASE WHEN age(h.xmin) < age(c.xmin) AND h.las
   THEN h.last_event_block ELSE c.block END)`;
 
 /**
+ * The rows `row` finds for each key of relation `keys` (`k`), which `row` names: index probes per
+ * key. Left a plain subquery, the planner may make it a join that reads every row of the chain,
+ * and does so without statistics (PGlite never analyzes); OFFSET 0 (or `bound`) keeps it a loop.
+ */
+const perKey = (keys: SQL, row: SQL, bound = sql`OFFSET 0`) =>
+  sql`SELECT d.* FROM ${keys} CROSS JOIN LATERAL (${row} ${bound}) d`;
+/** The row of each key that `row` finds, if any: one primary-key probe each (see perKey). */
+const byKey = (keys: SQL, row: SQL) => perKey(keys, row, sql`LIMIT 1`);
+
+/** The wallets, each once, as relation `k(wallet)`. */
+const walletKeys = (wallets: readonly Address[]) =>
+  sql`jsonb_array_elements_text(${JSON.stringify([...new Set(wallets)])}::jsonb) AS k(wallet)`;
+
+/**
+ * SQL: the chain's v2_delegation rows in `schema` matching `where`, as createSqlStore's candidates
+ * (`counts`: enabled; `touched`: the block that last changed the row). Candidates include revoked
+ * rows: a revoke in flight must be seen to be waited for.
+ */
+const v2CandidatesSql = (schema: string, chainId: number, where: SQL) => sql`
+    SELECT chain_id, hash, delegation_type, "from", "to", contract, token_id::text AS token_id, rights,
+           amount::text AS amount, first_block, first_log_index, enabled AS counts, updated_block::text AS touched
+    FROM ${tableSql(schema, "v2_delegation")} WHERE chain_id = ${chainId} AND ${where}`;
+
+/**
+ * SQL: the chain's v1_delegation rows `d` in `schema` matching `where`, as createSqlStore's
+ * candidates (`counts`: in force at the versions; `touched`: the last block that changed the row or
+ * its versions). The versions are looked up per candidate row (LIMIT 1, one row by primary key, keeps
+ * the planner from making them joins): a hash join would read the whole version tables.
+ */
+const v1CandidatesSql = (schema: string, chainId: number, where: SQL) => sql`
+    SELECT d.chain_id, d.type, d.vault, d.delegate, d.contract, d.token_id::text AS token_id,
+           d.created_block, d.created_log_index,
+           ${v1InForceSql(sql`d`, sql`coalesce(vv.version, 0)`, sql`coalesce(pv.version, 0)`)} AS counts,
+           greatest(d.updated_block, coalesce(vv.updated_block, 0), coalesce(pv.updated_block, 0))::text AS touched
+    FROM ${tableSql(schema, "v1_delegation")} d
+    LEFT JOIN LATERAL (SELECT v.version, v.updated_block FROM ${tableSql(schema, "v1_vault_version")} v
+      WHERE v.chain_id = d.chain_id AND v.vault = d.vault LIMIT 1) vv ON true
+    LEFT JOIN LATERAL (SELECT p.version, p.updated_block FROM ${tableSql(schema, "v1_pair_version")} p
+      WHERE p.chain_id = d.chain_id AND p.vault = d.vault AND p.delegate = d.delegate LIMIT 1) pv ON true
+    WHERE d.chain_id = ${chainId} AND ${where}`;
+
+/**
+ * SQL: the candidates of the wallets' v2 listings, as `from` or `to`. A row naming two of the
+ * wallets is found from the first: the second skips it.
+ */
+const v2WalletsSql = (schema: string, chainId: number, wallets: readonly Address[]) => {
+  const v2 = (where: SQL) => v2CandidatesSql(schema, chainId, where);
+  return sql`
+      ${perKey(walletKeys(wallets), v2(sql`"from" = k.wallet`))}
+      UNION ALL
+      SELECT * FROM (${perKey(walletKeys(wallets), v2(sql`"to" = k.wallet`))}) d
+      WHERE NOT d."from" = ANY(${anyOf(wallets)})`;
+};
+
+/**
+ * SQL: the candidates of the wallets' v1 listings. As vault, only the rows at the vault's current
+ * version (an index range on vault_version, the version read first): one revokeAllDelegates voids
+ * any number of rows, never read again. As delegate, the rows of vaults not among the wallets (the
+ * others are found as vault, or void). The vaults' version rows are candidates too (never counted):
+ * a revokeAllDelegates in flight touches none of the rows the ranges read.
+ */
+const v1WalletsSql = (schema: string, chainId: number, wallets: readonly Address[]) => {
+  const v1 = (where: SQL) => v1CandidatesSql(schema, chainId, where);
+  const versions = tableSql(schema, "v1_vault_version");
+  const version = sql`coalesce((SELECT v.version FROM ${versions} v
+      WHERE v.chain_id = ${chainId} AND v.vault = k.wallet), 0)`;
+  return sql`
+      ${perKey(
+        sql`${walletKeys(wallets)} CROSS JOIN LATERAL (SELECT ${version} AS version) kv`,
+        v1(sql`d.vault = k.wallet AND d.vault_version = kv.version`),
+      )}
+      UNION ALL
+      SELECT * FROM (${perKey(walletKeys(wallets), v1(sql`d.delegate = k.wallet`))}) d
+      WHERE NOT d.vault = ANY(${anyOf(wallets)})
+      UNION ALL
+      SELECT v.chain_id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, false, v.updated_block::text
+      FROM ${walletKeys(wallets)} CROSS JOIN LATERAL (SELECT v.chain_id, v.updated_block
+        FROM ${versions} v WHERE v.chain_id = ${chainId} AND v.vault = k.wallet LIMIT 1) v`;
+};
+
+/**
  * A store over the tables Ponder writes (ponder.schema.ts) in `schema`. Each read takes the chain's
  * checkpoint and the candidate rows in one statement.
  *
@@ -230,7 +311,6 @@ export const INDEXED_BLOCK_SQL = `(CASE WHEN age(h.xmin) < age(c.xmin) AND h.las
  * chains.
  */
 export function createSqlStore(execute: Execute, schema: string): Store {
-  const table = (name: string) => tableSql(schema, name);
   const position = sql`${sql.raw(INDEXED_BLOCK_SQL)}::text AS indexed_block, ${sql.raw(readySql(schema))} AS ready`;
   const positions = sql.raw(positionsSql(schema));
 
@@ -259,78 +339,19 @@ export function createSqlStore(execute: Execute, schema: string): Store {
     }
   }
 
-  // Candidates include revoked rows: a revoke in flight must be seen to be waited for.
-  const v2 = (chainId: number, where: SQL) => sql`
-    SELECT chain_id, hash, delegation_type, "from", "to", contract, token_id::text AS token_id, rights,
-           amount::text AS amount, first_block, first_log_index, enabled AS counts, updated_block::text AS touched
-    FROM ${table("v2_delegation")} WHERE chain_id = ${chainId} AND ${where}`;
-
-  // The versions are looked up per candidate row (LIMIT 1, one row by primary key, keeps the
-  // planner from making them joins): a hash join would read the whole version tables.
-  const v1 = (chainId: number, where: SQL) => sql`
-    SELECT d.chain_id, d.type, d.vault, d.delegate, d.contract, d.token_id::text AS token_id,
-           d.created_block, d.created_log_index,
-           ${v1InForceSql(sql`d`, sql`coalesce(vv.version, 0)`, sql`coalesce(pv.version, 0)`)} AS counts,
-           greatest(d.updated_block, coalesce(vv.updated_block, 0), coalesce(pv.updated_block, 0))::text AS touched
-    FROM ${table("v1_delegation")} d
-    LEFT JOIN LATERAL (SELECT v.version, v.updated_block FROM ${table("v1_vault_version")} v
-      WHERE v.chain_id = d.chain_id AND v.vault = d.vault LIMIT 1) vv ON true
-    LEFT JOIN LATERAL (SELECT p.version, p.updated_block FROM ${table("v1_pair_version")} p
-      WHERE p.chain_id = d.chain_id AND p.vault = d.vault AND p.delegate = d.delegate LIMIT 1) pv ON true
-    WHERE d.chain_id = ${chainId} AND ${where}`;
-
+  const v2 = (chainId: number, where: SQL) => v2CandidatesSql(schema, chainId, where);
+  const v1 = (chainId: number, where: SQL) => v1CandidatesSql(schema, chainId, where);
   const v1Rows = (rows: Record<string, unknown>[]) => rows.map(v1RowOf);
 
-  /**
-   * The rows `row` finds for each key of relation `keys` (`k`), which `row` names: index probes per
-   * key. Left a plain subquery, the planner may make it a join that reads every row of the chain,
-   * and does so without statistics (PGlite never analyzes); OFFSET 0 (or `bound`) keeps it a loop.
-   */
-  const perKey = (keys: SQL, row: SQL, bound = sql`OFFSET 0`) =>
-    sql`SELECT d.* FROM ${keys} CROSS JOIN LATERAL (${row} ${bound}) d`;
-  /** The row of each key that `row` finds, if any: one primary-key probe each (see perKey). */
-  const byKey = (keys: SQL, row: SQL) => perKey(keys, row, sql`LIMIT 1`);
-
-  /** The wallets, each once, as relation `k(wallet)`. */
-  const walletKeys = (wallets: readonly Address[]) =>
-    sql`jsonb_array_elements_text(${JSON.stringify([...new Set(wallets)])}::jsonb) AS k(wallet)`;
-
-  const v2Wallets: Store["v2Wallets"] = (chainId, wallets) => {
-    // A row naming two of the wallets is found from the first: the second skips it.
-    const rows = sql`
-      ${perKey(walletKeys(wallets), v2(chainId, sql`"from" = k.wallet`))}
-      UNION ALL
-      SELECT * FROM (${perKey(walletKeys(wallets), v2(chainId, sql`"to" = k.wallet`))}) d
-      WHERE NOT d."from" = ANY(${anyOf(wallets)})`;
-    return view(chainId, rows, sql`d.first_block, d.first_log_index`, (found) =>
+  const v2Wallets: Store["v2Wallets"] = (chainId, wallets) =>
+    view(chainId, v2WalletsSql(schema, chainId, wallets), sql`d.first_block, d.first_log_index`, (found) =>
       byWallet(wallets, found.map(v2RowOf), (row) => [row.from, row.to]),
     );
-  };
 
-  const v1Wallets: Store["v1Wallets"] = (chainId, wallets) => {
-    // As vault, only the rows at the vault's current version (an index range on vault_version, the
-    // version read first): one revokeAllDelegates voids any number of rows, never read again. As
-    // delegate, the rows of vaults not among the wallets (the others are found as vault, or void).
-    // The vaults' version rows are candidates too (never counted): a revokeAllDelegates in flight
-    // touches none of the rows the ranges read.
-    const version = sql`coalesce((SELECT v.version FROM ${table("v1_vault_version")} v
-      WHERE v.chain_id = ${chainId} AND v.vault = k.wallet), 0)`;
-    const rows = sql`
-      ${perKey(
-        sql`${walletKeys(wallets)} CROSS JOIN LATERAL (SELECT ${version} AS version) kv`,
-        v1(chainId, sql`d.vault = k.wallet AND d.vault_version = kv.version`),
-      )}
-      UNION ALL
-      SELECT * FROM (${perKey(walletKeys(wallets), v1(chainId, sql`d.delegate = k.wallet`))}) d
-      WHERE NOT d.vault = ANY(${anyOf(wallets)})
-      UNION ALL
-      SELECT v.chain_id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, false, v.updated_block::text
-      FROM ${walletKeys(wallets)} CROSS JOIN LATERAL (SELECT v.chain_id, v.updated_block
-        FROM ${table("v1_vault_version")} v WHERE v.chain_id = ${chainId} AND v.vault = k.wallet LIMIT 1) v`;
-    return view(chainId, rows, sql`d.created_block, d.created_log_index`, (found) =>
+  const v1Wallets: Store["v1Wallets"] = (chainId, wallets) =>
+    view(chainId, v1WalletsSql(schema, chainId, wallets), sql`d.created_block, d.created_log_index`, (found) =>
       byWallet(wallets, v1Rows(found), (row) => [row.vault, row.delegate]),
     );
-  };
 
   return {
     v2Enabled(chainId, hashes) {
