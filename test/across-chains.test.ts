@@ -229,7 +229,8 @@ describe("answers across chains: each chain's part is its contract's answer at t
       const wallet = rng.pick(run(31337).writes.wallets().v2);
       const direction = rng.pick([undefined, "both", "incoming", "outgoing"] as const);
       const { param, ids } = chainsParam();
-      const path = `/registry/v2/${spellAddress(rng, wallet)}?chainId=${param}${direction ? `&direction=${direction}` : ""}`;
+      const query = `chainId=${param}${direction ? `&direction=${direction}` : ""}`;
+      const path = `/registry/v2/${spellAddress(rng, wallet)}?${query}`;
       for (const e of await entriesOf(path, ids, (m) => mismatches.push(m))) {
         const r = run(e.chainId);
         const bad = (what: string, expected: string, got: string) =>
@@ -261,7 +262,8 @@ describe("answers across chains: each chain's part is its contract's answer at t
         let next = e.next;
         while (next !== undefined) {
           continued++;
-          const page = `/registry/v2/${spelt}?direction=${direction}&limit=${limit}&chainId=${e.chainId}&cursor=${next}`;
+          const query = `direction=${direction}&limit=${limit}&chainId=${e.chainId}&cursor=${next}`;
+          const page = `/registry/v2/${spelt}?${query}`;
           const a = await get(page);
           if (a.status !== 200 || a.block !== e.block) {
             bad(`next page ${page}`, `200 at ${e.block}`, `${a.status} at ${a.block}: ${a.text.slice(0, 200)}`);
@@ -325,7 +327,8 @@ describe("answers across chains: each chain's part is its contract's answer at t
   });
 
   it("bad input is a 400 naming the parameter", async () => {
-    const check = `/registry/v2/check/all?to=${getAddress(run(10).writes.pools.v2.senders[0]!)}&from=${getAddress(run(10).writes.pools.v2.senders[1]!)}`;
+    const [to, from] = run(10).writes.pools.v2.senders.map((a) => getAddress(a));
+    const check = `/registry/v2/check/all?to=${to}&from=${from}`;
     const wallet = `/registry/v2/${run(10).writes.pools.v2.senders[0]}?limit=2`;
     const cases: [string, string, string][] = [
       [`${check}&chainId=all,10`, "invalid_parameter", "chainId"],
