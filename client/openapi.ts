@@ -2271,7 +2271,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A problem: `malformed_request`, `unsupported_chain`, `missing_parameter`, `invalid_parameter`, `block_not_indexed`. */
+            /** @description A problem: `malformed_request`, `unsupported_chain`, `missing_parameter`, `invalid_parameter`, `block_not_indexed`, `conflicting_parameter`. */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -2435,7 +2435,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A problem: `malformed_request`, `unsupported_chain`, `missing_parameter`, `invalid_parameter`, `block_not_indexed`. */
+            /** @description A problem: `malformed_request`, `unsupported_chain`, `missing_parameter`, `invalid_parameter`, `block_not_indexed`, `conflicting_parameter`. */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -2605,7 +2605,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A problem: `malformed_request`, `unsupported_chain`, `missing_parameter`, `invalid_parameter`, `block_not_indexed`. */
+            /** @description A problem: `malformed_request`, `unsupported_chain`, `missing_parameter`, `invalid_parameter`, `block_not_indexed`, `conflicting_parameter`. */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -3903,7 +3903,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A problem: `malformed_request`, `unsupported_chain`, `missing_parameter`, `invalid_parameter`, `block_not_indexed`. */
+            /** @description A problem: `malformed_request`, `unsupported_chain`, `missing_parameter`, `invalid_parameter`, `block_not_indexed`, `conflicting_parameter`. */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -4067,7 +4067,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A problem: `malformed_request`, `unsupported_chain`, `missing_parameter`, `invalid_parameter`, `block_not_indexed`. */
+            /** @description A problem: `malformed_request`, `unsupported_chain`, `missing_parameter`, `invalid_parameter`, `block_not_indexed`, `conflicting_parameter`. */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -4235,7 +4235,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A problem: `malformed_request`, `unsupported_chain`, `missing_parameter`, `invalid_parameter`, `block_not_indexed`. */
+            /** @description A problem: `malformed_request`, `unsupported_chain`, `missing_parameter`, `invalid_parameter`, `block_not_indexed`, `conflicting_parameter`. */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];

@@ -389,6 +389,8 @@ function servedForm(route: Route): Route {
   return {
     ...route,
     parameters: route.parameters.map((key) => (key === "chainId" ? "chains" : key)),
+    // `blockNumber` beside several chains.
+    problems: [...new Set([...route.problems, "conflicting_parameter" as const])],
     ok: {
       ...route.ok,
       schema: { anyOf: [route.ok.schema, acrossSchema(route.ok.schema)] },
