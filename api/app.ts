@@ -2,9 +2,9 @@ import { Hono, type MiddlewareHandler } from "hono";
 import { requireAccess, throttleWrongTokens } from "./access/middleware";
 import { drainBody } from "./http/drain-body";
 import { notFound, Problem } from "./http/problem";
-import { databaseUnavailable, databaseUnreachable } from "./http/unavailable";
 import { KEYLESS_MAX_BODY_BYTES, MAX_BATCH_BYTES } from "./limits";
 import { openApiDocument } from "./openapi/document";
+import { acrossChains, problemOf } from "./routes/across";
 import { admin } from "./routes/admin";
 import { CHAINS_ANSWERS } from "./routes/chains";
 import { allowCors, CORS, methodsOf } from "./routes/cors";
@@ -15,7 +15,6 @@ import { portal } from "./routes/portal";
 import { mountRoutes, ROUTES, type Route } from "./routes/table";
 import { V1_ANSWERS } from "./routes/v1";
 import { V2_ANSWERS } from "./routes/v2";
-import { StoreBusy } from "./store/store";
 
 /** The OpenAPI document, written once: it changes only with the code. */
 const OPENAPI_JSON = JSON.stringify(openApiDocument());
@@ -36,7 +35,11 @@ function mountRegistry(app: Hono<Env>) {
   for (const below of new Set(checks.map((path) => path.slice(0, path.lastIndexOf("/"))))) {
     app.all(`${below}/*`, (c, next) => (declared.has(c.req.path) ? next() : notFound(c)));
   }
-  mountRoutes(app, "", routes, registryAnswers);
+  mountRoutes(app, "", routes, (route) => {
+    const answers = registryAnswers(route);
+    const make = answers[route.answer];
+    return route.across && make ? { [route.answer]: () => acrossChains(route, make(route)) } : answers;
+  });
 }
 
 /**
@@ -82,16 +85,8 @@ export function createApp(options: AppOptions): Hono<Env> {
   app.all("*", notFound);
 
   app.onError((error) => {
-    if (error instanceof Problem) return error.response(CORS);
-    if (error instanceof StoreBusy) {
-      return new Problem("chain_syncing", `${error.message}; ask again in a moment`, {
-        headers: { "Retry-After": "1" },
-      }).response(CORS);
-    }
-    if (databaseUnavailable(error)) {
-      // Not a bug, and not a reason to guess: the answer needs the database.
-      return databaseUnreachable().response(CORS);
-    }
+    const problem = problemOf(error);
+    if (problem !== undefined) return problem.response(CORS);
     console.error(error);
     return new Problem("internal", "the service failed to answer; the error is logged").response(CORS);
   });

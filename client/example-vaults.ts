@@ -1,4 +1,4 @@
-import { createLookupClient } from "./index";
+import { createLookupClient, oneChain } from "./index";
 
 /** Every vault `hot` may claim for on `collection` (v2): one request, the contract's rules applied by the service. */
 export async function claimableVaults(baseUrl: string, hot: string, collection: string, chainId = "1") {
@@ -8,5 +8,5 @@ export async function claimableVaults(baseUrl: string, hot: string, collection: 
   });
   if (error) throw new Error(`${error.code}: ${error.detail}`);
   // By address; ALL and CONTRACT delegations count, as checkDelegateForContract counts them.
-  return { vaults: data.map((v) => v.vault), block: response.headers.get("X-Indexed-Block") };
+  return { vaults: oneChain(data).map((v) => v.vault), block: response.headers.get("X-Indexed-Block") };
 }

@@ -1,4 +1,4 @@
-import { createLookupClient } from "./index";
+import { createLookupClient, oneChain } from "./index";
 
 /** May `hot` act for `cold` on everything, and how much of `token` may it use for it (v2)? */
 export async function delegationOf(baseUrl: string, hot: string, cold: string, token: string, chainId = "1") {
@@ -10,5 +10,9 @@ export async function delegationOf(baseUrl: string, hot: string, cold: string, t
   });
   if (erc20.error) throw new Error(`${erc20.error.code}: ${erc20.error.detail}`);
   // all.data: boolean; erc20.data: number | bigint, exact; the block they are as at: X-Indexed-Block.
-  return { mayAct: all.data, amount: erc20.data, block: all.response.headers.get("X-Indexed-Block") };
+  return {
+    mayAct: oneChain(all.data),
+    amount: oneChain(erc20.data),
+    block: all.response.headers.get("X-Indexed-Block"),
+  };
 }

@@ -38,3 +38,17 @@ export function createLookupClient(baseUrl: string, options: LookupClientOptions
     fetch: async (request) => exactResponse(await send(request)),
   });
 }
+
+/** An answer across chains (`chainId=all` or a list of chains): each chain's answer, or its problem. */
+type AcrossChains = { chains: unknown[] };
+
+/**
+ * The answer about one chain, typed as such: what a request with one `chainId` (or none) gets. The
+ * routes that answer across chains are typed with both forms; an answer across chains throws here.
+ */
+export function oneChain<T>(data: T): Exclude<T, AcrossChains> {
+  if (typeof data === "object" && data !== null && !Array.isArray(data) && "chains" in data) {
+    throw new Error("an answer across chains: ask with one chainId, or read its `chains`");
+  }
+  return data as Exclude<T, AcrossChains>;
+}

@@ -913,7 +913,7 @@ export interface operations {
     v2CheckAll: {
         parameters: {
             query: {
-                /** @description The chain to answer about: a positive decimal chain id this instance serves (default 1). */
+                /** @description The chain to answer about: a positive decimal chain id this instance serves (default 1); or several at once: `all` (every chain served for this registry version) or a list without repeats (`1,8453,10`), answered as `{chains: [...]}`, one entry per chain, by chain id (no `blockNumber` nor `cursor` then). */
                 chainId?: string;
                 /** @description Answer as at this block (default: the newest indexed); past the newest indexed is block_not_indexed: a block number from 0 to 2^63-1, in decimal or 0x-hex. */
                 blockNumber?: string;
@@ -930,7 +930,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description What the contract answers. */
+            /** @description What the contract answers. Across chains (`chainId=all` or a list): each chain's, by chain id. */
             200: {
                 headers: {
                     "X-Indexed-Block": components["headers"]["X-Indexed-Block"];
@@ -940,7 +940,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["CheckBoolean"];
+                    "application/json": components["schemas"]["CheckBoolean"] | {
+                        chains: ({
+                            /** @description The chain. */
+                            chainId: number;
+                            /** @description The block the chain's answer is as at. */
+                            block: number;
+                            answer: components["schemas"]["CheckBoolean"];
+                            /** @description More remain: ask this chain alone with this cursor. */
+                            next?: string;
+                        } | {
+                            /** @description The chain. */
+                            chainId: number;
+                            problem: components["schemas"]["Problem"];
+                        })[];
+                    };
                 };
             };
             /** @description A problem: `malformed_request`, `unsupported_chain`, `missing_parameter`, `invalid_parameter`, `block_not_indexed`, `conflicting_parameter`. */
@@ -1059,7 +1073,7 @@ export interface operations {
     v2CheckContract: {
         parameters: {
             query: {
-                /** @description The chain to answer about: a positive decimal chain id this instance serves (default 1). */
+                /** @description The chain to answer about: a positive decimal chain id this instance serves (default 1); or several at once: `all` (every chain served for this registry version) or a list without repeats (`1,8453,10`), answered as `{chains: [...]}`, one entry per chain, by chain id (no `blockNumber` nor `cursor` then). */
                 chainId?: string;
                 /** @description Answer as at this block (default: the newest indexed); past the newest indexed is block_not_indexed: a block number from 0 to 2^63-1, in decimal or 0x-hex. */
                 blockNumber?: string;
@@ -1078,7 +1092,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description What the contract answers. */
+            /** @description What the contract answers. Across chains (`chainId=all` or a list): each chain's, by chain id. */
             200: {
                 headers: {
                     "X-Indexed-Block": components["headers"]["X-Indexed-Block"];
@@ -1088,7 +1102,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["CheckBoolean"];
+                    "application/json": components["schemas"]["CheckBoolean"] | {
+                        chains: ({
+                            /** @description The chain. */
+                            chainId: number;
+                            /** @description The block the chain's answer is as at. */
+                            block: number;
+                            answer: components["schemas"]["CheckBoolean"];
+                            /** @description More remain: ask this chain alone with this cursor. */
+                            next?: string;
+                        } | {
+                            /** @description The chain. */
+                            chainId: number;
+                            problem: components["schemas"]["Problem"];
+                        })[];
+                    };
                 };
             };
             /** @description A problem: `malformed_request`, `unsupported_chain`, `missing_parameter`, `invalid_parameter`, `block_not_indexed`, `conflicting_parameter`. */
@@ -1207,7 +1235,7 @@ export interface operations {
     v2CheckErc721: {
         parameters: {
             query: {
-                /** @description The chain to answer about: a positive decimal chain id this instance serves (default 1). */
+                /** @description The chain to answer about: a positive decimal chain id this instance serves (default 1); or several at once: `all` (every chain served for this registry version) or a list without repeats (`1,8453,10`), answered as `{chains: [...]}`, one entry per chain, by chain id (no `blockNumber` nor `cursor` then). */
                 chainId?: string;
                 /** @description Answer as at this block (default: the newest indexed); past the newest indexed is block_not_indexed: a block number from 0 to 2^63-1, in decimal or 0x-hex. */
                 blockNumber?: string;
@@ -1232,7 +1260,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description What the contract answers. */
+            /** @description What the contract answers. Across chains (`chainId=all` or a list): each chain's, by chain id. */
             200: {
                 headers: {
                     "X-Indexed-Block": components["headers"]["X-Indexed-Block"];
@@ -1242,7 +1270,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["CheckBoolean"];
+                    "application/json": components["schemas"]["CheckBoolean"] | {
+                        chains: ({
+                            /** @description The chain. */
+                            chainId: number;
+                            /** @description The block the chain's answer is as at. */
+                            block: number;
+                            answer: components["schemas"]["CheckBoolean"];
+                            /** @description More remain: ask this chain alone with this cursor. */
+                            next?: string;
+                        } | {
+                            /** @description The chain. */
+                            chainId: number;
+                            problem: components["schemas"]["Problem"];
+                        })[];
+                    };
                 };
             };
             /** @description A problem: `malformed_request`, `unsupported_chain`, `missing_parameter`, `invalid_parameter`, `block_not_indexed`, `conflicting_parameter`. */
@@ -1361,7 +1403,7 @@ export interface operations {
     v2CheckErc1155: {
         parameters: {
             query: {
-                /** @description The chain to answer about: a positive decimal chain id this instance serves (default 1). */
+                /** @description The chain to answer about: a positive decimal chain id this instance serves (default 1); or several at once: `all` (every chain served for this registry version) or a list without repeats (`1,8453,10`), answered as `{chains: [...]}`, one entry per chain, by chain id (no `blockNumber` nor `cursor` then). */
                 chainId?: string;
                 /** @description Answer as at this block (default: the newest indexed); past the newest indexed is block_not_indexed: a block number from 0 to 2^63-1, in decimal or 0x-hex. */
                 blockNumber?: string;
@@ -1386,7 +1428,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description What the contract answers. */
+            /** @description What the contract answers. Across chains (`chainId=all` or a list): each chain's, by chain id. */
             200: {
                 headers: {
                     "X-Indexed-Block": components["headers"]["X-Indexed-Block"];
@@ -1396,7 +1438,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["CheckAmount"];
+                    "application/json": components["schemas"]["CheckAmount"] | {
+                        chains: ({
+                            /** @description The chain. */
+                            chainId: number;
+                            /** @description The block the chain's answer is as at. */
+                            block: number;
+                            answer: components["schemas"]["CheckAmount"];
+                            /** @description More remain: ask this chain alone with this cursor. */
+                            next?: string;
+                        } | {
+                            /** @description The chain. */
+                            chainId: number;
+                            problem: components["schemas"]["Problem"];
+                        })[];
+                    };
                 };
             };
             /** @description A problem: `malformed_request`, `unsupported_chain`, `missing_parameter`, `invalid_parameter`, `block_not_indexed`, `conflicting_parameter`. */
@@ -1515,7 +1571,7 @@ export interface operations {
     v2CheckErc20: {
         parameters: {
             query: {
-                /** @description The chain to answer about: a positive decimal chain id this instance serves (default 1). */
+                /** @description The chain to answer about: a positive decimal chain id this instance serves (default 1); or several at once: `all` (every chain served for this registry version) or a list without repeats (`1,8453,10`), answered as `{chains: [...]}`, one entry per chain, by chain id (no `blockNumber` nor `cursor` then). */
                 chainId?: string;
                 /** @description Answer as at this block (default: the newest indexed); past the newest indexed is block_not_indexed: a block number from 0 to 2^63-1, in decimal or 0x-hex. */
                 blockNumber?: string;
@@ -1538,7 +1594,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description What the contract answers. */
+            /** @description What the contract answers. Across chains (`chainId=all` or a list): each chain's, by chain id. */
             200: {
                 headers: {
                     "X-Indexed-Block": components["headers"]["X-Indexed-Block"];
@@ -1548,7 +1604,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["CheckAmount"];
+                    "application/json": components["schemas"]["CheckAmount"] | {
+                        chains: ({
+                            /** @description The chain. */
+                            chainId: number;
+                            /** @description The block the chain's answer is as at. */
+                            block: number;
+                            answer: components["schemas"]["CheckAmount"];
+                            /** @description More remain: ask this chain alone with this cursor. */
+                            next?: string;
+                        } | {
+                            /** @description The chain. */
+                            chainId: number;
+                            problem: components["schemas"]["Problem"];
+                        })[];
+                    };
                 };
             };
             /** @description A problem: `malformed_request`, `unsupported_chain`, `missing_parameter`, `invalid_parameter`, `block_not_indexed`, `conflicting_parameter`. */
@@ -2157,7 +2227,7 @@ export interface operations {
                 tokenId?: string;
                 /** @description Answer as at this block (default: the newest indexed); past the newest indexed is block_not_indexed: a block number from 0 to 2^63-1, in decimal or 0x-hex. */
                 blockNumber?: string;
-                /** @description The chain to answer about: a positive decimal chain id this instance serves (default 1). */
+                /** @description The chain to answer about: a positive decimal chain id this instance serves (default 1); or several at once: `all` (every chain served for this registry version) or a list without repeats (`1,8453,10`), answered as `{chains: [...]}`, one entry per chain, by chain id (no `blockNumber` nor `cursor` then). */
                 chainId?: string;
                 /** @description The page's size: an integer from 1 to 1000. */
                 limit?: string;
@@ -2173,7 +2243,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The delegations, in the order they were made; a Link header names the next page. */
+            /** @description The delegations, in the order they were made; a Link header names the next page. Across chains (`chainId=all` or a list): each chain's, by chain id. */
             200: {
                 headers: {
                     "X-Indexed-Block": components["headers"]["X-Indexed-Block"];
@@ -2184,10 +2254,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["V2Delegations"];
+                    "application/json": components["schemas"]["V2Delegations"] | {
+                        chains: ({
+                            /** @description The chain. */
+                            chainId: number;
+                            /** @description The block the chain's answer is as at. */
+                            block: number;
+                            answer: components["schemas"]["V2Delegations"];
+                            /** @description More remain: ask this chain alone with this cursor. */
+                            next?: string;
+                        } | {
+                            /** @description The chain. */
+                            chainId: number;
+                            problem: components["schemas"]["Problem"];
+                        })[];
+                    };
                 };
             };
-            /** @description A problem: `malformed_request`, `unsupported_chain`, `missing_parameter`, `invalid_parameter`, `block_not_indexed`. */
+            /** @description A problem: `malformed_request`, `unsupported_chain`, `missing_parameter`, `invalid_parameter`, `block_not_indexed`, `conflicting_parameter`. */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -2307,7 +2391,7 @@ export interface operations {
                 direction?: "both" | "incoming" | "outgoing";
                 /** @description Answer as at this block (default: the newest indexed); past the newest indexed is block_not_indexed: a block number from 0 to 2^63-1, in decimal or 0x-hex. */
                 blockNumber?: string;
-                /** @description The chain to answer about: a positive decimal chain id this instance serves (default 1). */
+                /** @description The chain to answer about: a positive decimal chain id this instance serves (default 1); or several at once: `all` (every chain served for this registry version) or a list without repeats (`1,8453,10`), answered as `{chains: [...]}`, one entry per chain, by chain id (no `blockNumber` nor `cursor` then). */
                 chainId?: string;
                 /** @description The page's size: an integer from 1 to 1000. */
                 limit?: string;
@@ -2323,7 +2407,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The delegations, in the order they were made; with `limit`, a Link header names the next page. */
+            /** @description The delegations, in the order they were made; with `limit`, a Link header names the next page. Across chains (`chainId=all` or a list): each chain's, by chain id. */
             200: {
                 headers: {
                     "X-Indexed-Block": components["headers"]["X-Indexed-Block"];
@@ -2334,10 +2418,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["V2Delegations"];
+                    "application/json": components["schemas"]["V2Delegations"] | {
+                        chains: ({
+                            /** @description The chain. */
+                            chainId: number;
+                            /** @description The block the chain's answer is as at. */
+                            block: number;
+                            answer: components["schemas"]["V2Delegations"];
+                            /** @description More remain: ask this chain alone with this cursor. */
+                            next?: string;
+                        } | {
+                            /** @description The chain. */
+                            chainId: number;
+                            problem: components["schemas"]["Problem"];
+                        })[];
+                    };
                 };
             };
-            /** @description A problem: `malformed_request`, `unsupported_chain`, `missing_parameter`, `invalid_parameter`, `block_not_indexed`. */
+            /** @description A problem: `malformed_request`, `unsupported_chain`, `missing_parameter`, `invalid_parameter`, `block_not_indexed`, `conflicting_parameter`. */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -2463,7 +2561,7 @@ export interface operations {
                 rights?: string;
                 /** @description Answer as at this block (default: the newest indexed); past the newest indexed is block_not_indexed: a block number from 0 to 2^63-1, in decimal or 0x-hex. */
                 blockNumber?: string;
-                /** @description The chain to answer about: a positive decimal chain id this instance serves (default 1). */
+                /** @description The chain to answer about: a positive decimal chain id this instance serves (default 1); or several at once: `all` (every chain served for this registry version) or a list without repeats (`1,8453,10`), answered as `{chains: [...]}`, one entry per chain, by chain id (no `blockNumber` nor `cursor` then). */
                 chainId?: string;
                 /** @description The page's size: an integer from 1 to 1000. */
                 limit?: string;
@@ -2479,7 +2577,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The vaults, by address; with `limit`, a Link header names the next page. */
+            /** @description The vaults, by address; with `limit`, a Link header names the next page. Across chains (`chainId=all` or a list): each chain's, by chain id. */
             200: {
                 headers: {
                     "X-Indexed-Block": components["headers"]["X-Indexed-Block"];
@@ -2490,10 +2588,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Vaults"] | components["schemas"]["VaultAmounts"];
+                    "application/json": (components["schemas"]["Vaults"] | components["schemas"]["VaultAmounts"]) | {
+                        chains: ({
+                            /** @description The chain. */
+                            chainId: number;
+                            /** @description The block the chain's answer is as at. */
+                            block: number;
+                            answer: components["schemas"]["Vaults"] | components["schemas"]["VaultAmounts"];
+                            /** @description More remain: ask this chain alone with this cursor. */
+                            next?: string;
+                        } | {
+                            /** @description The chain. */
+                            chainId: number;
+                            problem: components["schemas"]["Problem"];
+                        })[];
+                    };
                 };
             };
-            /** @description A problem: `malformed_request`, `unsupported_chain`, `missing_parameter`, `invalid_parameter`, `block_not_indexed`. */
+            /** @description A problem: `malformed_request`, `unsupported_chain`, `missing_parameter`, `invalid_parameter`, `block_not_indexed`, `conflicting_parameter`. */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -2783,7 +2895,7 @@ export interface operations {
     v1CheckAll: {
         parameters: {
             query: {
-                /** @description The chain to answer about: a positive decimal chain id this instance serves (default 1). */
+                /** @description The chain to answer about: a positive decimal chain id this instance serves (default 1); or several at once: `all` (every chain served for this registry version) or a list without repeats (`1,8453,10`), answered as `{chains: [...]}`, one entry per chain, by chain id (no `blockNumber` nor `cursor` then). */
                 chainId?: string;
                 /** @description Answer as at this block (default: the newest indexed); past the newest indexed is block_not_indexed: a block number from 0 to 2^63-1, in decimal or 0x-hex. */
                 blockNumber?: string;
@@ -2798,7 +2910,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description What the contract answers. */
+            /** @description What the contract answers. Across chains (`chainId=all` or a list): each chain's, by chain id. */
             200: {
                 headers: {
                     "X-Indexed-Block": components["headers"]["X-Indexed-Block"];
@@ -2808,7 +2920,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["CheckBoolean"];
+                    "application/json": components["schemas"]["CheckBoolean"] | {
+                        chains: ({
+                            /** @description The chain. */
+                            chainId: number;
+                            /** @description The block the chain's answer is as at. */
+                            block: number;
+                            answer: components["schemas"]["CheckBoolean"];
+                            /** @description More remain: ask this chain alone with this cursor. */
+                            next?: string;
+                        } | {
+                            /** @description The chain. */
+                            chainId: number;
+                            problem: components["schemas"]["Problem"];
+                        })[];
+                    };
                 };
             };
             /** @description A problem: `malformed_request`, `unsupported_chain`, `missing_parameter`, `invalid_parameter`, `block_not_indexed`, `conflicting_parameter`. */
@@ -2927,7 +3053,7 @@ export interface operations {
     v1CheckContract: {
         parameters: {
             query: {
-                /** @description The chain to answer about: a positive decimal chain id this instance serves (default 1). */
+                /** @description The chain to answer about: a positive decimal chain id this instance serves (default 1); or several at once: `all` (every chain served for this registry version) or a list without repeats (`1,8453,10`), answered as `{chains: [...]}`, one entry per chain, by chain id (no `blockNumber` nor `cursor` then). */
                 chainId?: string;
                 /** @description Answer as at this block (default: the newest indexed); past the newest indexed is block_not_indexed: a block number from 0 to 2^63-1, in decimal or 0x-hex. */
                 blockNumber?: string;
@@ -2944,7 +3070,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description What the contract answers. */
+            /** @description What the contract answers. Across chains (`chainId=all` or a list): each chain's, by chain id. */
             200: {
                 headers: {
                     "X-Indexed-Block": components["headers"]["X-Indexed-Block"];
@@ -2954,7 +3080,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["CheckBoolean"];
+                    "application/json": components["schemas"]["CheckBoolean"] | {
+                        chains: ({
+                            /** @description The chain. */
+                            chainId: number;
+                            /** @description The block the chain's answer is as at. */
+                            block: number;
+                            answer: components["schemas"]["CheckBoolean"];
+                            /** @description More remain: ask this chain alone with this cursor. */
+                            next?: string;
+                        } | {
+                            /** @description The chain. */
+                            chainId: number;
+                            problem: components["schemas"]["Problem"];
+                        })[];
+                    };
                 };
             };
             /** @description A problem: `malformed_request`, `unsupported_chain`, `missing_parameter`, `invalid_parameter`, `block_not_indexed`, `conflicting_parameter`. */
@@ -3073,7 +3213,7 @@ export interface operations {
     v1CheckToken: {
         parameters: {
             query: {
-                /** @description The chain to answer about: a positive decimal chain id this instance serves (default 1). */
+                /** @description The chain to answer about: a positive decimal chain id this instance serves (default 1); or several at once: `all` (every chain served for this registry version) or a list without repeats (`1,8453,10`), answered as `{chains: [...]}`, one entry per chain, by chain id (no `blockNumber` nor `cursor` then). */
                 chainId?: string;
                 /** @description Answer as at this block (default: the newest indexed); past the newest indexed is block_not_indexed: a block number from 0 to 2^63-1, in decimal or 0x-hex. */
                 blockNumber?: string;
@@ -3092,7 +3232,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description What the contract answers. */
+            /** @description What the contract answers. Across chains (`chainId=all` or a list): each chain's, by chain id. */
             200: {
                 headers: {
                     "X-Indexed-Block": components["headers"]["X-Indexed-Block"];
@@ -3102,7 +3242,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["CheckBoolean"];
+                    "application/json": components["schemas"]["CheckBoolean"] | {
+                        chains: ({
+                            /** @description The chain. */
+                            chainId: number;
+                            /** @description The block the chain's answer is as at. */
+                            block: number;
+                            answer: components["schemas"]["CheckBoolean"];
+                            /** @description More remain: ask this chain alone with this cursor. */
+                            next?: string;
+                        } | {
+                            /** @description The chain. */
+                            chainId: number;
+                            problem: components["schemas"]["Problem"];
+                        })[];
+                    };
                 };
             };
             /** @description A problem: `malformed_request`, `unsupported_chain`, `missing_parameter`, `invalid_parameter`, `block_not_indexed`, `conflicting_parameter`. */
@@ -3705,7 +3859,7 @@ export interface operations {
                 tokenId?: string;
                 /** @description Answer as at this block (default: the newest indexed); past the newest indexed is block_not_indexed: a block number from 0 to 2^63-1, in decimal or 0x-hex. */
                 blockNumber?: string;
-                /** @description The chain to answer about: a positive decimal chain id this instance serves (default 1). */
+                /** @description The chain to answer about: a positive decimal chain id this instance serves (default 1); or several at once: `all` (every chain served for this registry version) or a list without repeats (`1,8453,10`), answered as `{chains: [...]}`, one entry per chain, by chain id (no `blockNumber` nor `cursor` then). */
                 chainId?: string;
                 /** @description The page's size: an integer from 1 to 1000. */
                 limit?: string;
@@ -3721,7 +3875,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The delegations, in the order they were made; a Link header names the next page. */
+            /** @description The delegations, in the order they were made; a Link header names the next page. Across chains (`chainId=all` or a list): each chain's, by chain id. */
             200: {
                 headers: {
                     "X-Indexed-Block": components["headers"]["X-Indexed-Block"];
@@ -3732,10 +3886,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["V1Delegations"];
+                    "application/json": components["schemas"]["V1Delegations"] | {
+                        chains: ({
+                            /** @description The chain. */
+                            chainId: number;
+                            /** @description The block the chain's answer is as at. */
+                            block: number;
+                            answer: components["schemas"]["V1Delegations"];
+                            /** @description More remain: ask this chain alone with this cursor. */
+                            next?: string;
+                        } | {
+                            /** @description The chain. */
+                            chainId: number;
+                            problem: components["schemas"]["Problem"];
+                        })[];
+                    };
                 };
             };
-            /** @description A problem: `malformed_request`, `unsupported_chain`, `missing_parameter`, `invalid_parameter`, `block_not_indexed`. */
+            /** @description A problem: `malformed_request`, `unsupported_chain`, `missing_parameter`, `invalid_parameter`, `block_not_indexed`, `conflicting_parameter`. */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -3855,7 +4023,7 @@ export interface operations {
                 direction?: "both" | "incoming" | "outgoing";
                 /** @description Answer as at this block (default: the newest indexed); past the newest indexed is block_not_indexed: a block number from 0 to 2^63-1, in decimal or 0x-hex. */
                 blockNumber?: string;
-                /** @description The chain to answer about: a positive decimal chain id this instance serves (default 1). */
+                /** @description The chain to answer about: a positive decimal chain id this instance serves (default 1); or several at once: `all` (every chain served for this registry version) or a list without repeats (`1,8453,10`), answered as `{chains: [...]}`, one entry per chain, by chain id (no `blockNumber` nor `cursor` then). */
                 chainId?: string;
                 /** @description The page's size: an integer from 1 to 1000. */
                 limit?: string;
@@ -3871,7 +4039,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The delegations, in the order they were made; with `limit`, a Link header names the next page. */
+            /** @description The delegations, in the order they were made; with `limit`, a Link header names the next page. Across chains (`chainId=all` or a list): each chain's, by chain id. */
             200: {
                 headers: {
                     "X-Indexed-Block": components["headers"]["X-Indexed-Block"];
@@ -3882,10 +4050,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["V1Delegations"];
+                    "application/json": components["schemas"]["V1Delegations"] | {
+                        chains: ({
+                            /** @description The chain. */
+                            chainId: number;
+                            /** @description The block the chain's answer is as at. */
+                            block: number;
+                            answer: components["schemas"]["V1Delegations"];
+                            /** @description More remain: ask this chain alone with this cursor. */
+                            next?: string;
+                        } | {
+                            /** @description The chain. */
+                            chainId: number;
+                            problem: components["schemas"]["Problem"];
+                        })[];
+                    };
                 };
             };
-            /** @description A problem: `malformed_request`, `unsupported_chain`, `missing_parameter`, `invalid_parameter`, `block_not_indexed`. */
+            /** @description A problem: `malformed_request`, `unsupported_chain`, `missing_parameter`, `invalid_parameter`, `block_not_indexed`, `conflicting_parameter`. */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -4009,7 +4191,7 @@ export interface operations {
                 tokenId?: string;
                 /** @description Answer as at this block (default: the newest indexed); past the newest indexed is block_not_indexed: a block number from 0 to 2^63-1, in decimal or 0x-hex. */
                 blockNumber?: string;
-                /** @description The chain to answer about: a positive decimal chain id this instance serves (default 1). */
+                /** @description The chain to answer about: a positive decimal chain id this instance serves (default 1); or several at once: `all` (every chain served for this registry version) or a list without repeats (`1,8453,10`), answered as `{chains: [...]}`, one entry per chain, by chain id (no `blockNumber` nor `cursor` then). */
                 chainId?: string;
                 /** @description The page's size: an integer from 1 to 1000. */
                 limit?: string;
@@ -4025,7 +4207,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The vaults, by address; with `limit`, a Link header names the next page. */
+            /** @description The vaults, by address; with `limit`, a Link header names the next page. Across chains (`chainId=all` or a list): each chain's, by chain id. */
             200: {
                 headers: {
                     "X-Indexed-Block": components["headers"]["X-Indexed-Block"];
@@ -4036,10 +4218,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Vaults"];
+                    "application/json": components["schemas"]["Vaults"] | {
+                        chains: ({
+                            /** @description The chain. */
+                            chainId: number;
+                            /** @description The block the chain's answer is as at. */
+                            block: number;
+                            answer: components["schemas"]["Vaults"];
+                            /** @description More remain: ask this chain alone with this cursor. */
+                            next?: string;
+                        } | {
+                            /** @description The chain. */
+                            chainId: number;
+                            problem: components["schemas"]["Problem"];
+                        })[];
+                    };
                 };
             };
-            /** @description A problem: `malformed_request`, `unsupported_chain`, `missing_parameter`, `invalid_parameter`, `block_not_indexed`. */
+            /** @description A problem: `malformed_request`, `unsupported_chain`, `missing_parameter`, `invalid_parameter`, `block_not_indexed`, `conflicting_parameter`. */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];

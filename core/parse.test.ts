@@ -5,6 +5,7 @@ import {
   parseAddress,
   parseBytes32,
   parseChainId,
+  parseChainIds,
   parseDirection,
   parseRights,
   parseUint256,
@@ -103,5 +104,18 @@ describe("parseDirection", () => {
     for (const direction of ["both", "incoming", "outgoing"]) expect(parseDirection(direction)).toBe(direction);
     for (const bad of ["", "Both", "in", "incoming ", "constructor", "__proto__"])
       expect(() => parseDirection(bad), bad).toThrow("expected one of both, incoming, outgoing");
+  });
+});
+
+describe("parseChainIds", () => {
+  it("takes all, one chain id, or a list of them in the order given", () => {
+    expect(parseChainIds("all")).toBe("all");
+    expect(parseChainIds("8453")).toEqual([8453]);
+    expect(parseChainIds("8453,1,10")).toEqual([8453, 1, 10]);
+  });
+  it("refuses all in a list, repeats, empty items and what is not a chain id", () => {
+    for (const input of ["", ",", "1,", ",1", "all,1", "1,all", "1,1", "1,0", "1,x", "1, 2", "ALL"]) {
+      expect(() => parseChainIds(input), input).toThrow(ParseError);
+    }
   });
 });

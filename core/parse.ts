@@ -100,6 +100,23 @@ export function parseChainId(input: string): number | undefined {
   return id > 0 && Number.isSafeInteger(id) ? id : undefined;
 }
 
+/** Chains' ids' text: one chain id, a list of them (`1,8453,10`), or `all` (no repeats, checked beside). */
+export const CHAIN_IDS_PATTERN = "^(all|[0-9]{1,16}(,[0-9]{1,16})*)$";
+
+/** Parses the chains asked about: `all`, or chain ids, one or a list of them, without repeats, in order given. */
+export function parseChainIds(input: string): "all" | number[] {
+  if (input === "all") return "all";
+  const ids: number[] = [];
+  for (const text of input.split(",")) {
+    if (text === "all") throw new ParseError("all cannot be part of a list; give all alone, or chain ids");
+    const id = parseChainId(text);
+    if (id === undefined) throw new ParseError(`${JSON.stringify(text)} is not a chain id (a positive integer)`);
+    if (ids.includes(id)) throw new ParseError(`chain ${id} is given twice`);
+    ids.push(id);
+  }
+  return ids;
+}
+
 /** A parser of one of `values`, named as they are. */
 export const parseOneOf =
   <T extends string>(values: readonly T[]) =>

@@ -208,10 +208,14 @@ const PAST_RANGE = [
 /** Text no column or parser wants: NUL and other control characters, and more than ASCII. */
 const ODD_TEXT = ["\u0000", "a\u0000b", "\u0000\u0000", "\u001f", "\u007f", "é", "😀", "\u2028"];
 
+/** Lists of chains that no route takes (all in a list, a repeat, an empty or unknown chain). */
+const CHAIN_LISTS = ["all,31337", "31337,all", "31337,31337", ",", "31337,", ",31337", "1,31337", "ALL", "all,all"];
+
 /** A value no parameter takes: of the first grammar, past every range, a prototype's name, or odd text. */
 const hostile = (): string =>
   rng.weighted<() => string>([
     [3, values],
+    [1, () => pick(CHAIN_LISTS)],
     [2, () => pick(PAST_RANGE)],
     [2, () => pick(PROTOTYPE_NAMES)],
     [2, () => pick(ODD_TEXT)],
@@ -233,6 +237,7 @@ type Key = Exclude<ParameterKey, "cursor">;
 /** A right value of each parameter. */
 const GOOD: Record<Key, () => string> = {
   chainId: () => "31337",
+  chains: () => pick(["31337", "all"]),
   blockNumber: blockText,
   fromBlock: blockText,
   toBlock: blockText,

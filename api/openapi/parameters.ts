@@ -7,6 +7,7 @@ import {
   ADDRESS_PATTERN,
   BYTES32_PATTERN,
   CHAIN_ID_PATTERN,
+  CHAIN_IDS_PATTERN,
   DIRECTIONS,
   LIMIT_PATTERN,
   MAX_PAGE_LIMIT,
@@ -14,6 +15,7 @@ import {
   parseBlockNumber,
   parseBytes32,
   parseChainId,
+  parseChainIds,
   parseDirection,
   parseLimit,
   parseOneOf,
@@ -89,6 +91,17 @@ export const PARAMETERS = {
     description: "The chain to answer about: a positive decimal chain id this instance serves (default 1).",
     schema: { type: "string", pattern: CHAIN_ID_PATTERN },
     parse: parseChainId,
+  },
+  /** `chainId` where the route answers across chains too (api/routes/across.ts). */
+  chains: {
+    name: "chainId",
+    in: "query",
+    description:
+      "The chain to answer about: a positive decimal chain id this instance serves (default 1); or several at " +
+      "once: `all` (every chain served for this registry version) or a list without repeats (`1,8453,10`), " +
+      "answered as `{chains: [...]}`, one entry per chain, by chain id (no `blockNumber` nor `cursor` then).",
+    schema: { type: "string", pattern: CHAIN_IDS_PATTERN },
+    parse: parseChainIds,
   },
   blockNumber: block(
     "blockNumber",

@@ -79,6 +79,8 @@ export type Route = {
   problems: ProblemCode[];
   /** Answered on node:http itself, past Hono, when keyed (api/routes/direct-answers.ts). */
   fast?: true;
+  /** Answered across chains too, with `chainId=all` or a list of chains (api/routes/across.ts). */
+  across?: true;
 } & (
   | { /** An API key is optional: keyless requests are limited. */ access: "keyed"; cost: KeylessCost }
   | { /** The admin token is required; no keyless budget is spent. */ access: "admin"; cost?: never }
@@ -160,6 +162,7 @@ function checkRoutes<K extends string>(version: "v1" | "v2", answers: RegistryAn
       access: "keyed",
       cost: ONE,
       fast: true,
+      across: true,
     }),
   );
   const batch: Route = {
@@ -241,6 +244,7 @@ function registryRoutes<K extends string>(version: "v1" | "v2", answers: Registr
       ok: listing("The delegations, in the order they were made; a Link header names the next page."),
       problems: PARAMETER_PROBLEMS,
       cost: ROWS,
+      across: true,
     },
     {
       ...common,
@@ -254,6 +258,7 @@ function registryRoutes<K extends string>(version: "v1" | "v2", answers: Registr
       problems: PARAMETER_PROBLEMS,
       cost: ROWS,
       fast: true,
+      across: true,
     },
     {
       ...common,
@@ -273,6 +278,7 @@ function registryRoutes<K extends string>(version: "v1" | "v2", answers: Registr
       },
       problems: [...PARAMETER_PROBLEMS, ...NOT_A_WALLET],
       cost: ROWS,
+      across: true,
     },
     {
       ...common,
@@ -337,64 +343,122 @@ const ADMIN_ROUTES: Route[] = [
   },
 ];
 
+/**
+ * An answer across chains (api/routes/across.ts): per chain asked, its answer (`answer`'s schema) at
+ * its block, with its next page's cursor where one has more; or the problem it answers with now.
+ */
+const acrossSchema = (answer: JsonSchema): JsonSchema => {
+  const chainId = { type: "integer", minimum: 1, description: "The chain." };
+  return {
+    type: "object",
+    description: "Every chain asked, by chain id: its answer at its block, or the problem it answers with now.",
+    required: ["chains"],
+    additionalProperties: false,
+    properties: {
+      chains: {
+        type: "array",
+        items: {
+          oneOf: [
+            {
+              type: "object",
+              required: ["chainId", "block", "answer"],
+              additionalProperties: false,
+              properties: {
+                chainId,
+                block: { type: "integer", minimum: 0, description: "The block the chain's answer is as at." },
+                answer,
+                next: { type: "string", description: "More remain: ask this chain alone with this cursor." },
+              },
+            },
+            {
+              type: "object",
+              required: ["chainId", "problem"],
+              additionalProperties: false,
+              properties: { chainId, problem: ref("Problem") },
+            },
+          ],
+        },
+      },
+    },
+  };
+};
+
+/** A route as it is served: one marked `across` takes a list of chains too, and answers for each. */
+function servedForm(route: Route): Route {
+  if (!route.across) return route;
+  return {
+    ...route,
+    parameters: route.parameters.map((key) => (key === "chainId" ? "chains" : key)),
+    // `blockNumber` beside several chains.
+    problems: [...new Set([...route.problems, "conflicting_parameter" as const])],
+    ok: {
+      ...route.ok,
+      schema: { anyOf: [route.ok.schema, acrossSchema(route.ok.schema)] },
+      description: `${route.ok.description} Across chains (\`chainId=all\` or a list): each chain's, by chain id.`,
+    },
+  };
+}
+
 /** Every route, in the order the app tries them. */
-export const ROUTES: readonly Route[] = [
-  // Before the routes both versions have: `delegation/history` is no wallet's history.
-  {
-    method: "get",
-    path: "/registry/v2/delegation/{hash}",
-    answer: "delegation",
-    version: "v2",
-    operationId: "v2Delegation",
-    tag: "v2 registry",
-    summary: "The delegation with this hash, as getDelegationsFromHashes describes it, if enabled at the block",
-    parameters: ["hash", "chainId", "blockNumber"],
-    ok: { status: 200, schema: ref("V2Delegation"), headers: READ_HEADERS, description: "The delegation." },
-    problems: [...PARAMETER_PROBLEMS, "delegation_not_found"],
-    access: "keyed",
-    cost: ONE,
-  },
-  ...registryRoutes("v2", {
-    kinds: V2_CHECK_KINDS,
-    checkParameters: V2_CHECK_PARAMETERS,
-    checkSummary: V2_CHECK_SUMMARY,
-    check: (kind) => (kind === "erc20" || kind === "erc1155" ? ref("CheckAmount") : ref("CheckBoolean")),
-    batch: ref("V2BatchAnswer"),
-    delegations: ref("V2Delegations"),
-    listings: ref("V2WalletListings"),
-    events: ref("V2Events"),
-    vaults: { anyOf: [ref("Vaults"), ref("VaultAmounts")] },
-    vaultType: "v2VaultType",
-    vaultParameters: ["contract", "tokenId", "rights"],
-  }),
-  ...registryRoutes("v1", {
-    kinds: V1_CHECK_KINDS,
-    checkParameters: V1_CHECK_PARAMETERS,
-    checkSummary: V1_CHECK_SUMMARY,
-    check: () => ref("CheckBoolean"),
-    batch: ref("V1BatchAnswer"),
-    delegations: ref("V1Delegations"),
-    listings: ref("V1WalletListings"),
-    events: ref("V1Events"),
-    vaults: ref("Vaults"),
-    vaultType: "v1VaultType",
-    vaultParameters: ["contract", "tokenId"],
-  }),
-  {
-    method: "get",
-    path: "/registry/chains",
-    answer: "chains",
-    operationId: "chains",
-    tag: "chains",
-    summary: "The chains served: registries, the newest indexed block, and the sync state",
-    parameters: [],
-    ok: { status: 200, schema: ref("Chains"), headers: [], description: "One entry per chain served." },
-    problems: [],
-    access: "keyed",
-    cost: ONE,
-  },
-  ...ADMIN_ROUTES,
-];
+export const ROUTES: readonly Route[] = (
+  [
+    // Before the routes both versions have: `delegation/history` is no wallet's history.
+    {
+      method: "get",
+      path: "/registry/v2/delegation/{hash}",
+      answer: "delegation",
+      version: "v2",
+      operationId: "v2Delegation",
+      tag: "v2 registry",
+      summary: "The delegation with this hash, as getDelegationsFromHashes describes it, if enabled at the block",
+      parameters: ["hash", "chainId", "blockNumber"],
+      ok: { status: 200, schema: ref("V2Delegation"), headers: READ_HEADERS, description: "The delegation." },
+      problems: [...PARAMETER_PROBLEMS, "delegation_not_found"],
+      access: "keyed",
+      cost: ONE,
+    },
+    ...registryRoutes("v2", {
+      kinds: V2_CHECK_KINDS,
+      checkParameters: V2_CHECK_PARAMETERS,
+      checkSummary: V2_CHECK_SUMMARY,
+      check: (kind) => (kind === "erc20" || kind === "erc1155" ? ref("CheckAmount") : ref("CheckBoolean")),
+      batch: ref("V2BatchAnswer"),
+      delegations: ref("V2Delegations"),
+      listings: ref("V2WalletListings"),
+      events: ref("V2Events"),
+      vaults: { anyOf: [ref("Vaults"), ref("VaultAmounts")] },
+      vaultType: "v2VaultType",
+      vaultParameters: ["contract", "tokenId", "rights"],
+    }),
+    ...registryRoutes("v1", {
+      kinds: V1_CHECK_KINDS,
+      checkParameters: V1_CHECK_PARAMETERS,
+      checkSummary: V1_CHECK_SUMMARY,
+      check: () => ref("CheckBoolean"),
+      batch: ref("V1BatchAnswer"),
+      delegations: ref("V1Delegations"),
+      listings: ref("V1WalletListings"),
+      events: ref("V1Events"),
+      vaults: ref("Vaults"),
+      vaultType: "v1VaultType",
+      vaultParameters: ["contract", "tokenId"],
+    }),
+    {
+      method: "get",
+      path: "/registry/chains",
+      answer: "chains",
+      operationId: "chains",
+      tag: "chains",
+      summary: "The chains served: registries, the newest indexed block, and the sync state",
+      parameters: [],
+      ok: { status: 200, schema: ref("Chains"), headers: [], description: "One entry per chain served." },
+      problems: [],
+      access: "keyed",
+      cost: ONE,
+    },
+    ...ADMIN_ROUTES,
+  ] satisfies Route[]
+).map(servedForm);
 
 /** The app's (Hono's) path of a route: `{wallet}` is `:wallet`. */
 export const honoPath = (path: string) => path.replaceAll(/\{(\w+)\}/g, ":$1");
