@@ -107,7 +107,10 @@ describe("the chain table", () => {
       expect(c, `chain ${id}`).toMatchObject({ name, title });
       expect(c!.publicRpc, `chain ${id}: a public RPC`).toBeUndefined();
       const viems = Object.values(viem).filter((def) => def?.id === Number(id));
-      expect(viems.every((def) => def!.name !== title), `viem defines chain ${id} as ${title}`).toBe(true);
+      expect(
+        viems.every((def) => def!.name !== title),
+        `viem defines chain ${id} as ${title}`,
+      ).toBe(true);
     }
   });
 

@@ -591,7 +591,8 @@ block", async () => {
       "",
       " 31337",
       "31337 ",
-      "31337,11155111",
+      // A list (answers across chains) naming a chain not served.
+      "31337,1",
       "99999999999999999999999",
     ];
     for (const route of routes) {
