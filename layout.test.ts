@@ -250,6 +250,7 @@ describe("the layout", () => {
     expect(long).toEqual([]);
   });
 
+  // Parsing every file takes 2 s alone, longer beside the integration tests: a minute's timeout.
   it(`no function is longer than ${LONGEST_FUNCTION} lines (tests aside)`, () => {
     // A function of `lines` lines: its first line, its body, its closing brace.
     const body = (lines: number) => Array.from({ length: lines - 2 }, (_, i) => `  x(${i});`).join("\n");
@@ -261,7 +262,7 @@ describe("the layout", () => {
     expect(longFunctions("a.ts", arrow)).toEqual([`a.ts:1 (${LONGEST_FUNCTION + 2})`]);
     const sources = imports.filter(({ file }) => !file.endsWith(".test.ts") && !under(file, "test"));
     expect(sources.flatMap(({ file, text }) => longFunctions(file, text))).toEqual([]);
-  });
+  }, 60_000);
 
   it("the client imports only its own files: it is for the service's users, apart from the service", () => {
     expect(
