@@ -32,8 +32,9 @@ export function chainsAsked(raw: string | undefined, served: readonly number[]):
   if (unknown !== undefined) {
     throw new Problem(
       "unsupported_chain",
-      `chainId ${unknown} is not served here; this instance serves chainId ${sorted.join(", ") || "none"}`,
-      { param: PARAM, chains: sorted },
+      `chainId ${unknown} is not served here; this instance serves chainId ${served.join(", ") || "none"}`,
+      // As one chain's refusal lists them (api/http/params.ts).
+      { param: PARAM, chains: [...served] },
     );
   }
   return asked.sort((a, b) => a - b);
