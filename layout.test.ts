@@ -297,12 +297,12 @@ describe("the layout", () => {
   it("nothing points outside the repository: no issue numbers, no paths out of it", () => {
     const held = new Set(["README.md", "docs/api.md", "docs/contract.md", "devkit/oracle.ts"]);
     // The samples are built from parts, so that this file itself names no issue and no path out.
-    const [issue, up, shared] = ["iss" + "ue", "." + "./", "sha" + "red"];
+    const [issue, up, sibling] = ["iss" + "ue", "." + "./", "sib" + "ling"];
     const sample = [
       `as ${issue} 14 asks; ${issue}s 6, 7 and 16; I${issue.slice(1)}`,
       ` * 30's targets; see github.com/o/r/${issue}s/12`,
-      `new URL("${up}${up}${shared}/oracle/install.mjs", import.meta.url); from "../core/chains"`,
-      `/wo${"rk"}/${shared}/spec/api-contract.md; docs/api.md, ${up}README.md, contract.md`,
+      `new URL("${up}${up}${sibling}/tools/install.mjs", import.meta.url); from "../core/chains"`,
+      `/ho${"me"}/alex/${sibling}/notes/road${"map"}.md; docs/api.md, ${up}README.md, contract.md`,
       "/usr/bin/chromium, https://example.com/home/x, /registry/v2/../../etc, ERC1155 #7, color: #555;",
       "keys no one issued; the issues' targets",
     ].join("\n");
@@ -311,11 +311,11 @@ describe("the layout", () => {
       `1: ${issue}s 6`,
       `1: I${issue.slice(1)} * 30`,
       `2: ${issue}s/12`,
-      `3: ${up}${up}${shared}`,
-      `4: /wo${"rk"}/${shared}/spec/api-contract.md`,
+      `3: ${up}${up}${sibling}`,
+      `4: /ho${"me"}/alex/${sibling}/notes/road${"map"}.md`,
     ]);
-    const readme = `[API](docs/api.md) · api-contract.md · ${up}${shared} beside the repository`;
-    expect(outsideReferences("README.md", readme, held)).toEqual(["1: api-contract.md", `1: ${up}${shared}`]);
+    const readme = `[API](docs/api.md) · road${"map"}.md · ${up}${sibling} beside the repository`;
+    expect(outsideReferences("README.md", readme, held)).toEqual([`1: road${"map"}.md`, `1: ${up}${sibling}`]);
 
     const files = repositoryFiles();
     expect(files).toContain("docs/api.md");
