@@ -30,4 +30,12 @@ export default createConfig({
     RegistryV1: { abi: registryV1Abi, chain: deployments("v1") },
     RegistryV2: { abi: registryV2Abi, chain: deployments("v2") },
   },
+  // Every block from the live start on (src/ChainTip.ts): the hash the indexer saw, which the
+  // replaced-head watcher needs; from "latest", so a backfill fetches no block it would not.
+  blocks: {
+    ChainTip: {
+      chain: Object.fromEntries(plan.map(({ chain }) => [chain.name, { startBlock: "latest" as const }])),
+      interval: 1,
+    },
+  },
 });

@@ -12,6 +12,17 @@ export const chainHead = onchainTable("chain_head", (t) => ({
 }));
 
 /**
+ * Per chain, the newest block the indexer followed live, and its hash as the indexer saw it: written
+ * by every block from the live start on, in the block's own transaction, so a revert takes it back
+ * with the block. The replaced-head watcher compares it with the chain's (api/watch/replaced-head.ts).
+ */
+export const chainTip = onchainTable("chain_tip", (t) => ({
+  chainId: t.integer().primaryKey(),
+  blockNumber: t.bigint().notNull(),
+  blockHash: t.hex().notNull(),
+}));
+
+/**
  * Current v2 state: one row per delegation hash the contract has ever enabled, keyed as the
  * contract keys it. A revoked row stays (enabled = false) because it keeps its list position.
  */

@@ -1,4 +1,4 @@
-import { type Context, type Event, ponder } from "ponder:registry";
+import { type Context, type Event, type EventNames, ponder } from "ponder:registry";
 import {
   chainHead,
   v1Delegation,
@@ -30,7 +30,10 @@ type Rows = { [T in keyof typeof TABLES]?: (typeof TABLES)[T]["$inferInsert"] };
 const tableOf = (name: string) => TABLES[name as keyof typeof TABLES] as typeof chainHead;
 
 /** An event's place, as core/'s row rules take it. */
-export const eventPlace = (event: Event, context: { chain: { id: number } }): EventPlace => ({
+export const eventPlace = (
+  event: Pick<Event<Extract<EventNames, `Registry${string}`>>, "id" | "block" | "transaction" | "log">,
+  context: { chain: { id: number } },
+): EventPlace => ({
   chainId: context.chain.id,
   id: event.id,
   block: event.block,

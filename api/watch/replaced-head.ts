@@ -6,6 +6,11 @@
  * chain gives for the indexer's block as that block becomes the indexed one, and asks again twice a
  * second: once the chain gives another hash there (or no longer reaches that height), the chain is
  * marked replaced, and every process answers 503 for it, until the indexer's block moves on.
+ *
+ * The chain's hash when the watcher first sees a block indexed may already be a replacement's (the
+ * chain replaced it within that half second): so the watcher also compares the hash the indexer
+ * wrote for the newest block it holds one for (its newest block with registry events, or, live,
+ * chain_tip: every block's).
  */
 import { sql } from "drizzle-orm";
 import { createPublicClient, fallback, type Hex, http } from "viem";
@@ -25,9 +30,8 @@ export type ChainAt = { hash: Hex | null; head: bigint };
 /**
  * Whether the chain replaced what the indexer is at: it no longer reaches the indexed block, or
  * gives another hash for it than when it became the indexed one (`noted`, if it is that block), or
- * another hash for the newest block whose registry events the indexer holds (`event`: the hash the
- * indexer indexed). A block the chain does not give while reaching past it (an RPC behind another)
- * proves nothing.
+ * another hash for the newest block whose hash the indexer wrote (`event`: the hash it indexed). A
+ * block the chain does not give while reaching past it (an RPC behind another) proves nothing.
  */
 export function isReplaced(
   block: bigint,
@@ -97,20 +101,25 @@ export function watchReplacedHeads(options: {
     const latest = await chain.client.getBlock({ blockTag: "latest" });
     const now = `${latest.number}:${latest.hash}:${block}`;
     if (now === chain.last) return;
-    // The newest block with registry events the indexer holds: its hash is the one it indexed.
+    // The newest block whose hash the indexer wrote, as it saw it: with registry events, or followed
+    // live (chain_tip, every block from the live start on; even past the checkpoint, if the indexer
+    // wrote it first: a replaced block written is as much a replaced branch).
     const [event] = (
       await options.execute(sql`
-        SELECT number::text, hash FROM (
+        SELECT e.number::text AS n, e.hash FROM (
           (SELECT block_number AS number, block_hash AS hash FROM ${t("v2_event")}
            WHERE chain_id = ${chain.id} AND block_number <= ${block.toString()}::bigint
            ORDER BY block_number DESC LIMIT 1)
           UNION ALL
           (SELECT block_number, block_hash FROM ${t("v1_event")}
            WHERE chain_id = ${chain.id} AND block_number <= ${block.toString()}::bigint
-           ORDER BY block_number DESC LIMIT 1)) e
-        ORDER BY number DESC LIMIT 1`)
+           ORDER BY block_number DESC LIMIT 1)
+          UNION ALL
+          (SELECT block_number, block_hash FROM ${t("chain_tip")} WHERE chain_id = ${chain.id})) e
+        ORDER BY e.number DESC LIMIT 1`)
     ).rows;
-    const indexed = event && { number: BigInt(event.number as string), hash: event.hash as Hex };
+    // Ordered by the number, not its text (where "5" is past "175").
+    const indexed = event && { number: BigInt(event.n as string), hash: event.hash as Hex };
     const [at, atEvent] = await chainAt(chain.client, [block, ...(indexed ? [indexed.number] : [])], latest.number);
     const replaced = isReplaced(block, at!, chain.noted, indexed && { indexed, at: atEvent! });
     if (!replaced && chain.noted?.number !== block && at!.hash !== null)
