@@ -52,12 +52,16 @@ const NEWEST = 8;
 /** A chain to watch: its id and RPC URLs. */
 export type WatchedChain = { id: number; rpc: string[] };
 
+/** How often the indexer's final block is read, to note the chain's hash for it as soon as it moves. */
+const NOTE_FINAL_MS = 500;
+
 /**
  * Every `everyMs`, for each chain, compares with the chain's hashes: the newest final blocks with
  * registry events (each new one once, then the newest again each round) and the indexer's final
- * block, noted as it moves (that one catches a reorganization that replaced only blocks without
- * registry events, whose new branch may hold some the indexer never saw). A difference raises the
- * chain's alarm and logs what happened and how to recover. Stops with `stop()`.
+ * blocks, noted within `NOTE_FINAL_MS` of each move (they catch a reorganization that replaced only
+ * blocks without registry events, whose new branch may hold some the indexer never saw; noted a
+ * round later, a final block the chain replaced in between would be noted under its new hash). A
+ * difference raises the chain's alarm and logs what happened and how to recover. Stops with `stop()`.
  */
 export function watchDeepReorgs(options: {
   chains: readonly WatchedChain[];
@@ -79,14 +83,27 @@ export function watchDeepReorgs(options: {
     finals: [] as IndexedBlock[],
   }));
 
-  async function check(chain: (typeof watched)[number]) {
-    if (options.alarms.current().has(chain.id)) return;
+  type Watched = (typeof watched)[number];
+  /** The indexer's final block on `chain`, or undefined before it has one. */
+  async function finalOf(chain: Watched): Promise<bigint | undefined> {
     const [position] = await rows(
       sql`SELECT c.finalized_block::text AS final FROM ${sql.raw(checkpointsSql(options.schema))} c
         WHERE c.chain_id = ${chain.id}`,
     );
-    if (position === undefined) return;
-    const final = BigInt(position.final as string);
+    return position === undefined ? undefined : BigInt(position.final as string);
+  }
+
+  /** Notes the chain's hash for the indexer's final block `final`, once per block. */
+  function noteFinal(chain: Watched, final: bigint, hash: Hex | null | undefined) {
+    if (!hash || chain.finals.some((b) => b.number === final)) return;
+    chain.finals.push({ number: final, hash });
+    chain.finals.splice(0, chain.finals.length - NEWEST);
+  }
+
+  async function check(chain: Watched) {
+    if (options.alarms.current().has(chain.id)) return;
+    const final = await finalOf(chain);
+    if (final === undefined) return;
     const events = (
       await rows(sql`
         SELECT block_number::text AS number, block_hash AS hash FROM (
@@ -118,25 +135,33 @@ export function watchDeepReorgs(options: {
       return;
     }
     for (const b of events) chain.verified.add(key(b));
-    const finalHash = hashes.get(final);
-    if (finalHash && chain.finals.at(-1)?.number !== final) {
-      chain.finals.push({ number: final, hash: finalHash });
-      chain.finals.splice(0, chain.finals.length - NEWEST);
-    }
+    noteFinal(chain, final, hashes.get(final));
+  }
+
+  async function note(chain: Watched) {
+    const final = await finalOf(chain);
+    if (final === undefined || chain.finals.at(-1)?.number === final) return;
+    noteFinal(chain, final, (await chain.client.getBlock({ blockNumber: final })).hash);
   }
 
   let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  const round = async () => {
-    // One chain's RPC or the database failing is not evidence of anything: the next round asks again.
-    await Promise.all(watched.map((chain) => check(chain).catch(() => {})));
-    if (!stopped) timer = setTimeout(round, options.everyMs);
+  const timers: { check?: NodeJS.Timeout; note?: NodeJS.Timeout } = {};
+  /** Runs `what` for every chain, then again `everyMs` after it finished, until stopped. */
+  const repeat = (name: keyof typeof timers, what: (chain: Watched) => Promise<void>, everyMs: number) => {
+    const round = async () => {
+      // One chain's RPC or the database failing is not evidence of anything: the next round asks again.
+      await Promise.all(watched.map((chain) => what(chain).catch(() => {})));
+      if (!stopped) timers[name] = setTimeout(round, everyMs);
+    };
+    timers[name] = setTimeout(round, everyMs);
   };
-  timer = setTimeout(round, options.everyMs);
+  repeat("check", check, options.everyMs);
+  repeat("note", note, Math.min(NOTE_FINAL_MS, options.everyMs));
   return {
     stop() {
       stopped = true;
-      clearTimeout(timer);
+      clearTimeout(timers.check);
+      clearTimeout(timers.note);
     },
   };
 }
