@@ -54,6 +54,8 @@ const IDS: number[] = CHAINS.map((c) => c.id);
 /** The chain reorganized past its final block, last; its name in Ponder's log. */
 const REORGANIZED = 31337;
 const REORGANIZED_NAME = "anvil";
+/** How soon after a replacement no answer may come from the replaced branch (as test/replaced-branch's). */
+const REPLACED_WITHIN_MS = 2_000;
 const V1 = getAddress(addresses.v1.address);
 const V2 = getAddress(addresses.v2.address);
 
@@ -115,6 +117,14 @@ beforeAll(async () => {
   await Promise.all(runs.map((r) => indexedPast(r, r.writes.lastWriteBlock)));
   console.log(`[across-chains] chains written and indexed in ${Date.now() - t0} ms`);
 }, 240_000);
+
+/** The last lines of a log about reorganizations and final blocks. */
+const notedLog = (log: string) =>
+  log
+    .split("\n")
+    .filter((line) => /reorg|error|chain=anvil/i.test(line))
+    .slice(-15)
+    .join("\n");
 
 /** Waits until the service answers about chain `r` at `block` or later. */
 const indexedPast = (r: Run, block: bigint) =>
@@ -366,10 +376,15 @@ describe("answers across chains: each chain's part is its contract's answer at t
         (ponderLoggedFinalized(plainOutput(service!), REORGANIZED_NAME) ?? 0n) > fork.block ? true : undefined,
       60_000,
     );
+    // The deep-reorganization watcher notes the chain's hash for a final block within half a second
+    // of its move (api/watch/deep-reorg.ts): a replacement sooner is refused, but as a replaced head.
+    await new Promise((ok) => setTimeout(ok, 3_000));
     // The new branch: back to the fork, a delegation the old branch has not, and a longer branch.
+    // Under interval mining: the indexer moved to a new block within a second of the replacement.
     await revertChain(r.anvil.url, fork);
+    const revertedAt = Date.now();
     const [from, to] = (await chainClient(r.anvil.url).getAddresses()).slice(16, 18) as [Address, Address];
-    await sendTx(
+    const made = await sendTx(
       r.anvil.url,
       from,
       V2,
@@ -377,16 +392,25 @@ describe("answers across chains: each chain's part is its contract's answer at t
     );
     await rpc(r.anvil.url, "anvil_mine", [toHex(5n * depth)]);
     reorganized = true;
+    let lastEntry = "";
+    const oldBranch: string[] = [];
     await waitFor(
       `chain ${REORGANIZED} refused as reorganized`,
       async () => {
         const a = await get(`/registry/v2/check/all?chainId=all&to=${to}&from=${from}`);
+        lastEntry = `${a.status} ${a.text.slice(0, 600)}`;
         const { chains } = parseJsonExact(a.text) as { chains: Entry[] };
         const entry = chains.find((e) => Number(e.chainId) === REORGANIZED);
+        // The new branch holds the delegation from its block on: false there is the old branch's.
+        const late = Date.now() > revertedAt + REPLACED_WITHIN_MS;
+        if (late && entry?.answer === false && BigInt(entry.block!) >= made.block) oldBranch.push(lastEntry);
         return entry?.problem?.code === "chain_reorganized" ? true : undefined;
       },
       60_000,
+      () => `its answer last: ${lastEntry}; npm start's log of note:\n${notedLog(plainOutput(service!))}`,
     );
+    const after = `answers from the replaced branch ${REPLACED_WITHIN_MS} ms after it; npm start's log of note:`;
+    expect(oldBranch, tag(`${after}\n${notedLog(plainOutput(service!))}`)).toEqual([]);
     // Each of the others still answers, its contract's answer; the reorganized chain is a problem entry.
     const { mismatches, compared } = await compareChecksAcross(20);
     expectNone("checks beside a reorganized chain", mismatches);
