@@ -26,7 +26,7 @@ import { waitFor } from "../devkit/processes";
 import { chooseSeed, Rng, spellAddress } from "../devkit/random";
 import { chainClient, ethCalls, rpc } from "../devkit/rpc";
 import { sendTx } from "../devkit/send";
-import { plainOutput, type Service, startService } from "../devkit/service";
+import { plainOutput, REPLACED_WITHIN_MS, type Service, startService } from "../devkit/service";
 import * as v1c from "../devkit/v1/checks";
 import * as v2c from "../devkit/v2/checks";
 import { CONTRACTS as V2_CONTRACTS } from "../devkit/v2/generate";
@@ -54,8 +54,6 @@ const IDS: number[] = CHAINS.map((c) => c.id);
 /** The chain reorganized past its final block, last; its name in Ponder's log. */
 const REORGANIZED = 31337;
 const REORGANIZED_NAME = "anvil";
-/** How soon after a replacement no answer may come from the replaced branch (as test/replaced-branch's). */
-const REPLACED_WITHIN_MS = 2_000;
 const V1 = getAddress(addresses.v1.address);
 const V2 = getAddress(addresses.v2.address);
 

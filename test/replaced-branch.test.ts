@@ -26,7 +26,14 @@ import { abis, installRegistries } from "../devkit/oracle";
 import { waitFor } from "../devkit/processes";
 import { chooseSeed, Rng } from "../devkit/random";
 import { callView, chainClient, rpc } from "../devkit/rpc";
-import { plainOutput, type Replica, type Service, startReplica, startService } from "../devkit/service";
+import {
+  plainOutput,
+  REPLACED_WITHIN_MS,
+  type Replica,
+  type Service,
+  startReplica,
+  startService,
+} from "../devkit/service";
 import { ponderFinalizedAt, ponderLoggedFinalized } from "../ponder/ponder-0.16.10";
 
 const SEED = chooseSeed();
@@ -37,8 +44,6 @@ const CHAIN_ID = 31337;
 const CHAIN_NAME = "anvil";
 /** Blocks either side of the fork and of the old branch's tip over which the fork's outcome must not change. */
 const MARGIN = 3;
-/** How soon after the replacement no answer may come from the replaced branch. */
-const WITHIN_MS = 2_000;
 
 type Sample = {
   process: string;
@@ -220,9 +225,9 @@ async function scenario(depth: number, final: boolean) {
     final ? "the chain refused as reorganized" : "every process to answer from the new branch",
     async () => {
       // Sampled for some seconds past the replacement at least, however soon the chain is followed.
-      if (Date.now() < replacedAt + 3 * WITHIN_MS) return undefined;
+      if (Date.now() < replacedAt + 3 * REPLACED_WITHIN_MS) return undefined;
       const last = processes.map((base) =>
-        samples.filter((s) => s.process === base && s.at > replacedAt + WITHIN_MS).at(-1),
+        samples.filter((s) => s.process === base && s.at > replacedAt + REPLACED_WITHIN_MS).at(-1),
       );
       const done = last.every((s) =>
         final ? s?.code === "chain_reorganized" : s?.status === 200 && s.block !== undefined && s.block >= newTip,
@@ -235,8 +240,8 @@ async function scenario(depth: number, final: boolean) {
   sampling = false;
   await Promise.all(samplers);
 
-  // Every answer after WITHIN_MS: 503, or the contract on the new branch at its block.
-  const after = samples.filter((s) => s.at > replacedAt + WITHIN_MS);
+  // Every answer after REPLACED_WITHIN_MS: 503, or the contract on the new branch at its block.
+  const after = samples.filter((s) => s.at > replacedAt + REPLACED_WITHIN_MS);
   const mismatches: string[] = [];
   const head = await chainClient(world.anvil.url).getBlockNumber();
   for (const s of after) {
@@ -265,7 +270,7 @@ async function scenario(depth: number, final: boolean) {
   const outcomes: Record<string, number> = {};
   for (const s of after) outcomes[s.code ?? String(s.status)] = (outcomes[s.code ?? String(s.status)] ?? 0) + 1;
   console.log(
-    `[replaced-branch] depth ${depth}: ${samples.length} answers, ${after.length} after ${WITHIN_MS} ms: ` +
+    `[replaced-branch] depth ${depth}: ${samples.length} answers, ${after.length} after ${REPLACED_WITHIN_MS} ms: ` +
       JSON.stringify(outcomes),
   );
   expect(mismatches.slice(0, 10), tag(`depth ${depth}: ${mismatches.length} answers from the replaced branch`)).toEqual(
@@ -282,7 +287,8 @@ describe("a branch the chain replaced is never served", () => {
     [40, "its first block"],
     [80, "its first block"],
   ] as const)(
-    `a fork %i blocks deep, %s final: within ${WITHIN_MS} ms, every answer comes from the new branch or is 503`,
+    `a fork %i blocks deep, %s final: within ${REPLACED_WITHIN_MS} ms, ` +
+      "every answer comes from the new branch or is 503",
     (depth, final) => scenario(depth, final === "its first block"),
   );
 });
