@@ -1,4 +1,5 @@
 import pg from "pg";
+import { lockNotAvailable } from "../api/store/store";
 
 export type ScratchDatabase = { url: string; drop(): Promise<void> };
 
@@ -33,4 +34,28 @@ export async function scratchDatabase(serverUrl: string, prefix: string): Promis
       }
     },
   };
+}
+
+/**
+ * The rows of `sql` on the live database at `url`, read as the service reads while Ponder indexes:
+ * giving up on a table lock after 200 ms and asking again (for up to 60 s). Ponder's reorg revert
+ * drops and recreates triggers, holding each table's lock until it commits; a plain read of two
+ * tables may wait for one while holding the other, and Postgres then cancels one of the two as a
+ * deadlock (api/store/store.ts, waitingOutLocks).
+ */
+export async function readLive(url: string, sql: string, params: unknown[] = []): Promise<Record<string, unknown>[]> {
+  const client = new pg.Client({ connectionString: url, lock_timeout: 200 });
+  await client.connect();
+  try {
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      try {
+        return (await client.query(sql, params)).rows;
+      } catch (error) {
+        if (!lockNotAvailable(error) || Date.now() > deadline) throw error;
+      }
+    }
+  } finally {
+    await client.end();
+  }
 }

@@ -18,7 +18,6 @@
  *
  * Reproduce a failure with the seed it prints: SEED=<n> npx vitest run test/chain-isolation.test.ts
  */
-import pg from "pg";
 import { type Address, encodeFunctionData, getAddress, type Hex, toHex, zeroHash } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { INDEXED_BLOCK_SQL, positionsSql } from "../api/store/store";
@@ -26,6 +25,7 @@ import { type Anvil, revertChain, snapshotChain, startAnvil } from "../devkit/an
 import { ask, indexedBlock } from "../devkit/ask";
 import { type Mismatch, type Oracle, report } from "../devkit/compare";
 import { compareChecks } from "../devkit/compare-checks";
+import { readLive } from "../devkit/database";
 import { abis, addresses, installRegistries } from "../devkit/oracle";
 import { waitFor } from "../devkit/processes";
 import { chooseSeed, Rng } from "../devkit/random";
@@ -255,24 +255,20 @@ describe("a reorganization of one chain", () => {
 /** On Postgres, the service's v2_delegation rows of chain `chainId` and the chain's position, for the log. */
 async function rowsOf(service: Service, chainId: number): Promise<string> {
   if (!process.env.DATABASE_URL) return "(on PGlite the indexer holds the database)";
-  const client = new pg.Client({ connectionString: process.env.DATABASE_URL });
-  await client.connect();
-  try {
-    const s = `"${service.schema}"`;
-    const rows = await client.query(
-      `SELECT "from", "to", delegation_type, amount::text, enabled, updated_block::text FROM ${s}.v2_delegation
-       WHERE chain_id = $1 ORDER BY "to", delegation_type`,
-      [chainId],
-    );
-    const position = await client.query(
-      `SELECT c.block::text AS checkpoint_block, h.last_event_block::text, ${INDEXED_BLOCK_SQL}::text AS indexed_block
-       FROM ${positionsSql(service.schema)} WHERE c.chain_id = $1`,
-      [chainId],
-    );
-    return [...rows.rows, ...position.rows].map((r) => JSON.stringify(r)).join("\n");
-  } finally {
-    await client.end();
-  }
+  const s = `"${service.schema}"`;
+  const rows = await readLive(
+    process.env.DATABASE_URL,
+    `SELECT "from", "to", delegation_type, amount::text, enabled, updated_block::text FROM ${s}.v2_delegation
+     WHERE chain_id = $1 ORDER BY "to", delegation_type`,
+    [chainId],
+  );
+  const position = await readLive(
+    process.env.DATABASE_URL,
+    `SELECT c.block::text AS checkpoint_block, h.last_event_block::text, ${INDEXED_BLOCK_SQL}::text AS indexed_block
+     FROM ${positionsSql(service.schema)} WHERE c.chain_id = $1`,
+    [chainId],
+  );
+  return [...rows, ...position].map((r) => JSON.stringify(r)).join("\n");
 }
 
 /**

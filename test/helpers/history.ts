@@ -1,6 +1,6 @@
 import { PGlite } from "@electric-sql/pglite";
-import pg from "pg";
 import type { Address } from "viem";
+import { readLive } from "../../devkit/database";
 import { rpc } from "../../devkit/rpc";
 import type { Service } from "../../devkit/service";
 
@@ -12,15 +12,7 @@ async function query(
   sql: string,
   databaseUrl = process.env.DATABASE_URL,
 ): Promise<Record<string, unknown>[]> {
-  if (databaseUrl) {
-    const client = new pg.Client({ connectionString: databaseUrl });
-    await client.connect();
-    try {
-      return (await client.query(sql)).rows;
-    } finally {
-      await client.end();
-    }
-  }
+  if (databaseUrl) return await readLive(databaseUrl, sql);
   const db = await PGlite.create(service.pgliteDir);
   try {
     return (await db.query<Record<string, unknown>>(sql)).rows;
