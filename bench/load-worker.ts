@@ -1,42 +1,39 @@
 /**
- * One load run, in a process of its own (bench/load.ts starts it): autocannon against one server,
- * each request drawn at random from the spec's list (by weight), a warm-up run first. Prints one
- * JSON line of LoadResult. Latencies are kept exactly (autocannon's own histogram has 1 ms steps).
- * SIGINT ends the run early, with what it measured so far.
+ * Load runs, one at a time, in a process of their own that serves every run of the bench
+ * (bench/load.ts starts it): each line on stdin is a LoadSpec; autocannon runs it against one
+ * server, each request drawn at random from the spec's list (by weight), a warm-up run first, and
+ * one JSON line of LoadResult (or of `{ error }`) is printed. Latencies are kept exactly
+ * (autocannon's own histogram has 1 ms steps). A line `stop` ends the current run early, with what
+ * it measured so far; the end of stdin (the bench has exited) ends the process.
  */
-import { readFileSync } from "node:fs";
+import { createInterface } from "node:readline";
 import autocannon from "autocannon";
 import type { LoadResult, LoadSpec } from "./load";
 import { cpuShares } from "./procs";
 
-const spec = JSON.parse(readFileSync(process.argv[2]!, "utf8")) as LoadSpec;
+/** The run under way: whether it was told to stop, and its autocannon instance (warm-up or run). */
+type Current = { stopped: boolean; instance?: autocannon.Instance };
 
-/** Each request's weight added to those of the requests before it. */
-const cumulative: number[] = [];
-for (const request of spec.requests) cumulative.push((cumulative.at(-1) ?? 0) + (request.weight ?? 1));
-
-/** A request's index, drawn by weight. */
-function pick(): number {
-  const drawn = Math.random() * cumulative.at(-1)!;
-  let [low, high] = [0, cumulative.length - 1];
-  while (low < high) {
-    const middle = (low + high) >> 1;
-    if (cumulative[middle]! > drawn) high = middle;
-    else low = middle + 1;
-  }
-  return low;
+/** A draw of a request's index, by weight. */
+function picker(spec: LoadSpec): () => number {
+  const cumulative: number[] = [];
+  for (const request of spec.requests) cumulative.push((cumulative.at(-1) ?? 0) + (request.weight ?? 1));
+  return () => {
+    const drawn = Math.random() * cumulative.at(-1)!;
+    let [low, high] = [0, cumulative.length - 1];
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      if (cumulative[middle]! > drawn) high = middle;
+      else low = middle + 1;
+    }
+    return low;
+  };
 }
-
-let running: autocannon.Instance | undefined;
-let stopped = false;
-process.once("SIGINT", () => {
-  stopped = true;
-  running?.stop();
-});
 
 type Run = { result: autocannon.Result; latencies: Float64Array; ok: number; groups: Map<string, number[]> };
 
-function run(durationS: number): Promise<Run> {
+function run(spec: LoadSpec, current: Current, durationS: number): Promise<Run> {
+  const pick = picker(spec);
   const latencies = new Float64Array(4_000_000);
   const groups = new Map<string, number[]>();
   let ok = 0;
@@ -46,6 +43,9 @@ function run(durationS: number): Promise<Run> {
         url: spec.url,
         connections: spec.connections,
         duration: durationS,
+        // A run ends at the first sample after its duration: samples every second would make a
+        // run of half a second (--smoke) last a whole one.
+        sampleInt: 100,
         headers: spec.headers,
         ...(spec.overallRate ? { overallRate: spec.overallRate } : {}),
         ...(spec.timeoutS ? { timeout: spec.timeoutS } : {}),
@@ -66,8 +66,8 @@ function run(durationS: number): Promise<Run> {
           ? reject(error)
           : resolve({ result, latencies: latencies.subarray(0, Math.min(ok, latencies.length)), ok, groups }),
     );
-    running = instance;
-    if (stopped) instance.stop();
+    current.instance = instance;
+    if (current.stopped) instance.stop();
     instance.on("response", (client, status, _bytes, ms) => {
       if (status < 200 || status >= 300) return;
       if (ok < latencies.length) latencies[ok] = ms;
@@ -88,37 +88,59 @@ function run(durationS: number): Promise<Run> {
 const percentile = (sorted: ArrayLike<number>, p: number): number | undefined =>
   sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
 
-if (spec.warmupS > 0 && !stopped) {
-  await run(spec.warmupS);
-  // The server sees the warm-up's connections close before the run opens as many: it holds at most
-  // 64 of one client's (api/http/server.ts), a busy one closing them late.
-  await new Promise((ok) => setTimeout(ok, 500));
+async function measure(spec: LoadSpec, current: Current): Promise<LoadResult> {
+  if (spec.warmupS > 0 && !current.stopped) {
+    await run(spec, current, spec.warmupS);
+    // The server sees the warm-up's connections close before the run opens as many: it holds at most
+    // 64 of one client's (api/http/server.ts), a busy one closing them late.
+    await new Promise((ok) => setTimeout(ok, 500));
+  }
+  const [shares, own] = [cpuShares(), process.cpuUsage()];
+  const { result, latencies, ok, groups } = await run(spec, current, spec.durationS);
+  const [cpu, ownUs] = [shares.stop(), process.cpuUsage(own)];
+  latencies.sort();
+  return {
+    rps: ok / result.duration,
+    p50: percentile(latencies, 0.5),
+    p99: percentile(latencies, 0.99),
+    requests: ok,
+    non2xx: result.non2xx,
+    statuses: Object.fromEntries(
+      Object.entries(result.statusCodeStats ?? {}).map(([status, { count }]) => [status, count ?? 0]),
+    ),
+    groups: Object.fromEntries(
+      [...groups].map(([group, list]) => {
+        const sorted = Float64Array.from(list).sort();
+        return [group, { requests: list.length, p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99) }];
+      }),
+    ),
+    errors: result.errors,
+    timeouts: result.timeouts,
+    generatorCpu: (100 * (ownUs.user + ownUs.system)) / 1e6 / result.duration,
+    ...cpu,
+  };
 }
-const [shares, own] = [cpuShares(), process.cpuUsage()];
-const { result, latencies, ok, groups } = await run(spec.durationS);
-const [cpu, ownUs] = [shares.stop(), process.cpuUsage(own)];
-latencies.sort();
-const output: LoadResult = {
-  rps: ok / result.duration,
-  p50: percentile(latencies, 0.5),
-  p99: percentile(latencies, 0.99),
-  requests: ok,
-  non2xx: result.non2xx,
-  statuses: Object.fromEntries(
-    Object.entries(result.statusCodeStats ?? {}).map(([status, { count }]) => [status, count ?? 0]),
-  ),
-  groups: Object.fromEntries(
-    [...groups].map(([group, list]) => {
-      const sorted = Float64Array.from(list).sort();
-      return [group, { requests: list.length, p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99) }];
-    }),
-  ),
-  errors: result.errors,
-  timeouts: result.timeouts,
-  generatorCpu: (100 * (ownUs.user + ownUs.system)) / 1e6 / result.duration,
-  ...cpu,
-};
-console.log(JSON.stringify(output));
-// Sockets the server closed mid-request (a refused body) can linger until its keep-alive ends:
-// the run is over, they are not waited for (a pipe's write is synchronous on Linux: the line is out).
-process.exit(0);
+
+let current: Current | undefined;
+let queue = Promise.resolve();
+const input = createInterface({ input: process.stdin });
+input.on("line", (line) => {
+  if (line === "stop") {
+    if (current) current.stopped = true;
+    current?.instance?.stop();
+    return;
+  }
+  // Set now, not when the run starts: a `stop` read in the same chunk is this run's.
+  const mine: Current = { stopped: false };
+  current = mine;
+  const spec = JSON.parse(line) as LoadSpec;
+  queue = queue
+    .then(() => measure(spec, mine))
+    .then(
+      (result) => console.log(JSON.stringify(result)),
+      (error: Error) => console.log(JSON.stringify({ error: error.stack ?? String(error) })),
+    );
+});
+// Sockets the server closed mid-request (a refused body) can linger until their keep-alive ends:
+// they are not waited for once the bench has gone.
+input.on("close", () => void queue.then(() => process.exit(0)));

@@ -1,11 +1,12 @@
 /**
  * A load run: autocannon (bench/load-worker.ts) in a child process, so that the load generator's
- * CPU is its own process's and the bench's own work does not slow it.
+ * CPU is its own process's and the bench's own work does not slow it. The process serves one run
+ * after another (starting one per run cost a second or more each), and one more is started for a
+ * run beside another.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { type ChildProcess, spawn } from "node:child_process";
 import { join } from "node:path";
-import { Child, ROOT } from "../devkit/processes";
+import { ROOT } from "../devkit/processes";
 
 /**
  * A request; those with a `group` also get latencies of their own (LoadResult's `groups`). Its
@@ -69,26 +70,77 @@ export type LoadResult = {
  * beside another run, as long as that one.
  */
 export async function runLoad(label: string, spec: LoadSpec, until?: Promise<unknown>): Promise<LoadResult> {
-  const dir = mkdtempSync(join(tmpdir(), "bench-load-"));
-  const file = join(dir, "spec.json");
-  writeFileSync(file, JSON.stringify(spec));
-  const child = new Child(join(ROOT, "node_modules/.bin/tsx"), ["bench/load-worker.ts", file]);
-  // tsx passes SIGINT on to the worker, which ends its run and reports it.
-  void until?.then(() => child.running && child.process.kill("SIGINT"));
+  const worker = idle.pop() ?? new LoadWorker();
   try {
-    const code = child.running
-      ? await new Promise<number | null>((ok) => child.process.once("exit", ok))
-      : child.process.exitCode;
-    const line = child.output
-      .trim()
-      .split("\n")
-      .reverse()
-      .find((l) => l.startsWith('{"rps"'));
-    if (code !== 0 || line === undefined)
-      throw new Error(`${label}: the load run failed (exit ${code}):\n${child.output.slice(-3000)}`);
-    return JSON.parse(line) as LoadResult;
+    return await worker.run(label, spec, until);
   } finally {
-    await child.stop();
-    rmSync(dir, { recursive: true, force: true });
+    if (worker.alive) idle.push(worker);
+  }
+}
+
+/** Load processes between runs. */
+const idle: LoadWorker[] = [];
+
+/**
+ * A bench/load-worker.ts process. Between runs nothing of it keeps the bench from exiting; the
+ * bench's exit closes its stdin, which ends it.
+ */
+class LoadWorker {
+  private readonly child: ChildProcess = spawn(join(ROOT, "node_modules/.bin/tsx"), ["bench/load-worker.ts"], {
+    cwd: ROOT,
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  /** The tail of what it printed, for a failure's message. */
+  private output = "";
+  private pending = "";
+  private waiting?: { ok: (line: string) => void; fail: (error: Error) => void };
+
+  constructor() {
+    const keep = (chunk: Buffer) => {
+      this.output = (this.output + chunk.toString()).slice(-20_000);
+    };
+    this.child.stderr!.on("data", keep);
+    this.child.stdout!.on("data", (chunk: Buffer) => {
+      keep(chunk);
+      const lines = (this.pending + chunk.toString()).split("\n");
+      this.pending = lines.pop()!;
+      for (const line of lines) if (line.startsWith('{"rps"') || line.startsWith('{"error"')) this.waiting?.ok(line);
+    });
+    this.child.once("exit", (code, signal) =>
+      this.waiting?.fail(new Error(`the load process exited (${signal ?? code}):\n${this.output.slice(-3000)}`)),
+    );
+    this.hold(false);
+  }
+
+  get alive(): boolean {
+    return this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  async run(label: string, spec: LoadSpec, until?: Promise<unknown>): Promise<LoadResult> {
+    this.hold(true);
+    try {
+      const line = await new Promise<string>((ok, fail) => {
+        this.waiting = { ok, fail };
+        this.child.stdin!.write(`${JSON.stringify(spec)}\n`);
+        void until?.then(() => this.alive && this.waiting?.ok === ok && this.child.stdin!.write("stop\n"));
+      });
+      const answer = JSON.parse(line) as LoadResult | { error: string };
+      if ("error" in answer) throw new Error(answer.error);
+      return answer;
+    } catch (error) {
+      throw new Error(`${label}: the load run failed: ${(error as Error).message}`);
+    } finally {
+      this.waiting = undefined;
+      this.hold(false);
+    }
+  }
+
+  /** Whether the process and its pipes keep the bench's event loop alive (only during a run). */
+  private hold(held: boolean) {
+    for (const handle of [this.child, this.child.stdin, this.child.stdout, this.child.stderr] as unknown as {
+      ref(): void;
+      unref(): void;
+    }[])
+      held ? handle.ref() : handle.unref();
   }
 }
