@@ -12,7 +12,7 @@ import { docs } from "./routes/docs";
 import type { AppOptions, Env } from "./routes/env";
 import { LISTING_CACHE_BYTES, ListingCache } from "./routes/listing-cache";
 import { portal } from "./routes/portal";
-import { mountRoutes, ROUTES, type Route } from "./routes/table";
+import { mountRoutes, ROUTES, type Route, spentPerItem } from "./routes/table";
 import { V1_ANSWERS } from "./routes/v1";
 import { V2_ANSWERS } from "./routes/v2";
 
@@ -55,7 +55,7 @@ export function createApp(options: AppOptions): Hono<Env> {
   app.use(drainBody((c) => (c.var.budget?.rows() === undefined ? MAX_BATCH_BYTES : KEYLESS_MAX_BODY_BYTES)));
   // Every request without a valid key spends its client's budget, whatever it asks for; the
   // operator's, with the admin token, only when the token is wrong.
-  const access = requireAccess(options.access) as MiddlewareHandler;
+  const access = requireAccess({ ...options.access, perItem: spentPerItem }) as MiddlewareHandler;
   const adminAccess = throttleWrongTokens(options.access);
   app.use((c, next) => (c.req.path === "/admin" || c.req.path.startsWith("/admin/") ? adminAccess : access)(c, next));
   app.use("/registry/*", allowCors, async (c, next) => {

@@ -87,12 +87,17 @@ describe("requireAccess", () => {
     return store;
   }
   const SOCKET = { incoming: { socket: { remoteAddress: "198.51.100.7", remotePort: 1, remoteFamily: "IPv4" } } };
-  /** An app serving GET and POST /q behind requireAccess (a budget of 25 units per 10 s), over `keys`. */
+  /**
+   * An app serving GET and POST /q behind requireAccess (a budget of 25 units per 10 s), over `keys`;
+   * a POST's units are its route's to spend, per item.
+   */
   function guarded(keys: ReturnType<typeof counted>, saturated = false) {
     const limiter = memoryLimiter();
     const load = { shed: () => saturated };
+    const perItem = (method: string) => method === "POST";
+    const access = { keys: keys as unknown as KeyStore, limiter, trustProxy: false, load, perItem };
     const app = new Hono()
-      .use(requireAccess({ keys: keys as unknown as KeyStore, limiter, trustProxy: false, load }) as MiddlewareHandler)
+      .use(requireAccess(access) as MiddlewareHandler)
       .get("/q", (c) => c.text("served"))
       .post("/q", async (c) => c.text(await c.req.text()));
     app.onError((error) => (error as Problem).response());

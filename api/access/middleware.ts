@@ -16,6 +16,11 @@ export type AccessOptions = {
   trustProxy: boolean;
   /** Whether to refuse a keyless request because the process is saturated (default: this process's). */
   load?: { shed(): boolean };
+  /**
+   * Whether a request's route spends its units itself, one per item of its body (the route table's
+   * costs: api/routes/table.ts, spentPerItem); by default none does.
+   */
+  perItem?: (method: string, path: string) => boolean;
 };
 
 /**
@@ -130,7 +135,7 @@ async function useKey(keys: KeyStore, key: string, otherwise: string): Promise<v
 /**
  * A request with a valid X-API-KEY is served without a budget. Any other is refused while the
  * process is saturated (a growing share of them, api/http/load.ts), and spends its client's
- * keyless budget: one unit on arrival (a POST's items are spent by its route, once it has read how
+ * keyless budget: one unit on arrival (a batch's items are spent by its route, once it has read how
  * many; on arrival it is only checked to have a unit left, so that a spent budget is refused before
  * its body is read), and what its route reads beyond. A key this process's copy cannot vouch for is
  * looked up only once that unit is spent: unknown or revoked keys are 401 while the budget lasts,
@@ -167,8 +172,8 @@ export function requireAccess(options: AccessOptions): MiddlewareHandler<{ Varia
         return next();
       }
       await budget.spend(1);
-      // A POST's items are spent by its route: here it was only checked to have a unit left.
-      if (c.req.method === "POST") await budget.charge(-1);
+      // Items are spent by their route: here the request was only checked to have a unit left.
+      if (options.perItem?.(c.req.method, c.req.path)) await budget.charge(-1);
     } catch (error) {
       if (error instanceof Problem) {
         error.extra.headers = { ...budget.headers(), ...error.extra.headers };

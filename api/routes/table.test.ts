@@ -249,6 +249,29 @@ describe("the route table", { timeout: 60_000 }, () => {
     }
   });
 
+  it("costs what the table says, not the method: a batch declared per request pays on arrival too", async () => {
+    const { routes, createApp } = await load((all) => {
+      for (const route of all) if (route.answer === "checks") route.cost = { per: "request", rows: false };
+    });
+    const route = routes.find((r) => r.answer === "checks")!;
+    const options = appOptions();
+    const body = JSON.stringify(bodyOf(route, 3));
+    const headers = { "Content-Type": "application/json" };
+    const res = await createApp(options).request(pathOf(route), { method: "POST", body, headers }, SOCKET);
+    expect(res.status).toBe(200);
+    expect(options.spent.units, "a unit on arrival, and one per item by the route").toBe(4);
+  });
+
+  it("costs a unit for a keyless POST that no route spends per item: a path no route has, an admin path", async () => {
+    const { createApp } = await load();
+    for (const path of ["/registry/v2/nothing", "/registry/v2/check/all", "/developer/keys"]) {
+      const options = appOptions();
+      const res = await createApp(options).request(path, { method: "POST", body: "{}" }, SOCKET);
+      expect(res.status, `POST ${path}`).toBeGreaterThanOrEqual(400);
+      expect(options.spent.units, `POST ${path}`).toBe(1);
+    }
+  });
+
   it("is all it takes: a route added to the table alone is served, allowed, documented, typed and fast", async () => {
     const route: Route = {
       method: "get",

@@ -565,6 +565,19 @@ export class RouteMatcher {
   }
 }
 
+/** Every route, by its path: compiled once, when first asked. */
+let everyRoute: RouteMatcher | undefined;
+
+/**
+ * Whether a request's units are spent by its route, one per item of its body, once it has read
+ * them (KeylessCost `per: "item"`): the access check (api/access/middleware.ts) then spends none on
+ * arrival. Any other request, a path no route has too, spends one there.
+ */
+export const spentPerItem = (method: string, path: string): boolean =>
+  (everyRoute ??= new RouteMatcher(ROUTES))
+    .all(path)
+    .some((route) => route.method === method.toLowerCase() && route.cost?.per === "item");
+
 /**
  * Mounts `routes` on `app`, whose paths start at `base` (their paths below it), in their order: each
  * handled by its answer among `answersOf(route)`, made once here.
