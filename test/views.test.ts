@@ -19,8 +19,6 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { PGlite } from "@electric-sql/pglite";
-import pg from "pg";
 import { getAddress, toHex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { V2_RECORD_TYPE, type V2DelegationType } from "../core/v2";
@@ -36,6 +34,7 @@ import type { ApiRecord } from "./helpers/compare-listings";
 import { canonical, parseJsonExact } from "./helpers/json";
 import { followPages } from "./helpers/pages";
 import { docExample } from "./helpers/readme";
+import { serviceRows } from "./helpers/rows";
 import { SeededWrites } from "./helpers/seeded-writes";
 
 const SEED = chooseSeed();
@@ -53,25 +52,7 @@ let pgliteDir: string;
 const started: Service[] = [];
 
 /** Rows of `sql` as the database's SQL clients see it (on PGlite only while no service runs). */
-async function query(sql: string): Promise<Record<string, unknown>[]> {
-  // Read here, not on import: the test setup points DATABASE_URL at this file's scratch database.
-  const url = process.env.DATABASE_URL;
-  if (url) {
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    try {
-      return (await client.query(sql)).rows;
-    } finally {
-      await client.end();
-    }
-  }
-  const db = await PGlite.create(pgliteDir);
-  try {
-    return (await db.query<Record<string, unknown>>(sql)).rows;
-  } finally {
-    await db.close();
-  }
-}
+const query = (sql: string) => serviceRows(pgliteDir, sql);
 
 /** A documented example on the test's chain: its `chain_id = 1` (the one there is) read as CHAIN_ID. */
 function example(marker: string): string {

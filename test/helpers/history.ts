@@ -1,25 +1,9 @@
-import { PGlite } from "@electric-sql/pglite";
 import type { Address } from "viem";
-import { readLive } from "../../devkit/database";
 import { rpc } from "../../devkit/rpc";
 import type { Service } from "../../devkit/service";
+import { serviceRows } from "./rows";
 
 export type HistoryCheck = { events: { v1: number; v2: number }; mismatches: string[] };
-
-/** Rows of a query on the service's database; on PGlite, only while the service is stopped (one process at a time). */
-async function query(
-  service: Pick<Service, "pgliteDir">,
-  sql: string,
-  databaseUrl = process.env.DATABASE_URL,
-): Promise<Record<string, unknown>[]> {
-  if (databaseUrl) return await readLive(databaseUrl, sql);
-  const db = await PGlite.create(service.pgliteDir);
-  try {
-    return (await db.query<Record<string, unknown>>(sql)).rows;
-  } finally {
-    await db.close();
-  }
-}
 
 /**
  * The service's history tables (v1_event, v2_event) against every log the registries emitted on
@@ -33,8 +17,8 @@ export async function historyMismatches(
   databaseUrl?: string,
 ): Promise<HistoryCheck> {
   const schema = `"${service.schema}"`;
-  const rows = await query(
-    service,
+  const rows = await serviceRows(
+    service.pgliteDir,
     `SELECT 'v2' AS version, block_number::text AS block, log_index, transaction_hash FROM ${schema}.v2_event
      UNION ALL
      SELECT 'v1', block_number::text, log_index, transaction_hash FROM ${schema}.v1_event`,
