@@ -70,7 +70,10 @@ export type LoadResult = {
  * beside another run, as long as that one.
  */
 export async function runLoad(label: string, spec: LoadSpec, until?: Promise<unknown>): Promise<LoadResult> {
-  const worker = idle.pop() ?? new LoadWorker();
+  // One that exited while idle is dropped.
+  let worker = idle.pop();
+  while (worker !== undefined && !worker.alive) worker = idle.pop();
+  worker ??= new LoadWorker();
   try {
     return await worker.run(label, spec, until);
   } finally {
@@ -100,6 +103,8 @@ class LoadWorker {
       this.output = (this.output + chunk.toString()).slice(-20_000);
     };
     this.child.stderr!.on("data", keep);
+    // A write to a process that has exited fails on its stdin: its exit says why, below.
+    this.child.stdin!.on("error", () => {});
     this.child.stdout!.on("data", (chunk: Buffer) => {
       keep(chunk);
       const lines = (this.pending + chunk.toString()).split("\n");
@@ -120,6 +125,7 @@ class LoadWorker {
     this.hold(true);
     try {
       const line = await new Promise<string>((ok, fail) => {
+        if (!this.alive) return fail(new Error(`the load process has exited:\n${this.output.slice(-3000)}`));
         this.waiting = { ok, fail };
         this.child.stdin!.write(`${JSON.stringify(spec)}\n`);
         void until?.then(() => this.alive && this.waiting?.ok === ok && this.child.stdin!.write("stop\n"));
