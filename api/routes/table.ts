@@ -573,10 +573,10 @@ let everyRoute: RouteMatcher | undefined;
  * them (KeylessCost `per: "item"`): the access check (api/access/middleware.ts) then spends none on
  * arrival. Any other request, a path no route has too, spends one there.
  */
-export const spentPerItem = (method: string, path: string): boolean =>
-  (everyRoute ??= new RouteMatcher(ROUTES))
-    .all(path)
-    .some((route) => route.method === method.toLowerCase() && route.cost?.per === "item");
+export function spentPerItem(method: string, path: string): boolean {
+  everyRoute ??= new RouteMatcher(ROUTES);
+  return everyRoute.all(path).some((route) => route.method === method.toLowerCase() && route.cost?.per === "item");
+}
 
 /**
  * Mounts `routes` on `app`, whose paths start at `base` (their paths below it), in their order: each
