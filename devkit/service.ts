@@ -186,11 +186,11 @@ export async function startReplica(
   return { url, child, stop: () => child.stop() };
 }
 
-/** The service's output without colour codes. */
 /**
  * How soon after the chain replaces a block no answer may come from the replaced branch: the
  * replaced-head watcher looks twice a second (api/watch/replaced-head.ts), with room for a loaded machine.
  */
 export const REPLACED_WITHIN_MS = 2_000;
 
+/** The service's output without colour codes. */
 export const plainOutput = (service: Pick<Service, "child">) => stripVTControlCharacters(service.child.output);
