@@ -565,8 +565,11 @@ export class RouteMatcher {
   }
 }
 
-/** Every route, by its path: compiled once, when first asked. */
-let everyRoute: RouteMatcher | undefined;
+/**
+ * Every route by its path, and the methods of those spent per item: made once, when first asked.
+ * Most requests (every GET) are of a method none is, and are told so without matching their path.
+ */
+let perItem: { routes: RouteMatcher; methods: Set<Method> } | undefined;
 
 /**
  * Whether a request's units are spent by its route, one per item of its body, once it has read
@@ -574,8 +577,13 @@ let everyRoute: RouteMatcher | undefined;
  * arrival. Any other request, a path no route has too, spends one there.
  */
 export function spentPerItem(method: string, path: string): boolean {
-  everyRoute ??= new RouteMatcher(ROUTES);
-  return everyRoute.all(path).some((route) => route.method === method.toLowerCase() && route.cost?.per === "item");
+  perItem ??= {
+    routes: new RouteMatcher(ROUTES),
+    methods: new Set(ROUTES.filter((route) => route.cost?.per === "item").map((route) => route.method)),
+  };
+  const wanted = method.toLowerCase() as Method;
+  if (!perItem.methods.has(wanted)) return false;
+  return perItem.routes.all(path).some((route) => route.method === wanted && route.cost?.per === "item");
 }
 
 /**
