@@ -15,13 +15,20 @@ import { portal } from "./routes/portal";
 import { mountRoutes, ROUTES, type Route, spentPerItem } from "./routes/table";
 import { V1_ANSWERS } from "./routes/v1";
 import { V2_ANSWERS } from "./routes/v2";
+import { RPC_ANSWERS } from "./rpc/route";
 
 /** The OpenAPI document, written once: it changes only with the code. */
 const OPENAPI_JSON = JSON.stringify(openApiDocument());
 
 /** What answers a registry route: its version's answers, or the app's own (/registry/chains). */
 const registryAnswers = (route: Route) =>
-  route.version === undefined ? CHAINS_ANSWERS : route.version === "v1" ? V1_ANSWERS : V2_ANSWERS;
+  route.answer === "rpc"
+    ? RPC_ANSWERS
+    : route.version === undefined
+      ? CHAINS_ANSWERS
+      : route.version === "v1"
+        ? V1_ANSWERS
+        : V2_ANSWERS;
 
 /**
  * Mounts the table's /registry routes (api/routes/table.ts) on `app`, in its order; below each
@@ -29,7 +36,7 @@ const registryAnswers = (route: Route) =>
  * "check".
  */
 function mountRegistry(app: Hono<Env>) {
-  const routes = ROUTES.filter((route) => route.path.startsWith("/registry/"));
+  const routes = ROUTES.filter((route) => route.path.startsWith("/registry/") || route.path.startsWith("/rpc/"));
   const declared = new Set(routes.map((route) => route.path));
   const checks = routes.filter((route) => route.answer === "check").map((route) => route.path);
   for (const below of new Set(checks.map((path) => path.slice(0, path.lastIndexOf("/"))))) {
@@ -58,7 +65,7 @@ export function createApp(options: AppOptions): Hono<Env> {
   const access = requireAccess({ ...options.access, perItem: spentPerItem }) as MiddlewareHandler;
   const adminAccess = throttleWrongTokens(options.access);
   app.use((c, next) => (c.req.path === "/admin" || c.req.path.startsWith("/admin/") ? adminAccess : access)(c, next));
-  app.use("/registry/*", allowCors, async (c, next) => {
+  const served: MiddlewareHandler<Env> = async (c, next) => {
     const method = c.req.method;
     const allowed = methodsOf(c.req.path);
     if (!allowed.includes(method)) {
@@ -74,7 +81,9 @@ export function createApp(options: AppOptions): Hono<Env> {
     c.set("chains", options.chains);
     c.set("behindAfterSeconds", options.behindAfterSeconds);
     await next();
-  });
+  };
+  app.use("/registry/*", allowCors, served);
+  app.use("/rpc/*", allowCors, served);
 
   mountRegistry(app);
   app.route("/admin", admin(options.access.keys, options.access.adminToken));

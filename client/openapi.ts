@@ -409,6 +409,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/rpc/{chainId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** JSON-RPC 2.0 for the chain's registries: eth_call of their views, as the chain's node answers */
+        post: operations["rpc"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/keys": {
         parameters: {
             query?: never;
@@ -657,6 +674,30 @@ export interface components {
         };
         /** @description Every chain this instance serves. */
         Chains: components["schemas"]["Chain"][];
+        /** @description A JSON-RPC 2.0 request: eth_call, eth_chainId, net_version, eth_blockNumber, web3_clientVersion. */
+        RpcRequest: {
+            /** @constant */
+            jsonrpc: "2.0";
+            id?: string | number | null;
+            method: string;
+            params?: unknown[];
+        };
+        /** @description One JSON-RPC request, or a batch of at most 1,000. */
+        RpcBody: components["schemas"]["RpcRequest"] | components["schemas"]["RpcRequest"][];
+        /** @description A JSON-RPC 2.0 answer: its request's id, and a result or an error (code, message, data). */
+        RpcAnswer: {
+            /** @constant */
+            jsonrpc: "2.0";
+            id: string | number | null;
+            result?: unknown;
+            error?: {
+                code: number;
+                message: string;
+                data?: unknown;
+            };
+        };
+        /** @description One answer for one request; an array of them, in order, for a batch (none for notifications). */
+        RpcReply: components["schemas"]["RpcAnswer"] | components["schemas"]["RpcAnswer"][];
         /** @description An error (RFC 9457 problem details, application/problem+json); `code` is the stable key. */
         Problem: {
             /** @description A URN naming the problem: `urn:delegation-lookup:problem:<code>`. */
@@ -4541,6 +4582,147 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Chains"];
+                };
+            };
+            /** @description A problem: `malformed_request`, `unsupported_chain`. */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem: `invalid_api_key`. */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem: `method_not_allowed`. */
+            405: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem: `request_timeout`. */
+            408: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem: `content_too_large`. */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem: `rate_limited`. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem: `headers_too_large`. */
+            431: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem: `internal`. */
+            500: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem: `chain_syncing`, `chain_reorganized`. */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    rpc: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The chain whose registries the calls read: a positive decimal chain id this instance serves. */
+                chainId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RpcBody"];
+            };
+        };
+        responses: {
+            /** @description The answers, by id. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcReply"];
                 };
             };
             /** @description A problem: `malformed_request`, `unsupported_chain`. */

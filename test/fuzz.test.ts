@@ -237,6 +237,7 @@ type Key = Exclude<ParameterKey, "cursor">;
 /** A right value of each parameter. */
 const GOOD: Record<Key, () => string> = {
   chainId: () => "31337",
+  rpcChainId: () => "31337",
   chains: () => pick(["31337", "all"]),
   blockNumber: blockText,
   fromBlock: blockText,

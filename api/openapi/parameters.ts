@@ -92,6 +92,14 @@ export const PARAMETERS = {
     schema: { type: "string", pattern: CHAIN_ID_PATTERN },
     parse: parseChainId,
   },
+  /** `chainId` in the path: the chain a JSON-RPC endpoint answers for (api/rpc/). */
+  rpcChainId: {
+    name: "chainId",
+    in: "path",
+    description: "The chain whose registries the calls read: a positive decimal chain id this instance serves.",
+    schema: { type: "string", pattern: CHAIN_ID_PATTERN },
+    parse: parseChainId,
+  },
   /** `chainId` where the route answers across chains too (api/routes/across.ts). */
   chains: {
     name: "chainId",

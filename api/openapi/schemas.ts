@@ -213,6 +213,41 @@ export const schemas = {
   }),
   Chains: list("Every chain this instance serves.", "Chain"),
 
+  RpcRequest: {
+    type: "object",
+    description: "A JSON-RPC 2.0 request: eth_call, eth_chainId, net_version, eth_blockNumber, web3_clientVersion.",
+    properties: {
+      jsonrpc: { const: "2.0" },
+      id: { type: ["string", "number", "null"] },
+      method: { type: "string" },
+      params: { type: "array" },
+    },
+    required: ["jsonrpc", "method"],
+  },
+  RpcBody: {
+    description: "One JSON-RPC request, or a batch of at most 1,000.",
+    anyOf: [ref("RpcRequest"), { type: "array", items: ref("RpcRequest"), minItems: 1, maxItems: 1000 }],
+  },
+  RpcAnswer: {
+    type: "object",
+    description: "A JSON-RPC 2.0 answer: its request's id, and a result or an error (code, message, data).",
+    properties: {
+      jsonrpc: { const: "2.0" },
+      id: { type: ["string", "number", "null"] },
+      result: {},
+      error: {
+        type: "object",
+        properties: { code: { type: "integer" }, message: { type: "string" }, data: {} },
+        required: ["code", "message"],
+      },
+    },
+    required: ["jsonrpc", "id"],
+  },
+  RpcReply: {
+    description: "One answer for one request; an array of them, in order, for a batch (none for notifications).",
+    anyOf: [ref("RpcAnswer"), { type: "array", items: ref("RpcAnswer") }],
+  },
+
   Problem: {
     type: "object",
     description: "An error (RFC 9457 problem details, application/problem+json); `code` is the stable key.",

@@ -122,20 +122,34 @@ export async function answerAt(
   c: Context<Env>,
   chainId: number,
   asked: bigint | undefined,
-  read: {
-    head: HeadRead;
-    heldAt?: (block: bigint) => Promise<unknown>;
-    at: (history: HistoryStore, block: bigint) => Promise<unknown>;
-  },
+  read: BlockRead,
 ): Promise<Response> {
+  const { body, block } = await readAt(c, chainId, asked, read);
+  return jsonAnswer(c, body, block);
+}
+
+/** How answerAt reads: at the head, from the Store where it can tell, else from the history. */
+export type BlockRead = {
+  head: HeadRead;
+  heldAt?: (block: bigint) => Promise<unknown>;
+  at: (history: HistoryStore, block: bigint) => Promise<unknown>;
+};
+
+/** What answerAt answers, as its body and block (for answers in another form: api/rpc/). */
+export async function readAt(
+  c: Context<Env>,
+  chainId: number,
+  asked: bigint | undefined,
+  read: BlockRead,
+): Promise<{ body: unknown; block: bigint }> {
   if (asked !== undefined) {
     const block = await indexedBlock(c, chainId, asked);
     const held = await read.heldAt?.(block);
-    return jsonAnswer(c, held ?? (await read.at(historyOf(c, chainId), block)), block);
+    return { body: held ?? (await read.at(historyOf(c, chainId), block)), block };
   }
   const view = await read.head();
   if (view === undefined || !view.ready) throw syncing(chainId, view?.indexedBlock);
-  return jsonAnswer(c, view.body, view.indexedBlock);
+  return { body: view.body, block: view.indexedBlock };
 }
 
 /**

@@ -29,7 +29,7 @@ export type Batch<K extends string> = { params: Params; items: BatchItem<K>[] };
  * Content-Length, or while it is read. A refused body is left readable (hono's bodyLimit keeps it
  * locked), so that the app reads the rest before answering (api/app.ts, drainBody).
  */
-async function bodyText(request: Request, keyless: boolean): Promise<string> {
+export async function bodyText(request: Request, keyless: boolean): Promise<string> {
   const max = keyless ? KEYLESS_MAX_BODY_BYTES : MAX_BATCH_BYTES;
   const tooLarge = () =>
     new Problem(

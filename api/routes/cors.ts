@@ -2,10 +2,12 @@ import type { MiddlewareHandler } from "hono";
 import { cors } from "hono/cors";
 import { allowed, ROUTES, RouteMatcher } from "./table";
 
-/** The routes under /registry, by their paths: compiled once. */
-const REGISTRY = new RouteMatcher(ROUTES.filter((route) => route.path.startsWith("/registry/")));
+/** The routes under /registry and /rpc, by their paths: compiled once. */
+const REGISTRY = new RouteMatcher(
+  ROUTES.filter((route) => route.path.startsWith("/registry/") || route.path.startsWith("/rpc/")),
+);
 /**
- * What a /registry path allows (OPTIONS answers CORS preflights): its routes' methods (GET and HEAD,
+ * What a /registry (or /rpc) path allows (OPTIONS answers CORS preflights): its routes' methods (GET and HEAD,
  * but for batch checks and bulk listings, which take what they ask in a POST's body); a path no
  * route has, GET and HEAD, as the API is read-only (and answers it 404).
  */

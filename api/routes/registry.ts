@@ -14,7 +14,7 @@ import { Problem } from "../http/problem";
 import { LISTING_DEFAULT_LIMIT, MAX_BULK_RECORDS } from "../limits";
 import type { BlockRange, HistoryStore, Page, PageRequest } from "../store/history-store";
 import type { ChainView, Checksum, Spelt, Store, WalletView } from "../store/store";
-import { answerAt, chainRequest, historyOf, pageAnswer, servedChainId } from "./answer";
+import { answerAt, type BlockRead, chainRequest, historyOf, pageAnswer, servedChainId } from "./answer";
 import { readBatch, readWallets } from "./batch";
 import type { Env } from "./env";
 import { LISTING_CACHE_MIN_ROWS, type ListingCache } from "./listing-cache";
@@ -147,6 +147,28 @@ export async function wholeListing<Row>(
   return { indexedBlock, ready, json, records: rows.length };
 }
 
+/** How checks are read together at one block (answerAt's reads); `body` shapes their answers. */
+export function checksRead<Q>(
+  spec: Pick<RegistrySpec<string, Q, unknown, unknown, unknown, unknown>, "readChecks">,
+  c: Context<Env>,
+  chainId: number,
+  queries: Q[],
+  body: (answers: unknown[]) => unknown,
+): BlockRead {
+  const read = spec.readChecks(queries);
+  return {
+    head: async () => {
+      const view = await read.head(c.var.store, chainId);
+      return view && { ...view, body: body(view.data) };
+    },
+    heldAt: async (block) => {
+      const held = await read.heldAt(c.var.store, chainId, block);
+      return held?.ready && held.data ? body(held.data) : undefined;
+    },
+    at: async (history, block) => body(await read.at(history, chainId, block)),
+  };
+}
+
 /** The checks of one registry version: one by GET (of its route's kind), many by POST. */
 function checkAnswers<K extends string, Q>(
   spec: Pick<
@@ -162,20 +184,7 @@ function checkAnswers<K extends string, Q>(
     asked: bigint | undefined,
     queries: Q[],
     body: (answers: unknown[]) => unknown,
-  ) => {
-    const read = spec.readChecks(queries);
-    return answerAt(c, chainId, asked, {
-      head: async () => {
-        const view = await read.head(c.var.store, chainId);
-        return view && { ...view, body: body(view.data) };
-      },
-      heldAt: async (block) => {
-        const held = await read.heldAt(c.var.store, chainId, block);
-        return held?.ready && held.data ? body(held.data) : undefined;
-      },
-      at: async (history, block) => body(await read.at(history, chainId, block)),
-    });
-  };
+  ) => answerAt(c, chainId, asked, checksRead(spec, c, chainId, queries, body));
   return {
     checks: () => async (c) => {
       const batch = await readBatch(c, spec.kinds, spec.checkParams);
@@ -345,6 +354,30 @@ function vaultsAnswer<K extends string, Q, VQ, Row, Event, Vault>(
           spec.vaults(query, await listAt(spec, c, chainId, wallet, block, "incoming")).map(spec.vaultRecord),
       });
     },
+  };
+}
+
+/**
+ * How a wallet's whole listing in `direction` is read as rows (answerAt's reads, for answers in
+ * another form: api/rpc/): from the Store at the newest indexed block, else from the history. A
+ * keyless client pays for the rows beyond the first hundred, as for the listing's route.
+ */
+export function listingRead<Row>(
+  spec: Pick<RegistrySpec<string, unknown, unknown, Row, unknown, unknown>, "wallet" | "walletAt" | "inDirection">,
+  c: Context<Env>,
+  chainId: number,
+  wallet: Address,
+  direction: Direction,
+): BlockRead {
+  return {
+    head: async () => {
+      const view = await spec.wallet(c.var.store, chainId, wallet);
+      if (view === undefined) return undefined;
+      const rows = rowsInDirection(spec, view.data ?? [], wallet, direction);
+      await c.var.budget.charge(unitsBeyond(rows.length));
+      return { ...view, body: rows };
+    },
+    at: (_, block) => listAt(spec, c, chainId, wallet, block, direction),
   };
 }
 

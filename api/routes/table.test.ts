@@ -30,6 +30,7 @@ const SOCKET = { incoming: { socket: { remoteAddress: "127.0.0.1", remotePort: 5
 /** A valid text for each parameter (the vaults' types: those that read every check parameter). */
 const VALID: Record<ParameterKey, string> = {
   chainId: String(CHAIN),
+  rpcChainId: String(CHAIN),
   chains: String(CHAIN),
   blockNumber: "50",
   fromBlock: "1",

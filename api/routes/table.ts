@@ -45,6 +45,7 @@ export type AnswerName =
   | "walletListings"
   | "delegation"
   | "chains"
+  | "rpc"
   | "createKey"
   | "listKeys"
   | "revokeKey";
@@ -455,6 +456,20 @@ export const ROUTES: readonly Route[] = (
       problems: [],
       access: "keyed",
       cost: ONE,
+    },
+    {
+      method: "post",
+      path: "/rpc/{chainId}",
+      answer: "rpc",
+      operationId: "rpc",
+      tag: "json-rpc",
+      summary: "JSON-RPC 2.0 for the chain's registries: eth_call of their views, as the chain's node answers",
+      parameters: ["rpcChainId"],
+      requestBody: ref("RpcBody"),
+      ok: { status: 200, schema: ref("RpcReply"), headers: [], description: "The answers, by id." },
+      problems: ["unsupported_chain", "content_too_large"],
+      access: "keyed",
+      cost: ITEMS_AND_ROWS,
     },
     ...ADMIN_ROUTES,
   ] satisfies Route[]

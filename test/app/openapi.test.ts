@@ -17,6 +17,7 @@ const get = (path: string) => app.request(path, {}, SOCKET);
 /** A valid text for each parameter. */
 const VALID: Record<ParameterKey, string> = {
   chainId: String(CHAIN),
+  rpcChainId: String(CHAIN),
   chains: String(CHAIN),
   blockNumber: "50",
   fromBlock: "1",

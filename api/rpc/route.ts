@@ -1,0 +1,113 @@
+/**
+ * `POST /rpc/{chainId}` (docs/contract.md, "A drop-in for the node"): JSON-RPC 2.0 over the chain's
+ * registries. Each call is answered alone, from the state the REST routes answer from; whatever is
+ * not served is an error object saying so (HTTP 200), never a value the node would not return.
+ */
+import type { Context } from "hono";
+import { type Address, type Hex, toHex } from "viem";
+import { Params } from "../http/params";
+import { Problem } from "../http/problem";
+import { readyPosition, servedChainId } from "../routes/answer";
+import { bodyText } from "../routes/batch";
+import type { Env } from "../routes/env";
+import type { Answers, RouteHandler } from "../routes/table";
+import { registryCall } from "./calls";
+import { answerOf, RPC_ERRORS, type RpcCall, type RpcError, readRpcBody, rpcReply } from "./envelope";
+
+/** What a call answers: a result, or an error object. */
+type Outcome = { result: unknown } | { error: RpcError };
+
+const CLIENT_VERSION = "delegation-registry-lookup/1";
+/** A block tag a node takes, each the indexed head here (docs/contract.md). */
+const HEAD_TAGS = new Set(["latest", "safe", "finalized", "pending"]);
+const QUANTITY = /^0x(0|[1-9a-fA-F][0-9a-fA-F]*)$/;
+
+const failure = (code: number, message: string, data?: unknown): Outcome => ({
+  error: { code, message, ...(data === undefined ? {} : { data }) },
+});
+const notServed = (what: string) =>
+  failure(RPC_ERRORS.server, `not served: ${what}; this endpoint answers the delegate.xyz registries' views`);
+
+/** An eth_call's block: undefined for the head; a number; else the error to answer. */
+function blockOf(value: unknown): bigint | undefined | Outcome {
+  if (value === undefined || (typeof value === "string" && HEAD_TAGS.has(value))) return undefined;
+  if (typeof value === "string" && QUANTITY.test(value)) return BigInt(value);
+  if (typeof value === "object" && value !== null && !Array.isArray(value)) {
+    const block = value as Record<string, unknown>;
+    if ("blockHash" in block) return notServed("a block named by its hash");
+    if ("blockNumber" in block) return blockOf(block.blockNumber);
+  }
+  return failure(RPC_ERRORS.invalidParams, "invalid params: a block is a tag, a hex quantity or {blockNumber}");
+}
+
+/** A Problem the REST routes would answer, as the JSON-RPC error a node gives in its place. */
+function problemOutcome(problem: Problem): Outcome {
+  if (problem.code === "block_not_indexed") return failure(RPC_ERRORS.server, "header not found");
+  if (problem.status === 429) return failure(-32005, problem.detail);
+  return failure(RPC_ERRORS.server, problem.detail);
+}
+
+/** One eth_call: to a registry of the chain, else an error. */
+async function ethCall(c: Context<Env>, chainId: number, params: unknown[]): Promise<Outcome> {
+  const [tx, at] = params;
+  if (typeof tx !== "object" || tx === null) return failure(RPC_ERRORS.invalidParams, "invalid params: no call");
+  const { to, data, input, value } = tx as Record<string, unknown>;
+  const calldata = (input ?? data ?? "0x") as unknown;
+  if (typeof to !== "string" || typeof calldata !== "string" || !/^0x[0-9a-fA-F]*$/.test(calldata))
+    return failure(RPC_ERRORS.invalidParams, "invalid params: a call names `to` and hex `data`");
+  const block = blockOf(at);
+  if (typeof block === "object") return block;
+  const chain = c.var.chains.find((served) => served.id === chainId);
+  const version = (["v2", "v1"] as const).find((v) => chain?.[v]?.address.toLowerCase() === to.toLowerCase());
+  if (version === undefined) return notServed(`eth_call to ${to as Address}`);
+  // The registries' views take no value: a call with one reverts.
+  const reverts = value !== undefined && value !== "0x0" && value !== "0x";
+  const outcome = reverts
+    ? { reverted: true as const }
+    : await registryCall(c, chainId, version, calldata as Hex, block);
+  if ("result" in outcome) return { result: outcome.result };
+  if ("reverted" in outcome) return failure(3, "execution reverted", "0x");
+  return notServed(outcome.notServed);
+}
+
+/** One call's outcome. */
+async function outcomeOf(c: Context<Env>, chainId: number, call: RpcCall): Promise<Outcome> {
+  if ("invalid" in call) return { error: call.invalid };
+  try {
+    switch (call.method) {
+      case "eth_chainId":
+        return { result: toHex(chainId) };
+      case "net_version":
+        return { result: String(chainId) };
+      case "web3_clientVersion":
+        return { result: CLIENT_VERSION };
+      case "eth_blockNumber":
+        return { result: toHex((await readyPosition(c, chainId)).indexedBlock) };
+      case "eth_call":
+        return await ethCall(c, chainId, call.params);
+      default:
+        return failure(RPC_ERRORS.methodNotFound, `the method ${call.method} does not exist/is not available`);
+    }
+  } catch (error) {
+    if (error instanceof Problem) return problemOutcome(error);
+    throw error;
+  }
+}
+
+/** The route's handler: the body's calls, one after another, each answered alone. */
+const rpcAnswer = (): RouteHandler => async (c) => {
+  // A chain this instance does not serve (or refuses) is the URL's problem, answered as the routes answer it.
+  const params = new Params([["chainId", c.req.param("chainId") ?? ""]]);
+  const chain = c.var.chains.find((served) => served.id === params.chainId(c.var.chains.map((ch) => ch.id)));
+  const chainId = servedChainId(c.var, chain?.v2 ? "v2" : "v1", params);
+  const body = readRpcBody(await bodyText(c.req.raw, c.var.budget.rows() !== undefined));
+  const calls = "calls" in body ? body.calls : [];
+  await c.var.budget.spend(Math.max(1, calls.length), "one per call of the body");
+  const answers = [];
+  for (const call of calls) answers.push(answerOf(call, await outcomeOf(c, chainId, call)));
+  const reply = rpcReply(body, answers);
+  return reply === undefined ? c.body(null, 204) : c.json(reply, 200);
+};
+
+/** What answers the JSON-RPC route (api/routes/table.ts). */
+export const RPC_ANSWERS: Answers = { rpc: rpcAnswer };
