@@ -9,8 +9,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Ajv2020 from "ajv/dist/2020";
 import type { Address, Hex } from "viem";
-import { maxUint256, zeroAddress, zeroHash } from "viem";
+import { encodeFunctionData, maxUint256, zeroAddress, zeroHash } from "viem";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { registryV2Abi } from "../../core/abi/registryV2";
 import { chainById, V1_ADDRESS, V2_ADDRESS } from "../../core/chains";
 import { checksumAddress } from "../../core/keccak";
 import { v2DelegationHash } from "../../core/v2";
@@ -61,6 +62,12 @@ const TO = "0xab8483f64d9c6d1ecf9b849ae677dd3315835cb2" as Address;
 const CONTRACT = "0x4b20993bc481177ec7e8f571cecae8a9e22c02db" as Address;
 const RIGHTS = `0x${"61".repeat(4)}${"0".repeat(56)}` as Hex;
 const TX = `0x${"ab12".repeat(16)}` as Hex;
+/** checkDelegateForAll(TO, FROM, 0) as calldata, for the JSON-RPC samples. */
+const ALL_CALLDATA = encodeFunctionData({
+  abi: registryV2Abi,
+  functionName: "checkDelegateForAll",
+  args: [TO, FROM, zeroHash],
+});
 
 const V2_ROWS: V2Row[] = (
   [
@@ -296,6 +303,19 @@ beforeAll(async () => {
       const answer = await get(`/registry/${path}`);
       samples[typeof answer === "boolean" ? "CheckBoolean" : "CheckAmount"].push(answer);
     }
+    const calls = [
+      { jsonrpc: "2.0", id: 1, method: "eth_chainId", params: [] },
+      { jsonrpc: "2.0", id: "b", method: "eth_call", params: [{ to: V2_ADDRESS, data: ALL_CALLDATA }, "latest"] },
+      { jsonrpc: "2.0", id: null, method: "eth_call", params: [{ to: V2_ADDRESS, data: "0x01" }] },
+      { jsonrpc: "2.0", method: "net_version" },
+      { jsonrpc: "2.0", id: 5, method: "eth_sendTransaction", params: [] },
+    ];
+    samples.RpcRequest.push(...calls);
+    samples.RpcBody.push(calls[0], calls);
+    const reply = (await get("/rpc/1", post(calls))) as unknown[];
+    samples.RpcReply.push(reply, await get("/rpc/1", post(calls[1])));
+    samples.RpcAnswer.push(...reply);
+    for (const answer of reply) samples["result" in (answer as object) ? "RpcResult" : "RpcFailure"].push(answer);
     samples.V2BatchAnswer.push(await get("/registry/v2/check", post({ chainId: 1, checks: v2Checks })));
     samples.V1BatchAnswer.push(await get("/registry/v1/check", post({ checks: v1Checks })));
   }
@@ -393,6 +413,13 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
+/** The fields an object may leave out: the Problem's extras, and what JSON-RPC leaves out. */
+const OPTIONAL: Record<string, string[]> = {
+  Problem: ["param", "chains", "indexedBlock"],
+  RpcRequest: ["id", "params"],
+  "RpcFailure.error": ["data"],
+};
+
 describe("the components' schemas", () => {
   it("compile under the 2020-12 dialect, with every $ref naming a component", () => {
     const refs = JSON.stringify(schemas).matchAll(/"\$ref":"([^"]+)"/g);
@@ -406,7 +433,8 @@ describe("the components' schemas", () => {
       if (schema.properties !== undefined) {
         const fields = Object.keys(schema.properties as object);
         expect(schema.additionalProperties, where).toBe(false);
-        const optional = where === "Problem" ? ["param", "chains", "indexedBlock"] : [];
+        // Fields JSON-RPC leaves out (an id of a notification, no params, an error without data).
+        const optional = OPTIONAL[where] ?? [];
         expect([...(schema.required as string[]), ...optional].sort(), where).toEqual(fields.sort());
         for (const [field, sub] of Object.entries(schema.properties as Record<string, JsonSchema>))
           visit(sub, `${where}.${field}`);
@@ -524,6 +552,13 @@ describe("the components' schemas refuse", () => {
     ["ApiKey", "a missing recentRequests", () => changed("ApiKey", { recentRequests: undefined })],
     ["ApiKey", "a createdAt that is not a date-time", () => changed("ApiKey", { createdAt: "yesterday" })],
     ["ApiKeys", "a listed key with its secret", () => [{ ...changed("ApiKey", {}), key: "dlk_x" }]],
+    ["RpcRequest", "no method", () => changed("RpcRequest", { method: undefined })],
+    ["RpcRequest", "jsonrpc 1.0", () => changed("RpcRequest", { jsonrpc: "1.0" })],
+    ["RpcBody", "an empty batch", () => []],
+    ["RpcResult", "no id", () => changed("RpcResult", { id: undefined })],
+    ["RpcFailure", "an error without a code", () => changed("RpcFailure", { error: { message: "x" } })],
+    ["RpcAnswer", "a result and an error", () => ({ ...changed("RpcResult", {}), error: { code: 3, message: "x" } })],
+    ["RpcReply", "a batch holding a request", () => [samples.RpcRequest[0]]],
     ["ApiKeyRevoked", "a null revokedAt", () => changed("ApiKeyRevoked", { revokedAt: null })],
     ["ApiKeyRevoked", "recentRequests (a listing's field)", () => changed("ApiKeyRevoked", { recentRequests: 0 })],
   ];

@@ -215,37 +215,61 @@ export const schemas = {
 
   RpcRequest: {
     type: "object",
-    description: "A JSON-RPC 2.0 request: eth_call, eth_chainId, net_version, eth_blockNumber, web3_clientVersion.",
+    description:
+      "A JSON-RPC 2.0 request: eth_call (to a registry), eth_chainId, net_version, eth_blockNumber, " +
+      "web3_clientVersion; without `id`, a notification (not answered).",
     properties: {
-      jsonrpc: { const: "2.0" },
-      id: { type: ["string", "number", "null"] },
-      method: { type: "string" },
-      params: { type: "array" },
+      jsonrpc: { const: "2.0", description: "The protocol's version." },
+      id: { type: ["string", "number", "null"], description: "What its answer is named by." },
+      method: { type: "string", description: "The method called." },
+      params: { type: "array", description: "The method's parameters, in order." },
     },
     required: ["jsonrpc", "method"],
+    additionalProperties: false,
   },
   RpcBody: {
     description: "One JSON-RPC request, or a batch of at most 1,000.",
-    anyOf: [ref("RpcRequest"), { type: "array", items: ref("RpcRequest"), minItems: 1, maxItems: 1000 }],
+    anyOf: [
+      ref("RpcRequest"),
+      { type: "array", description: "A batch.", items: ref("RpcRequest"), minItems: 1, maxItems: 1000 },
+    ],
   },
-  RpcAnswer: {
+  RpcResult: {
     type: "object",
-    description: "A JSON-RPC 2.0 answer: its request's id, and a result or an error (code, message, data).",
+    description: "A call answered: what the chain's node returns for it at the block.",
     properties: {
-      jsonrpc: { const: "2.0" },
-      id: { type: ["string", "number", "null"] },
-      result: {},
+      jsonrpc: { const: "2.0", description: "The protocol's version." },
+      id: { type: ["string", "number", "null"], description: "The request's id." },
+      result: { description: "The method's result: for eth_call, the ABI-encoded return data." },
+    },
+    required: ["jsonrpc", "id", "result"],
+    additionalProperties: false,
+  },
+  RpcFailure: {
+    type: "object",
+    description: "A call refused, as a node refuses it (a revert is code 3 with its data).",
+    properties: {
+      jsonrpc: { const: "2.0", description: "The protocol's version." },
+      id: { type: ["string", "number", "null"], description: "The request's id; null where it could not be read." },
       error: {
         type: "object",
-        properties: { code: { type: "integer" }, message: { type: "string" }, data: {} },
+        description: "The error.",
+        properties: {
+          code: { type: "integer", description: "JSON-RPC's code (-32700 to -32000), or 3 for a revert." },
+          message: { type: "string", description: "What went wrong." },
+          data: { description: "A revert's data (hex)." },
+        },
         required: ["code", "message"],
+        additionalProperties: false,
       },
     },
-    required: ["jsonrpc", "id"],
+    required: ["jsonrpc", "id", "error"],
+    additionalProperties: false,
   },
+  RpcAnswer: { description: "One call's answer.", anyOf: [ref("RpcResult"), ref("RpcFailure")] },
   RpcReply: {
-    description: "One answer for one request; an array of them, in order, for a batch (none for notifications).",
-    anyOf: [ref("RpcAnswer"), { type: "array", items: ref("RpcAnswer") }],
+    description: "One answer for one request; for a batch, the answers in its order (notifications have none).",
+    anyOf: [ref("RpcAnswer"), { type: "array", description: "A batch's answers.", items: ref("RpcAnswer") }],
   },
 
   Problem: {
