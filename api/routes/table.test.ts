@@ -143,10 +143,10 @@ async function load(declare: (routes: Route[]) => void = () => {}) {
 
 /** `METHOD /path` of each route, as the app names it. */
 const declared = (routes: readonly Route[]) => routes.map((r) => `${r.method.toUpperCase()} ${honoPath(r.path)}`);
-/** `METHOD /path` of each route the app serves under /registry and /admin, in its order (not guards nor 405s). */
+/** `METHOD /path` of each route the app serves under /registry, /rpc and /admin, in its order (not guards nor 405s). */
 const served = (app: Hono<Env>) =>
   app.routes
-    .filter((r) => /^\/(registry|admin)\//.test(r.path) && r.method !== "ALL")
+    .filter((r) => /^\/(registry|rpc|admin)\//.test(r.path) && r.method !== "ALL")
     .map((r) => `${r.method} ${r.path}`);
 /** What the app serves that the table does not declare, and what the table declares that the app does not serve. */
 function differences(app: Hono<Env>, routes: readonly Route[]) {
@@ -317,6 +317,7 @@ describe("the route table", { timeout: 60_000 }, () => {
 function bodyOf(route: Route, items: number) {
   const list = Array.from({ length: items }, (_, i) => wallet(10 + i));
   if (route.answer === "walletListings") return { chainId: CHAIN, wallets: list };
+  if (route.answer === "rpc") return list.map((_, id) => ({ jsonrpc: "2.0", id, method: "eth_chainId" }));
   const kind = route.version === "v1" ? { type: "all", delegate: wallet(1) } : { type: "all", to: wallet(1) };
   return {
     chainId: CHAIN,

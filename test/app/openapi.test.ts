@@ -77,9 +77,9 @@ describe("the OpenAPI document", () => {
     expect(await res.json()).toEqual(JSON.parse(JSON.stringify(openApiDocument())));
   });
 
-  it("lists exactly the operations the app routes under /registry and /admin", () => {
+  it("lists exactly the operations the app routes under /registry, /rpc and /admin", () => {
     const routed = app.routes
-      .filter((r) => /^\/(registry|admin)\//.test(r.path) && !r.path.endsWith("*") && r.method !== "ALL")
+      .filter((r) => /^\/(registry|rpc|admin)\//.test(r.path) && !r.path.endsWith("*") && r.method !== "ALL")
       .map((r) => `${r.method} ${r.path.replaceAll(/:(\w+)/g, "{$1}")}`);
     const documented = [...OPERATIONS, ...ADMIN_OPERATIONS].map((op) => `${op.method.toUpperCase()} ${op.path}`);
     expect(new Set(documented)).toEqual(new Set(routed));
