@@ -7,7 +7,7 @@ import type { Context } from "hono";
 import { type Address, type Hex, toHex } from "viem";
 import { Params } from "../http/params";
 import { Problem } from "../http/problem";
-import { readyPosition, servedChainId } from "../routes/answer";
+import { indexedBlock, readyPosition, servedChainId } from "../routes/answer";
 import { bodyText } from "../routes/batch";
 import type { Env } from "../routes/env";
 import type { Answers, RouteHandler } from "../routes/table";
@@ -60,6 +60,11 @@ async function ethCall(c: Context<Env>, chainId: number, params: unknown[]): Pro
   const chain = c.var.chains.find((served) => served.id === chainId);
   const version = (["v2", "v1"] as const).find((v) => chain?.[v]?.address.toLowerCase() === to.toLowerCase());
   if (version === undefined) return notServed(`eth_call to ${to as Address}`);
+  // Past the newest indexed block a node knows no such block, whatever is called.
+  if (block !== undefined) await indexedBlock(c, chainId, block);
+  // Before the registry's deployment its address holds no code: a node returns nothing.
+  const start = chain?.[version]?.startBlock;
+  if (block !== undefined && start !== null && start !== undefined && block < BigInt(start)) return { result: "0x" };
   // The registries' views take no value: a call with one reverts.
   const reverts = value !== undefined && value !== "0x0" && value !== "0x";
   const outcome = reverts
