@@ -53,8 +53,8 @@ async function ethCall(c: Context<Env>, chainId: number, params: unknown[]): Pro
   if (typeof tx !== "object" || tx === null) return failure(RPC_ERRORS.invalidParams, "invalid params: no call");
   const { to, data, input, value } = tx as Record<string, unknown>;
   const calldata = (input ?? data ?? "0x") as unknown;
-  if (typeof to !== "string" || typeof calldata !== "string" || !/^0x[0-9a-fA-F]*$/.test(calldata))
-    return failure(RPC_ERRORS.invalidParams, "invalid params: a call names `to` and hex `data`");
+  if (typeof to !== "string" || typeof calldata !== "string" || !/^0x([0-9a-fA-F]{2})*$/.test(calldata))
+    return failure(RPC_ERRORS.invalidParams, "invalid params: a call names `to` and `data` (hex of whole bytes)");
   const block = blockOf(at);
   if (typeof block === "object") return block;
   const chain = c.var.chains.find((served) => served.id === chainId);
