@@ -1,11 +1,12 @@
 import { encodeFunctionData, type Hex, parseAbi } from "viem";
 import { describe, expect, it } from "vitest";
-import { decodeCalldata } from "./calldata";
+import { bytesElement, type DynamicArray, decodeCalldata } from "./calldata";
 
 const abi = parseAbi([
   "function checkDelegateForAll(address to, address from, bytes32 rights) view returns (bool)",
   "function getDelegationsFromHashes(bytes32[] hashes) view returns (bytes32[])",
   "function supportsInterface(bytes4 id) pure returns (bool)",
+  "function multicall(bytes[] data) returns (bytes[])",
 ]);
 const TO = "0x00000000000000000000000000000000000000aa";
 const FROM = "0x00000000000000000000000000000000000000bb";
@@ -45,5 +46,23 @@ describe("decodeCalldata", () => {
     // A length of 3 where 2 elements follow; an offset of 2^64.
     expect(decodeCalldata(["bytes32[]"], withWord(data, 1, `${"0".repeat(63)}3`))).toBeUndefined();
     expect(decodeCalldata(["bytes32[]"], withWord(data, 0, `${"0".repeat(47)}1${"0".repeat(16)}`))).toBeUndefined();
+  });
+
+  it("reads a bytes[] element only when asked, following its offset as the code does", () => {
+    const data = encodeFunctionData({ abi, functionName: "multicall", args: [[check, "0x"]] });
+    const [array] = decodeCalldata(["dynamic[]"], data) as [DynamicArray];
+    expect(array.length).toBe(2n);
+    expect([bytesElement(array, 0n), bytesElement(array, 1n)]).toEqual([check, "0x"]);
+    // Element 1's offset (word 3) replaced: past the end reverts; "negative" (-32) points back at
+    // the array's length word (2), read as a length: the 2 bytes after it; 0 points at element
+    // 0's offset word (0x40) read as a length: the two words after it (the spoilt one, and more).
+    const spoilt = (word: string) => decodeCalldata(["dynamic[]"], withWord(data, 3, word)) as [DynamicArray];
+    expect(bytesElement(spoilt("f".repeat(8).padStart(64, "0"))[0], 1n)).toBeUndefined();
+    expect(bytesElement(spoilt(`${"f".repeat(62)}e0`)[0], 1n)).toBe("0x0000");
+    expect(bytesElement(spoilt("0".repeat(64))[0], 1n)).toBe(
+      `0x${"0".repeat(64)}${data.slice(10 + 64 * 4, 10 + 64 * 5)}`,
+    );
+    // Element 0 still reads alike.
+    expect(bytesElement(spoilt("0".repeat(64))[0], 0n)).toBe(check);
   });
 });

@@ -12,11 +12,20 @@
  */
 import type { Hex } from "viem";
 
-/** The parameter types of the registries' views. */
-export type CallParam = "address" | "bool" | "bytes4" | "bytes32" | "uint256" | "bytes32[]";
+/**
+ * The parameter types of the registries' views, and of what calls them (their `multicall`, and
+ * Multicall3's): "dynamic[]" is an array of dynamic elements (`bytes[]`, or structs holding `bytes`).
+ */
+export type CallParam = "address" | "bool" | "bytes4" | "bytes32" | "uint256" | "bytes32[]" | "dynamic[]";
+
+/**
+ * An array of dynamic elements: the code checks an element's offset only when it reads the element
+ * (dynamicElement, bytesElement), so one spoilt element reverts only if the code gets to it.
+ */
+export type DynamicArray = { bytes: Uint8Array; base: bigint; length: bigint };
 
 /** A decoded argument: an address or a bytes4/bytes32 as hex, a bool, a uint256, a bytes32[]. */
-export type CallArg = Hex | boolean | bigint | Hex[];
+export type CallArg = Hex | boolean | bigint | Hex[] | DynamicArray;
 
 /** The arguments, or undefined where the contract's decoder reverts. */
 export type Decoded = CallArg[] | undefined;
@@ -45,7 +54,7 @@ function word(bytes: Uint8Array, at: bigint): bigint {
 const hex32 = (value: bigint): Hex => `0x${value.toString(16).padStart(64, "0")}`;
 
 /** One static argument's word as its type reads it; undefined where the decoder's validator reverts. */
-function staticArg(type: Exclude<CallParam, "bytes32[]">, value: bigint): CallArg | undefined {
+function staticArg(type: Exclude<CallParam, "bytes32[]" | "dynamic[]">, value: bigint): CallArg | undefined {
   switch (type) {
     case "address":
       return value >> ADDRESS_BITS === 0n ? (`0x${value.toString(16).padStart(40, "0")}` as Hex) : undefined;
@@ -61,19 +70,77 @@ function staticArg(type: Exclude<CallParam, "bytes32[]">, value: bigint): CallAr
 }
 
 /**
- * A `bytes32[] calldata` whose offset word is `offset` (from the arguments' start, `start`), in
- * calldata of `end` bytes; undefined where the decoder reverts.
+ * A `T[] calldata` (T a word, or dynamic) whose offset word is `offset` (from the arguments' start,
+ * `start`), in calldata of `end` bytes: where its element words start, and how many; undefined where
+ * the decoder reverts.
  */
-function bytes32Array(bytes: Uint8Array, start: bigint, offset: bigint, end: bigint): Hex[] | undefined {
+function arrayAt(bytes: Uint8Array, start: bigint, offset: bigint, end: bigint): DynamicArray | undefined {
   if (offset >= LIMIT_64) return undefined;
   const at = start + offset;
   if (!(at + 31n < end)) return undefined;
   const length = word(bytes, at);
   if (length >= LIMIT_64) return undefined;
-  const first = at + 32n;
-  if (first + length * 32n > end) return undefined;
-  return Array.from({ length: Number(length) }, (_, i) => hex32(word(bytes, first + BigInt(i) * 32n)));
+  const base = at + 32n;
+  if (base + length * 32n > end) return undefined;
+  return { bytes, base, length };
 }
+
+/** The argument at word `at` of type `type`; undefined where the decoder reverts. */
+function argAt(bytes: Uint8Array, type: CallParam, at: bigint): CallArg | undefined {
+  const value = word(bytes, at);
+  const end = BigInt(bytes.length);
+  if (type !== "bytes32[]" && type !== "dynamic[]") return staticArg(type, value);
+  const array = arrayAt(bytes, 4n, value, end);
+  if (array === undefined || type === "dynamic[]") return array;
+  return Array.from({ length: Number(array.length) }, (_, i) => hex32(word(bytes, array.base + BigInt(i) * 32n)));
+}
+
+// The code's own arithmetic on calldata positions: words modulo 2^256, compared signed where it
+// compares signed (a "negative" offset points back into the calldata, and the code accepts it).
+const MOD = 1n << 256n;
+const wrap = (value: bigint) => ((value % MOD) + MOD) % MOD;
+const signed = (value: bigint) => (value >= MOD / 2n ? value - MOD : value);
+
+/**
+ * Where the tail whose offset (from `base`) is the word at `pointer` starts, for a tail whose head
+ * takes `head` bytes; undefined where the code reverts (Solidity's access_calldata_tail).
+ */
+function tailAt(bytes: Uint8Array, base: bigint, pointer: bigint, head: bigint): bigint | undefined {
+  const relative = word(bytes, pointer);
+  const room = wrap(BigInt(bytes.length) - base - (head - 1n));
+  return signed(relative) < signed(room) ? wrap(base + relative) : undefined;
+}
+
+/** The `bytes calldata` whose offset (from `base`) is the word at `pointer`; undefined where the code reverts. */
+export function bytesAt(bytes: Uint8Array, base: bigint, pointer: bigint): Hex | undefined {
+  const at = tailAt(bytes, base, pointer, 32n);
+  if (at === undefined) return undefined;
+  const length = word(bytes, at);
+  if (length >= LIMIT_64) return undefined;
+  const first = wrap(at + 32n);
+  if (signed(first) > signed(wrap(BigInt(bytes.length) - length))) return undefined;
+  let hex = "0x";
+  for (let i = 0n; i < length; i++) {
+    const index = first + i;
+    hex += (index < BigInt(bytes.length) ? bytes[Number(index)]! : 0).toString(16).padStart(2, "0");
+  }
+  return hex as Hex;
+}
+
+/** Element `index` of an array of `bytes`; undefined where the code reverts on reading it. */
+export const bytesElement = (array: DynamicArray, index: bigint) =>
+  bytesAt(array.bytes, array.base, array.base + index * 32n);
+
+/** Where struct element `index` (a head of `head` bytes) starts; undefined where the code reverts on reading it. */
+export const dynamicElement = (array: DynamicArray, index: bigint, head: bigint) =>
+  tailAt(array.bytes, array.base, array.base + index * 32n, head);
+
+/** The word at `at` read as `type` (a struct's member); undefined where the code's validator reverts. */
+export const memberAt = (bytes: Uint8Array, type: Exclude<CallParam, "bytes32[]" | "dynamic[]">, at: bigint) =>
+  staticArg(type, word(bytes, at));
+
+/** The word at `at`, unvalidated (as the code reads it in assembly). */
+export const wordAt = word;
 
 /**
  * The arguments of `types` in `data` (the whole calldata, selector included), or undefined where
@@ -82,13 +149,10 @@ function bytes32Array(bytes: Uint8Array, start: bigint, offset: bigint, end: big
 export function decodeCalldata(types: readonly CallParam[], data: Hex): Decoded {
   const bytes = bytesOf(data);
   if (bytes === undefined || bytes.length < 4) return undefined;
-  const start = 4n;
-  const end = BigInt(bytes.length);
-  if (end - start < BigInt(types.length) * 32n) return undefined;
+  if (BigInt(bytes.length) - 4n < BigInt(types.length) * 32n) return undefined;
   const args: CallArg[] = [];
   for (const [i, type] of types.entries()) {
-    const value = word(bytes, start + BigInt(i) * 32n);
-    const arg = type === "bytes32[]" ? bytes32Array(bytes, start, value, end) : staticArg(type, value);
+    const arg = argAt(bytes, type, 4n + BigInt(i) * 32n);
     if (arg === undefined) return undefined;
     args.push(arg);
   }
