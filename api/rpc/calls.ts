@@ -1,84 +1,124 @@
 /**
- * An `eth_call` to a registry, answered from the state the REST routes answer from
- * (docs/architecture.md, "A drop-in for the node"): the calldata read as the contract reads it
- * (core/calldata.ts), the function's question asked of the registry's spec (api/routes/v2.ts,
- * api/routes/v1.ts) at the block, and its answer ABI-encoded as the contract returns it. A function
- * not served here is an error saying so, never a guess.
+ * Calls to a registry (api/rpc/plan.ts): the calldata read as the contract reads it
+ * (core/calldata.ts), each view's question asked of the registry's spec (api/routes/v2.ts,
+ * api/routes/v1.ts), its answer ABI-encoded as the contract returns it.
  */
 import type { Context } from "hono";
 import {
   type Abi,
   type AbiFunction,
   type Address,
+  encodeErrorResult,
   encodeFunctionResult,
   type Hex,
   toFunctionSelector,
   zeroAddress,
+  zeroHash,
 } from "viem";
 import { registryV1Abi } from "../../core/abi/registryV1";
 import { registryV2Abi } from "../../core/abi/registryV2";
-import { type CallArg, type CallParam, decodeCalldata } from "../../core/calldata";
+import { bytesElement, type CallArg, type CallParam, type DynamicArray, decodeCalldata } from "../../core/calldata";
 import type { Direction } from "../../core/parse";
 import { V2_DELEGATION_TYPES } from "../../core/v2";
 import { Params } from "../http/params";
-import { readAt } from "../routes/answer";
+import type { BlockRead } from "../routes/answer";
 import type { Env } from "../routes/env";
-import { checksRead, listingRead } from "../routes/registry";
+import { listingRead } from "../routes/registry";
 import { V1_SPEC } from "../routes/v1";
 import { V2_SPEC } from "../routes/v2";
 import type { V2Row } from "../store/store";
+import { MAX_DEPTH, type Plan, type Planning, REVERTS, TOO_DEEP, type Version } from "./plan";
 
-/** A call's answer: the ABI-encoded result, or that the contract reverts (no data). */
-export type CallOutcome = { result: Hex } | { reverted: true } | { notServed: string };
-
-type Version = "v1" | "v2";
-
-/** What a function's arguments ask, answered at `block` (undefined: the newest indexed). */
-type Served = {
-  fn: AbiFunction;
-  types: CallParam[];
-  answer: (c: Context<Env>, chainId: number, block: bigint | undefined, args: CallArg[]) => Promise<unknown>;
-};
+/** A view's answer, planned: its reads asked of `planning.reads`, its value once they are done. */
+type Served = (c: Context<Env>, planning: Planning, args: CallArg[], depth: number) => (() => unknown) | Plan;
 
 /** Parameters of a check as its GET route names them, from the call's arguments. */
 const paramsOf = (names: readonly string[], args: CallArg[]) =>
   new Params(names.map((name, i) => [name, String(args[i])] as const));
 
 /** A check of `kind` whose arguments are the route's parameters `names`, in order. */
-function check(version: Version, kind: string, names: readonly string[]): Served["answer"] {
-  return async (c, chainId, block, args) => {
-    const spec = version === "v2" ? V2_SPEC : V1_SPEC;
-    const query = (spec.checkQuery as (kind: string, params: Params) => unknown)(kind, paramsOf(names, args));
-    const read = checksRead(spec as Parameters<typeof checksRead>[0], c, chainId, [query], ([answer]) => answer);
-    return (await readAt(c, chainId, block, read)).body;
-  };
+function check(version: Version, kind: string, names: readonly string[]): Served {
+  const spec = version === "v2" ? V2_SPEC : V1_SPEC;
+  return (_, { reads }, args) =>
+    reads.check(version, (spec.checkQuery as (kind: string, params: Params) => unknown)(kind, paramsOf(names, args)));
 }
 
-/** The contract's Delegation struct of a row. */
-const delegationOf = (row: V2Row) => ({
-  type_: V2_DELEGATION_TYPES.indexOf(row.delegationType),
-  to: row.to,
-  from: row.from,
-  rights: row.rights,
-  contract_: row.contract ?? zeroAddress,
-  tokenId: row.tokenId ?? 0n,
-  amount: row.amount ?? 0n,
+/** The contract's Delegation struct of a row; of none, the struct it returns for an unknown hash. */
+const delegationOf = (row: V2Row | undefined) => ({
+  type_: row === undefined ? 0 : V2_DELEGATION_TYPES.indexOf(row.delegationType),
+  to: row?.to ?? zeroAddress,
+  from: row?.from ?? zeroAddress,
+  rights: row?.rights ?? zeroHash,
+  contract_: row?.contract ?? zeroAddress,
+  tokenId: row?.tokenId ?? 0n,
+  amount: row?.amount ?? 0n,
 });
 
 /** A v2 listing of the wallet in `direction`: the delegations, or their hashes. */
-function listing(direction: Direction, form: "delegations" | "hashes"): Served["answer"] {
-  return async (c, chainId, block, [wallet]) => {
-    const read = listingRead(V2_SPEC, c, chainId, wallet as Address, direction);
-    const rows = (await readAt(c, chainId, block, read)).body as V2Row[];
-    return form === "hashes" ? rows.map((row) => row.hash) : rows.map(delegationOf);
+function listing(direction: Direction, form: "delegations" | "hashes"): Served {
+  return (c, { chainId, reads }, [wallet]) => {
+    const rows = reads.read(listingRead(V2_SPEC, c, chainId, wallet as Address, direction));
+    return () => (rows() as V2Row[]).map((row) => (form === "hashes" ? row.hash : delegationOf(row)));
   };
 }
+
+/** The delegation enabled under `hash`, if any (as GET /registry/v2/delegation/:hash reads it). */
+const delegationRead = (c: Context<Env>, chainId: number, hash: Hex): BlockRead => ({
+  head: async () => {
+    const view = await c.var.store.v2Delegation(chainId, hash);
+    return view && { ...view, body: view.data };
+  },
+  at: (history, block) => history.v2Delegation(chainId, hash, block),
+});
+
+const fromHashes: Served = (c, { chainId, reads }, [hashes]) => {
+  const rows = (hashes as Hex[]).map((hash) => reads.read(delegationRead(c, chainId, hash)));
+  return () => rows.map((row) => delegationOf(row() as V2Row | undefined));
+};
+
+const MULTICALL_FAILED = encodeErrorResult({ abi: registryV2Abi as Abi, errorName: "MulticallFailed" });
+
+/**
+ * v2's `multicall`: each element delegate-called in turn (value kept); the first that reverts
+ * reverts the whole with MulticallFailed, an element the code cannot read reverts it with nothing.
+ */
+const multicall: Served = (c, planning, [array], depth) => {
+  const calls = array as DynamicArray;
+  const plans: Plan[] = [];
+  for (let i = 0n; i < calls.length; i++) {
+    const data = bytesElement(calls, i);
+    if (data === undefined) return REVERTS;
+    const plan = depth >= MAX_DEPTH ? TOO_DEEP : registryPlan(c, planning, "v2", data, 0n, depth + 1);
+    if ("notServed" in plan) return plan;
+    if ("reverted" in plan) return { reverted: MULTICALL_FAILED };
+    plans.push(plan);
+  }
+  return () => plans.map((plan) => ("result" in plan ? plan.result() : "0x"));
+};
+
+/** Interface ids each registry says it supports: ERC-165's, and its interface's (all its functions but some). */
+const ERC165_ID = "0x01ffc9a7";
+const interfaceId = (abi: Abi, notInInterface: string[]) =>
+  `0x${abi
+    .filter((item): item is AbiFunction => item.type === "function" && !notInInterface.includes(item.name))
+    .reduce((id, fn) => id ^ BigInt(toFunctionSelector(fn)), 0n)
+    .toString(16)
+    .padStart(8, "0")}`;
+const SUPPORTED: Record<Version, Set<string>> = {
+  v2: new Set([ERC165_ID, interfaceId(registryV2Abi as Abi, ["supportsInterface", "sweep"])]),
+  v1: new Set([ERC165_ID, interfaceId(registryV1Abi as Abi, ["supportsInterface"])]),
+};
+const supportsInterface =
+  (version: Version): Served =>
+  (_, __, [id]) =>
+  () =>
+    SUPPORTED[version].has(id as string);
 
 const V2_PARTIES = ["to", "from"] as const;
 const V1_PARTIES = ["delegate", "vault"] as const;
 
 /** The functions served, by version and name. */
-const SERVED: Record<Version, Record<string, Served["answer"]>> = {
+const SERVED: Record<Version, Record<string, Served>> = {
   v2: {
     checkDelegateForAll: check("v2", "all", [...V2_PARTIES, "rights"]),
     checkDelegateForContract: check("v2", "contract", [...V2_PARTIES, "contract", "rights"]),
@@ -89,43 +129,62 @@ const SERVED: Record<Version, Record<string, Served["answer"]>> = {
     getOutgoingDelegations: listing("outgoing", "delegations"),
     getIncomingDelegationHashes: listing("incoming", "hashes"),
     getOutgoingDelegationHashes: listing("outgoing", "hashes"),
+    getDelegationsFromHashes: fromHashes,
+    multicall,
+    supportsInterface: supportsInterface("v2"),
   },
   v1: {
     checkDelegateForAll: check("v1", "all", V1_PARTIES),
     checkDelegateForContract: check("v1", "contract", [...V1_PARTIES, "contract"]),
     checkDelegateForToken: check("v1", "token", [...V1_PARTIES, "contract", "tokenId"]),
+    supportsInterface: supportsInterface("v1"),
   },
 };
 
+type Entry = { fn: AbiFunction; types: CallParam[]; served?: Served };
+
 /** Each version's functions by selector, served or not. */
-const BY_SELECTOR: Record<Version, Map<Hex, { fn: AbiFunction; answer?: Served["answer"] }>> = {
+const BY_SELECTOR: Record<Version, Map<Hex, Entry>> = {
   v2: selectors(registryV2Abi as Abi, SERVED.v2),
   v1: selectors(registryV1Abi as Abi, SERVED.v1),
 };
 
-function selectors(abi: Abi, served: Record<string, Served["answer"]>) {
+function selectors(abi: Abi, served: Record<string, Served>) {
   const functions = abi.filter((item): item is AbiFunction => item.type === "function");
-  return new Map(functions.map((fn) => [toFunctionSelector(fn), { fn, answer: served[fn.name] }]));
+  const paramOf = (type: string) => (type === "bytes[]" ? "dynamic[]" : type) as CallParam;
+  return new Map(
+    functions.map((fn) => [
+      toFunctionSelector(fn),
+      { fn, types: fn.inputs.map((input) => paramOf(input.type)), served: served[fn.name] },
+    ]),
+  );
 }
 
-/** The outcome of calldata `data` sent to registry `version` on the chain, at `block`. */
-export async function registryCall(
+/** What calldata `data` sent with `value` to registry `version` does. */
+export function registryPlan(
   c: Context<Env>,
-  chainId: number,
+  planning: Planning,
   version: Version,
   data: Hex,
-  block: bigint | undefined,
-): Promise<CallOutcome> {
+  value: bigint,
+  depth = 0,
+): Plan {
   const entry = BY_SELECTOR[version].get(data.slice(0, 10).toLowerCase() as Hex);
-  // Neither registry has a fallback: calldata naming no function reverts.
-  if (entry === undefined) return { reverted: true };
-  if (entry.answer === undefined) return { notServed: `${version} ${entry.fn.name}` };
-  const args = decodeCalldata(
-    entry.fn.inputs.map((input) => input.type as CallParam),
-    data,
-  );
-  if (args === undefined) return { reverted: true };
-  const answer = await entry.answer(c, chainId, block, args);
-  const value = typeof answer === "number" ? BigInt(answer) : answer;
-  return { result: encodeFunctionResult({ abi: [entry.fn], functionName: entry.fn.name, result: value as never }) };
+  // Neither registry has a fallback: calldata naming no function reverts; so does value sent to a
+  // view. Value sent to what takes it depends on the sender's balance, which this does not know.
+  if (entry === undefined) return REVERTS;
+  if (value !== 0n) return entry.fn.stateMutability === "payable" ? { notServed: "a call with value" } : REVERTS;
+  if (entry.served === undefined) return { notServed: `${version} ${entry.fn.name}` };
+  const args = decodeCalldata(entry.types, data);
+  if (args === undefined) return REVERTS;
+  const answer = entry.served(c, planning, args, depth);
+  if (typeof answer !== "function") return answer;
+  const { fn } = entry;
+  return {
+    result: () => {
+      const value = answer();
+      const result = typeof value === "number" ? BigInt(value) : value;
+      return encodeFunctionResult({ abi: [fn], functionName: fn.name, result: result as never });
+    },
+  };
 }

@@ -4,15 +4,19 @@
  * not served is an error object saying so (HTTP 200), never a value the node would not return.
  */
 import type { Context } from "hono";
-import { type Address, type Hex, toHex } from "viem";
+import { type Hex, toHex } from "viem";
+import { V2_ADDRESS } from "../../core/chains";
 import { Params } from "../http/params";
 import { Problem } from "../http/problem";
 import { indexedBlock, readyPosition, servedChainId } from "../routes/answer";
 import { bodyText } from "../routes/batch";
 import type { Env } from "../routes/env";
 import type { Answers, RouteHandler } from "../routes/table";
-import { registryCall } from "./calls";
+import type { ServedChain } from "../store/served-chains";
+import { registryPlan } from "./calls";
 import { answerOf, RPC_ERRORS, type RpcCall, type RpcError, readRpcBody, rpcReply } from "./envelope";
+import { MULTICALL3_ADDRESS, multicall3Plan } from "./multicall3";
+import { type Planning, Reads } from "./plan";
 
 /** What a call answers: a result, or an error object. */
 type Outcome = { result: unknown } | { error: RpcError };
@@ -47,32 +51,74 @@ function problemOutcome(problem: Problem): Outcome {
   return failure(RPC_ERRORS.server, problem.detail);
 }
 
-/** One eth_call: to a registry of the chain, else an error. */
+/** A call's value: a hex quantity, else undefined. */
+function valueSent(value: unknown): bigint | undefined {
+  if (value === undefined || value === null || value === "0x") return 0n;
+  return typeof value === "string" && QUANTITY.test(value) ? BigInt(value) : undefined;
+}
+
+/** Whether Multicall3 is at its address at `block`: see docs/contract.md, "A drop-in for the node". */
+function multicall3At(chain: ServedChain, block: bigint | undefined): boolean {
+  if (chain.v2?.address !== V2_ADDRESS) return false;
+  const starts = [chain.v1, chain.v2].flatMap((registry) =>
+    registry?.startBlock ? [BigInt(registry.startBlock)] : [],
+  );
+  return block === undefined || (starts.length > 0 && block >= starts.reduce((a, b) => (a < b ? a : b)));
+}
+
+/** What a call to `to` does on the chain at `planning.block`; an address not served is an error. */
+function planCall(
+  c: Context<Env>,
+  chain: ServedChain,
+  planning: Planning,
+  to: Hex,
+  data: Hex,
+  value: bigint,
+  depth = 0,
+) {
+  const { block } = planning;
+  const version = (["v2", "v1"] as const).find((v) => chain[v]?.address.toLowerCase() === to.toLowerCase());
+  if (version !== undefined) {
+    // Before the registry's deployment its address holds no code: a call returns nothing.
+    const start = chain[version]?.startBlock;
+    if (block !== undefined && start && block < BigInt(start)) return { result: () => "0x" as Hex };
+    return registryPlan(c, planning, version, data, value, depth);
+  }
+  if (to.toLowerCase() === MULTICALL3_ADDRESS.toLowerCase() && multicall3At(chain, block))
+    return multicall3Plan(planning, data, value, depth);
+  return { notServed: `eth_call to ${to}` };
+}
+
+/** One eth_call: to a registry of the chain or Multicall3, else an error. */
 async function ethCall(c: Context<Env>, chainId: number, params: unknown[]): Promise<Outcome> {
   const [tx, at] = params;
   if (typeof tx !== "object" || tx === null) return failure(RPC_ERRORS.invalidParams, "invalid params: no call");
-  const { to, data, input, value } = tx as Record<string, unknown>;
+  const { to, data, input, value: sent } = tx as Record<string, unknown>;
   const calldata = (input ?? data ?? "0x") as unknown;
+  const value = valueSent(sent);
   if (typeof to !== "string" || typeof calldata !== "string" || !/^0x([0-9a-fA-F]{2})*$/.test(calldata))
     return failure(RPC_ERRORS.invalidParams, "invalid params: a call names `to` and `data` (hex of whole bytes)");
+  if (value === undefined) return failure(RPC_ERRORS.invalidParams, "invalid params: `value` is a hex quantity");
   const block = blockOf(at);
   if (typeof block === "object") return block;
-  const chain = c.var.chains.find((served) => served.id === chainId);
-  const version = (["v2", "v1"] as const).find((v) => chain?.[v]?.address.toLowerCase() === to.toLowerCase());
-  if (version === undefined) return notServed(`eth_call to ${to as Address}`);
+  const chain = c.var.chains.find((served) => served.id === chainId)!;
   // Past the newest indexed block a node knows no such block, whatever is called.
   if (block !== undefined) await indexedBlock(c, chainId, block);
-  // Before the registry's deployment its address holds no code: a node returns nothing.
-  const start = chain?.[version]?.startBlock;
-  if (block !== undefined && start !== null && start !== undefined && block < BigInt(start)) return { result: "0x" };
-  // The registries' views take no value: a call with one reverts.
-  const reverts = value !== undefined && value !== "0x0" && value !== "0x";
-  const outcome = reverts
-    ? { reverted: true as const }
-    : await registryCall(c, chainId, version, calldata as Hex, block);
-  if ("result" in outcome) return { result: outcome.result };
-  if ("reverted" in outcome) return failure(3, "execution reverted", "0x");
-  return notServed(outcome.notServed);
+  const reads = new Reads(c, chainId);
+  const planning: Planning = {
+    chainId,
+    block,
+    reads,
+    call: (target, inner, sent, depth) => planCall(c, chain, planning, target, inner, sent, depth),
+  };
+  const plan = planning.call(to as Hex, calldata as Hex, value, 0);
+  if ("notServed" in plan) return notServed(plan.notServed);
+  if ("reverted" in plan)
+    return failure(3, `execution reverted${plan.reason ? `: ${plan.reason}` : ""}`, plan.reverted);
+  // The first read is the call's own unit; each further one costs a keyless client another.
+  await c.var.budget.spend(Math.max(0, reads.count - 1), "one per read of the calls within the call");
+  await reads.run(block);
+  return { result: plan.result() };
 }
 
 /** One call's outcome. */

@@ -1,0 +1,105 @@
+/**
+ * How an `eth_call` is answered (docs/architecture.md, "A drop-in for the node"): first planned from
+ * its calldata alone, as the contracts would run it (what reverts, and with what data, is known
+ * before anything is read), then the reads its answers need are done together at one block, then
+ * the answers are encoded. A call this service cannot answer exactly is "not served", never guessed.
+ */
+import type { Context } from "hono";
+import { encodeErrorResult, type Hex, parseAbi } from "viem";
+import { type BlockRead, readAt, readyPosition } from "../routes/answer";
+import type { Env } from "../routes/env";
+import { checksRead } from "../routes/registry";
+import { V1_SPEC } from "../routes/v1";
+import { V2_SPEC } from "../routes/v2";
+
+/** What a call does: reverts with `data`, is not served, or has a result once the reads are done. */
+export type Plan = { reverted: Hex; reason?: string } | { notServed: string } | { result: () => Hex };
+
+export type Version = "v1" | "v2";
+
+/** What planning a call knows: the chain, the block asked (undefined: the head), how to plan an inner call. */
+export type Planning = {
+  chainId: number;
+  block: bigint | undefined;
+  reads: Reads;
+  /** Plans a call the contract makes to `to` (its `multicall`'s, Multicall3's). */
+  call: (to: Hex, data: Hex, value: bigint, depth: number) => Plan;
+};
+
+/** The deepest calls within calls planned: deeper is not served (the EVM stops at 1,024 frames). */
+export const MAX_DEPTH = 16;
+export const TOO_DEEP: Plan = { notServed: `calls nested over ${MAX_DEPTH} deep` };
+
+const errorAbi = parseAbi(["error Error(string)"]);
+
+/** A revert with Solidity's `Error(string)` data, as `require(condition, reason)` reverts. */
+export const revertWith = (reason: string): Plan => ({
+  reverted: encodeErrorResult({ abi: errorAbi, errorName: "Error", args: [reason] }),
+  reason,
+});
+
+/** A revert with no data: calldata the code cannot read, a selector it lacks, value to a view. */
+export const REVERTS: Plan = { reverted: "0x" };
+
+const SPECS = { v2: V2_SPEC, v1: V1_SPEC } as const;
+
+/**
+ * The reads a call's answers need, done together at one block: the block asked, or the head's (the
+ * first read pins it; later reads take the head again only while it has not moved).
+ */
+export class Reads {
+  readonly #c: Context<Env>;
+  readonly #chainId: number;
+  readonly #checks: Record<Version, unknown[]> = { v2: [], v1: [] };
+  #checkAnswers: Record<Version, unknown[]> = { v2: [], v1: [] };
+  readonly #reads: { read: BlockRead; value?: unknown }[] = [];
+  /** The block the answers are at, once read. */
+  block: bigint | undefined;
+
+  constructor(c: Context<Env>, chainId: number) {
+    this.#c = c;
+    this.#chainId = chainId;
+  }
+
+  /** How many reads are asked (each a unit of a keyless budget). */
+  get count(): number {
+    return this.#checks.v2.length + this.#checks.v1.length + this.#reads.length;
+  }
+
+  /** A check's answer (a boolean, or an amount), once read. */
+  check(version: Version, query: unknown): () => unknown {
+    const index = this.#checks[version].push(query) - 1;
+    return () => this.#checkAnswers[version][index];
+  }
+
+  /** A read's body, once read. */
+  read(read: BlockRead): () => unknown {
+    const entry: { read: BlockRead; value?: unknown } = { read };
+    this.#reads.push(entry);
+    return () => entry.value;
+  }
+
+  /** Does every read at `asked` (undefined: the head), pinning the block. */
+  async run(asked: bigint | undefined): Promise<void> {
+    const c = this.#c;
+    const chainId = this.#chainId;
+    let fromHead = false;
+    this.block = asked;
+    const at = async (read: BlockRead) => {
+      if (this.block === undefined || fromHead) {
+        const { body, block } = await readAt(c, chainId, undefined, read);
+        if (this.block === undefined) [this.block, fromHead] = [block, true];
+        if (block === this.block) return body;
+      }
+      return (await readAt(c, chainId, this.block, read)).body;
+    };
+    for (const version of ["v2", "v1"] as const) {
+      const queries = this.#checks[version];
+      if (queries.length === 0) continue;
+      const spec = SPECS[version] as Parameters<typeof checksRead>[0];
+      this.#checkAnswers[version] = (await at(checksRead(spec, c, chainId, queries, (all) => all))) as unknown[];
+    }
+    for (const entry of this.#reads) entry.value = await at(entry.read);
+    this.block ??= (await readyPosition(c, chainId)).indexedBlock;
+  }
+}
