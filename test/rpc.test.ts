@@ -2,12 +2,25 @@
  * `POST /rpc/{chainId}` against the node: seeded writes of both registries (test/helpers/seeded-writes.ts)
  * on anvil, `npm start` indexing them, then batches of random JSON-RPC calls sent alike to anvil
  * and to the service, at the indexed head and at random past blocks (each named by number, so both
- * answer at the same block): every v2 check, v1 check, v2 listing and listing of hashes, spoilt
- * calldata among them. Every `result` must be byte for byte the node's, every error an error.
+ * answer at the same block): every view of both registries the route serves (checks, listings,
+ * hashes, getDelegationsFromHashes, supportsInterface, v2's multicall of these, nested), calldata
+ * spoilt now and then as an attacker would (offsets "negative" or past the end, cut short, unknown
+ * selectors). Every `result` must be byte for byte the node's, every error an error with the node's
+ * revert data, and every function answered by the node at least once.
  *
  * Reproduce a failure with the seed it prints: SEED=<n> npx vitest run test/rpc.test.ts
  */
-import { type Abi, type Address, encodeFunctionData, type Hex, toHex, zeroHash } from "viem";
+import {
+  type Abi,
+  type Address,
+  createPublicClient,
+  decodeFunctionData,
+  encodeFunctionData,
+  type Hex,
+  http,
+  toHex,
+  zeroHash,
+} from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Anvil, startAnvil } from "../devkit/anvil";
 import { indexedBlock } from "../devkit/ask";
@@ -32,6 +45,8 @@ let service: Service;
 let registries: { v1: Address; v2: Address };
 let writes: SeededWrites;
 let head: bigint;
+/** Hashes of delegations the writes made (some since revoked), for getDelegationsFromHashes. */
+let knownHashes: Hex[];
 
 beforeAll(async () => {
   anvil = await startAnvil({ chainId: CHAIN_ID });
@@ -48,6 +63,17 @@ beforeAll(async () => {
     },
     180_000,
   );
+  const client = createPublicClient({ transport: http(anvil.url) });
+  const hashesOf = (wallet: Address) =>
+    client.readContract({
+      address: registries.v2,
+      abi: abis.v2 as Abi,
+      functionName: "getOutgoingDelegationHashes",
+      args: [wallet],
+      blockNumber: head / 2n,
+    }) as Promise<Hex[]>;
+  knownHashes = (await Promise.all(writes.wallets().v2.map(hashesOf))).flat();
+  expect(knownHashes.length, tag("delegations enabled half way")).toBeGreaterThan(3);
 }, 400_000);
 
 afterAll(async () => {
@@ -56,37 +82,101 @@ afterAll(async () => {
 });
 
 type Call = { jsonrpc: "2.0"; id: number; method: string; params: unknown[] };
-type Answer = { id: number; result?: unknown; error?: { code: number; message: string } };
+type Answer = { id: number; result?: unknown; error?: { code: number; message: string; data?: unknown } };
 
-/** A random eth_call of a served view at `block`, now and then with its calldata spoilt. */
-function randomCall(rng: Rng, id: number, block: bigint): Call {
+type Data = { to: Address; data: Hex };
+type Pick = () => [string, unknown[]];
+
+/** Interface ids to ask supportsInterface about: each registry's own, ERC-165's, and others. */
+const INTERFACE_IDS = ["0x01ffc9a7", "0x5f68bc5a", "0x0596d3d5", "0xffffffff", "0x00000000", "0x12345678"] as const;
+
+/** Calldata of a random registry view (v2's `multicall` of such calls too, `depth` deep at most). */
+function randomRegistryCall(rng: Rng, depth = 1): Data {
   const wallets = writes.wallets();
   const v2 = rng.chance(0.7);
   const party = () => rng.pick(v2 ? wallets.v2 : wallets.v1);
   const contract = () => rng.pick(v2 ? V2_CONTRACTS : V1_CONTRACTS);
   const tokenId = () => rng.pick(v2 ? V2_TOKEN_IDS : V1_TOKEN_IDS)[1];
   const rights = () => (rng.chance(0.8) ? zeroHash : (`0x${"61".repeat(32)}` as Hex));
-  const [functionName, args]: [string, unknown[]] = v2
-    ? rng.pick([
-        () => ["checkDelegateForAll", [party(), party(), rights()]],
-        () => ["checkDelegateForContract", [party(), party(), contract(), rights()]],
-        () => ["checkDelegateForERC721", [party(), party(), contract(), tokenId(), rights()]],
-        () => ["checkDelegateForERC20", [party(), party(), contract(), rights()]],
-        () => ["checkDelegateForERC1155", [party(), party(), contract(), tokenId(), rights()]],
-        () => ["getIncomingDelegations", [party()]],
-        () => ["getOutgoingDelegations", [party()]],
-        () => ["getIncomingDelegationHashes", [party()]],
-        () => ["getOutgoingDelegationHashes", [party()]],
-      ] as (() => [string, unknown[]])[])()
-    : rng.pick([
-        () => ["checkDelegateForAll", [party(), party()]],
-        () => ["checkDelegateForContract", [party(), party(), contract()]],
-        () => ["checkDelegateForToken", [party(), party(), contract(), tokenId()]],
-      ] as (() => [string, unknown[]])[])();
-  let data = encodeFunctionData({ abi: abis[v2 ? "v2" : "v1"] as Abi, functionName, args });
-  if (rng.chance(0.05)) data = data.slice(0, 10 + rng.int(data.length - 10)) as Hex;
-  const to = registries[v2 ? "v2" : "v1"];
-  return { jsonrpc: "2.0", id, method: "eth_call", params: [{ to, data }, toHex(block)] };
+  const hash = () => (rng.chance(0.8) ? rng.pick(knownHashes) : (toHex(rng.bigint(256), { size: 32 }) as Hex));
+  const interfaceId = () => (rng.chance(0.8) ? rng.pick(INTERFACE_IDS) : toHex(rng.bigint(32), { size: 4 }));
+  const [functionName, args] = rng.pick<Pick>(
+    v2
+      ? [
+          () => ["checkDelegateForAll", [party(), party(), rights()]],
+          () => ["checkDelegateForContract", [party(), party(), contract(), rights()]],
+          () => ["checkDelegateForERC721", [party(), party(), contract(), tokenId(), rights()]],
+          () => ["checkDelegateForERC20", [party(), party(), contract(), rights()]],
+          () => ["checkDelegateForERC1155", [party(), party(), contract(), tokenId(), rights()]],
+          () => ["getIncomingDelegations", [party()]],
+          () => ["getOutgoingDelegations", [party()]],
+          () => ["getIncomingDelegationHashes", [party()]],
+          () => ["getOutgoingDelegationHashes", [party()]],
+          () => ["getDelegationsFromHashes", [Array.from({ length: rng.int(4) }, hash)]],
+          () => ["supportsInterface", [interfaceId()]],
+          () => ["multicall", [Array.from({ length: depth > 0 ? rng.int(5) : 0 }, () => innerV2(rng, depth - 1))]],
+        ]
+      : [
+          () => ["checkDelegateForAll", [party(), party()]],
+          () => ["checkDelegateForContract", [party(), party(), contract()]],
+          () => ["checkDelegateForToken", [party(), party(), contract(), tokenId()]],
+          () => ["supportsInterface", [interfaceId()]],
+        ],
+  )();
+  const data = encodeFunctionData({ abi: abis[v2 ? "v2" : "v1"] as Abi, functionName, args });
+  randomNames.push(`${v2 ? "v2" : "v1"} ${functionName}`);
+  return { to: registries[v2 ? "v2" : "v1"], data: spoilt(rng, data) };
+}
+
+/** Calldata of a v2 call for v2's `multicall`: a v1 call's there names no v2 function. */
+function innerV2(rng: Rng, depth: number): Hex {
+  for (;;) {
+    const call = randomRegistryCall(rng, depth);
+    if (call.to === registries.v2 || rng.chance(0.1)) return call.data;
+  }
+}
+
+/**
+ * `data`, now and then spoilt as a client or an attacker might: cut short, a selector no function
+ * has, or one word of its arguments replaced (an offset or length pointing elsewhere, past the end,
+ * "negative", or a value past its type's range).
+ */
+function spoilt(rng: Rng, data: Hex): Hex {
+  if (!rng.chance(0.12)) return data;
+  const words = (data.length - 10) / 64;
+  const roll = rng.int(4);
+  if (roll === 0) return data.slice(0, 10 + rng.int(data.length - 10)) as Hex;
+  if (roll === 1 || words === 0) return `0x${toHex(rng.bigint(32), { size: 4 }).slice(2)}${data.slice(10)}`;
+  const at = 10 + 64 * rng.int(words);
+  const value = rng.pick([
+    0n,
+    1n,
+    32n,
+    BigInt(rng.int(512)),
+    1n << 64n,
+    1n << 160n,
+    (1n << 256n) - BigInt(1 + rng.int(256)),
+    (1n << 255n) + BigInt(rng.int(256)),
+  ]);
+  return `${data.slice(0, at)}${value.toString(16).padStart(64, "0")}${data.slice(at + 64)}` as Hex;
+}
+
+/** Every function the calls name, as "<to's name> <function>". */
+const randomNames: string[] = [];
+
+/** The function `call` names, as "<to's name> <function>". */
+function functionOf(call: Data): string {
+  const version = call.to === registries.v2 ? "v2" : "v1";
+  try {
+    return `${version} ${decodeFunctionData({ abi: abis[version] as Abi, data: call.data }).functionName}`;
+  } catch {
+    return `${version} (spoilt)`;
+  }
+}
+
+/** A random eth_call at `block`. */
+function randomCall(rng: Rng, id: number, block: bigint): Call {
+  return { jsonrpc: "2.0", id, method: "eth_call", params: [randomRegistryCall(rng, 2), toHex(block)] };
 }
 
 async function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<Answer[]> {
@@ -105,6 +195,7 @@ describe("POST /rpc/{chainId}", () => {
     const wrong: string[] = [];
     let results = 0;
     let errors = 0;
+    const answered = new Map<string, number>();
     for (let b = 0; b < BATCHES; b++) {
       const block = b % 3 === 0 ? head : 1n + BigInt(rng.int(Number(head)));
       const calls = Array.from({ length: CALLS_PER_BATCH }, (_, i) => randomCall(rng, b * CALLS_PER_BATCH + i, block));
@@ -120,8 +211,13 @@ describe("POST /rpc/{chainId}", () => {
         if (theirs.error !== undefined) {
           errors++;
           if (answer.error === undefined) wrong.push(`${where}: the node errs (${theirs.error.message}), we answer`);
+          // A revert's data is the node's too (MulticallFailed, Multicall3's reasons).
+          else if (theirs.error.data !== undefined && answer.error.data !== theirs.error.data)
+            wrong.push(`${where}: reverts with ${answer.error.data}, the node with ${theirs.error.data}`);
         } else {
           results++;
+          const name = functionOf(call.params[0] as Data);
+          answered.set(name, (answered.get(name) ?? 0) + 1);
           if (answer.result !== theirs.result)
             wrong.push(`${where}: ${JSON.stringify(answer.error ?? answer.result)}, the node ${theirs.result}`);
         }
@@ -131,6 +227,12 @@ describe("POST /rpc/{chainId}", () => {
     console.log(`[rpc] ${results} results and ${errors} errors compared with anvil's; ${wrong.length} wrong`);
     expect(wrong.slice(0, 10), tag(`${wrong.length} answers differ from the node's`)).toEqual([]);
     expect(results, tag("calls the node answered")).toBeGreaterThan(1000);
+    console.log(`[rpc] answered by function: ${JSON.stringify(Object.fromEntries(answered))}`);
+    const served = [...new Set(randomNames)];
+    expect(
+      served.filter((name) => !answered.has(name)),
+      tag("functions the node never answered"),
+    ).toEqual([]);
   }, 300_000);
 
   it("answers eth_chainId, net_version and eth_blockNumber; refuses what it does not serve, HTTP 200", async () => {
