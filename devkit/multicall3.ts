@@ -2,40 +2,20 @@
  * Multicall3 on anvil chains, for tests of what batches its reads through it (viem's `multicall`,
  * and the integrations built on it): its code put at its address, which is the same on every chain.
  */
-import { type Address, type Hex, keccak256, parseAbi } from "viem";
+import { type Address, type Hex, keccak256 } from "viem";
+import { MULTICALL3_ADDRESS, multicall3Abi } from "../core/abi/multicall3";
 import { rpc } from "./rpc";
 
-/** Where Multicall3 is on every chain that has it (its deployer's first transaction, signed once for all). */
-export const MULTICALL3_ADDRESS: Address = "0xcA11bde05977b3631167028862bE2a173976CA11";
+export { MULTICALL3_ADDRESS };
 
 /**
- * Multicall3's functions, every one (viem's own `multicall3Abi` has only those its actions use). Those
- * that batch are payable in the contract; they are declared view here, as viem declares aggregate3,
- * so that readContract takes them: an eth_call of them sends no value.
+ * Multicall3's functions (core/abi/multicall3.ts), those that batch declared view rather than
+ * payable, as viem declares aggregate3, so that readContract takes them: an eth_call of them sends
+ * no value.
  */
-export const MULTICALL3_ABI = parseAbi([
-  "struct Call { address target; bytes callData; }",
-  "struct Call3 { address target; bool allowFailure; bytes callData; }",
-  "struct Call3Value { address target; bool allowFailure; uint256 value; bytes callData; }",
-  "struct Result { bool success; bytes returnData; }",
-  "function aggregate(Call[] calls) view returns (uint256 blockNumber, bytes[] returnData)",
-  "function aggregate3(Call3[] calls) view returns (Result[] returnData)",
-  "function aggregate3Value(Call3Value[] calls) view returns (Result[] returnData)",
-  "function blockAndAggregate(Call[] calls) view returns (uint256 blockNumber, bytes32 blockHash, Result[] returnData)",
-  "function tryAggregate(bool requireSuccess, Call[] calls) view returns (Result[] returnData)",
-  "function tryBlockAndAggregate(bool requireSuccess, Call[] calls) view " +
-    "returns (uint256 blockNumber, bytes32 blockHash, Result[] returnData)",
-  "function getBasefee() view returns (uint256 basefee)",
-  "function getBlockHash(uint256 blockNumber) view returns (bytes32 blockHash)",
-  "function getBlockNumber() view returns (uint256 blockNumber)",
-  "function getChainId() view returns (uint256 chainid)",
-  "function getCurrentBlockCoinbase() view returns (address coinbase)",
-  "function getCurrentBlockDifficulty() view returns (uint256 difficulty)",
-  "function getCurrentBlockGasLimit() view returns (uint256 gaslimit)",
-  "function getCurrentBlockTimestamp() view returns (uint256 timestamp)",
-  "function getEthBalance(address addr) view returns (uint256 balance)",
-  "function getLastBlockHash() view returns (bytes32 blockHash)",
-]);
+export const MULTICALL3_ABI = multicall3Abi.map((item) =>
+  item.type === "function" ? { ...item, stateMutability: "view" as const } : item,
+);
 
 /** keccak256 of the code at MULTICALL3_ADDRESS on mainnet. */
 export const MULTICALL3_CODEHASH: Hex = "0xd5c15df687b16f2ff992fc8d767b4216323184a2bbc6ee2f9c398c318e770891";
