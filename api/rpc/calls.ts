@@ -27,10 +27,8 @@ import { listingRead } from "../routes/registry";
 import { V1_SPEC } from "../routes/v1";
 import { V2_SPEC } from "../routes/v2";
 import type { V2Row } from "../store/store";
-import { MAX_DEPTH, type Plan, type Planning, REVERTS, TOO_DEEP, type Version } from "./plan";
-
-/** A view's answer, planned: its reads asked of `planning.reads`, its value once they are done. */
-type Served = (c: Context<Env>, planning: Planning, args: CallArg[], depth: number) => (() => unknown) | Plan;
+import { MAX_DEPTH, type Plan, type Planning, REVERTS, type Served, TOO_DEEP, type Version } from "./plan";
+import { V1_LISTINGS } from "./v1-listings";
 
 /** Parameters of a check as its GET route names them, from the call's arguments. */
 const paramsOf = (names: readonly string[], args: CallArg[]) =>
@@ -137,6 +135,7 @@ const SERVED: Record<Version, Record<string, Served>> = {
     checkDelegateForAll: check("v1", "all", V1_PARTIES),
     checkDelegateForContract: check("v1", "contract", [...V1_PARTIES, "contract"]),
     checkDelegateForToken: check("v1", "token", [...V1_PARTIES, "contract", "tokenId"]),
+    ...V1_LISTINGS,
     supportsInterface: supportsInterface("v1"),
   },
 };

@@ -74,7 +74,7 @@ type Answer = (planning: Planning, args: CallArg[], depth: number) => Plan;
 
 // The block's own hash is not known while it runs: blockhash(block.number) is zero.
 const withBlock = (planning: Planning, name: string, require: boolean, calls: CallArg | undefined, depth: number) =>
-  aggregated(planning, name, [calls, CALL_HEAD, require ? "call2 failed" : undefined], depth, (ran) => [
+  aggregated(planning, name, [calls, CALL_HEAD, require ? "call failed" : undefined], depth, (ran) => [
     planning.reads.block!,
     zeroHash,
     ran.map(resultOf),
@@ -90,7 +90,7 @@ const ANSWERS: Record<string, Answer> = {
   aggregate3: (planning, [calls], depth) =>
     aggregated(planning, "aggregate3", [calls, CALL3_HEAD, "call failed"], depth, (ran) => ran.map(resultOf)),
   tryAggregate: (planning, [require, calls], depth) =>
-    aggregated(planning, "tryAggregate", [calls, CALL_HEAD, require ? "call2 failed" : undefined], depth, (ran) =>
+    aggregated(planning, "tryAggregate", [calls, CALL_HEAD, require ? "call failed" : undefined], depth, (ran) =>
       ran.map(resultOf),
     ),
   tryBlockAndAggregate: (planning, [require, calls], depth) =>

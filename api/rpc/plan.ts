@@ -6,6 +6,7 @@
  */
 import type { Context } from "hono";
 import { encodeErrorResult, type Hex, parseAbi } from "viem";
+import type { CallArg } from "../../core/calldata";
 import { type BlockRead, readAt, readyPosition } from "../routes/answer";
 import type { Env } from "../routes/env";
 import { checksRead } from "../routes/registry";
@@ -25,6 +26,9 @@ export type Planning = {
   /** Plans a call the contract makes to `to` (its `multicall`'s, Multicall3's). */
   call: (to: Hex, data: Hex, value: bigint, depth: number) => Plan;
 };
+
+/** A view's answer, planned: its reads asked of `planning.reads`, its value once they are done. */
+export type Served = (c: Context<Env>, planning: Planning, args: CallArg[], depth: number) => (() => unknown) | Plan;
 
 /** The deepest calls within calls planned: deeper is not served (the EVM stops at 1,024 frames). */
 export const MAX_DEPTH = 16;
