@@ -1,13 +1,15 @@
 /**
- * `POST /rpc/{chainId}` against the node: seeded writes of both registries (test/helpers/seeded-writes.ts)
- * on anvil, `npm start` indexing them, then batches of random JSON-RPC calls sent alike to anvil
+ * `POST /rpc/{chainId}` against the node: seeded writes of both registries (test/helpers/seeded-writes.ts:
+ * revokes, re-enables, v1 wallet revocations through a contract wallet) on anvil, `npm start` indexing
+ * them through a reorganization, then batches of random JSON-RPC calls sent alike to anvil
  * and to the service, at the indexed head and at random past blocks (each named by number, so both
  * answer at the same block): every view of both registries the route serves (checks, listings in
  * the contracts' order, hashes, getDelegationsFromHashes, supportsInterface, v2's multicall of these,
  * nested) and Multicall3's aggregates of them (deployed at its address: devkit/multicall3.ts), calldata
  * spoilt now and then as an attacker would (offsets "negative" or past the end, cut short, unknown
  * selectors). Every `result` must be byte for byte the node's, every error an error with the node's
- * revert data, and every function answered by the node at least once.
+ * revert data, and every function answered by the node at least once; on Postgres an `npm run serve`
+ * replica's answers too.
  *
  * Reproduce a failure with the seed it prints: SEED=<n> npx vitest run test/rpc.test.ts
  */
@@ -24,14 +26,14 @@ import {
 } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MULTICALL3_ADDRESS, multicall3Abi } from "../core/abi/multicall3";
-import { type Anvil, startAnvil } from "../devkit/anvil";
+import { type Anvil, revertChain, snapshotChain, startAnvil } from "../devkit/anvil";
 import { indexedBlock } from "../devkit/ask";
 import { installMulticall3 } from "../devkit/multicall3";
 import { abis, installRegistries } from "../devkit/oracle";
 import { waitFor } from "../devkit/processes";
 import { chooseSeed, Rng } from "../devkit/random";
-import { chainClient } from "../devkit/rpc";
-import { type Service, startService } from "../devkit/service";
+import { chainClient, rpc } from "../devkit/rpc";
+import { plainOutput, type Replica, type Service, startReplica, startService } from "../devkit/service";
 import { CONTRACTS as V1_CONTRACTS, TOKEN_IDS as V1_TOKEN_IDS } from "../devkit/v1/generate";
 import { CONTRACTS as V2_CONTRACTS, TOKEN_IDS as V2_TOKEN_IDS } from "../devkit/v2/generate";
 import { SeededWrites } from "./helpers/seeded-writes";
@@ -46,6 +48,8 @@ const CALLS_PER_BATCH = 150;
 
 let anvil: Anvil;
 let service: Service;
+/** On Postgres, an `npm run serve` replica answering from the same database. */
+let replica: Replica | undefined;
 let registries: { v1: Address; v2: Address };
 let writes: SeededWrites;
 let head: bigint;
@@ -60,17 +64,34 @@ beforeAll(async () => {
   registries = await installRegistries(anvil.url);
   deployed = await chainClient(anvil.url).getBlockNumber();
   writes = await SeededWrites.on(anvil.url, SEED, registries);
-  await writes.v2(60);
-  await writes.v1(40, 4);
+  await writes.v2(50);
+  await writes.v1(30, 3);
   service = await startService({ rpc: { [CHAIN_ID]: anvil.url } });
-  head = await waitFor(
-    "the service to index the last write",
-    async () => {
-      const block = await indexedBlock({ serviceUrl: service.url, chainId: CHAIN_ID, headers: service.headers });
-      return block !== undefined && block >= writes.lastWriteBlock ? block : undefined;
-    },
-    180_000,
-  );
+  const untilIndexed = (block: bigint) =>
+    waitFor(
+      `the service to index block ${block}`,
+      async () => {
+        const at = await indexedBlock({ serviceUrl: service.url, chainId: CHAIN_ID, headers: service.headers });
+        return at !== undefined && at >= block ? at : undefined;
+      },
+      180_000,
+    );
+  await untilIndexed(writes.lastWriteBlock);
+  // A reorganization: writes on a branch the service indexes, then others on the branch that wins.
+  const fork = await snapshotChain(anvil.url);
+  await writes.v2(10);
+  await writes.v1(8, 1);
+  const tipA = await chainClient(anvil.url).getBlockNumber();
+  await untilIndexed(tipA);
+  await revertChain(anvil.url, fork);
+  writes.forgetAfter(fork.block);
+  await writes.v2(10);
+  await writes.v1(8, 1);
+  const now = await chainClient(anvil.url).getBlockNumber();
+  if (now < tipA + 3n) await rpc(anvil.url, "anvil_mine", [toHex(tipA + 3n - now)]);
+  head = await untilIndexed(await chainClient(anvil.url).getBlockNumber());
+  expect(plainOutput(service), tag("the indexer saw the reorganization")).toMatch(/Reorged block/);
+  if (process.env.DATABASE_URL) replica = await startReplica(service);
   const client = createPublicClient({ transport: http(anvil.url) });
   const hashesOf = (wallet: Address) =>
     client.readContract({
@@ -85,6 +106,7 @@ beforeAll(async () => {
 }, 400_000);
 
 afterAll(async () => {
+  await replica?.stop();
   await service?.stop();
   await anvil?.stop();
 });
@@ -255,24 +277,28 @@ describe("POST /rpc/{chainId}", () => {
     for (let b = 0; b < BATCHES; b++) {
       const block = b % 3 === 0 ? head : 1n + BigInt(rng.int(Number(head)));
       const calls = Array.from({ length: CALLS_PER_BATCH }, (_, i) => randomCall(rng, b * CALLS_PER_BATCH + i, block));
-      const [ours, node] = await Promise.all([
-        post(`${service.url}/rpc/${CHAIN_ID}`, calls, service.headers),
+      const processes = [service, ...(replica ? [replica] : [])];
+      const [node, ...answers] = await Promise.all([
         post(anvil.url, calls),
+        ...processes.map((p) => post(`${p.url}/rpc/${CHAIN_ID}`, calls, service.headers)),
       ]);
-      const byId = new Map(node.map((answer) => [answer.id, answer]));
-      for (const answer of ours) {
+      const byId = new Map(node!.map((answer) => [answer.id, answer]));
+      for (const ours of answers) expect(ours.length, tag("one answer per call")).toBe(calls.length);
+      for (const answer of answers.flat()) {
         const theirs = byId.get(answer.id)!;
         const call = calls.find((c) => c.id === answer.id)!;
         const where = `block ${block} ${JSON.stringify(call.params[0])}`;
-        if (theirs.error !== undefined) {
+        if (answer.error?.message.startsWith("not served") && isSpoilt((call.params[0] as Data).data)) {
+          // Spoilt calldata may call an address nothing here answers for (the node runs it).
+          notServed++;
+        } else if (theirs.error !== undefined) {
           errors++;
           if (answer.error === undefined) wrong.push(`${where}: the node errs (${theirs.error.message}), we answer`);
           // A revert's data is the node's too (MulticallFailed, Multicall3's reasons).
           else if (theirs.error.data !== undefined && answer.error.data !== theirs.error.data)
-            wrong.push(`${where}: reverts with ${answer.error.data}, the node with ${theirs.error.data}`);
-        } else if (answer.error?.message.startsWith("not served") && isSpoilt((call.params[0] as Data).data)) {
-          // Spoilt calldata may call an address nothing here answers for (the node runs it).
-          notServed++;
+            wrong.push(
+              `${where}: ${answer.error.message} (${answer.error.data}), the node reverts with ${theirs.error.data}`,
+            );
         } else {
           results++;
           const name = functionOf(call.params[0] as Data);
@@ -281,7 +307,6 @@ describe("POST /rpc/{chainId}", () => {
             wrong.push(`${where}: ${JSON.stringify(answer.error ?? answer.result)}, the node ${theirs.result}`);
         }
       }
-      expect(ours.length, tag("one answer per call")).toBe(calls.length);
     }
     console.log(
       `[rpc] ${results} results and ${errors} errors compared with anvil's, ${notServed} spoilt calls not served; ${wrong.length} wrong`,
