@@ -1,12 +1,24 @@
 import { createHash } from "node:crypto";
 import { request } from "node:http";
 import { connect } from "node:net";
-import { type Address, createPublicClient, createWalletClient, encodeFunctionData, http, zeroHash } from "viem";
+import {
+  type Abi,
+  type AbiFunction,
+  type Address,
+  createPublicClient,
+  createWalletClient,
+  encodeFunctionData,
+  type Hex,
+  http,
+  toFunctionSelector,
+  zeroHash,
+} from "viem";
 import { anvil as anvilChain } from "viem/chains";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAX_LABEL } from "../api/limits";
 import { ADMIN_OPERATIONS, OPERATIONS, type Operation } from "../api/openapi/document";
 import { PARAMETERS, type ParameterKey, V1_CHECK_PARAMETERS, V2_CHECK_PARAMETERS } from "../api/openapi/parameters";
+import { MULTICALL3_ADDRESS, multicall3Abi } from "../core/abi/multicall3";
 import { DIRECTIONS, MAX_BLOCK_NUMBER } from "../core/parse";
 import { V1_CHECK_KINDS, type V1CheckKind } from "../core/v1";
 import { V2_CHECK_KINDS, type V2CheckKind } from "../core/v2";
@@ -467,6 +479,93 @@ function checkItemJson(version: "v1" | "v2"): string {
 const listJson = (item: () => string) =>
   chance(0.95) ? `[${Array.from({ length: 1 + rng.int(4) }, item).join(",")}]` : anyJson();
 
+/** Calldata for a registry or Multicall3: a call of any of their functions (writes too), spoilt or not. */
+function calldataOf(depth = 2): string {
+  const version = pick(["v1", "v2"] as const);
+  const abi = abis[version] as Abi;
+  const fns = abi.filter((item): item is AbiFunction => item.type === "function");
+  const fn = pick(fns);
+  const arg = (type: string): unknown => {
+    if (type === "address") return pick([...chain.parties, CONTRACT, ADDRESS]);
+    if (type === "bool") return chance(0.5);
+    if (type === "bytes32") return pick([zeroHash, ...(chain.hashes as Hex[])].slice(0, 8));
+    if (type === "bytes4") return pick(["0x01ffc9a7", "0x5f68bc5a", "0xffffffff"]);
+    if (type === "uint256") return pick([0n, TOKEN_ID, (1n << 256n) - 1n]);
+    if (type === "bytes32[]") return Array.from({ length: rng.int(4) }, () => arg("bytes32"));
+    if (type === "bytes[]") return depth > 0 ? Array.from({ length: rng.int(4) }, () => calldataOf(depth - 1)) : [];
+    return [];
+  };
+  let data: string;
+  try {
+    data = encodeFunctionData({ abi: [fn], functionName: fn.name, args: fn.inputs.map((input) => arg(input.type)) });
+  } catch {
+    data = toFunctionSelector(fn);
+  }
+  if (depth > 0 && chance(0.15)) {
+    const calls = Array.from({ length: rng.int(4) }, () => ({
+      target: pick<Address>([addresses.v2.address, addresses.v1.address, MULTICALL3_ADDRESS, CONTRACT]),
+      allowFailure: chance(0.5),
+      callData: calldataOf(depth - 1) as Hex,
+    }));
+    data = encodeFunctionData({ abi: multicall3Abi, functionName: "aggregate3", args: [calls] });
+  }
+  return rng.weighted<() => string>([
+    [6, () => data],
+    [1, () => data.slice(0, 2 + rng.int(data.length - 1))],
+    [1, () => `${data.slice(0, 10)}${"f".repeat(64)}${data.slice(74)}`],
+    [1, () => `0x${rng.bigint(8 * rng.int(100)).toString(16)}`],
+    [1, () => hostile()],
+  ])();
+}
+
+/** A JSON-RPC call for /rpc: eth_call of registry calldata at any block, other methods, or hostile fields. */
+function rpcCallJson(): string {
+  const to = pick([addresses.v2.address, addresses.v1.address, MULTICALL3_ADDRESS, CONTRACT, "0x", hostile()]);
+  const tx = objectJson([
+    ["to", JSON.stringify(to)],
+    [chance(0.8) ? "data" : "input", chance(0.95) ? JSON.stringify(calldataOf()) : anyJson()],
+    ...(chance(0.1) ? [["value", JSON.stringify(pick(["0x0", "0x1", "0x", "1", hostile()]))] as [string, string]] : []),
+  ]);
+  const at = rng.weighted<() => string>([
+    [3, () => JSON.stringify(pick(["latest", "safe", "finalized", "pending", "earliest"]))],
+    [3, () => JSON.stringify(`0x${block().toString(16)}`)],
+    [1, () => JSON.stringify(`0x${(chain.head + 1000n).toString(16)}`)],
+    [1, () => objectJson([["blockNumber", JSON.stringify(`0x${block().toString(16)}`)]])],
+    [1, () => objectJson([["blockHash", JSON.stringify(zeroHash)]])],
+    [1, () => anyJson(1)],
+  ])();
+  const method = pick([
+    "eth_call",
+    "eth_call",
+    "eth_call",
+    "eth_chainId",
+    "eth_blockNumber",
+    "net_version",
+    "eth_sendTransaction",
+    "eth_getBalance",
+    hostile(),
+  ]);
+  return objectJson([
+    ...(chance(0.95) ? [["jsonrpc", JSON.stringify(chance(0.95) ? "2.0" : hostile())] as [string, string]] : []),
+    ...(chance(0.9) ? [["id", chance(0.8) ? String(rng.int(1000)) : anyJson(1)] as [string, string]] : []),
+    ["method", JSON.stringify(method)],
+    ["params", chance(0.9) ? `[${tx}${chance(0.8) ? `,${at}` : ""}]` : anyJson(1)],
+  ]);
+}
+
+/** A JSON-RPC body: one call, a batch (up to past the 1,000 allowed), or none. */
+const rpcBodyJson = (): string =>
+  rng.weighted<() => string>([
+    [4, rpcCallJson],
+    [3, () => `[${Array.from({ length: 1 + rng.int(5) }, rpcCallJson).join(",")}]`],
+    [
+      1,
+      () =>
+        `[${Array.from({ length: pick([1000, 1001]) }, () => '{"jsonrpc":"2.0","id":1,"method":"eth_chainId"}').join(",")}]`,
+    ],
+    [1, () => pick(["[]", "{}", "[1]", '{"jsonrpc":"2.0"}'])],
+  ])();
+
 /** A POST's body: of the operation's shape, right or hostile in every field, or no JSON object at all. */
 function bodyOf(op: Operation): { text: string; type?: string } {
   const version = op.path.includes("/v1/") ? "v1" : "v2";
@@ -477,6 +576,7 @@ function bodyOf(op: Operation): { text: string; type?: string } {
     ...(chance(0.3) ? [["blockNumber", fieldJson("blockNumber")] as [string, string]] : []),
   ];
   const shaped = (): string => {
+    if (op.path.startsWith("/rpc/")) return rpcBodyJson();
     if (op.path.endsWith("/check"))
       return objectJson([...chainFields(), ["checks", listJson(() => checkItemJson(version))], ...prototypeFields()]);
     if (op.path.endsWith("/wallets")) {
