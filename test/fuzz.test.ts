@@ -553,16 +553,13 @@ function rpcCallJson(): string {
   ]);
 }
 
+const CHAIN_ID_CALL = '{"jsonrpc":"2.0","id":1,"method":"eth_chainId"}';
 /** A JSON-RPC body: one call, a batch (up to past the 1,000 allowed), or none. */
 const rpcBodyJson = (): string =>
   rng.weighted<() => string>([
     [4, rpcCallJson],
     [3, () => `[${Array.from({ length: 1 + rng.int(5) }, rpcCallJson).join(",")}]`],
-    [
-      1,
-      () =>
-        `[${Array.from({ length: pick([1000, 1001]) }, () => '{"jsonrpc":"2.0","id":1,"method":"eth_chainId"}').join(",")}]`,
-    ],
+    [1, () => `[${Array.from({ length: pick([1000, 1001]) }, () => CHAIN_ID_CALL).join(",")}]`],
     [1, () => pick(["[]", "{}", "[1]", '{"jsonrpc":"2.0"}'])],
   ])();
 

@@ -309,7 +309,8 @@ describe("POST /rpc/{chainId}", () => {
       }
     }
     console.log(
-      `[rpc] ${results} results and ${errors} errors compared with anvil's, ${notServed} spoilt calls not served; ${wrong.length} wrong`,
+      `[rpc] ${results} results and ${errors} errors compared with anvil's, ` +
+        `${notServed} spoilt calls not served; ${wrong.length} wrong`,
     );
     expect(wrong.slice(0, 10), tag(`${wrong.length} answers differ from the node's`)).toEqual([]);
     expect(results, tag("calls the node answered")).toBeGreaterThan(1000);

@@ -13,9 +13,12 @@ export const multicall3Abi = parseAbi([
   "function aggregate(Call[] calls) payable returns (uint256 blockNumber, bytes[] returnData)",
   "function aggregate3(Call3[] calls) payable returns (Result[] returnData)",
   "function tryAggregate(bool requireSuccess, Call[] calls) payable returns (Result[] returnData)",
-  "function tryBlockAndAggregate(bool requireSuccess, Call[] calls) payable returns (uint256 blockNumber, bytes32 blockHash, Result[] returnData)",
-  "function blockAndAggregate(Call[] calls) payable returns (uint256 blockNumber, bytes32 blockHash, Result[] returnData)",
-  "function aggregate3Value((address target, bool allowFailure, uint256 value, bytes callData)[] calls) payable returns (Result[] returnData)",
+  "function tryBlockAndAggregate(bool requireSuccess, Call[] calls) payable " +
+    "returns (uint256 blockNumber, bytes32 blockHash, Result[] returnData)",
+  "function blockAndAggregate(Call[] calls) payable " +
+    "returns (uint256 blockNumber, bytes32 blockHash, Result[] returnData)",
+  "struct Call3Value { address target; bool allowFailure; uint256 value; bytes callData; }",
+  "function aggregate3Value(Call3Value[] calls) payable returns (Result[] returnData)",
   "function getBlockNumber() view returns (uint256 blockNumber)",
   "function getChainId() view returns (uint256 chainid)",
   "function getBasefee() view returns (uint256 basefee)",
