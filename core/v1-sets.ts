@@ -10,7 +10,7 @@ import { type V1Key, type V1Type, v1KeyString } from "./v1";
  * Addresses are lowercase.
  */
 
-/** A v1 event as the sets need it (api/store/history-store.ts's V1EventRow). */
+/** A v1 event as the sets need it (and as the history reads it: api/store/history-store.ts). */
 export type V1SetEvent = {
   kind: string;
   vault: Address;

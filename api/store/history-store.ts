@@ -22,6 +22,7 @@ import { type SQL, sql } from "drizzle-orm";
 import type { Address, Hex } from "viem";
 import type { Direction } from "../../core/parse";
 import type { V1Key } from "../../core/v1";
+import type { V1SetEvent } from "../../core/v1-sets";
 import type { V2State } from "../../core/v2";
 import { v1InForceSql, v1KeysSql, v2EnablesSql } from "./rules-sql";
 import type { Execute, V1Row, V2Row } from "./store";
@@ -59,18 +60,11 @@ export type V2EventRow = {
   enable: boolean | null;
 };
 
-export type V1EventRow = {
+export type V1EventRow = V1SetEvent & {
   blockNumber: bigint;
   blockTimestamp: bigint;
   transactionHash: Hex;
   logIndex: number;
-  kind: string;
-  vault: Address;
-  delegate: Address | null;
-  contract: Address | null;
-  tokenId: bigint | null;
-  value: boolean | null;
-  revokedDelegate: Address | null;
 };
 
 /** Reads at a block, and of the events in a range; see the module's head. */
