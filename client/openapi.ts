@@ -674,29 +674,56 @@ export interface components {
         };
         /** @description Every chain this instance serves. */
         Chains: components["schemas"]["Chain"][];
-        /** @description A JSON-RPC 2.0 request: eth_call, eth_chainId, net_version, eth_blockNumber, web3_clientVersion. */
+        /** @description A JSON-RPC 2.0 request: eth_call (to a registry), eth_chainId, net_version, eth_blockNumber, web3_clientVersion; without `id`, a notification (not answered). */
         RpcRequest: {
-            /** @constant */
+            /**
+             * @description The protocol's version.
+             * @constant
+             */
             jsonrpc: "2.0";
+            /** @description What its answer is named by. */
             id?: string | number | null;
+            /** @description The method called. */
             method: string;
+            /** @description The method's parameters, in order. */
             params?: unknown[];
         };
         /** @description One JSON-RPC request, or a batch of at most 1,000. */
         RpcBody: components["schemas"]["RpcRequest"] | components["schemas"]["RpcRequest"][];
-        /** @description A JSON-RPC 2.0 answer: its request's id, and a result or an error (code, message, data). */
-        RpcAnswer: {
-            /** @constant */
+        /** @description A call answered: what the chain's node returns for it at the block. */
+        RpcResult: {
+            /**
+             * @description The protocol's version.
+             * @constant
+             */
             jsonrpc: "2.0";
+            /** @description The request's id. */
             id: string | number | null;
-            result?: unknown;
-            error?: {
+            /** @description The method's result: for eth_call, the ABI-encoded return data. */
+            result: unknown;
+        };
+        /** @description A call refused, as a node refuses it (a revert is code 3 with its data). */
+        RpcFailure: {
+            /**
+             * @description The protocol's version.
+             * @constant
+             */
+            jsonrpc: "2.0";
+            /** @description The request's id; null where it could not be read. */
+            id: string | number | null;
+            /** @description The error. */
+            error: {
+                /** @description JSON-RPC's code (-32700 to -32000), or 3 for a revert. */
                 code: number;
+                /** @description What went wrong. */
                 message: string;
+                /** @description A revert's data (hex). */
                 data?: unknown;
             };
         };
-        /** @description One answer for one request; an array of them, in order, for a batch (none for notifications). */
+        /** @description One call's answer. */
+        RpcAnswer: components["schemas"]["RpcResult"] | components["schemas"]["RpcFailure"];
+        /** @description One answer for one request; for a batch, the answers in its order (notifications have none). */
         RpcReply: components["schemas"]["RpcAnswer"] | components["schemas"]["RpcAnswer"][];
         /** @description An error (RFC 9457 problem details, application/problem+json); `code` is the stable key. */
         Problem: {
