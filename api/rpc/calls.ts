@@ -9,7 +9,6 @@ import {
   type AbiFunction,
   type Address,
   encodeErrorResult,
-  encodeFunctionResult,
   type Hex,
   toFunctionSelector,
   zeroAddress,
@@ -27,6 +26,7 @@ import { listingRead } from "../routes/registry";
 import { V1_SPEC } from "../routes/v1";
 import { V2_SPEC } from "../routes/v2";
 import type { V2Row } from "../store/store";
+import { encodeResult } from "./encode";
 import { MAX_DEPTH, type Plan, type Planning, REVERTS, type Served, TOO_DEEP, type Version } from "./plan";
 import { V1_LISTINGS } from "./v1-listings";
 
@@ -183,7 +183,7 @@ export function registryPlan(
     result: () => {
       const value = answer();
       const result = typeof value === "number" ? BigInt(value) : value;
-      return encodeFunctionResult({ abi: [fn], functionName: fn.name, result: result as never });
+      return encodeResult(fn, result);
     },
   };
 }

@@ -1,0 +1,47 @@
+import { type Abi, type AbiFunction, type AbiParameter, encodeFunctionResult, getAddress, toHex } from "viem";
+import { describe, expect, it } from "vitest";
+import { registryV1Abi } from "../../core/abi/registryV1";
+import { registryV2Abi } from "../../core/abi/registryV2";
+import { Rng } from "../../devkit/random";
+import { encodeResult } from "./encode";
+
+const rng = new Rng(20261129);
+
+/** A random value of `param`'s type (small arrays; addresses lowercase or checksummed, as rows hold them). */
+function randomValue(param: AbiParameter): unknown {
+  const { type } = param;
+  if (type.endsWith("[]")) {
+    const element = { ...param, type: type.slice(0, -2) } as AbiParameter;
+    return Array.from({ length: rng.int(4) }, () => randomValue(element));
+  }
+  if (type === "tuple")
+    return Object.fromEntries(
+      (param as { components: readonly AbiParameter[] }).components.map((c) => [c.name!, randomValue(c)]),
+    );
+  if (type === "address") {
+    const address = toHex(rng.bigint(160), { size: 20 });
+    return rng.chance(0.5) ? getAddress(address) : address;
+  }
+  if (type === "bool") return rng.chance(0.5);
+  if (type === "uint8") return rng.int(6);
+  if (type.startsWith("uint")) return rng.pick([0n, 1n, rng.bigint(64), rng.bigint(256)]);
+  if (type === "bytes32") return toHex(rng.bigint(256), { size: 32 });
+  if (type === "bytes4") return toHex(rng.bigint(32), { size: 4 });
+  if (type === "bytes") return toHex(rng.bigint(8 * rng.int(70)));
+  throw new Error(`no values of ${type} here`);
+}
+
+describe("encodeResult", () => {
+  const views = [...(registryV2Abi as Abi), ...(registryV1Abi as Abi)].filter(
+    (item): item is AbiFunction => item.type === "function" && item.stateMutability === "view",
+  );
+
+  it("encodes every view's return value exactly as viem does", () => {
+    for (const fn of views)
+      for (let i = 0; i < 30; i++) {
+        const value = randomValue(fn.outputs[0]!);
+        const expected = encodeFunctionResult({ abi: [fn], functionName: fn.name, result: value as never });
+        expect(encodeResult(fn, value), `${fn.name} ${i}`).toBe(expected);
+      }
+  });
+});
