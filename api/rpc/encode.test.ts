@@ -2,10 +2,24 @@ import { type Abi, type AbiFunction, type AbiParameter, encodeFunctionResult, ge
 import { describe, expect, it } from "vitest";
 import { registryV1Abi } from "../../core/abi/registryV1";
 import { registryV2Abi } from "../../core/abi/registryV2";
-import { Rng } from "../../devkit/random";
 import { encodeResult } from "./encode";
 
-const rng = new Rng(20261129);
+/** A seeded generator (the API's tests import nothing of devkit/): Park–Miller, its state in 1..2^31-2. */
+let state = 20261129;
+const next = () => {
+  state = (state * 48271) % 2147483647;
+  return state;
+};
+const rng = {
+  int: (n: number) => next() % n,
+  chance: (p: number) => next() / 2147483647 < p,
+  pick: <T>(items: readonly T[]) => items[next() % items.length]!,
+  bigint: (bits: number) => {
+    let value = 0n;
+    for (let b = 0; b < bits; b += 24) value = (value << 24n) | BigInt(next() & 0xffffff);
+    return value & ((1n << BigInt(bits)) - 1n);
+  },
+};
 
 /** A random value of `param`'s type (small arrays; addresses lowercase or checksummed, as rows hold them). */
 function randomValue(param: AbiParameter): unknown {
