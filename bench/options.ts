@@ -33,6 +33,8 @@ const FULL = {
   /** Registry events backfilled by a fresh indexer; and by npm start alone on PGlite before its checks. */
   backfillEvents: 200_000,
   startEvents: 20_000,
+  /** Delegations of the wallet /rpc lists (bench/rpc.ts). */
+  rpcListing: 1_000,
   /** Samples of the delay from a new delegation's block to the API's answer. */
   delaySamples: 7,
   /** Seconds of the hostile section's attack, and of the idle span measured before it. */
@@ -61,6 +63,7 @@ const SMOKE: typeof FULL = {
   listingPage: 50,
   backfillEvents: 3_000,
   startEvents: 1_000,
+  rpcListing: 150,
   delaySamples: 2,
   attackS: 3,
 };

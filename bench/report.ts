@@ -18,6 +18,7 @@ import type { LoadResult } from "./load";
 import type { RouteFigure } from "./measure";
 import type { BenchOptions } from "./options";
 import { MIN_QUERIES } from "./routes";
+import type { RpcFigures } from "./rpc";
 import type { CheckFigure, ServingFigures } from "./serving";
 import { BULK_SIZES, type Size } from "./stack";
 
@@ -91,6 +92,11 @@ export const TARGETS = [
   { name: "keyed p99 beside a keyless flood over unloaded", reads: "floodTail", max: 3, unit: "×" },
   { name: "keyed checks, two hosts over one (modelled)", reads: "scaleKeyed", min: 1.8, unit: "×" },
   { name: "keyless checks, two hosts over one (modelled)", reads: "scaleKeyless", min: 1.8, unit: "×" },
+  { name: "/rpc check req/s, share of hello's", reads: "rpcShare", min: 0.5, unit: "share" },
+  { name: "/rpc check req/s over anvil eth_call's (as shares)", reads: "rpcOverAnvil", min: 1, unit: "×" },
+  { name: "/rpc past-block check req/s, share of hello's", reads: "rpcPastShare", min: 0.3, unit: "share" },
+  { name: "/rpc getIncomingDelegations req/s over anvil's", reads: "rpcListing", min: 3, unit: "×" },
+  { name: "/rpc aggregate3 of 100 checks p50 over a REST batch's", reads: "rpcAggregate", max: 2, unit: "×" },
 ] as const satisfies readonly Target[];
 
 /** Failed: answers other than 2xx, errors (timeouts among them), or not one answer within the run. */
@@ -161,8 +167,14 @@ function targetFigures(
   s: ServingFigures,
   b: BackfillFigures,
   start: PgliteStartFigures,
+  rpc: RpcFigures,
 ) {
   const { past, history, integrators, hostile, scale } = s;
+  const over = (a: RouteFigure, b: RouteFigure, value: number) => ({
+    label: a.label,
+    value,
+    failed: failures(a.result) + failures(b.result) > 0,
+  });
   const checks = [...s.small.checks, ...s.large.checks];
   const [fewest, most] = [Math.min(...o.hot), Math.max(...o.hot)];
   const alone = s.large.listings.filter((l) => l.connections === 1);
@@ -252,6 +264,11 @@ function targetFigures(
     floodTail: flood((keyed.loaded.result.p99 ?? NaN) / (keyed.unloaded.result.p99 ?? NaN)),
     scaleKeyed: twoHosts(SCALE_KINDS[0]),
     scaleKeyless: twoHosts(SCALE_KINDS[1]),
+    rpcShare: worst([rpc.check], share, true),
+    rpcOverAnvil: over(rpc.check, rpc.anvilCheck, share(rpc.check) / share(rpc.anvilCheck)),
+    rpcPastShare: worst([rpc.past], share, true),
+    rpcListing: over(rpc.listing, rpc.anvilListing, rpc.listing.result.rps / rpc.anvilListing.result.rps),
+    rpcAggregate: over(rpc.aggregate, rpc.batch, (rpc.aggregate.result.p50 ?? NaN) / (rpc.batch.result.p50 ?? NaN)),
   } satisfies Record<string, Figure>;
 }
 
@@ -431,6 +448,7 @@ export function report(
   s: ServingFigures,
   b: BackfillFigures,
   start: PgliteStartFigures,
+  rpc: RpcFigures,
 ): string {
   const runs = [
     s.hello,
@@ -450,6 +468,13 @@ export function report(
     s.hostile.keyed.loaded,
     // The keyless run's answers are in its line: its shed ones would read as failures in the table.
     s.scale.keyed,
+    rpc.check,
+    rpc.anvilCheck,
+    rpc.past,
+    rpc.listing,
+    rpc.anvilListing,
+    rpc.aggregate,
+    rpc.batch,
   ];
   const [small, large] = [s.small.size, s.large.size];
   return [
@@ -476,6 +501,6 @@ export function report(
     ...hostileLines(o, s.hostile),
     ...scaleLines(env, s.scale),
     "",
-    ...targetLines(targetFigures(o, env, s, b, start)),
+    ...targetLines(targetFigures(o, env, s, b, start, rpc)),
   ].join("\n");
 }

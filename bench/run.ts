@@ -15,6 +15,7 @@ import { backfillChain, measureBackfill, measureStartOnPglite } from "./backfill
 import { afterHello, routeMeasurer } from "./measure";
 import { benchOptions } from "./options";
 import { report } from "./report";
+import { measureRpc } from "./rpc";
 import { runBenchScript } from "./script";
 import { measureServing } from "./serving";
 import { startHello } from "./stack";
@@ -38,6 +39,11 @@ await runBenchScript("npm run bench", async ({ db, cleanup, log, startedAt }) =>
     const measure = afterHello(routeMeasurer(o, log, serving.verified), await startHello(cleanup));
     return measureStartOnPglite(cleanup, chain, o.seed + 6, measure);
   });
+  log(`/rpc beside anvil's eth_call: ${o.rpcListing.toLocaleString("en")} delegations to one wallet on a fresh chain`);
+  const rpcFigures = await cleanup.scope(async () => {
+    const measure = routeMeasurer(o, log, serving.verified);
+    return measureRpc(o, cleanup, measure, afterHello(measure, await startHello(cleanup)), log);
+  });
   const autocannon = readFileSync(`${ROOT}/node_modules/autocannon/package.json`, "utf8");
   const env = {
     cores: availableParallelism(),
@@ -45,5 +51,5 @@ await runBenchScript("npm run bench", async ({ db, cleanup, log, startedAt }) =>
     autocannon: (JSON.parse(autocannon) as { version: string }).version,
     runtimeS: (Date.now() - startedAt) / 1000,
   };
-  console.log(`\n${report(o, env, serving, backfill, start)}`);
+  console.log(`\n${report(o, env, serving, backfill, start, rpcFigures)}`);
 });

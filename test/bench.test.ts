@@ -134,6 +134,19 @@ describe.runIf(process.env.DATABASE_URL)("npm run bench -- --smoke", () => {
       expect(line).toMatch(new RegExp(`(missed: ${NUMBER}(× the limit|% of the target)|failed under load)$`));
   });
 
+  it("prints /rpc's runs beside anvil's eth_call of the same calls, and a REST batch beside aggregate3", () => {
+    for (const label of [
+      "v2 check contract through /rpc",
+      "(b) anvil eth_call of the same checks",
+      "v2 check contract through /rpc at a past block",
+      "(b) anvil eth_call of the same listing",
+      "Multicall3 aggregate3 of 100 v2 checks through /rpc, 1 connection",
+      "v2 batch of the same 100 checks, 1 connection",
+    ])
+      expect(results).toMatch(row(label));
+    expect(results).toMatch(rowOf(`v2 getIncomingDelegations through /rpc, ${NUMBER}-delegation wallet`));
+  });
+
   it("prints the vaults of hot wallets and bulk listings, at the head and at a past block", () => {
     for (const at of ["", " at a past block"]) {
       for (const kind of ["all", "erc20"])
