@@ -21,7 +21,7 @@ import type { LoadRequest } from "./load";
 import type { HelloFigure, RouteFigure, RouteMeasurer } from "./measure";
 import type { BenchOptions } from "./options";
 import { MIN_QUERIES, type Route } from "./routes";
-import { CHAIN_ID, startChain, startIndexer } from "./stack";
+import { CHAIN_ID, startChain, startIndexer, startServe } from "./stack";
 
 export type RpcFigures = {
   /** Delegations of the listed wallet. */
@@ -104,6 +104,7 @@ async function delegate(url: string, registry: Address, size: number): Promise<b
 
 /** Multicall3's aggregate3 of 100 checks, beside one REST batch of the same 100 (both alone). */
 async function measureAggregate(
+  o: BenchOptions,
   service: { url: string; headers: Record<string, string> },
   registry: Address,
   queries: number[],
@@ -137,6 +138,7 @@ async function measureAggregate(
     json,
     `Multicall3 aggregate3 of ${AGGREGATED} v2 checks through /rpc, 1 connection`,
     1,
+    o.batchDurationS,
   );
   const batchBodies = sets.map((set) =>
     toJson({
@@ -159,6 +161,7 @@ async function measureAggregate(
     json,
     `v2 batch of the same ${AGGREGATED} checks, 1 connection`,
     1,
+    o.batchDurationS,
   );
   return { aggregate, batch };
 }
@@ -179,16 +182,22 @@ export async function measureRpc(
   const blocks = await delegate(chain.anvil.url, registry, size);
   const head = blocks.at(-1)!;
   log(`/rpc: ${size.toLocaleString("en")} delegations to one wallet in ${blocks.length} blocks up to ${head}`);
-  const service = await startIndexer(cleanup, chain);
+  const indexer = await startIndexer(cleanup, chain);
   // Ready can come before the newest blocks are indexed: the checks' answers need the last one.
-  await waitFor(
-    "the service to index the delegations",
-    async () => {
-      const at = await indexedBlock({ serviceUrl: service.url, chainId: CHAIN_ID, headers: service.headers });
-      return at !== undefined && at >= head ? true : undefined;
-    },
-    120_000,
-  );
+  const indexedTo = (url: string) =>
+    waitFor(
+      "the service to index the delegations",
+      async () => {
+        const at = await indexedBlock({ serviceUrl: url, chainId: CHAIN_ID, headers: indexer.headers });
+        return at !== undefined && at >= head ? true : undefined;
+      },
+      120_000,
+    );
+  await indexedTo(indexer.url);
+  // Measured where the REST checks are: on the replicas, whose workers the hello runs match.
+  const replica = await startServe(cleanup, indexer, "rpc");
+  await indexedTo(replica.url);
+  const service = { url: replica.url, headers: indexer.headers };
   const client = chainClient(chain.anvil.url);
   // Anvil answers "latest" from its newest block: compare once both are past the last delegation.
   await rpc(chain.anvil.url, "anvil_mine", ["0x2"]);
@@ -227,16 +236,20 @@ export async function measureRpc(
   const listingRoute = rpcRoute(
     `v2 getIncomingDelegations through /rpc, ${size.toLocaleString("en")}-delegation wallet`,
     path,
-    [ethCall(registry, incoming, head)],
+    [ethCall(registry, incoming, "latest")],
     [listed],
   );
-  const listing = await measure(service.url, listingRoute, json);
+  // A listing takes longer than a check: its runs are as long as the batches'.
+  const listing = await measure(service.url, listingRoute, json, undefined, undefined, o.batchDurationS);
   const anvilListing = await measure(
     chain.anvil.url,
     atNode(listingRoute, "(b) anvil eth_call of the same listing"),
     anvilJson,
+    undefined,
+    undefined,
+    o.batchDurationS,
   );
 
-  const { aggregate, batch } = await measureAggregate(service, registry, queries, size, rng, measure);
+  const { aggregate, batch } = await measureAggregate(o, service, registry, queries, size, rng, measure);
   return { size, check, anvilCheck, past, listing, anvilListing, aggregate, batch };
 }

@@ -37,18 +37,16 @@ const LOW_28_BYTES = (1n << 224n) - 1n;
 /** The calldata after its 4-byte selector, as bytes; undefined when it is not hex of whole bytes. */
 function bytesOf(data: Hex): Uint8Array | undefined {
   if (!/^0x([0-9a-fA-F]{2})*$/.test(data)) return undefined;
-  return Uint8Array.from(Buffer.from(data.slice(2), "hex"));
+  const bytes = Buffer.from(data.slice(2), "hex");
+  return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length);
 }
 
 /** The 32-byte word at `at` of `bytes` (zero past its end), as CALLDATALOAD reads it. */
 function word(bytes: Uint8Array, at: bigint): bigint {
-  let value = 0n;
-  for (let i = 0n; i < 32n; i++) {
-    const index = at + i;
-    const byte = index < BigInt(bytes.length) ? bytes[Number(index)]! : 0;
-    value = (value << 8n) | BigInt(byte);
-  }
-  return value;
+  if (at >= BigInt(bytes.length)) return 0n;
+  const from = Number(at);
+  const hex = Buffer.from(bytes.buffer, bytes.byteOffset + from, Math.min(32, bytes.length - from)).toString("hex");
+  return BigInt(`0x${hex.padEnd(64, "0")}`);
 }
 
 const hex32 = (value: bigint): Hex => `0x${value.toString(16).padStart(64, "0")}`;

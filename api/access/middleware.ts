@@ -57,7 +57,7 @@ export type Budget = {
 };
 
 /** A keyed request's budget: none. */
-const UNBOUNDED: Budget = {
+export const UNBOUNDED: Budget = {
   spend: async () => {},
   charge: async () => {},
   rows: () => undefined,

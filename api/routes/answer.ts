@@ -20,7 +20,7 @@ import type { ServedChain } from "../store/served-chains";
 import type { ChainPosition, ChainView } from "../store/store";
 import { type ChainAlarms, replacedHead } from "../watch/chain-alarms";
 import { type Cursor, decodeCursor, encodeCursor, requestDigest } from "./cursor";
-import type { Env } from "./env";
+import type { Env, Reading } from "./env";
 
 /** Seconds a client should wait before asking again about a chain that is still syncing. */
 const SYNC_RETRY_AFTER = "5";
@@ -61,8 +61,8 @@ export function servedChainId(
 }
 
 /** The chain's newest indexed block, once it is backfilled (else 503). */
-export async function readyPosition(c: Context<Env>, chainId: number): Promise<ChainPosition> {
-  const position = (await c.var.store.chainStates()).get(chainId);
+export async function readyPosition(vars: Pick<Reading, "store">, chainId: number): Promise<ChainPosition> {
+  const position = (await vars.store.chainStates()).get(chainId);
   if (position === undefined || !position.ready) throw syncing(chainId, position?.indexedBlock);
   return position;
 }
@@ -74,14 +74,14 @@ export async function readyPosition(c: Context<Env>, chainId: number): Promise<C
  * block a moment ago), their newest block bounds it.
  */
 export async function indexedBlock(
-  c: Context<Env>,
+  vars: Reading,
   chainId: number,
   asked?: bigint,
   param = "blockNumber",
 ): Promise<bigint> {
-  const { indexedBlock } = await readyPosition(c, chainId);
+  const { indexedBlock } = await readyPosition(vars, chainId);
   if (asked === undefined || asked <= indexedBlock) return asked ?? indexedBlock;
-  const newest = (await c.var.history?.indexedBlock(chainId)) ?? indexedBlock;
+  const newest = (await vars.history?.indexedBlock(chainId)) ?? indexedBlock;
   if (asked <= newest) return asked;
   throw new Problem(
     "block_not_indexed",
@@ -91,9 +91,9 @@ export async function indexedBlock(
 }
 
 /** The HistoryStore, or a 503 where there is none (nothing is indexed yet). */
-export function historyOf(c: Context<Env>, chainId: number): HistoryStore {
-  if (c.var.history === undefined) throw syncing(chainId);
-  return c.var.history;
+export function historyOf(vars: Pick<Reading, "history">, chainId: number): HistoryStore {
+  if (vars.history === undefined) throw syncing(chainId);
+  return vars.history;
 }
 
 /** The headers of a JSON answer at `block`. */
@@ -124,7 +124,7 @@ export async function answerAt(
   asked: bigint | undefined,
   read: BlockRead,
 ): Promise<Response> {
-  const { body, block } = await readAt(c, chainId, asked, read);
+  const { body, block } = await readAt(c.var, chainId, asked, read);
   return jsonAnswer(c, body, block);
 }
 
@@ -137,15 +137,15 @@ export type BlockRead = {
 
 /** What answerAt answers, as its body and block (for answers in another form: api/rpc/). */
 export async function readAt(
-  c: Context<Env>,
+  vars: Reading,
   chainId: number,
   asked: bigint | undefined,
   read: BlockRead,
 ): Promise<{ body: unknown; block: bigint }> {
   if (asked !== undefined) {
-    const block = await indexedBlock(c, chainId, asked);
+    const block = await indexedBlock(vars, chainId, asked);
     const held = await read.heldAt?.(block);
-    return { body: held ?? (await read.at(historyOf(c, chainId), block)), block };
+    return { body: held ?? (await read.at(historyOf(vars, chainId), block)), block };
   }
   const view = await read.head();
   if (view === undefined || !view.ready) throw syncing(chainId, view?.indexedBlock);
@@ -193,9 +193,9 @@ export async function pageAnswer<T, A extends Position | Address = Position>(
   // Read even beside a cursor, which pins the block: a parameter given is a parameter checked.
   const asPinned = options.pin(params);
   const pin = cursor === undefined ? asPinned : { asked: cursor.block, param: "cursor" };
-  const block = await indexedBlock(c, chainId, pin.asked, pin.param);
+  const block = await indexedBlock(c.var, chainId, pin.asked, pin.param);
   const after = cursor?.after as A | undefined;
-  const page = await options.read(chainId, params, historyOf(c, chainId), block, { after, limit });
+  const page = await options.read(chainId, params, historyOf(c.var, chainId), block, { after, limit });
   if (cap !== undefined && asked === undefined && page.more) throw c.var.budget.tooMuch("the rest of this list", cap);
   await c.var.budget.charge(unitsBeyond(page.items.length + (page.more ? 1 : 0)) - paid);
   const last = page.items.at(-1);

@@ -1,8 +1,13 @@
 import type { IncomingMessage, RequestListener } from "node:http";
 import type { Address } from "viem";
 import { parseAddress } from "../../core/parse";
+import { UNBOUNDED } from "../access/middleware";
 import { toJson } from "../http/json";
 import { Params } from "../http/params";
+import { Problem } from "../http/problem";
+import { MAX_BATCH_BYTES } from "../limits";
+import { rpcChainId, rpcReplyTo } from "../rpc/route";
+import { problemOf } from "./across";
 import { jsonHeaders, servedChainId } from "./answer";
 import { CORS } from "./cors";
 import type { AppOptions } from "./env";
@@ -12,8 +17,17 @@ import { type AnswerName, honoPath, ROUTES, type Route, RouteMatcher } from "./t
 import { V1_SPEC } from "./v1";
 import { V2_SPEC } from "./v2";
 
-/** A route the fast path answers: its answer to a request's URL and its path parameters' values. */
-type FastAnswer = (options: Options, url: string, values: string[]) => Promise<Direct | undefined>;
+/**
+ * A route the fast path answers: its answer to a request (its URL, its path parameters' values).
+ * `held()` counts the key's use, false where the copy no longer vouches for it (the app's to
+ * answer): an answer that reads the request's body calls it first, since the app could not read the
+ * body after it; answerOf calls it for the others once their answer is certain.
+ */
+type FastAnswer = (
+  options: Options,
+  request: { req: IncomingMessage; url: string; held: () => boolean },
+  values: string[],
+) => Promise<Direct | undefined>;
 
 /** A registry version's one check of the route's kind, from a request's parameters. */
 const checkOf = <K extends string, Q>(
@@ -32,8 +46,16 @@ const LISTINGS: Record<"v1" | "v2", ListingOf> = {
 };
 
 type Options = Pick<AppOptions, "store" | "history" | "chains" | "alarms" | "access"> & { listings: ListingCache };
-/** An answer given here: its route pattern (as the app's metrics name it), its JSON and its block. */
-type Direct = { route: string; json: string | Uint8Array; block: bigint };
+/** An answer given here: its route pattern (as the app's metrics name it), status, headers and body. */
+type Direct = { route: string; status: number; headers: Record<string, string>; json: string | Uint8Array };
+
+/** A 200 JSON answer at `block`, as the app's jsonAnswer. */
+const atBlock = (route: string, json: string | Uint8Array, block: bigint): Direct => ({
+  route,
+  status: 200,
+  headers: jsonHeaders(block),
+  json,
+});
 
 /** The registry version a route reads (a fast route reads one). */
 const versionOf = (route: Route) => {
@@ -49,7 +71,7 @@ function checkAnswer(route: Route): FastAnswer {
   const version = versionOf(route);
   const readsOf = version === "v1" ? checkOf(V1_SPEC, route) : checkOf(V2_SPEC, route);
   const label = honoPath(route.path);
-  return async (options, url) => {
+  return async (options, { url }) => {
     let chainId: number;
     let reads: CheckReads;
     let asked: bigint | undefined;
@@ -71,7 +93,7 @@ function checkAnswer(route: Route): FastAnswer {
       if (asked === undefined || asked > view.indexedBlock || options.history === undefined) return undefined;
       answers = await reads.at(options.history, chainId, asked);
     }
-    return { route: label, json: toJson(answers[0]), block: asked ?? view.indexedBlock };
+    return atBlock(label, toJson(answers[0]), asked ?? view.indexedBlock);
   };
 }
 
@@ -79,7 +101,7 @@ function checkAnswer(route: Route): FastAnswer {
 function listingAnswer(route: Route): FastAnswer {
   const version = versionOf(route);
   const label = honoPath(route.path);
-  return async (options, url, [address]) => {
+  return async (options, { url }, [address]) => {
     let chainId: number;
     let wallet: Address;
     let direction: ReturnType<typeof directionOf>;
@@ -94,7 +116,58 @@ function listingAnswer(route: Route): FastAnswer {
     }
     const listing = await LISTINGS[version](options.store, options.listings, chainId, wallet, direction);
     if (listing === undefined || !listing.ready) return undefined;
-    return { route: label, json: listing.json, block: listing.indexedBlock };
+    return atBlock(label, listing.json, listing.indexedBlock);
+  };
+}
+
+/** The request's body as the app reads it (api/routes/batch.ts, bodyText), up to its Content-Length. */
+async function bodyOf(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return new TextDecoder().decode(Buffer.concat(chunks));
+}
+
+/** What the app answers for an error thrown while answering (api/app.ts, onError). */
+async function errorAnswer(route: string, error: unknown): Promise<Direct> {
+  const problem = problemOf(error);
+  if (problem === undefined) console.error(error);
+  const response = (problem ?? new Problem("internal", "the service failed to answer; the error is logged")).response(
+    CORS,
+  );
+  return { route, status: response.status, headers: Object.fromEntries(response.headers), json: await response.text() };
+}
+
+/**
+ * A JSON-RPC body (api/rpc/route.ts): of a chain served, with a Content-Length within a keyed
+ * body's bound (else the app's to refuse, before any of it is read). Once the body is read, every
+ * answer is given here, an error as the app gives it.
+ */
+function rpcAnswer(route: Route): FastAnswer {
+  const label = honoPath(route.path);
+  return async (options, { req, held }, [chainParam]) => {
+    const vars = { ...options, budget: UNBOUNDED };
+    let chainId: number;
+    try {
+      chainId = rpcChainId(vars, chainParam ?? "");
+    } catch {
+      return undefined;
+    }
+    const length = req.headers["content-length"];
+    if (length === undefined || !/^\d+$/.test(length) || Number(length) > MAX_BATCH_BYTES || !held()) return undefined;
+    try {
+      const reply = await rpcReplyTo(vars, chainId, await bodyOf(req));
+      // The type @hono/node-server gives the app's 204 (a response without one gets it).
+      if (reply === undefined)
+        return { route: label, status: 204, headers: { "Content-Type": "text/plain; charset=UTF-8" }, json: "" };
+      return {
+        route: label,
+        status: 200,
+        headers: { "Content-Type": "application/json" },
+        json: JSON.stringify(reply),
+      };
+    } catch (error) {
+      return errorAnswer(label, error);
+    }
   };
 }
 
@@ -102,14 +175,17 @@ function listingAnswer(route: Route): FastAnswer {
 const FAST_ANSWERS: Partial<Record<AnswerName, (route: Route) => FastAnswer>> = {
   check: checkAnswer,
   walletListing: listingAnswer,
+  rpc: rpcAnswer,
 };
+/** The method each answer is asked with. */
+const FAST_METHODS: Partial<Record<AnswerName, Route["method"]>> = { check: "get", walletListing: "get", rpc: "post" };
 /** The routes the table marks fast, matched by their paths (an address as an address): compiled once. */
 const FAST_ROUTES = ROUTES.filter((route) => route.fast);
 const FAST_MATCHER = new RouteMatcher(FAST_ROUTES, true);
 const FAST = new Map(
   FAST_ROUTES.map((route): [Route, FastAnswer] => {
     const answer = FAST_ANSWERS[route.answer];
-    if (route.method !== "get" || answer === undefined) {
+    if (answer === undefined || route.method !== FAST_METHODS[route.answer]) {
       throw new Error(`${route.method.toUpperCase()} ${route.path} is marked fast, but the fast path cannot answer it`);
     }
     return [route, answer(route)];
@@ -141,18 +217,22 @@ export function withDirectAnswers(
     const url = req.url ?? "";
     const key = req.headers["x-api-key"];
     // A key the copy cannot vouch for is the app's to refuse or look up, before any read here.
-    if (req.method !== "GET" || typeof key !== "string" || !options.access.keys.vouchesFor(key)) return undefined;
+    if (typeof key !== "string" || !options.access.keys.vouchesFor(key)) return undefined;
     const match = FAST_MATCHER.first(url);
-    const answer = match === undefined ? undefined : await FAST.get(match.route)!(options, url, match.values);
-    return answer !== undefined && options.access.keys.useHeld(key) ? answer : undefined;
+    if (match === undefined || req.method !== match.route.method.toUpperCase()) return undefined;
+    let used: boolean | undefined;
+    const held = () => (used ??= options.access.keys.useHeld(key));
+    const answer = await FAST.get(match.route)!(options, { req, url, held }, match.values);
+    return answer !== undefined && held() ? answer : undefined;
   };
   return (req, res) => {
     answerOf(req).then(
       (answer) => {
         if (answer === undefined) return app(req, res);
-        const length = String(Buffer.byteLength(answer.json));
-        res.writeHead(200, { ...CORS, ...jsonHeaders(answer.block), "Content-Length": length }).end(answer.json);
-        counted(answer.route, 200);
+        // A 204 has no body, nor a length (RFC 9110, 8.6).
+        const length = answer.status === 204 ? {} : { "Content-Length": String(Buffer.byteLength(answer.json)) };
+        res.writeHead(answer.status, { ...CORS, ...answer.headers, ...length }).end(answer.json);
+        counted(answer.route, answer.status);
       },
       () => app(req, res),
     );

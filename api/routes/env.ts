@@ -18,6 +18,9 @@ export type Env = {
   };
 };
 
+/** What a read needs of a request's variables (the fast path has them without Hono: api/routes/direct-answers.ts). */
+export type Reading = Pick<Env["Variables"], "store" | "history" | "budget">;
+
 export type AppOptions = {
   store: Store;
   /** Answers at past blocks, pages and the events; undefined where nothing is indexed yet (503). */

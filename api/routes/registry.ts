@@ -16,7 +16,7 @@ import type { BlockRange, HistoryStore, Page, PageRequest } from "../store/histo
 import type { ChainView, Checksum, Spelt, Store, WalletView } from "../store/store";
 import { answerAt, type BlockRead, chainRequest, historyOf, pageAnswer, servedChainId } from "./answer";
 import { readBatch, readWallets } from "./batch";
-import type { Env } from "./env";
+import type { Env, Reading } from "./env";
 import { LISTING_CACHE_MIN_ROWS, type ListingCache } from "./listing-cache";
 import { historyPage, listingPin } from "./pages";
 import type { Answers, Route } from "./table";
@@ -150,7 +150,7 @@ export async function wholeListing<Row>(
 /** How checks are read together at one block (answerAt's reads); `body` shapes their answers. */
 export function checksRead<Q>(
   spec: Pick<RegistrySpec<string, Q, unknown, unknown, unknown, unknown>, "readChecks">,
-  c: Context<Env>,
+  vars: Pick<Reading, "store">,
   chainId: number,
   queries: Q[],
   body: (answers: unknown[]) => unknown,
@@ -158,11 +158,11 @@ export function checksRead<Q>(
   const read = spec.readChecks(queries);
   return {
     head: async () => {
-      const view = await read.head(c.var.store, chainId);
+      const view = await read.head(vars.store, chainId);
       return view && { ...view, body: body(view.data) };
     },
     heldAt: async (block) => {
-      const held = await read.heldAt(c.var.store, chainId, block);
+      const held = await read.heldAt(vars.store, chainId, block);
       return held?.ready && held.data ? body(held.data) : undefined;
     },
     at: async (history, block) => body(await read.at(history, chainId, block)),
@@ -184,7 +184,7 @@ function checkAnswers<K extends string, Q>(
     asked: bigint | undefined,
     queries: Q[],
     body: (answers: unknown[]) => unknown,
-  ) => answerAt(c, chainId, asked, checksRead(spec, c, chainId, queries, body));
+  ) => answerAt(c, chainId, asked, checksRead(spec, c.var, chainId, queries, body));
   return {
     checks: () => async (c) => {
       const batch = await readBatch(c, spec.kinds, spec.checkParams);
@@ -258,16 +258,16 @@ function contractAnswers<Row>(
  */
 async function listAt<Row>(
   spec: Pick<RegistrySpec<string, unknown, unknown, Row, unknown, unknown>, "walletAt">,
-  c: Context<Env>,
+  vars: Reading,
   chainId: number,
   wallet: Address,
   block: bigint,
   direction: Direction,
 ): Promise<Row[]> {
-  const cap = rowCap(c.var.budget);
-  const page = await spec.walletAt(historyOf(c, chainId), chainId, wallet, block, { limit: cap }, direction);
-  if (page.more) throw c.var.budget.tooMuch(`the wallet's ${direction} listing`, cap!);
-  await c.var.budget.charge(unitsBeyond(page.items.length));
+  const cap = rowCap(vars.budget);
+  const page = await spec.walletAt(historyOf(vars, chainId), chainId, wallet, block, { limit: cap }, direction);
+  if (page.more) throw vars.budget.tooMuch(`the wallet's ${direction} listing`, cap!);
+  await vars.budget.charge(unitsBeyond(page.items.length));
   return page.items;
 }
 
@@ -333,7 +333,7 @@ function vaultsAnswer<K extends string, Q, VQ, Row, Event, Vault>(
           pin: listingPin,
           orderedBy: "address",
           read: async (_, __, ___, block, page) => {
-            const all = spec.vaults(query, await listAt(spec, c, chainId, wallet, block, "incoming"));
+            const all = spec.vaults(query, await listAt(spec, c.var, chainId, wallet, block, "incoming"));
             const from = page.after === undefined ? 0 : all.findIndex((v) => spec.vaultAddress(v) > page.after!);
             const rest = from < 0 ? [] : all.slice(from);
             const items = rest.slice(0, page.limit).map((vault) => ({ vault, position: spec.vaultAddress(vault) }));
@@ -351,7 +351,7 @@ function vaultsAnswer<K extends string, Q, VQ, Row, Event, Vault>(
           return { ...view, body: spec.vaults(query, incoming).map(spec.vaultRecord) };
         },
         at: async (_, block) =>
-          spec.vaults(query, await listAt(spec, c, chainId, wallet, block, "incoming")).map(spec.vaultRecord),
+          spec.vaults(query, await listAt(spec, c.var, chainId, wallet, block, "incoming")).map(spec.vaultRecord),
       });
     },
   };
@@ -364,20 +364,20 @@ function vaultsAnswer<K extends string, Q, VQ, Row, Event, Vault>(
  */
 export function listingRead<Row>(
   spec: Pick<RegistrySpec<string, unknown, unknown, Row, unknown, unknown>, "wallet" | "walletAt" | "inDirection">,
-  c: Context<Env>,
+  vars: Reading,
   chainId: number,
   wallet: Address,
   direction: Direction,
 ): BlockRead {
   return {
     head: async () => {
-      const view = await spec.wallet(c.var.store, chainId, wallet);
+      const view = await spec.wallet(vars.store, chainId, wallet);
       if (view === undefined) return undefined;
       const rows = rowsInDirection(spec, view.data ?? [], wallet, direction);
-      await c.var.budget.charge(unitsBeyond(rows.length));
+      await vars.budget.charge(unitsBeyond(rows.length));
       return { ...view, body: rows };
     },
-    at: (_, block) => listAt(spec, c, chainId, wallet, block, direction),
+    at: (_, block) => listAt(spec, vars, chainId, wallet, block, direction),
   };
 }
 
@@ -408,7 +408,7 @@ function walletListingAnswer<K extends string, Q, VQ, Row, Event, Vault>(
           return { ...listing, body: listing.json };
         },
         at: async (_, block) =>
-          (await listAt(spec, c, chainId, wallet, block, direction)).map((row) => spec.record(row)),
+          (await listAt(spec, c.var, chainId, wallet, block, direction)).map((row) => spec.record(row)),
       });
     },
   };

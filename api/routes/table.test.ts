@@ -7,6 +7,7 @@
  * documented, typed and answered on the fast path: one declaration is enough.
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
+import { Readable } from "node:stream";
 import type { Hono } from "hono";
 import openapiTS, { astToString } from "openapi-typescript";
 import { describe, expect, it, vi } from "vitest";
@@ -162,13 +163,18 @@ function undocumented(document: { paths: Record<string, Record<string, unknown>>
   return { missing: want.filter((o) => !operations.includes(o)), extra: operations.filter((o) => !want.includes(o)) };
 }
 
-/** Who answered a keyed GET of `url` behind the fast path: the route it named, or "app". */
-function answeredBy(withDirectAnswers: typeof WithDirectAnswers, url: string): Promise<string> {
+/** Who answered a keyed request of `url` (a POST of `body`) behind the fast path: the route it named, or "app". */
+function answeredBy(withDirectAnswers: typeof WithDirectAnswers, url: string, body?: string): Promise<string> {
   return new Promise((resolve, reject) => {
     const options = { ...appOptions(), listings: new ListingCache(1 << 20) };
     const app: RequestListener = () => resolve("app");
     const res = { writeHead: () => res, end: () => {} };
-    const req = { method: "GET", url, headers: { "x-api-key": "key" } };
+    const length = body === undefined ? {} : { "content-length": String(Buffer.byteLength(body)) };
+    const req = Object.assign(Readable.from(body === undefined ? [] : [Buffer.from(body)]), {
+      method: body === undefined ? "GET" : "POST",
+      url,
+      headers: { "x-api-key": "key", ...length },
+    });
     withDirectAnswers(options, app, (route, status) => (status === 200 ? resolve(route) : reject(status)))(
       req as unknown as IncomingMessage,
       res as unknown as ServerResponse,
@@ -222,11 +228,13 @@ describe("the route table", { timeout: 60_000 }, () => {
   it("marks fast exactly the routes the fast path answers itself; one it cannot answer fails to load", async () => {
     const { routes, direct } = await load();
     const withDirectAnswers = await direct();
-    const gets = routes.filter((r) => r.method === "get" && r.access === "keyed");
-    expect(gets.filter((r) => r.fast).length).toBeGreaterThan(0);
-    for (const route of gets) {
+    const keyed = routes.filter((r) => r.access === "keyed");
+    expect(keyed.filter((r) => r.fast && r.method === "get").length).toBeGreaterThan(0);
+    expect(keyed.filter((r) => r.fast && r.method === "post").length).toBeGreaterThan(0);
+    for (const route of keyed) {
       const expected = route.fast ? honoPath(route.path) : "app";
-      expect(await answeredBy(withDirectAnswers, fastPathOf(route)), route.path).toBe(expected);
+      const body = route.requestBody === undefined ? undefined : JSON.stringify(bodyOf(route, 1));
+      expect(await answeredBy(withDirectAnswers, fastPathOf(route), body), route.path).toBe(expected);
     }
     // Marked fast, a route the fast path has no answer for.
     const chains = await load((all) => all.push({ ...all.find((r) => r.answer === "chains")!, fast: true }));

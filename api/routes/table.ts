@@ -461,6 +461,7 @@ export const ROUTES: readonly Route[] = (
       method: "post",
       path: "/rpc/{chainId}",
       answer: "rpc",
+      fast: true,
       operationId: "rpc",
       tag: "json-rpc",
       summary: "JSON-RPC 2.0 for the chain's registries: eth_call of their views, as the chain's node answers",

@@ -3,7 +3,6 @@
  * (core/calldata.ts), each view's question asked of the registry's spec (api/routes/v2.ts,
  * api/routes/v1.ts), its answer ABI-encoded as the contract returns it.
  */
-import type { Context } from "hono";
 import {
   type Abi,
   type AbiFunction,
@@ -21,13 +20,21 @@ import type { Direction } from "../../core/parse";
 import { V2_DELEGATION_TYPES } from "../../core/v2";
 import { Params } from "../http/params";
 import type { BlockRead } from "../routes/answer";
-import type { Env } from "../routes/env";
 import { listingRead } from "../routes/registry";
 import { V1_SPEC } from "../routes/v1";
 import { V2_SPEC } from "../routes/v2";
 import type { V2Row } from "../store/store";
 import { encodeResult } from "./encode";
-import { MAX_DEPTH, type Plan, type Planning, REVERTS, type Served, TOO_DEEP, type Version } from "./plan";
+import {
+  MAX_DEPTH,
+  type Plan,
+  type Planning,
+  REVERTS,
+  type RpcVars,
+  type Served,
+  TOO_DEEP,
+  type Version,
+} from "./plan";
 import { V1_LISTINGS } from "./v1-listings";
 
 /** Parameters of a check as its GET route names them, from the call's arguments. */
@@ -37,7 +44,7 @@ const paramsOf = (names: readonly string[], args: CallArg[]) =>
 /** A check of `kind` whose arguments are the route's parameters `names`, in order. */
 function check(version: Version, kind: string, names: readonly string[]): Served {
   const spec = version === "v2" ? V2_SPEC : V1_SPEC;
-  return (_, { reads }, args) =>
+  return ({ reads }, args) =>
     reads.check(version, (spec.checkQuery as (kind: string, params: Params) => unknown)(kind, paramsOf(names, args)));
 }
 
@@ -54,23 +61,23 @@ const delegationOf = (row: V2Row | undefined) => ({
 
 /** A v2 listing of the wallet in `direction`: the delegations, or their hashes. */
 function listing(direction: Direction, form: "delegations" | "hashes"): Served {
-  return (c, { chainId, reads }, [wallet]) => {
-    const rows = reads.read(listingRead(V2_SPEC, c, chainId, wallet as Address, direction));
+  return ({ vars, chainId, reads }, [wallet]) => {
+    const rows = reads.read(listingRead(V2_SPEC, vars, chainId, wallet as Address, direction));
     return () => (rows() as V2Row[]).map((row) => (form === "hashes" ? row.hash : delegationOf(row)));
   };
 }
 
 /** The delegation enabled under `hash`, if any (as GET /registry/v2/delegation/:hash reads it). */
-const delegationRead = (c: Context<Env>, chainId: number, hash: Hex): BlockRead => ({
+const delegationRead = (vars: Pick<RpcVars, "store">, chainId: number, hash: Hex): BlockRead => ({
   head: async () => {
-    const view = await c.var.store.v2Delegation(chainId, hash);
+    const view = await vars.store.v2Delegation(chainId, hash);
     return view && { ...view, body: view.data };
   },
   at: (history, block) => history.v2Delegation(chainId, hash, block),
 });
 
-const fromHashes: Served = (c, { chainId, reads }, [hashes]) => {
-  const rows = (hashes as Hex[]).map((hash) => reads.read(delegationRead(c, chainId, hash)));
+const fromHashes: Served = ({ vars, chainId, reads }, [hashes]) => {
+  const rows = (hashes as Hex[]).map((hash) => reads.read(delegationRead(vars, chainId, hash)));
   return () => rows.map((row) => delegationOf(row() as V2Row | undefined));
 };
 
@@ -80,13 +87,13 @@ const MULTICALL_FAILED = encodeErrorResult({ abi: registryV2Abi as Abi, errorNam
  * v2's `multicall`: each element delegate-called in turn (value kept); the first that reverts
  * reverts the whole with MulticallFailed, an element the code cannot read reverts it with nothing.
  */
-const multicall: Served = (c, planning, [array], depth) => {
+const multicall: Served = (planning, [array], depth) => {
   const calls = array as DynamicArray;
   const plans: Plan[] = [];
   for (let i = 0n; i < calls.length; i++) {
     const data = bytesElement(calls, i);
     if (data === undefined) return REVERTS;
-    const plan = depth >= MAX_DEPTH ? TOO_DEEP : registryPlan(c, planning, "v2", data, 0n, depth + 1);
+    const plan = depth >= MAX_DEPTH ? TOO_DEEP : registryPlan(planning, "v2", data, 0n, depth + 1);
     if ("notServed" in plan) return plan;
     if ("reverted" in plan) return { reverted: MULTICALL_FAILED };
     plans.push(plan);
@@ -108,7 +115,7 @@ const SUPPORTED: Record<Version, Set<string>> = {
 };
 const supportsInterface =
   (version: Version): Served =>
-  (_, __, [id]) =>
+  (_, [id]) =>
   () =>
     SUPPORTED[version].has(id as string);
 
@@ -160,14 +167,7 @@ function selectors(abi: Abi, served: Record<string, Served>) {
 }
 
 /** What calldata `data` sent with `value` to registry `version` does. */
-export function registryPlan(
-  c: Context<Env>,
-  planning: Planning,
-  version: Version,
-  data: Hex,
-  value: bigint,
-  depth = 0,
-): Plan {
+export function registryPlan(planning: Planning, version: Version, data: Hex, value: bigint, depth = 0): Plan {
   const entry = BY_SELECTOR[version].get(data.slice(0, 10).toLowerCase() as Hex);
   // Neither registry has a fallback: calldata naming no function reverts; so does value sent to a
   // view. Value sent to what takes it depends on the sender's balance, which this does not know.
@@ -176,7 +176,7 @@ export function registryPlan(
   if (entry.served === undefined) return { notServed: `${version} ${entry.fn.name}` };
   const args = decodeCalldata(entry.types, data);
   if (args === undefined) return REVERTS;
-  const answer = entry.served(c, planning, args, depth);
+  const answer = entry.served(planning, args, depth);
   if (typeof answer !== "function") return answer;
   const { fn } = entry;
   return {

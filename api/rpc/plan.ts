@@ -4,11 +4,10 @@
  * before anything is read), then the reads its answers need are done together at one block, then
  * the answers are encoded. A call this service cannot answer exactly is "not served", never guessed.
  */
-import type { Context } from "hono";
 import { encodeErrorResult, type Hex, parseAbi } from "viem";
 import type { CallArg } from "../../core/calldata";
 import { type BlockRead, readAt, readyPosition } from "../routes/answer";
-import type { Env } from "../routes/env";
+import type { Env, Reading } from "../routes/env";
 import { checksRead } from "../routes/registry";
 import { V1_SPEC } from "../routes/v1";
 import { V2_SPEC } from "../routes/v2";
@@ -20,6 +19,7 @@ export type Version = "v1" | "v2";
 
 /** What planning a call knows: the chain, the block asked (undefined: the head), how to plan an inner call. */
 export type Planning = {
+  vars: RpcVars;
   chainId: number;
   block: bigint | undefined;
   reads: Reads;
@@ -28,7 +28,10 @@ export type Planning = {
 };
 
 /** A view's answer, planned: its reads asked of `planning.reads`, its value once they are done. */
-export type Served = (c: Context<Env>, planning: Planning, args: CallArg[], depth: number) => (() => unknown) | Plan;
+export type Served = (planning: Planning, args: CallArg[], depth: number) => (() => unknown) | Plan;
+
+/** What answering a call needs of a request's variables (the fast path has them without Hono). */
+export type RpcVars = Reading & Pick<Env["Variables"], "chains" | "alarms">;
 
 /** The deepest calls within calls planned: deeper is not served (the EVM stops at 1,024 frames). */
 export const MAX_DEPTH = 16;
@@ -52,7 +55,7 @@ const SPECS = { v2: V2_SPEC, v1: V1_SPEC } as const;
  * first read pins it; later reads take the head again only while it has not moved).
  */
 export class Reads {
-  readonly #c: Context<Env>;
+  readonly #vars: Reading;
   readonly #chainId: number;
   readonly #checks: Record<Version, unknown[]> = { v2: [], v1: [] };
   #checkAnswers: Record<Version, unknown[]> = { v2: [], v1: [] };
@@ -60,8 +63,8 @@ export class Reads {
   /** The block the answers are at, once read. */
   block: bigint | undefined;
 
-  constructor(c: Context<Env>, chainId: number) {
-    this.#c = c;
+  constructor(vars: Reading, chainId: number) {
+    this.#vars = vars;
     this.#chainId = chainId;
   }
 
@@ -85,25 +88,25 @@ export class Reads {
 
   /** Does every read at `asked` (undefined: the head), pinning the block. */
   async run(asked: bigint | undefined): Promise<void> {
-    const c = this.#c;
+    const vars = this.#vars;
     const chainId = this.#chainId;
     let fromHead = false;
     this.block = asked;
     const at = async (read: BlockRead) => {
       if (this.block === undefined || fromHead) {
-        const { body, block } = await readAt(c, chainId, undefined, read);
+        const { body, block } = await readAt(vars, chainId, undefined, read);
         if (this.block === undefined) [this.block, fromHead] = [block, true];
         if (block === this.block) return body;
       }
-      return (await readAt(c, chainId, this.block, read)).body;
+      return (await readAt(vars, chainId, this.block, read)).body;
     };
     for (const version of ["v2", "v1"] as const) {
       const queries = this.#checks[version];
       if (queries.length === 0) continue;
       const spec = SPECS[version] as Parameters<typeof checksRead>[0];
-      this.#checkAnswers[version] = (await at(checksRead(spec, c, chainId, queries, (all) => all))) as unknown[];
+      this.#checkAnswers[version] = (await at(checksRead(spec, vars, chainId, queries, (all) => all))) as unknown[];
     }
     for (const entry of this.#reads) entry.value = await at(entry.read);
-    this.block ??= (await readyPosition(c, chainId)).indexedBlock;
+    this.block ??= (await readyPosition(vars, chainId)).indexedBlock;
   }
 }

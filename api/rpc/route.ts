@@ -3,20 +3,18 @@
  * registries. Each call is answered alone, from the state the REST routes answer from; whatever is
  * not served is an error object saying so (HTTP 200), never a value the node would not return.
  */
-import type { Context } from "hono";
 import { type Hex, toHex } from "viem";
 import { V2_ADDRESS } from "../../core/chains";
 import { Params } from "../http/params";
 import { Problem } from "../http/problem";
 import { indexedBlock, readyPosition, servedChainId } from "../routes/answer";
 import { bodyText } from "../routes/batch";
-import type { Env } from "../routes/env";
 import type { Answers, RouteHandler } from "../routes/table";
 import type { ServedChain } from "../store/served-chains";
 import { registryPlan } from "./calls";
 import { answerOf, RPC_ERRORS, type RpcCall, type RpcError, readRpcBody, rpcReply } from "./envelope";
 import { MULTICALL3_ADDRESS, multicall3Plan } from "./multicall3";
-import { type Planning, Reads } from "./plan";
+import { type Planning, Reads, type RpcVars } from "./plan";
 
 /** What a call answers: a result, or an error object. */
 type Outcome = { result: unknown } | { error: RpcError };
@@ -67,22 +65,14 @@ function multicall3At(chain: ServedChain, block: bigint | undefined): boolean {
 }
 
 /** What a call to `to` does on the chain at `planning.block`; an address not served is an error. */
-function planCall(
-  c: Context<Env>,
-  chain: ServedChain,
-  planning: Planning,
-  to: Hex,
-  data: Hex,
-  value: bigint,
-  depth = 0,
-) {
+function planCall(chain: ServedChain, planning: Planning, to: Hex, data: Hex, value: bigint, depth = 0) {
   const { block } = planning;
   const version = (["v2", "v1"] as const).find((v) => chain[v]?.address.toLowerCase() === to.toLowerCase());
   if (version !== undefined) {
     // Before the registry's deployment its address holds no code: a call returns nothing.
     const start = chain[version]?.startBlock;
     if (block !== undefined && start && block < BigInt(start)) return { result: () => "0x" as Hex };
-    return registryPlan(c, planning, version, data, value, depth);
+    return registryPlan(planning, version, data, value, depth);
   }
   if (to.toLowerCase() === MULTICALL3_ADDRESS.toLowerCase() && multicall3At(chain, block))
     return multicall3Plan(planning, data, value, depth);
@@ -90,7 +80,7 @@ function planCall(
 }
 
 /** One eth_call: to a registry of the chain or Multicall3, else an error. */
-async function ethCall(c: Context<Env>, chainId: number, params: unknown[]): Promise<Outcome> {
+async function ethCall(vars: RpcVars, chainId: number, params: unknown[]): Promise<Outcome> {
   const [tx, at] = params;
   if (typeof tx !== "object" || tx === null) return failure(RPC_ERRORS.invalidParams, "invalid params: no call");
   const { to, data, input, value: sent } = tx as Record<string, unknown>;
@@ -101,28 +91,29 @@ async function ethCall(c: Context<Env>, chainId: number, params: unknown[]): Pro
   if (value === undefined) return failure(RPC_ERRORS.invalidParams, "invalid params: `value` is a hex quantity");
   const block = blockOf(at);
   if (typeof block === "object") return block;
-  const chain = c.var.chains.find((served) => served.id === chainId)!;
+  const chain = vars.chains.find((served) => served.id === chainId)!;
   // Past the newest indexed block a node knows no such block, whatever is called.
-  if (block !== undefined) await indexedBlock(c, chainId, block);
-  const reads = new Reads(c, chainId);
+  if (block !== undefined) await indexedBlock(vars, chainId, block);
+  const reads = new Reads(vars, chainId);
   const planning: Planning = {
+    vars,
     chainId,
     block,
     reads,
-    call: (target, inner, sent, depth) => planCall(c, chain, planning, target, inner, sent, depth),
+    call: (target, inner, sent, depth) => planCall(chain, planning, target, inner, sent, depth),
   };
   const plan = planning.call(to as Hex, calldata as Hex, value, 0);
   if ("notServed" in plan) return notServed(plan.notServed);
   if ("reverted" in plan)
     return failure(3, `execution reverted${plan.reason ? `: ${plan.reason}` : ""}`, plan.reverted);
   // The first read is the call's own unit; each further one costs a keyless client another.
-  await c.var.budget.spend(Math.max(0, reads.count - 1), "one per read of the calls within the call");
+  await vars.budget.spend(Math.max(0, reads.count - 1), "one per read of the calls within the call");
   await reads.run(block);
   return { result: plan.result() };
 }
 
 /** One call's outcome. */
-async function outcomeOf(c: Context<Env>, chainId: number, call: RpcCall): Promise<Outcome> {
+async function outcomeOf(vars: RpcVars, chainId: number, call: RpcCall): Promise<Outcome> {
   if ("invalid" in call) return { error: call.invalid };
   try {
     switch (call.method) {
@@ -133,9 +124,9 @@ async function outcomeOf(c: Context<Env>, chainId: number, call: RpcCall): Promi
       case "web3_clientVersion":
         return { result: CLIENT_VERSION };
       case "eth_blockNumber":
-        return { result: toHex((await readyPosition(c, chainId)).indexedBlock) };
+        return { result: toHex((await readyPosition(vars, chainId)).indexedBlock) };
       case "eth_call":
-        return await ethCall(c, chainId, call.params);
+        return await ethCall(vars, chainId, call.params);
       default:
         return failure(RPC_ERRORS.methodNotFound, `the method ${call.method} does not exist/is not available`);
     }
@@ -145,18 +136,30 @@ async function outcomeOf(c: Context<Env>, chainId: number, call: RpcCall): Promi
   }
 }
 
-/** The route's handler: the body's calls, one after another, each answered alone. */
-const rpcAnswer = (): RouteHandler => async (c) => {
-  // A chain this instance does not serve (or refuses) is the URL's problem, answered as the routes answer it.
-  const params = new Params([["chainId", c.req.param("chainId") ?? ""]]);
-  const chain = c.var.chains.find((served) => served.id === params.chainId(c.var.chains.map((ch) => ch.id)));
-  const chainId = servedChainId(c.var, chain?.v2 ? "v2" : "v1", params);
-  const body = readRpcBody(await bodyText(c.req.raw, c.var.budget.rows() !== undefined));
+/**
+ * The chain a request's `chainId` path parameter names, as the routes answer it: one this instance
+ * serves and does not refuse (else the Problem they answer).
+ */
+export function rpcChainId(vars: Pick<RpcVars, "chains" | "alarms">, param: string): number {
+  const params = new Params([["chainId", param]]);
+  const chain = vars.chains.find((served) => served.id === params.chainId(vars.chains.map((ch) => ch.id)));
+  return servedChainId(vars, chain?.v2 ? "v2" : "v1", params);
+}
+
+/** The reply to a body's text (undefined: none, for notifications only): its calls, one after another, each alone. */
+export async function rpcReplyTo(vars: RpcVars, chainId: number, text: string) {
+  const body = readRpcBody(text);
   const calls = "calls" in body ? body.calls : [];
-  await c.var.budget.spend(Math.max(1, calls.length), "one per call of the body");
+  await vars.budget.spend(Math.max(1, calls.length), "one per call of the body");
   const answers = [];
-  for (const call of calls) answers.push(answerOf(call, await outcomeOf(c, chainId, call)));
-  const reply = rpcReply(body, answers);
+  for (const call of calls) answers.push(answerOf(call, await outcomeOf(vars, chainId, call)));
+  return rpcReply(body, answers);
+}
+
+/** The route's handler. */
+const rpcAnswer = (): RouteHandler => async (c) => {
+  const chainId = rpcChainId(c.var, c.req.param("chainId") ?? "");
+  const reply = await rpcReplyTo(c.var, chainId, await bodyText(c.req.raw, c.var.budget.rows() !== undefined));
   return reply === undefined ? c.body(null, 204) : c.json(reply, 200);
 };
 

@@ -3,13 +3,12 @@
  * sets replayed from the wallet's events up to the block (core/v1-sets.ts). A delegate's set also
  * needs its vaults' revocations, so their events are read too.
  */
-import type { Context } from "hono";
 import type { Address } from "viem";
 import type { CallArg } from "../../core/calldata";
 import { type V1Entry, V1Sets } from "../../core/v1-sets";
 import { unitsBeyond } from "../access/middleware";
 import { type BlockRead, historyOf, readyPosition } from "../routes/answer";
-import type { Env } from "../routes/env";
+import type { Reading } from "../routes/env";
 import type { HistoryStore, V1EventRow } from "../store/history-store";
 import type { Served } from "./plan";
 
@@ -36,7 +35,7 @@ async function eventsOf(history: HistoryStore, chainId: number, wallets: Address
 
 /** The sets at `block` as far as `wallet`'s views read them, as vault or (`asDelegate`) as delegate. */
 async function setsAt(
-  c: Context<Env>,
+  vars: Pick<Reading, "budget">,
   history: HistoryStore,
   chainId: number,
   wallet: Address,
@@ -49,7 +48,7 @@ async function setsAt(
     if (vaults.size > 0) events = await eventsOf(history, chainId, [wallet, ...vaults], block);
   }
   // A keyless client pays for the events beyond the first hundred, as for a listing's rows.
-  await c.var.budget.charge(unitsBeyond(events.length));
+  await vars.budget.charge(unitsBeyond(events.length));
   const sets = new V1Sets();
   for (const event of events) sets.apply(event);
   return sets;
@@ -57,7 +56,7 @@ async function setsAt(
 
 /** A listing of the sets `wallet` is in, at the head or at a block. */
 function setsRead(
-  c: Context<Env>,
+  vars: Reading,
   chainId: number,
   wallet: Address,
   asDelegate: boolean,
@@ -65,11 +64,11 @@ function setsRead(
 ): BlockRead {
   return {
     head: async () => {
-      const { indexedBlock } = await readyPosition(c, chainId);
-      const sets = await setsAt(c, historyOf(c, chainId), chainId, wallet, indexedBlock, asDelegate);
+      const { indexedBlock } = await readyPosition(vars, chainId);
+      const sets = await setsAt(vars, historyOf(vars, chainId), chainId, wallet, indexedBlock, asDelegate);
       return { indexedBlock, ready: true, body: answer(sets) };
     },
-    at: async (history, block) => answer(await setsAt(c, history, chainId, wallet, block, asDelegate)),
+    at: async (history, block) => answer(await setsAt(vars, history, chainId, wallet, block, asDelegate)),
   };
 }
 
@@ -80,10 +79,10 @@ const vaultView =
     shape: (entry: V1Entry) => unknown,
     pick?: (entry: V1Entry, args: CallArg[]) => boolean,
   ): Served =>
-  (c, { chainId, reads }, args) => {
+  ({ vars, chainId, reads }, args) => {
     const vault = args[0] as Address;
     const entries = (sets: V1Sets) => sets.vaultEntries(vault, type).filter((entry) => pick?.(entry, args) ?? true);
-    const read = reads.read(setsRead(c, chainId, vault, false, (sets) => entries(sets).map(shape)));
+    const read = reads.read(setsRead(vars, chainId, vault, false, (sets) => entries(sets).map(shape)));
     return read;
   };
 
@@ -111,9 +110,9 @@ export const V1_LISTINGS: Record<string, Served> = {
     tokenId: entry.tokenId,
     delegate: entry.delegate,
   })),
-  getDelegationsByDelegate: (c, { chainId, reads }, [delegate]) =>
+  getDelegationsByDelegate: ({ vars, chainId, reads }, [delegate]) =>
     reads.read(
-      setsRead(c, chainId, delegate as Address, true, (sets) =>
+      setsRead(vars, chainId, delegate as Address, true, (sets) =>
         sets.delegateEntries(delegate as Address).map((entry) => ({
           type_: TYPE_NUMBER[entry.type],
           vault: entry.vault,

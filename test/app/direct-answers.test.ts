@@ -1,7 +1,8 @@
 /**
  * withDirectAnswers gives the app's very answers: the same requests, sent to the app alone and to
  * the app behind it, get the same status, headers (but Date) and body, whether it answered them
- * itself (a keyed GET check, or a keyed GET of a whole listing at the newest indexed block) or
+ * itself (a keyed GET check, a keyed GET of a whole listing at the newest indexed block, or a keyed
+ * JSON-RPC body) or
  * handed them to the app (anything else);
  * and each keyed request is counted once against its key, whichever answered it, and in the metrics
  * under the label the app gives it.
@@ -13,7 +14,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { getRequestListener } from "@hono/node-server";
 import { Hono } from "hono";
-import { type Address, type Hex, maxUint256 } from "viem";
+import { type Address, encodeFunctionData, type Hex, maxUint256, toHex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type KeyStore, openKeyStore } from "../../api/access/keys";
 import { memoryLimiter } from "../../api/access/memory-limiter";
@@ -28,6 +29,7 @@ import { LISTING_CACHE_BYTES, LISTING_CACHE_MIN_ROWS, ListingCache } from "../..
 import type { HistoryStore } from "../../api/store/history-store";
 import type { Store, V1Row, V2Row, WalletView } from "../../api/store/store";
 import { type ChainAlarms, NO_ALARMS } from "../../api/watch/chain-alarms";
+import { registryV2Abi } from "../../core/abi/registryV2";
 import { type V1CheckQuery, type V1Key, type V1Type, v1CheckKeys, v1KeyString } from "../../core/v1";
 import { V2_CHECK_KINDS, type V2CheckQuery, type V2DelegationType, type V2State, v2Check } from "../../core/v2";
 import { chooseSeed, Rng, spellAddress } from "../../devkit/random";
@@ -306,6 +308,46 @@ async function same(path: string, init: RequestInit = {}): Promise<Answer> {
 
 const keyed = (k = key) => ({ headers: { "X-API-KEY": k } });
 
+/** A v2 check as the registry's calldata. */
+function v2Calldata(q: V2CheckQuery): Hex {
+  const abi = registryV2Abi;
+  const { to, from, rights } = q;
+  const contract = q.contract!;
+  const tokenId = q.tokenId!;
+  switch (q.kind) {
+    case "all":
+      return encodeFunctionData({ abi, functionName: "checkDelegateForAll", args: [to, from, rights] });
+    case "contract":
+      return encodeFunctionData({ abi, functionName: "checkDelegateForContract", args: [to, from, contract, rights] });
+    case "erc721":
+      return encodeFunctionData({
+        abi,
+        functionName: "checkDelegateForERC721",
+        args: [to, from, contract, tokenId, rights],
+      });
+    case "erc20":
+      return encodeFunctionData({ abi, functionName: "checkDelegateForERC20", args: [to, from, contract, rights] });
+    case "erc1155":
+      return encodeFunctionData({
+        abi,
+        functionName: "checkDelegateForERC1155",
+        args: [to, from, contract, tokenId, rights],
+      });
+  }
+}
+/** A POST of a JSON-RPC body (text as given) to chain `chainId`'s /rpc. */
+const rpcPost = (body: string, k: string | null = key) => ({
+  method: "POST",
+  body,
+  headers: { "Content-Type": "application/json", ...(k === null ? {} : { "X-API-KEY": k }) },
+});
+const ethCall = (id: number, data: Hex, block: string | object = "latest", to: string = registry.address) => ({
+  jsonrpc: "2.0",
+  id,
+  method: "eth_call",
+  params: [{ to, data }, block],
+});
+
 // Real servers and a PGlite key store: seconds, more on a busy machine.
 describe("withDirectAnswers", { timeout: 60_000 }, () => {
   it("answers keyed GET checks at the newest indexed block itself, as the app answers them", async () => {
@@ -398,6 +440,66 @@ describe("withDirectAnswers", { timeout: 60_000 }, () => {
     const path = `/registry/v2/check/all?chainId=${READY}&to=%30x${WALLETS[1]!.slice(2)}&from=${WALLETS[2]}&extra=1`;
     expect((await same(path, keyed())).status).toBe(200);
     expect(directly).toHaveLength(count + 1);
+  });
+
+  it("answers keyed JSON-RPC bodies itself, as the app answers them: calls, batches, errors", async () => {
+    const count = directly.length;
+    const path = `/rpc/${READY}`;
+    const pastBlock = () =>
+      toHex(rng.chance(0.5) ? HELD_FROM + BigInt(rng.int(100)) : HELD_FROM - 1n - BigInt(rng.int(100)));
+    const calls = V2_QUERIES.map((q, i) => ethCall(i, v2Calldata(q), i % 3 === 0 ? pastBlock() : "latest"));
+    const bodies = [
+      ...calls.map((call) => JSON.stringify(call)),
+      JSON.stringify(calls.slice(0, 20)),
+      JSON.stringify([
+        { jsonrpc: "2.0", id: "a", method: "eth_chainId" },
+        { jsonrpc: "2.0", method: "eth_chainId" },
+      ]),
+      JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_blockNumber" }),
+      JSON.stringify({ jsonrpc: "2.0", method: "eth_chainId" }),
+      JSON.stringify(ethCall(1, v2Calldata(V2_QUERIES[0]!), toHex(BLOCK + 1n))),
+      JSON.stringify(ethCall(1, v2Calldata(V2_QUERIES[0]!), { blockHash: `0x${"ab".repeat(32)}` })),
+      JSON.stringify(ethCall(1, v2Calldata(V2_QUERIES[0]!), "latest", address(0xdead))),
+      JSON.stringify(ethCall(1, `${v2Calldata(V2_QUERIES[0]!).slice(0, 40)}` as Hex)),
+      JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_sendTransaction", params: [] }),
+      "[]",
+      "{not json",
+    ];
+    const results = new Set<string>();
+    for (const body of bodies) {
+      const got = await same(path, rpcPost(body));
+      // Only a lone notification gets no answer.
+      const notification = body.startsWith('{"jsonrpc"') && !("id" in JSON.parse(body));
+      expect(got.status, body).toBe(notification ? 204 : 200);
+      if (got.status === 200)
+        for (const reply of [JSON.parse(got.body)].flat())
+          results.add(JSON.stringify(reply.result ?? reply.error?.code));
+    }
+    // Trues, falses, amounts and errors among the answers, every one given directly.
+    expect(results.size, `${[...results].join(" ")} (SEED=${SEED})`).toBeGreaterThan(5);
+    expect(results).toContain(JSON.stringify(`0x${"0".repeat(63)}1`));
+    expect(directly).toHaveLength(count + bodies.length);
+    expect(directly.filter((l) => l === "/rpc/:chainId 200")).toHaveLength(appCounts["/rpc/:chainId 200"]!);
+
+    // What it does not answer itself, the app answers: no key, a key it cannot vouch for, a chain
+    // not served or refused, a body of unknown length.
+    const other = [
+      [path, rpcPost(bodies[0]!, null), 200],
+      [path, rpcPost(bodies[0]!, revoked), 401],
+      [`/rpc/999`, rpcPost(bodies[0]!), 400],
+      [`/rpc/${ALARMED}`, rpcPost(bodies[0]!), 503],
+      [`/rpc/x`, rpcPost(bodies[0]!), 400],
+    ] as const;
+    for (const [url, init, status] of other) expect((await same(url, init)).status, url).toBe(status);
+    const stream = () => ({
+      ...rpcPost(""),
+      body: new Blob([bodies[0]!]).stream(),
+      duplex: "half" as const,
+    });
+    const [mine, app] = [await answer(direct, path, stream()), await answer(appOnly, path, stream())];
+    expect(mine).toEqual(app);
+    expect(mine.status).toBe(200);
+    expect(directly).toHaveLength(count + bodies.length);
   });
 
   it("reads nothing for a key its copy cannot vouch for: the app refuses it, as it would alone", async () => {
