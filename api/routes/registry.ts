@@ -119,9 +119,13 @@ const rowsInDirection = <Row>(
 /** A wallet's whole listing at the newest indexed block: its view, its JSON and how many records it holds. */
 export type WholeListing = Omit<ChainView<unknown>, "data"> & { json: Uint8Array<ArrayBuffer>; records: number };
 
+/** A listing's form other than the route's JSON (api/rpc/calls.ts): its name, and its bytes from the rows. */
+export type ListingForm<Row> = { name: string; render: (rows: Row[]) => Uint8Array<ArrayBuffer> };
+
 /**
- * The wallet's whole listing in `direction` at the newest indexed block, as JSON: written once per
- * revision of the wallet's rows where the store numbers them, and then held in `listings`.
+ * The wallet's whole listing in `direction` at the newest indexed block, as JSON (or in `form`):
+ * written once per revision of the wallet's rows where the store numbers them, and then held in
+ * `listings`.
  */
 export async function wholeListing<Row>(
   spec: Pick<
@@ -133,15 +137,16 @@ export async function wholeListing<Row>(
   chainId: number,
   wallet: Address,
   direction: Direction,
+  form?: ListingForm<Row>,
 ): Promise<WholeListing | undefined> {
-  const key = `${spec.version}/${chainId}/${wallet}/${direction}`;
+  const key = `${spec.version}/${chainId}/${wallet}/${direction}${form ? `/${form.name}` : ""}`;
   const held = listings.get(key);
   const view = await spec.wallet(store, chainId, wallet, held?.revision, true);
   if (view === undefined) return undefined;
   const { indexedBlock, ready } = view;
   if (view.data === undefined) return { indexedBlock, ready, json: held!.json, records: held!.records };
   const rows = rowsInDirection(spec, view.data, wallet, direction);
-  const json = encoder.encode(toJson(rows.map((row) => spec.record(row, view.checksum))));
+  const json = form ? form.render(rows) : encoder.encode(toJson(rows.map((row) => spec.record(row, view.checksum))));
   if (ready && view.revision !== undefined && rows.length >= LISTING_CACHE_MIN_ROWS)
     listings.set(key, { revision: view.revision, json, records: rows.length });
   return { indexedBlock, ready, json, records: rows.length };
@@ -358,24 +363,28 @@ function vaultsAnswer<K extends string, Q, VQ, Row, Event, Vault>(
 }
 
 /**
- * How a wallet's whole listing in `direction` is read as rows (answerAt's reads, for answers in
- * another form: api/rpc/): from the Store at the newest indexed block, else from the history. A
- * keyless client pays for the rows beyond the first hundred, as for the listing's route.
+ * How a wallet's whole listing in `direction` is read for an answer in `form` (answerAt's reads;
+ * api/rpc/): at the newest indexed block, rendered in that form and held (wholeListing); at a past
+ * block, its rows, from the history. A keyless client pays for the rows beyond the first hundred,
+ * as for the listing's route.
  */
 export function listingRead<Row>(
-  spec: Pick<RegistrySpec<string, unknown, unknown, Row, unknown, unknown>, "wallet" | "walletAt" | "inDirection">,
-  vars: Reading,
+  spec: Pick<
+    RegistrySpec<string, unknown, unknown, Row, unknown, unknown>,
+    "version" | "wallet" | "walletAt" | "inDirection" | "record"
+  >,
+  vars: Reading & Pick<Env["Variables"], "listings">,
   chainId: number,
   wallet: Address,
   direction: Direction,
+  form: ListingForm<Row>,
 ): BlockRead {
   return {
     head: async () => {
-      const view = await spec.wallet(vars.store, chainId, wallet);
-      if (view === undefined) return undefined;
-      const rows = rowsInDirection(spec, view.data ?? [], wallet, direction);
-      await vars.budget.charge(unitsBeyond(rows.length));
-      return { ...view, body: rows };
+      const whole = await wholeListing(spec, vars.store, vars.listings, chainId, wallet, direction, form);
+      if (whole === undefined) return undefined;
+      await vars.budget.charge(unitsBeyond(whole.records));
+      return { ...whole, body: whole.json };
     },
     at: (_, block) => listAt(spec, vars, chainId, wallet, block, direction),
   };

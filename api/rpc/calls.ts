@@ -20,12 +20,13 @@ import type { Direction } from "../../core/parse";
 import { V2_DELEGATION_TYPES } from "../../core/v2";
 import { Params } from "../http/params";
 import type { BlockRead } from "../routes/answer";
-import { listingRead } from "../routes/registry";
+import { type ListingForm, listingRead } from "../routes/registry";
 import { V1_SPEC } from "../routes/v1";
 import { V2_SPEC } from "../routes/v2";
 import type { V2Row } from "../store/store";
 import { encodeResult } from "./encode";
 import {
+  Encoded,
   MAX_DEPTH,
   type Plan,
   type Planning,
@@ -59,11 +60,29 @@ const delegationOf = (row: V2Row | undefined) => ({
   amount: row?.amount ?? 0n,
 });
 
-/** A v2 listing of the wallet in `direction`: the delegations, or their hashes. */
-function listing(direction: Direction, form: "delegations" | "hashes"): Served {
+const v2Function = (name: string) =>
+  (registryV2Abi as Abi).find((item): item is AbiFunction => item.type === "function" && item.name === name)!;
+
+/**
+ * A v2 listing of the wallet in `direction` (view `name`): the delegations, or their hashes. At the
+ * newest indexed block it is ABI-encoded once per revision of the wallet's rows and held, as the
+ * route's JSON is (wholeListing); at a past block, read from the history.
+ */
+function listing(name: string, direction: Direction, form: "delegations" | "hashes"): Served {
+  const fn = v2Function(name);
+  const encoded = (rows: V2Row[]) =>
+    encodeResult(
+      fn,
+      rows.map((row) => (form === "hashes" ? row.hash : delegationOf(row))),
+    );
+  const rendered: ListingForm<V2Row> = { name, render: (rows) => new Uint8Array(Buffer.from(encoded(rows), "latin1")) };
+  const latin1 = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString("latin1");
   return ({ vars, chainId, reads }, [wallet]) => {
-    const rows = reads.read(listingRead(V2_SPEC, vars, chainId, wallet as Address, direction));
-    return () => (rows() as V2Row[]).map((row) => (form === "hashes" ? row.hash : delegationOf(row)));
+    const rows = reads.read(listingRead(V2_SPEC, vars, chainId, wallet as Address, direction, rendered));
+    return () => {
+      const value = rows();
+      return new Encoded(value instanceof Uint8Array ? (latin1(value) as Hex) : encoded(value as V2Row[]));
+    };
   };
 }
 
@@ -130,10 +149,10 @@ const SERVED: Record<Version, Record<string, Served>> = {
     checkDelegateForERC721: check("v2", "erc721", [...V2_PARTIES, "contract", "tokenId", "rights"]),
     checkDelegateForERC20: check("v2", "erc20", [...V2_PARTIES, "contract", "rights"]),
     checkDelegateForERC1155: check("v2", "erc1155", [...V2_PARTIES, "contract", "tokenId", "rights"]),
-    getIncomingDelegations: listing("incoming", "delegations"),
-    getOutgoingDelegations: listing("outgoing", "delegations"),
-    getIncomingDelegationHashes: listing("incoming", "hashes"),
-    getOutgoingDelegationHashes: listing("outgoing", "hashes"),
+    getIncomingDelegations: listing("getIncomingDelegations", "incoming", "delegations"),
+    getOutgoingDelegations: listing("getOutgoingDelegations", "outgoing", "delegations"),
+    getIncomingDelegationHashes: listing("getIncomingDelegationHashes", "incoming", "hashes"),
+    getOutgoingDelegationHashes: listing("getOutgoingDelegationHashes", "outgoing", "hashes"),
     getDelegationsFromHashes: fromHashes,
     multicall,
     supportsInterface: supportsInterface("v2"),
@@ -182,6 +201,7 @@ export function registryPlan(planning: Planning, version: Version, data: Hex, va
   return {
     result: () => {
       const value = answer();
+      if (value instanceof Encoded) return value.hex;
       const result = typeof value === "number" ? BigInt(value) : value;
       return encodeResult(fn, result);
     },

@@ -31,7 +31,12 @@ export type Planning = {
 export type Served = (planning: Planning, args: CallArg[], depth: number) => (() => unknown) | Plan;
 
 /** What answering a call needs of a request's variables (the fast path has them without Hono). */
-export type RpcVars = Reading & Pick<Env["Variables"], "chains" | "alarms">;
+export type RpcVars = Reading & Pick<Env["Variables"], "chains" | "alarms" | "listings">;
+
+/** A result already ABI-encoded (a listing held rendered: api/rpc/calls.ts). */
+export class Encoded {
+  constructor(readonly hex: Hex) {}
+}
 
 /** The deepest calls within calls planned: deeper is not served (the EVM stops at 1,024 frames). */
 export const MAX_DEPTH = 16;

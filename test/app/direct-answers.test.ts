@@ -14,7 +14,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { getRequestListener } from "@hono/node-server";
 import { Hono } from "hono";
-import { type Address, encodeFunctionData, type Hex, maxUint256, toHex } from "viem";
+import { type Address, encodeFunctionData, encodeFunctionResult, type Hex, maxUint256, toHex, zeroAddress } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type KeyStore, openKeyStore } from "../../api/access/keys";
 import { memoryLimiter } from "../../api/access/memory-limiter";
@@ -31,7 +31,14 @@ import type { Store, V1Row, V2Row, WalletView } from "../../api/store/store";
 import { type ChainAlarms, NO_ALARMS } from "../../api/watch/chain-alarms";
 import { registryV2Abi } from "../../core/abi/registryV2";
 import { type V1CheckQuery, type V1Key, type V1Type, v1CheckKeys, v1KeyString } from "../../core/v1";
-import { V2_CHECK_KINDS, type V2CheckQuery, type V2DelegationType, type V2State, v2Check } from "../../core/v2";
+import {
+  V2_CHECK_KINDS,
+  V2_DELEGATION_TYPES,
+  type V2CheckQuery,
+  type V2DelegationType,
+  type V2State,
+  v2Check,
+} from "../../core/v2";
 import { chooseSeed, Rng, spellAddress } from "../../devkit/random";
 
 const SEED = chooseSeed();
@@ -481,6 +488,32 @@ describe("withDirectAnswers", { timeout: 60_000 }, () => {
     expect(directly).toHaveLength(count + bodies.length);
     expect(directly.filter((l) => l === "/rpc/:chainId 200")).toHaveLength(appCounts["/rpc/:chainId 200"]!);
 
+    // A long listing, rendered once and then held: both times the contract's encoding of its rows.
+    const [wallet] = WALLETS as [Address];
+    const outgoing = V2_ROWS.filter((row) => row.from === wallet);
+    expect(outgoing.length).toBeGreaterThanOrEqual(LISTING_CACHE_MIN_ROWS);
+    const listing = ethCall(
+      1,
+      encodeFunctionData({ abi: registryV2Abi, functionName: "getOutgoingDelegations", args: [wallet] }),
+    );
+    const expected = encodeFunctionResult({
+      abi: registryV2Abi,
+      functionName: "getOutgoingDelegations",
+      result: outgoing.map((row) => ({
+        type_: V2_DELEGATION_TYPES.indexOf(row.delegationType),
+        to: row.to,
+        from: row.from,
+        rights: row.rights,
+        contract_: row.contract ?? zeroAddress,
+        tokenId: row.tokenId ?? 0n,
+        amount: row.amount ?? 0n,
+      })),
+    });
+    for (const time of ["rendered", "held"]) {
+      const got = await same(path, rpcPost(JSON.stringify(listing)));
+      expect((JSON.parse(got.body) as { result: Hex }).result, time).toBe(expected);
+    }
+
     // What it does not answer itself, the app answers: no key, a key it cannot vouch for, a chain
     // not served or refused, a body of unknown length.
     const other = [
@@ -499,7 +532,7 @@ describe("withDirectAnswers", { timeout: 60_000 }, () => {
     const [mine, app] = [await answer(direct, path, stream()), await answer(appOnly, path, stream())];
     expect(mine).toEqual(app);
     expect(mine.status).toBe(200);
-    expect(directly).toHaveLength(count + bodies.length);
+    expect(directly).toHaveLength(count + bodies.length + 2);
   });
 
   it("reads nothing for a key its copy cannot vouch for: the app refuses it, as it would alone", async () => {
