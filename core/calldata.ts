@@ -117,12 +117,10 @@ export function bytesAt(bytes: Uint8Array, base: bigint, pointer: bigint): Hex |
   if (length >= LIMIT_64) return undefined;
   const first = wrap(at + 32n);
   if (signed(first) > signed(wrap(BigInt(bytes.length) - length))) return undefined;
-  let hex = "0x";
-  for (let i = 0n; i < length; i++) {
-    const index = first + i;
-    hex += (index < BigInt(bytes.length) ? bytes[Number(index)]! : 0).toString(16).padStart(2, "0");
-  }
-  return hex as Hex;
+  // Past the check, bytes of any length end by the calldata's end ("negative" starts read none).
+  if (length === 0n) return "0x";
+  const from = Number(first);
+  return `0x${Buffer.from(bytes.buffer, bytes.byteOffset + from, Number(length)).toString("hex")}`;
 }
 
 /** Element `index` of an array of `bytes`; undefined where the code reverts on reading it. */
