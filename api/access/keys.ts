@@ -26,6 +26,11 @@ export interface KeyStore {
   useHeld(key: string): boolean;
   /** Whether this process's copy vouches for `key` now, as useHeld tells it, without counting a use. */
   vouchesFor(key: string): boolean;
+  /**
+   * Whether the copy held `key` when it was last read, however long ago (it vouches for nothing
+   * then, but a key it held is most likely still valid): without counting a use.
+   */
+  heldOnce(key: string): boolean;
   close(): Promise<void>;
 }
 
@@ -137,6 +142,11 @@ export async function openKeyStore(db: AccessDb, schema: string): Promise<KeySto
     vouchesFor(key) {
       const id = keyId(key);
       return id !== undefined && matches(key, valid.hashOf(id));
+    },
+
+    heldOnce(key) {
+      const id = keyId(key);
+      return id !== undefined && matches(key, valid.heldHashOf(id));
     },
 
     async close() {

@@ -8,6 +8,8 @@ import { memoryLimiter } from "./memory-limiter";
 import { requireAccess, requireKey, throttleWrongTokens } from "./middleware";
 
 const GOOD = "dlk_000000000001_good";
+/** A key a copy held when last read, too long ago to vouch for it. */
+const STALE = "dlk_000000000003_stale";
 
 /** A key store that knows GOOD; `fail` makes every lookup throw it. */
 function keys(fail?: Error): KeyStore & { used: string[] } {
@@ -83,6 +85,7 @@ describe("requireAccess", () => {
         return false;
       },
       useHeld: (k: string) => k === GOOD,
+      heldOnce: (k: string) => k === GOOD || k === STALE,
     };
     return store;
   }
@@ -153,6 +156,11 @@ describe("requireAccess", () => {
     expect(keys.lookups, "no key lookup for a request turned away").toBe(0);
     expect((await limiter.take("198.51.100.7", 25)).allowed, "nothing of the budget was spent").toBe(true);
     expect((await app.request("/q", { headers: { "X-API-KEY": GOOD } }, SOCKET)).status).toBe(200);
+    // A key the copy held but is too old to vouch for: looked up (here refused), not turned away.
+    const again = counted();
+    const stale = await guarded(again, true).app.request("/q", { headers: { "X-API-KEY": STALE } }, SOCKET);
+    expect(stale.status, await stale.clone().text()).toBe(401);
+    expect(again.lookups).toBe(1);
   });
 
   it("a budget whose database cannot be reached: keyless requests 503 (Retry-After), keyed ones served", async () => {

@@ -154,8 +154,10 @@ export function requireAccess(options: AccessOptions): MiddlewareHandler<{ Varia
     const budget = keylessBudget(options.limiter, holder);
     c.set("budget", budget);
     try {
-      // Saturated: keyed requests first. The refusal costs next to nothing, and no budget.
-      if ((options.load ?? PROCESS_LOAD).shed()) {
+      // Saturated: keyed requests first. The refusal costs next to nothing, and no budget. A key
+      // the copy held is looked up, not turned away: the copy is too old to vouch only because
+      // the load delays its reads (api/access/valid-keys.ts).
+      if ((options.load ?? PROCESS_LOAD).shed() && !(key !== undefined && options.keys.heldOnce(key))) {
         throw new Problem(
           "rate_limited",
           "the service is busy: requests without an API key are turned away for now; " +

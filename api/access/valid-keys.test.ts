@@ -51,6 +51,8 @@ describe("ValidKeys", () => {
     expect(h.valid.hashOf("a")).toBe("hash a");
     h.tick(1);
     expect(h.valid.hashOf("a"), "FRESH_MS after the read began, not after it ended").toBeUndefined();
+    expect(h.valid.heldHashOf("a"), "what it last read, however old").toBe("hash a");
+    expect(h.valid.heldHashOf("b")).toBeUndefined();
     const failed = expect(h.valid.refresh()).rejects.toThrow("down");
     await h.fail();
     await failed;

@@ -62,6 +62,11 @@ export class ValidKeys {
     return this.unreachable || this.now() - this.readAt < FRESH_MS ? this.hashes.get(id) : undefined;
   }
 
+  /** The key's hash as the copy last read it, however old: undefined where it held none. */
+  heldHashOf(id: string): string | undefined {
+    return this.hashes.get(id);
+  }
+
   /** A key this process made: valid here at once. */
   added(id: string, hash: string): void {
     this.hashes.set(id, hash);
