@@ -3,7 +3,7 @@
  * its code runs them, in order, each element read only when the loop reaches it (an element it
  * cannot read reverts the whole with no data; a failed call reverts it with the `require` reason).
  */
-import { type Abi, type AbiFunction, encodeFunctionResult, type Hex, toFunctionSelector, zeroHash } from "viem";
+import { type Abi, type AbiFunction, type Hex, toFunctionSelector, zeroHash } from "viem";
 import { MULTICALL3_ADDRESS, multicall3Abi } from "../../core/abi/multicall3";
 import {
   bytesAt,
@@ -15,6 +15,7 @@ import {
   memberAt,
   wordAt,
 } from "../../core/calldata";
+import { encodeResult } from "./encode";
 import { MAX_DEPTH, type Plan, type Planning, REVERTS, revertWith, TOO_DEEP } from "./plan";
 
 export { MULTICALL3_ADDRESS };
@@ -104,8 +105,7 @@ const FUNCTIONS = (multicall3Abi as Abi).filter((item): item is AbiFunction => i
 const BY_NAME = new Map(FUNCTIONS.map((fn) => [fn.name, fn]));
 const BY_SELECTOR = new Map(FUNCTIONS.map((fn) => [toFunctionSelector(fn), fn]));
 
-const encode = (name: string, result: unknown) =>
-  encodeFunctionResult({ abi: [BY_NAME.get(name)!], functionName: name as never, result: result as never });
+const encode = (name: string, result: unknown) => encodeResult(BY_NAME.get(name)!, result);
 
 /** The parameter types the decoder takes for `fn`: structs holding `bytes` are dynamic. */
 const paramsOf = (fn: AbiFunction) =>
