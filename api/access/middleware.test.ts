@@ -158,9 +158,11 @@ describe("requireAccess", () => {
     expect((await app.request("/q", { headers: { "X-API-KEY": GOOD } }, SOCKET)).status).toBe(200);
     // A key the copy held but is too old to vouch for: looked up (here refused), not turned away.
     const again = counted();
-    const stale = await guarded(again, true).app.request("/q", { headers: { "X-API-KEY": STALE } }, SOCKET);
+    const { app: busy, limiter: budget } = guarded(again, true);
+    const stale = await busy.request("/q", { headers: { "X-API-KEY": STALE } }, SOCKET);
     expect(stale.status, await stale.clone().text()).toBe(401);
     expect(again.lookups).toBe(1);
+    expect((await budget.take("198.51.100.7", 25)).allowed, "at no keyless cost").toBe(true);
   });
 
   it("a budget whose database cannot be reached: keyless requests 503 (Retry-After), keyed ones served", async () => {

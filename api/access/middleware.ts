@@ -138,8 +138,9 @@ async function useKey(keys: KeyStore, key: string, otherwise: string): Promise<v
  * keyless budget: one unit on arrival (a batch's items are spent by its route, once it has read how
  * many; on arrival it is only checked to have a unit left, so that a spent budget is refused before
  * its body is read), and what its route reads beyond. A key this process's copy cannot vouch for is
- * looked up only once that unit is spent: unknown or revoked keys are 401 while the budget lasts,
- * then 429 with no lookup. Its refusals (429) are paced (api/access/pace.ts).
+ * looked up only once that unit is spent (but one the copy held when last read: at no cost, see
+ * below): unknown or revoked keys are 401 while the budget lasts, then 429 with no lookup. Its
+ * refusals (429) are paced (api/access/pace.ts).
  */
 export function requireAccess(options: AccessOptions): MiddlewareHandler<{ Variables: AccessVariables }> {
   const pace = refusalPace();
@@ -150,14 +151,19 @@ export function requireAccess(options: AccessOptions): MiddlewareHandler<{ Varia
       c.set("budget", UNBOUNDED);
       return next();
     }
+    // A key the copy held, too old now to vouch for it (its reads late behind a load, or the keys'
+    // database slow: api/access/valid-keys.ts), is looked up at no keyless cost, and never shed.
+    if (key !== undefined && options.keys.heldOnce(key)) {
+      await useKey(options.keys, key, "send a valid key, or no key to be served within the keyless limit");
+      c.set("budget", UNBOUNDED);
+      return next();
+    }
     const holder = holderOf(c, options.trustProxy);
     const budget = keylessBudget(options.limiter, holder);
     c.set("budget", budget);
     try {
-      // Saturated: keyed requests first. The refusal costs next to nothing, and no budget. A key
-      // the copy held is looked up, not turned away: the copy is too old to vouch only because
-      // the load delays its reads (api/access/valid-keys.ts).
-      if ((options.load ?? PROCESS_LOAD).shed() && !(key !== undefined && options.keys.heldOnce(key))) {
+      // Saturated: keyed requests first. The refusal costs next to nothing, and no budget.
+      if ((options.load ?? PROCESS_LOAD).shed()) {
         throw new Problem(
           "rate_limited",
           "the service is busy: requests without an API key are turned away for now; " +
