@@ -18,7 +18,7 @@ import { NO_ALARMS } from "./watch/chain-alarms";
 function openAccess(): Access & { taken: number } {
   const access = {
     taken: 0,
-    keys: { use: async () => false, useHeld: () => false } as unknown as Access["keys"],
+    keys: { use: async () => false, useHeld: () => false, heldOnce: () => false } as unknown as Access["keys"],
     limiter: {
       take: async () => {
         access.taken++;

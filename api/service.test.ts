@@ -78,7 +78,12 @@ describe("assembleService", () => {
 
   /** Keys that all fail: what a request without a valid key meets. */
   const access = (): Access => ({
-    keys: { use: async () => false, useHeld: () => false, vouchesFor: () => false } as unknown as Access["keys"],
+    keys: {
+      use: async () => false,
+      useHeld: () => false,
+      heldOnce: () => false,
+      vouchesFor: () => false,
+    } as unknown as Access["keys"],
     limiter: {
       take: async () => ({ allowed: true, limit: 25, windowMs: 10_000, remaining: 24, resetMs: 10_000 }),
       charge: async () => ({ allowed: true, limit: 25, windowMs: 10_000, remaining: 24, resetMs: 10_000 }),

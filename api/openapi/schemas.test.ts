@@ -215,7 +215,7 @@ const HISTORY = {
 /** Keyless requests let through (or refused, `allowed: false`); keys from `keys`. */
 function access(keys: KeyStore | undefined, allowed = true): Access {
   return {
-    keys: keys ?? ({ use: async () => false, useHeld: () => false } as unknown as KeyStore),
+    keys: keys ?? ({ use: async () => false, useHeld: () => false, heldOnce: () => false } as unknown as KeyStore),
     limiter: {
       take: async () => ({ allowed, limit: 25, windowMs: 10_000, remaining: allowed ? 24 : 0, resetMs: 4_000 }),
       charge: async () => ({ allowed, limit: 25, windowMs: 10_000, remaining: allowed ? 24 : 0, resetMs: 4_000 }),

@@ -109,6 +109,7 @@ function appOptions(): AppOptions & { spent: { units: number } } {
     keys: {
       use: async () => false,
       useHeld: (key: string) => key === "key",
+      heldOnce: (key: string) => key === "key",
       vouchesFor: (key: string) => key === "key",
     },
     limiter: {

@@ -51,11 +51,14 @@ function encodeTuple(params: readonly AbiParameter[], values: readonly unknown[]
   for (const param of params) size += isDynamic(param) ? 32 : staticSize(param);
   let head = "";
   let tail = "";
-  params.forEach((param, i) => {
-    if (!isDynamic(param)) return void (head += staticWords(param, values[i]));
+  for (const [i, param] of params.entries()) {
+    if (!isDynamic(param)) {
+      head += staticWords(param, values[i]);
+      continue;
+    }
     head += word(BigInt(size + tail.length / 2));
     tail += dynamicWords(param, values[i]);
-  });
+  }
   return head + tail;
 }
 
@@ -80,7 +83,7 @@ function dynamicWords(param: AbiParameter, value: unknown): string {
 /** Whether encodeResult encodes `fn`'s return values by hand. */
 export const encodedByHand = (fn: AbiFunction) => fn.outputs.every(handled);
 
-/** `fn`'s return value `value` (its one output's, or an array of its outputs'), ABI-encoded as the contract returns it. */
+/** `fn`'s return value `value` (its one output's, or an array of its outputs'), ABI-encoded as returned. */
 export function encodeResult(fn: AbiFunction, value: unknown): Hex {
   if (fn.outputs.every(handled))
     return `0x${encodeTuple(fn.outputs, fn.outputs.length === 1 ? [value] : (value as unknown[]))}`;

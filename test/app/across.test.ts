@@ -56,7 +56,7 @@ function app(budget = 25) {
   });
   const verdict = (allowed: boolean) => ({ allowed, limit: 25, windowMs: 10_000, remaining: left, resetMs: 4_000 });
   const access = {
-    keys: { use: async () => false, useHeld: () => false, list: async () => [] },
+    keys: { use: async () => false, useHeld: () => false, heldOnce: () => false, list: async () => [] },
     limiter: {
       take: async (_: string, units: number) => {
         const allowed = units <= left;

@@ -144,7 +144,7 @@ const store: Store = {
 /** Every keyless request is let through, however loaded the test process. */
 const openAccess = {
   load: { shed: () => false },
-  keys: { use: async () => false, useHeld: () => false },
+  keys: { use: async () => false, useHeld: () => false, heldOnce: () => false },
   limiter: {
     take: async () => ({ allowed: true, limit: 25, windowMs: 10_000, remaining: 24, resetMs: 10_000 }),
     charge: async () => ({ allowed: true, limit: 25, windowMs: 10_000, remaining: 24, resetMs: 10_000 }),

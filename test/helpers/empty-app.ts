@@ -77,7 +77,7 @@ export function emptyApp(fail: Failing = {}) {
               : { items: [], more: false },
   });
   const access = {
-    keys: { use: async () => false, useHeld: () => false, list: async () => [] },
+    keys: { use: async () => false, useHeld: () => false, heldOnce: () => false, list: async () => [] },
     limiter: {
       take: async () => ({ allowed: !fail.limited, limit: 25, windowMs: 10_000, remaining: 0, resetMs: 4_000 }),
       charge: async () => ({ allowed: !fail.limited, limit: 25, windowMs: 10_000, remaining: 0, resetMs: 4_000 }),
