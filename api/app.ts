@@ -4,7 +4,7 @@ import { drainBody } from "./http/drain-body";
 import { notFound, Problem } from "./http/problem";
 import { KEYLESS_MAX_BODY_BYTES, MAX_BATCH_BYTES } from "./limits";
 import { openApiDocument } from "./openapi/document";
-import { acrossChains, problemOf } from "./routes/across";
+import { acrossChains, answeredProblem } from "./routes/across";
 import { admin } from "./routes/admin";
 import { CHAINS_ANSWERS } from "./routes/chains";
 import { allowCors, CORS, methodsOf } from "./routes/cors";
@@ -93,12 +93,7 @@ export function createApp(options: AppOptions): Hono<Env> {
 
   app.all("*", notFound);
 
-  app.onError((error) => {
-    const problem = problemOf(error);
-    if (problem !== undefined) return problem.response(CORS);
-    console.error(error);
-    return new Problem("internal", "the service failed to answer; the error is logged").response(CORS);
-  });
+  app.onError((error) => answeredProblem(error).response(CORS));
 
   return app;
 }

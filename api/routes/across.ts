@@ -86,6 +86,17 @@ export function problemOf(error: unknown): Problem | undefined {
 }
 
 /**
+ * What the app answers for an error thrown while answering (its error handler, api/app.ts; the fast
+ * path's too): its problem, or for a bug a 500 that says only that it is logged (and logs it).
+ */
+export function answeredProblem(error: unknown): Problem {
+  const problem = problemOf(error);
+  if (problem !== undefined) return problem;
+  console.error(error);
+  return new Problem("internal", "the service failed to answer; the error is logged");
+}
+
+/**
  * A chain's problem that is the whole request's: bad input (any chain would say the same), a path
  * that names nothing, or a keyless budget spent. The rest (a chain syncing, reorganized, its block
  * not indexed, its store failing) are that chain's part.

@@ -4,10 +4,9 @@ import { parseAddress } from "../../core/parse";
 import { UNBOUNDED } from "../access/middleware";
 import { toJson } from "../http/json";
 import { Params } from "../http/params";
-import { Problem } from "../http/problem";
 import { MAX_BATCH_BYTES } from "../limits";
 import { rpcChainId, rpcReplyTo } from "../rpc/route";
-import { problemOf } from "./across";
+import { answeredProblem } from "./across";
 import { jsonHeaders, servedChainId } from "./answer";
 import { CORS } from "./cors";
 import type { AppOptions } from "./env";
@@ -127,13 +126,9 @@ async function bodyOf(req: IncomingMessage): Promise<string> {
   return new TextDecoder().decode(Buffer.concat(chunks));
 }
 
-/** What the app answers for an error thrown while answering (api/app.ts, onError). */
+/** What the app answers for an error thrown while answering (answeredProblem). */
 async function errorAnswer(route: string, error: unknown): Promise<Direct> {
-  const problem = problemOf(error);
-  if (problem === undefined) console.error(error);
-  const response = (problem ?? new Problem("internal", "the service failed to answer; the error is logged")).response(
-    CORS,
-  );
+  const response = answeredProblem(error).response(CORS);
   return { route, status: response.status, headers: Object.fromEntries(response.headers), json: await response.text() };
 }
 
