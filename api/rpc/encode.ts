@@ -32,7 +32,11 @@ const staticSize = (param: AbiParameter): number =>
 /** The words of a static value. */
 function staticWords(param: AbiParameter, value: unknown): string {
   const { type } = param;
-  if (type === "tuple") return tupleWords(componentsOf(param), value);
+  if (type === "tuple") {
+    const components = componentsOf(param);
+    const values = Array.isArray(value) ? value : components.map((c) => (value as Record<string, unknown>)[c.name!]);
+    return components.map((c, i) => staticWords(c, values[i])).join("");
+  }
   if (type === "address") return (value as string).slice(2).toLowerCase().padStart(64, "0");
   if (type === "bool") return word(value ? 1n : 0n);
   if (type.startsWith("uint")) return word(BigInt(value as bigint | number));
@@ -71,21 +75,29 @@ function dynamicWords(param: AbiParameter, value: unknown): string {
   if (param.type === "tuple") return tupleWords(componentsOf(param), value);
   const items = value as unknown[];
   const element = elementOf(param);
-  return (
-    word(BigInt(items.length)) +
-    encodeTuple(
-      items.map(() => element),
-      items,
-    )
-  );
+  // Static elements (a listing's structs, its hashes) lie in place, one after another.
+  const body = isDynamic(element)
+    ? encodeTuple(
+        items.map(() => element),
+        items,
+      )
+    : items.map((item) => staticWords(element, item)).join("");
+  return word(BigInt(items.length)) + body;
 }
 
-/** Whether encodeResult encodes `fn`'s return values by hand. */
-export const encodedByHand = (fn: AbiFunction) => fn.outputs.every(handled);
+const byHand = new WeakMap<AbiFunction, boolean>();
+/** Whether encodeResult encodes `fn`'s return values by hand (asked once per function). */
+export function encodedByHand(fn: AbiFunction): boolean {
+  const held = byHand.get(fn);
+  if (held !== undefined) return held;
+  const handles = fn.outputs.every(handled);
+  byHand.set(fn, handles);
+  return handles;
+}
 
 /** `fn`'s return value `value` (its one output's, or an array of its outputs'), ABI-encoded as returned. */
 export function encodeResult(fn: AbiFunction, value: unknown): Hex {
-  if (fn.outputs.every(handled))
+  if (encodedByHand(fn))
     return `0x${encodeTuple(fn.outputs, fn.outputs.length === 1 ? [value] : (value as unknown[]))}`;
   return encodeFunctionResult({ abi: [fn], functionName: fn.name, result: value as never });
 }
