@@ -432,6 +432,9 @@ restart", async () => {
       const onNew = await write(nextTxs(24), 8, 250).finally(newMiner.stop);
       const now = await client.getBlockNumber();
       await rpc(anvil.url, "anvil_mine", [toHex(oldTip - now + 5n)]);
+      // The jump past the old tip is stamped here, not left to the watcher's next poll: the alarm
+      // may come before that poll under load.
+      await heights.poll();
       await client.setIntervalMining({ interval: 1 });
       alarmAt = await waitFor(
         "the DEEP REORGANIZATION line",
@@ -565,19 +568,29 @@ function mineEvery(url: string, ms: number): { stop(): Promise<void> } {
 }
 
 /** Notes, every 50 ms, when the chain first reached each height past `from`. */
-function watchHeights(url: string, from: bigint, reached: Map<bigint, number>): { stop(): void } {
+function watchHeights(
+  url: string,
+  from: bigint,
+  reached: Map<bigint, number>,
+): { poll(): Promise<void>; stop(): void } {
   let stopped = false;
   let seen = from;
+  // Each block is stamped when a poll first saw it: at most one poll's latency after it was mined.
+  const poll = async () => {
+    // A plain call: viem's getBlockNumber shares one in-flight request among its callers.
+    const head = BigInt((await rpc(url, "eth_blockNumber")) as string);
+    const now = Date.now();
+    for (let b = seen + 1n; b <= head; b++) if (!reached.has(b)) reached.set(b, now);
+    if (head > seen) seen = head;
+  };
   void (async () => {
     while (!stopped) {
-      const head = await chainClient(url).getBlockNumber();
-      const now = Date.now();
-      for (let b = seen + 1n; b <= head; b++) reached.set(b, now);
-      if (head > seen) seen = head;
+      await poll();
       await new Promise((ok) => setTimeout(ok, 50));
     }
   })();
   return {
+    poll,
     stop: () => {
       stopped = true;
     },
