@@ -67,6 +67,11 @@ describe.runIf(process.env.DATABASE_URL)("npm run bench -- --smoke", () => {
     expect(run.output).toContain("== results");
   });
 
+  it("has no run that failed under load (answers other than 2xx, errors, timeouts)", () => {
+    // Each such run is flagged on a line of its own (bench/report.ts): said here, not as a row missing.
+    expect(results.match(/^\[failed\] .*$/gm) ?? []).toEqual([]);
+  });
+
   it("prints a row for each baseline, each listing, each check route and its eth_call at both sizes", () => {
     for (const label of BASELINES) expect(results).toMatch(row(label));
     for (const [route, view] of Object.entries(CHECK_VIEWS)) {
