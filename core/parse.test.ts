@@ -3,11 +3,13 @@ import { describe, expect, it } from "vitest";
 import {
   ParseError,
   parseAddress,
+  parseBlockNumber,
   parseBytes32,
   parseChainId,
   parseChainIds,
   parseDirection,
   parseRights,
+  parseTimestamp,
   parseUint256,
 } from "./parse";
 
@@ -52,6 +54,19 @@ describe("parseUint256", () => {
       expect(() => parseUint256(input)).toThrow(ParseError);
     },
   );
+});
+
+describe("parseBlockNumber, parseTimestamp", () => {
+  it("take decimal or 0x-hex from 0 to 2^63-1, and nothing past it", () => {
+    for (const parse of [parseBlockNumber, parseTimestamp]) {
+      expect(parse("0")).toBe(0n);
+      expect(parse("1764547200")).toBe(1_764_547_200n);
+      expect(parse("0x7fffffffffffffff")).toBe(2n ** 63n - 1n);
+      for (const bad of ["0x8000000000000000", "9223372036854775808", "-1", "1.5", "1e9", "", " 1"])
+        expect(() => parse(bad), bad).toThrow(ParseError);
+    }
+    expect(() => parseTimestamp("x")).toThrow(/Unix seconds/);
+  });
 });
 
 describe("parseRights", () => {

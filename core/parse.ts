@@ -30,14 +30,18 @@ export function parseAddress(input: string): Address {
 export const UINT_PATTERN = "^(?:[0-9]+|0x[0-9a-fA-F]+)$";
 const UINT = new RegExp(UINT_PATTERN);
 
+/** A parser of unsigned integers in decimal or 0x-hex up to `max`; `expected` says what it takes. */
+const uintUpTo =
+  (max: bigint, expected: string) =>
+  (input: string): bigint => {
+    if (!UINT.test(input)) throw new ParseError(expected);
+    const value = BigInt(input);
+    if (value > max) throw new ParseError(expected);
+    return value;
+  };
+
 /** Parses a uint256 given in decimal or 0x-hex; rejects signs, fractions, exponents and overflow. */
-export function parseUint256(input: string): bigint {
-  const expected = "an integer from 0 to 2^256-1, in decimal or 0x-hex";
-  if (!UINT.test(input)) throw new ParseError(expected);
-  const value = BigInt(input);
-  if (value > maxUint256) throw new ParseError(expected);
-  return value;
-}
+export const parseUint256 = uintUpTo(maxUint256, "an integer from 0 to 2^256-1, in decimal or 0x-hex");
 
 /** A bytes32 value's text: 0x and 64 hex digits, in any case. */
 export const BYTES32_PATTERN = "^0x[0-9a-fA-F]{64}$";
@@ -68,13 +72,13 @@ export function parseRights(input: string): Hex {
 export const MAX_BLOCK_NUMBER = (1n << 63n) - 1n;
 
 /** Parses a block number given in decimal or 0x-hex, from 0 to 2^63-1. */
-export function parseBlockNumber(input: string): bigint {
-  const expected = "a block number from 0 to 2^63-1, in decimal or 0x-hex";
-  if (!UINT.test(input)) throw new ParseError(expected);
-  const value = BigInt(input);
-  if (value > MAX_BLOCK_NUMBER) throw new ParseError(expected);
-  return value;
-}
+export const parseBlockNumber = uintUpTo(MAX_BLOCK_NUMBER, "a block number from 0 to 2^63-1, in decimal or 0x-hex");
+
+/** Parses a moment in Unix seconds (`timestamp`), in decimal or 0x-hex, from 0 to 2^63-1. */
+export const parseTimestamp = uintUpTo(
+  MAX_BLOCK_NUMBER,
+  "a moment in Unix seconds, from 0 to 2^63-1, in decimal or 0x-hex",
+);
 
 /** The most items one page holds (docs/api.md, "Pages"). */
 export const MAX_PAGE_LIMIT = 1000;
