@@ -101,6 +101,8 @@ export const v2Event = onchainTable(
   }),
   (table) => ({
     blockIndex: index().on(table.chainId, table.blockNumber, table.logIndex),
+    /** The blocks with events nearest a moment (`timestamp`: api/store/history-store.ts, eventSamples). */
+    timeIndex: index().on(table.chainId, table.blockTimestamp, table.blockNumber),
     hashIndex: index().on(table.chainId, table.hash, table.blockNumber, table.logIndex),
     fromIndex: index().on(table.chainId, table.from, table.blockNumber, table.logIndex),
     toIndex: index().on(table.chainId, table.to, table.blockNumber, table.logIndex),
@@ -197,6 +199,7 @@ export const v1Event = onchainTable(
   }),
   (table) => ({
     blockIndex: index().on(table.chainId, table.blockNumber, table.logIndex),
+    timeIndex: index().on(table.chainId, table.blockTimestamp, table.blockNumber),
     vaultIndex: index().on(table.chainId, table.vault, table.blockNumber, table.logIndex),
     delegateIndex: index().on(table.chainId, table.delegate, table.blockNumber, table.logIndex),
     revokedIndex: index().on(table.chainId, table.revokedDelegate, table.blockNumber, table.logIndex),

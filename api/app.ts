@@ -80,6 +80,7 @@ export function createApp(options: AppOptions): Hono<Env> {
     c.set("alarms", options.alarms);
     c.set("chains", options.chains);
     c.set("behindAfterSeconds", options.behindAfterSeconds);
+    c.set("moments", options.moments);
     await next();
   };
   app.use("/registry/*", allowCors, served);

@@ -2,6 +2,7 @@ import type { RequestListener } from "node:http";
 import { getRequestListener } from "@hono/node-server";
 import { Hono, type MiddlewareHandler } from "hono";
 import { cors } from "hono/cors";
+import { ponderFinalityDepth } from "../ponder/ponder-0.16.10";
 import { requireKey } from "./access/middleware";
 import type { Access } from "./access/open";
 import { createApp } from "./app";
@@ -9,6 +10,7 @@ import { type CountAnswer, countRequests, metricsRoute } from "./http/metrics";
 import { backfilledReadiness, probes, type Readiness } from "./http/probes";
 import { withDirectAnswers } from "./routes/direct-answers";
 import { LISTING_CACHE_BYTES, ListingCache } from "./routes/listing-cache";
+import { MomentClock, rpcHeaders } from "./routes/moment";
 import { createHistoryStore } from "./store/history-store";
 import type { ServedChain } from "./store/served-chains";
 import type { Execute, Store } from "./store/store";
@@ -81,6 +83,8 @@ export async function assembleService(parts: ServiceParts): Promise<Service> {
     access,
     behindAfterSeconds,
     listings: new ListingCache(LISTING_CACHE_BYTES),
+    // The indexer's process has the chains' RPCs: it reads headers where samples do not tell a moment's block.
+    moments: new MomentClock(parts.watch && rpcHeaders(parts.watch.chains), (id) => BigInt(ponderFinalityDepth(id))),
   };
   const app = new Hono();
   if (parts.alone) {

@@ -6,6 +6,9 @@
  * (docs/architecture.md, "Answers at a moment").
  */
 
+/** A moment asked about (`timestamp`, Unix seconds), rather than a block. */
+export type Moment = { timestamp: bigint };
+
 /** A block and its timestamp (Unix seconds). */
 export type Sample = { block: bigint; timestamp: bigint };
 

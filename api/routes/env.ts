@@ -5,6 +5,7 @@ import type { ServedChain } from "../store/served-chains";
 import type { Store } from "../store/store";
 import type { ChainAlarms } from "../watch/chain-alarms";
 import type { ListingCache } from "./listing-cache";
+import type { MomentClock } from "./moment";
 
 export type Env = {
   Variables: AccessVariables & {
@@ -15,11 +16,13 @@ export type Env = {
     chains: readonly ServedChain[];
     alarms: ChainAlarms;
     behindAfterSeconds: number;
+    /** Finds the blocks of moments asked (`timestamp`); absent: from samples only (api/routes/moment.ts). */
+    moments?: MomentClock;
   };
 };
 
 /** What a read needs of a request's variables (the fast path has them without Hono: api/routes/direct-answers.ts). */
-export type Reading = Pick<Env["Variables"], "store" | "history" | "budget">;
+export type Reading = Pick<Env["Variables"], "store" | "history" | "budget" | "moments">;
 
 export type AppOptions = {
   store: Store;
@@ -32,6 +35,8 @@ export type AppOptions = {
   access: Access;
   /** A chain whose newest indexed block is older is reported `behind` (BEHIND_AFTER_SECONDS). */
   behindAfterSeconds: number;
+  /** Finds the blocks of moments asked, with the chains' RPCs where this process has them. */
+  moments?: MomentClock;
   /** Whole wallet listings kept rendered: give withDirectAnswers the same (absent: the app makes its own). */
   listings?: ListingCache;
 };

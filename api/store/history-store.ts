@@ -20,6 +20,7 @@
  */
 import { type SQL, sql } from "drizzle-orm";
 import type { Address, Hex } from "viem";
+import type { Sample } from "../../core/moment";
 import type { Direction } from "../../core/parse";
 import type { V1Key } from "../../core/v1";
 import type { V1SetEvent } from "../../core/v1-sets";
@@ -71,6 +72,11 @@ export type V1EventRow = V1SetEvent & {
 export interface HistoryStore {
   /** The newest block of the chain whose state the tables hold; undefined: none yet. */
   indexedBlock(chainId: number): Promise<bigint | undefined>;
+  /**
+   * The blocks with registry events nearest `timestamp`: the newest stamped at or before it, and the
+   * oldest stamped after it (core/moment.ts's samples).
+   */
+  eventSamples(chainId: number, timestamp: bigint): Promise<{ before?: Sample; after?: Sample }>;
   /** The v2 delegations among `hashes` enabled at the end of block `at`, with their amounts. */
   v2Enabled(chainId: number, hashes: readonly Hex[], at: bigint): Promise<Map<Hex, V2State>>;
   /** A page of the wallet's v2 delegations enabled at `at`, in `direction`, in first-enable order. */
@@ -444,6 +450,24 @@ export function createHistoryStore(execute: Execute, schema: string): HistorySto
           FROM ${sql.raw(positionsSql(schema))} WHERE c.chain_id = ${chainId}`,
       );
       return row && BigInt(row.block as string);
+    },
+    async eventSamples(chainId, timestamp) {
+      // Timestamps never decrease along a chain: each side is one probe per table of its time index.
+      const nearest = (side: string, name: string, where: SQL, order: SQL) =>
+        sql`(SELECT ${sql.raw(`'${side}'`)} AS side, block_number::text AS block, block_timestamp::text AS timestamp
+          FROM ${table(name)} WHERE chain_id = ${chainId} AND ${where} ORDER BY ${order} LIMIT 1)`;
+      const [before, after] = [sql`block_timestamp <= ${timestamp}`, sql`block_timestamp > ${timestamp}`];
+      const [newest, oldest] = [sql`block_timestamp DESC, block_number DESC`, sql`block_timestamp, block_number`];
+      const found = await rows(sql`${nearest("before", "v2_event", before, newest)}
+        UNION ALL ${nearest("before", "v1_event", before, newest)}
+        UNION ALL ${nearest("after", "v2_event", after, oldest)}
+        UNION ALL ${nearest("after", "v1_event", after, oldest)}`);
+      const side = (name: string) =>
+        found
+          .filter((r) => r.side === name)
+          .map((r): Sample => ({ block: BigInt(r.block as string), timestamp: BigInt(r.timestamp as string) }))
+          .sort((x, y) => (x.block < y.block ? -1 : x.block > y.block ? 1 : 0));
+      return { before: side("before").at(-1), after: side("after")[0] };
     },
     ...v2Reads(table, rows),
     ...v1Reads(table, rows),

@@ -115,6 +115,7 @@ const nothing = async () => ({ items: [], more: false });
 const reads = { history: 0, listings: 0 };
 const history: HistoryStore = {
   indexedBlock: async () => BLOCK,
+  eventSamples: async () => ({}),
   v2Enabled: async (_, hashes, at) => {
     reads.history++;
     return new Map(earlier([...enabledOf(hashes)], at));

@@ -1,0 +1,104 @@
+import { describe, expect, it } from "vitest";
+import type { Sample } from "../../core/moment";
+import { xorshift32 } from "../../core/xorshift";
+import { Problem } from "../http/problem";
+import type { HistoryStore } from "../store/history-store";
+import type { ChainPosition } from "../store/store";
+import { MomentClock } from "./moment";
+
+const CHAIN = 31337;
+const SEED = Number(process.env.SEED) || 29112026;
+
+/** A chain of 5,000 blocks: runs of blocks sharing a second, and pauses; events at some blocks. */
+function world(seed: number) {
+  const next = xorshift32(seed);
+  const stamps = [1_700_000_000n];
+  for (let i = 1; i < 5_000; i++) stamps.push(stamps[i - 1]! + BigInt([0, 0, 1, 2, 30][next() % 5]!));
+  const events = [...new Set(Array.from({ length: 40 }, () => 100 + (next() % 4_800)))].sort((a, b) => a - b);
+  const sample = (block: number): Sample => ({ block: BigInt(block), timestamp: stamps[block]! });
+  const history = {
+    eventSamples: async (_: number, timestamp: bigint) => ({
+      before: events
+        .filter((b) => stamps[b]! <= timestamp)
+        .map(sample)
+        .at(-1),
+      after: events.filter((b) => stamps[b]! > timestamp).map(sample)[0],
+    }),
+  } as Pick<HistoryStore, "eventSamples"> as HistoryStore;
+  const position = (head: number): ChainPosition =>
+    ({ indexedBlock: BigInt(head), indexedTimestamp: Number(stamps[head]), ready: true }) as ChainPosition;
+  const truth = (timestamp: bigint) => {
+    let block = stamps.length - 1;
+    while (stamps[block]! > timestamp) block--;
+    return BigInt(block);
+  };
+  let reads = 0;
+  const readHeaders = async (_: number, blocks: bigint[]) => {
+    reads += blocks.length;
+    return blocks.map((b) => sample(Number(b)));
+  };
+  return { next, stamps, history, position, truth, readHeaders, reads: () => reads };
+}
+
+describe("MomentClock", () => {
+  it(`finds any moment's block before the head's, and keeps the final headers it read (SEED=${SEED})`, async () => {
+    const w = world(SEED);
+    const clock = new MomentClock(w.readHeaders, () => 64n);
+    const head = w.position(4_999);
+    const span = Number(w.stamps[4_999]! - w.stamps[0]!);
+    const moments = Array.from({ length: 200 }, () => w.stamps[0]! + BigInt(w.next() % span));
+    for (const timestamp of moments)
+      expect(await clock.blockAt({ history: w.history }, CHAIN, head, { timestamp }), `${timestamp}`).toBe(
+        w.truth(timestamp),
+      );
+    // Asked again, every moment is told by kept headers and samples: no header read.
+    const before = w.reads();
+    for (const timestamp of moments.filter((t) => w.truth(t) < 4_999n - 64n))
+      expect(await clock.blockAt({ history: w.history }, CHAIN, head, { timestamp })).toBe(w.truth(timestamp));
+    expect(w.reads()).toBe(before);
+  });
+
+  it("refuses a moment at or past the newest indexed block's timestamp: the next block may share it", async () => {
+    const w = world(SEED);
+    const clock = new MomentClock(w.readHeaders, () => 64n);
+    const head = w.position(3_000);
+    const problem = await clock
+      .blockAt({ history: w.history }, CHAIN, head, { timestamp: w.stamps[3_000]! })
+      .catch((e: unknown) => e);
+    expect(problem).toBeInstanceOf(Problem);
+    expect((problem as Problem).code).toBe("block_not_indexed");
+  });
+
+  it("without an RPC, answers from samples alone and refuses with a reason where they do not tell", async () => {
+    const w = world(SEED);
+    const clock = new MomentClock(
+      undefined,
+      () => 64n,
+      () => 0n,
+    );
+    const head = w.position(4_999);
+    const answers = await Promise.all(
+      Array.from({ length: 100 }, async () => {
+        const timestamp = w.stamps[0]! + BigInt(w.next() % Number(w.stamps[4_999]! - w.stamps[0]!));
+        return clock.blockAt({ history: w.history }, CHAIN, head, { timestamp }).then(
+          (block) => ({ timestamp, block }),
+          (error: Problem) => error,
+        );
+      }),
+    );
+    for (const answer of answers) {
+      if (answer instanceof Problem) expect(answer.detail).toMatch(/RPC, which this process is not given/);
+      else expect(answer.block).toBe(w.truth(answer.timestamp));
+    }
+    expect(answers.some((a) => a instanceof Problem)).toBe(true);
+  });
+
+  it("refuses a moment before the chain's first block", async () => {
+    const w = world(SEED);
+    const clock = new MomentClock(w.readHeaders, () => 64n);
+    const problem = await clock
+      .blockAt({ history: w.history }, CHAIN, w.position(4_999), { timestamp: w.stamps[0]! - 1n })
+      .catch((e: unknown) => e);
+    expect((problem as Problem).code).toBe("invalid_parameter");
+  });
+});

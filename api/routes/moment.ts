@@ -1,0 +1,144 @@
+/**
+ * `timestamp`: a chain's block at a moment (docs/architecture.md, "Answers at a moment"). The
+ * samples around the moment come from the blocks with registry events (the history's time index),
+ * the indexed head, and the headers this process read before; between them core/moment.ts tells the
+ * block, reading headers from the chain's RPC where it must. The block found is then answered as
+ * `blockNumber` would be.
+ */
+import { createPublicClient, fallback, http } from "viem";
+import { blockAt, type Moment, type Sample } from "../../core/moment";
+import { ponderFinalityDepth } from "../../ponder/ponder-0.16.10";
+import { Problem } from "../http/problem";
+import type { HistoryStore } from "../store/history-store";
+import type { ChainPosition } from "../store/store";
+import type { WatchedChain } from "../watch/deep-reorg";
+
+/** Reads the timestamps of blocks of a chain (its RPC's headers), in the order asked. */
+export type ReadHeaders = (chainId: number, blocks: bigint[]) => Promise<Sample[]>;
+
+/** Headers kept per chain, at most: past it the oldest half is dropped (a dropped one is read again). */
+const KEPT = 100_000;
+
+/**
+ * This process's headers read while finding moments' blocks, kept where they cannot change (final
+ * blocks, `finalDepth` below the newest indexed), so that a moment found once costs no header again.
+ */
+export class MomentClock {
+  private readonly kept = new Map<number, Sample[]>();
+
+  constructor(
+    /** Absent where this process is given no RPC: a moment its samples do not tell is then refused. */
+    private readonly readHeaders: ReadHeaders | undefined,
+    /** Blocks after which a block is final, per chain. */
+    private readonly finalDepth: (chainId: number) => bigint,
+    /** The least seconds between a chain's consecutive blocks, by its rules (0: timestamps may repeat). */
+    private readonly step: (chainId: number) => bigint = () => 0n,
+  ) {}
+
+  /** The kept headers nearest `timestamp`, on each side. */
+  nearest(chainId: number, timestamp: bigint): { before?: Sample; after?: Sample } {
+    const list = this.kept.get(chainId) ?? [];
+    // The first kept past the moment: timestamps never decrease with the block.
+    let [low, high] = [0, list.length];
+    while (low < high) {
+      const mid = (low + high) >> 1;
+      if (list[mid]!.timestamp <= timestamp) low = mid + 1;
+      else high = mid;
+    }
+    return { before: list[low - 1], after: list[low] };
+  }
+
+  /** Keeps the final ones of `samples` (read at `head`). */
+  keep(chainId: number, samples: readonly Sample[], head: bigint): void {
+    const final = samples.filter((s) => s.block <= head - this.finalDepth(chainId));
+    if (final.length === 0) return;
+    const byBlock = new Map((this.kept.get(chainId) ?? []).map((s) => [s.block, s]));
+    for (const s of final) byBlock.set(s.block, s);
+    let list = [...byBlock.values()].sort((a, b) => (a.block < b.block ? -1 : a.block > b.block ? 1 : 0));
+    if (list.length > KEPT) list = list.slice(list.length - KEPT / 2);
+    this.kept.set(chainId, list);
+  }
+
+  /** The chain's block at `moment`: see the module's head. */
+  async blockAt(vars: { history: HistoryStore | undefined }, chainId: number, position: ChainPosition, moment: Moment) {
+    const { timestamp } = moment;
+    const head: Sample = { block: position.indexedBlock, timestamp: BigInt(position.indexedTimestamp) };
+    // The next block may share the head's timestamp: only a moment before it is told.
+    if (timestamp >= head.timestamp)
+      throw new Problem(
+        "block_not_indexed",
+        `chain ${chainId}'s newest indexed block ${head.block} is stamped ${head.timestamp}: the block at ` +
+          `timestamp ${timestamp} is not indexed yet`,
+        { param: "timestamp", indexedBlock: Number(head.block) },
+      );
+    const events = vars.history === undefined ? {} : await vars.history.eventSamples(chainId, timestamp);
+    const kept = this.nearest(chainId, timestamp);
+    let before = [events.before, kept.before].reduce(later, undefined);
+    const after = [events.after, kept.after, head].reduce(earlier, undefined)!;
+    const read = async (blocks: bigint[]) => {
+      if (this.readHeaders === undefined)
+        throw new Problem(
+          "block_not_indexed",
+          `the block of chain ${chainId} at timestamp ${timestamp} is not known here yet: finding it reads block ` +
+            "headers from the chain's RPC, which this process is not given",
+          { param: "timestamp", indexedBlock: Number(head.block) },
+        );
+      return this.readHeaders(chainId, blocks);
+    };
+    if (before === undefined) {
+      // Older than every sample: the chain's first block bounds it.
+      const [genesis] = await read([0n]);
+      this.keep(chainId, [genesis!], head.block);
+      if (timestamp < genesis!.timestamp)
+        throw new Problem("invalid_parameter", `timestamp ${timestamp} is before chain ${chainId}'s first block`, {
+          param: "timestamp",
+        });
+      before = genesis!;
+    }
+    const found = await blockAt(timestamp, before, after, this.step(chainId), read);
+    this.keep(chainId, found.read, head.block);
+    return found.block;
+  }
+}
+
+const later = (a: Sample | undefined, b: Sample | undefined) =>
+  a === undefined || (b !== undefined && b.block > a.block) ? b : a;
+const earlier = (a: Sample | undefined, b: Sample | undefined) =>
+  a === undefined || (b !== undefined && b.block < a.block) ? b : a;
+
+/** Reads headers over the chains' RPCs, each round's blocks in one JSON-RPC batch. */
+export function rpcHeaders(chains: readonly WatchedChain[]): ReadHeaders {
+  const clients = new Map(
+    chains.map((chain) => [
+      chain.id,
+      createPublicClient({ transport: fallback(chain.rpc.map((url) => http(url, { batch: { batchSize: 64 } }))) }),
+    ]),
+  );
+  return async (chainId, blocks) => {
+    const client = clients.get(chainId);
+    try {
+      if (client === undefined) throw new Error("no RPC is given for it");
+      const headers = await Promise.all(blocks.map((blockNumber) => client.getBlock({ blockNumber })));
+      return headers.map((header) => ({ block: header.number, timestamp: header.timestamp }));
+    } catch (error) {
+      throw new Problem(
+        "chain_syncing",
+        `chain ${chainId}'s block headers could not be read to find a moment's block: ${(error as Error).message}`,
+        { headers: { "Retry-After": "5" } },
+      );
+    }
+  };
+}
+
+/** Where no clock is given (a process without the chains' RPCs): samples only. */
+const WITHOUT_RPC = new MomentClock(undefined, (chainId) => BigInt(ponderFinalityDepth(chainId)));
+
+/** The block a moment asked for names on the chain (indexedBlock's, for `timestamp`). */
+export function blockAtMoment(
+  vars: { history: HistoryStore | undefined; moments?: MomentClock },
+  chainId: number,
+  position: ChainPosition,
+  moment: Moment,
+): Promise<bigint> {
+  return (vars.moments ?? WITHOUT_RPC).blockAt(vars, chainId, position, moment);
+}
