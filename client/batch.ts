@@ -15,6 +15,8 @@ export type CheckManyOptions = {
   chainId?: number | string;
   /** The block to answer at; default the newest indexed when the first batch is answered, for every batch. */
   blockNumber?: number | string;
+  /** Or the moment (Unix seconds): the first batch answers at its block, which every later batch asks. */
+  timestamp?: number | string;
   /** Checks per request, at most MAX_BATCH (default). */
   batchSize?: number;
   /** Requests in flight at once (default 4). */
@@ -43,6 +45,7 @@ export async function checkMany(
     const body = {
       ...(options.chainId === undefined ? {} : { chainId: options.chainId }),
       ...(block === undefined ? {} : { blockNumber: block.toString() }),
+      ...(block === undefined && options.timestamp !== undefined ? { timestamp: String(options.timestamp) } : {}),
       checks: checks.slice(start, start + size),
     };
     const { data, error, response } =

@@ -985,6 +985,8 @@ export interface operations {
                 chainId?: string;
                 /** @description Answer as at this block (default: the newest indexed); past the newest indexed is block_not_indexed: a block number from 0 to 2^63-1, in decimal or 0x-hex. */
                 blockNumber?: string;
+                /** @description Answer as at this moment, in Unix seconds, from 0 to 2^63-1 (decimal or 0x-hex): at each chain's newest block stamped at or before it, which the answer reports as its block. Not with `blockNumber`; at or past the newest indexed block's timestamp is block_not_indexed. */
+                timestamp?: string;
                 /** @description The hot wallet (the delegate): 0x and 40 hex digits: lowercase, uppercase, or mixed case that is a valid EIP-55 checksum. */
                 to: string;
                 /** @description The cold wallet (the vault): 0x and 40 hex digits: lowercase, uppercase, or mixed case that is a valid EIP-55 checksum. */
@@ -1145,6 +1147,8 @@ export interface operations {
                 chainId?: string;
                 /** @description Answer as at this block (default: the newest indexed); past the newest indexed is block_not_indexed: a block number from 0 to 2^63-1, in decimal or 0x-hex. */
                 blockNumber?: string;
+                /** @description Answer as at this moment, in Unix seconds, from 0 to 2^63-1 (decimal or 0x-hex): at each chain's newest block stamped at or before it, which the answer reports as its block. Not with `blockNumber`; at or past the newest indexed block's timestamp is block_not_indexed. */
+                timestamp?: string;
                 /** @description The hot wallet (the delegate): 0x and 40 hex digits: lowercase, uppercase, or mixed case that is a valid EIP-55 checksum. */
                 to: string;
                 /** @description The cold wallet (the vault): 0x and 40 hex digits: lowercase, uppercase, or mixed case that is a valid EIP-55 checksum. */
@@ -1307,6 +1311,8 @@ export interface operations {
                 chainId?: string;
                 /** @description Answer as at this block (default: the newest indexed); past the newest indexed is block_not_indexed: a block number from 0 to 2^63-1, in decimal or 0x-hex. */
                 blockNumber?: string;
+                /** @description Answer as at this moment, in Unix seconds, from 0 to 2^63-1 (decimal or 0x-hex): at each chain's newest block stamped at or before it, which the answer reports as its block. Not with `blockNumber`; at or past the newest indexed block's timestamp is block_not_indexed. */
+                timestamp?: string;
                 /** @description The hot wallet (the delegate): 0x and 40 hex digits: lowercase, uppercase, or mixed case that is a valid EIP-55 checksum. */
                 to?: string;
                 /** @description The hot wallet (v1's name; for v2 ERC checks, the same as `to`): 0x and 40 hex digits: lowercase, uppercase, or mixed case that is a valid EIP-55 checksum. */
@@ -1475,6 +1481,8 @@ export interface operations {
                 chainId?: string;
                 /** @description Answer as at this block (default: the newest indexed); past the newest indexed is block_not_indexed: a block number from 0 to 2^63-1, in decimal or 0x-hex. */
                 blockNumber?: string;
+                /** @description Answer as at this moment, in Unix seconds, from 0 to 2^63-1 (decimal or 0x-hex): at each chain's newest block stamped at or before it, which the answer reports as its block. Not with `blockNumber`; at or past the newest indexed block's timestamp is block_not_indexed. */
+                timestamp?: string;
                 /** @description The hot wallet (the delegate): 0x and 40 hex digits: lowercase, uppercase, or mixed case that is a valid EIP-55 checksum. */
                 to?: string;
                 /** @description The hot wallet (v1's name; for v2 ERC checks, the same as `to`): 0x and 40 hex digits: lowercase, uppercase, or mixed case that is a valid EIP-55 checksum. */
@@ -1643,6 +1651,8 @@ export interface operations {
                 chainId?: string;
                 /** @description Answer as at this block (default: the newest indexed); past the newest indexed is block_not_indexed: a block number from 0 to 2^63-1, in decimal or 0x-hex. */
                 blockNumber?: string;
+                /** @description Answer as at this moment, in Unix seconds, from 0 to 2^63-1 (decimal or 0x-hex): at each chain's newest block stamped at or before it, which the answer reports as its block. Not with `blockNumber`; at or past the newest indexed block's timestamp is block_not_indexed. */
+                timestamp?: string;
                 /** @description The hot wallet (the delegate): 0x and 40 hex digits: lowercase, uppercase, or mixed case that is a valid EIP-55 checksum. */
                 to?: string;
                 /** @description The hot wallet (v1's name; for v2 ERC checks, the same as `to`): 0x and 40 hex digits: lowercase, uppercase, or mixed case that is a valid EIP-55 checksum. */
@@ -1816,6 +1826,8 @@ export interface operations {
                     chainId?: number | string;
                     /** @description Answer as at this block (default: the newest indexed); past the newest indexed is block_not_indexed: a block number from 0 to 2^63-1, in decimal or 0x-hex. */
                     blockNumber?: string | number;
+                    /** @description Answer as at this moment, in Unix seconds, from 0 to 2^63-1 (decimal or 0x-hex): at each chain's newest block stamped at or before it, which the answer reports as its block. Not with `blockNumber`; at or past the newest indexed block's timestamp is block_not_indexed. */
+                    timestamp?: string | number;
                     checks: {
                         /**
                          * @description The check: the last segment of its GET path.
@@ -2295,6 +2307,8 @@ export interface operations {
                 tokenId?: string;
                 /** @description Answer as at this block (default: the newest indexed); past the newest indexed is block_not_indexed: a block number from 0 to 2^63-1, in decimal or 0x-hex. */
                 blockNumber?: string;
+                /** @description Answer as at this moment, in Unix seconds, from 0 to 2^63-1 (decimal or 0x-hex): at each chain's newest block stamped at or before it, which the answer reports as its block. Not with `blockNumber`; at or past the newest indexed block's timestamp is block_not_indexed. */
+                timestamp?: string;
                 /** @description The chain to answer about: a positive decimal chain id this instance serves (default 1); or several at once: `all` (every chain served for this registry version) or a list without repeats (`1,8453,10`), answered as `{chains: [...]}`, one entry per chain, by chain id (no `blockNumber` nor `cursor` then). */
                 chainId?: string;
                 /** @description The page's size: an integer from 1 to 1000. */
@@ -2459,6 +2473,8 @@ export interface operations {
                 direction?: "both" | "incoming" | "outgoing";
                 /** @description Answer as at this block (default: the newest indexed); past the newest indexed is block_not_indexed: a block number from 0 to 2^63-1, in decimal or 0x-hex. */
                 blockNumber?: string;
+                /** @description Answer as at this moment, in Unix seconds, from 0 to 2^63-1 (decimal or 0x-hex): at each chain's newest block stamped at or before it, which the answer reports as its block. Not with `blockNumber`; at or past the newest indexed block's timestamp is block_not_indexed. */
+                timestamp?: string;
                 /** @description The chain to answer about: a positive decimal chain id this instance serves (default 1); or several at once: `all` (every chain served for this registry version) or a list without repeats (`1,8453,10`), answered as `{chains: [...]}`, one entry per chain, by chain id (no `blockNumber` nor `cursor` then). */
                 chainId?: string;
                 /** @description The page's size: an integer from 1 to 1000. */
@@ -2629,6 +2645,8 @@ export interface operations {
                 rights?: string;
                 /** @description Answer as at this block (default: the newest indexed); past the newest indexed is block_not_indexed: a block number from 0 to 2^63-1, in decimal or 0x-hex. */
                 blockNumber?: string;
+                /** @description Answer as at this moment, in Unix seconds, from 0 to 2^63-1 (decimal or 0x-hex): at each chain's newest block stamped at or before it, which the answer reports as its block. Not with `blockNumber`; at or past the newest indexed block's timestamp is block_not_indexed. */
+                timestamp?: string;
                 /** @description The chain to answer about: a positive decimal chain id this instance serves (default 1); or several at once: `all` (every chain served for this registry version) or a list without repeats (`1,8453,10`), answered as `{chains: [...]}`, one entry per chain, by chain id (no `blockNumber` nor `cursor` then). */
                 chainId?: string;
                 /** @description The page's size: an integer from 1 to 1000. */
@@ -2812,6 +2830,8 @@ export interface operations {
                     chainId?: number | string;
                     /** @description Answer as at this block (default: the newest indexed); past the newest indexed is block_not_indexed: a block number from 0 to 2^63-1, in decimal or 0x-hex. */
                     blockNumber?: string | number;
+                    /** @description Answer as at this moment, in Unix seconds, from 0 to 2^63-1 (decimal or 0x-hex): at each chain's newest block stamped at or before it, which the answer reports as its block. Not with `blockNumber`; at or past the newest indexed block's timestamp is block_not_indexed. */
+                    timestamp?: string | number;
                     /**
                      * @description Which of the wallet's delegations: `both` (default), `incoming` (the wallet is the hot wallet: v2 `to`, v1 `delegate`) or `outgoing` (the cold wallet: v2 `from`, v1 `vault`).
                      * @enum {string}
@@ -2967,6 +2987,8 @@ export interface operations {
                 chainId?: string;
                 /** @description Answer as at this block (default: the newest indexed); past the newest indexed is block_not_indexed: a block number from 0 to 2^63-1, in decimal or 0x-hex. */
                 blockNumber?: string;
+                /** @description Answer as at this moment, in Unix seconds, from 0 to 2^63-1 (decimal or 0x-hex): at each chain's newest block stamped at or before it, which the answer reports as its block. Not with `blockNumber`; at or past the newest indexed block's timestamp is block_not_indexed. */
+                timestamp?: string;
                 /** @description The hot wallet (v1's name; for v2 ERC checks, the same as `to`): 0x and 40 hex digits: lowercase, uppercase, or mixed case that is a valid EIP-55 checksum. */
                 delegate: string;
                 /** @description The cold wallet (v1's name; for v2 ERC checks, the same as `from`): 0x and 40 hex digits: lowercase, uppercase, or mixed case that is a valid EIP-55 checksum. */
@@ -3125,6 +3147,8 @@ export interface operations {
                 chainId?: string;
                 /** @description Answer as at this block (default: the newest indexed); past the newest indexed is block_not_indexed: a block number from 0 to 2^63-1, in decimal or 0x-hex. */
                 blockNumber?: string;
+                /** @description Answer as at this moment, in Unix seconds, from 0 to 2^63-1 (decimal or 0x-hex): at each chain's newest block stamped at or before it, which the answer reports as its block. Not with `blockNumber`; at or past the newest indexed block's timestamp is block_not_indexed. */
+                timestamp?: string;
                 /** @description The hot wallet (v1's name; for v2 ERC checks, the same as `to`): 0x and 40 hex digits: lowercase, uppercase, or mixed case that is a valid EIP-55 checksum. */
                 delegate: string;
                 /** @description The cold wallet (v1's name; for v2 ERC checks, the same as `from`): 0x and 40 hex digits: lowercase, uppercase, or mixed case that is a valid EIP-55 checksum. */
@@ -3285,6 +3309,8 @@ export interface operations {
                 chainId?: string;
                 /** @description Answer as at this block (default: the newest indexed); past the newest indexed is block_not_indexed: a block number from 0 to 2^63-1, in decimal or 0x-hex. */
                 blockNumber?: string;
+                /** @description Answer as at this moment, in Unix seconds, from 0 to 2^63-1 (decimal or 0x-hex): at each chain's newest block stamped at or before it, which the answer reports as its block. Not with `blockNumber`; at or past the newest indexed block's timestamp is block_not_indexed. */
+                timestamp?: string;
                 /** @description The hot wallet (v1's name; for v2 ERC checks, the same as `to`): 0x and 40 hex digits: lowercase, uppercase, or mixed case that is a valid EIP-55 checksum. */
                 delegate: string;
                 /** @description The cold wallet (v1's name; for v2 ERC checks, the same as `from`): 0x and 40 hex digits: lowercase, uppercase, or mixed case that is a valid EIP-55 checksum. */
@@ -3454,6 +3480,8 @@ export interface operations {
                     chainId?: number | string;
                     /** @description Answer as at this block (default: the newest indexed); past the newest indexed is block_not_indexed: a block number from 0 to 2^63-1, in decimal or 0x-hex. */
                     blockNumber?: string | number;
+                    /** @description Answer as at this moment, in Unix seconds, from 0 to 2^63-1 (decimal or 0x-hex): at each chain's newest block stamped at or before it, which the answer reports as its block. Not with `blockNumber`; at or past the newest indexed block's timestamp is block_not_indexed. */
+                    timestamp?: string | number;
                     checks: {
                         /**
                          * @description The check: the last segment of its GET path.
@@ -3927,6 +3955,8 @@ export interface operations {
                 tokenId?: string;
                 /** @description Answer as at this block (default: the newest indexed); past the newest indexed is block_not_indexed: a block number from 0 to 2^63-1, in decimal or 0x-hex. */
                 blockNumber?: string;
+                /** @description Answer as at this moment, in Unix seconds, from 0 to 2^63-1 (decimal or 0x-hex): at each chain's newest block stamped at or before it, which the answer reports as its block. Not with `blockNumber`; at or past the newest indexed block's timestamp is block_not_indexed. */
+                timestamp?: string;
                 /** @description The chain to answer about: a positive decimal chain id this instance serves (default 1); or several at once: `all` (every chain served for this registry version) or a list without repeats (`1,8453,10`), answered as `{chains: [...]}`, one entry per chain, by chain id (no `blockNumber` nor `cursor` then). */
                 chainId?: string;
                 /** @description The page's size: an integer from 1 to 1000. */
@@ -4091,6 +4121,8 @@ export interface operations {
                 direction?: "both" | "incoming" | "outgoing";
                 /** @description Answer as at this block (default: the newest indexed); past the newest indexed is block_not_indexed: a block number from 0 to 2^63-1, in decimal or 0x-hex. */
                 blockNumber?: string;
+                /** @description Answer as at this moment, in Unix seconds, from 0 to 2^63-1 (decimal or 0x-hex): at each chain's newest block stamped at or before it, which the answer reports as its block. Not with `blockNumber`; at or past the newest indexed block's timestamp is block_not_indexed. */
+                timestamp?: string;
                 /** @description The chain to answer about: a positive decimal chain id this instance serves (default 1); or several at once: `all` (every chain served for this registry version) or a list without repeats (`1,8453,10`), answered as `{chains: [...]}`, one entry per chain, by chain id (no `blockNumber` nor `cursor` then). */
                 chainId?: string;
                 /** @description The page's size: an integer from 1 to 1000. */
@@ -4259,6 +4291,8 @@ export interface operations {
                 tokenId?: string;
                 /** @description Answer as at this block (default: the newest indexed); past the newest indexed is block_not_indexed: a block number from 0 to 2^63-1, in decimal or 0x-hex. */
                 blockNumber?: string;
+                /** @description Answer as at this moment, in Unix seconds, from 0 to 2^63-1 (decimal or 0x-hex): at each chain's newest block stamped at or before it, which the answer reports as its block. Not with `blockNumber`; at or past the newest indexed block's timestamp is block_not_indexed. */
+                timestamp?: string;
                 /** @description The chain to answer about: a positive decimal chain id this instance serves (default 1); or several at once: `all` (every chain served for this registry version) or a list without repeats (`1,8453,10`), answered as `{chains: [...]}`, one entry per chain, by chain id (no `blockNumber` nor `cursor` then). */
                 chainId?: string;
                 /** @description The page's size: an integer from 1 to 1000. */
@@ -4442,6 +4476,8 @@ export interface operations {
                     chainId?: number | string;
                     /** @description Answer as at this block (default: the newest indexed); past the newest indexed is block_not_indexed: a block number from 0 to 2^63-1, in decimal or 0x-hex. */
                     blockNumber?: string | number;
+                    /** @description Answer as at this moment, in Unix seconds, from 0 to 2^63-1 (decimal or 0x-hex): at each chain's newest block stamped at or before it, which the answer reports as its block. Not with `blockNumber`; at or past the newest indexed block's timestamp is block_not_indexed. */
+                    timestamp?: string | number;
                     /**
                      * @description Which of the wallet's delegations: `both` (default), `incoming` (the wallet is the hot wallet: v2 `to`, v1 `delegate`) or `outgoing` (the cold wallet: v2 `from`, v1 `vault`).
                      * @enum {string}

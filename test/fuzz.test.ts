@@ -252,6 +252,11 @@ const GOOD: Record<Key, () => string> = {
   rpcChainId: () => "31337",
   chains: () => pick(["31337", "all"]),
   blockNumber: blockText,
+  // Moments around the chain's blocks (it started minutes ago), in decimal or hex.
+  timestamp: () => {
+    const moment = Math.floor(Date.now() / 1000) - rng.int(900);
+    return chance(0.8) ? String(moment) : `0x${moment.toString(16)}`;
+  },
   fromBlock: blockText,
   toBlock: blockText,
   to: party,

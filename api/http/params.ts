@@ -1,4 +1,5 @@
 import { type Address, type Hex, zeroHash } from "viem";
+import type { Moment } from "../../core/moment";
 import {
   ParseError,
   parseAddress,
@@ -6,6 +7,7 @@ import {
   parseChainId,
   parseLimit,
   parseRights,
+  parseTimestamp,
   parseUint256,
 } from "../../core/parse";
 import { Problem } from "./problem";
@@ -113,6 +115,21 @@ export class Params {
   /** The block to answer at (`blockNumber`); undefined: the newest indexed. */
   blockNumber(): bigint | undefined {
     return this.optional("blockNumber", parseBlockNumber);
+  }
+
+  /**
+   * When to answer: at a block (`blockNumber`), at a moment (`timestamp`: each chain's newest block
+   * at or before it), or undefined: at the newest indexed block. Both at once is a 400.
+   */
+  at(): bigint | Moment | undefined {
+    const block = this.blockNumber();
+    const timestamp = this.optional("timestamp", parseTimestamp);
+    if (timestamp === undefined) return block;
+    if (block !== undefined)
+      throw new Problem("conflicting_parameter", "'blockNumber' and 'timestamp' both say when to answer; give one", {
+        param: this.named("timestamp"),
+      });
+    return { timestamp };
   }
 
   /** A page's `limit`, else `fallback` (undefined: the whole list). */

@@ -22,6 +22,7 @@ export function batchBody<K extends string>(
     properties: {
       chainId: { description: PARAMETERS.chainId.description, anyOf: [{ type: "integer" }, { type: "string" }] },
       blockNumber: field("blockNumber"),
+      timestamp: field("timestamp"),
       checks: {
         type: "array",
         minItems: 1,
@@ -48,6 +49,10 @@ export const WALLETS_BODY: JsonSchema = {
     blockNumber: {
       description: PARAMETERS.blockNumber.description,
       anyOf: [PARAMETERS.blockNumber.schema, { type: "integer", minimum: 0 }],
+    },
+    timestamp: {
+      description: PARAMETERS.timestamp.description,
+      anyOf: [PARAMETERS.timestamp.schema, { type: "integer", minimum: 0 }],
     },
     direction: { description: PARAMETERS.direction.description, ...PARAMETERS.direction.schema },
     wallets: {

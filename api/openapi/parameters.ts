@@ -20,6 +20,7 @@ import {
   parseLimit,
   parseOneOf,
   parseRights,
+  parseTimestamp,
   parseUint256,
   RIGHTS_PATTERN,
   UINT_PATTERN,
@@ -115,6 +116,16 @@ export const PARAMETERS = {
     "blockNumber",
     "Answer as at this block (default: the newest indexed); past the newest indexed is block_not_indexed",
   ),
+  timestamp: {
+    name: "timestamp",
+    in: "query",
+    description:
+      "Answer as at this moment, in Unix seconds, from 0 to 2^63-1 (decimal or 0x-hex): at each chain's newest " +
+      "block stamped at or before it, which the answer reports as its block. Not with `blockNumber`; at or past " +
+      "the newest indexed block's timestamp is block_not_indexed.",
+    schema: { type: "string", pattern: UINT_PATTERN },
+    parse: parseTimestamp,
+  },
   fromBlock: block("fromBlock", "The history's first block (default 0)"),
   toBlock: block("toBlock", "The history's last block (default: the newest indexed, pinned by the first page)"),
   to: address("to", "The hot wallet (the delegate)"),

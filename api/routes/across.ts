@@ -214,8 +214,9 @@ async function partOf(handler: RouteHandler, sub: Context<Env>, id: number): Pro
 
 /**
  * `handler`, and across chains where `chainId` is `all` or a list: each chain's part by `handler`
- * for that chain alone. `blockNumber` (a block is no moment across chains) and `cursor` (a cursor
- * continues one chain: ask that chain with it) are refused beside them.
+ * for that chain alone. `blockNumber` (a block is no moment across chains: `timestamp` is, each
+ * chain's part at its own block) and `cursor` (a cursor continues one chain: ask that chain with it)
+ * are refused beside them.
  */
 export function acrossChains(route: Route, handler: RouteHandler): RouteHandler {
   const version = route.version!;

@@ -11,6 +11,7 @@
  */
 import type { Context } from "hono";
 import type { Address } from "viem";
+import type { Moment } from "../../core/moment";
 import { rowCap, unitsBeyond } from "../access/middleware";
 import { toJson } from "../http/json";
 import { Params } from "../http/params";
@@ -21,6 +22,7 @@ import type { ChainPosition, ChainView } from "../store/store";
 import { type ChainAlarms, replacedHead } from "../watch/chain-alarms";
 import { type Cursor, decodeCursor, encodeCursor, requestDigest } from "./cursor";
 import type { Env, Reading } from "./env";
+import { blockAtMoment } from "./moment";
 
 /** Seconds a client should wait before asking again about a chain that is still syncing. */
 const SYNC_RETRY_AFTER = "5";
@@ -71,15 +73,17 @@ export async function readyPosition(vars: Pick<Reading, "store">, chainId: numbe
  * The block a read answers at: `asked` (or the newest indexed), which must be indexed already; a
  * block past it is a 400 naming `param`. A block asked for is read from the history tables: where
  * this process's copy is a sync behind them (another process, or replica worker, answered at that
- * block a moment ago), their newest block bounds it.
+ * block a moment ago), their newest block bounds it. A moment asked is its block (api/routes/moment.ts).
  */
 export async function indexedBlock(
   vars: Reading,
   chainId: number,
-  asked?: bigint,
+  asked?: bigint | Moment,
   param = "blockNumber",
 ): Promise<bigint> {
-  const { indexedBlock } = await readyPosition(vars, chainId);
+  const position = await readyPosition(vars, chainId);
+  if (typeof asked === "object") return blockAtMoment(vars, chainId, position, asked);
+  const { indexedBlock } = position;
   if (asked === undefined || asked <= indexedBlock) return asked ?? indexedBlock;
   const newest = (await vars.history?.indexedBlock(chainId)) ?? indexedBlock;
   if (asked <= newest) return asked;
@@ -121,7 +125,7 @@ export type HeadRead = () => Promise<(Omit<ChainView<unknown>, "data"> & { body:
 export async function answerAt(
   c: Context<Env>,
   chainId: number,
-  asked: bigint | undefined,
+  asked: bigint | Moment | undefined,
   read: BlockRead,
 ): Promise<Response> {
   const { body, block } = await readAt(c.var, chainId, asked, read);
@@ -139,7 +143,7 @@ export type BlockRead = {
 export async function readAt(
   vars: Reading,
   chainId: number,
-  asked: bigint | undefined,
+  asked: bigint | Moment | undefined,
   read: BlockRead,
 ): Promise<{ body: unknown; block: bigint }> {
   if (asked !== undefined) {
@@ -165,7 +169,7 @@ export async function pageAnswer<T, A extends Position | Address = Position>(
     /** The limit when none is given (undefined: the whole list). */
     defaultLimit: number | undefined;
     /** The block the first page answers at (undefined: the newest indexed), and the parameter naming it. */
-    pin: (params: Params) => { asked: bigint | undefined; param: string };
+    pin: (params: Params) => { asked: bigint | Moment | undefined; param: string };
     /** What the list is ordered by: positions (the default) or addresses. */
     orderedBy?: A extends Address ? "address" : "position";
     read: (

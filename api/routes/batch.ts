@@ -3,6 +3,7 @@
  * with `{"chainId", "blockNumber", "checks": [{"type": "all", "to": "0x…", …}, …]}`, each item read
  * with the GET check's parameters and rules, named `checks[17].to` in errors; and
  * `POST /registry/v{1,2}/wallets` with `{"chainId", "blockNumber", "direction", "wallets": [...]}`.
+ * Either may give `timestamp` in place of `blockNumber`.
  *
  * A body is parsed with exact numbers (parseExactJson): a `tokenId` may be a JSON integer of any
  * size. Keyless clients spend one request of their budget per item, all or none.
@@ -20,7 +21,7 @@ import type { Env } from "./env";
 /** One item of a batch: its check type and its parameters. */
 export type BatchItem<K extends string> = { type: K; params: Params };
 
-/** A batch as asked: the chain's parameters (`chainId`, `blockNumber`) and the items. */
+/** A batch as asked: the chain's parameters (`chainId`, `blockNumber` or `timestamp`) and the items. */
 export type Batch<K extends string> = { params: Params; items: BatchItem<K>[] };
 
 /**
@@ -141,6 +142,7 @@ export async function readBatch<K extends string>(
   const { params, items } = await readListBody(c, { name: "checks", max: MAX_BATCH_ITEMS, what: "checks" }, [
     "chainId",
     "blockNumber",
+    "timestamp",
   ]);
   return {
     params,
@@ -160,11 +162,12 @@ export async function readBatch<K extends string>(
   };
 }
 
-/** The wallets of a bulk listing in the request's body, and its parameters (`chainId`, `blockNumber`, `direction`). */
+/** A bulk listing's wallets, and its parameters (`chainId`, `blockNumber` or `timestamp`, `direction`). */
 export async function readWallets(c: Context<Env>): Promise<{ params: Params; wallets: Address[] }> {
   const { params, items } = await readListBody(c, { name: "wallets", max: MAX_BULK_WALLETS, what: "wallets" }, [
     "chainId",
     "blockNumber",
+    "timestamp",
     "direction",
   ]);
   const wallets = items.map((item, i) => {

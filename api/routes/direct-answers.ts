@@ -76,7 +76,10 @@ function checkAnswer(route: Route): FastAnswer {
     let asked: bigint | undefined;
     try {
       const params = Params.ofUrl(url);
-      asked = params.blockNumber();
+      const at = params.at();
+      // A moment's block is the app's to find (api/routes/moment.ts).
+      if (typeof at === "object") return undefined;
+      asked = at;
       chainId = servedChainId(options, version, params);
       reads = readsOf(params);
     } catch {
@@ -106,7 +109,8 @@ function listingAnswer(route: Route): FastAnswer {
     let direction: ReturnType<typeof directionOf>;
     try {
       const params = Params.ofUrl(url);
-      if (["limit", "cursor", "blockNumber"].some((name) => params.get(name) !== undefined)) return undefined;
+      if (["limit", "cursor", "blockNumber", "timestamp"].some((name) => params.get(name) !== undefined))
+        return undefined;
       chainId = servedChainId(options, version, params);
       wallet = parseAddress(address ?? "");
       direction = directionOf(params);

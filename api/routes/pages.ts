@@ -11,8 +11,11 @@ import type { BlockRange, HistoryStore, Page, PageRequest } from "../store/histo
 import { pageAnswer } from "./answer";
 import type { Env } from "./env";
 
-/** A listing's first page answers at `blockNumber`, or at the newest indexed block. */
-export const listingPin = (params: Params) => ({ asked: params.blockNumber(), param: "blockNumber" });
+/** A listing's first page answers at `blockNumber` or `timestamp`, or at the newest indexed block. */
+export const listingPin = (params: Params) => {
+  const asked = params.at();
+  return { asked, param: typeof asked === "object" ? "timestamp" : "blockNumber" };
+};
 
 /**
  * A page of events in `fromBlock … toBlock` (both included; by default from 0 to the newest

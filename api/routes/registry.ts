@@ -6,6 +6,7 @@
  */
 import type { Context } from "hono";
 import type { Address } from "viem";
+import type { Moment } from "../../core/moment";
 import { type Direction, parseAddress, parseDirection, parseOneOf, parseUint256 } from "../../core/parse";
 import { rowCap, unitsBeyond } from "../access/middleware";
 import { toJson } from "../http/json";
@@ -186,7 +187,7 @@ function checkAnswers<K extends string, Q>(
   const answerChecks = (
     c: Context<Env>,
     chainId: number,
-    asked: bigint | undefined,
+    asked: bigint | Moment | undefined,
     queries: Q[],
     body: (answers: unknown[]) => unknown,
   ) => answerAt(c, chainId, asked, checksRead(spec, c.var, chainId, queries, body));
@@ -195,14 +196,14 @@ function checkAnswers<K extends string, Q>(
       const batch = await readBatch(c, spec.kinds, spec.checkParams);
       const chainId = servedChainId(c.var, version, batch.params);
       const queries = batch.items.map(({ type, params }) => spec.checkQuery(type, params));
-      return answerChecks(c, chainId, batch.params.blockNumber(), queries, (answers) => answers);
+      return answerChecks(c, chainId, batch.params.at(), queries, (answers) => answers);
     },
     check: (route) => {
       const kind = checkKind(spec, route);
       return (c) => {
         const { chainId, params } = chainRequest(c, version);
         const query = spec.checkQuery(kind, params);
-        return answerChecks(c, chainId, params.blockNumber(), [query], ([answer]) => answer);
+        return answerChecks(c, chainId, params.at(), [query], ([answer]) => answer);
       };
     },
   };
@@ -292,7 +293,7 @@ function walletListingsAnswer<K extends string, Q, VQ, Row, Event, Vault>(
         await c.var.budget.charge(unitsBeyond(records, wallets.length));
         return lists.map((list) => list.map((row) => spec.record(row, checksum)));
       };
-      return answerAt(c, chainId, params.blockNumber(), {
+      return answerAt(c, chainId, params.at(), {
         head: async () => {
           const view = await spec.wallets(c.var.store, chainId, wallets);
           if (view === undefined) return undefined;
@@ -347,7 +348,7 @@ function vaultsAnswer<K extends string, Q, VQ, Row, Event, Vault>(
           record: ({ vault }) => spec.vaultRecord(vault),
         });
       }
-      return answerAt(c, chainId, params.blockNumber(), {
+      return answerAt(c, chainId, params.at(), {
         head: async () => {
           const view = await spec.wallet(c.var.store, chainId, wallet);
           if (view === undefined) return undefined;
@@ -409,7 +410,7 @@ function walletListingAnswer<K extends string, Q, VQ, Row, Event, Vault>(
           record: spec.record,
         });
       }
-      return answerAt(c, chainId, params.blockNumber(), {
+      return answerAt(c, chainId, params.at(), {
         head: async () => {
           const listing = await wholeListing(spec, c.var.store, c.var.listings, chainId, wallet, direction);
           if (listing === undefined) return undefined;

@@ -34,6 +34,7 @@ const VALID: Record<ParameterKey, string> = {
   rpcChainId: String(CHAIN),
   chains: String(CHAIN),
   blockNumber: "50",
+  timestamp: "1700000000",
   fromBlock: "1",
   toBlock: "60",
   to: wallet(1),
@@ -56,14 +57,17 @@ const VALID: Record<ParameterKey, string> = {
   keyId: "k1",
 };
 
-/** A route's request with every parameter valid, but those `left` out (a cursor is always left out). */
+/**
+ * A route's request with every parameter valid, but those `left` out (a cursor is always left out,
+ * and `timestamp`, which `blockNumber` excludes).
+ */
 function pathOf(route: Route, left: ParameterKey[] = []): string {
   let path = route.path;
   const query = new URLSearchParams();
   for (const key of route.parameters) {
     const { name, in: where } = PARAMETERS[key];
     if (where === "path") path = path.replace(`{${name}}`, VALID[key]);
-    else if (key !== "cursor" && !left.includes(key)) query.set(name, VALID[key]);
+    else if (key !== "cursor" && key !== "timestamp" && !left.includes(key)) query.set(name, VALID[key]);
   }
   return `${path}?${query}`;
 }

@@ -108,7 +108,7 @@ export const V2_ANSWERS: Answers = {
   delegation: () => (c) => {
     const { chainId, params } = chainRequest(c, "v2");
     const hash = parseParam("hash", c.req.param("hash") ?? "", parseBytes32);
-    return answerAt(c, chainId, params.blockNumber(), {
+    return answerAt(c, chainId, params.at(), {
       head: async () => {
         const view = await c.var.store.v2Delegation(chainId, hash);
         if (view?.ready && view.data === undefined) throw noDelegation(hash, view.indexedBlock);

@@ -20,6 +20,7 @@ const VALID: Record<ParameterKey, string> = {
   rpcChainId: String(CHAIN),
   chains: String(CHAIN),
   blockNumber: "50",
+  timestamp: "1700000000",
   fromBlock: "1",
   toBlock: "60",
   to: wallet(1),
@@ -47,7 +48,8 @@ const INVALID = "0xnot-a-value";
 
 /**
  * The request of an operation with its parameters valid, but for `bad`, given INVALID, `extra`,
- * added, and `left`, left out.
+ * added, and `left`, left out (a cursor and `timestamp`, which `blockNumber` excludes, are left out
+ * unless `bad`).
  */
 function request(op: (typeof OPERATIONS)[number], bad?: ParameterKey, extra?: ParameterKey, left?: ParameterKey) {
   let path = op.path;
@@ -57,7 +59,7 @@ function request(op: (typeof OPERATIONS)[number], bad?: ParameterKey, extra?: Pa
     const { name, in: where } = PARAMETERS[key];
     const value = key === bad || key === extra ? INVALID : VALID[key];
     if (where === "path") path = path.replace(`{${name}}`, value);
-    else if (key !== "cursor" || key === bad) query.set(name, value);
+    else if ((key !== "cursor" && key !== "timestamp") || key === bad) query.set(name, value);
   }
   return `${path}?${query}`;
 }
