@@ -60,6 +60,8 @@ const V2 = getAddress(addresses.v2.address);
 type Run = {
   id: number;
   anvil: Anvil;
+  /** The block after the registries were put on the chain. */
+  installed: bigint;
   writes: SeededWrites;
   oracles: { v1: Oracle; v2: Oracle };
   positions: Map<Hex, Position>;
@@ -82,6 +84,7 @@ const V2_KIT: VaultKit<v2c.CheckSpec> = {
 async function prepare(chain: (typeof CHAINS)[number], i: number): Promise<Run> {
   const anvil = await startAnvil({ chainId: chain.id, blockTime: chain.blockTime });
   await installRegistries(anvil.url);
+  const installed = (await chainClient(anvil.url).getBlockNumber()) + 1n;
   const writes = await SeededWrites.on(anvil.url, (SEED ^ (i * 0x9e3779b9)) >>> 0, { v1: V1, v2: V2 });
   await writes.v2(60);
   await writes.v1(30, 2);
@@ -95,6 +98,7 @@ async function prepare(chain: (typeof CHAINS)[number], i: number): Promise<Run> 
   return {
     id: chain.id,
     anvil,
+    installed,
     writes,
     oracles: { v1: oracle(V1, "v1"), v2: oracle(V2, "v2") },
     positions: firstEnabled(writes.v2Events),
@@ -332,6 +336,82 @@ describe("answers across chains: each chain's part is its contract's answer at t
     }
     expectNone("vaults and contract listings", mismatches);
     expect(vaults, tag("vaults compared")).toBeGreaterThan(0);
+  });
+
+  it("at a moment (timestamp): each chain's newest block at or before it, its contract's answer there", async () => {
+    const mismatches: Mismatch[] = [];
+    const stamp = async (r: Run, block: bigint) =>
+      (await chainClient(r.anvil.url).getBlock({ blockNumber: block })).timestamp;
+    // From when every chain had its registries, to a little before each chain's newest indexed block.
+    const first = (await Promise.all(runs.map((r) => stamp(r, r.installed)))).reduce((a, b) => (a > b ? a : b));
+    const heads = await Promise.all(
+      runs.map(async (r) =>
+        stamp(r, (await indexedBlock({ serviceUrl: service!.url, chainId: r.id, headers: service!.headers }))!),
+      ),
+    );
+    const last = heads.reduce((a, b) => (a < b ? a : b)) - 2n;
+    expect(last > first, tag(`moments to ask: ${first} to ${last}`)).toBe(true);
+    let compared = 0;
+    const sharedRuns = new Set<number>();
+    for (let i = 0; i < 30; i++) {
+      const timestamp = first + BigInt(rng.int(Number(last - first) + 1));
+      const source = run(rng.pick(IDS)).writes;
+      const spec = v2c.randomCheck(rng, source.pools.v2, source.generators.v2.history);
+      const { param, ids } = chainsParam();
+      const path = withChains(`${v2c.checkUrl(rng, 1, spec)}&timestamp=${timestamp}`, param);
+      const a = await get(path);
+      if (a.status !== 200) {
+        mismatches.push({ what: "status", query: path, expected: "200", got: `${a.status} ${a.text.slice(0, 300)}` });
+        continue;
+      }
+      const { chains } = parseJsonExact(a.text) as { chains: Entry[] };
+      const listed = chains.map((e) => Number(e.chainId)).join();
+      if (listed !== ids.join()) mismatches.push({ what: "chains", query: path, expected: ids.join(), got: listed });
+      for (const e of chains) {
+        const r = run(Number(e.chainId));
+        const bad = (what: string, expected: string, got: string) =>
+          mismatches.push({ what: `chain ${e.chainId}: ${what}`, query: path, expected, got });
+        if (e.problem !== undefined || e.block === undefined) {
+          bad("entry", "an answer", JSON.stringify(e).slice(0, 300));
+          continue;
+        }
+        const block = BigInt(e.block);
+        // The newest block at or before the moment: it is at or before, and the next is after.
+        const [at, next] = await Promise.all([stamp(r, block), stamp(r, block + 1n)]);
+        if (!(at <= timestamp && next > timestamp))
+          bad(`block ${block} (stamped ${at}, the next ${next})`, `the newest at or before ${timestamp}`, `${block}`);
+        if (block > 0n && (await stamp(r, block - 1n)) === at) sharedRuns.add(r.id);
+        const [want] = await ethCalls(r.oracles.v2, [{ ...v2c.checkCall(spec), block }]);
+        compared++;
+        if (String(e.answer) !== String(want)) bad(`answer at ${block}`, String(want), String(e.answer));
+        // The same moment on that chain alone: the same block, in X-Indexed-Block.
+        if (i % 5 === 0) {
+          const alone = await get(withChains(`${v2c.checkUrl(rng, 1, spec)}&timestamp=${timestamp}`, String(r.id)));
+          if (alone.status !== 200 || alone.block !== block || alone.text !== String(e.answer))
+            bad(
+              "alone",
+              `200 at ${block}: ${e.answer}`,
+              `${alone.status} at ${alone.block}: ${alone.text.slice(0, 200)}`,
+            );
+        }
+      }
+    }
+    expectNone("checks at moments", mismatches);
+    expect(compared, tag("checks at moments compared")).toBeGreaterThanOrEqual(30);
+    // 8453's four blocks a second share their timestamps: the moments found the last of such runs.
+    expect(sharedRuns.has(8453), tag("blocks that share a timestamp among those answered")).toBe(true);
+    // Both at once is refused; so is a moment at or past a chain's newest indexed block.
+    const [to, from] = run(10).writes.pools.v2.senders.map((x) => getAddress(x));
+    const both = await get(`/registry/v2/check/all?to=${to}&from=${from}&chainId=10&blockNumber=1&timestamp=${first}`);
+    expect([both.status, (JSON.parse(both.text) as { code: string }).code], tag("both")).toEqual([
+      400,
+      "conflicting_parameter",
+    ]);
+    const later = await get(`/registry/v2/check/all?to=${to}&from=${from}&chainId=10&timestamp=${last + 3600n}`);
+    expect([later.status, (JSON.parse(later.text) as { code: string }).code], tag("later")).toEqual([
+      400,
+      "block_not_indexed",
+    ]);
   });
 
   it("bad input is a 400 naming the parameter", async () => {

@@ -194,6 +194,25 @@ describe("the typed client", () => {
       0,
     );
 
+    // At a moment (a second before the block above's: before the head's): the first batch finds its
+    // block, the rest ask that block.
+    const moment = (await chain.getBlock({ blockNumber: block! })).timestamp - 1n;
+    asked.length = 0;
+    const atMoment = await checkMany(api, "v2", checks.slice(0, 900), {
+      chainId: CHAIN_ID,
+      batchSize: 300,
+      timestamp: Number(moment),
+    });
+    const found = atMoment.block!;
+    const [at, next] = await Promise.all([found, found + 1n].map((b) => chain.getBlock({ blockNumber: b })));
+    expect(at!.timestamp <= moment && next!.timestamp > moment, tag(`block ${found} at moment ${moment}`)).toBe(true);
+    expect(asked, tag("blockNumber of each batch at a moment")).toEqual([undefined, String(found), String(found)]);
+    const atFound = await ethCalls(
+      { rpcUrl: anvil.url, registry, abi: abis.v2 },
+      checks.slice(0, 900).map((c) => ({ ...viewOf(c), block: found })),
+    );
+    expect(atMoment.answers.map(String), tag("the answers at the moment's block")).toEqual(atFound.map(String));
+
     const bad = [...checks.slice(0, 700), { type: "all", to: "0x12", from: wallets[0] } as const];
     await expect(checkMany(api, "v2", bad, { chainId: CHAIN_ID, batchSize: 300 }), tag("a bad check")).rejects.toThrow(
       /^400 invalid_parameter \(checks\[700\]\.to\)/,
