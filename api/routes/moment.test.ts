@@ -33,11 +33,13 @@ function world(seed: number) {
     return BigInt(block);
   };
   let reads = 0;
+  let rounds = 0;
   const readHeaders = async (_: number, blocks: bigint[]) => {
     reads += blocks.length;
+    rounds++;
     return blocks.map((b) => sample(Number(b)));
   };
-  return { next, stamps, history, position, truth, readHeaders, reads: () => reads };
+  return { next, stamps, history, position, truth, readHeaders, reads: () => reads, rounds: () => rounds };
 }
 
 describe("MomentClock", () => {
@@ -91,6 +93,33 @@ describe("MomentClock", () => {
       else expect(answer.block).toBe(w.truth(answer.timestamp));
     }
     expect(answers.some((a) => a instanceof Problem)).toBe(true);
+  });
+
+  it("charges the request a unit per round of headers, before reading them", async () => {
+    const w = world(SEED);
+    const clock = new MomentClock(w.readHeaders, () => 64n);
+    const spent: number[] = [];
+    const budget = { spend: async (units: number) => void spent.push(units) };
+    const timestamp = w.stamps[2_500]!;
+    await clock.blockAt({ history: w.history, budget }, CHAIN, w.position(4_999), { timestamp });
+    // As many units as rounds of headers read, all of one.
+    expect(spent.length).toBe(w.rounds());
+    expect(spent.every((u) => u === 1) && spent.length > 0).toBe(true);
+    const refused = new Problem("rate_limited", "spent");
+    const broke = { spend: async () => Promise.reject(refused) };
+    const before = w.reads();
+    const other = w.stamps[1_000]!;
+    await expect(
+      new MomentClock(w.readHeaders, () => 64n).blockAt(
+        { history: w.history, budget: broke },
+        CHAIN,
+        w.position(4_999),
+        {
+          timestamp: other,
+        },
+      ),
+    ).rejects.toBe(refused);
+    expect(w.reads(), "no header read once the budget refused").toBe(before);
   });
 
   it("refuses a moment before the chain's first block", async () => {

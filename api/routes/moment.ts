@@ -8,6 +8,7 @@
 import { createPublicClient, fallback, http } from "viem";
 import { blockAt, type Moment, type Sample } from "../../core/moment";
 import { ponderFinalityDepth } from "../../ponder/ponder-0.16.10";
+import type { Budget } from "../access/middleware";
 import { Problem } from "../http/problem";
 import type { HistoryStore } from "../store/history-store";
 import type { ChainPosition } from "../store/store";
@@ -15,6 +16,9 @@ import type { WatchedChain } from "../watch/deep-reorg";
 
 /** Reads the timestamps of blocks of a chain (its RPC's headers), in the order asked. */
 export type ReadHeaders = (chainId: number, blocks: bigint[]) => Promise<Sample[]>;
+
+/** What finding a moment's block reads: the history's samples; the request's budget pays header reads. */
+type MomentVars = { history: HistoryStore | undefined; budget?: Pick<Budget, "spend"> };
 
 /** Headers kept per chain, at most: past it the oldest half is dropped (a dropped one is read again). */
 const KEPT = 100_000;
@@ -60,7 +64,7 @@ export class MomentClock {
   }
 
   /** The chain's block at `moment`: see the module's head. */
-  async blockAt(vars: { history: HistoryStore | undefined }, chainId: number, position: ChainPosition, moment: Moment) {
+  async blockAt(vars: MomentVars, chainId: number, position: ChainPosition, moment: Moment) {
     const { timestamp } = moment;
     const head: Sample = { block: position.indexedBlock, timestamp: BigInt(position.indexedTimestamp) };
     // The next block may share the head's timestamp: only a moment before it is told.
@@ -83,6 +87,8 @@ export class MomentClock {
             "headers from the chain's RPC, which this process is not given",
           { param: "timestamp", indexedBlock: Number(head.block) },
         );
+      // Each round of headers costs RPC calls: a keyless client pays it a unit, before it is read.
+      await vars.budget?.spend(1, "a round of block headers read to find a moment's block");
       return this.readHeaders(chainId, blocks);
     };
     if (before === undefined) {
@@ -135,7 +141,7 @@ const WITHOUT_RPC = new MomentClock(undefined, (chainId) => BigInt(ponderFinalit
 
 /** The block a moment asked for names on the chain (indexedBlock's, for `timestamp`). */
 export function blockAtMoment(
-  vars: { history: HistoryStore | undefined; moments?: MomentClock },
+  vars: MomentVars & { moments?: MomentClock },
   chainId: number,
   position: ChainPosition,
   moment: Moment,
