@@ -65,8 +65,8 @@ const TABLES = [
   "v1_delegation_change",
   "v1_version_change",
 ];
-/** What an index probe must name: a wallet, vault, hash or contract, or (the chain's history) a block range. */
-const KEY = /\b(hash|from|to|vault|delegate|revoked_delegate|contract|block_number)\b/;
+/** What an index probe must name: a wallet, vault, hash or contract, or (the chain's history) a block or time range. */
+const KEY = /\b(hash|from|to|vault|delegate|revoked_delegate|contract|block_number|block_timestamp)\b/;
 
 type PlanNode = Record<string, unknown> & { "Node Type": string; Plans?: PlanNode[] };
 type Explained = { query: string; plan: PlanNode; text: string };
@@ -393,6 +393,16 @@ describe.runIf(process.env.DATABASE_URL)("indexes", () => {
   }
 
   /** How many rows of `table` match `where` on the chain. */
+  /** The timestamp of the newest block with a v2 event at or before `block`. */
+  async function stampAt(block: bigint): Promise<bigint> {
+    const { rows } = await client.query(
+      `SELECT block_timestamp::text AS t FROM ${t("v2_event")} WHERE chain_id = $1 AND block_number <= $2
+       ORDER BY block_number DESC LIMIT 1`,
+      [CHAIN, block.toString()],
+    );
+    return BigInt(rows[0].t);
+  }
+
   async function count(table: string, where: string): Promise<number> {
     const { rows } = await client.query(`SELECT count(*)::int AS n FROM ${t(table)} WHERE chain_id = $1 AND ${where}`, [
       CHAIN,
@@ -582,6 +592,11 @@ describe.runIf(process.env.DATABASE_URL)("indexes", () => {
           name: `v2Events (a wallet's, a page) at ${at}`,
           read: () => history.v2Events(CHAIN, busiest, { from: 0n, to: at }, page(5)),
           bound: pageBound(5, 2),
+        },
+        {
+          // A moment just after the block's: the blocks with events nearest it, on each side.
+          name: `eventSamples (a moment) at ${at}`,
+          read: async () => history.eventSamples(CHAIN, (await stampAt(at)) + 1n),
         },
         {
           name: `v1Events (the chain's, a page) from ${at}`,
