@@ -830,6 +830,8 @@ export interface operations {
                 chainId?: string;
                 /** @description Answer as at this block (default: the newest indexed); past the newest indexed is block_not_indexed: a block number from 0 to 2^63-1, in decimal or 0x-hex. */
                 blockNumber?: string;
+                /** @description Answer as at this moment, in Unix seconds, from 0 to 2^63-1 (decimal or 0x-hex): at each chain's newest block stamped at or before it, which the answer reports as its block. Not with `blockNumber`; at or past the newest indexed block's timestamp is block_not_indexed. */
+                timestamp?: string;
             };
             header?: never;
             path: {
@@ -853,7 +855,7 @@ export interface operations {
                     "application/json": components["schemas"]["V2Delegation"];
                 };
             };
-            /** @description A problem: `malformed_request`, `unsupported_chain`, `missing_parameter`, `invalid_parameter`, `block_not_indexed`. */
+            /** @description A problem: `malformed_request`, `unsupported_chain`, `missing_parameter`, `invalid_parameter`, `block_not_indexed`, `conflicting_parameter`. */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -2855,7 +2857,7 @@ export interface operations {
                     "application/json": components["schemas"]["V2WalletListings"];
                 };
             };
-            /** @description A problem: `malformed_request`, `unsupported_chain`, `missing_parameter`, `invalid_parameter`, `block_not_indexed`, `invalid_body`. */
+            /** @description A problem: `malformed_request`, `unsupported_chain`, `missing_parameter`, `invalid_parameter`, `block_not_indexed`, `conflicting_parameter`, `invalid_body`. */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -4501,7 +4503,7 @@ export interface operations {
                     "application/json": components["schemas"]["V1WalletListings"];
                 };
             };
-            /** @description A problem: `malformed_request`, `unsupported_chain`, `missing_parameter`, `invalid_parameter`, `block_not_indexed`, `invalid_body`. */
+            /** @description A problem: `malformed_request`, `unsupported_chain`, `missing_parameter`, `invalid_parameter`, `block_not_indexed`, `conflicting_parameter`, `invalid_body`. */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];

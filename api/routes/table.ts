@@ -291,7 +291,13 @@ function registryRoutes<K extends string>(version: "v1" | "v2", answers: Registr
       parameters: [],
       requestBody: WALLETS_BODY,
       ok: { status: 200, schema: answers.listings, headers: READ_HEADERS, description: "The listings, in order." },
-      problems: [...PARAMETER_PROBLEMS, "invalid_body", "unsupported_media_type", "content_too_large"],
+      problems: [
+        ...PARAMETER_PROBLEMS,
+        "conflicting_parameter",
+        "invalid_body",
+        "unsupported_media_type",
+        "content_too_large",
+      ],
       cost: ITEMS_AND_ROWS,
     },
   ];
@@ -390,7 +396,7 @@ function servedForm(route: Route): Route {
   return {
     ...route,
     parameters: route.parameters.map((key) => (key === "chainId" ? "chains" : key)),
-    // `blockNumber` beside several chains.
+    // `blockNumber` beside several chains, or beside `timestamp`.
     problems: [...new Set([...route.problems, "conflicting_parameter" as const])],
     ok: {
       ...route.ok,
@@ -412,9 +418,9 @@ export const ROUTES: readonly Route[] = (
       operationId: "v2Delegation",
       tag: "v2 registry",
       summary: "The delegation with this hash, as getDelegationsFromHashes describes it, if enabled at the block",
-      parameters: ["hash", "chainId", "blockNumber"],
+      parameters: ["hash", "chainId", "blockNumber", "timestamp"],
       ok: { status: 200, schema: ref("V2Delegation"), headers: READ_HEADERS, description: "The delegation." },
-      problems: [...PARAMETER_PROBLEMS, "delegation_not_found"],
+      problems: [...PARAMETER_PROBLEMS, "conflicting_parameter", "delegation_not_found"],
       access: "keyed",
       cost: ONE,
     },
