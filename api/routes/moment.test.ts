@@ -4,7 +4,7 @@ import { xorshift32 } from "../../core/xorshift";
 import { Problem } from "../http/problem";
 import type { HistoryStore } from "../store/history-store";
 import type { ChainPosition } from "../store/store";
-import { MomentClock } from "./moment";
+import { MomentClock, rpcHeaders } from "./moment";
 
 const CHAIN = 31337;
 const SEED = Number(process.env.SEED) || 29112026;
@@ -129,5 +129,15 @@ describe("MomentClock", () => {
       .blockAt({ history: w.history }, CHAIN, w.position(4_999), { timestamp: w.stamps[0]! - 1n })
       .catch((e: unknown) => e);
     expect((problem as Problem).code).toBe("invalid_parameter");
+  });
+
+  it("says an RPC that fails is the chain's trouble, never naming its URL (it may hold a key)", async () => {
+    const read = rpcHeaders([{ id: CHAIN, rpc: ["http://127.0.0.1:1/v2/secret-key-42"] }]);
+    const problem = (await read(CHAIN, [1n]).catch((e: unknown) => e)) as Problem;
+    expect(problem).toBeInstanceOf(Problem);
+    expect(problem.status).toBe(503);
+    expect(JSON.stringify(problem)).not.toMatch(/secret-key-42|127\.0\.0\.1/);
+    const unknown = (await read(1, [1n]).catch((e: unknown) => e)) as Problem;
+    expect(unknown.code).toBe("chain_syncing");
   });
 });

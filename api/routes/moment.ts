@@ -123,14 +123,17 @@ export function rpcHeaders(chains: readonly WatchedChain[]): ReadHeaders {
   return async (chainId, blocks) => {
     const client = clients.get(chainId);
     try {
-      if (client === undefined) throw new Error("no RPC is given for it");
+      if (client === undefined) throw new Error("no RPC");
       const headers = await Promise.all(blocks.map((blockNumber) => client.getBlock({ blockNumber })));
       return headers.map((header) => ({ block: header.number, timestamp: header.timestamp }));
-    } catch (error) {
+    } catch {
+      // Not the error's words: viem's name the RPC's URL, which may hold the operator's key.
       throw new Problem(
         "chain_syncing",
-        `chain ${chainId}'s block headers could not be read to find a moment's block: ${(error as Error).message}`,
-        { headers: { "Retry-After": "5" } },
+        `chain ${chainId}'s RPC did not give the block headers a moment's block needs`,
+        {
+          headers: { "Retry-After": "5" },
+        },
       );
     }
   };
