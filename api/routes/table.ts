@@ -90,6 +90,14 @@ export type Route = {
 const ref = (name: keyof typeof schemas) => ({ $ref: `#/components/schemas/${name}` });
 
 const PARAMETER_PROBLEMS: ProblemCode[] = ["missing_parameter", "invalid_parameter", "block_not_indexed"];
+/** What a POST of a batch or bulk listing may answer: its parameters', and its body's. */
+const BODY_PROBLEMS: ProblemCode[] = [
+  ...PARAMETER_PROBLEMS,
+  "conflicting_parameter",
+  "invalid_body",
+  "unsupported_media_type",
+  "content_too_large",
+];
 /** Below `check/` are the checks only: `check/history` is no path (404), not a bad wallet's history. */
 const NOT_A_WALLET: ProblemCode[] = ["not_found"];
 
@@ -177,13 +185,7 @@ function checkRoutes<K extends string>(version: "v1" | "v2", answers: RegistryAn
     parameters: [],
     requestBody: batchBody(answers.kinds, answers.checkParameters),
     ok: { status: 200, schema: answers.batch, headers: READ_HEADERS, description: "The answers, in order." },
-    problems: [
-      ...PARAMETER_PROBLEMS,
-      "conflicting_parameter",
-      "invalid_body",
-      "unsupported_media_type",
-      "content_too_large",
-    ],
+    problems: BODY_PROBLEMS,
     access: "keyed",
     cost: ITEMS,
   };
@@ -291,13 +293,7 @@ function registryRoutes<K extends string>(version: "v1" | "v2", answers: Registr
       parameters: [],
       requestBody: WALLETS_BODY,
       ok: { status: 200, schema: answers.listings, headers: READ_HEADERS, description: "The listings, in order." },
-      problems: [
-        ...PARAMETER_PROBLEMS,
-        "conflicting_parameter",
-        "invalid_body",
-        "unsupported_media_type",
-        "content_too_large",
-      ],
+      problems: BODY_PROBLEMS,
       cost: ITEMS_AND_ROWS,
     },
   ];
