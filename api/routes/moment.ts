@@ -52,13 +52,19 @@ export class MomentClock {
     return { before: list[low - 1], after: list[low] };
   }
 
-  /** Keeps the final ones of `samples` (read at `head`). */
+  /** Keeps the final ones of `samples` (read at `head`), each in its place by block: no sort per request. */
   keep(chainId: number, samples: readonly Sample[], head: bigint): void {
-    const final = samples.filter((s) => s.block <= head - this.finalDepth(chainId));
-    if (final.length === 0) return;
-    const byBlock = new Map((this.kept.get(chainId) ?? []).map((s) => [s.block, s]));
-    for (const s of final) byBlock.set(s.block, s);
-    let list = [...byBlock.values()].sort((a, b) => (a.block < b.block ? -1 : a.block > b.block ? 1 : 0));
+    let list = this.kept.get(chainId) ?? [];
+    for (const sample of samples) {
+      if (sample.block > head - this.finalDepth(chainId)) continue;
+      let [low, high] = [0, list.length];
+      while (low < high) {
+        const mid = (low + high) >> 1;
+        if (list[mid]!.block < sample.block) low = mid + 1;
+        else high = mid;
+      }
+      if (list[low]?.block !== sample.block) list.splice(low, 0, sample);
+    }
     if (list.length > KEPT) list = list.slice(list.length - KEPT / 2);
     this.kept.set(chainId, list);
   }
