@@ -37,6 +37,11 @@ export type ServiceParts = {
    * deeper than the finality depth, and for a head that replaced the block indexed (api/watch/).
    */
   watch?: { chains: readonly WatchedChain[]; reorgCheckMs: number };
+  /**
+   * The chains' RPCs this process may read block headers from, to find a `timestamp`'s block where
+   * the samples it holds do not tell it (api/routes/moment.ts); a chain left out refuses such a moment.
+   */
+  headers?: readonly WatchedChain[];
   /** Ponder's GraphQL, served at /graphql to key holders. */
   graphql?: MiddlewareHandler;
   /** How far the database read trails its primary when it is a hot standby (api/watch/replication.ts). */
@@ -83,8 +88,7 @@ export async function assembleService(parts: ServiceParts): Promise<Service> {
     access,
     behindAfterSeconds,
     listings: new ListingCache(LISTING_CACHE_BYTES),
-    // The indexer's process has the chains' RPCs: it reads headers where samples do not tell a moment's block.
-    moments: new MomentClock(parts.watch && rpcHeaders(parts.watch.chains), (id) => BigInt(ponderFinalityDepth(id))),
+    moments: new MomentClock(rpcHeaders(parts.headers ?? []), (id) => BigInt(ponderFinalityDepth(id))),
   };
   const app = new Hono();
   if (parts.alone) {

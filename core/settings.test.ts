@@ -137,7 +137,11 @@ describe("defaults (README, Configuration)", () => {
       behindAfterSeconds: 120,
       replicaBehindSeconds: 30,
       mallocMmapThreshold: 131_072,
+      rpc: [],
     });
+    // The chains' RPCs as `npm start` reads them: where a replica reads a moment's headers.
+    const rpc = { DATABASE_URL: "postgres://db", PONDER_RPC_URL_10: "https://a.example, https://b.example" };
+    expect(serveSettings(rpc).rpc).toEqual([{ chain: chainById(10), rpc: ["https://a.example", "https://b.example"] }]);
     expect(
       serveSettings({
         DATABASE_URL: "postgres://db",

@@ -126,6 +126,12 @@ export type ServeSettings = ApiSettings & {
    * system (scripts/serve.ts says why).
    */
   mallocMmapThreshold: number;
+  /**
+   * The chains with a PONDER_RPC_URL_<id>, as `npm start` reads them: a replica reads block headers
+   * there where its samples do not tell a `timestamp`'s block (api/routes/moment.ts). A chain
+   * without one refuses such a moment.
+   */
+  rpc: ConfiguredChain[];
 };
 
 /** `npm run keys`'s settings. */
@@ -361,6 +367,7 @@ export function serveSettings(env: Environment): ServeSettings {
     // glibc ignores a threshold above 32 MiB (its ceiling on 64-bit machines): refused here instead.
     mallocMmapThreshold:
       integer(text(env, "MALLOC_MMAP_THRESHOLD_"), "MALLOC_MMAP_THRESHOLD_", 0, 32 * 1024 * 1024) ?? 131_072,
+    rpc: configuredChains(env),
   };
 }
 

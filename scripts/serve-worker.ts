@@ -39,6 +39,7 @@ export async function runWorker(settings: ServeSettings, shutdownMs: number) {
     execute: executeOver(database.query),
     behindAfterSeconds: settings.behindAfterSeconds,
     replication,
+    headers: settings.rpc.map(({ chain, rpc }) => ({ id: chain.id, rpc })),
     alone: { countAnswer: figures.countAnswer, figures: everyWorker },
   });
   const http = await startHttpServer({ listener, port, hostname: settings.host, trustProxy: access.trustProxy });

@@ -58,11 +58,14 @@ describe.runIf(process.env.DATABASE_URL)("npm run serve: API processes apart fro
   let pools: ReturnType<typeof makePools>;
   let v1Registry: Address;
   let urls: string[];
+  /** The first block with both registries: moments are asked from it on. */
+  let installedBlock: bigint;
 
   beforeAll(async () => {
     anvil = await startAnvil({ chainId: CHAIN_ID });
     await roomyBlocks(anvil.url);
     const installed = await installRegistries(anvil.url);
+    installedBlock = (await chainClient(anvil.url).getBlockNumber()) + 1n;
     accounts = await chainClient(anvil.url).getAddresses();
     pools = makePools(accounts);
     generator = new WriteGenerator(new Rng(SEED), pools);
@@ -82,7 +85,14 @@ describe.runIf(process.env.DATABASE_URL)("npm run serve: API processes apart fro
       const block = await indexedBlock({ ...oracle, serviceUrl: service.url, headers: service.headers });
       return block !== undefined && block >= lastWriteBlock ? block : undefined;
     });
-    for (const workers of WORKERS) replicas.push(await startReplica(service, { API_WORKERS: String(workers) }));
+    // The first replica is given the chain's RPC, where it reads the headers a moment's block needs.
+    for (const [i, workers] of WORKERS.entries())
+      replicas.push(
+        await startReplica(service, {
+          API_WORKERS: String(workers),
+          ...(i === 0 ? { [`PONDER_RPC_URL_${CHAIN_ID}`]: anvil.url } : {}),
+        }),
+      );
   });
 
   /**
@@ -396,6 +406,64 @@ answers from its copy meanwhile and follows the chain after", async () => {
     expect(sample(after, "delegation_api_resident_memory_bytes"), tag("memory of both workers")).toBeGreaterThan(
       2 * 20 * 1024 * 1024,
     );
+  });
+
+  it("at a moment (timestamp): the newest block at or before it, the contract's answer there; without the \
+chain's RPC a replica refuses, saying so, what its samples do not tell", async () => {
+    const client = chainClient(anvil.url);
+    const stamp = async (block: bigint) => (await client.getBlock({ blockNumber: block })).timestamp;
+    // Blocks with no registry event, 7 s apart, then writes: moments among them are told by headers only.
+    const head = await client.getBlockNumber();
+    await rpc(anvil.url, "anvil_mine", [toHex(40), toHex(7)]);
+    const written = await writeBatch(5);
+    await waitFor("the replicas to reach the writes after the empty blocks", async () => {
+      const blocks = await Promise.all(
+        replicas.map((r) => indexedBlock({ ...oracle, serviceUrl: r.url, headers: service.headers })),
+      );
+      return blocks.every((b) => b !== undefined && b >= written) ? true : undefined;
+    });
+    const from = head - 30n > installedBlock ? head - 30n : installedBlock;
+    const [first, last] = await Promise.all([stamp(from), stamp(head + 41n)]);
+    const mismatches: Mismatch[] = [];
+    const refused: string[] = [];
+    for (let i = 0; i < 24; i++) {
+      const timestamp = first + BigInt(queryRng.int(Number(last - first) + 1));
+      const spec = randomCheck(queryRng, pools, generator.history);
+      const path = `${checkUrl(queryRng, CHAIN_ID, spec)}&timestamp=${timestamp}`;
+      const [given, without] = await Promise.all(replicas.map((r) => ask(r.url, path, { headers: service.headers })));
+      const block = given!.block;
+      if (given!.status !== 200 || block === undefined) {
+        mismatches.push({ what: "status", query: path, expected: "200", got: `${given!.status} ${given!.text}` });
+        continue;
+      }
+      const [at, next] = await Promise.all([stamp(block), stamp(block + 1n)]);
+      if (!(at <= timestamp && next > timestamp))
+        mismatches.push({
+          what: `block ${block} (stamped ${at}, the next ${next})`,
+          query: path,
+          expected: "",
+          got: "",
+        });
+      const call = v2Checks.call(spec);
+      const want = await callView(anvil.url, abis.v2, oracle.registry, call.functionName, call.args, block);
+      if (given!.text !== String(want))
+        mismatches.push({ what: `answer at ${block}`, query: path, expected: String(want), got: given!.text });
+      // The replica without the RPC: the same answer where its samples tell the block, else a refusal.
+      if (without!.status === 400) {
+        const problem = JSON.parse(without!.text) as { code: string; detail: string };
+        if (problem.code !== "block_not_indexed" || !problem.detail.includes(`PONDER_RPC_URL_${CHAIN_ID}`))
+          mismatches.push({ what: "refusal", query: path, expected: "block_not_indexed", got: without!.text });
+        refused.push(path);
+      } else if (without!.status !== 200 || without!.block !== block || without!.text !== given!.text)
+        mismatches.push({
+          what: "without the RPC",
+          query: path,
+          expected: `200 at ${block}: ${given!.text}`,
+          got: `${without!.status} at ${without!.block}: ${without!.text.slice(0, 200)}`,
+        });
+    }
+    expect(mismatches.length, report(SEED, "checks at moments on the replicas", mismatches)).toBe(0);
+    expect(refused.length, tag("moments among the empty blocks refused without the RPC")).toBeGreaterThan(0);
   });
 
   it("keys are shared: a revoked key is refused by every process within 1 s; a bad key too", async () => {

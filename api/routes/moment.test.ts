@@ -34,11 +34,12 @@ function world(seed: number) {
   };
   let reads = 0;
   let rounds = 0;
-  const readHeaders = async (_: number, blocks: bigint[]) => {
+  const read = async (blocks: bigint[]) => {
     reads += blocks.length;
     rounds++;
     return blocks.map((b) => sample(Number(b)));
   };
+  const readHeaders = new Map([[CHAIN, read]]);
   return { next, stamps, history, position, truth, readHeaders, reads: () => reads, rounds: () => rounds };
 }
 
@@ -73,11 +74,8 @@ describe("MomentClock", () => {
 
   it("without an RPC, answers from samples alone and refuses with a reason where they do not tell", async () => {
     const w = world(SEED);
-    const clock = new MomentClock(
-      undefined,
-      () => 64n,
-      () => 0n,
-    );
+    // Given another chain's RPC, not this one's.
+    const clock = new MomentClock(new Map([[1, w.readHeaders.get(CHAIN)!]]), () => 64n);
     const head = w.position(4_999);
     const answers = await Promise.all(
       Array.from({ length: 100 }, async () => {
@@ -89,7 +87,8 @@ describe("MomentClock", () => {
       }),
     );
     for (const answer of answers) {
-      if (answer instanceof Problem) expect(answer.detail).toMatch(/RPC, which this process is not given/);
+      if (answer instanceof Problem)
+        expect(answer.detail).toMatch(/RPC, which this process is not given \(PONDER_RPC_URL_31337\)/);
       else expect(answer.block).toBe(w.truth(answer.timestamp));
     }
     expect(answers.some((a) => a instanceof Problem)).toBe(true);
@@ -132,12 +131,16 @@ describe("MomentClock", () => {
   });
 
   it("says an RPC that fails is the chain's trouble, never naming its URL (it may hold a key)", async () => {
-    const read = rpcHeaders([{ id: CHAIN, rpc: ["http://127.0.0.1:1/v2/secret-key-42"] }]);
-    const problem = (await read(CHAIN, [1n]).catch((e: unknown) => e)) as Problem;
+    const readers = rpcHeaders([
+      { id: CHAIN, rpc: ["http://127.0.0.1:1/v2/secret-key-42"] },
+      { id: 1, rpc: [] },
+    ]);
+    const problem = (await readers.get(CHAIN)!([1n]).catch((e: unknown) => e)) as Problem;
     expect(problem).toBeInstanceOf(Problem);
     expect(problem.status).toBe(503);
+    expect(problem.code).toBe("chain_syncing");
     expect(JSON.stringify(problem)).not.toMatch(/secret-key-42|127\.0\.0\.1/);
-    const unknown = (await read(1, [1n]).catch((e: unknown) => e)) as Problem;
-    expect(unknown.code).toBe("chain_syncing");
+    // A chain given no URL has no reader: its moments are refused as not told (above).
+    expect([...readers.keys()]).toEqual([CHAIN]);
   });
 });

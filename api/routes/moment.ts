@@ -15,7 +15,7 @@ import type { ChainPosition } from "../store/store";
 import type { WatchedChain } from "../watch/deep-reorg";
 
 /** Reads the timestamps of blocks of a chain (its RPC's headers), in the order asked. */
-export type ReadHeaders = (chainId: number, blocks: bigint[]) => Promise<Sample[]>;
+export type ReadHeaders = (blocks: bigint[]) => Promise<Sample[]>;
 
 /** What finding a moment's block reads: the history's samples; the request's budget pays header reads. */
 type MomentVars = { history: HistoryStore | undefined; budget?: Pick<Budget, "spend"> };
@@ -31,8 +31,8 @@ export class MomentClock {
   private readonly kept = new Map<number, Sample[]>();
 
   constructor(
-    /** Absent where this process is given no RPC: a moment its samples do not tell is then refused. */
-    private readonly readHeaders: ReadHeaders | undefined,
+    /** Per chain; a chain this process is given no RPC for refuses a moment its samples do not tell. */
+    private readonly readHeaders: ReadonlyMap<number, ReadHeaders>,
     /** Blocks after which a block is final, per chain. */
     private readonly finalDepth: (chainId: number) => bigint,
     /** The least seconds between a chain's consecutive blocks, by its rules (0: timestamps may repeat). */
@@ -85,17 +85,18 @@ export class MomentClock {
     const kept = this.nearest(chainId, timestamp);
     let before = [events.before, kept.before].reduce(later, undefined);
     const after = [events.after, kept.after, head].reduce(earlier, undefined)!;
+    const readHeaders = this.readHeaders.get(chainId);
     const read = async (blocks: bigint[]) => {
-      if (this.readHeaders === undefined)
+      if (readHeaders === undefined)
         throw new Problem(
           "block_not_indexed",
           `the block of chain ${chainId} at timestamp ${timestamp} is not known here yet: finding it reads block ` +
-            "headers from the chain's RPC, which this process is not given",
+            `headers from the chain's RPC, which this process is not given (PONDER_RPC_URL_${chainId})`,
           { param: "timestamp", indexedBlock: Number(head.block) },
         );
       // Each round of headers costs RPC calls: a keyless client pays it a unit, before it is read.
       await vars.budget?.spend(1, "a round of block headers read to find a moment's block");
-      return this.readHeaders(chainId, blocks);
+      return readHeaders(blocks);
     };
     if (before === undefined) {
       // Older than every sample: the chain's first block bounds it.
@@ -119,17 +120,16 @@ const earlier = (a: Sample | undefined, b: Sample | undefined) =>
   a === undefined || (b !== undefined && b.block < a.block) ? b : a;
 
 /** Reads headers over the chains' RPCs, each round's blocks in one JSON-RPC batch. */
-export function rpcHeaders(chains: readonly WatchedChain[]): ReadHeaders {
-  const clients = new Map(
-    chains.map((chain) => [
-      chain.id,
-      createPublicClient({ transport: fallback(chain.rpc.map((url) => http(url, { batch: { batchSize: 64 } }))) }),
-    ]),
-  );
-  return async (chainId, blocks) => {
-    const client = clients.get(chainId);
+export function rpcHeaders(chains: readonly WatchedChain[]): Map<number, ReadHeaders> {
+  return new Map(chains.filter((chain) => chain.rpc.length > 0).map((chain) => [chain.id, rpcChainHeaders(chain)]));
+}
+
+function rpcChainHeaders({ id: chainId, rpc }: WatchedChain): ReadHeaders {
+  const client = createPublicClient({
+    transport: fallback(rpc.map((url) => http(url, { batch: { batchSize: 64 } }))),
+  });
+  return async (blocks) => {
     try {
-      if (client === undefined) throw new Error("no RPC");
       const headers = await Promise.all(blocks.map((blockNumber) => client.getBlock({ blockNumber })));
       return headers.map((header) => ({ block: header.number, timestamp: header.timestamp }));
     } catch {
@@ -146,7 +146,7 @@ export function rpcHeaders(chains: readonly WatchedChain[]): ReadHeaders {
 }
 
 /** Where no clock is given (a process without the chains' RPCs): samples only. */
-const WITHOUT_RPC = new MomentClock(undefined, (chainId) => BigInt(ponderFinalityDepth(chainId)));
+const WITHOUT_RPC = new MomentClock(new Map(), (chainId) => BigInt(ponderFinalityDepth(chainId)));
 
 /** The block a moment asked for names on the chain (indexedBlock's, for `timestamp`). */
 export function blockAtMoment(

@@ -50,6 +50,7 @@ const store = pglite
     ? createReplicaStore(readOnlySnapshot(pgAccessDb(database.url, REPLICA_CONNECTION)), schema)
     : createSqlStore(execute, schema);
 
+const rpcs = plan.map(({ chain, rpc }) => ({ id: chain.id, rpc }));
 const { app, listener, readiness } = await assembleService({
   schema,
   chains,
@@ -57,7 +58,8 @@ const { app, listener, readiness } = await assembleService({
   store,
   execute,
   behindAfterSeconds,
-  watch: { chains: plan.map(({ chain, rpc }) => ({ id: chain.id, rpc })), reorgCheckMs: reorgCheckSeconds * 1000 },
+  watch: { chains: rpcs, reorgCheckMs: reorgCheckSeconds * 1000 },
+  headers: rpcs,
   graphql: graphql({ db, schema: ponderSchema }),
 });
 // After the alarms' tables (assembleService): a replica waits for the chains to be published, then opens them.
