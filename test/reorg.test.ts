@@ -7,6 +7,8 @@
  *
  * ERC20 amounts make the test sharp: each watched pair has one amount before the fork, another on
  * branch A and a third on branch B, so a half-reverted answer can pass for neither branch.
+ * Moments (`timestamp`) asked on the old branch are asked again on the new one, stamped later: each
+ * names the new branch's block, never one told by the old branch's headers.
  * On Postgres an API replica (npm run serve) is sampled beside the indexer's own API, which there
  * answers with a statement per request (INDEXER_IN_MEMORY=false): both stores are held to it.
  *
@@ -52,7 +54,8 @@ describe("answers sampled during a reorganization", () => {
       rpc: { [CHAIN_ID]: anvil.url },
       env: process.env.DATABASE_URL ? { INDEXER_IN_MEMORY: "false" } : {},
     });
-    if (process.env.DATABASE_URL) replica = await startReplica(service);
+    // Given the chain's RPC: it reads headers to find a moment's block, as npm start's API does.
+    if (process.env.DATABASE_URL) replica = await startReplica(service, { [`PONDER_RPC_URL_${CHAIN_ID}`]: anvil.url });
   });
 
   afterAll(async () => {
@@ -151,13 +154,21 @@ old branch", async () => {
       return head;
     };
 
-    // Branch A, indexed live; the contract's answers on it are kept before it goes.
+    // Branch A, indexed live; the contract's answers on it are kept before it goes. Its last blocks
+    // hold no event, 5 s apart: a moment among them is found by reading their headers.
     await branch(vaultA!);
+    await rpc(anvil.url, "anvil_mine", [toHex(8), toHex(5)]);
     // Mining pauses until the revert, so that the answers kept cover branch A to its tip.
     await chainClient(anvil.url).setIntervalMining({ interval: 0 });
     const tipA = await chainClient(anvil.url).getBlockNumber();
     await untilEvery("branch A", tipA);
     const onA = await answersOn(queries, fork + 1n, tipA, true);
+    // Moments from before the fork to A's tip, each answered at A's block: asked again on B below.
+    const client = chainClient(anvil.url);
+    const stamp = async (block: bigint) => (await client.getBlock({ blockNumber: block })).timestamp;
+    const [early, late] = await Promise.all([stamp(fork - 3n), stamp(tipA)]);
+    const moments = Array.from({ length: 12 }, () => early + BigInt(rng.int(Number(late - early))));
+    const blocksOnA = await atMoments(moments, true);
 
     // Sample every process from now until each has followed branch B well past A's head.
     const samples = new Map<string, Sample[]>(processes.map((p) => [p, []]));
@@ -175,6 +186,8 @@ old branch", async () => {
     try {
       await new Promise((ok) => setTimeout(ok, 1_000));
       await revertChain(anvil.url, snapshot);
+      // B's blocks stamped 10 minutes later than A's at the same heights: a moment's block moves.
+      await rpc(anvil.url, "evm_increaseTime", [toHex(600)]);
       const headB0 = await branch(vaultB!);
       const now = await chainClient(anvil.url).getBlockNumber();
       await rpc(anvil.url, "anvil_mine", [toHex(tipA > now ? tipA - now + 3n : 3n)]);
@@ -226,6 +239,44 @@ old branch", async () => {
 
     const history = await historyMismatches(service, anvil.url, registries);
     expect(history.mismatches, tag("history rows against the chain's logs after the reorganization")).toEqual([]);
+
+    // The same moments on branch B: B's blocks at them (B is stamped later: most moved), B's answers there.
+    const blocksOnB = await atMoments(moments);
+    const moved = blocksOnB.filter((block, i) => block !== blocksOnA[i]).length;
+    expect(
+      moved,
+      tag(`moments whose block differs between the branches: ${blocksOnA} then ${blocksOnB}`),
+    ).toBeGreaterThan(0);
+
+    /**
+     * Each process's answer at each moment (to a query taken in turn), held to the chain as it is
+     * now: the block named is the newest stamped at or before the moment, the answer the contract's
+     * there. The blocks named, in order (every process must name the same).
+     */
+    async function atMoments(at: bigint[], paused = false): Promise<bigint[]> {
+      const problems: string[] = [];
+      const named: bigint[] = [];
+      for (const base of processes)
+        for (const [i, timestamp] of at.entries()) {
+          const query = queries[i % queries.length]!;
+          const path = `${query.path}&timestamp=${timestamp}`;
+          const a = await ask(base, path, { headers: service.headers, reask: false });
+          if (a.status !== 200 || a.block === undefined) {
+            problems.push(`${base}${path}: ${a.status} ${a.text.slice(0, 300)}`);
+            continue;
+          }
+          if (base === processes[0]) named.push(a.block);
+          else if (named[i] !== a.block)
+            problems.push(`${base}${path}: block ${a.block}, the first process ${named[i]}`);
+          const [own, next] = await Promise.all([stamp(a.block), stamp(a.block + 1n)]);
+          if (!(own <= timestamp && next > timestamp))
+            problems.push(`${base}${path}: block ${a.block} is stamped ${own}, the next ${next}`);
+          const want = await query.call(a.block, paused);
+          if (a.text !== want) problems.push(`${base}${path}: ${a.text}, the contract at ${a.block} ${want}`);
+        }
+      expect(problems, tag("answers at moments")).toEqual([]);
+      return named;
+    }
 
     /** The contract's answer to every query at every block of [from, to], on the chain as it is now. */
     async function answersOn(all: Query[], from: bigint, to: bigint, paused = false): Promise<Map<bigint, string[]>> {
