@@ -11,7 +11,7 @@
  *
  * It proves: the replicas start on the standby and run nothing there but read-only statements (the
  * standby logs every statement); answers through the gateway equal the contract's eth_call at the
- * head and at a past block; every route of each replica (checks, listings whole and by direction,
+ * head, at a past block and at moments (`timestamp`) among blocks without events; every route of each replica (checks, listings whole and by direction,
  * vaults, bulk listings, hashes, histories: test/helpers/every-route.ts) equals the contracts through
  * live writes and reorganizations 1 to 26 blocks deep replayed by replication, with delegations made
  * on both branches and the standby's replay paused for seconds across some of them; a
@@ -39,13 +39,14 @@ import { compareChecks } from "../devkit/compare-checks";
 import { abis, installRegistries } from "../devkit/oracle";
 import { type Child, freePort, GiveUp, waitFor } from "../devkit/processes";
 import { chooseSeed, Rng } from "../devkit/random";
-import { chainClient, rpc } from "../devkit/rpc";
+import { callView, chainClient, rpc } from "../devkit/rpc";
 import { type Receipt, sendWrite } from "../devkit/send";
 import { adminToken, createApiKey } from "../devkit/service";
 import { checkUrl, randomCheck, v2Checks } from "../devkit/v2/checks";
 import { compareListings } from "./helpers/compare-listings";
 import { EveryRoute, type Judge, judge } from "./helpers/every-route";
 import { type Gateway, startGateway } from "./helpers/gateway";
+import { blockStamps, momentProblem } from "./helpers/moments";
 import { Lan, netnsRefusal, type Route } from "./helpers/netns";
 import { Server } from "./helpers/replication";
 import { SeededWrites } from "./helpers/seeded-writes";
@@ -136,13 +137,17 @@ describe.runIf(!refusal)("API replicas on a hot standby, on hosts apart", () => 
     return result;
   };
 
-  /** The standby's relay to the primary: replication and the replicas' access database cross the LAN here. */
+  /**
+   * The standby's relay to the primary: replication and the replicas' access database cross the LAN
+   * here. And to the chain's RPC, where a replica reads the headers a moment's block needs.
+   */
   const standbyRoutes = (): Route[] => [
     {
       listen: `tcp:127.0.0.1:${PORTS.primary}`,
       target: `tcp:${lan.address("primary")}:${PORTS.postgres}`,
       delayMs: DELAY_MS,
     },
+    { listen: `tcp:127.0.0.1:${PORTS.anvil}`, target: `unix:${join(sockets, "anvil.sock")}` },
   ];
 
   beforeAll(async () => {
@@ -240,6 +245,7 @@ describe.runIf(!refusal)("API replicas on a hot standby, on hosts apart", () => 
             TRUSTED_PROXY: "true",
             API_WORKERS: "1",
             REPLICA_BEHIND_SECONDS: String(REPLICA_BEHIND_SECONDS),
+            [`PONDER_RPC_URL_${CHAIN_ID}`]: `http://127.0.0.1:${PORTS.anvil}`,
           });
           await untilReady(replicas[i]!, urls.replicas[i]!, `replica ${i}`, 120_000);
         }),
@@ -389,6 +395,27 @@ describe.runIf(!refusal)("API replicas on a hot standby, on hosts apart", () => 
     const past = writes.v2Events[Math.floor(writes.v2Events.length / 2)]!.block;
     const then = await differential(urls.gateway, { block: past });
     expect(then.length, report(SEED, `through the gateway at block ${past}`, then)).toBe(0);
+  });
+
+  it("answers through the gateway at a moment: the newest block at or before it, the contract's answer there", async () => {
+    // Blocks with no registry event, 5 s apart: a moment among them is told by their headers only.
+    await rpc(anvil.url, "anvil_mine", [toHex(20), toHex(5)]);
+    const head = await chainClient(anvil.url).getBlockNumber();
+    await untilAt(urls.gateway, head);
+    const stamp = blockStamps(anvil.url);
+    const [first, last] = await Promise.all([stamp(writes.v2Events[0]!.block), stamp(head)]);
+    const problems: string[] = [];
+    for (let i = 0; i < 16; i++) {
+      const timestamp = first + BigInt(rng.int(Number(last - first)));
+      const spec = randomCheck(rng, writes.pools.v2, writes.generators.v2.history);
+      const a = await ask(urls.gateway, `${checkUrl(rng, CHAIN_ID, spec)}&timestamp=${timestamp}`, { headers });
+      const call = v2Checks.call(spec);
+      const problem = await momentProblem(stamp, a, timestamp, async (block) =>
+        String(await callView(anvil.url, abis.v2, registries.v2, call.functionName, call.args, block)),
+      );
+      if (problem !== undefined) problems.push(problem);
+    }
+    expect(problems, tag("answers at moments through the gateway")).toEqual([]);
   });
 
   const depths = REORGS.map((r) => r.depth).join(", ");

@@ -458,10 +458,11 @@ export function createHistoryStore(execute: Execute, schema: string): HistorySto
           FROM ${table(name)} WHERE chain_id = ${chainId} AND ${where} ORDER BY ${order} LIMIT 1)`;
       const [before, after] = [sql`block_timestamp <= ${timestamp}`, sql`block_timestamp > ${timestamp}`];
       const [newest, oldest] = [sql`block_timestamp DESC, block_number DESC`, sql`block_timestamp, block_number`];
-      const found = await rows(sql`${nearest("before", "v2_event", before, newest)}
+      // Opened by SELECT, as every read is (a standby's log is held to that: test/standby.test.ts).
+      const found = await rows(sql`SELECT * FROM (${nearest("before", "v2_event", before, newest)}
         UNION ALL ${nearest("before", "v1_event", before, newest)}
         UNION ALL ${nearest("after", "v2_event", after, oldest)}
-        UNION ALL ${nearest("after", "v1_event", after, oldest)}`);
+        UNION ALL ${nearest("after", "v1_event", after, oldest)}) AS samples`);
       const side = (name: string) =>
         found
           .filter((r) => r.side === name)
