@@ -11,17 +11,18 @@
  *
  * It proves: the replicas start on the standby and run nothing there but read-only statements (the
  * standby logs every statement); answers through the gateway equal the contract's eth_call at the
- * head, at a past block and at moments (`timestamp`) among blocks without events; every route of each replica (checks, listings whole and by direction,
- * vaults, bulk listings, hashes, histories: test/helpers/every-route.ts) equals the contracts through
- * live writes and reorganizations 1 to 26 blocks deep replayed by replication, with delegations made
- * on both branches and the standby's replay paused for seconds across some of them; a
- * replica reports what the standby holds (X-Indexed-Block), answers block_not_indexed for a block or
- * cursor past it, and is `behind` in /registry/chains while its standby's replay is paused; a standby
- * killed and restarted loses nothing; the keyless budget holds across both replicas (the 26th
- * request is 429); a new delegation is answered by a replica within 1 s of the indexer storing it;
- * cut off from the primary, a replica refuses keyless requests 503 with Retry-After; a promoted
- * standby gives the same answers. Postgres only, and where `ip netns` is permitted (it says why it
- * skips otherwise). The 20 ms are relays' (netns.ts: this machine's kernel has no netem).
+ * head, at a past block and at moments (`timestamp`) among blocks without events; every route of
+ * each replica (checks, listings whole and by direction, vaults, bulk listings, hashes, histories:
+ * test/helpers/every-route.ts) equals the contracts through live writes and reorganizations 1 to 26
+ * blocks deep replayed by replication, with delegations made on both branches and the standby's
+ * replay paused for seconds across some of them; a replica reports what the standby holds
+ * (X-Indexed-Block), answers block_not_indexed for a block or cursor past it, and is `behind` in
+ * /registry/chains while its standby's replay is paused; a standby killed and restarted loses
+ * nothing; the keyless budget holds across both replicas (the 26th request is 429); a new
+ * delegation is answered by a replica within 1 s of the indexer storing it; cut off from the
+ * primary, a replica refuses keyless requests 503 with Retry-After; a promoted standby gives the
+ * same answers. Postgres only, and where `ip netns` is permitted (it says why it skips otherwise).
+ * The 20 ms are relays' (netns.ts: this machine's kernel has no netem).
  *
  * Reproduce a failure with the seed it prints: SEED=<n> DATABASE_URL=… npx vitest run test/standby.test.ts
  */
@@ -397,7 +398,7 @@ describe.runIf(!refusal)("API replicas on a hot standby, on hosts apart", () => 
     expect(then.length, report(SEED, `through the gateway at block ${past}`, then)).toBe(0);
   });
 
-  it("answers through the gateway at a moment: the newest block at or before it, the contract's answer there", async () => {
+  it("answers through the gateway at a moment: the newest block at or before it, the contract's there", async () => {
     // Blocks with no registry event, 5 s apart: a moment among them is told by their headers only.
     await rpc(anvil.url, "anvil_mine", [toHex(20), toHex(5)]);
     const head = await chainClient(anvil.url).getBlockNumber();
