@@ -1,7 +1,8 @@
 /**
  * Crashes: `kill -9` of the indexer during its backfill and again while it indexes live
  * writes, each time started again with the same command (same schema, same data). Afterwards every
- * answer equals the real registries' at the block the service reports, and the history tables hold
+ * answer equals the real registries' at the block the service reports (at moments too: the block
+ * named is the newest at or before the moment's timestamp), and the history tables hold
  * exactly one row per registry event on chain: none lost, none twice.
  *
  * Reproduce a failure with the seed it prints: SEED=<n> npx vitest run test/crash.test.ts
@@ -25,6 +26,7 @@ import { checkUrl, randomCheck, v2Checks } from "../devkit/v2/checks";
 import { makePools, txRequest, WriteGenerator } from "../devkit/v2/generate";
 import { compareListings } from "./helpers/compare-listings";
 import { historyMismatches } from "./helpers/history";
+import { blockStamps, v2MomentProblems } from "./helpers/moments";
 import type { Position } from "./helpers/position";
 import { type RpcProxy, startRpcProxy } from "./helpers/rpc-proxy";
 import { v1Listings } from "./helpers/v1/listing";
@@ -57,6 +59,8 @@ describe("kill -9 of the indexer, then the same command again", () => {
   const positions = new Map<Hex, Position>();
   const rng = new Rng(SEED ^ 0x27d4eb2d);
   let lastWriteBlock = 0n;
+  /** The block that holds both registries: moments are asked from its timestamp on. */
+  let installedBlock: bigint;
 
   /** v2 writes, then v1 writes (from the same accounts: the nonces go on); each one must succeed. */
   async function write(counts: { v2: number; v1: number }): Promise<void> {
@@ -86,6 +90,7 @@ describe("kill -9 of the indexer, then the same command again", () => {
     anvil = await startAnvil({ chainId: CHAIN_ID });
     await roomyBlocks(anvil.url);
     registries = await installRegistries(anvil.url);
+    installedBlock = await chainClient(anvil.url).getBlockNumber();
     accounts = await chainClient(anvil.url).getAddresses();
     // Two contract wallets for v1's calls through wallets, deployed by the last account.
     wallet = compileWallet();
@@ -216,6 +221,23 @@ and answers as the chain does", async () => {
       ...v1ListingResult.mismatches,
     ];
     expect(mismatches.length, report(SEED, label, mismatches)).toBe(0);
+    // Moments, among them the blocks mined without events: each one's block told again after the crash.
+    const stamp = blockStamps(anvil.url);
+    const [from, to] = await Promise.all([stamp(installedBlock), stamp(lastWriteBlock)]);
+    const moments = await v2MomentProblems({
+      base: service.url,
+      headers: service.headers,
+      rpcUrl: anvil.url,
+      registry: registries.v2,
+      chainId: CHAIN_ID,
+      rng,
+      pools,
+      history: generator.history,
+      from,
+      to,
+      count: 12,
+    });
+    expect(moments, tag(`${label}: answers at moments`)).toEqual([]);
 
     // PGlite admits one process: the history is read with the service stopped.
     await service.child.stop();

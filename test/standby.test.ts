@@ -40,14 +40,14 @@ import { compareChecks } from "../devkit/compare-checks";
 import { abis, installRegistries } from "../devkit/oracle";
 import { type Child, freePort, GiveUp, waitFor } from "../devkit/processes";
 import { chooseSeed, Rng } from "../devkit/random";
-import { callView, chainClient, rpc } from "../devkit/rpc";
+import { chainClient, rpc } from "../devkit/rpc";
 import { type Receipt, sendWrite } from "../devkit/send";
 import { adminToken, createApiKey } from "../devkit/service";
 import { checkUrl, randomCheck, v2Checks } from "../devkit/v2/checks";
 import { compareListings } from "./helpers/compare-listings";
 import { EveryRoute, type Judge, judge } from "./helpers/every-route";
 import { type Gateway, startGateway } from "./helpers/gateway";
-import { blockStamps, momentProblem } from "./helpers/moments";
+import { blockStamps, v2MomentProblems } from "./helpers/moments";
 import { Lan, netnsRefusal, type Route } from "./helpers/netns";
 import { Server } from "./helpers/replication";
 import { SeededWrites } from "./helpers/seeded-writes";
@@ -404,18 +404,20 @@ describe.runIf(!refusal)("API replicas on a hot standby, on hosts apart", () => 
     const head = await chainClient(anvil.url).getBlockNumber();
     await untilAt(urls.gateway, head);
     const stamp = blockStamps(anvil.url);
-    const [first, last] = await Promise.all([stamp(writes.v2Events[0]!.block), stamp(head)]);
-    const problems: string[] = [];
-    for (let i = 0; i < 16; i++) {
-      const timestamp = first + BigInt(rng.int(Number(last - first)));
-      const spec = randomCheck(rng, writes.pools.v2, writes.generators.v2.history);
-      const a = await ask(urls.gateway, `${checkUrl(rng, CHAIN_ID, spec)}&timestamp=${timestamp}`, { headers });
-      const call = v2Checks.call(spec);
-      const problem = await momentProblem(stamp, a, timestamp, async (block) =>
-        String(await callView(anvil.url, abis.v2, registries.v2, call.functionName, call.args, block)),
-      );
-      if (problem !== undefined) problems.push(problem);
-    }
+    const [from, to] = await Promise.all([stamp(writes.v2Events[0]!.block), stamp(head)]);
+    const problems = await v2MomentProblems({
+      base: urls.gateway,
+      headers,
+      rpcUrl: anvil.url,
+      registry: registries.v2,
+      chainId: CHAIN_ID,
+      rng,
+      pools: writes.pools.v2,
+      history: writes.generators.v2.history,
+      from,
+      to,
+      count: 16,
+    });
     expect(problems, tag("answers at moments through the gateway")).toEqual([]);
   });
 
