@@ -158,8 +158,11 @@ const V1_WALLET_HISTORY = `query V1WalletHistory($chainId: Int!, $wallet: String
 }`;
 
 /** A version's whole history on the chain, in pages of `$limit`. */
-const chainHistoryQuery = (version: Version) => `query ChainHistory($chainId: Int!, $limit: Int, $after: String) {
-  ${version}Events(where: { chainId: $chainId }, orderBy: "blockNumber", limit: $limit, after: $after) {
+/** A chain's events; `upTo`: those at or before the moment `$at` (docs/graphql.md). */
+const chainHistoryQuery = (version: Version, upTo = false) => `query ChainHistory($chainId: Int!, $limit: Int, \
+$after: String${upTo ? ", $at: BigInt!" : ""}) {
+  ${version}Events(where: { chainId: $chainId${upTo ? ", blockTimestamp_lte: $at" : ""} }, orderBy: "blockNumber", \
+limit: $limit, after: $after) {
     items { ${version === "v2" ? V2_FIELDS : V1_FIELDS} }
     pageInfo { hasNextPage endCursor }
   }
@@ -284,6 +287,16 @@ describe("GraphQL", () => {
       });
       sameList(mismatches, `${version} chain history: REST and the logs`, rest.items, chain);
       sameList(mismatches, `${version} chain history: GraphQL and REST`, gql.map(toRecord[version]), rest.items);
+      // Up to a moment: an event's timestamp, so that the events of its block and before are listed.
+      const at = chain[rng.int(chain.length)]!.blockTimestamp as bigint;
+      const upTo = await allRows(`${version}Events`, chainHistoryQuery(version, true), {
+        chainId: CHAIN_ID,
+        limit: randomLimit(),
+        at: String(at),
+      });
+      const before = chain.filter((r) => (r.blockTimestamp as bigint) <= at);
+      sameList(mismatches, `${version} chain history up to ${at}`, upTo.map(toRecord[version]), before);
+      expect(before.length < chain.length || at === chain.at(-1)!.blockTimestamp, tag("a moment inside")).toBe(true);
       for (const r of chain) kinds[version].add(r.event);
 
       for (const wallet of writes.wallets()[version]) {
