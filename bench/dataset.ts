@@ -243,6 +243,8 @@ export class Dataset {
   readonly events: { v2: EventLog<V2EventRow>; v1: EventLog<V1EventRow> };
   /** The blocks seeded so far (first and last), and a block after every hot wallet's delegations but the head. */
   blocks: { first: bigint; last: bigint } | undefined;
+  /** Each seeded block's timestamp (one second apart: a moment's block is the block stamped at it). */
+  readonly stamps = new Map<bigint, bigint>();
   snapshotBlock: bigint | undefined;
   private readonly used: Uint8Array;
   private readonly rng: Rng;
@@ -301,6 +303,7 @@ export class Dataset {
     if (last === undefined) throw new Error("no blocks to seed");
     if (this.blocks && blocks[0]!.number <= this.blocks.last) throw new Error("a step's blocks follow the last step's");
     this.blocks = { first: this.blocks?.first ?? blocks[0]!.number, last: last.number };
+    for (const block of blocks) this.stamps.set(block.number, block.timestamp);
     const plans = {
       v2: this.hotPlan(
         [

@@ -72,6 +72,7 @@ export const TARGETS = [
   { name: "past-block check p50", reads: "pastCheckP50", max: 2, unit: "ms" },
   { name: "past-block check req/s, share of the head's", reads: "pastOverHead", min: 0.25, unit: "share" },
   { name: "past-block check req/s, share of hello's", reads: "pastShare", min: 0.3, unit: "share" },
+  { name: "past-moment check, time over the same by block", reads: "momentOverBlock", max: 1.2, unit: "×" },
   { name: "batch p50 at the head", reads: "batchHead", max: 100, unit: "ms" },
   { name: "batch p50 at a past block", reads: "batchPast", max: 1000, unit: "ms" },
   { name: "vaults p50 at the head", reads: "vaultsHead", max: 2, unit: "ms" },
@@ -211,7 +212,12 @@ function targetFigures(
   const eachPage = pages.flatMap((f) =>
     Object.entries(f.result.groups).map(([group, g]) => ({ ...f, label: `${f.label}, ${group}`, p50: g.p50 })),
   );
-  const queried = [...checks.flatMap((c) => [c, c.ethCall]), s.large.smallListing, ...past.checks.map((c) => c.loaded)];
+  const queried = [
+    ...checks.flatMap((c) => [c, c.ethCall]),
+    s.large.smallListing,
+    ...past.checks.map((c) => c.loaded),
+    s.moment.atMoment,
+  ];
   const fewestQueries = queried.reduce((a, f) => (f.queries < a.queries ? f : a));
   const anvil = (c: CheckFigure) => (failures(c.ethCall.result) > 0 ? undefined : share(c) / share(c.ethCall));
   const drift = s.large.checks.map((c, i) => ({ ...c, label: c.route, drift: share(c) / share(s.small.checks[i]!) }));
@@ -241,6 +247,8 @@ function targetFigures(
       true,
       "lowest ",
     ),
+    // Time per answer at 64 connections, each as its share of its hello run: 1 / share.
+    momentOverBlock: worst([s.moment.atMoment], (m) => share(s.moment.atBlock) / share(m)),
     batchHead: at(past.batches, false),
     batchPast: at(past.batches, true),
     vaultsHead: at(integrators.vaults, false),
@@ -458,6 +466,7 @@ export function report(
     ...s.large.listings,
     s.large.smallListing,
     ...s.past.checks.flatMap((c) => [c.alone, c.loaded]),
+    s.moment.atMoment,
     ...s.past.batches,
     ...s.past.listings,
     ...s.integrators.vaults,

@@ -172,8 +172,13 @@ export function pastBlock(data: Dataset, rng: Rng, first = data.blocks!.first): 
   return first + BigInt(rng.int(Number(data.blocks!.last - first) + 1));
 }
 
-/** A GET check route: each query at the head, or (`past`) at a random seeded block. */
-function checkRoute<Q>(data: Dataset, c: Checks<Q>, rng: Rng, past: boolean): Route {
+/** Where a check is asked: at the head, at a past block, or at that block's moment (`timestamp`). */
+export type CheckAt = "head" | "block" | "moment";
+const AT_LABEL: Record<CheckAt, string> = { head: "", block: " at a past block", moment: " at a past moment" };
+
+/** A GET check route: each query at the head, or at a random seeded block (by number or by its timestamp). */
+function checkRoute<Q>(data: Dataset, c: Checks<Q>, rng: Rng, at: CheckAt): Route {
+  const past = at !== "head";
   // A hit is asked at a random block where it held (one of a few draws), as a snapshot asks about
   // holders: random blocks alone would mostly ask before the delegation was made.
   const blockFor = (q: Q, hit: boolean) => {
@@ -185,12 +190,16 @@ function checkRoute<Q>(data: Dataset, c: Checks<Q>, rng: Rng, past: boolean): Ro
   const asked = drawn(c, rng).map(({ q, hit }) => ({ q, block: past ? blockFor(q, hit) : undefined }));
   const answer = (i: number) => toJson(c.answer(asked[i]!.q, asked[i]!.block));
   return {
-    label: `${c.version} check ${c.kind}${past ? " at a past block" : ""}`,
+    label: `${c.version} check ${c.kind}${AT_LABEL[at]}`,
     requests: asked.map(({ q, block }) => ({
       method: "GET",
       path:
         `/registry/${c.version}/check/${c.kind}?` +
-        query({ chainId: String(data.chainId), ...c.params(q), blockNumber: block }),
+        query({
+          chainId: String(data.chainId),
+          ...c.params(q),
+          ...(at === "moment" ? { timestamp: data.stamps.get(block!) } : { blockNumber: block }),
+        }),
     })),
     wrong: (i, status, body) => exactly(answer(i))(status, body),
     positive: (i) => !["false", "0"].includes(answer(i)),
@@ -199,10 +208,13 @@ function checkRoute<Q>(data: Dataset, c: Checks<Q>, rng: Rng, past: boolean): Ro
   };
 }
 
-/** Every check route of both registries, over the seeded state: at the head, or (`past`) each at a past block. */
-export function checkRoutes(data: Dataset, seed: number, past = false): Route[] {
+/**
+ * Every check route of both registries, over the seeded state, each query `at` the head or a past
+ * block; with one seed, the same queries and blocks whether asked by block or by moment.
+ */
+export function checkRoutes(data: Dataset, seed: number, at: CheckAt = "head"): Route[] {
   const rng = new Rng(seed);
-  return allChecks(data, rng).map((c) => checkRoute(data, c, rng, past));
+  return allChecks(data, rng).map((c) => checkRoute(data, c, rng, at));
 }
 
 /**

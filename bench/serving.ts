@@ -7,7 +7,8 @@
  * its own and just before anvil's eth_call of the same checks; at the large size, Ponder's own
  * server beside a hello run. Over the large database also (largeRoutes): the listings of the hot
  * wallets and of small wallets (after a hello run), every check at past blocks (alone, and at 64
- * connections after a hello run), batches of checks, listings at a past block, the vaults hot
+ * connections after a hello run), v2 check all at the same blocks' moments (`timestamp`), batches
+ * of checks, listings at a past block, the vaults hot
  * wallets may act for and bulk listings of small wallets (at the head and at a past block), the
  * whole history read by following Link, history pages at random depths, and the largest wallets
  * read in pages. Last, alone on the machine, the hostile section and the scale-out model's figures
@@ -23,7 +24,7 @@ import { afterHello, type HelloFigure, type RouteFigure, routeMeasurer, settle }
 import type { BenchOptions } from "./options";
 import { type TreeMemory, treeMemory } from "./procs";
 import * as r from "./routes";
-import { type Size, seededStack, startHello, startServe } from "./stack";
+import { CHAIN_ID, type Size, seededStack, startHello, startServe } from "./stack";
 import type { Verified } from "./verify";
 
 /** A check route's run after a hello run of its own, and anvil's eth_call of the same checks just after it. */
@@ -50,6 +51,8 @@ export type ServingFigures = {
     batches: PastFigure[];
     listings: ListingFigure[];
   };
+  /** v2 check all at past blocks by `timestamp` (after a hello run), and the same queries by `blockNumber`. */
+  moment: { atMoment: HelloFigure; atBlock: HelloFigure };
   /** What integrators ask for, each at the head and at a past block (1 connection): vaults, bulk listings. */
   integrators: { vaults: PastFigure[]; bulk: PastFigure[] };
   /** The whole history read, history pages at random depths, the largest wallets in pages. */
@@ -67,6 +70,9 @@ export type ServingFigures = {
 };
 
 const VERSIONS = ["v2", "v1"] as const;
+/** The check route asked at moments as well as at blocks. */
+const [PAST_ROUTE, MOMENT_ROUTE] = ["v2 check all at a past block", "v2 check all at a past moment"];
+
 /** What anvil's JSON-RPC requests carry. */
 const JSON_BODY = { "Content-Type": "application/json" };
 const HEAD_AND_PAST = [false, true];
@@ -79,7 +85,9 @@ export function largeRoutes(o: BenchOptions, data: Dataset) {
   return {
     listings: VERSIONS.flatMap((v) => [...new Set([fewest, most])].map((size) => r.listingRoute(data, v, size))),
     smallListing: r.smallListingRoute(data),
-    pastChecks: r.checkRoutes(data, o.seed + 5, true),
+    pastChecks: r.checkRoutes(data, o.seed + 5, "block"),
+    // The same queries at the same blocks as pastChecks' v2 check all, each asked by its timestamp.
+    momentCheck: r.checkRoutes(data, o.seed + 5, "moment").find((route) => route.label === MOMENT_ROUTE)!,
     batches: HEAD_AND_PAST.flatMap((past) =>
       VERSIONS.map((v) => r.batchRoute(data, v, { ...batch, past }, o.seed + 6)),
     ),
@@ -140,7 +148,8 @@ export async function measureServing(
     await service.child.stop();
     await service.restart();
     await settle(service.url, service.headers, 600_000);
-    const serve = await startServe(cleanup, service, serveTag);
+    // Given the chain's RPC, as a deployment's replicas are: where it reads a moment's headers.
+    const serve = await startServe(cleanup, service, serveTag, { [`PONDER_RPC_URL_${CHAIN_ID}`]: chain.anvil.url });
     const routes = r.checkRoutes(data, o.seed + 2);
     const hello = await measure(helloUrl, r.helloRoute, {});
     // Just after that hello run: it is this one's own.
@@ -171,6 +180,8 @@ export async function measureServing(
       const [alonePast, loadedPast] = [await alone(route), await measureAfterHello(serve.url, route, service.headers)];
       past.checks.push({ head: checks[i]!, alone: alonePast, loaded: loadedPast });
     }
+    const atBlock = past.checks[large.pastChecks.findIndex((route) => route.label === PAST_ROUTE)]!.loaded;
+    const moment = { atMoment: await measureAfterHello(serve.url, large.momentCheck, service.headers), atBlock };
     for (const route of large.batches) past.batches.push(await atPast(route, json, o.batchDurationS));
     for (const route of large.pastListings) past.listings.push({ delegations: route.size!, ...(await alone(route)) });
     const integrators: ServingFigures["integrators"] = { vaults: [], bulk: [] };
@@ -200,6 +211,7 @@ export async function measureServing(
       small,
       large: largeFigures,
       past,
+      moment,
       integrators,
       history,
       hello,
