@@ -16,14 +16,17 @@ function world(seed: number) {
   for (let i = 1; i < 5_000; i++) stamps.push(stamps[i - 1]! + BigInt([0, 0, 1, 2, 30][next() % 5]!));
   const events = [...new Set(Array.from({ length: 40 }, () => 100 + (next() % 4_800)))].sort((a, b) => a - b);
   const sample = (block: number): Sample => ({ block: BigInt(block), timestamp: stamps[block]! });
+  let statements = 0;
   const history = {
-    eventSamples: async (_: number, timestamp: bigint) => ({
-      before: events
-        .filter((b) => stamps[b]! <= timestamp)
-        .map(sample)
-        .at(-1),
-      after: events.filter((b) => stamps[b]! > timestamp).map(sample)[0],
-    }),
+    eventSamples: async (_: number, timestamp: bigint) => {
+      statements++;
+      const before = events.filter((b) => stamps[b]! <= timestamp).at(-1);
+      const after = events.find((b) => stamps[b]! > timestamp);
+      return {
+        before: before === undefined ? undefined : sample(before),
+        after: after === undefined ? undefined : sample(after),
+      };
+    },
   } as Pick<HistoryStore, "eventSamples"> as HistoryStore;
   const position = (head: number): ChainPosition =>
     ({ indexedBlock: BigInt(head), indexedTimestamp: Number(stamps[head]), ready: true }) as ChainPosition;
@@ -40,7 +43,8 @@ function world(seed: number) {
     return blocks.map((b) => sample(Number(b)));
   };
   const readHeaders = new Map([[CHAIN, read]]);
-  return { next, stamps, history, position, truth, readHeaders, reads: () => reads, rounds: () => rounds };
+  const counts = { reads: () => reads, rounds: () => rounds, statements: () => statements };
+  return { next, stamps, history, position, truth, readHeaders, ...counts };
 }
 
 describe("MomentClock", () => {
@@ -54,11 +58,14 @@ describe("MomentClock", () => {
       expect(await clock.blockAt({ history: w.history }, CHAIN, head, { timestamp }), `${timestamp}`).toBe(
         w.truth(timestamp),
       );
-    // Asked again, every moment is told by kept headers and samples: no header read.
-    const before = w.reads();
-    for (const timestamp of moments.filter((t) => w.truth(t) < 4_999n - 64n))
+    // Asked again, every moment whose block is final is told by what was kept: no header, no statement.
+    const [before, statements] = [w.reads(), w.statements()];
+    const final = moments.filter((t) => w.truth(t) + 1n <= 4_999n - 64n);
+    for (const timestamp of final)
       expect(await clock.blockAt({ history: w.history }, CHAIN, head, { timestamp })).toBe(w.truth(timestamp));
     expect(w.reads()).toBe(before);
+    expect(w.statements(), "samples' statements for moments asked before").toBe(statements);
+    expect(final.length).toBeGreaterThan(100);
   });
 
   it("refuses a moment at or past the newest indexed block's timestamp: the next block may share it", async () => {

@@ -2,11 +2,12 @@
  * `timestamp`: a chain's block at a moment (docs/architecture.md, "Answers at a moment"). The
  * samples around the moment come from the blocks with registry events (the history's time index),
  * the indexed head, and the headers this process read before; between them core/moment.ts tells the
- * block, reading headers from the chain's RPC where it must. The block found is then answered as
- * `blockNumber` would be.
+ * block, reading headers from the chain's RPC where it must. The final samples that bracket a moment
+ * are kept, so the same moment asked again is told from memory, with no statement. The block found
+ * is then answered as `blockNumber` would be.
  */
 import { createPublicClient, fallback, http } from "viem";
-import { blockAt, type Moment, type Sample } from "../../core/moment";
+import { blockAt, blockBetween, type Moment, type Sample } from "../../core/moment";
 import { ponderFinalityDepth } from "../../ponder/ponder-0.16.10";
 import type { Budget } from "../access/middleware";
 import { Problem } from "../http/problem";
@@ -81,8 +82,13 @@ export class MomentClock {
           `timestamp ${timestamp} is not indexed yet`,
         { param: "timestamp", indexedBlock: Number(head.block) },
       );
-    const events = vars.history === undefined ? {} : await vars.history.eventSamples(chainId, timestamp);
+    // Between two kept headers that tell it (adjacent blocks), a moment needs no statement nor header.
     const kept = this.nearest(chainId, timestamp);
+    if (kept.before !== undefined && kept.after !== undefined) {
+      const told = blockBetween(timestamp, kept.before, kept.after, this.step(chainId));
+      if (told !== undefined) return told;
+    }
+    const events = vars.history === undefined ? {} : await vars.history.eventSamples(chainId, timestamp);
     let before = [events.before, kept.before].reduce(later, undefined);
     const after = [events.after, kept.after, head].reduce(earlier, undefined)!;
     const readHeaders = this.readHeaders.get(chainId);
@@ -109,7 +115,8 @@ export class MomentClock {
       before = genesis!;
     }
     const found = await blockAt(timestamp, before, after, this.step(chainId), read);
-    this.keep(chainId, found.read, head.block);
+    // The bracket found is among these: kept (where final), the same moment is told from memory.
+    this.keep(chainId, [before, after, ...found.read], head.block);
     return found.block;
   }
 }
