@@ -1,8 +1,9 @@
 import { type Address, type Hex, zeroHash } from "viem";
 import { describe, expect, it } from "vitest";
+import type { Sample } from "../../core/moment";
 import type { Query } from "../../core/sql";
 import { xorshift32 } from "../../core/xorshift";
-import { ReplicaFeed } from "./feed";
+import { type ChainFeed, ReplicaFeed } from "./feed";
 
 /**
  * ReplicaFeed against a database that commits as Ponder does (ponder/ponder-0.16.10.ts): one
@@ -43,6 +44,8 @@ type Committed = {
   rows: Map<Hex, DbRow>;
   /** Per block, its events' ids. */
   events: Map<number, string[]>;
+  /** Per block, its timestamp. */
+  stamps: number[];
 };
 
 /** The chain as indexed: each block's state on the current branch, and the commits so far. */
@@ -50,8 +53,10 @@ class Indexer {
   /** The state after each block of the current branch (index: block number). */
   private readonly states: Map<Hex, DbRow>[] = [new Map()];
   private readonly eventsOf: string[][] = [[]];
+  /** Each block's timestamp: a branch's own, some shared by consecutive blocks (sub-second blocks). */
+  readonly stamps: number[] = [1_000];
   private branch = 0;
-  current: Committed = { checkpoint: "start", block: 0, final: 0, rows: new Map(), events: new Map() };
+  current: Committed = { checkpoint: "start", block: 0, final: 0, rows: new Map(), events: new Map(), stamps: [] };
 
   constructor(private readonly int: (n: number) => number) {}
 
@@ -62,6 +67,12 @@ class Indexer {
   /** The state of the current branch at `block`. */
   stateAt(block: number): Map<Hex, DbRow> {
     return this.states[block]!;
+  }
+
+  /** The blocks of the current branch up to `block` with events, and their timestamps. */
+  eventBlocksTo(block: number): Sample[] {
+    const blocks = [...this.eventsOf.keys()].filter((b) => b <= block && this.eventsOf[b]!.length > 0);
+    return blocks.map((b) => ({ block: BigInt(b), timestamp: BigInt(this.stamps[b]!) }));
   }
 
   /** Indexes one new block with a few random writes (some to hashes other blocks wrote). */
@@ -90,6 +101,7 @@ class Indexer {
     }
     this.states.push(rows);
     this.eventsOf.push(events);
+    this.stamps.push(this.stamps.at(-1)! + this.int(3));
     this.commit(`${this.branch}:${number}`, number);
   }
 
@@ -98,6 +110,7 @@ class Indexer {
     const fork = this.head - depth;
     this.states.length = fork + 1;
     this.eventsOf.length = fork + 1;
+    this.stamps.length = fork + 1;
     this.branch++;
     // The state's block: the last block with events up to the fork (INDEXED_BLOCK_SQL's chain_head).
     let block = fork;
@@ -113,7 +126,8 @@ class Indexer {
   private commit(checkpoint: string, block: number) {
     const events = new Map<number, string[]>();
     for (const [b, list] of this.eventsOf.entries()) if (list.length > 0) events.set(b, list);
-    this.current = { checkpoint, block, final: this.current.final, rows: this.states[this.head]!, events };
+    const { final } = this.current;
+    this.current = { checkpoint, block, final, rows: this.states[this.head]!, events, stamps: [...this.stamps] };
   }
 }
 
@@ -150,18 +164,30 @@ function queryOf(state: Committed, fail: () => boolean): Query {
       const after = Number(params[1]);
       const rows = [...state.events]
         .filter(([block]) => block > after)
-        .map(([block, ids]) => ({ block: String(block), fingerprint: ids.join(",") }));
+        .map(([block, ids]) => ({
+          block: String(block),
+          timestamp: String(state.stamps[block]),
+          fingerprint: ids.join(","),
+        }));
       return { rows };
+    }
+    if (sql.startsWith("DECLARE replica_times")) {
+      const final = Number(params[1]);
+      cursor = [...state.events.keys()]
+        .filter((block) => block <= final)
+        .sort((a, b) => a - b)
+        .map((block) => ({ block: String(block), timestamp: String(state.stamps[block]) }));
+      return { rows: [] };
     }
     const all = [...state.rows.values()].sort(
       (a, b) => a.first_block - b.first_block || a.first_log_index - b.first_log_index,
     );
     if (sql.startsWith("DECLARE")) {
-      cursor = v2(sql) ? all : [];
+      cursor = v2(sql) ? all.map(columns) : [];
       return { rows: [] };
     }
     if (sql.startsWith("FETCH")) {
-      const rows = cursor.map(columns);
+      const rows = cursor;
       cursor = [];
       return { rows };
     }
@@ -173,7 +199,37 @@ function queryOf(state: Committed, fail: () => boolean): Query {
     throw new Error(`a statement this database does not know: ${sql}`);
   };
 }
-let cursor: DbRow[] = [];
+let cursor: Record<string, unknown>[] = [];
+
+/** The copy's listings, checks and moments' samples equal the indexer's state at the block it reports. */
+function expectTruth(indexer: Indexer, copy: ChainFeed, label: string, int: (n: number) => number) {
+  const at = `${label} at block ${copy.state.block}`;
+  expect(copy.state.block, at).toBeLessThanOrEqual(indexer.head);
+  const truth = indexer.stateAt(copy.state.block);
+  for (const wallet of WALLETS) {
+    const want = [...truth.values()]
+      .filter((r) => r.enabled && (r.from === wallet || r.to === wallet))
+      .sort((a, b) => a.first_block - b.first_block || a.first_log_index - b.first_log_index)
+      .map((r) => r.hash);
+    expect(
+      copy.state.v2Wallet(wallet).map((r) => r.hash),
+      `${at}: ${wallet}'s listing`,
+    ).toEqual(want);
+  }
+  const hashes = Array.from({ length: 41 }, (_, n) => hashOf(n));
+  const enabled = [...copy.state.v2Enabled(hashes).keys()].sort();
+  const wantEnabled = [...truth.values()].filter((r) => r.enabled).map((r) => r.hash);
+  expect(enabled, `${at}: the enabled hashes`).toEqual(wantEnabled.sort());
+  // A moment's samples: the event blocks up to the copy's, as a scan of them all tells them.
+  const samples = indexer.eventBlocksTo(copy.state.block);
+  for (let ask = 0; ask < 5; ask++) {
+    const moment = BigInt(995 + int(indexer.stamps.at(-1)! - 990));
+    expect(copy.times.around(moment, BigInt(copy.state.block)), `${at}: the samples of moment ${moment}`).toEqual({
+      before: samples.filter((x) => x.timestamp <= moment).at(-1),
+      after: samples.find((x) => x.timestamp > moment),
+    });
+  }
+}
 
 describe(`ReplicaFeed over Ponder's commits, synced at random and failing at random (SEED=${SEED})`, () => {
   it("after every sync that succeeds, the copy is the database's state at the block it reports", async () => {
@@ -181,10 +237,12 @@ describe(`ReplicaFeed over Ponder's commits, synced at random and failing at ran
     const int = (n: number) => next() % n;
     const indexer = new Indexer(int);
     let failing = 0;
-    const feed = new ReplicaFeed(
-      async (work) => work(queryOf(indexer.current, () => failing > 0 && int(failing) === 0)),
-      "delegations",
-    );
+    const replica = () =>
+      new ReplicaFeed(
+        async (work) => work(queryOf(indexer.current, () => failing > 0 && int(failing) === 0)),
+        "delegations",
+      );
+    const feeds: [string, ReplicaFeed][] = [["first", replica()]];
     let synced = 0;
     let failed = 0;
     let reorganized = 0;
@@ -199,37 +257,27 @@ describe(`ReplicaFeed over Ponder's commits, synced at random and failing at ran
       else indexer.block();
       // Queries fail in bursts, as a lagging standby's replay cancels them.
       failing = int(10) === 0 ? 2 + int(6) : int(3) === 0 ? 0 : failing;
+      // A replica started late loads the final blocks' samples whole, at once.
+      if (step === 1_500) feeds.push(["late", replica()]);
       if (int(3) > 0) continue;
-      try {
-        await feed.sync();
-      } catch {
-        failed++;
-        continue;
+      for (const [name, feed] of feeds) {
+        try {
+          await feed.sync();
+        } catch {
+          failed++;
+          continue;
+        }
+        synced++;
+        const copy = feed.chains.get(CHAIN_ID);
+        if (copy !== undefined) expectTruth(indexer, copy, `[SEED=${SEED}] step ${step}, the ${name} copy`, int);
       }
-      synced++;
-      const copy = feed.chains.get(CHAIN_ID);
-      if (copy === undefined) continue;
-      const at = `[SEED=${SEED}] step ${step}, the copy at block ${copy.state.block}`;
-      expect(copy.state.block, at).toBeLessThanOrEqual(indexer.head);
-      const truth = indexer.stateAt(copy.state.block);
-      for (const wallet of WALLETS) {
-        const want = [...truth.values()]
-          .filter((r) => r.enabled && (r.from === wallet || r.to === wallet))
-          .sort((a, b) => a.first_block - b.first_block || a.first_log_index - b.first_log_index)
-          .map((r) => r.hash);
-        expect(
-          copy.state.v2Wallet(wallet).map((r) => r.hash),
-          `${at}: ${wallet}'s listing`,
-        ).toEqual(want);
-      }
-      const hashes = Array.from({ length: 41 }, (_, n) => hashOf(n));
-      const enabled = [...copy.state.v2Enabled(hashes).keys()].sort();
-      const wantEnabled = [...truth.values()].filter((r) => r.enabled).map((r) => r.hash);
-      expect(enabled, `${at}: the enabled hashes`).toEqual(wantEnabled.sort());
     }
     // The run exercised what it is about.
     expect(synced, `[SEED=${SEED}] syncs`).toBeGreaterThan(300);
     expect(failed, `[SEED=${SEED}] failed syncs`).toBeGreaterThan(50);
     expect(reorganized, `[SEED=${SEED}] reorganizations`).toBeGreaterThan(20);
+    expect(feeds[1]![1].chains.get(CHAIN_ID)?.final, `[SEED=${SEED}] the late copy's final block`).toBeGreaterThan(
+      1_000,
+    );
   }, 60_000);
 });

@@ -1,9 +1,11 @@
 import type { Address, Hex } from "viem";
+import type { Sample } from "../../core/moment";
 import type { Query } from "../../core/sql";
 import { table } from "../../core/sql";
 import { PONDER_STATE_TABLES, readySql } from "../../ponder/ponder-0.16.10";
 import { INDEXED_BLOCK_SQL, positionsSql, v1RowOf, v2RowOf } from "../store/store";
 import { ChainState, rowKey, type StateRow } from "./chain-state";
+import { EventTimes } from "./event-times";
 
 /**
  * Runs `work` in one read-only snapshot of the database (REPEATABLE READ on Postgres; on PGlite a
@@ -98,6 +100,8 @@ function stateRow(t: Table, r: Record<string, unknown>): StateRow {
 
 export type ChainFeed = {
   state: ChainState;
+  /** The blocks with registry events and their timestamps: a moment's samples (api/routes/moment.ts). */
+  times: EventTimes;
   /** Ponder's checkpoint at the last sync, whole (it changes with every block indexed). */
   checkpoint: string;
   /** A checkpoint left behind by a revert: while it is current, `state.block` stays at the fork. */
@@ -187,25 +191,56 @@ export class ReplicaFeed {
       }
       await query(`CLOSE ${cursor}`);
     }
-    for (const [block, fingerprint] of await this.fingerprints(query, chainId, at.final))
-      state.fingerprints.set(block, fingerprint);
+    const times = await this.finalTimes(query, chainId, at.final);
+    const recent = await this.fingerprints(query, chainId, at.final);
+    for (const [block, fingerprint] of recent.fingerprints) state.fingerprints.set(block, fingerprint);
+    times.replaceRecent(recent.samples);
     state.block = at.block;
-    return { state, checkpoint: at.checkpoint, final: at.final };
+    return { state, times, checkpoint: at.checkpoint, final: at.final };
   }
 
-  /** Per block after `after`, a digest of its registry events (ids and transactions). */
-  private async fingerprints(query: Query, chainId: number, after: number): Promise<Map<number, string>> {
+  /** The blocks up to `final` with registry events, and their timestamps. */
+  private async finalTimes(query: Query, chainId: number, final: number): Promise<EventTimes> {
+    const times = new EventTimes();
+    await query(
+      `DECLARE replica_times NO SCROLL CURSOR FOR
+       SELECT block_number::text AS block, min(block_timestamp)::text AS timestamp
+       FROM (SELECT block_number, block_timestamp FROM ${this.t("v2_event")}
+             WHERE chain_id = $1 AND block_number <= $2
+             UNION ALL
+             SELECT block_number, block_timestamp FROM ${this.t("v1_event")}
+             WHERE chain_id = $1 AND block_number <= $2) e
+       GROUP BY block_number ORDER BY block_number`,
+      [chainId, final],
+    );
+    for (;;) {
+      const { rows } = await query(`FETCH ${LOAD_BATCH} FROM replica_times`);
+      for (const r of rows) times.appendFinal(num(r.block), num(r.timestamp));
+      if (rows.length < LOAD_BATCH) break;
+    }
+    await query(`CLOSE replica_times`);
+    return times;
+  }
+
+  /** Per block after `after`, a digest of its registry events (ids and transactions), and its timestamp. */
+  private async fingerprints(query: Query, chainId: number, after: number) {
     const { rows } = await query(
-      `SELECT block_number::text AS block, md5(string_agg(id || transaction_hash, ',' ORDER BY id)) AS fingerprint
-       FROM (SELECT block_number, id, transaction_hash FROM ${this.t("v2_event")}
+      `SELECT block_number::text AS block, min(block_timestamp)::text AS timestamp,
+         md5(string_agg(id || transaction_hash, ',' ORDER BY id)) AS fingerprint
+       FROM (SELECT block_number, block_timestamp, id, transaction_hash FROM ${this.t("v2_event")}
              WHERE chain_id = $1 AND block_number > $2
              UNION ALL
-             SELECT block_number, id, transaction_hash FROM ${this.t("v1_event")}
+             SELECT block_number, block_timestamp, id, transaction_hash FROM ${this.t("v1_event")}
              WHERE chain_id = $1 AND block_number > $2) e
        GROUP BY block_number`,
       [chainId, after],
     );
-    return new Map(rows.map((r) => [num(r.block), r.fingerprint as string]));
+    return {
+      fingerprints: new Map(rows.map((r) => [num(r.block), r.fingerprint as string])),
+      samples: rows.map(
+        (r): Sample => ({ block: BigInt(r.block as string), timestamp: BigInt(r.timestamp as string) }),
+      ),
+    };
   }
 
   private async advance(
@@ -216,7 +251,8 @@ export class ReplicaFeed {
   ) {
     const { state } = feed;
     // Compared at every sync: Ponder reverts a reorganized block's rows before it moves its checkpoint.
-    const fingerprints = await this.fingerprints(query, chainId, feed.final);
+    const recent = await this.fingerprints(query, chainId, feed.final);
+    const { fingerprints } = recent;
     // The last block, among those the copy holds, before the first whose events differ now.
     let fork: number | undefined;
     for (const block of new Set([
@@ -256,6 +292,7 @@ export class ReplicaFeed {
 
     state.fingerprints.clear();
     for (const [block, fingerprint] of fingerprints) state.fingerprints.set(block, fingerprint);
+    feed.times.replaceRecent(recent.samples);
     if (at.checkpoint === feed.checkpoint || at.checkpoint === feed.heldAt) {
       // Reverted, not yet re-indexed: the checkpoint still names the block that left the chain.
       feed.heldAt = at.checkpoint;
@@ -267,6 +304,7 @@ export class ReplicaFeed {
     feed.checkpoint = at.checkpoint;
     feed.final = Math.max(feed.final, at.final);
     state.finalize(feed.final);
+    feed.times.finalize(feed.final);
   }
 
   /** The rows now in the database for `keys` (undefined for those no longer there). */

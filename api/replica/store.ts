@@ -186,6 +186,11 @@ export function createReplicaStore(
     v1InForce: async (chainId, keys) => view(chainId, (s) => s.v1InForce(keys)),
     v2EnabledAt: async (chainId, hashes, block) => view(chainId, (s) => s.v2EnabledAt(hashes, Number(block))),
     v1InForceAt: async (chainId, keys, block) => view(chainId, (s) => s.v1InForceAt(keys, Number(block))),
+    eventSamples(chainId, timestamp, head) {
+      const chain = feed.chains.get(chainId);
+      if (!feed.ready || chain === undefined) return undefined;
+      return chain.times.around(timestamp, BigInt(Math.min(chain.state.block, Number(head))));
+    },
     v1Wallets: async (chainId, wallets) => walletsView(chainId, wallets, (s, w, spelt) => s.v1Wallet(w, spelt)),
     v1Wallet: async (chainId, wallet, held, spell) =>
       walletView(chainId, wallet, held, spell, (s, spelt) => s.v1Wallet(wallet, spelt)),

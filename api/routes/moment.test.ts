@@ -68,6 +68,29 @@ describe("MomentClock", () => {
     expect(final.length).toBeGreaterThan(100);
   });
 
+  it("takes the samples from the store where it holds them in memory: no statement", async () => {
+    const w = world(SEED);
+    const clock = new MomentClock(w.readHeaders, () => 64n);
+    const head = w.position(4_999);
+    let held = 0;
+    // The same samples as the history's, told at once (an in-memory copy: api/replica/event-times.ts).
+    const told = new Map<bigint, { before?: Sample; after?: Sample }>();
+    const store = {
+      eventSamples: (_: number, timestamp: bigint) => {
+        held++;
+        return told.get(timestamp);
+      },
+    };
+    const span = Number(w.stamps[4_999]! - w.stamps[0]!);
+    const moments = Array.from({ length: 200 }, () => w.stamps[0]! + BigInt(w.next() % span));
+    for (const timestamp of moments) told.set(timestamp, await w.history.eventSamples(CHAIN, timestamp));
+    const statements = w.statements();
+    for (const timestamp of moments)
+      expect(await clock.blockAt({ store, history: w.history }, CHAIN, head, { timestamp })).toBe(w.truth(timestamp));
+    expect(w.statements(), "samples' statements").toBe(statements);
+    expect(held).toBeGreaterThan(100);
+  });
+
   it("refuses a moment at or past the newest indexed block's timestamp: the next block may share it", async () => {
     const w = world(SEED);
     const clock = new MomentClock(w.readHeaders, () => 64n);

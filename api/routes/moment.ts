@@ -1,10 +1,10 @@
 /**
  * `timestamp`: a chain's block at a moment (docs/architecture.md, "Answers at a moment"). The
- * samples around the moment come from the blocks with registry events (the history's time index),
- * the indexed head, and the headers this process read before; between them core/moment.ts tells the
- * block, reading headers from the chain's RPC where it must. The final samples that bracket a moment
- * are kept, so the same moment asked again is told from memory, with no statement. The block found
- * is then answered as `blockNumber` would be.
+ * samples around the moment come from the blocks with registry events (the in-memory copy's, else
+ * the history's time index), the indexed head, and the headers this process read before; between
+ * them core/moment.ts tells the block, reading headers from the chain's RPC where it must. The
+ * final samples that bracket a moment are kept, so the same moment asked again is told from memory,
+ * with no statement. The block found is then answered as `blockNumber` would be.
  */
 import { createPublicClient, fallback, http } from "viem";
 import { blockAt, blockBetween, type Moment, type Sample } from "../../core/moment";
@@ -12,14 +12,21 @@ import { ponderFinalityDepth } from "../../ponder/ponder-0.16.10";
 import type { Budget } from "../access/middleware";
 import { Problem } from "../http/problem";
 import type { HistoryStore } from "../store/history-store";
-import type { ChainPosition } from "../store/store";
+import type { ChainPosition, Store } from "../store/store";
 import type { WatchedChain } from "../watch/deep-reorg";
 
 /** Reads the timestamps of blocks of a chain (its RPC's headers), in the order asked. */
 export type ReadHeaders = (blocks: bigint[]) => Promise<Sample[]>;
 
-/** What finding a moment's block reads: the history's samples; the request's budget pays header reads. */
-type MomentVars = { history: HistoryStore | undefined; budget?: Pick<Budget, "spend"> };
+/**
+ * What finding a moment's block reads: the samples the store holds in memory, else the history's;
+ * the request's budget pays header reads.
+ */
+type MomentVars = {
+  store?: Pick<Store, "eventSamples">;
+  history: HistoryStore | undefined;
+  budget?: Pick<Budget, "spend">;
+};
 
 /** Headers kept per chain, at most: past it the oldest half is dropped (a dropped one is read again). */
 const KEPT = 100_000;
@@ -88,7 +95,9 @@ export class MomentClock {
       const told = blockBetween(timestamp, kept.before, kept.after, this.step(chainId));
       if (told !== undefined) return told;
     }
-    const events = vars.history === undefined ? {} : await vars.history.eventSamples(chainId, timestamp);
+    const events =
+      vars.store?.eventSamples?.(chainId, timestamp, head.block) ??
+      (vars.history === undefined ? {} : await vars.history.eventSamples(chainId, timestamp));
     let before = [events.before, kept.before].reduce(later, undefined);
     const after = [events.after, kept.after, head].reduce(earlier, undefined)!;
     const readHeaders = this.readHeaders.get(chainId);

@@ -2,6 +2,7 @@ import { type SQL, sql } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
 import type { Address, Hex } from "viem";
 import { causes } from "../../core/errors";
+import type { Sample } from "../../core/moment";
 import { type Query, table } from "../../core/sql";
 import type { V1Key, V1Type } from "../../core/v1";
 import type { V2DelegationType, V2State } from "../../core/v2";
@@ -88,6 +89,11 @@ export interface Store {
   v1Wallets(chainId: number, wallets: readonly Address[]): Promise<(ChainView<V1Row[][]> & Spelt) | undefined>;
   /** Every indexed chain's position. */
   chainStates(): Promise<Map<number, ChainPosition>>;
+  /**
+   * The blocks with registry events nearest a moment, up to `head`, where the store holds them in
+   * memory (an in-memory copy); undefined: the HistoryStore's eventSamples tells them.
+   */
+  eventSamples?(chainId: number, timestamp: bigint, head: bigint): { before?: Sample; after?: Sample } | undefined;
 }
 
 /** A store with nothing indexed yet: every chain answers chain_syncing (the waiting room, tests). */
