@@ -1,5 +1,6 @@
 import type { IncomingMessage, RequestListener } from "node:http";
 import type { Address } from "viem";
+import type { Moment } from "../../core/moment";
 import { parseAddress } from "../../core/parse";
 import { UNBOUNDED } from "../access/middleware";
 import { toJson } from "../http/json";
@@ -11,6 +12,7 @@ import { jsonHeaders, servedChainId } from "./answer";
 import { CORS } from "./cors";
 import type { AppOptions } from "./env";
 import type { ListingCache } from "./listing-cache";
+import { blockInMemory } from "./moment";
 import { type CheckReads, checkKind, directionOf, type RegistrySpec, wholeListing } from "./registry";
 import { type AnswerName, honoPath, ROUTES, type Route, RouteMatcher } from "./table";
 import { V1_SPEC } from "./v1";
@@ -44,7 +46,9 @@ const LISTINGS: Record<"v1" | "v2", ListingOf> = {
   v2: (...args) => wholeListing(V2_SPEC, ...args),
 };
 
-type Options = Pick<AppOptions, "store" | "history" | "chains" | "alarms" | "access"> & { listings: ListingCache };
+type Options = Pick<AppOptions, "store" | "history" | "chains" | "alarms" | "access" | "moments"> & {
+  listings: ListingCache;
+};
 /** An answer given here: its route pattern (as the app's metrics name it), status, headers and body. */
 type Direct = { route: string; status: number; headers: Record<string, string>; json: string | Uint8Array };
 
@@ -63,8 +67,9 @@ const versionOf = (route: Route) => {
 };
 
 /**
- * A check's answer: at the newest indexed block; at a past block, from the store's copy where it can
- * answer there, else from the history (a block the copy holds, so indexed: as the app's answerAt).
+ * A check's answer: at the newest indexed block; at a past block (or a moment whose block memory
+ * tells), from the store's copy where it can answer there, else from the history (a block the copy
+ * holds, so indexed: as the app's answerAt).
  */
 function checkAnswer(route: Route): FastAnswer {
   const version = versionOf(route);
@@ -73,18 +78,18 @@ function checkAnswer(route: Route): FastAnswer {
   return async (options, { url }) => {
     let chainId: number;
     let reads: CheckReads;
-    let asked: bigint | undefined;
+    let at: bigint | Moment | undefined;
     try {
       const params = Params.ofUrl(url);
-      const at = params.at();
-      // A moment's block is the app's to find (api/routes/moment.ts).
-      if (typeof at === "object") return undefined;
-      asked = at;
+      at = params.at();
       chainId = servedChainId(options, version, params);
       reads = readsOf(params);
     } catch {
       return undefined;
     }
+    // A moment memory tells is its block; any other moment's is the app's to find (api/routes/moment.ts).
+    const asked = typeof at === "object" ? await momentBlock(options, chainId, at) : at;
+    if (asked === null) return undefined;
     const view =
       asked === undefined
         ? await reads.head(options.store, chainId)
@@ -97,6 +102,13 @@ function checkAnswer(route: Route): FastAnswer {
     }
     return atBlock(label, toJson(answers[0]), asked ?? view.indexedBlock);
   };
+}
+
+/** The block of a moment, where memory tells it (null: the app's to find). */
+async function momentBlock(options: Options, chainId: number, moment: Moment): Promise<bigint | null> {
+  const position = (await options.store.chainStates()).get(chainId);
+  if (position === undefined || !position.ready) return null;
+  return blockInMemory(options, chainId, position, moment) ?? null;
 }
 
 /** A wallet's whole listing at the newest indexed block (not a page, nor at a past block). */

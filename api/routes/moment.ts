@@ -77,6 +77,30 @@ export class MomentClock {
     this.kept.set(chainId, list);
   }
 
+  /**
+   * The chain's block at `moment` where memory tells it, with no statement nor header: between two
+   * adjacent kept headers, or samples the store holds in memory (undefined: blockAt's to find).
+   */
+  toldFromMemory(
+    store: MomentVars["store"],
+    chainId: number,
+    position: ChainPosition,
+    { timestamp }: Moment,
+  ): bigint | undefined {
+    const head: Sample = { block: position.indexedBlock, timestamp: BigInt(position.indexedTimestamp) };
+    if (timestamp >= head.timestamp) return undefined;
+    const kept = this.nearest(chainId, timestamp);
+    if (kept.before !== undefined && kept.after !== undefined) {
+      const told = blockBetween(timestamp, kept.before, kept.after, this.step(chainId));
+      if (told !== undefined) return told;
+    }
+    const events = store?.eventSamples?.(chainId, timestamp, head.block);
+    if (events === undefined) return undefined;
+    const before = [events.before, kept.before].reduce(later, undefined);
+    const after = [events.after, kept.after, head].reduce(earlier, undefined)!;
+    return before && blockBetween(timestamp, before, after, this.step(chainId));
+  }
+
   /** The chain's block at `moment`: see the module's head. */
   async blockAt(vars: MomentVars, chainId: number, position: ChainPosition, moment: Moment) {
     const { timestamp } = moment;
@@ -89,12 +113,9 @@ export class MomentClock {
           `timestamp ${timestamp} is not indexed yet`,
         { param: "timestamp", indexedBlock: Number(head.block) },
       );
-    // Between two kept headers that tell it (adjacent blocks), a moment needs no statement nor header.
+    const told = this.toldFromMemory(vars.store, chainId, position, moment);
+    if (told !== undefined) return told;
     const kept = this.nearest(chainId, timestamp);
-    if (kept.before !== undefined && kept.after !== undefined) {
-      const told = blockBetween(timestamp, kept.before, kept.after, this.step(chainId));
-      if (told !== undefined) return told;
-    }
     const events =
       vars.store?.eventSamples?.(chainId, timestamp, head.block) ??
       (vars.history === undefined ? {} : await vars.history.eventSamples(chainId, timestamp));
@@ -163,6 +184,16 @@ function rpcChainHeaders({ id: chainId, rpc }: WatchedChain): ReadHeaders {
 
 /** Where no clock is given (a process without the chains' RPCs): samples only. */
 const WITHOUT_RPC = new MomentClock(new Map(), (chainId) => BigInt(ponderFinalityDepth(chainId)));
+
+/** The block of a moment where memory tells it (MomentClock.toldFromMemory), else undefined. */
+export function blockInMemory(
+  vars: Pick<MomentVars, "store"> & { moments?: MomentClock },
+  chainId: number,
+  position: ChainPosition,
+  moment: Moment,
+): bigint | undefined {
+  return (vars.moments ?? WITHOUT_RPC).toldFromMemory(vars.store, chainId, position, moment);
+}
 
 /** The block a moment asked for names on the chain (indexedBlock's, for `timestamp`). */
 export function blockAtMoment(

@@ -1,9 +1,9 @@
 /**
  * withDirectAnswers gives the app's very answers: the same requests, sent to the app alone and to
  * the app behind it, get the same status, headers (but Date) and body, whether it answered them
- * itself (a keyed GET check, a keyed GET of a whole listing at the newest indexed block, or a keyed
- * JSON-RPC body) or
- * handed them to the app (anything else);
+ * itself (a keyed GET check — at a block, or at a moment its copy's samples tell —, a keyed GET of a
+ * whole listing at the newest indexed block, or a keyed JSON-RPC body) or handed them to the app
+ * (anything else);
  * and each keyed request is counted once against its key, whichever answered it, and in the metrics
  * under the label the app gives it.
  */
@@ -30,6 +30,7 @@ import type { HistoryStore } from "../../api/store/history-store";
 import type { Store, V1Row, V2Row, WalletView } from "../../api/store/store";
 import { type ChainAlarms, NO_ALARMS } from "../../api/watch/chain-alarms";
 import { registryV2Abi } from "../../core/abi/registryV2";
+import type { Sample } from "../../core/moment";
 import { type V1CheckQuery, type V1Key, type V1Type, v1CheckKeys, v1KeyString } from "../../core/v1";
 import {
   V2_CHECK_KINDS,
@@ -173,6 +174,17 @@ const view = <T>(chainId: number, data: T) =>
 const heldAt = (block: bigint) => block >= HELD_FROM && block <= BLOCK;
 const enabledOf = (hashes: readonly Hex[]) =>
   new Map(hashes.flatMap((h): [Hex, V2State][] => (enabled.has(h) ? [[h, enabled.get(h)!]] : [])));
+/** Blocks two seconds apart; those with registry events, all but every fourth (a moment there is not told). */
+const stampOf = (block: bigint) => 1_000_000n + 2n * block;
+const withEvents = (block: bigint) => block % 4n !== 0n;
+/** The event blocks nearest a moment, up to `head`, as the copy's samples (api/replica/event-times.ts). */
+function eventSamples(timestamp: bigint, head: bigint): { before?: Sample; after?: Sample } {
+  const sample = (block: bigint): Sample => ({ block, timestamp: stampOf(block) });
+  let [before, after] = [(timestamp - stampOf(0n)) / 2n, (timestamp - stampOf(0n)) / 2n + 1n];
+  while (before >= 0n && !withEvents(before)) before--;
+  while (after <= head && !withEvents(after)) after++;
+  return { before: before >= 0n ? sample(before) : undefined, after: after <= head ? sample(after) : undefined };
+}
 const inForceOf = (keys: readonly V1Key[]) =>
   inForce.filter((row) => keys.some((k) => v1KeyString(k) === v1KeyString(row)));
 const store: Store = {
@@ -188,9 +200,10 @@ const store: Store = {
   v2Delegation: async () => undefined,
   v1Wallet: async (chainId, wallet, held) => walletView(chainId, V1_ROWS, wallet, held, (r) => [r.vault, r.delegate]),
   v1Wallets: async () => undefined,
+  eventSamples: (chainId, timestamp, head) => (chainId === READY ? eventSamples(timestamp, head) : undefined),
   chainStates: async () =>
     new Map([
-      [READY, { indexedBlock: BLOCK, ready: true, indexedTimestamp: 1 }],
+      [READY, { indexedBlock: BLOCK, ready: true, indexedTimestamp: Number(stampOf(BLOCK)) }],
       [SYNCING, { indexedBlock: 3n, ready: false, indexedTimestamp: 1 }],
     ]),
 };
@@ -403,6 +416,27 @@ describe("withDirectAnswers", { timeout: 60_000 }, () => {
     expect((await same(past(path, BLOCK + 1n), keyed())).status).toBe(400);
     expect((await same(past(path, -1n), keyed())).status).toBe(400);
     expect(directly).toHaveLength(count + 2 * held.length);
+  });
+
+  it("answers keyed GET checks at moments its copy's samples tell itself; hands the app the others", async () => {
+    const paths = [...V2_QUERIES.slice(0, 60).map(v2Url), ...V1_QUERIES.slice(0, 30).map(v1Url)];
+    const told = new Set<bigint>();
+    for (const path of paths) {
+      const block = HELD_FROM - 200n + BigInt(rng.int(Number(BLOCK - HELD_FROM) + 200));
+      const count = directly.length;
+      const got = await same(`${path}&timestamp=${stampOf(block) + BigInt(rng.int(2))}`, keyed());
+      // Told where the block and the next have events; else the app needs headers this process has no RPC for.
+      if (withEvents(block) && withEvents(block + 1n)) {
+        expect(got.status, path).toBe(200);
+        expect(got.headers["x-indexed-block"]).toBe(String(block));
+        expect(directly, path).toHaveLength(count + 1);
+        told.add(block);
+      } else {
+        expect(got.status, `${path} at block ${block}: ${got.body}`).toBe(400);
+        expect(directly, path).toHaveLength(count);
+      }
+    }
+    expect(told.size, `moments told (SEED=${SEED})`).toBeGreaterThan(20);
   });
 
   it("answers keyed GETs of whole listings itself, each direction, as the app does, also once held", async () => {
