@@ -39,6 +39,9 @@ const FULL = {
   delaySamples: 7,
   /** Seconds of the hostile section's attack, and of the idle span measured before it. */
   attackS: 60,
+  /** Chains asked across at once (bench/across.ts), and the delegations seeded on each. */
+  acrossChains: 8,
+  acrossDelegations: 50_000,
 };
 
 /** Tiny sizes and short runs: proves the whole bench works (CI), measures nothing worth keeping. */
@@ -66,6 +69,8 @@ const SMOKE: typeof FULL = {
   rpcListing: 150,
   delaySamples: 2,
   attackS: 3,
+  acrossChains: 8,
+  acrossDelegations: 1_000,
 };
 
 export type BenchOptions = typeof FULL & {

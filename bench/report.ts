@@ -4,6 +4,7 @@
  * in which the server failed (answers other than 2xx, timeouts) is flagged with what failed; its
  * figures are those of its 2xx answers.
  */
+import type { AcrossFigures } from "./across";
 import type { BackfillFigures, IndexerFigures, PgliteStartFigures } from "./backfill";
 import type { HistoryRead } from "./history-read";
 import {
@@ -73,6 +74,13 @@ export const TARGETS = [
   { name: "past-block check req/s, share of the head's", reads: "pastOverHead", min: 0.25, unit: "share" },
   { name: "past-block check req/s, share of hello's", reads: "pastShare", min: 0.3, unit: "share" },
   { name: "past-moment check, time over the same by block", reads: "momentOverBlock", max: 1.2, unit: "×" },
+  { name: "check across every chain, share of hello's", reads: "acrossCheck", min: 0.3, unit: "share" },
+  {
+    name: "small wallet's listing across every chain, share of hello's",
+    reads: "acrossListing",
+    min: 0.2,
+    unit: "share",
+  },
   { name: "batch p50 at the head", reads: "batchHead", max: 100, unit: "ms" },
   { name: "batch p50 at a past block", reads: "batchPast", max: 1000, unit: "ms" },
   { name: "vaults p50 at the head", reads: "vaultsHead", max: 2, unit: "ms" },
@@ -161,6 +169,19 @@ const SCALE_KINDS = [
 const attackCost = ({ attack }: HostileFigures, part?: (c: SpanCpu) => number) =>
   beyondIdle(attack.attacked, attack.idle, part) / attack.seconds;
 
+/** Of the runs of many distinct queries (checks and small listings), the one of the fewest. */
+function fewestQueried(s: ServingFigures, across: AcrossFigures): RouteFigure {
+  const queried = [
+    ...[...s.small.checks, ...s.large.checks].flatMap((c) => [c, c.ethCall]),
+    s.large.smallListing,
+    ...s.past.checks.map((c) => c.loaded),
+    s.moment.atMoment,
+    across.check,
+    across.smallListing,
+  ];
+  return queried.reduce((a, f) => (f.queries < a.queries ? f : a));
+}
+
 /** The figure each target reads. */
 function targetFigures(
   o: BenchOptions,
@@ -169,6 +190,7 @@ function targetFigures(
   b: BackfillFigures,
   start: PgliteStartFigures,
   rpc: RpcFigures,
+  across: AcrossFigures,
 ) {
   const { past, history, integrators, hostile, scale } = s;
   const over = (a: RouteFigure, b: RouteFigure, value: number) => ({
@@ -212,13 +234,7 @@ function targetFigures(
   const eachPage = pages.flatMap((f) =>
     Object.entries(f.result.groups).map(([group, g]) => ({ ...f, label: `${f.label}, ${group}`, p50: g.p50 })),
   );
-  const queried = [
-    ...checks.flatMap((c) => [c, c.ethCall]),
-    s.large.smallListing,
-    ...past.checks.map((c) => c.loaded),
-    s.moment.atMoment,
-  ];
-  const fewestQueries = queried.reduce((a, f) => (f.queries < a.queries ? f : a));
+  const fewestQueries = fewestQueried(s, across);
   const anvil = (c: CheckFigure) => (failures(c.ethCall.result) > 0 ? undefined : share(c) / share(c.ethCall));
   const drift = s.large.checks.map((c, i) => ({ ...c, label: c.route, drift: share(c) / share(s.small.checks[i]!) }));
   const pastHead = past.checks.map((c) => ({ ...c.loaded, head: c.head.result.rps }));
@@ -249,6 +265,8 @@ function targetFigures(
     ),
     // Time per answer at 64 connections, each as its share of its hello run: 1 / share.
     momentOverBlock: worst([s.moment.atMoment], (m) => share(s.moment.atBlock) / share(m)),
+    acrossCheck: worst([across.check], share, true),
+    acrossListing: worst([across.smallListing], share, true),
     batchHead: at(past.batches, false),
     batchPast: at(past.batches, true),
     vaultsHead: at(integrators.vaults, false),
@@ -457,6 +475,7 @@ export function report(
   b: BackfillFigures,
   start: PgliteStartFigures,
   rpc: RpcFigures,
+  across: AcrossFigures,
 ): string {
   const runs = [
     s.hello,
@@ -467,6 +486,8 @@ export function report(
     s.large.smallListing,
     ...s.past.checks.flatMap((c) => [c.alone, c.loaded]),
     s.moment.atMoment,
+    across.check,
+    across.smallListing,
     ...s.past.batches,
     ...s.past.listings,
     ...s.integrators.vaults,
@@ -510,6 +531,6 @@ export function report(
     ...hostileLines(o, s.hostile),
     ...scaleLines(env, s.scale),
     "",
-    ...targetLines(targetFigures(o, env, s, b, start, rpc)),
+    ...targetLines(targetFigures(o, env, s, b, start, rpc, across)),
   ].join("\n");
 }

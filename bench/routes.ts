@@ -91,7 +91,7 @@ export const distinctRequests = (requests: readonly LoadRequest[]) =>
 /** The parameters given, as text. */
 const given = (params: Record<string, string | bigint | number | undefined>) =>
   Object.entries(params).flatMap(([k, v]) => (v === undefined ? [] : [[k, String(v)] as const]));
-const query = (params: Parameters<typeof given>[0]) =>
+export const query = (params: Parameters<typeof given>[0]) =>
   given(params)
     .map(([k, v]) => `${k}=${v}`)
     .join("&");
@@ -259,7 +259,7 @@ export function batchRoute(
 type Hot = { v2: HotWallet<V2DelegationRow, V2EventRow>; v1: HotWallet<V1DelegationRow, V1EventRow> };
 
 /** A hot wallet's listed delegations: each one's record and list position. */
-function hotListing(version: "v1" | "v2", hot: Hot["v1"] | Hot["v2"]) {
+export function hotListing(version: "v1" | "v2", hot: Hot["v1"] | Hot["v2"]) {
   if (version === "v1")
     return (hot as Hot["v1"]).rows.map((r) => ({
       record: v1Record(r),

@@ -3,7 +3,8 @@
  * machine, the API's throughput and latency on every check route and the listings over a seeded
  * database of realistic size, beside the raw node:http hello, anvil's eth_call of each check and
  * Ponder's own server; then the indexer's backfill speed and memory, and the delay from a block to
- * the API's answer, and the service under hostile traffic (bench/hostile.ts); last, npm start alone
+ * the API's answer, and the service under hostile traffic (bench/hostile.ts); answers across chains
+ * (bench/across.ts); last, npm start alone
  * on PGlite over a smaller chain (its backfill, then its checks). Prints a table of the figures and
  * the targets (bench/report.ts, TARGETS), met or missed; exits non-zero only when something failed
  * (never for a missed target). Needs DATABASE_URL (Postgres).
@@ -11,6 +12,7 @@
 import { readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { ROOT } from "../devkit/processes";
+import { measureAcross } from "./across";
 import { backfillChain, measureBackfill, measureStartOnPglite } from "./backfill";
 import { afterHello, routeMeasurer } from "./measure";
 import { benchOptions } from "./options";
@@ -27,6 +29,8 @@ await runBenchScript("npm run bench", async ({ db, cleanup, log, startedAt }) =>
       `${o.smoke ? " -- --smoke" : ""})`,
   );
   const serving = await measureServing(o, cleanup, db, log);
+  log(`across chains: ${o.acrossChains} chains, ${o.acrossDelegations.toLocaleString("en")} delegations each`);
+  const across = await cleanup.scope(() => measureAcross(o, cleanup, db, serving.verified, log));
   log(`backfill: sending ${o.backfillEvents.toLocaleString("en")} registry events to a fresh chain`);
   const backfill = await cleanup.scope(async () => {
     const chain = await backfillChain(cleanup, o.backfillEvents, o.seed + 4, log);
@@ -51,5 +55,5 @@ await runBenchScript("npm run bench", async ({ db, cleanup, log, startedAt }) =>
     autocannon: (JSON.parse(autocannon) as { version: string }).version,
     runtimeS: (Date.now() - startedAt) / 1000,
   };
-  console.log(`\n${report(o, env, serving, backfill, start, rpcFigures)}`);
+  console.log(`\n${report(o, env, serving, backfill, start, rpcFigures, across)}`);
 });

@@ -22,7 +22,7 @@ import { seed } from "./seed-db";
 
 export const CHAIN_ID = 31337;
 
-export type Chain = { anvil: Anvil; registries: Record<Registry, Address>; seedBlocks: SeedBlock[] };
+export type Chain = { id: number; anvil: Anvil; registries: Record<Registry, Address>; seedBlocks: SeedBlock[] };
 
 /**
  * A fresh anvil (one block a second) with both registries at their canonical addresses; then
@@ -31,15 +31,16 @@ export type Chain = { anvil: Anvil; registries: Record<Registry, Address>; seedB
  */
 export async function startChain(
   cleanup: Cleanup,
-  options: { blockGasLimit?: bigint; seedBlocks?: number } = {},
+  options: { blockGasLimit?: bigint; seedBlocks?: number; chainId?: number } = {},
 ): Promise<Chain> {
-  const anvil = await startAnvil({ chainId: CHAIN_ID });
+  const id = options.chainId ?? CHAIN_ID;
+  const anvil = await startAnvil({ chainId: id });
   cleanup.add("anvil", () => anvil.stop());
   const client = chainClient(anvil.url);
   if (options.blockGasLimit !== undefined) await client.setBlockGasLimit({ gasLimit: options.blockGasLimit });
   const registries = await installRegistries(anvil.url);
   const count = options.seedBlocks ?? 0;
-  if (count === 0) return { anvil, registries, seedBlocks: [] };
+  if (count === 0) return { id, anvil, registries, seedBlocks: [] };
   const first = (await client.getBlockNumber()) + 1n;
   await rpc(anvil.url, "anvil_mine", [toHex(count), toHex(1)]);
   const numbers = Array.from({ length: count }, (_, i) => first + BigInt(i));
@@ -49,12 +50,17 @@ export async function startChain(
     const blocks = await Promise.all(part.map((blockNumber) => client.getBlock({ blockNumber })));
     seedBlocks.push(...blocks.map((b) => ({ number: b.number, hash: b.hash, timestamp: b.timestamp })));
   }
-  return { anvil, registries, seedBlocks };
+  return { id, anvil, registries, seedBlocks };
 }
 
-/** The indexer (`ponder start`) on the chain, in fresh schemas, ready, with an API key. */
-export async function startIndexer(cleanup: Cleanup, chain: Chain, env: NodeJS.ProcessEnv = {}): Promise<Service> {
-  const service = await startService({ rpc: { [CHAIN_ID]: chain.anvil.url }, env });
+/** The indexer (`ponder start`) on the chains, in fresh schemas, ready, with an API key. */
+export async function startIndexer(
+  cleanup: Cleanup,
+  chains: Chain | readonly Chain[],
+  env: NodeJS.ProcessEnv = {},
+): Promise<Service> {
+  const rpc = Object.fromEntries([chains].flat().map((chain) => [chain.id, chain.anvil.url]));
+  const service = await startService({ rpc, env });
   cleanup.add("indexer", () => service.stop());
   return service;
 }
@@ -82,11 +88,11 @@ export async function startHello(cleanup: Cleanup): Promise<string> {
   return url;
 }
 
-/** The last block the indexer has written whole, as the API reads it. */
-export async function indexedBlock(db: pg.Client, schema: string): Promise<bigint | undefined> {
+/** The last block of a chain the indexer has written whole, as the API reads it. */
+export async function indexedBlock(db: pg.Client, schema: string, chainId = CHAIN_ID): Promise<bigint | undefined> {
   const orm = drizzle(db);
   const states = await createSqlStore((query) => orm.execute(query), schema).chainStates();
-  return states.get(CHAIN_ID)?.indexedBlock;
+  return states.get(chainId)?.indexedBlock;
 }
 
 /**
@@ -103,7 +109,7 @@ export async function growDataset(
 ) {
   const last = blocks.at(-1)!.number;
   await waitFor("the indexer to pass the seeded blocks", async () => {
-    const block = await indexedBlock(db, service.schema);
+    const block = await indexedBlock(db, service.schema, data.chainId);
     return block !== undefined && block >= last ? true : undefined;
   });
   return seed(db, service.schema, data.grow(counts, hot, blocks));
