@@ -56,10 +56,10 @@ function checkAcross(datasets: readonly Dataset[], count: number, rng: Rng): Rou
   const answer = (i: number) => (data: Dataset) => v2Check(queries[i]!).answer(data.v2EnabledAt());
   return {
     label: `v2 check all across ${datasets.length} chains`,
-    requests: queries.map(({ from, to }) => ({
-      method: "GET",
-      path: `/registry/v2/check/all?${query({ chainId: "all", from, to })}`,
-    })),
+    requests: queries.map(({ from, to, rights }) => {
+      const params = { chainId: "all", from, to, rights: rights === zeroHash ? undefined : rights };
+      return { method: "GET", path: `/registry/v2/check/all?${query(params)}` };
+    }),
     wrong: (i, status, body) => wrongAcross(datasets, answer(i))(status, body),
     positive: (i) => datasets.some((data) => answer(i)(data) === true),
   };
@@ -85,6 +85,8 @@ export async function measureAcross(
   db: pg.Client,
   verified: Verified,
   log: (line: string) => void,
+  /** `npm run serve`'s environment beside the bench's (bench/profile.ts profiles it). */
+  serveEnv: NodeJS.ProcessEnv = {},
 ): Promise<AcrossFigures> {
   const blocks = Math.max(1, Math.round((o.blocks * o.acrossDelegations) / o.large));
   const chains = [];
@@ -114,7 +116,7 @@ export async function measureAcross(
   datasets.sort((a, b) => a.chainId - b.chainId);
   const delegations = datasets.reduce((sum, data) => sum + data.counts.v2 + data.counts.v1, 0);
   log(`across chains: seeded ${delegations.toLocaleString("en")} delegations over ${chains.length} chains`);
-  const serve = await startServe(cleanup, service, `across-${process.pid}`);
+  const serve = await startServe(cleanup, service, `across-${process.pid}`, serveEnv);
   await settle(serve.url, service.headers, 600_000);
   const measure = afterHello(routeMeasurer(o, log, verified), await startHello(cleanup));
   const rng = new Rng(o.seed + 30);

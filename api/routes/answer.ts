@@ -55,6 +55,11 @@ export function servedChainId(
   const chainId = params.chainId(
     served.chains.filter((chain) => chain[version] !== undefined).map((chain) => chain.id),
   );
+  return trustedChain(served, chainId);
+}
+
+/** `chainId`, unless its indexed history cannot be trusted (see servedChainId). */
+export function trustedChain(served: { alarms: ChainAlarms }, chainId: number): number {
   const alarm = served.alarms.current().get(chainId);
   if (alarm !== undefined) throw new Problem("chain_reorganized", alarm);
   const replaced = served.alarms.replaced().get(chainId);

@@ -1,5 +1,4 @@
 import type { IncomingMessage, RequestListener } from "node:http";
-import type { Address } from "viem";
 import type { Moment } from "../../core/moment";
 import { parseAddress } from "../../core/parse";
 import { UNBOUNDED } from "../access/middleware";
@@ -7,8 +6,8 @@ import { toJson } from "../http/json";
 import { Params } from "../http/params";
 import { MAX_BATCH_BYTES } from "../limits";
 import { rpcChainId, rpcReplyTo } from "../rpc/route";
-import { answeredProblem } from "./across";
-import { jsonHeaders, servedChainId } from "./answer";
+import { answeredProblem, assembleParts, chainsAsked, type Part } from "./across";
+import { jsonHeaders, servedChainId, trustedChain } from "./answer";
 import { CORS } from "./cors";
 import type { AppOptions } from "./env";
 import type { ListingCache } from "./listing-cache";
@@ -66,41 +65,38 @@ const versionOf = (route: Route) => {
   return route.version;
 };
 
+/** A GET route's answer on one chain, its request read already; undefined: the app's to answer. */
+type ChainAnswer = (options: Options, chainId: number) => Promise<Direct | undefined>;
+/** Reads a GET request, whatever chains it asks about (throws on what the app must refuse). */
+type ReadRequest = (params: Params, values: string[]) => ChainAnswer | undefined;
+
 /**
  * A check's answer: at the newest indexed block; at a past block (or a moment whose block memory
  * tells), from the store's copy where it can answer there, else from the history (a block the copy
  * holds, so indexed: as the app's answerAt).
  */
-function checkAnswer(route: Route): FastAnswer {
-  const version = versionOf(route);
-  const readsOf = version === "v1" ? checkOf(V1_SPEC, route) : checkOf(V2_SPEC, route);
+function checkRequest(route: Route): ReadRequest {
+  const readsOf = route.version === "v1" ? checkOf(V1_SPEC, route) : checkOf(V2_SPEC, route);
   const label = honoPath(route.path);
-  return async (options, { url }) => {
-    let chainId: number;
-    let reads: CheckReads;
-    let at: bigint | Moment | undefined;
-    try {
-      const params = Params.ofUrl(url);
-      at = params.at();
-      chainId = servedChainId(options, version, params);
-      reads = readsOf(params);
-    } catch {
-      return undefined;
-    }
-    // A moment memory tells is its block; any other moment's is the app's to find (api/routes/moment.ts).
-    const asked = typeof at === "object" ? await momentBlock(options, chainId, at) : at;
-    if (asked === null) return undefined;
-    const view =
-      asked === undefined
-        ? await reads.head(options.store, chainId)
-        : await reads.heldAt(options.store, chainId, asked);
-    if (view === undefined || !view.ready) return undefined;
-    let answers = view.data;
-    if (answers === undefined) {
-      if (asked === undefined || asked > view.indexedBlock || options.history === undefined) return undefined;
-      answers = await reads.at(options.history, chainId, asked);
-    }
-    return atBlock(label, toJson(answers[0]), asked ?? view.indexedBlock);
+  return (params) => {
+    const at = params.at();
+    const reads = readsOf(params);
+    return async (options, chainId) => {
+      // A moment memory tells is its block; any other moment's is the app's to find (api/routes/moment.ts).
+      const asked = typeof at === "object" ? await momentBlock(options, chainId, at) : at;
+      if (asked === null) return undefined;
+      const view =
+        asked === undefined
+          ? await reads.head(options.store, chainId)
+          : await reads.heldAt(options.store, chainId, asked);
+      if (view === undefined || !view.ready) return undefined;
+      let answers = view.data;
+      if (answers === undefined) {
+        if (asked === undefined || asked > view.indexedBlock || options.history === undefined) return undefined;
+        answers = await reads.at(options.history, chainId, asked);
+      }
+      return atBlock(label, toJson(answers[0]), asked ?? view.indexedBlock);
+    };
   };
 }
 
@@ -112,28 +108,59 @@ async function momentBlock(options: Options, chainId: number, moment: Moment): P
 }
 
 /** A wallet's whole listing at the newest indexed block (not a page, nor at a past block). */
-function listingAnswer(route: Route): FastAnswer {
+function listingRequest(route: Route): ReadRequest {
   const version = versionOf(route);
   const label = honoPath(route.path);
-  return async (options, { url }, [address]) => {
-    let chainId: number;
-    let wallet: Address;
-    let direction: ReturnType<typeof directionOf>;
+  return (params, [address]) => {
+    if (["limit", "cursor", "blockNumber", "timestamp"].some((name) => params.get(name) !== undefined))
+      return undefined;
+    const wallet = parseAddress(address ?? "");
+    const direction = directionOf(params);
+    return async (options, chainId) => {
+      const listing = await LISTINGS[version](options.store, options.listings, chainId, wallet, direction);
+      if (listing === undefined || !listing.ready) return undefined;
+      return atBlock(label, listing.json, listing.indexedBlock);
+    };
+  };
+}
+
+/**
+ * A GET route's answer, on one chain or across the chains `chainId=all` or a list names
+ * (api/routes/across.ts): each chain's part its answer on that chain alone, assembled as the app
+ * assembles them; undefined (the app's to answer) unless every chain's part is given here. The
+ * request is read once, whatever the chains.
+ */
+function getAnswer(route: Route, read: ReadRequest): FastAnswer {
+  const version = versionOf(route);
+  const label = honoPath(route.path);
+  return async (options, { url }, values) => {
+    let ids: number[];
+    let answer: ChainAnswer | undefined;
     try {
       const params = Params.ofUrl(url);
-      if (["limit", "cursor", "blockNumber", "timestamp"].some((name) => params.get(name) !== undefined))
-        return undefined;
-      chainId = servedChainId(options, version, params);
-      wallet = parseAddress(address ?? "");
-      direction = directionOf(params);
+      const served = options.chains.filter((chain) => chain[version] !== undefined).map((chain) => chain.id);
+      const across = route.across ? chainsAsked(params.get("chainId"), served) : undefined;
+      // The app's to refuse beside several chains.
+      if (across !== undefined && (params.get("blockNumber") ?? params.get("cursor")) !== undefined) return undefined;
+      ids = across?.map((id) => trustedChain(options, id)) ?? [servedChainId(options, version, params)];
+      answer = read(params, values);
+      if (answer === undefined) return undefined;
+      if (across === undefined) return answer(options, ids[0]!);
     } catch {
       return undefined;
     }
-    const listing = await LISTINGS[version](options.store, options.listings, chainId, wallet, direction);
-    if (listing === undefined || !listing.ready) return undefined;
-    return atBlock(label, listing.json, listing.indexedBlock);
+    const parts: Part[] = [];
+    for (const id of ids) {
+      const part = await answer(options, id);
+      if (part === undefined) return undefined;
+      const json = typeof part.json === "string" ? encoder.encode(part.json) : part.json;
+      parts.push({ chainId: id, block: BigInt(part.headers["X-Indexed-Block"]!), answer: json });
+    }
+    return { route: label, status: 200, headers: { "Content-Type": "application/json" }, json: assembleParts(parts) };
   };
 }
+
+const encoder = new TextEncoder();
 
 /** The request's body as the app reads it (api/routes/batch.ts, bodyText), up to its Content-Length. */
 async function bodyOf(req: IncomingMessage): Promise<string> {
@@ -184,8 +211,8 @@ function rpcAnswer(route: Route): FastAnswer {
 
 /** What the fast path can answer, by the answer a route names. */
 const FAST_ANSWERS: Partial<Record<AnswerName, (route: Route) => FastAnswer>> = {
-  check: checkAnswer,
-  walletListing: listingAnswer,
+  check: (route) => getAnswer(route, checkRequest(route)),
+  walletListing: (route) => getAnswer(route, listingRequest(route)),
   rpc: rpcAnswer,
 };
 /** The method each answer is asked with. */
@@ -208,7 +235,8 @@ const FAST = new Map(
  * (api/routes/table.ts), with a key this process's copy vouches for, is answered here, on node:http:
  * a check, at the newest indexed block or at a past one (from the store's copy where it can tell,
  * api/replica/chain-state.ts, else from the history), and a wallet's whole listing at the newest
- * indexed block. They are the app's very answers
+ * indexed block; on one chain, or across chains where every chain's part is one of these. They are
+ * the app's very answers
  * (test/app/direct-answers.test.ts compares them), without Hono's routing and middleware and the
  * Request and Response objects, which took most of a check's time (docs/performance.md). Every
  * other request, and every one whose answer would not be a 200 (bad input, a chain syncing or

@@ -44,11 +44,14 @@ import { chooseSeed, Rng, spellAddress } from "../../devkit/random";
 
 const SEED = chooseSeed();
 const READY = 31337;
+/** A second chain ready, behind the first: answers across chains are given directly where both can be. */
+const OTHER = 10;
+const OTHER_BLOCK = 4100n;
 const SYNCING = 7;
 const ALARMED = 5;
 const BLOCK = 4242n;
 const registry = { address: "0x00000000000000447e69651d841bD8D104Bed493", startBlock: null };
-const chains = [READY, SYNCING, ALARMED].map((id) => ({
+const chains = [READY, OTHER, SYNCING, ALARMED].map((id) => ({
   id,
   name: `chain${id}`,
   title: `Chain ${id}`,
@@ -170,7 +173,9 @@ function walletView<Row>(
 /** The first block at which the store's copy can tell its answers (none of its rows changed since). */
 const HELD_FROM = 4000n;
 const view = <T>(chainId: number, data: T) =>
-  chainId === READY ? { indexedBlock: BLOCK, ready: true, data } : { indexedBlock: 3n, ready: false, data };
+  chainId === READY || chainId === OTHER
+    ? { indexedBlock: chainId === READY ? BLOCK : OTHER_BLOCK, ready: true, data }
+    : { indexedBlock: 3n, ready: false, data };
 const heldAt = (block: bigint) => block >= HELD_FROM && block <= BLOCK;
 const enabledOf = (hashes: readonly Hex[]) =>
   new Map(hashes.flatMap((h): [Hex, V2State][] => (enabled.has(h) ? [[h, enabled.get(h)!]] : [])));
@@ -200,10 +205,12 @@ const store: Store = {
   v2Delegation: async () => undefined,
   v1Wallet: async (chainId, wallet, held) => walletView(chainId, V1_ROWS, wallet, held, (r) => [r.vault, r.delegate]),
   v1Wallets: async () => undefined,
-  eventSamples: (chainId, timestamp, head) => (chainId === READY ? eventSamples(timestamp, head) : undefined),
+  eventSamples: (chainId, timestamp, head) =>
+    chainId === READY || chainId === OTHER ? eventSamples(timestamp, head) : undefined,
   chainStates: async () =>
     new Map([
       [READY, { indexedBlock: BLOCK, ready: true, indexedTimestamp: Number(stampOf(BLOCK)) }],
+      [OTHER, { indexedBlock: OTHER_BLOCK, ready: true, indexedTimestamp: Number(stampOf(OTHER_BLOCK)) }],
       [SYNCING, { indexedBlock: 3n, ready: false, indexedTimestamp: 1 }],
     ]),
 };
@@ -439,6 +446,32 @@ describe("withDirectAnswers", { timeout: 60_000 }, () => {
     expect(told.size, `moments told (SEED=${SEED})`).toBeGreaterThan(20);
   });
 
+  it("answers keyed GET checks and whole listings across chains itself where it gives every part", async () => {
+    const both = `chainId=${READY},${OTHER}`;
+    const across = (path: string) => path.replace(`chainId=${READY}`, both);
+    const listings = WALLETS.slice(0, 3).flatMap((w) => [`/registry/v2/${w}?${both}`, `/registry/v1/${w}?${both}`]);
+    const direct = [...V2_QUERIES.slice(0, 30).map(v2Url), ...V1_QUERIES.slice(0, 15).map(v1Url)].map(across);
+    // Moments: told on both chains (directly), or past the second chain's newest block (the app's).
+    const told = V2_QUERIES.slice(0, 10).map((q) => `${across(v2Url(q))}&timestamp=${stampOf(4001n)}`);
+    const past = V2_QUERIES.slice(0, 10).map((q) => `${across(v2Url(q))}&timestamp=${stampOf(OTHER_BLOCK + 2n)}`);
+    for (const [paths, given] of [
+      [[...direct, ...listings, ...told], 1],
+      [[...past, ...direct.slice(0, 5).map((p) => p.replace(both, "chainId=all"))], 0],
+    ] as const)
+      for (const path of paths) {
+        const count = directly.length;
+        const got = await same(path, keyed());
+        expect(got.status, path).toBe(200);
+        const { chains: parts } = JSON.parse(got.body) as { chains: { chainId: number; block?: number }[] };
+        const asked = path.includes("chainId=all") ? chains.map((c) => c.id) : [OTHER, READY];
+        expect(
+          parts.map((p) => p.chainId),
+          path,
+        ).toEqual(asked.sort((a, b) => a - b));
+        expect(directly, path).toHaveLength(count + given);
+      }
+  });
+
   it("answers keyed GETs of whole listings itself, each direction, as the app does, also once held", async () => {
     const count = directly.length;
     const before = { ...appCounts };
@@ -464,7 +497,7 @@ describe("withDirectAnswers", { timeout: 60_000 }, () => {
     expect(directly).toHaveLength(count + 2 * paths.length);
     for (const version of ["v2", "v1"]) {
       const label = `/registry/${version}/:wallet 200`;
-      expect(directly.filter((l) => l === label)).toHaveLength(appCounts[label]! - (before[label] ?? 0));
+      expect(directly.slice(count).filter((l) => l === label)).toHaveLength(appCounts[label]! - (before[label] ?? 0));
     }
 
     // A delegation more for the long listing's wallet, and its revision moves: both answer it.
