@@ -198,7 +198,7 @@ await runBenchScript("bench/profile.ts", async ({ db, cleanup, log }) => {
   }
   const own = [BACKFILL, START, HOSTILE];
   if (labels.every((label) => label === BACKFILL || label === START)) return;
-  const { service, data, grow } = await seededStack(o, cleanup, db, log);
+  const { chain, service, data, grow } = await seededStack(o, cleanup, db, log);
   await grow("small");
   await grow("large");
   const versions = ["v2", "v1"] as const;
@@ -218,7 +218,8 @@ await runBenchScript("bench/profile.ts", async ({ db, cleanup, log }) => {
       // The hostile section's keyless attacker (bench/hostile.ts) behind a trusted proxy, at as many
       // connections as a client may hold: where the refusals' time goes.
       const hostile = label === HOSTILE ? { TRUSTED_PROXY: "true" } : {};
-      const env = { API_WORKERS: "1", ...hostile, ...p.env };
+      // Given the chain's RPC, as the bench's replicas are: where a moment's headers are read.
+      const env = { API_WORKERS: "1", [`PONDER_RPC_URL_${chain.id}`]: chain.anvil.url, ...hostile, ...p.env };
       const serve = await startServe(cleanup, service, `profile-${process.pid}`, env);
       await settle(serve.url, service.headers);
       if (route) await verifyRoute(serve.url, route, o.verifySample, json);
