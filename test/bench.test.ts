@@ -9,8 +9,9 @@
  * and bulk listings, at the head and at a past block; the hostile section (one keyless client's cost
  * to the service, keyed checks beside a keyless flood); the scale-out model (keyed and keyless
  * checks, the CPU per answer of a replica host and of the primary, two hosts beside one); anvil's
- * eth_call of every check route's checks, a small wallet's listing, each figure beside the req/s of
- * a hello run of its own; and every target of bench/report.ts's TARGETS beside its figure. Timings
+ * eth_call of every check route's checks, a small wallet's listing, v2 check all at past moments,
+ * a check and a small wallet's listing across eight chains, each figure beside the req/s of a hello
+ * run of its own; and every target of bench/report.ts's TARGETS beside its figure. Timings
  * are never asserted: this is a smoke test of the bench, not a benchmark. Postgres only, as the bench.
  */
 import { beforeAll, describe, expect, it } from "vitest";
@@ -139,6 +140,12 @@ describe.runIf(process.env.DATABASE_URL)("npm run bench -- --smoke", () => {
     expect(results.match(/^ {2}(met {3}|MISSED) {2}\S/gm)).toHaveLength(TARGETS.length);
     for (const line of results.match(/^ {2}MISSED {2}.*$/gm) ?? [])
       expect(line).toMatch(new RegExp(`(missed: ${NUMBER}(× the limit|% of the target)|failed under load)$`));
+  });
+
+  it("prints v2 check all at past moments, and a check and a small listing across every chain", () => {
+    expect(results).toMatch(row("v2 check all at a past moment"));
+    expect(results).toMatch(row("v2 check all across 8 chains"));
+    expect(results).toMatch(rowOf(`v2 listing across 8 chains of a small wallet, one of ${NUMBER}`));
   });
 
   it("prints /rpc's runs beside anvil's eth_call of the same calls, and a REST batch beside aggregate3", () => {
