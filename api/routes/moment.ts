@@ -77,34 +77,41 @@ export class MomentClock {
     this.kept.set(chainId, list);
   }
 
+  /** The nearest samples on each side of `timestamp`: `events`, the kept headers and the head. */
+  private bracket(chainId: number, timestamp: bigint, head: Sample, events: { before?: Sample; after?: Sample }) {
+    const kept = this.nearest(chainId, timestamp);
+    return {
+      before: [events.before, kept.before].reduce(later, undefined),
+      after: [events.after, kept.after, head].reduce(earlier, undefined)!,
+    };
+  }
+
   /**
-   * The chain's block at `moment` where memory tells it, with no statement nor header: between two
-   * adjacent kept headers, or samples the store holds in memory (undefined: blockAt's to find).
+   * What memory tells of a moment before the head: the samples the store holds in memory (undefined
+   * where it holds none), the bracket with the kept headers, and the block where that bracket tells it.
    */
+  private inMemory(store: MomentVars["store"], chainId: number, timestamp: bigint, head: Sample) {
+    const events = store?.eventSamples?.(chainId, timestamp, head.block);
+    const bracket = this.bracket(chainId, timestamp, head, events ?? {});
+    const told = bracket.before && blockBetween(timestamp, bracket.before, bracket.after, this.step(chainId));
+    return { events, bracket, told };
+  }
+
+  /** The chain's block at `moment` where memory tells it, with no statement nor header (else undefined). */
   toldFromMemory(
     store: MomentVars["store"],
     chainId: number,
     position: ChainPosition,
     { timestamp }: Moment,
   ): bigint | undefined {
-    const head: Sample = { block: position.indexedBlock, timestamp: BigInt(position.indexedTimestamp) };
-    if (timestamp >= head.timestamp) return undefined;
-    const kept = this.nearest(chainId, timestamp);
-    if (kept.before !== undefined && kept.after !== undefined) {
-      const told = blockBetween(timestamp, kept.before, kept.after, this.step(chainId));
-      if (told !== undefined) return told;
-    }
-    const events = store?.eventSamples?.(chainId, timestamp, head.block);
-    if (events === undefined) return undefined;
-    const before = [events.before, kept.before].reduce(later, undefined);
-    const after = [events.after, kept.after, head].reduce(earlier, undefined)!;
-    return before && blockBetween(timestamp, before, after, this.step(chainId));
+    const head = headOf(position);
+    return timestamp < head.timestamp ? this.inMemory(store, chainId, timestamp, head).told : undefined;
   }
 
   /** The chain's block at `moment`: see the module's head. */
   async blockAt(vars: MomentVars, chainId: number, position: ChainPosition, moment: Moment) {
     const { timestamp } = moment;
-    const head: Sample = { block: position.indexedBlock, timestamp: BigInt(position.indexedTimestamp) };
+    const head = headOf(position);
     // The next block may share the head's timestamp: only a moment before it is told.
     if (timestamp >= head.timestamp)
       throw new Problem(
@@ -113,14 +120,13 @@ export class MomentClock {
           `timestamp ${timestamp} is not indexed yet`,
         { param: "timestamp", indexedBlock: Number(head.block) },
       );
-    const told = this.toldFromMemory(vars.store, chainId, position, moment);
-    if (told !== undefined) return told;
-    const kept = this.nearest(chainId, timestamp);
-    const events =
-      vars.store?.eventSamples?.(chainId, timestamp, head.block) ??
-      (vars.history === undefined ? {} : await vars.history.eventSamples(chainId, timestamp));
-    let before = [events.before, kept.before].reduce(later, undefined);
-    const after = [events.after, kept.after, head].reduce(earlier, undefined)!;
+    const memory = this.inMemory(vars.store, chainId, timestamp, head);
+    if (memory.told !== undefined) return memory.told;
+    // Samples the store does not hold in memory are the history's: one statement.
+    let { before, after } =
+      memory.events !== undefined || vars.history === undefined
+        ? memory.bracket
+        : this.bracket(chainId, timestamp, head, await vars.history.eventSamples(chainId, timestamp));
     const readHeaders = this.readHeaders.get(chainId);
     const read = async (blocks: bigint[]) => {
       if (readHeaders === undefined)
@@ -151,6 +157,10 @@ export class MomentClock {
   }
 }
 
+const headOf = (position: ChainPosition): Sample => ({
+  block: position.indexedBlock,
+  timestamp: BigInt(position.indexedTimestamp),
+});
 const later = (a: Sample | undefined, b: Sample | undefined) =>
   a === undefined || (b !== undefined && b.block > a.block) ? b : a;
 const earlier = (a: Sample | undefined, b: Sample | undefined) =>
