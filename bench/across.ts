@@ -15,8 +15,8 @@ import type { Cleanup } from "./cleanup";
 import { Dataset } from "./dataset";
 import { afterHello, type HelloFigure, routeMeasurer, settle } from "./measure";
 import type { BenchOptions } from "./options";
-import { hotListing, query, type Route } from "./routes";
-import { CHAIN_ID, growDataset, startChain, startHello, startIndexer, startServe } from "./stack";
+import { hotListing, query, type Route, rightsParam } from "./routes";
+import { BULK_SIZES, CHAIN_ID, growDataset, startChain, startHello, startIndexer, startServe } from "./stack";
 import type { Verified } from "./verify";
 
 /** Chains of the chain table (core/chains.ts) the bench seeds, the local one first. */
@@ -57,7 +57,7 @@ function checkAcross(datasets: readonly Dataset[], count: number, rng: Rng): Rou
   return {
     label: `v2 check all across ${datasets.length} chains`,
     requests: queries.map(({ from, to, rights }) => {
-      const params = { chainId: "all", from, to, rights: rights === zeroHash ? undefined : rights };
+      const params = { chainId: "all", from, to, rights: rightsParam(rights) };
       return { method: "GET", path: `/registry/v2/check/all?${query(params)}` };
     }),
     wrong: (i, status, body) => wrongAcross(datasets, answer(i))(status, body),
@@ -102,7 +102,10 @@ export async function measureAcross(
         samplesPerRoute: o.urlsPerRoute,
       }),
   );
-  const bulk = Array.from({ length: Math.round(o.bulkWallets / chains.length) }, (_, i) => 8 + (i % 5));
+  const bulk = Array.from(
+    { length: Math.round(o.bulkWallets / chains.length) },
+    (_, i) => BULK_SIZES[i % BULK_SIZES.length]!,
+  );
   const v1 = Math.round(o.acrossDelegations * o.v1Share);
   for (const [i, data] of datasets.entries())
     await growDataset(

@@ -96,7 +96,7 @@ export const query = (params: Parameters<typeof given>[0]) =>
     .map(([k, v]) => `${k}=${v}`)
     .join("&");
 
-const rightsParam = (rights: V2CheckQuery["rights"]) => (rights === zeroHash ? undefined : rights);
+export const rightsParam = (rights: V2CheckQuery["rights"]) => (rights === zeroHash ? undefined : rights);
 
 /**
  * One check kind of one version: seeded queries, misses, their parameters, their answer at a
