@@ -102,7 +102,9 @@ class Indexer {
     this.states.push(rows);
     this.eventsOf.push(events);
     this.stamps.push(this.stamps.at(-1)! + this.int(3));
-    this.commit(`${this.branch}:${number}`, number);
+    // As Ponder's, the checkpoint names the block's timestamp and number, not its hash: a block
+    // replacing one of the same second has the checkpoint of the block it replaced.
+    this.commit(`${this.stamps.at(-1)}:${number}`, number);
   }
 
   /** A reorganization `depth` blocks deep: the revert's commit, the checkpoint left where it was. */

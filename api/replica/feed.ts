@@ -293,10 +293,14 @@ export class ReplicaFeed {
     state.fingerprints.clear();
     for (const [block, fingerprint] of fingerprints) state.fingerprints.set(block, fingerprint);
     feed.times.replaceRecent(recent.samples);
-    if (at.checkpoint === feed.checkpoint || at.checkpoint === feed.heldAt) {
+    const held = Math.min(state.block, fork ?? state.block);
+    // A replacing block may have the checkpoint of the block it replaced (Ponder's holds no hash):
+    // events past the fork are the replacement's, indexed.
+    const reindexed = [...fingerprints.keys()].some((block) => block > held);
+    if ((at.checkpoint === feed.checkpoint || at.checkpoint === feed.heldAt) && !reindexed) {
       // Reverted, not yet re-indexed: the checkpoint still names the block that left the chain.
       feed.heldAt = at.checkpoint;
-      state.block = Math.min(state.block, fork ?? state.block);
+      state.block = held;
     } else {
       feed.heldAt = undefined;
       state.block = at.block;
