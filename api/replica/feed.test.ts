@@ -13,7 +13,8 @@ import { type ChainFeed, ReplicaFeed } from "./feed";
  * replays the primary's commits in order, and a replica may read any of them), and any query may
  * fail midway, as a standby cancels a query that conflicts with its replay. After every sync that
  * succeeds, every wallet's listing and every check equal the database's state at the block the
- * copy reports.
+ * copy reports. A sync at the commit of the copy's last successful one is a single statement (the
+ * snapshot's); any other is a whole sync.
  *
  * Only v2 rows: v1's tables take the same paths through the feed (api/replica/feed.ts).
  */
@@ -37,6 +38,10 @@ type DbRow = {
 
 /** One committed state of the database. */
 type Committed = {
+  /** Which commit this is (pg_current_snapshot's answer: it changes with every commit). */
+  snapshot: number;
+  /** The chain_head row's version (xmin): a new one with every commit that writes or reverts events. */
+  head: number;
   checkpoint: string;
   /** The block the state is at (INDEXED_BLOCK_SQL's answer). */
   block: number;
@@ -56,7 +61,16 @@ class Indexer {
   /** Each block's timestamp: a branch's own, some shared by consecutive blocks (sub-second blocks). */
   readonly stamps: number[] = [1_000];
   private branch = 0;
-  current: Committed = { checkpoint: "start", block: 0, final: 0, rows: new Map(), events: new Map(), stamps: [] };
+  current: Committed = {
+    snapshot: 0,
+    head: 0,
+    checkpoint: "start",
+    block: 0,
+    final: 0,
+    rows: new Map(),
+    events: new Map(),
+    stamps: [],
+  };
 
   constructor(private readonly int: (n: number) => number) {}
 
@@ -122,14 +136,26 @@ class Indexer {
 
   /** Finality moves on (Ponder's finalize: the checkpoint table alone). */
   finalize() {
-    this.current = { ...this.current, final: Math.max(this.current.final, this.head - FINALITY) };
+    const { snapshot, final } = this.current;
+    this.current = { ...this.current, snapshot: snapshot + 1, final: Math.max(final, this.head - FINALITY) };
   }
 
   private commit(checkpoint: string, block: number) {
     const events = new Map<number, string[]>();
     for (const [b, list] of this.eventsOf.entries()) if (list.length > 0) events.set(b, list);
-    const { final } = this.current;
-    this.current = { checkpoint, block, final, rows: this.states[this.head]!, events, stamps: [...this.stamps] };
+    const { snapshot, final } = this.current;
+    const wrote = JSON.stringify([...events]) !== JSON.stringify([...this.current.events]);
+    const head = this.current.head + (wrote ? 1 : 0);
+    this.current = {
+      snapshot: snapshot + 1,
+      head,
+      checkpoint,
+      block,
+      final,
+      rows: this.states[this.head]!,
+      events,
+      stamps: [...this.stamps],
+    };
   }
 }
 
@@ -148,6 +174,7 @@ function queryOf(state: Committed, fail: () => boolean): Query {
   const v2 = (sql: string) => sql.includes('"v2_delegation"');
   return async (sql, params = []) => {
     if (fail()) throw new Error("canceling statement due to conflict with recovery");
+    if (sql.includes("pg_current_snapshot()")) return { rows: [{ snapshot: `${state.snapshot}:${state.snapshot}:` }] };
     if (sql.startsWith("LOCK TABLE") || sql.startsWith("CLOSE")) return { rows: [] };
     if (sql.includes("AS ready")) return { rows: [{ ready: 1 }] };
     if (sql.includes("AS final"))
@@ -159,6 +186,7 @@ function queryOf(state: Committed, fail: () => boolean): Query {
             block: String(state.block),
             block_timestamp: "0",
             final: String(state.final),
+            head: String(state.head),
           },
         ],
       };
@@ -239,16 +267,23 @@ describe(`ReplicaFeed over Ponder's commits, synced at random and failing at ran
     const int = (n: number) => next() % n;
     const indexer = new Indexer(int);
     let failing = 0;
+    let statements = 0;
     const replica = () =>
-      new ReplicaFeed(
-        async (work) => work(queryOf(indexer.current, () => failing > 0 && int(failing) === 0)),
-        "delegations",
-      );
+      new ReplicaFeed(async (work) => {
+        const query = queryOf(indexer.current, () => failing > 0 && int(failing) === 0);
+        return work((sql, params) => {
+          statements++;
+          return query(sql, params);
+        });
+      }, "delegations");
+    /** Per copy, the commit of its last sync that succeeded. */
+    const syncedAt = new Map<ReplicaFeed, number>();
     const feeds: [string, ReplicaFeed][] = [["first", replica()]];
     let synced = 0;
+    let repeated = 0;
     let failed = 0;
     let reorganized = 0;
-    for (let step = 0; step < 3_000; step++) {
+    for (let step = 0; step < 3_500; step++) {
       const roll = int(100);
       // Reorganizations up to 25 blocks deep, never past finality.
       const reorganizable = Math.min(25, indexer.head - indexer.current.final - 1);
@@ -263,20 +298,32 @@ describe(`ReplicaFeed over Ponder's commits, synced at random and failing at ran
       if (step === 1_500) feeds.push(["late", replica()]);
       if (int(3) > 0) continue;
       for (const [name, feed] of feeds) {
-        try {
-          await feed.sync();
-        } catch {
-          failed++;
-          continue;
+        // Some syncs again at the same commit, after one that succeeded or one that failed.
+        for (let again = 0; again === 0 || int(3) === 0; again++) {
+          const label = `[SEED=${SEED}] step ${step}, the ${name} copy${again > 0 ? `, again (${again})` : ""}`;
+          const before = statements;
+          try {
+            await feed.sync();
+          } catch {
+            failed++;
+            continue;
+          }
+          synced++;
+          // Nothing committed since its last success: the snapshot's statement alone. Otherwise more.
+          const unchanged = syncedAt.get(feed) === indexer.current.snapshot;
+          if (unchanged) expect(statements - before, `${label}: statements`).toBe(1);
+          else expect(statements - before, `${label}: statements`).toBeGreaterThan(1);
+          repeated += unchanged ? 1 : 0;
+          syncedAt.set(feed, indexer.current.snapshot);
+          const copy = feed.chains.get(CHAIN_ID);
+          if (copy !== undefined) expectTruth(indexer, copy, label, int);
         }
-        synced++;
-        const copy = feed.chains.get(CHAIN_ID);
-        if (copy !== undefined) expectTruth(indexer, copy, `[SEED=${SEED}] step ${step}, the ${name} copy`, int);
       }
     }
     // The run exercised what it is about.
     expect(synced, `[SEED=${SEED}] syncs`).toBeGreaterThan(300);
     expect(failed, `[SEED=${SEED}] failed syncs`).toBeGreaterThan(50);
+    expect(repeated, `[SEED=${SEED}] syncs with nothing committed since`).toBeGreaterThan(100);
     expect(reorganized, `[SEED=${SEED}] reorganizations`).toBeGreaterThan(20);
     expect(feeds[1]![1].chains.get(CHAIN_ID)?.final, `[SEED=${SEED}] the late copy's final block`).toBeGreaterThan(
       1_000,

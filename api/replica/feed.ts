@@ -107,7 +107,18 @@ export type ChainFeed = {
   /** A checkpoint left behind by a revert: while it is current, `state.block` stays at the fork. */
   heldAt?: string;
   final: number;
+  /** What the chain's position was when the copy last took in all there was: unchanged, nothing to read. */
+  seen: Position;
 };
+
+/**
+ * A chain's position in one snapshot: its checkpoint, the block its state is at, its final block,
+ * and the version of its chain_head row (xmin): every event rewrites that row, and so does a revert
+ * of events (store.ts, INDEXED_BLOCK_SQL). While none of the four changes, neither did a row.
+ */
+type Position = { checkpoint: string; block: number; final: number; head: string | null };
+const samePosition = (a: Position, b: Position) =>
+  a.checkpoint === b.checkpoint && a.block === b.block && a.final === b.final && a.head === b.head;
 
 /**
  * Keeps in-memory copies of the indexer's state tables up to date, one consistent snapshot at a
@@ -127,6 +138,13 @@ export class ReplicaFeed {
   /** Each chain's indexed block and its timestamp, also while not ready (answers are then 503 anyway). */
   readonly positions = new Map<number, { block: number; timestamp: number }>();
 
+  /**
+   * The database's snapshot (pg_current_snapshot) at the last sync that succeeded. Two equal
+   * snapshots see the same committed transactions, so the same rows: a sync from the same one
+   * changes nothing, and is one statement instead of a scan of every chain's recent events.
+   */
+  private synced: string | undefined;
+
   constructor(
     private readonly snapshot: Snapshot,
     private readonly schema: string,
@@ -137,13 +155,17 @@ export class ReplicaFeed {
   }
 
   /**
-   * One sync of every chain. It first takes every table it reads, or none if the indexer holds or
-   * awaits one (55P03: the sync is skipped). A sync that waited for a table while holding others
+   * One sync of every chain: nothing more than a look at the snapshot while nothing was committed
+   * since the last (between blocks). Otherwise it takes every table it reads, or none if the
+   * indexer holds or awaits one (55P03: the sync is skipped). A sync that waited for a table while holding others
    * could be what Ponder's reorg revert waits for, and Postgres would cancel one of the two: the
    * revert, which Ponder then retries for a minute, holding the tables meanwhile.
    */
   async sync(): Promise<void> {
     await this.snapshot(async (query) => {
+      // First: in REPEATABLE READ it is the statement that takes the snapshot every read below sees.
+      const snapshot = String((await query("SELECT pg_current_snapshot()::text AS snapshot")).rows[0]?.snapshot);
+      if (snapshot === this.synced) return;
       await query(`LOCK TABLE ${READ_TABLES.map((name) => this.t(name)).join(", ")} IN ACCESS SHARE MODE NOWAIT`);
       const meta = await query(`SELECT ${readySql(this.schema)} AS ready`);
       const ready = num(meta.rows[0]?.ready ?? 0) === 1;
@@ -151,12 +173,17 @@ export class ReplicaFeed {
       // checkpoint moves again, is at the revert's block, not the checkpoint's.
       const checkpoints = await query(
         `SELECT c.chain_id, c.checkpoint, ${INDEXED_BLOCK_SQL}::text AS block, c.block_timestamp::text,
-           c.finalized_block::text AS final
+           c.finalized_block::text AS final, h.xmin::text AS head
          FROM ${positionsSql(this.schema)}`,
       );
       for (const c of checkpoints.rows) {
         const chainId = num(c.chain_id);
-        const at = { checkpoint: c.checkpoint as string, block: num(c.block), final: num(c.final) };
+        const at: Position = {
+          checkpoint: c.checkpoint as string,
+          block: num(c.block),
+          final: num(c.final),
+          head: (c.head as string | null) ?? null,
+        };
         this.positions.set(chainId, { block: at.block, timestamp: num(c.block_timestamp) });
         if (!ready) continue;
         const feed = this.chains.get(chainId);
@@ -165,14 +192,11 @@ export class ReplicaFeed {
       }
       if (!ready) this.chains.clear();
       this.ready = ready;
+      this.synced = snapshot;
     });
   }
 
-  private async load(
-    query: Query,
-    chainId: number,
-    at: { checkpoint: string; block: number; final: number },
-  ): Promise<ChainFeed> {
+  private async load(query: Query, chainId: number, at: Position): Promise<ChainFeed> {
     const state = new ChainState();
     for (const t of Object.keys(COLUMNS) as Table[]) {
       const cursor = `replica_${t}`;
@@ -196,7 +220,7 @@ export class ReplicaFeed {
     for (const [block, fingerprint] of recent.fingerprints) state.fingerprints.set(block, fingerprint);
     times.replaceRecent(recent.samples);
     state.block = at.block;
-    return { state, times, checkpoint: at.checkpoint, final: at.final };
+    return { state, times, checkpoint: at.checkpoint, final: at.final, seen: at };
   }
 
   /** The blocks up to `final` with registry events, and their timestamps. */
@@ -243,12 +267,9 @@ export class ReplicaFeed {
     };
   }
 
-  private async advance(
-    query: Query,
-    chainId: number,
-    feed: ChainFeed,
-    at: { checkpoint: string; block: number; final: number },
-  ) {
+  private async advance(query: Query, chainId: number, feed: ChainFeed, at: Position) {
+    // Another chain's block: this one's rows are as the copy last read them.
+    if (samePosition(at, feed.seen)) return;
     const { state } = feed;
     // Compared at every sync: Ponder reverts a reorganized block's rows before it moves its checkpoint.
     const recent = await this.fingerprints(query, chainId, feed.final);
@@ -265,7 +286,10 @@ export class ReplicaFeed {
     // The state behind the copy's block with no event differing: a revert of blocks without events.
     // The copy's rows are the state at `at.block` too, but its block may not be on the new branch.
     if (at.block < state.block) fork = Math.min(fork ?? at.block, at.block);
-    if (fork === undefined && at.checkpoint === feed.checkpoint) return;
+    if (fork === undefined && at.checkpoint === feed.checkpoint) {
+      feed.seen = at;
+      return;
+    }
 
     const since = fork ?? state.block;
     const changed: StateRow[] = [];
@@ -309,6 +333,7 @@ export class ReplicaFeed {
     feed.final = Math.max(feed.final, at.final);
     state.finalize(feed.final);
     feed.times.finalize(feed.final);
+    feed.seen = at;
   }
 
   /** The rows now in the database for `keys` (undefined for those no longer there). */
