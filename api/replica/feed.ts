@@ -102,12 +102,13 @@ export type ChainFeed = {
   state: ChainState;
   /** The blocks with registry events and their timestamps: a moment's samples (api/routes/moment.ts). */
   times: EventTimes;
-  /** Ponder's checkpoint at the last sync, whole (it changes with every block indexed). */
-  checkpoint: string;
   /** A checkpoint left behind by a revert: while it is current, `state.block` stays at the fork. */
   heldAt?: string;
   final: number;
-  /** What the chain's position was when the copy last took in all there was: unchanged, nothing to read. */
+  /**
+   * The chain's position when the copy last took in all there was (its checkpoint: Ponder's, whole,
+   * which changes with every block indexed). While the position is the same, there is nothing to read.
+   */
   seen: Position;
 };
 
@@ -157,9 +158,9 @@ export class ReplicaFeed {
   /**
    * One sync of every chain: nothing more than a look at the snapshot while nothing was committed
    * since the last (between blocks). Otherwise it takes every table it reads, or none if the
-   * indexer holds or awaits one (55P03: the sync is skipped). A sync that waited for a table while holding others
-   * could be what Ponder's reorg revert waits for, and Postgres would cancel one of the two: the
-   * revert, which Ponder then retries for a minute, holding the tables meanwhile.
+   * indexer holds or awaits one (55P03: the sync is skipped). A sync that waited for a table while
+   * holding others could be what Ponder's reorg revert waits for, and Postgres would cancel one of
+   * the two: the revert, which Ponder then retries for a minute, holding the tables meanwhile.
    */
   async sync(): Promise<void> {
     await this.snapshot(async (query) => {
@@ -220,7 +221,7 @@ export class ReplicaFeed {
     for (const [block, fingerprint] of recent.fingerprints) state.fingerprints.set(block, fingerprint);
     times.replaceRecent(recent.samples);
     state.block = at.block;
-    return { state, times, checkpoint: at.checkpoint, final: at.final, seen: at };
+    return { state, times, final: at.final, seen: at };
   }
 
   /** The blocks up to `final` with registry events, and their timestamps. */
@@ -271,7 +272,8 @@ export class ReplicaFeed {
     // Another chain's block: this one's rows are as the copy last read them.
     if (samePosition(at, feed.seen)) return;
     const { state } = feed;
-    // Compared at every sync: Ponder reverts a reorganized block's rows before it moves its checkpoint.
+    // Compared whenever the position moved, the checkpoint or not: Ponder reverts a reorganized
+    // block's rows (rewriting chain_head) before it moves its checkpoint.
     const recent = await this.fingerprints(query, chainId, feed.final);
     const { fingerprints } = recent;
     // The last block, among those the copy holds, before the first whose events differ now.
@@ -286,7 +288,7 @@ export class ReplicaFeed {
     // The state behind the copy's block with no event differing: a revert of blocks without events.
     // The copy's rows are the state at `at.block` too, but its block may not be on the new branch.
     if (at.block < state.block) fork = Math.min(fork ?? at.block, at.block);
-    if (fork === undefined && at.checkpoint === feed.checkpoint) {
+    if (fork === undefined && at.checkpoint === feed.seen.checkpoint) {
       feed.seen = at;
       return;
     }
@@ -321,7 +323,7 @@ export class ReplicaFeed {
     // A replacing block may have the checkpoint of the block it replaced (Ponder's holds no hash):
     // events past the fork are the replacement's, indexed.
     const reindexed = [...fingerprints.keys()].some((block) => block > held);
-    if ((at.checkpoint === feed.checkpoint || at.checkpoint === feed.heldAt) && !reindexed) {
+    if ((at.checkpoint === feed.seen.checkpoint || at.checkpoint === feed.heldAt) && !reindexed) {
       // Reverted, not yet re-indexed: the checkpoint still names the block that left the chain.
       feed.heldAt = at.checkpoint;
       state.block = held;
@@ -329,7 +331,6 @@ export class ReplicaFeed {
       feed.heldAt = undefined;
       state.block = at.block;
     }
-    feed.checkpoint = at.checkpoint;
     feed.final = Math.max(feed.final, at.final);
     state.finalize(feed.final);
     feed.times.finalize(feed.final);
