@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import type { Query } from "../core/sql";
 import type { Access } from "./access/open";
 import { assembleService, readinessOf, type ServiceParts } from "./service";
+import { ChainSchemas } from "./store/chain-schemas";
 import { NOTHING_INDEXED } from "./store/store";
 import { NO_ALARMS } from "./watch/chain-alarms";
 
@@ -96,7 +97,7 @@ describe("assembleService", () => {
     close: async () => {},
   });
   const parts = (more: Partial<ServiceParts>): ServiceParts => ({
-    schema: "indexer",
+    schemas: ChainSchemas.one("indexer"),
     chains,
     access: access(),
     store: storeOf([[1, at(NOW)]]),

@@ -11,6 +11,7 @@ import { backfilledReadiness, probes, type Readiness } from "./http/probes";
 import { withDirectAnswers } from "./routes/direct-answers";
 import { LISTING_CACHE_BYTES, ListingCache } from "./routes/listing-cache";
 import { MomentClock, rpcHeaders } from "./routes/moment";
+import { type ChainSchemas, perChainSchema } from "./store/chain-schemas";
 import { createHistoryStore } from "./store/history-store";
 import type { ServedChain } from "./store/served-chains";
 import type { Execute, Store } from "./store/store";
@@ -22,8 +23,8 @@ import { type ReplicationWatch, trailing, withReplication } from "./watch/replic
 
 /** What differs between the processes that serve the API: `npm start` (inside Ponder) and `npm run serve`'s workers. */
 export type ServiceParts = {
-  /** The indexer's schema: the tables read, and whose alarms are kept. */
-  schema: string;
+  /** Each chain's indexer schema: the tables read, and whose alarms are kept. */
+  schemas: ChainSchemas;
   chains: readonly ServedChain[];
   access: Access;
   /** The current state: the in-memory copy (api/replica/), or one statement per answer (api/store/store.ts). */
@@ -69,20 +70,23 @@ export type Service = {
  * listings kept rendered, the app with what `parts` add to it, the direct answers, and readiness.
  */
 export async function assembleService(parts: ServiceParts): Promise<Service> {
-  const { schema, chains, access, execute, behindAfterSeconds, replication } = parts;
+  const { schemas, chains, access, execute, behindAfterSeconds, replication } = parts;
   // On a hot standby every chain's status also holds how far the standby trails (chain-status.ts).
   const store = replication ? withReplication(parts.store, replication) : parts.store;
   // The alarms' tables first: a replica opens them once the indexer has published its chains.
-  const alarms = await openChainAlarms(access.db, access.schema, schema);
+  const alarms = await openChainAlarms(access.db, access.schema, schemas);
   if (parts.watch) {
-    const { chains: watched, reorgCheckMs } = parts.watch;
-    watchDeepReorgs({ chains: watched, execute, schema, alarms, everyMs: reorgCheckMs });
-    watchReplacedHeads({ chains: watched, execute, schema, alarms });
+    const { reorgCheckMs } = parts.watch;
+    for (const schema of schemas.all) {
+      const watched = parts.watch.chains.filter(({ id }) => schemas.of(id) === schema);
+      watchDeepReorgs({ chains: watched, execute, schema, alarms, everyMs: reorgCheckMs });
+      watchReplacedHeads({ chains: watched, execute, schema, alarms });
+    }
   }
   const readiness = readinessOf({ chains, store, alarms, behindAfterSeconds, replication });
   const options = {
     store,
-    history: createHistoryStore(execute, schema),
+    history: perChainSchema(schemas, (schema) => createHistoryStore(execute, schema)),
     chains,
     alarms,
     access,

@@ -5,6 +5,7 @@ import { processFigures } from "../api/http/metrics";
 import { startHttpServer } from "../api/http/server";
 import { createReplicaStore, REPLICA_CONNECTION, readOnlySnapshot } from "../api/replica/store";
 import { assembleService } from "../api/service";
+import { ChainSchemas } from "../api/store/chain-schemas";
 import { publishedChains } from "../api/store/served-chains";
 import { executeOver } from "../api/store/store";
 import { watchReplication } from "../api/watch/replication";
@@ -19,12 +20,14 @@ export async function runWorker(settings: ServeSettings, shutdownMs: number) {
   const { port, schema } = settings;
   const { url, accessUrl } = settings.database;
   const chains = await publishedChains(accessUrl, settings.access.schema, schema);
+  // The chains' own schemas, where the deployment indexes them apart (api/store/chain-schemas.ts).
+  const schemas = ChainSchemas.served(chains, schema);
   // What is read may be a read-only role or a standby: the keys and the keyless budget are kept
   // through ACCESS_DATABASE_URL.
   const access = await openAccess(settings.access, { ...settings.database, url: accessUrl });
   // The state is copied into memory and kept in step: a check is a few map lookups.
   const database = pgAccessDb(url, REPLICA_CONNECTION);
-  const copy = createReplicaStore(readOnlySnapshot(database), schema);
+  const copy = createReplicaStore(readOnlySnapshot(database), schemas);
   const replication = watchReplication(database, settings.replicaBehindSeconds);
 
   await copy.started;
@@ -32,7 +35,7 @@ export async function runWorker(settings: ServeSettings, shutdownMs: number) {
   // it, under load maybe never: ~170 MB per worker at 1M delegations (docs/performance.md).
   globalThis.gc?.();
   const { listener, alarms } = await assembleService({
-    schema,
+    schemas,
     chains,
     access,
     store: copy,

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { Sample } from "../../core/moment";
 import type { Query } from "../../core/sql";
 import { xorshift32 } from "../../core/xorshift";
+import { ChainSchemas } from "../store/chain-schemas";
 import { type ChainFeed, ReplicaFeed } from "./feed";
 
 /**
@@ -159,8 +160,11 @@ class Indexer {
   }
 }
 
-/** Answers the feed's statements from a committed state; `fail` decides whether a statement fails. */
-function queryOf(state: Committed, fail: () => boolean): Query {
+/**
+ * Answers the feed's statements from a committed state of chain `chainId`; `fail` decides whether a
+ * statement fails, `ready` whether Ponder is.
+ */
+function queryOf(state: Committed, fail: () => boolean, chainId = CHAIN_ID, ready = true): Query {
   const columns = (r: DbRow) => ({
     ...r,
     delegation_type: "ALL",
@@ -176,12 +180,12 @@ function queryOf(state: Committed, fail: () => boolean): Query {
     if (fail()) throw new Error("canceling statement due to conflict with recovery");
     if (sql.includes("pg_current_snapshot()")) return { rows: [{ snapshot: `${state.snapshot}:${state.snapshot}:` }] };
     if (sql.startsWith("LOCK TABLE") || sql.startsWith("CLOSE")) return { rows: [] };
-    if (sql.includes("AS ready")) return { rows: [{ ready: 1 }] };
+    if (sql.includes("AS ready")) return { rows: [{ ready: ready ? 1 : 0 }] };
     if (sql.includes("AS final"))
       return {
         rows: [
           {
-            chain_id: CHAIN_ID,
+            chain_id: chainId,
             checkpoint: state.checkpoint,
             block: String(state.block),
             block_timestamp: "0",
@@ -275,7 +279,7 @@ describe(`ReplicaFeed over Ponder's commits, synced at random and failing at ran
           statements++;
           return query(sql, params);
         });
-      }, "delegations");
+      }, ChainSchemas.one("delegations"));
     /** Per copy, the commit of its last sync that succeeded. */
     const syncedAt = new Map<ReplicaFeed, number>();
     const feeds: [string, ReplicaFeed][] = [["first", replica()]];
@@ -329,4 +333,68 @@ describe(`ReplicaFeed over Ponder's commits, synced at random and failing at ran
       1_000,
     );
   }, 60_000);
+
+  it("copies chains of several schemas, each once its own is ready, each despite the other's locks", async () => {
+    const next = xorshift32(SEED);
+    const int = (n: number) => next() % n;
+    // Chain 1 in one schema, chain 2 in another, each indexed by its own process.
+    const indexers = new Map([
+      [1, new Indexer(int)],
+      [2, new Indexer(int)],
+    ]);
+    const schemas = new ChainSchemas(
+      new Map([
+        [1, "chain_1"],
+        [2, "chain_2"],
+      ]),
+      "none",
+    );
+    let backfilled = false;
+    let locked = false;
+    let last = "chain_1";
+    const feed = new ReplicaFeed(async (work) => {
+      const [one, two] = [indexers.get(1)!.current, indexers.get(2)!.current];
+      const queries = new Map([
+        ["chain_1", queryOf(one, () => false, 1)],
+        ["chain_2", queryOf(two, () => false, 2, backfilled)],
+      ]);
+      return work(async (sql, params) => {
+        if (sql.includes("pg_current_snapshot()")) return { rows: [{ snapshot: `${one.snapshot}-${two.snapshot}` }] };
+        if (/^(SAVEPOINT|RELEASE|ROLLBACK)/.test(sql)) return { rows: [] };
+        // The other indexer holds its tables (a revert): its schema's lock is not available.
+        if (locked && sql.startsWith("LOCK TABLE") && sql.includes('"chain_2".'))
+          throw Object.assign(new Error("could not obtain lock"), { code: "55P03" });
+        // A statement naming no table (FETCH, CLOSE) is of the schema last named.
+        last = [...queries.keys()].find((name) => sql.includes(`"${name}".`)) ?? last;
+        return queries.get(last)!(sql, params);
+      });
+    }, schemas);
+    let skipped = 0;
+    for (let step = 0; step < 600; step++) {
+      const chainId = 1 + int(2);
+      const indexer = indexers.get(chainId)!;
+      const reorganizable = Math.min(25, indexer.head - indexer.current.final - 1);
+      if (int(100) < 5 && reorganizable > 0) indexer.revert(1 + int(reorganizable));
+      else if (int(10) === 0) indexer.finalize();
+      else indexer.block();
+      if (step === 200) backfilled = true;
+      locked = int(4) === 0;
+      await feed.sync();
+      const label = `[SEED=${SEED}] step ${step}`;
+      // Chain 1 is live from the start, synced to its checkpoint whatever chain 2's lock.
+      expect(feed.chains.get(1)?.seen.checkpoint, `${label}: chain 1's checkpoint`).toBe(
+        indexers.get(1)!.current.checkpoint,
+      );
+      expectTruth(indexers.get(1)!, feed.chains.get(1)!, `${label}, chain 1`, int);
+      // Chain 2 is copied once its own indexer is ready; left as it was while its tables are held.
+      const two = feed.chains.get(2);
+      if (!backfilled) expect(two, `${label}: chain 2 before its backfill`).toBeUndefined();
+      else if (locked) skipped++;
+      else {
+        expect(two?.seen.checkpoint, `${label}: chain 2's checkpoint`).toBe(indexers.get(2)!.current.checkpoint);
+        expectTruth(indexers.get(2)!, two!, `${label}, chain 2`, int);
+      }
+    }
+    expect(skipped, `[SEED=${SEED}] syncs with chain 2's tables held`).toBeGreaterThan(50);
+  });
 });

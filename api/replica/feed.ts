@@ -3,7 +3,8 @@ import type { Sample } from "../../core/moment";
 import type { Query } from "../../core/sql";
 import { table } from "../../core/sql";
 import { PONDER_STATE_TABLES, readySql } from "../../ponder/ponder-0.16.10";
-import { INDEXED_BLOCK_SQL, positionsSql, v1RowOf, v2RowOf } from "../store/store";
+import type { ChainSchemas } from "../store/chain-schemas";
+import { INDEXED_BLOCK_SQL, lockNotAvailable, positionsSql, v1RowOf, v2RowOf } from "../store/store";
 import { ChainState, rowKey, type StateRow } from "./chain-state";
 import { EventTimes } from "./event-times";
 
@@ -134,8 +135,11 @@ const samePosition = (a: Position, b: Position) =>
  */
 export class ReplicaFeed {
   readonly chains = new Map<number, ChainFeed>();
-  /** Ponder's readiness: every chain backfilled. The copy is loaded only then. */
-  ready = false;
+  /**
+   * The schemas whose Ponder is ready (every chain it indexes backfilled). A schema's chains are
+   * copied only then: until a chain's schema is ready, `chains` does not hold it.
+   */
+  readonly ready = new Set<string>();
   /** Each chain's indexed block and its timestamp, also while not ready (answers are then 503 anyway). */
   readonly positions = new Map<number, { block: number; timestamp: number }>();
 
@@ -148,53 +152,81 @@ export class ReplicaFeed {
 
   constructor(
     private readonly snapshot: Snapshot,
-    private readonly schema: string,
+    private readonly schemas: ChainSchemas,
   ) {}
 
-  private t(name: string) {
-    return table(this.schema, name);
+  /** The chain's table `name`. */
+  private t(chainId: number, name: string) {
+    return table(this.schemas.of(chainId), name);
   }
 
   /**
    * One sync of every chain: nothing more than a look at the snapshot while nothing was committed
-   * since the last (between blocks). Otherwise it takes every table it reads, or none if the
-   * indexer holds or awaits one (55P03: the sync is skipped). A sync that waited for a table while
-   * holding others could be what Ponder's reorg revert waits for, and Postgres would cancel one of
-   * the two: the revert, which Ponder then retries for a minute, holding the tables meanwhile.
+   * since the last (between blocks). Otherwise, per schema, it takes every table it reads, or none
+   * if that schema's indexer holds or awaits one (55P03: the schema is skipped, the others synced).
+   * A sync that waited for a table while holding others could be what Ponder's reorg revert waits
+   * for, and Postgres would cancel one of the two: the revert, which Ponder then retries for a
+   * minute, holding the tables meanwhile.
    */
   async sync(): Promise<void> {
     await this.snapshot(async (query) => {
       // First: in REPEATABLE READ it is the statement that takes the snapshot every read below sees.
       const snapshot = String((await query("SELECT pg_current_snapshot()::text AS snapshot")).rows[0]?.snapshot);
       if (snapshot === this.synced) return;
-      await query(`LOCK TABLE ${READ_TABLES.map((name) => this.t(name)).join(", ")} IN ACCESS SHARE MODE NOWAIT`);
-      const meta = await query(`SELECT ${readySql(this.schema)} AS ready`);
-      const ready = num(meta.rows[0]?.ready ?? 0) === 1;
-      // The block is the state's (INDEXED_BLOCK_SQL): a copy loaded after a revert, before the
-      // checkpoint moves again, is at the revert's block, not the checkpoint's.
-      const checkpoints = await query(
-        `SELECT c.chain_id, c.checkpoint, ${INDEXED_BLOCK_SQL}::text AS block, c.block_timestamp::text,
-           c.finalized_block::text AS final, h.xmin::text AS head
-         FROM ${positionsSql(this.schema)}`,
-      );
-      for (const c of checkpoints.rows) {
-        const chainId = num(c.chain_id);
-        const at: Position = {
-          checkpoint: c.checkpoint as string,
-          block: num(c.block),
-          final: num(c.final),
-          head: (c.head as string | null) ?? null,
-        };
-        this.positions.set(chainId, { block: at.block, timestamp: num(c.block_timestamp) });
-        if (!ready) continue;
-        const feed = this.chains.get(chainId);
-        if (feed === undefined) this.chains.set(chainId, await this.load(query, chainId, at));
-        else await this.advance(query, chainId, feed, at);
+      const { all } = this.schemas;
+      let whole = true;
+      for (const schema of all) {
+        // One schema alone needs no savepoint: its failure is the sync's.
+        if (all.length === 1) await this.syncSchema(query, schema);
+        else {
+          await query("SAVEPOINT replica_schema");
+          try {
+            await this.syncSchema(query, schema);
+            await query("RELEASE SAVEPOINT replica_schema");
+          } catch (error) {
+            if (!lockNotAvailable(error)) throw error;
+            await query("ROLLBACK TO SAVEPOINT replica_schema");
+            whole = false;
+          }
+        }
       }
-      if (!ready) this.chains.clear();
-      this.ready = ready;
-      this.synced = snapshot;
+      if (whole) this.synced = snapshot;
     });
+  }
+
+  /** The sync of the chains in one indexer's schema. */
+  private async syncSchema(query: Query, schema: string): Promise<void> {
+    await query(`LOCK TABLE ${READ_TABLES.map((name) => table(schema, name)).join(", ")} IN ACCESS SHARE MODE NOWAIT`);
+    const meta = await query(`SELECT ${readySql(schema)} AS ready`);
+    const ready = num(meta.rows[0]?.ready ?? 0) === 1;
+    // The block is the state's (INDEXED_BLOCK_SQL): a copy loaded after a revert, before the
+    // checkpoint moves again, is at the revert's block, not the checkpoint's.
+    const checkpoints = await query(
+      `SELECT c.chain_id, c.checkpoint, ${INDEXED_BLOCK_SQL}::text AS block, c.block_timestamp::text,
+         c.finalized_block::text AS final, h.xmin::text AS head
+       FROM ${positionsSql(schema)}`,
+    );
+    for (const c of checkpoints.rows) {
+      const chainId = num(c.chain_id);
+      // A chain another schema holds now (this one is an earlier indexer's).
+      if (this.schemas.of(chainId) !== schema) continue;
+      const at: Position = {
+        checkpoint: c.checkpoint as string,
+        block: num(c.block),
+        final: num(c.final),
+        head: (c.head as string | null) ?? null,
+      };
+      this.positions.set(chainId, { block: at.block, timestamp: num(c.block_timestamp) });
+      if (!ready) continue;
+      const feed = this.chains.get(chainId);
+      if (feed === undefined) this.chains.set(chainId, await this.load(query, chainId, at));
+      else await this.advance(query, chainId, feed, at);
+    }
+    if (ready) this.ready.add(schema);
+    else {
+      this.ready.delete(schema);
+      for (const chainId of this.chains.keys()) if (this.schemas.of(chainId) === schema) this.chains.delete(chainId);
+    }
   }
 
   private async load(query: Query, chainId: number, at: Position): Promise<ChainFeed> {
@@ -203,7 +235,7 @@ export class ReplicaFeed {
       const cursor = `replica_${t}`;
       await query(
         `DECLARE ${cursor} NO SCROLL CURSOR FOR
-         SELECT ${COLUMNS[t]} FROM ${this.t(TABLE_NAME[t])} WHERE chain_id = $1 ORDER BY ${LOAD_ORDER[t]}`,
+         SELECT ${COLUMNS[t]} FROM ${this.t(chainId, TABLE_NAME[t])} WHERE chain_id = $1 ORDER BY ${LOAD_ORDER[t]}`,
         [chainId],
       );
       for (;;) {
@@ -230,10 +262,10 @@ export class ReplicaFeed {
     await query(
       `DECLARE replica_times NO SCROLL CURSOR FOR
        SELECT block_number::text AS block, min(block_timestamp)::text AS timestamp
-       FROM (SELECT block_number, block_timestamp FROM ${this.t("v2_event")}
+       FROM (SELECT block_number, block_timestamp FROM ${this.t(chainId, "v2_event")}
              WHERE chain_id = $1 AND block_number <= $2
              UNION ALL
-             SELECT block_number, block_timestamp FROM ${this.t("v1_event")}
+             SELECT block_number, block_timestamp FROM ${this.t(chainId, "v1_event")}
              WHERE chain_id = $1 AND block_number <= $2) e
        GROUP BY block_number ORDER BY block_number`,
       [chainId, final],
@@ -252,10 +284,10 @@ export class ReplicaFeed {
     const { rows } = await query(
       `SELECT block_number::text AS block, min(block_timestamp)::text AS timestamp,
          md5(string_agg(id || transaction_hash, ',' ORDER BY id)) AS fingerprint
-       FROM (SELECT block_number, block_timestamp, id, transaction_hash FROM ${this.t("v2_event")}
+       FROM (SELECT block_number, block_timestamp, id, transaction_hash FROM ${this.t(chainId, "v2_event")}
              WHERE chain_id = $1 AND block_number > $2
              UNION ALL
-             SELECT block_number, block_timestamp, id, transaction_hash FROM ${this.t("v1_event")}
+             SELECT block_number, block_timestamp, id, transaction_hash FROM ${this.t(chainId, "v1_event")}
              WHERE chain_id = $1 AND block_number > $2) e
        GROUP BY block_number`,
       [chainId, after],
@@ -297,7 +329,7 @@ export class ReplicaFeed {
     const changed: StateRow[] = [];
     for (const t of Object.keys(COLUMNS) as Table[]) {
       const { rows } = await query(
-        `SELECT ${COLUMNS[t]} FROM ${this.t(TABLE_NAME[t])} WHERE chain_id = $1 AND updated_block > $2`,
+        `SELECT ${COLUMNS[t]} FROM ${this.t(chainId, TABLE_NAME[t])} WHERE chain_id = $1 AND updated_block > $2`,
         [chainId, since],
       );
       for (const r of rows) changed.push(stateRow(t, r));
@@ -352,7 +384,7 @@ export class ReplicaFeed {
     for (const [t, where, values] of reads) {
       if ((values as unknown[]).length === 0) continue;
       const { rows } = await query(
-        `SELECT ${COLUMNS[t]} FROM ${this.t(TABLE_NAME[t])} WHERE chain_id = $1 AND ${where}`,
+        `SELECT ${COLUMNS[t]} FROM ${this.t(chainId, TABLE_NAME[t])} WHERE chain_id = $1 AND ${where}`,
         [chainId, values],
       );
       for (const r of rows) {

@@ -1,6 +1,7 @@
 import type { Address } from "viem";
 import { checksumAddress } from "../../core/keccak";
 import type { AccessDb } from "../database/db";
+import type { ChainSchemas } from "../store/chain-schemas";
 import {
   type ChainPosition,
   type ChainView,
@@ -124,10 +125,10 @@ function keepSyncing(feed: ReplicaFeed, log: (message: string) => void) {
  */
 export function createReplicaStore(
   snapshot: Snapshot,
-  schema: string,
+  schemas: ChainSchemas,
   log: (message: string) => void = console.error,
 ): ReplicaStore {
-  const feed = new ReplicaFeed(snapshot, schema);
+  const feed = new ReplicaFeed(snapshot, schemas);
   const syncing = keepSyncing(feed, log);
 
   function view<T>(chainId: number, read: (state: ChainState) => T): ChainView<T> | undefined {
@@ -135,9 +136,8 @@ export function createReplicaStore(
     const position = feed.positions.get(chainId);
     if (position === undefined) return undefined;
     const chain = feed.chains.get(chainId);
-    // Not ready: no copy is held yet, and the answer is a 503 whatever the data.
-    if (!feed.ready || chain === undefined)
-      return { indexedBlock: BigInt(position.block), ready: false, data: read(NOTHING) };
+    // Its indexer not ready: no copy is held yet, and the answer is a 503 whatever the data.
+    if (chain === undefined) return { indexedBlock: BigInt(position.block), ready: false, data: read(NOTHING) };
     return { indexedBlock: BigInt(chain.state.block), ready: true, data: read(chain.state) };
   }
 
@@ -188,7 +188,7 @@ export function createReplicaStore(
     v1InForceAt: async (chainId, keys, block) => view(chainId, (s) => s.v1InForceAt(keys, Number(block))),
     eventSamples(chainId, timestamp, head) {
       const chain = feed.chains.get(chainId);
-      if (!feed.ready || chain === undefined) return undefined;
+      if (chain === undefined) return undefined;
       return chain.times.around(timestamp, BigInt(Math.min(chain.state.block, Number(head))));
     },
     v1Wallets: async (chainId, wallets) => walletsView(chainId, wallets, (s, w, spelt) => s.v1Wallet(w, spelt)),
@@ -200,7 +200,7 @@ export function createReplicaStore(
         const chain = feed.chains.get(chainId);
         states.set(chainId, {
           indexedBlock: BigInt(chain?.state.block ?? position.block),
-          ready: feed.ready && chain !== undefined,
+          ready: chain !== undefined,
           indexedTimestamp: position.timestamp,
         });
       }

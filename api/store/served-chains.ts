@@ -14,6 +14,8 @@ export type ServedChain = {
   testnet: boolean;
   v1?: ServedRegistry;
   v2?: ServedRegistry;
+  /** The schema of the indexer that writes its tables, where it is not the one whose chains these are. */
+  schema?: string;
 };
 
 /** How a chain is served: the table's names for it and the registries indexed there. */

@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
 import type { Query } from "../../core/sql";
 import type { AccessDb } from "../database/db";
+import { ChainSchemas } from "../store/chain-schemas";
 import { type ChainAlarms, NO_ALARMS, openChainAlarms, refuseWhileAlarmed } from "./chain-alarms";
 
 const alarmed = (chains: Record<number, string>): ChainAlarms => ({
@@ -31,22 +32,58 @@ describe("openChainAlarms", () => {
     let release = () => {};
     let slow = false;
     const query: Query = async (text) => {
-      if (!text.startsWith("SELECT chain_id")) return { rows: [] };
+      if (!text.startsWith("SELECT indexer_schema")) return { rows: [] };
       const seen = rows;
       // A slow read returns what the table held when it began.
       if (slow) await new Promise<void>((ok) => (release = ok));
       return { rows: seen };
     };
     const db: AccessDb = { query, transaction: (work) => work(query), close: async () => {} };
-    const alarms = await openChainAlarms(db, "access", "indexer", 10);
+    const alarms = await openChainAlarms(db, "access", ChainSchemas.one("indexer"), 10);
     slow = true;
     await new Promise((ok) => setTimeout(ok, 30)); // a read is now in flight, and its timer waits on it
     await alarms.raise(10, "chain 10: block 5 was replaced");
-    rows = [{ chain_id: 10, detail: "chain 10: block 5 was replaced" }];
+    rows = [{ indexer_schema: "indexer", chain_id: 10, detail: "chain 10: block 5 was replaced" }];
     release();
     await new Promise((ok) => setTimeout(ok, 5));
     expect(alarms.current().get(10)).toBe("chain 10: block 5 was replaced");
     slow = false;
+    alarms.close();
+  });
+
+  it("holds each chain's alarms of its own schema, and raises them there", async () => {
+    const table = [
+      { indexer_schema: "chain_1", chain_id: 1, detail: "chain 1: replaced" },
+      // An earlier indexer's, which wrote chain 2 before its own schema did.
+      { indexer_schema: "chain_1", chain_id: 2, detail: "chain 2: an old alarm" },
+      { indexer_schema: "chain_2", chain_id: 2, detail: "chain 2: replaced" },
+    ];
+    const asked: unknown[][] = [];
+    const query: Query = async (text, params = []) => {
+      asked.push([text.split(" ")[0], ...params]);
+      if (!text.startsWith("SELECT indexer_schema")) return { rows: [] };
+      const wanted = params[0] as string[];
+      return { rows: table.filter((row) => wanted.includes(row.indexer_schema)) };
+    };
+    const db: AccessDb = { query, transaction: (work) => work(query), close: async () => {} };
+    const schemas = new ChainSchemas(
+      new Map([
+        [1, "chain_1"],
+        [2, "chain_2"],
+      ]),
+      "unused",
+    );
+    const alarms = await openChainAlarms(db, "access", schemas, 60_000);
+    expect([...alarms.current()]).toEqual([
+      [1, "chain 1: replaced"],
+      [2, "chain 2: replaced"],
+    ]);
+    await alarms.raise(2, "chain 2: again");
+    await alarms.markReplaced(1, "chain 1: head replaced");
+    expect(asked.filter(([verb]) => verb === "INSERT")).toEqual([
+      ["INSERT", "chain_2", 2, "chain 2: again"],
+      ["INSERT", "chain_1", 1, "chain 1: head replaced"],
+    ]);
     alarms.close();
   });
 });

@@ -11,6 +11,7 @@ import type { MiddlewareHandler } from "hono";
 import { table } from "../../core/sql";
 import { type AccessDb, migrate } from "../database/db";
 import { Problem } from "../http/problem";
+import type { ChainSchemas } from "../store/chain-schemas";
 
 /** The alarms every API process holds in memory, and how the watcher raises one. */
 export type ChainAlarms = {
@@ -34,11 +35,14 @@ export const NO_ALARMS: ChainAlarms = {
   close: () => {},
 };
 
-/** The alarms of the indexer writing `indexerSchema`, read again every `refreshMs` (other processes raise them). */
+/**
+ * The alarms of the indexers writing each chain's schema (`schemas`), read again every `refreshMs`
+ * (other processes raise them).
+ */
 export async function openChainAlarms(
   db: AccessDb,
   schema: string,
-  indexerSchema: string,
+  schemas: ChainSchemas,
   refreshMs = 500,
 ): Promise<ChainAlarms> {
   const alarms = table(schema, "chain_alarm");
@@ -58,11 +62,14 @@ export async function openChainAlarms(
    * the alarm's insert committed does not hold it, and would drop it here until the next read.
    */
   const raisedHere = new Map<number, string>();
+  // A chain's rows under another schema than its own are an earlier indexer's.
   const byChain = (rows: Record<string, unknown>[]) =>
-    rows.map((row): [number, string] => [Number(row.chain_id), String(row.detail)]);
+    rows
+      .filter((row) => schemas.of(Number(row.chain_id)) === row.indexer_schema)
+      .map((row): [number, string] => [Number(row.chain_id), String(row.detail)]);
   const refresh = async () => {
     const read = (name: string) =>
-      db.query(`SELECT chain_id, detail FROM ${name} WHERE indexer_schema = $1`, [indexerSchema]);
+      db.query(`SELECT indexer_schema, chain_id, detail FROM ${name} WHERE indexer_schema = ANY($1)`, [schemas.all]);
     const [raisedRows, replacedRows] = await Promise.all([read(alarms), read(heads)]);
     held = new Map([...raisedHere, ...byChain(raisedRows.rows)]);
     const marked = new Map(byChain(replacedRows.rows));
@@ -86,7 +93,7 @@ export async function openChainAlarms(
       await db.query(
         `INSERT INTO ${alarms} (indexer_schema, chain_id, detail) VALUES ($1, $2, $3)
          ON CONFLICT (indexer_schema, chain_id) DO NOTHING`,
-        [indexerSchema, chainId, detail],
+        [schemas.of(chainId), chainId, detail],
       );
     },
     replaced: () => replaced,
@@ -97,11 +104,11 @@ export async function openChainAlarms(
       if (detail === undefined) replaced.delete(chainId);
       else replaced.set(chainId, detail);
       await (detail === undefined
-        ? db.query(`DELETE FROM ${heads} WHERE indexer_schema = $1 AND chain_id = $2`, [indexerSchema, chainId])
+        ? db.query(`DELETE FROM ${heads} WHERE indexer_schema = $1 AND chain_id = $2`, [schemas.of(chainId), chainId])
         : db.query(
             `INSERT INTO ${heads} (indexer_schema, chain_id, detail) VALUES ($1, $2, $3)
              ON CONFLICT (indexer_schema, chain_id) DO UPDATE SET detail = excluded.detail`,
-            [indexerSchema, chainId, detail],
+            [schemas.of(chainId), chainId, detail],
           ));
     },
     close: () => clearInterval(timer),

@@ -10,6 +10,7 @@ import { readinessOrLogged } from "../../api/http/probes";
 import { guardServer } from "../../api/http/server";
 import { createReplicaStore, REPLICA_CONNECTION, readOnlySnapshot } from "../../api/replica/store";
 import { assembleService } from "../../api/service";
+import { ChainSchemas } from "../../api/store/chain-schemas";
 import { publishServedChains, servedChain } from "../../api/store/served-chains";
 import { createSqlStore, type Execute } from "../../api/store/store";
 import { logBackfillProgress } from "../../api/watch/backfill-progress";
@@ -33,6 +34,7 @@ const {
 } = ponderSettings(process.env);
 // Ponder sets every table's schema to the one this instance was started with (--schema).
 const schema = getTableConfig(v2Delegation).schema ?? "public";
+const schemas = ChainSchemas.one(schema);
 const chains = plan.map(({ chain, v1, v2 }) => servedChain(chain, { v1, v2 }));
 // Keys and keyless windows live in the service's own tables: Ponder's db handle here is read-only.
 const access = await openAccess(accessSettings, database);
@@ -45,14 +47,14 @@ const execute: Execute = (query) => db.execute(query);
 // INDEXER_IN_MEMORY=false on Postgres: one statement per answer (api/store/store.ts).
 const pglite = ponderPglite(db);
 const store = pglite
-  ? createReplicaStore(pgliteDb(pglite).transaction, schema)
+  ? createReplicaStore(pgliteDb(pglite).transaction, schemas)
   : database.url !== undefined && inMemory
-    ? createReplicaStore(readOnlySnapshot(pgAccessDb(database.url, REPLICA_CONNECTION)), schema)
+    ? createReplicaStore(readOnlySnapshot(pgAccessDb(database.url, REPLICA_CONNECTION)), schemas)
     : createSqlStore(execute, schema);
 
 const rpcs = plan.map(({ chain, rpc }) => ({ id: chain.id, rpc }));
 const { app, listener, readiness } = await assembleService({
-  schema,
+  schemas,
   chains,
   access,
   store,
