@@ -180,11 +180,12 @@ function queryOf(state: Committed, fail: () => boolean, chainId = CHAIN_ID, read
     if (fail()) throw new Error("canceling statement due to conflict with recovery");
     if (sql.includes("pg_current_snapshot()")) return { rows: [{ snapshot: `${state.snapshot}:${state.snapshot}:` }] };
     if (sql.startsWith("LOCK TABLE") || sql.startsWith("CLOSE")) return { rows: [] };
-    if (sql.includes("AS ready")) return { rows: [{ ready: ready ? 1 : 0 }] };
     if (sql.includes("AS final"))
       return {
         rows: [
           {
+            schema: 0,
+            ready: ready ? 1 : 0,
             chain_id: chainId,
             checkpoint: state.checkpoint,
             block: String(state.block),
@@ -361,6 +362,20 @@ describe(`ReplicaFeed over Ponder's commits, synced at random and failing at ran
       return work(async (sql, params) => {
         if (sql.includes("pg_current_snapshot()")) return { rows: [{ snapshot: `${one.snapshot}-${two.snapshot}` }] };
         if (/^(SAVEPOINT|RELEASE|ROLLBACK)/.test(sql)) return { rows: [] };
+        // Both indexers have made their tables.
+        if (sql.includes("to_regclass")) return { rows: (params![0] as string[]).map((schema) => ({ schema })) };
+        // Every schema's positions at once: each part from its own, numbered as the parts are.
+        if (sql.includes(" UNION ALL ") && sql.includes("AS final")) {
+          const parts = sql.split(" UNION ALL ");
+          const rows = await Promise.all(
+            parts.map(async (part, i) => {
+              const name = [...queries.keys()].find((n) => part.includes(`"${n}".`))!;
+              return (await queries.get(name)!(part, params)).rows.map((row) => ({ ...row, schema: i }));
+            }),
+          );
+          return { rows: rows.flat() };
+        }
+        if (sql.startsWith("LOCK TABLE")) lockedNow.push(sql.includes('"chain_1".') ? 1 : 2);
         // The other indexer holds its tables (a revert): its schema's lock is not available.
         if (locked && sql.startsWith("LOCK TABLE") && sql.includes('"chain_2".'))
           throw Object.assign(new Error("could not obtain lock"), { code: "55P03" });
@@ -370,6 +385,10 @@ describe(`ReplicaFeed over Ponder's commits, synced at random and failing at ran
       });
     }, schemas);
     let skipped = 0;
+    /** The schemas whose tables this sync took (by chain), and chain 1's commit at the last sync. */
+    let lockedNow: number[] = [];
+    let oneSyncedAt = -1;
+    let untouched = 0;
     for (let step = 0; step < 600; step++) {
       const chainId = 1 + int(2);
       const indexer = indexers.get(chainId)!;
@@ -379,8 +398,16 @@ describe(`ReplicaFeed over Ponder's commits, synced at random and failing at ran
       else indexer.block();
       if (step === 200) backfilled = true;
       locked = int(4) === 0;
+      lockedNow = [];
       await feed.sync();
       const label = `[SEED=${SEED}] step ${step}`;
+      // Chain 1's tables are read further only where its indexer committed since the last sync.
+      const oneNow = indexers.get(1)!.current.snapshot;
+      if (oneNow === oneSyncedAt) {
+        expect(lockedNow, `${label}: the schemas read further`).not.toContain(1);
+        untouched++;
+      }
+      oneSyncedAt = oneNow;
       // Chain 1 is live from the start, synced to its checkpoint whatever chain 2's lock.
       expect(feed.chains.get(1)?.seen.checkpoint, `${label}: chain 1's checkpoint`).toBe(
         indexers.get(1)!.current.checkpoint,
@@ -396,5 +423,6 @@ describe(`ReplicaFeed over Ponder's commits, synced at random and failing at ran
       }
     }
     expect(skipped, `[SEED=${SEED}] syncs with chain 2's tables held`).toBeGreaterThan(50);
+    expect(untouched, `[SEED=${SEED}] syncs with nothing new on chain 1`).toBeGreaterThan(100);
   });
 });

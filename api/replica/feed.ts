@@ -119,6 +119,14 @@ export type ChainFeed = {
  * of events (store.ts, INDEXED_BLOCK_SQL). While none of the four changes, neither did a row.
  */
 type Position = { checkpoint: string; block: number; final: number; head: string | null };
+/** A schema's positions as read: whether its Ponder is ready, and a row per chain (readPositions). */
+type Positions = { ready: boolean; rows: Record<string, unknown>[] };
+const positionOf = (c: Record<string, unknown>): Position => ({
+  checkpoint: c.checkpoint as string,
+  block: num(c.block),
+  final: num(c.final),
+  head: (c.head as string | null) ?? null,
+});
 const samePosition = (a: Position, b: Position) =>
   a.checkpoint === b.checkpoint && a.block === b.block && a.final === b.final && a.head === b.head;
 
@@ -174,50 +182,109 @@ export class ReplicaFeed {
       const snapshot = String((await query("SELECT pg_current_snapshot()::text AS snapshot")).rows[0]?.snapshot);
       if (snapshot === this.synced) return;
       const { all } = this.schemas;
-      let whole = true;
-      for (const schema of all) {
-        // One schema alone needs no savepoint: its failure is the sync's.
-        if (all.length === 1) await this.syncSchema(query, schema);
-        else {
-          await query("SAVEPOINT replica_schema");
-          try {
-            await this.syncSchema(query, schema);
-            await query("RELEASE SAVEPOINT replica_schema");
-          } catch (error) {
-            if (!lockNotAvailable(error)) throw error;
-            await query("ROLLBACK TO SAVEPOINT replica_schema");
-            whole = false;
-          }
-        }
-      }
-      if (whole) this.synced = snapshot;
+      // One schema alone needs no savepoint: its failure is the sync's.
+      if (all.length === 1) await this.syncSchema(query, all[0]!);
+      else if (!(await this.syncMoved(query))) return;
+      this.synced = snapshot;
     });
   }
 
-  /** The sync of the chains in one indexer's schema. */
-  private async syncSchema(query: Query, schema: string): Promise<void> {
-    await query(`LOCK TABLE ${READ_TABLES.map((name) => table(schema, name)).join(", ")} IN ACCESS SHARE MODE NOWAIT`);
-    const meta = await query(`SELECT ${readySql(schema)} AS ready`);
-    const ready = num(meta.rows[0]?.ready ?? 0) === 1;
-    // The block is the state's (INDEXED_BLOCK_SQL): a copy loaded after a revert, before the
-    // checkpoint moves again, is at the revert's block, not the checkpoint's.
-    const checkpoints = await query(
-      `SELECT c.chain_id, c.checkpoint, ${INDEXED_BLOCK_SQL}::text AS block, c.block_timestamp::text,
-         c.finalized_block::text AS final, h.xmin::text AS head
-       FROM ${positionsSql(schema)}`,
+  /** Schemas whose indexer has made every table a sync reads (the others have not started yet). */
+  private readonly present = new Set<string>();
+
+  /**
+   * The sync of several schemas: one statement reads every chain's position, and only the schemas
+   * where one moved (or the readiness changed) are read further, each in a savepoint, skipped when
+   * its indexer holds its tables. False when one was skipped.
+   */
+  private async syncMoved(query: Query): Promise<boolean> {
+    const { all } = this.schemas;
+    const missing = all.filter((schema) => !this.present.has(schema));
+    if (missing.length > 0) {
+      const { rows } = await query(
+        `SELECT s AS schema FROM unnest($1::text[]) s WHERE NOT EXISTS (SELECT FROM unnest($2::text[]) t
+           WHERE to_regclass(quote_ident(s) || '.' || quote_ident(t)) IS NULL)`,
+        [missing, READ_TABLES],
+      );
+      for (const row of rows) this.present.add(String(row.schema));
+    }
+    const present = all.filter((schema) => this.present.has(schema));
+    if (present.length === 0) return true;
+    const positions = await this.readPositions(query, present).catch((error: { code?: string }) => {
+      // A schema dropped since (a chain re-indexed afresh): asked again which are there.
+      if (error.code !== "42P01" && error.code !== "3F000") throw error;
+      this.present.clear();
+      return undefined;
+    });
+    if (positions === undefined) return false;
+    let whole = true;
+    for (const schema of present) {
+      const read = positions.get(schema)!;
+      const moved =
+        read.ready !== this.ready.has(schema) ||
+        read.rows.some((c) => {
+          const feed = this.chains.get(num(c.chain_id));
+          return feed === undefined ? read.ready : !samePosition(positionOf(c), feed.seen);
+        });
+      for (const c of read.rows) this.notePosition(c, schema);
+      if (!moved) continue;
+      await query("SAVEPOINT replica_schema");
+      try {
+        await this.syncSchema(query, schema, read);
+        await query("RELEASE SAVEPOINT replica_schema");
+      } catch (error) {
+        if (!lockNotAvailable(error)) throw error;
+        await query("ROLLBACK TO SAVEPOINT replica_schema");
+        whole = false;
+      }
+    }
+    return whole;
+  }
+
+  /**
+   * Per schema, in one statement: whether its Ponder is ready, and its chains' positions. The block
+   * is the state's (INDEXED_BLOCK_SQL): a copy loaded after a revert, before the checkpoint moves
+   * again, is at the revert's block, not the checkpoint's.
+   */
+  private async readPositions(query: Query, schemas: readonly string[]): Promise<Map<string, Positions>> {
+    const { rows } = await query(
+      schemas
+        .map(
+          (schema, i) =>
+            `SELECT ${i} AS schema, ${readySql(schema)} AS ready, c.chain_id, c.checkpoint,
+               ${INDEXED_BLOCK_SQL}::text AS block, c.block_timestamp::text, c.finalized_block::text AS final,
+               h.xmin::text AS head
+             FROM ${positionsSql(schema)}`,
+        )
+        .join(" UNION ALL "),
     );
-    for (const c of checkpoints.rows) {
+    const read = new Map(schemas.map((schema): [string, Positions] => [schema, { ready: false, rows: [] }]));
+    for (const row of rows) {
+      const at = read.get(schemas[num(row.schema)]!)!;
+      at.ready = num(row.ready ?? 0) === 1;
+      at.rows.push(row);
+    }
+    return read;
+  }
+
+  /** The chain's indexed block and its time, from its position's row, if `schema` holds the chain. */
+  private notePosition(c: Record<string, unknown>, schema: string) {
+    const chainId = num(c.chain_id);
+    if (this.schemas.of(chainId) === schema)
+      this.positions.set(chainId, { block: num(c.block), timestamp: num(c.block_timestamp) });
+  }
+
+  /** The sync of the chains in one indexer's schema, from its positions (`read`: as read in this snapshot). */
+  private async syncSchema(query: Query, schema: string, read?: Positions): Promise<void> {
+    await query(`LOCK TABLE ${READ_TABLES.map((name) => table(schema, name)).join(", ")} IN ACCESS SHARE MODE NOWAIT`);
+    const { ready, rows } = read ?? (await this.readPositions(query, [schema])).get(schema)!;
+    for (const c of rows) {
       const chainId = num(c.chain_id);
       // A chain another schema holds now (this one is an earlier indexer's).
       if (this.schemas.of(chainId) !== schema) continue;
-      const at: Position = {
-        checkpoint: c.checkpoint as string,
-        block: num(c.block),
-        final: num(c.final),
-        head: (c.head as string | null) ?? null,
-      };
-      this.positions.set(chainId, { block: at.block, timestamp: num(c.block_timestamp) });
+      this.notePosition(c, schema);
       if (!ready) continue;
+      const at = positionOf(c);
       const feed = this.chains.get(chainId);
       if (feed === undefined) this.chains.set(chainId, await this.load(query, chainId, at));
       else await this.advance(query, chainId, feed, at);
