@@ -83,7 +83,9 @@ export async function assembleService(parts: ServiceParts): Promise<Service> {
       watchReplacedHeads({ chains: watched, execute, schema, alarms });
     }
   }
-  const readiness = readinessOf({ chains, store, alarms, behindAfterSeconds, replication });
+  // Chains in schemas of their own are indexed apart, each live on its own.
+  const apart = schemas.all.length > 1;
+  const readiness = readinessOf({ chains, apart, store, alarms, behindAfterSeconds, replication });
   const options = {
     store,
     history: perChainSchema(schemas, (schema) => createHistoryStore(execute, schema)),
@@ -121,11 +123,13 @@ export async function assembleService(parts: ServiceParts): Promise<Service> {
 }
 
 /**
- * Ready once every chain is backfilled. A chain behind (its RPC fails, or the standby read lags)
- * is named but keeps the process in service: its answers stay right for the block they report.
+ * Ready once every chain is backfilled (chains indexed `apart`: once one is). A chain behind (its
+ * RPC fails, or the standby read lags) is named but keeps the process in service: its answers stay
+ * right for the block they report.
  */
 export function readinessOf(options: {
   chains: readonly ServedChain[];
+  apart?: boolean;
   store: Pick<Store, "chainStates">;
   alarms: Pick<ChainAlarms, "current">;
   behindAfterSeconds: number;
@@ -135,7 +139,7 @@ export function readinessOf(options: {
   const { chains, store, alarms, behindAfterSeconds: behindAfter, replication } = options;
   return async () => {
     const states = await store.chainStates();
-    const backfilled = backfilledReadiness(chains, states);
+    const backfilled = backfilledReadiness(chains, states, options.apart);
     if (!backfilled.ready) return backfilled;
     const now = options.nowSeconds?.() ?? Math.floor(Date.now() / 1000);
     const behind = chains.flatMap((chain) => {
@@ -147,6 +151,7 @@ export function readinessOf(options: {
     });
     const lagging = replication?.current();
     if (replicationBehind(lagging)) behind.unshift(`every chain is behind: ${trailing(lagging!)}`);
+    if (backfilled.text !== "") behind.unshift(backfilled.text);
     return { ready: true, text: behind.join("\n") };
   };
 }

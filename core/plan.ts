@@ -57,3 +57,18 @@ export function decodePlan(text: string): IndexedChain[] {
     return planned;
   });
 }
+
+/**
+ * Set (to `true`) by `npm start` on each indexer it runs when it indexes every chain apart
+ * (INDEX_CHAINS_APART): that Ponder process indexes and serves no API; the API process beside it does.
+ */
+export const INDEX_ONLY_VARIABLE = "DELEGATION_LOOKUP_INDEX_ONLY";
+
+/**
+ * Set (to `true`) by `npm start` on the API process it runs beside chains indexed apart: that process
+ * watches the chains' RPCs for reorganizations (api/watch/), as the indexer's own does otherwise.
+ */
+export const WATCH_VARIABLE = "DELEGATION_LOOKUP_WATCH_CHAINS";
+
+/** The schema of chain `chainId`'s own indexer, in a deployment named `schema` that indexes chains apart. */
+export const chainSchema = (schema: string, chainId: number) => `${schema}_${chainId}`;

@@ -5,7 +5,7 @@
 import { mainnet } from "viem/chains";
 import { describe, expect, it } from "vitest";
 import { CHAINS, chainById } from "./chains";
-import { encodePlan, PLAN_VARIABLE } from "./plan";
+import { encodePlan, INDEX_ONLY_VARIABLE, PLAN_VARIABLE, WATCH_VARIABLE } from "./plan";
 import {
   configuredChains,
   demoSettings,
@@ -108,7 +108,15 @@ describe("defaults (README, Configuration)", () => {
       access: { adminToken: undefined, schema: "delegation_access", trustedProxy: false },
       behindAfterSeconds: 120,
       replicaRoles: { reader: undefined, access: undefined },
+      apart: false,
     });
+  });
+
+  it("npm start: INDEX_CHAINS_APART=true, on Postgres only", () => {
+    const env = { PONDER_RPC_URL_31337: "http://127.0.0.1:8545", INDEX_CHAINS_APART: "true" };
+    expect(launcherSettings({ ...env, DATABASE_URL: "postgres://db" }).apart).toBe(true);
+    expect(() => launcherSettings(env)).toThrow(/^INDEX_CHAINS_APART=true runs a process per chain over Postgres/);
+    expect(() => launcherSettings({ ...env, INDEX_CHAINS_APART: "yes" })).toThrow(/^INDEX_CHAINS_APART="yes"/);
   });
 
   it("npm start: --port and --schema on the command line win over PORT and DATABASE_SCHEMA", () => {
@@ -358,6 +366,15 @@ describe("the Ponder process's settings", () => {
     expect(ponderSettings(withPlan("2")).reorgCheckSeconds).toBe(2);
     for (const bad of ["0", "1.5", "x", "-1"])
       expect(() => ponderSettings(withPlan(bad))).toThrow(/^REORG_CHECK_SECONDS="[^"]*": expected an integer/);
+  });
+
+  it("index only where npm start runs the API beside them; a replica watches the chains only there", () => {
+    const withPlan = { [PLAN_VARIABLE]: encodePlan(plan) };
+    expect(ponderSettings(withPlan).indexOnly).toBe(false);
+    expect(ponderSettings({ ...withPlan, [INDEX_ONLY_VARIABLE]: "true" }).indexOnly).toBe(true);
+    const serve = { DATABASE_URL: "postgres://db", REORG_CHECK_SECONDS: "3" };
+    expect(serveSettings(serve).reorgCheckSeconds).toBeUndefined();
+    expect(serveSettings({ ...serve, [WATCH_VARIABLE]: "true" }).reorgCheckSeconds).toBe(3);
   });
 
   it("without it, say to run npm start", () => {

@@ -8,7 +8,7 @@
  */
 import { parseArgs } from "node:util";
 import { CHAINS, type ChainEntry, chainById } from "./chains";
-import { decodePlan, type IndexedChain, PLAN_VARIABLE } from "./plan";
+import { decodePlan, INDEX_ONLY_VARIABLE, type IndexedChain, PLAN_VARIABLE, WATCH_VARIABLE } from "./plan";
 
 /** The process environment, or a stand-in for it. */
 export type Environment = Readonly<Record<string, string | undefined>>;
@@ -80,6 +80,12 @@ export type LauncherSettings = ApiSettings & {
   /** PONDER_RPC_URL_* variables that configure no chain (see ignoredRpcVariables). */
   ignoredRpcVariables: string[];
   replicaRoles: ReplicaRoles;
+  /**
+   * INDEX_CHAINS_APART=true (Postgres only): each chain indexed by a Ponder process of its own, in a
+   * schema of its own (`<schema>_<chainId>`), and the API served by a process beside them
+   * (scripts/launcher/apart.ts); default false: one Ponder process for every chain, serving the API.
+   */
+  apart: boolean;
 };
 
 /** The Ponder process's settings (ponder.config.ts, src/api/index.ts). */
@@ -97,6 +103,8 @@ export type PonderSettings = ApiSettings & {
    * traffic replicas take (the copy costs about 1 KB per delegation). PGlite always holds the copy.
    */
   inMemory: boolean;
+  /** INDEX_ONLY_VARIABLE: index, and serve no API (a process beside it serves it). */
+  indexOnly: boolean;
 };
 
 /** `npm run serve`'s settings. */
@@ -132,6 +140,11 @@ export type ServeSettings = ApiSettings & {
    * without one refuses such a moment.
    */
   rpc: ConfiguredChain[];
+  /**
+   * Where `npm start` runs it beside chains indexed apart (WATCH_VARIABLE): how often to compare
+   * the indexed blocks with the chains' (REORG_CHECK_SECONDS); undefined: it watches no chain.
+   */
+  reorgCheckSeconds: number | undefined;
 };
 
 /** `npm run keys`'s settings. */
@@ -309,8 +322,12 @@ export function launcherSettings(env: Environment, args: readonly string[] = [])
     );
   }
   const settings = api(env);
+  const apart = flag(env, "INDEX_CHAINS_APART", false);
+  if (apart && settings.database.url === undefined)
+    throw new SettingsError("INDEX_CHAINS_APART=true runs a process per chain over Postgres: set DATABASE_URL too");
   return {
     ...settings,
+    apart,
     port: (cli.port === undefined ? port(text(env, "PORT"), "PORT") : port(cli.port, "--port")) ?? 42069,
     schema,
     viewsSchema,
@@ -321,6 +338,9 @@ export function launcherSettings(env: Environment, args: readonly string[] = [])
     replicaRoles: replicaRoles(env, settings.database.url),
   };
 }
+
+const reorgCheckSeconds = (env: Environment) =>
+  integer(text(env, "REORG_CHECK_SECONDS"), "REORG_CHECK_SECONDS", 1, 3600) ?? 10;
 
 /** The Ponder process's settings: the plan `npm start` handed over, the database, the API's. */
 export function ponderSettings(env: Environment): PonderSettings {
@@ -333,12 +353,12 @@ export function ponderSettings(env: Environment): PonderSettings {
     );
   }
   try {
-    const reorgCheckSeconds = integer(text(env, "REORG_CHECK_SECONDS"), "REORG_CHECK_SECONDS", 1, 3600) ?? 10;
     return {
       ...api(env),
       plan: decodePlan(plan),
-      reorgCheckSeconds,
+      reorgCheckSeconds: reorgCheckSeconds(env),
       inMemory: flag(env, "INDEXER_IN_MEMORY", true),
+      indexOnly: flag(env, INDEX_ONLY_VARIABLE, false),
     };
   } catch (error) {
     if (error instanceof SettingsError) throw error;
@@ -368,6 +388,7 @@ export function serveSettings(env: Environment): ServeSettings {
     mallocMmapThreshold:
       integer(text(env, "MALLOC_MMAP_THRESHOLD_"), "MALLOC_MMAP_THRESHOLD_", 0, 32 * 1024 * 1024) ?? 131_072,
     rpc: configuredChains(env),
+    reorgCheckSeconds: flag(env, WATCH_VARIABLE, false) ? reorgCheckSeconds(env) : undefined,
   };
 }
 

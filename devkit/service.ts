@@ -88,6 +88,10 @@ export async function startService(options: {
     await freshPgliteDir(`${env.PGLITE_DIR}-access`);
   }
 
+  // Chains indexed apart: the API is `npm run serve`'s worker, beside Ponders on ports of their own.
+  const listeningOn =
+    env.INDEX_CHAINS_APART === "true" ? /API worker \d+ serving .* on port (\d+)/ : /Created HTTP server port=(\d+)/;
+
   /** Starts ponder and waits for it; the service's url is the port ponder reports. */
   async function run(until: "ready" | "listening"): Promise<void> {
     const child = new Child("npm", ["start", "--silent", "--", "--schema", schema, "--port", String(port)], env);
@@ -99,7 +103,7 @@ export async function startService(options: {
         "ponder's HTTP server",
         async () => {
           if (!child.running) throw new GiveUp("ponder exited");
-          return /Created HTTP server port=(\d+)/.exec(stripVTControlCharacters(child.output))?.[1];
+          return listeningOn.exec(stripVTControlCharacters(child.output))?.[1];
         },
         300_000,
       );

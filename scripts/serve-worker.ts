@@ -17,7 +17,8 @@ export async function runWorker(settings: ServeSettings, shutdownMs: number) {
   // First: from now on the primary's gathering of the workers' figures hears from this one.
   const figures = processFigures();
   const everyWorker = workerFigures(figures.registry);
-  const { port, schema } = settings;
+  const { port, schema, reorgCheckSeconds } = settings;
+  const rpcs = settings.rpc.map(({ chain, rpc }) => ({ id: chain.id, rpc }));
   const { url, accessUrl } = settings.database;
   const chains = await publishedChains(accessUrl, settings.access.schema, schema);
   // The chains' own schemas, where the deployment indexes them apart (api/store/chain-schemas.ts).
@@ -42,7 +43,9 @@ export async function runWorker(settings: ServeSettings, shutdownMs: number) {
     execute: executeOver(database.query),
     behindAfterSeconds: settings.behindAfterSeconds,
     replication,
-    headers: settings.rpc.map(({ chain, rpc }) => ({ id: chain.id, rpc })),
+    headers: rpcs,
+    // Beside chains indexed apart, this process watches their RPCs (scripts/launcher/apart.ts).
+    watch: reorgCheckSeconds === undefined ? undefined : { chains: rpcs, reorgCheckMs: reorgCheckSeconds * 1000 },
     alone: { countAnswer: figures.countAnswer, figures: everyWorker },
   });
   const http = await startHttpServer({ listener, port, hostname: settings.host, trustProxy: access.trustProxy });

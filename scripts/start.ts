@@ -20,26 +20,18 @@
  * chain. Once an attempt has failed, the chain ids are asked first, a quick check (5 s at most)
  * that spares a search bound to fail on an RPC that is down or hangs.
  */
-import { spawn } from "node:child_process";
-import { constants } from "node:os";
-import { resolve } from "node:path";
-import { createInterface } from "node:readline";
 import { servedChain } from "../api/store/served-chains";
 import type { ChainEntry } from "../core/chains";
-import { encodePlan, type IndexedChain, PLAN_VARIABLE } from "../core/plan";
+import type { IndexedChain } from "../core/plan";
 import { launcherSettings, settingsOrExit } from "../core/settings";
-import { redactedUrl, urlRedactor } from "../core/url";
 import { PONDER_RETRYABLE_EXIT } from "../ponder/ponder-0.16.10";
+import { runApart } from "./launcher/apart";
 import { planChains } from "./launcher/discovery";
+import { nextWait, runPonder } from "./launcher/ponder";
 import { forgetReplacedChains } from "./launcher/replaced-chains";
 import { makeReplicaRoles } from "./launcher/roles";
-import { whyRpcUnusable } from "./launcher/rpc";
+import { whyChainUnreachable } from "./launcher/rpc";
 import { openWaitingRoom, type WaitingRoom } from "./launcher/waiting-room";
-
-const PONDER = resolve(import.meta.dirname, "../node_modules/.bin/ponder");
-const MAX_WAIT_S = 60;
-/** The wait after one of `seconds`: doubling from 1 s up to MAX_WAIT_S, so a short outage costs little. */
-const nextWait = (seconds: number) => Math.min(Math.max(seconds * 2, 1), MAX_WAIT_S);
 
 const settings = settingsOrExit(() => launcherSettings(process.env, process.argv.slice(2)));
 const { chains, port, publicFallback } = settings;
@@ -72,15 +64,7 @@ const served = chains.map(({ chain }) =>
 /** The chains none of whose RPC URLs answer for them, each with every URL's reason. */
 async function unreachableChains(): Promise<{ chain: ChainEntry; reasons: string[] }[]> {
   const probed = await Promise.all(
-    chains.map(async ({ chain, rpc }) => {
-      const reasons = await Promise.all(
-        rpc.map(async (url) => {
-          const why = await whyRpcUnusable(url, chain.id);
-          return why === undefined ? undefined : `${redactedUrl(url)}: ${why}`;
-        }),
-      );
-      return { chain, reasons: reasons.some((r) => r === undefined) ? [] : (reasons as string[]) };
-    }),
+    chains.map(async (c) => ({ chain: c.chain, reasons: await whyChainUnreachable(c) })),
   );
   return probed.filter((p) => p.reasons.length > 0);
 }
@@ -156,35 +140,8 @@ function indexable(plan: IndexedChain[]): IndexedChain[] {
   return process.exit(1);
 }
 
-/** Runs `ponder start` on the plan until it exits; its exit code. */
-function runPonder(plan: IndexedChain[]): Promise<number> {
-  // Ponder listens on PORT: the launcher's port (--port or PORT), where the waiting room answered.
-  const env = { PONDER_TELEMETRY_DISABLED: "true", ...process.env, PORT: `${port}`, [PLAN_VARIABLE]: encodePlan(plan) };
-  const child = spawn(PONDER, ponderArgs, {
-    env,
-    stdio: ["inherit", "pipe", "pipe"],
-    cwd: resolve(import.meta.dirname, ".."),
-  });
-  // Ponder's errors quote RPC URLs whole, and hosted RPCs carry their key in the URL: its output is
-  // passed on with them redacted, line by line.
-  const redact = urlRedactor(plan.flatMap(({ rpc }) => rpc));
-  for (const [from, to] of [
-    [child.stdout, process.stdout],
-    [child.stderr, process.stderr],
-  ] as const) {
-    createInterface({ input: from, crlfDelay: Number.POSITIVE_INFINITY }).on("line", (line) =>
-      to.write(`${redact(line)}\n`),
-    );
-  }
-  const forward = (signal: NodeJS.Signals) => child.kill(signal);
-  process.on("SIGINT", forward).on("SIGTERM", forward);
-  return new Promise((exited) =>
-    child.once("exit", (code, signal) => {
-      process.off("SIGINT", forward).off("SIGTERM", forward);
-      exited(code ?? 128 + (signal ? constants.signals[signal] : 0));
-    }),
-  );
-}
+// Every chain apart: a Ponder process per chain, and the API beside them (scripts/launcher/apart.ts).
+if (settings.apart) process.exit(await runApart(settings));
 
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.on(signal, () => {
@@ -228,7 +185,8 @@ while (!stopping) {
     );
   }
   const started = Date.now();
-  const code = await runPonder(plan);
+  // Ponder listens on the launcher's port (--port or PORT), where the waiting room answered.
+  const code = await runPonder({ plan, args: ponderArgs, port });
   if (stopping || code !== PONDER_RETRYABLE_EXIT) process.exit(code);
   restartDelay = Date.now() - started > HEALTHY_RUN_MS ? 1 : nextWait(restartDelay);
   console.error(

@@ -43,4 +43,20 @@ describe("probes", () => {
     ]);
     expect(backfilledReadiness(chains, both)).toEqual({ ready: true, text: "" });
   });
+
+  it("backfilledReadiness of chains indexed apart: ready once one is, naming the others", () => {
+    const chains = [{ id: 1 }, { id: 10 }, { id: 8453 }];
+    const one = new Map([
+      [1, { ready: false }],
+      [10, { ready: true }],
+    ]);
+    expect(backfilledReadiness(chains, one, true)).toEqual({
+      ready: true,
+      text: "chain 1 is syncing\nchain 8453 is syncing",
+    });
+    expect(backfilledReadiness(chains, new Map([[1, { ready: false }]]), true)).toEqual({
+      ready: false,
+      text: "not every chain is backfilled yet",
+    });
+  });
 });

@@ -3,14 +3,20 @@ import { Hono } from "hono";
 /** What `/ready` says: 200 when `ready`, else 503; `text` tells why, or what to watch (chains behind). */
 export type Readiness = { ready: boolean; text: string };
 
-/** Ready once every chain served is backfilled and held by the store whose chains' `states` these are. */
+/**
+ * Ready once every chain served is backfilled and held by the store whose chains' `states` these
+ * are. Chains indexed `apart` each go live on their own: ready once any is, the text naming those
+ * still syncing.
+ */
 export function backfilledReadiness(
   chains: readonly { id: number }[],
   states: ReadonlyMap<number, { ready: boolean }>,
+  apart = false,
 ): Readiness {
-  return chains.every((chain) => states.get(chain.id)?.ready === true)
-    ? { ready: true, text: "" }
-    : { ready: false, text: "not every chain is backfilled yet" };
+  const syncing = chains.filter((chain) => states.get(chain.id)?.ready !== true);
+  if (syncing.length === 0) return { ready: true, text: "" };
+  if (!apart || syncing.length === chains.length) return { ready: false, text: "not every chain is backfilled yet" };
+  return { ready: true, text: syncing.map((chain) => `chain ${chain.id} is syncing`).join("\n") };
 }
 
 /** What `readiness` says, or not ready when it fails: the operator's log says why, the answer nothing. */

@@ -49,14 +49,20 @@ async function grant(query: Query, database: string, { role, schemas, privileges
 
 /** Makes the replicas' roles named in the settings (none: does nothing), in one transaction. */
 export async function makeReplicaRoles(
-  settings: Pick<LauncherSettings, "database" | "schema" | "viewsSchema" | "access" | "replicaRoles">,
+  settings: Pick<LauncherSettings, "database" | "schema" | "viewsSchema" | "access" | "replicaRoles"> & {
+    /**
+     * What the reader reads where chains are indexed apart (scripts/launcher/apart.ts): each chain's
+     * schema and views schema; else `schema` and `viewsSchema`.
+     */
+    readSchemas?: string[];
+  },
 ): Promise<void> {
   const { reader, access } = settings.replicaRoles;
   const grants: Grant[] = [];
   if (reader)
     grants.push({
       role: reader,
-      schemas: [settings.schema, settings.viewsSchema],
+      schemas: settings.readSchemas ?? [settings.schema, settings.viewsSchema],
       privileges: "SELECT",
       readOnly: true,
     });

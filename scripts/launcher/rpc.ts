@@ -4,6 +4,8 @@
  * URL, which viem's messages carry and which may hold an API key.
  */
 import { BaseError, createPublicClient, type EIP1193RequestFn, http, RpcError, TimeoutError } from "viem";
+import type { ConfiguredChain } from "../../core/settings";
+import { redactedUrl } from "../../core/url";
 
 /** How long one RPC request of the launcher may take: a hung RPC is as unusable as a refusing one. */
 const TIMEOUT_MS = 5_000;
@@ -62,4 +64,15 @@ export async function whyRpcUnusable(url: string, chainId: number): Promise<stri
     return rpcFailure(error, "eth_chainId", TIMEOUT_MS);
   }
   return answered === chainId ? undefined : `it serves chain ${answered}, not ${chainId}`;
+}
+
+/** Why none of the chain's RPC URLs serves it, one reason per URL (redacted); none when one does. */
+export async function whyChainUnreachable({ chain, rpc }: ConfiguredChain): Promise<string[]> {
+  const reasons = await Promise.all(
+    rpc.map(async (url) => {
+      const why = await whyRpcUnusable(url, chain.id);
+      return why === undefined ? undefined : `${redactedUrl(url)}: ${why}`;
+    }),
+  );
+  return reasons.some((r) => r === undefined) ? [] : (reasons as string[]);
 }

@@ -1,6 +1,7 @@
 import { db } from "ponder:api";
 import ponderSchema, { v2Delegation } from "ponder:schema";
 import { getTableConfig } from "drizzle-orm/pg-core";
+import { Hono } from "hono";
 import { graphql } from "ponder";
 import { openAccess } from "../../api/access/open";
 import { pgAccessDb } from "../../api/database/pg";
@@ -24,61 +25,62 @@ import { answerBesidePonder, onPonderServer, ponderPglite } from "../../ponder/p
  * Ponder's query limits, for API key holders only (docs/graphql.md).
  */
 
-const {
-  plan,
-  database,
-  access: accessSettings,
-  behindAfterSeconds,
-  reorgCheckSeconds,
-  inMemory,
-} = ponderSettings(process.env);
-// Ponder sets every table's schema to the one this instance was started with (--schema).
-const schema = getTableConfig(v2Delegation).schema ?? "public";
-const schemas = ChainSchemas.one(schema);
-const chains = plan.map(({ chain, v1, v2 }) => servedChain(chain, { v1, v2 }));
-// Keys and keyless windows live in the service's own tables: Ponder's db handle here is read-only.
-const access = await openAccess(accessSettings, database);
-const execute: Execute = (query) => db.execute(query);
+const settings = ponderSettings(process.env);
 
-// The current state is answered from an in-memory copy, as replicas answer it: a check is then a
-// few map lookups, not a statement (on PGlite, one queued behind the indexer's on its one
-// instance). On PGlite its syncs are PGlite transactions, which run alone on the instance; on
-// Postgres snapshots over a pool of its own, as a replica's (Ponder's handle cannot set one).
-// INDEXER_IN_MEMORY=false on Postgres: one statement per answer (api/store/store.ts).
-const pglite = ponderPglite(db);
-const store = pglite
-  ? createReplicaStore(pgliteDb(pglite).transaction, schemas)
-  : database.url !== undefined && inMemory
-    ? createReplicaStore(readOnlySnapshot(pgAccessDb(database.url, REPLICA_CONNECTION)), schemas)
-    : createSqlStore(execute, schema);
+/** The service over Ponder's db, mounted on Ponder's server; its app. */
+async function serveBesidePonder(): Promise<Hono> {
+  const { plan, database, access: accessSettings, behindAfterSeconds, reorgCheckSeconds, inMemory } = settings;
+  // Ponder sets every table's schema to the one this instance was started with (--schema).
+  const schema = getTableConfig(v2Delegation).schema ?? "public";
+  const schemas = ChainSchemas.one(schema);
+  const chains = plan.map(({ chain, v1, v2 }) => servedChain(chain, { v1, v2 }));
+  // Keys and keyless windows live in the service's own tables: Ponder's db handle here is read-only.
+  const access = await openAccess(accessSettings, database);
+  const execute: Execute = (query) => db.execute(query);
 
-const rpcs = plan.map(({ chain, rpc }) => ({ id: chain.id, rpc }));
-const { app, listener, readiness } = await assembleService({
-  schemas,
-  chains,
-  access,
-  store,
-  execute,
-  behindAfterSeconds,
-  watch: { chains: rpcs, reorgCheckMs: reorgCheckSeconds * 1000 },
-  headers: rpcs,
-  graphql: graphql({ db, schema: ponderSchema }),
-});
-// After the alarms' tables (assembleService): a replica waits for the chains to be published, then opens them.
-await publishServedChains(access.db, access.schema, schema, chains);
+  // The current state is answered from an in-memory copy, as replicas answer it: a check is then a
+  // few map lookups, not a statement (on PGlite, one queued behind the indexer's on its one
+  // instance). On PGlite its syncs are PGlite transactions, which run alone on the instance; on
+  // Postgres snapshots over a pool of its own, as a replica's (Ponder's handle cannot set one).
+  // INDEXER_IN_MEMORY=false on Postgres: one statement per answer (api/store/store.ts).
+  const pglite = ponderPglite(db);
+  const store = pglite
+    ? createReplicaStore(pgliteDb(pglite).transaction, schemas)
+    : database.url !== undefined && inMemory
+      ? createReplicaStore(readOnlySnapshot(pgAccessDb(database.url, REPLICA_CONNECTION)), schemas)
+      : createSqlStore(execute, schema);
 
-// Ponder's server answers what Node's parser refuses as replicas do, and hands the API's paths to
-// the app directly. answerBesidePonder first: it takes over the one request listener Ponder gave
-// the server, before answerClientErrors adds its own. /ready waits for the store to hold every
-// chain too: the copy sees Ponder's readiness up to a sync after Ponder's /ready does.
-onPonderServer((server) => {
-  answerBesidePonder(server, listener, async () => {
-    const { ready, text } = await readinessOrLogged(readiness);
-    return ready ? undefined : text;
+  const rpcs = plan.map(({ chain, rpc }) => ({ id: chain.id, rpc }));
+  const { app, listener, readiness } = await assembleService({
+    schemas,
+    chains,
+    access,
+    store,
+    execute,
+    behindAfterSeconds,
+    watch: { chains: rpcs, reorgCheckMs: reorgCheckSeconds * 1000 },
+    headers: rpcs,
+    graphql: graphql({ db, schema: ponderSchema }),
   });
-  answerClientErrors(server);
-  guardServer(server, { trustProxy: accessSettings.trustedProxy });
-});
-export default app;
+  // After the alarms' tables (assembleService): a replica waits for the chains to be published, then opens them.
+  await publishServedChains(access.db, access.schema, schema, chains);
 
-logBackfillProgress(plan.map((p) => p.chain.name));
+  // Ponder's server answers what Node's parser refuses as replicas do, and hands the API's paths to
+  // the app directly. answerBesidePonder first: it takes over the one request listener Ponder gave
+  // the server, before answerClientErrors adds its own. /ready waits for the store to hold every
+  // chain too: the copy sees Ponder's readiness up to a sync after Ponder's /ready does.
+  onPonderServer((server) => {
+    answerBesidePonder(server, listener, async () => {
+      const { ready, text } = await readinessOrLogged(readiness);
+      return ready ? undefined : text;
+    });
+    answerClientErrors(server);
+    guardServer(server, { trustProxy: accessSettings.trustedProxy });
+  });
+  return app;
+}
+
+// Where every chain is indexed apart (scripts/launcher/apart.ts), the API runs beside the indexers.
+export default settings.indexOnly ? new Hono() : await serveBesidePonder();
+
+logBackfillProgress(settings.plan.map((p) => p.chain.name));

@@ -33,8 +33,11 @@ export type RpcProxy = {
   close(): Promise<void>;
 };
 
-/** A JSON-RPC proxy in front of `target` (node:http) that records every method and its params. */
-export async function startRpcProxy(target: string, intercept?: Intercept): Promise<RpcProxy> {
+/**
+ * A JSON-RPC proxy in front of `target` (node:http) that records every method and its params, on
+ * `port` (default: a free one).
+ */
+export async function startRpcProxy(target: string, intercept?: Intercept, port?: number): Promise<RpcProxy> {
   let calls: RecordedCall[] = [];
   const server: Server = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
@@ -89,10 +92,10 @@ export async function startRpcProxy(target: string, intercept?: Intercept): Prom
       res.destroy();
     }
   });
-  const port = await freePort();
-  await new Promise<void>((ok) => server.listen(port, "127.0.0.1", ok));
+  const listening = port ?? (await freePort());
+  await new Promise<void>((ok) => server.listen(listening, "127.0.0.1", ok));
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `http://127.0.0.1:${listening}`,
     get calls() {
       return calls;
     },

@@ -1,0 +1,212 @@
+/**
+ * Every chain apart (INDEX_CHAINS_APART=true, Postgres: scripts/launcher/apart.ts): twelve chains
+ * of the table, each an anvil with the real registries and a block every 2 s, in one deployment.
+ * One chain's RPC refuses connections at start (nothing listens on its port); once the others are
+ * live, another's RPC drops every connection for three minutes. Throughout, each healthy chain
+ * takes a new delegation every round, and each is answered within BOUND_MS of its block; both
+ * failing chains catch up by themselves once their RPCs return; then every chain's answer for
+ * every delegation written equals its contract's at the block the answer names.
+ *
+ * Reproduce a failure with the seed it prints: SEED=<n> DATABASE_URL=… npx vitest run test/chains-apart.test.ts
+ */
+import { type Address, getAddress, type Hex, zeroHash } from "viem";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Anvil, startAnvil } from "../devkit/anvil";
+import { ask } from "../devkit/ask";
+import { abis, addresses, installRegistries } from "../devkit/oracle";
+import { freePort, waitFor } from "../devkit/processes";
+import { chooseSeed, Rng } from "../devkit/random";
+import { callView, chainClient, rpc } from "../devkit/rpc";
+import { sendWrite } from "../devkit/send";
+import { plainOutput, type Service, startService } from "../devkit/service";
+import { type Fault, type RpcProxy, startRpcProxy } from "./helpers/rpc-proxy";
+
+const SEED = chooseSeed();
+console.log(`[chains-apart] SEED=${SEED} (rerun with SEED=${SEED} npx vitest run test/chains-apart.test.ts)`);
+const tag = (text: string) => `[SEED=${SEED}] ${text}`;
+
+/** Chains of the table (core/chains.ts), anvils posing as them. */
+const IDS = [31337, 11155111, 10, 56, 100, 137, 8453, 42161, 59144, 534352, 2021, 69000];
+/** Refused at start: nothing listens on its RPC's port until the others are live. */
+const REFUSED = 69000;
+/** Cut once every other chain is live: its RPC drops every connection for CUT_MS. */
+const CUT = 2021;
+const CUT_MS = 180_000;
+/** A healthy chain's new delegation is answered within this long of its block's timestamp. */
+const BOUND_MS = 5_000;
+const V2 = getAddress(addresses.v2.address);
+
+/** A chain: its anvil (`url`), the RPC URL the service is given, and the delegations written. */
+type Chain = {
+  id: number;
+  anvil: Anvil;
+  url: string;
+  rpcUrl: string;
+  accounts: Address[];
+  written: [number, number][];
+};
+type Status = { chainId: number; status: string; lagSeconds: number | null };
+
+const refusal = process.env.DATABASE_URL ? undefined : "chains are indexed apart on Postgres (set DATABASE_URL)";
+
+describe.runIf(!refusal)("every chain apart: one chain's RPC trouble is its own", () => {
+  const rng = new Rng(SEED);
+  const chains = new Map<number, Chain>();
+  let service: Service;
+  let proxy: RpcProxy;
+  /** The refused chain's RPC, once opened. */
+  let opened: RpcProxy | undefined;
+  let fault: Fault | undefined;
+  const refusedPort = { port: 0 };
+
+  beforeAll(async () => {
+    refusedPort.port = await freePort();
+    for (const id of IDS) {
+      const anvil = await startAnvil({ chainId: id, blockTime: 2 });
+      await installRegistries(anvil.url);
+      const accounts = await chainClient(anvil.url).getAddresses();
+      // The refused chain's RPC is a port nothing listens on yet (opened later, in front of its anvil).
+      const url = id === REFUSED ? `http://127.0.0.1:${refusedPort.port}` : anvil.url;
+      chains.set(id, { id, anvil, url: anvil.url, rpcUrl: url, accounts, written: [] });
+    }
+    proxy = await startRpcProxy(chains.get(CUT)!.url, () => fault);
+    const rpcUrls = Object.fromEntries(IDS.map((id) => [id, id === CUT ? proxy.url : chains.get(id)!.rpcUrl]));
+    service = await startService({ rpc: rpcUrls, env: { INDEX_CHAINS_APART: "true" } });
+  }, 600_000);
+
+  afterAll(async () => {
+    await service?.stop();
+    await proxy?.close();
+    await opened?.close();
+    await Promise.all([...chains.values()].map((c) => c.anvil.stop()));
+  });
+
+  /** What the service said lately, for a failure's message: its chains, and its output but indexed blocks. */
+  let lastStatuses: Status[] = [];
+  const seen = () =>
+    `${JSON.stringify(lastStatuses)}\n${plainOutput(service)
+      .split("\n")
+      .filter((line) => !line.includes("Indexed block"))
+      .slice(-60)
+      .join("\n")}`;
+  const statuses = async (): Promise<Status[]> =>
+    (lastStatuses = JSON.parse(
+      (await ask(service.url, "/registry/chains", { headers: service.headers })).text,
+    ) as Status[]);
+
+  /** A new delegation on the chain (a pair not written before), and when its block was made. */
+  async function write(chain: Chain): Promise<{ pair: [number, number]; block: bigint; madeAt: number }> {
+    let pair: [number, number];
+    do pair = [rng.int(10), rng.int(10)];
+    while (pair[0] === pair[1] || chain.written.some(([a, b]) => a === pair[0] && b === pair[1]));
+    chain.written.push(pair);
+    const [from, to] = [chain.accounts[pair[0]]!, chain.accounts[pair[1]]!];
+    const block = await sendWrite(chain.url, abis.v2, from, V2, "delegateAll", [to, zeroHash, true]);
+    const header = (await rpc(chain.url, "eth_getBlockByNumber", [`0x${block.toString(16)}`, false])) as {
+      timestamp: Hex;
+    };
+    return { pair, block, madeAt: Number(BigInt(header.timestamp)) * 1000 };
+  }
+
+  /** The service's check of the pair, and the contract's at the block it names. */
+  async function compare(chain: Chain, [i, j]: [number, number]) {
+    const [from, to] = [chain.accounts[i]!, chain.accounts[j]!];
+    const path = `/registry/v2/check/all?chainId=${chain.id}&from=${from}&to=${to}`;
+    const a = await ask(service.url, path, { headers: service.headers, reask: false });
+    const expected =
+      a.block === undefined
+        ? undefined
+        : String(await callView(chain.url, abis.v2, V2, "checkDelegateForAll", [to, from, zeroHash], a.block));
+    return { ...a, expected };
+  }
+
+  /**
+   * Writes on `healthy` chains at once; how long after its block each was answered (ms), by chain.
+   * Each is waited for up to `withinMs`.
+   */
+  async function round(healthy: Chain[], withinMs = 60_000): Promise<Map<number, number>> {
+    const took = await Promise.all(
+      healthy.map(async (chain) => {
+        const { pair, block, madeAt } = await write(chain);
+        const answered = await waitFor(
+          tag(`chain ${chain.id}: the delegation of block ${block} to be answered`),
+          async () => {
+            const a = await compare(chain, pair);
+            return a.status === 200 && a.block !== undefined && a.block >= block ? a : undefined;
+          },
+          withinMs,
+          seen,
+        );
+        expect(answered.text, tag(`chain ${chain.id} at block ${answered.block}`)).toBe(answered.expected);
+        return [chain.id, Date.now() - madeAt] as const;
+      }),
+    );
+    return new Map(took);
+  }
+
+  it("answers every healthy chain within the bound while one is refused at start and another cut", async () => {
+    const live = (id: number) => chains.get(id)!;
+    const healthy = () => [...chains.values()].filter((c) => c.id !== REFUSED && c.id !== CUT);
+    const latencies: number[] = [];
+    /** Delegations answered later than the bound: the phase, the chain, how long after its block. */
+    const slow: string[] = [];
+    const record = (took: Map<number, number>, phase: string) => {
+      for (const [id, ms] of took) {
+        latencies.push(ms);
+        if (ms > BOUND_MS) slow.push(`${phase}: chain ${id}'s delegation answered ${ms} ms after its block`);
+      }
+    };
+    // Refused at start: every other chain live and answering, the refused one syncing.
+    const before = await statuses();
+    expect(before.find((s) => s.chainId === REFUSED)?.status, JSON.stringify(before)).toBe("syncing");
+    // Live, and caught up with the blocks mined while the indexers started: the timing starts there.
+    const caughtUp = (s: Status) => s.status === "live" && s.lagSeconds !== null && s.lagSeconds <= 5;
+    await waitFor(
+      "every chain but the refused one to be live and caught up",
+      async () => ((await statuses()).filter(caughtUp).length === IDS.length - 1 ? true : undefined),
+      180_000,
+      seen,
+    );
+    for (let r = 0; r < 3; r++) record(await round([...healthy(), live(CUT)]), "while one chain is refused");
+
+    // Its RPC comes up: it catches up by itself and answers.
+    const refused = live(REFUSED);
+    opened = await startRpcProxy(refused.url, undefined, refusedPort.port);
+    // Its indexer starts within RPC_WAIT_MAX_S of its RPC's return (scripts/launcher/apart.ts).
+    await round([refused], 120_000);
+
+    // Another chain's RPC is cut for three minutes: the others answer within the bound throughout.
+    fault = { drop: true };
+    const cutUntil = Date.now() + CUT_MS;
+    // A delegation on it meanwhile (its anvil takes it; only the indexer's RPC is cut).
+    await write(live(CUT));
+    while (Date.now() < cutUntil) record(await round([...healthy(), refused]), "while one chain is cut");
+    fault = undefined;
+    // No other chain's indexer stopped meanwhile.
+    expect(plainOutput(service)).not.toMatch(new RegExp(`chain (?!${CUT} )\\d+ \\([^)]*\\): its indexer stopped`));
+    await waitFor(
+      "the cut chain to catch up",
+      async () => ((await statuses()).find((s) => s.chainId === CUT)?.status === "live" ? true : undefined),
+      180_000,
+      seen,
+    );
+    record(await round([...chains.values()]), "after both returned");
+
+    // Every chain's answers equal its contracts'.
+    for (const chain of chains.values()) {
+      for (const pair of chain.written) {
+        const a = await compare(chain, pair);
+        expect(a.status, tag(`chain ${chain.id} ${pair}: ${a.text}`)).toBe(200);
+        expect(a.text, tag(`chain ${chain.id} ${pair} at block ${a.block}`)).toBe(a.expected);
+        expect(a.text).toBe("true");
+      }
+    }
+    latencies.sort((x, y) => x - y);
+    console.log(
+      `[chains-apart] ${latencies.length} delegations answered after their blocks: median ` +
+        `${latencies[latencies.length >> 1]} ms, p95 ${latencies[Math.floor(latencies.length * 0.95)]} ms, ` +
+        `max ${latencies.at(-1)} ms`,
+    );
+    expect(slow, tag(`answered later than ${BOUND_MS} ms after their blocks`)).toEqual([]);
+  }, 900_000);
+});
