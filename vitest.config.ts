@@ -24,10 +24,16 @@ class SkippedLastTimeFirst extends BaseSequencer {
 }
 
 /**
- * Two projects: `unit` (pure rules and the HTTP layer, beside their modules, and test/app/, the app
- * in process over the tests' own stores: seconds, no chain) and `integration` (the rest of test/:
- * each file starts anvil chains and the service). `npm run test:unit` runs the
- * first alone; `npm test` runs both.
+ * Integration files that time answers against a bound (a dozen chains' indexers on two cores):
+ * they run alone, after the others.
+ */
+const ALONE = ["test/chains-apart.test.ts"];
+
+/**
+ * Three projects: `unit` (pure rules and the HTTP layer, beside their modules, and test/app/, the app
+ * in process over the tests' own stores: seconds, no chain), `integration` (the rest of test/:
+ * each file starts anvil chains and the service) and `alone` (ALONE, one file at a time, last).
+ * `npm run test:unit` runs the first alone; `npm test` runs all three.
  */
 export default defineConfig({
   test: {
@@ -62,11 +68,25 @@ export default defineConfig({
           sequence: { groupOrder: 1 },
           // test/ itself: its subfolders hold the unit project's app tests and the helpers.
           include: ["test/*.test.ts"],
+          exclude: ALONE,
           // Chains and services start here: minutes, not seconds.
           testTimeout: 600_000,
           hookTimeout: 600_000,
           // Each file starts its own chain and service; two at once fit this 2-core machine.
           maxWorkers: 2,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: "alone",
+          // After every other file, one at a time: what these time is the service's, not a
+          // neighbour's share of the cores.
+          sequence: { groupOrder: 2 },
+          include: ALONE,
+          testTimeout: 900_000,
+          hookTimeout: 600_000,
+          maxWorkers: 1,
         },
       },
     ],
