@@ -15,19 +15,17 @@
  */
 import { spawn } from "node:child_process";
 import { createServer } from "node:net";
-import { resolve } from "node:path";
 import { pgAccessDb } from "../../api/database/pg";
 import { publishServedChains, type ServedChain, servedChain } from "../../api/store/served-chains";
 import { chainSchema, INDEX_ONLY_VARIABLE, type IndexedChain, WATCH_VARIABLE } from "../../core/plan";
 import type { ConfiguredChain, LauncherSettings } from "../../core/settings";
 import { PONDER_RETRYABLE_EXIT } from "../../ponder/ponder-0.16.10";
 import { planChains } from "./discovery";
-import { nextWait, runPonder } from "./ponder";
+import { nextWait, ROOT, runPonder } from "./ponder";
 import { forgetReplacedChains } from "./replaced-chains";
 import { makeReplicaRoles } from "./roles";
 import { whyChainUnreachable } from "./rpc";
 
-const ROOT = resolve(import.meta.dirname, "../..");
 /** The longest wait between two looks at an RPC that does not answer: it is back within this long of returning. */
 const RPC_WAIT_MAX_S = 10;
 /** A run this long was healthy: a failure after it starts the restart backoff afresh. */

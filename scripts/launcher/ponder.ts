@@ -6,7 +6,8 @@ import { createInterface } from "node:readline";
 import { encodePlan, type IndexedChain, PLAN_VARIABLE } from "../../core/plan";
 import { urlRedactor } from "../../core/url";
 
-const ROOT = resolve(import.meta.dirname, "../..");
+/** The repository: where the launcher runs its commands. */
+export const ROOT = resolve(import.meta.dirname, "../..");
 const PONDER = resolve(ROOT, "node_modules/.bin/ponder");
 
 /** The wait after one of `seconds`: doubling from 1 s up to `most` (a minute), so a short outage costs little. */
