@@ -24,10 +24,12 @@ class SkippedLastTimeFirst extends BaseSequencer {
 }
 
 /**
- * Integration files that time answers against a bound (a dozen chains' indexers on two cores):
- * they run alone, after the others.
+ * Integration files whose figures are the service's only with the machine to themselves: answers
+ * timed against a bound (a dozen chains' indexers on two cores), and the soak (its rate is a share
+ * of the maximum it measures; beside another file that maximum fell tenfold, and so few requests
+ * left a worker's full collections too far apart for its memory windows). They run alone, last.
  */
-const ALONE = ["test/chains-apart.test.ts"];
+const ALONE = ["test/chains-apart.test.ts", "test/soak.test.ts"];
 
 /**
  * Three projects: `unit` (pure rules and the HTTP layer, beside their modules, and test/app/, the app
