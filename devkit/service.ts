@@ -44,8 +44,11 @@ export type Service = {
   stop(): Promise<void>;
   /** kill -9 of ponder and everything it started; its data stays. */
   kill(): Promise<void>;
-  /** The same command again, on the same schema and data; resolves when it is ready (or only listening). */
-  restart(until?: "ready" | "listening"): Promise<void>;
+  /**
+   * The same command again, on the same schema and data; resolves when it is ready (or only
+   * listening). Given `rpc`, with those chains instead (a chain added or removed).
+   */
+  restart(until?: "ready" | "listening", rpc?: Record<number, string>): Promise<void>;
 };
 
 /**
@@ -73,13 +76,15 @@ export async function startService(options: {
     ADMIN_TOKEN: adminToken(),
     ACCESS_SCHEMA: `access_${schema}`,
     DATABASE_VIEWS_SCHEMA: `views_${schema}`,
-    ...Object.fromEntries(Object.entries(options.rpc).map(([id, url]) => [`PONDER_RPC_URL_${id}`, url])),
     ...options.env,
   };
-  // Only the chains given here are indexed, whatever the caller's environment says.
-  for (const name of Object.keys(process.env)) {
-    if (name.startsWith("PONDER_RPC_URL_") && !(name in env)) env[name] = "";
-  }
+  /** Only the chains given are indexed, whatever the caller's environment (or an earlier run) says. */
+  const indexOnly = (rpc: Record<number, string>) => {
+    for (const name of [...Object.keys(process.env), ...Object.keys(env)])
+      if (name.startsWith("PONDER_RPC_URL_")) env[name] = "";
+    for (const [id, url] of Object.entries(rpc)) env[`PONDER_RPC_URL_${id}`] = url;
+  };
+  indexOnly(options.rpc);
   const token = env.ADMIN_TOKEN || undefined;
   // On PGlite, the indexer's directory and the keys' beside it (api/access/open.ts), made as PGlite
   // makes them, unless the caller brings its own.
@@ -139,7 +144,10 @@ export async function startService(options: {
       rmSync(dir, { recursive: true, force: true });
     },
     kill: () => service.child.stop("SIGKILL"),
-    restart: (until = "ready") => run(until),
+    restart: (until = "ready", rpc) => {
+      if (rpc) indexOnly(rpc);
+      return run(until);
+    },
   };
   try {
     await run(options.until ?? "ready");
