@@ -73,7 +73,11 @@ class Indexer {
     stamps: [],
   };
 
-  constructor(private readonly int: (n: number) => number) {}
+  constructor(
+    private readonly int: (n: number) => number,
+    /** Which indexing of the chain this is (a chain indexed afresh has another). */
+    readonly name = "first",
+  ) {}
 
   get head() {
     return this.states.length - 1;
@@ -266,6 +270,61 @@ function expectTruth(indexer: Indexer, copy: ChainFeed, label: string, int: (n: 
   }
 }
 
+/** What the two-schema database does besides answering from its indexers' commits. */
+type TwoSchemas = {
+  /** Whether chain 2's Ponder is ready. */
+  backfilled: () => boolean;
+  /** Whether chain 2's indexer holds its tables (a revert): its schema's lock is not available. */
+  locked?: () => boolean;
+  /** Whether chain 2's schema is dropped (to be indexed afresh): its tables are not there. */
+  dropped?: () => boolean;
+  onLock?: (chainId: number) => void;
+};
+
+/**
+ * A feed over chain 1 in schema chain_1 and chain 2 in chain_2, each indexed by its own process
+ * (`indexers`, read at each sync: one may be replaced).
+ */
+function twoSchemaFeed(indexers: Map<number, Indexer>, schemas: ChainSchemas, o: TwoSchemas): ReplicaFeed {
+  let last = "chain_1";
+  return new ReplicaFeed(async (work) => {
+    const [one, two] = [indexers.get(1)!.current, indexers.get(2)!.current];
+    const queries = new Map([
+      ["chain_1", queryOf(one, () => false, 1)],
+      ["chain_2", queryOf(two, () => false, 2, o.backfilled())],
+    ]);
+    const dropped = o.dropped?.() ?? false;
+    return work(async (sql, params) => {
+      if (sql.includes("pg_current_snapshot()"))
+        return { rows: [{ snapshot: `${one.snapshot}-${two.snapshot}-${dropped}-${indexers.get(2)!.name}` }] };
+      if (/^(SAVEPOINT|RELEASE|ROLLBACK)/.test(sql)) return { rows: [] };
+      if (sql.includes("to_regclass"))
+        return {
+          rows: (params![0] as string[]).filter((n) => !dropped || n !== "chain_2").map((schema) => ({ schema })),
+        };
+      if (dropped && sql.includes('"chain_2".'))
+        throw Object.assign(new Error('relation "chain_2.v2_delegation" does not exist'), { code: "42P01" });
+      // Every schema's positions at once: each part from its own, numbered as the parts are.
+      if (sql.includes(" UNION ALL ") && sql.includes("AS final")) {
+        const parts = sql.split(" UNION ALL ");
+        const rows = await Promise.all(
+          parts.map(async (part, i) => {
+            const name = [...queries.keys()].find((n) => part.includes(`"${n}".`))!;
+            return (await queries.get(name)!(part, params)).rows.map((row) => ({ ...row, schema: i }));
+          }),
+        );
+        return { rows: rows.flat() };
+      }
+      if (sql.startsWith("LOCK TABLE")) o.onLock?.(sql.includes('"chain_1".') ? 1 : 2);
+      if (o.locked?.() && sql.startsWith("LOCK TABLE") && sql.includes('"chain_2".'))
+        throw Object.assign(new Error("could not obtain lock"), { code: "55P03" });
+      // A statement naming no table (FETCH, CLOSE) is of the schema last named.
+      last = [...queries.keys()].find((name) => sql.includes(`"${name}".`)) ?? last;
+      return queries.get(last)!(sql, params);
+    });
+  }, schemas);
+}
+
 describe(`ReplicaFeed over Ponder's commits, synced at random and failing at random (SEED=${SEED})`, () => {
   it("after every sync that succeeds, the copy is the database's state at the block it reports", async () => {
     const next = xorshift32(SEED);
@@ -352,41 +411,14 @@ describe(`ReplicaFeed over Ponder's commits, synced at random and failing at ran
     );
     let backfilled = false;
     let locked = false;
-    let last = "chain_1";
-    const feed = new ReplicaFeed(async (work) => {
-      const [one, two] = [indexers.get(1)!.current, indexers.get(2)!.current];
-      const queries = new Map([
-        ["chain_1", queryOf(one, () => false, 1)],
-        ["chain_2", queryOf(two, () => false, 2, backfilled)],
-      ]);
-      return work(async (sql, params) => {
-        if (sql.includes("pg_current_snapshot()")) return { rows: [{ snapshot: `${one.snapshot}-${two.snapshot}` }] };
-        if (/^(SAVEPOINT|RELEASE|ROLLBACK)/.test(sql)) return { rows: [] };
-        // Both indexers have made their tables.
-        if (sql.includes("to_regclass")) return { rows: (params![0] as string[]).map((schema) => ({ schema })) };
-        // Every schema's positions at once: each part from its own, numbered as the parts are.
-        if (sql.includes(" UNION ALL ") && sql.includes("AS final")) {
-          const parts = sql.split(" UNION ALL ");
-          const rows = await Promise.all(
-            parts.map(async (part, i) => {
-              const name = [...queries.keys()].find((n) => part.includes(`"${n}".`))!;
-              return (await queries.get(name)!(part, params)).rows.map((row) => ({ ...row, schema: i }));
-            }),
-          );
-          return { rows: rows.flat() };
-        }
-        if (sql.startsWith("LOCK TABLE")) lockedNow.push(sql.includes('"chain_1".') ? 1 : 2);
-        // The other indexer holds its tables (a revert): its schema's lock is not available.
-        if (locked && sql.startsWith("LOCK TABLE") && sql.includes('"chain_2".'))
-          throw Object.assign(new Error("could not obtain lock"), { code: "55P03" });
-        // A statement naming no table (FETCH, CLOSE) is of the schema last named.
-        last = [...queries.keys()].find((name) => sql.includes(`"${name}".`)) ?? last;
-        return queries.get(last)!(sql, params);
-      });
-    }, schemas);
-    let skipped = 0;
     /** The schemas whose tables this sync took (by chain), and chain 1's commit at the last sync. */
     let lockedNow: number[] = [];
+    const feed = twoSchemaFeed(indexers, schemas, {
+      backfilled: () => backfilled,
+      locked: () => locked,
+      onLock: (chainId) => lockedNow.push(chainId),
+    });
+    let skipped = 0;
     let oneSyncedAt = -1;
     let untouched = 0;
     for (let step = 0; step < 600; step++) {
@@ -424,5 +456,44 @@ describe(`ReplicaFeed over Ponder's commits, synced at random and failing at ran
     }
     expect(skipped, `[SEED=${SEED}] syncs with chain 2's tables held`).toBeGreaterThan(50);
     expect(untouched, `[SEED=${SEED}] syncs with nothing new on chain 1`).toBeGreaterThan(100);
+  });
+  it("forgets a chain whose schema was dropped, and copies it afresh from its new tables", async () => {
+    const next = xorshift32(SEED ^ 0x5bd1e995);
+    const int = (n: number) => next() % n;
+    const indexers = new Map([
+      [1, new Indexer(int)],
+      [2, new Indexer(int)],
+    ]);
+    const schemas = new ChainSchemas(
+      new Map([
+        [1, "chain_1"],
+        [2, "chain_2"],
+      ]),
+      "none",
+    );
+    let dropped = false;
+    const feed = twoSchemaFeed(indexers, schemas, { backfilled: () => true, dropped: () => dropped });
+    const label = `[SEED=${SEED}]`;
+    for (let step = 0; step < 60; step++) {
+      indexers.get(1 + int(2))!.block();
+      await feed.sync();
+    }
+    expectTruth(indexers.get(2)!, feed.chains.get(2)!, `${label} chain 2 as first indexed`, int);
+    // Dropped, to be indexed afresh: while its tables are gone the copy holds nothing of it.
+    dropped = true;
+    for (let step = 0; step < 3; step++) {
+      indexers.get(1)!.block();
+      await feed.sync();
+    }
+    expect(feed.chains.has(2), `${label} chain 2 while its schema is dropped`).toBe(false);
+    expectTruth(indexers.get(1)!, feed.chains.get(1)!, `${label} chain 1 meanwhile`, int);
+    // Indexed afresh, another history, and ready by the copy's next look: copied from its new tables.
+    const afresh = new Indexer(int, "afresh");
+    for (let step = 0; step < 20; step++) afresh.block();
+    indexers.set(2, afresh);
+    dropped = false;
+    await feed.sync();
+    expect(feed.chains.get(2)?.seen.checkpoint, `${label} chain 2's checkpoint afresh`).toBe(afresh.current.checkpoint);
+    expectTruth(afresh, feed.chains.get(2)!, `${label} chain 2 indexed afresh`, int);
   });
 });

@@ -207,6 +207,9 @@ export class ReplicaFeed {
         [missing, READ_TABLES],
       );
       for (const row of rows) this.present.add(String(row.schema));
+      // A schema without its tables holds no chain: what was copied of one dropped (to be indexed
+      // afresh) must not be advanced from the new tables' rows.
+      for (const schema of missing) if (!this.present.has(schema)) this.forgetSchema(schema);
     }
     const present = all.filter((schema) => this.present.has(schema));
     if (present.length === 0) return true;
@@ -290,10 +293,13 @@ export class ReplicaFeed {
       else await this.advance(query, chainId, feed, at);
     }
     if (ready) this.ready.add(schema);
-    else {
-      this.ready.delete(schema);
-      for (const chainId of this.chains.keys()) if (this.schemas.of(chainId) === schema) this.chains.delete(chainId);
-    }
+    else this.forgetSchema(schema);
+  }
+
+  /** Holds none of the chains of `schema`: its Ponder is not ready, or its tables are gone. */
+  private forgetSchema(schema: string): void {
+    this.ready.delete(schema);
+    for (const chainId of this.chains.keys()) if (this.schemas.of(chainId) === schema) this.chains.delete(chainId);
   }
 
   private async load(query: Query, chainId: number, at: Position): Promise<ChainFeed> {
