@@ -37,7 +37,7 @@ export type ServiceParts = {
    * In the indexer's process: its chains' RPCs, checked every `reorgCheckMs` for a reorganization
    * deeper than the finality depth, and for a head that replaced the block indexed (api/watch/).
    */
-  watch?: { chains: readonly WatchedChain[]; reorgCheckMs: number };
+  watch?: { chains: readonly WatchedChain[]; reorgCheckMs: number; remedy?: string };
   /**
    * The chains' RPCs this process may read block headers from, to find a `timestamp`'s block where
    * the samples it holds do not tell it (api/routes/moment.ts); a chain left out refuses such a moment.
@@ -76,10 +76,10 @@ export async function assembleService(parts: ServiceParts): Promise<Service> {
   // The alarms' tables first: a replica opens them once the indexer has published its chains.
   const alarms = await openChainAlarms(access.db, access.schema, schemas);
   if (parts.watch) {
-    const { reorgCheckMs } = parts.watch;
+    const { reorgCheckMs, remedy } = parts.watch;
     for (const schema of schemas.all) {
       const watched = parts.watch.chains.filter(({ id }) => schemas.of(id) === schema);
-      watchDeepReorgs({ chains: watched, execute, schema, alarms, everyMs: reorgCheckMs });
+      watchDeepReorgs({ chains: watched, execute, schema, alarms, everyMs: reorgCheckMs, remedy });
       watchReplacedHeads({ chains: watched, execute, schema, alarms });
     }
   }

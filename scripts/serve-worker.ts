@@ -8,6 +8,7 @@ import { assembleService } from "../api/service";
 import { ChainSchemas } from "../api/store/chain-schemas";
 import { publishedChains } from "../api/store/served-chains";
 import { executeOver } from "../api/store/store";
+import { REINDEX_REMEDY } from "../api/watch/deep-reorg";
 import { watchReplication } from "../api/watch/replication";
 import type { ServeSettings } from "../core/settings";
 import { workerFigures } from "./cluster-figures";
@@ -45,7 +46,11 @@ export async function runWorker(settings: ServeSettings, shutdownMs: number) {
     replication,
     headers: rpcs,
     // Beside chains indexed apart, this process watches their RPCs (scripts/launcher/apart.ts).
-    watch: reorgCheckSeconds === undefined ? undefined : { chains: rpcs, reorgCheckMs: reorgCheckSeconds * 1000 },
+    // The launcher re-indexes a chain whose alarm is raised (scripts/launcher/reindex.ts).
+    watch:
+      reorgCheckSeconds === undefined
+        ? undefined
+        : { chains: rpcs, reorgCheckMs: reorgCheckSeconds * 1000, remedy: REINDEX_REMEDY.launcher },
     alone: { countAnswer: figures.countAnswer, figures: everyWorker },
   });
   const http = await startHttpServer({ listener, port, hostname: settings.host, trustProxy: access.trustProxy });

@@ -86,4 +86,25 @@ describe("openChainAlarms", () => {
     ]);
     alarms.close();
   });
+
+  it("lets go of an alarm raised here once a read begun after its insert no longer holds it (cleared)", async () => {
+    let rows: Record<string, unknown>[] = [];
+    const query: Query = async (text, params = []) => {
+      if (text.startsWith("INSERT")) rows = [{ indexer_schema: "indexer", chain_id: params[1], detail: params[2] }];
+      return { rows: text.startsWith("SELECT indexer_schema") ? rows : [] };
+    };
+    const db: AccessDb = { query, transaction: (work) => work(query), close: async () => {} };
+    const alarms = await openChainAlarms(db, "access", ChainSchemas.one("indexer"), 5);
+    await alarms.raise(10, "chain 10: block 5 was replaced");
+    await new Promise((ok) => setTimeout(ok, 20));
+    expect(alarms.current().get(10)).toBe("chain 10: block 5 was replaced");
+    // Noted on by the launcher re-indexing it: every process says so.
+    rows = [{ indexer_schema: "indexer", chain_id: 10, detail: "chain 10: block 5 was replaced. Re-indexing." }];
+    await new Promise((ok) => setTimeout(ok, 20));
+    expect(alarms.current().get(10)).toBe("chain 10: block 5 was replaced. Re-indexing.");
+    rows = [];
+    await new Promise((ok) => setTimeout(ok, 20));
+    expect(alarms.current().has(10)).toBe(false);
+    alarms.close();
+  });
 });

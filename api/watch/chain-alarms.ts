@@ -3,7 +3,8 @@
  * indexer's schema name, so that every API process on the database refuses them:
  * - alarms: a reorganization deeper than the indexer's finality depth (api/watch/deep-reorg.ts)
  *   mixed two branches; an alarm outlives a restart, and a new indexer schema (a re-index) starts
- *   without any;
+ *   without any; where chains are indexed apart the launcher re-indexes the chain in its schema and
+ *   clears the alarm once that is done (scripts/launcher/reindex.ts);
  * - replaced heads: the chain replaced the block the indexer is at (api/watch/replaced-head.ts);
  *   answered 503 until the indexer follows the new branch, when the watcher clears it.
  */
@@ -35,6 +36,12 @@ export const NO_ALARMS: ChainAlarms = {
   close: () => {},
 };
 
+/** The tables of the alarms and the replaced heads, in the access schema `schema`. */
+const alarmTables = (schema: string) => ({
+  alarms: table(schema, "chain_alarm"),
+  heads: table(schema, "chain_replaced_head"),
+});
+
 /**
  * The alarms of the indexers writing each chain's schema (`schemas`), read again every `refreshMs`
  * (other processes raise them).
@@ -45,8 +52,7 @@ export async function openChainAlarms(
   schemas: ChainSchemas,
   refreshMs = 500,
 ): Promise<ChainAlarms> {
-  const alarms = table(schema, "chain_alarm");
-  const heads = table(schema, "chain_replaced_head");
+  const { alarms, heads } = alarmTables(schema);
   await migrate(db, schema, [
     `CREATE TABLE IF NOT EXISTS ${alarms} (indexer_schema text NOT NULL, chain_id integer NOT NULL,
        detail text NOT NULL, raised_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (indexer_schema, chain_id))`,
@@ -58,10 +64,11 @@ export async function openChainAlarms(
   /** Replaced heads marked or cleared here, which a read begun before the write must not undo. */
   const markedHere = new Map<number, string | undefined>();
   /**
-   * Alarms raised in this process, held whatever a read of the table returns: a read begun before
-   * the alarm's insert committed does not hold it, and would drop it here until the next read.
+   * Alarms raised in this process, held whatever a read of the table returns until a read begun
+   * after the alarm's insert committed: one begun before does not hold it, and would drop it here
+   * until the next read. A read begun after it that does not hold it means it was cleared.
    */
-  const raisedHere = new Map<number, string>();
+  const raisedHere = new Map<number, { detail: string; committed: boolean }>();
   // A chain's rows under another schema than its own are an earlier indexer's.
   const byChain = (rows: Record<string, unknown>[]) =>
     rows
@@ -70,8 +77,11 @@ export async function openChainAlarms(
   const refresh = async () => {
     const read = (name: string) =>
       db.query(`SELECT indexer_schema, chain_id, detail FROM ${name} WHERE indexer_schema = ANY($1)`, [schemas.all]);
+    const committed = [...raisedHere].filter(([, raised]) => raised.committed).map(([chainId]) => chainId);
     const [raisedRows, replacedRows] = await Promise.all([read(alarms), read(heads)]);
-    held = new Map([...raisedHere, ...byChain(raisedRows.rows)]);
+    const raised = new Map(byChain(raisedRows.rows));
+    for (const chainId of committed) if (!raised.has(chainId)) raisedHere.delete(chainId);
+    held = new Map([...[...raisedHere].map(([chainId, { detail }]): [number, string] => [chainId, detail]), ...raised]);
     const marked = new Map(byChain(replacedRows.rows));
     for (const [chainId, detail] of markedHere) {
       if (detail === undefined) marked.delete(chainId);
@@ -88,13 +98,15 @@ export async function openChainAlarms(
   return {
     current: () => held,
     async raise(chainId, detail) {
-      raisedHere.set(chainId, detail);
+      const raised = { detail, committed: false };
+      raisedHere.set(chainId, raised);
       held = new Map(held).set(chainId, detail);
       await db.query(
         `INSERT INTO ${alarms} (indexer_schema, chain_id, detail) VALUES ($1, $2, $3)
          ON CONFLICT (indexer_schema, chain_id) DO NOTHING`,
         [schemas.of(chainId), chainId, detail],
       );
+      raised.committed = true;
     },
     replaced: () => replaced,
     async markReplaced(chainId, detail) {
@@ -132,3 +144,43 @@ export function refuseWhileAlarmed(alarms: ChainAlarms): MiddlewareHandler {
 /** The 503 of a chain whose indexed block the chain replaced: ask again in a moment. */
 export const replacedHead = (detail: string) =>
   new Problem("chain_syncing", detail, { headers: { "Retry-After": "1" } });
+
+/** A raised alarm: the indexer's schema and chain it is for, and what was found. */
+export type RaisedAlarm = { indexerSchema: string; chainId: number; detail: string };
+
+/**
+ * The alarms raised for `indexerSchemas` (by whichever process watches them), from the access
+ * schema `schema`; none while its tables do not exist yet (no API process has opened them).
+ */
+export async function raisedAlarms(db: AccessDb, schema: string, indexerSchemas: string[]): Promise<RaisedAlarm[]> {
+  const { rows } = await db
+    .query(
+      `SELECT indexer_schema, chain_id, detail FROM ${alarmTables(schema).alarms} WHERE indexer_schema = ANY($1)`,
+      [indexerSchemas],
+    )
+    .catch((error: { code?: string }) => {
+      if (error.code === "42P01" || error.code === "3F000") return { rows: [] };
+      throw error;
+    });
+  return rows.map((row) => ({
+    indexerSchema: String(row.indexer_schema),
+    chainId: Number(row.chain_id),
+    detail: String(row.detail),
+  }));
+}
+
+/** Adds `note` to an alarm's detail (once): what is being done about it, for every process to say. */
+export async function noteOnAlarm(db: AccessDb, schema: string, alarm: RaisedAlarm, note: string): Promise<void> {
+  await db.query(
+    `UPDATE ${alarmTables(schema).alarms} SET detail = detail || ' ' || $3
+     WHERE indexer_schema = $1 AND chain_id = $2 AND strpos(detail, $3) = 0`,
+    [alarm.indexerSchema, alarm.chainId, note],
+  );
+}
+
+/** Clears a chain's alarm and replaced head in the indexer's schema `indexerSchema`: it was indexed afresh. */
+export async function clearAlarm(db: AccessDb, schema: string, indexerSchema: string, chainId: number): Promise<void> {
+  const { alarms, heads } = alarmTables(schema);
+  for (const name of [alarms, heads])
+    await db.query(`DELETE FROM ${name} WHERE indexer_schema = $1 AND chain_id = $2`, [indexerSchema, chainId]);
+}

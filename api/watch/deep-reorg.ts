@@ -36,13 +36,24 @@ export function replacedBlock(
   return undefined;
 }
 
+/** How a chain is re-indexed: by the operator, on a new schema; or by the launcher, where chains are indexed apart. */
+export const REINDEX_REMEDY = {
+  operator: "start the indexer on a new DATABASE_SCHEMA (docs/operations.md)",
+  launcher: "the launcher re-indexes it alone, from its registries' start blocks (docs/deployment.md)",
+} as const;
+
 /** The alarm for a chain whose indexed history mixes two branches: what was found, and what to do. */
-export function deepReorgDetail(chainId: number, replaced: Replaced, final: bigint): string {
+export function deepReorgDetail(
+  chainId: number,
+  replaced: Replaced,
+  final: bigint,
+  remedy: string = REINDEX_REMEDY.operator,
+): string {
   return (
     `chain ${chainId}: block ${replaced.number} was indexed as ${replaced.hash}, but the chain now has ` +
     `${replaced.chainHash} there: a reorganization deeper than the indexer's finality depth (it held block ` +
     `${final} as final) replaced blocks it had indexed, so the indexed state mixes two branches. Answers for ` +
-    "this chain are refused until it is re-indexed: start the indexer on a new DATABASE_SCHEMA (docs/operations.md)."
+    `this chain are refused until it is re-indexed: ${remedy}.`
   );
 }
 
@@ -69,6 +80,8 @@ export function watchDeepReorgs(options: {
   schema: string;
   alarms: ChainAlarms;
   everyMs: number;
+  /** What the alarm says to do (REINDEX_REMEDY). */
+  remedy?: string;
   log?: (message: string) => void;
 }): { stop(): void } {
   const log = options.log ?? ((message: string) => console.error(message));
@@ -100,8 +113,19 @@ export function watchDeepReorgs(options: {
     chain.finals.splice(0, chain.finals.length - NEWEST);
   }
 
+  /**
+   * Whether the chain is alarmed; then what was noted of it is forgotten: it is re-indexed from
+   * the new branch before the alarm is cleared, and the old branch's hashes would raise it again.
+   */
+  function alarmed(chain: Watched): boolean {
+    if (!options.alarms.current().has(chain.id)) return false;
+    chain.verified.clear();
+    chain.finals.length = 0;
+    return true;
+  }
+
   async function check(chain: Watched) {
-    if (options.alarms.current().has(chain.id)) return;
+    if (alarmed(chain)) return;
     const final = await finalOf(chain);
     if (final === undefined) return;
     const events = (
@@ -129,7 +153,7 @@ export function watchDeepReorgs(options: {
     );
     const replaced = replacedBlock(compared, hashes, final);
     if (replaced !== undefined) {
-      const detail = deepReorgDetail(chain.id, replaced, final);
+      const detail = deepReorgDetail(chain.id, replaced, final, options.remedy);
       log(`DEEP REORGANIZATION: ${detail}`);
       await options.alarms.raise(chain.id, detail);
       return;
@@ -139,6 +163,7 @@ export function watchDeepReorgs(options: {
   }
 
   async function note(chain: Watched) {
+    if (alarmed(chain)) return;
     const final = await finalOf(chain);
     if (final === undefined || chain.finals.at(-1)?.number === final) return;
     noteFinal(chain, final, (await chain.client.getBlock({ blockNumber: final })).hash);
