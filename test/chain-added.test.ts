@@ -14,24 +14,22 @@
  *
  * Reproduce a failure with the seed it prints: SEED=<n> DATABASE_URL=… npx vitest run test/chain-added.test.ts
  */
-import { type Address, getAddress, toHex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { chainSchema } from "../core/plan";
-import { type Anvil, startAnvil } from "../devkit/anvil";
 import { ask, indexedBlock } from "../devkit/ask";
-import { type Oracle, report } from "../devkit/compare";
-import { compareChecks } from "../devkit/compare-checks";
-import { readLive } from "../devkit/database";
-import { abis, addresses, installRegistries } from "../devkit/oracle";
 import { waitFor } from "../devkit/processes";
 import { chooseSeed, Rng } from "../devkit/random";
-import { rpc } from "../devkit/rpc";
 import { plainOutput, type Service, startService } from "../devkit/service";
-import * as v1c from "../devkit/v1/checks";
-import * as v2c from "../devkit/v2/checks";
 import { expectProblem } from "./helpers/answers";
+import {
+  type ApartChain,
+  expectContracts,
+  expectUntouched,
+  rowsOf,
+  V1,
+  V2,
+  writtenChain,
+} from "./helpers/apart-chains";
 import { type RpcProxy, startRpcProxy } from "./helpers/rpc-proxy";
-import { SeededWrites } from "./helpers/seeded-writes";
 
 const SEED = chooseSeed();
 console.log(`[chain-added] SEED=${SEED} (rerun with SEED=${SEED} npx vitest run test/chain-added.test.ts)`);
@@ -41,20 +39,11 @@ const tag = (text: string) => `[SEED=${SEED}] ${text}`;
 const FIRST = [31337, 10];
 const ADDED = 56;
 const REMOVED = 10;
-const V1 = getAddress(addresses.v1.address);
-const V2 = getAddress(addresses.v2.address);
-/** Blocks mined past the last write: more than Ponder's finality depth (30) on these chains. */
-const PAST_FINAL = 40;
-/** Rows that change with every block by design (the chain's head and tip); the registries' are the rest. */
-const PER_BLOCK_TABLES = ["chain_head", "chain_tip"];
-
-type Run = { id: number; anvil: Anvil; writes: SeededWrites; oracles: { v1: Oracle; v2: Oracle } };
-
 const refusal = process.env.DATABASE_URL ? undefined : "chains are indexed apart on Postgres (set DATABASE_URL)";
 
 describe.runIf(!refusal)("a chain added to, then removed from, a deployment of chains apart", () => {
   const rng = new Rng(SEED);
-  const runs = new Map<number, Run>();
+  const runs = new Map<number, ApartChain>();
   let service: Service;
   let proxy: RpcProxy;
   /** While set, the added chain's RPC holds every eth_getLogs until it is released. */
@@ -62,22 +51,8 @@ describe.runIf(!refusal)("a chain added to, then removed from, a deployment of c
   let release = () => {};
 
   beforeAll(async () => {
-    for (const [i, id] of [...FIRST, ADDED].entries()) {
-      const anvil = await startAnvil({ chainId: id, blockTime: 1 });
-      await installRegistries(anvil.url);
-      const writes = await SeededWrites.on(anvil.url, (SEED ^ (i * 0x9e3779b9)) >>> 0, { v1: V1, v2: V2 });
-      await writes.v2(40);
-      await writes.v1(20, 2);
-      await rpc(anvil.url, "anvil_mine", [toHex(PAST_FINAL)]);
-      const oracle = (registry: Address, version: "v1" | "v2"): Oracle => ({
-        rpcUrl: anvil.url,
-        serviceUrl: "",
-        registry,
-        abi: abis[version],
-        chainId: id,
-      });
-      runs.set(id, { id, anvil, writes, oracles: { v1: oracle(V1, "v1"), v2: oracle(V2, "v2") } });
-    }
+    for (const [i, id] of [...FIRST, ADDED].entries())
+      runs.set(id, await writtenChain(id, (SEED ^ (i * 0x9e3779b9)) >>> 0));
     proxy = await startRpcProxy(runs.get(ADDED)!.anvil.url, async (calls) => {
       if (calls.some((c) => c.method === "eth_getLogs")) await holding;
       return undefined;
@@ -113,77 +88,6 @@ describe.runIf(!refusal)("a chain added to, then removed from, a deployment of c
       seen,
     );
 
-  /** Random checks of both versions on chain `id`, each compared with its contract at the block the answer names. */
-  async function expectContracts(id: number): Promise<void> {
-    const r = runs.get(id)!;
-    const at = { minBlock: r.writes.lastWriteBlock };
-    const v2 = Array.from({ length: 120 }, () =>
-      v2c.randomCheck(rng, r.writes.pools.v2, r.writes.generators.v2.history),
-    );
-    const v1 = Array.from({ length: 60 }, () =>
-      v1c.randomCheck(rng, r.writes.pools.v1, r.writes.generators.v1.delegations, []),
-    );
-    for (const o of Object.values(r.oracles)) Object.assign(o, { serviceUrl: service.url, headers: service.headers });
-    const a = await compareChecks(
-      r.oracles.v2,
-      v2c.v2Checks,
-      v2,
-      v2.map((s) => v2c.checkUrl(rng, id, s)),
-      at,
-    );
-    const b = await compareChecks(
-      r.oracles.v1,
-      v1c.v1Checks,
-      v1,
-      v1.map((s) => v1c.checkUrl(rng, id, s)),
-      at,
-    );
-    expect(a.mismatches.length, report(SEED, `chain ${id}: v2 checks`, a.mismatches)).toBe(0);
-    expect(b.mismatches.length, report(SEED, `chain ${id}: v1 checks`, b.mismatches)).toBe(0);
-    expect(a.positive + b.positive, tag(`chain ${id}: checks true`)).toBeGreaterThan(10);
-  }
-
-  /**
-   * Every registry row of the chains' schemas, by table, as where it is and which transaction wrote
-   * it (`ctid`, `xmin`) → the row. A chain indexed again into fresh tables may put equal rows at
-   * equal places; never with the same `xmin`.
-   */
-  async function rowsOf(ids: number[]): Promise<Map<string, Map<string, string>>> {
-    const rows = new Map<string, Map<string, string>>();
-    for (const id of ids) {
-      const schema = chainSchema(service.schema, id);
-      const tables = await readLive(
-        process.env.DATABASE_URL!,
-        `SELECT table_name FROM information_schema.tables WHERE table_schema = $1 AND table_type = 'BASE TABLE'
-           AND table_name NOT LIKE '\\_%' AND NOT table_name = ANY($2)`,
-        [schema, PER_BLOCK_TABLES],
-      );
-      expect(tables.length, tag(`registry tables in ${schema}`)).toBeGreaterThan(4);
-      for (const { table_name } of tables) {
-        const name = `"${schema}"."${String(table_name)}"`;
-        const held = await readLive(
-          process.env.DATABASE_URL!,
-          `SELECT ctid::text || ' ' || xmin::text AS at, t::text AS row FROM ${name} t`,
-        );
-        rows.set(name, new Map(held.map((r) => [String(r.at), String(r.row)])));
-      }
-    }
-    return rows;
-  }
-
-  /** Each table of `before` holds exactly the same rows at the same places now. */
-  async function expectUntouched(before: Map<string, Map<string, string>>, ids: number[]): Promise<void> {
-    const now = await rowsOf(ids);
-    let rows = 0;
-    for (const [name, held] of before) {
-      const moved = [...held].filter(([at, row]) => now.get(name)?.get(at) !== row);
-      expect(moved.length, tag(`${name}: rows moved or changed, e.g. ${JSON.stringify(moved.slice(0, 3))}`)).toBe(0);
-      expect(now.get(name)?.size, tag(`${name}: rows`)).toBe(held.size);
-      rows += held.size;
-    }
-    expect(rows, tag("registry rows compared")).toBeGreaterThan(100);
-  }
-
   /** A check on chain `id` answered (any 200), whatever else the deployment is doing. */
   const answers = async (id: number) =>
     (
@@ -193,9 +97,10 @@ describe.runIf(!refusal)("a chain added to, then removed from, a deployment of c
       })
     ).status === 200;
 
-  it("indexes only the added chain, the others answering as soon as the API is up; a removed one is unsupported", async () => {
-    for (const id of FIRST) await expectContracts(id);
-    const before = await rowsOf(FIRST);
+  it("indexes only the added chain, the others answering as soon as the API is up; a removed one is \
+unsupported", async () => {
+    for (const id of FIRST) await expectContracts(service, runs.get(id)!, rng, SEED);
+    const before = await rowsOf(service.schema, FIRST);
 
     // Started again with a third chain, whose backfill is held.
     holding = new Promise((ok) => {
@@ -217,19 +122,19 @@ describe.runIf(!refusal)("a chain added to, then removed from, a deployment of c
     }[];
     expect(added.find((c) => c.chainId === ADDED)?.status, tag(JSON.stringify(added))).toBe("syncing");
     expect(await answers(ADDED), tag("the added chain answers before its backfill")).toBe(false);
-    for (const id of FIRST) await expectContracts(id);
-    await expectUntouched(before, FIRST);
+    for (const id of FIRST) await expectContracts(service, runs.get(id)!, rng, SEED);
+    await expectUntouched(service.schema, before, FIRST, SEED);
 
     // Its backfill released: it catches up and answers as its contracts do.
     release();
     holding = undefined;
     await indexedPast(ADDED);
-    await expectContracts(ADDED);
-    await expectUntouched(before, FIRST);
+    await expectContracts(service, runs.get(ADDED)!, rng, SEED);
+    await expectUntouched(service.schema, before, FIRST, SEED);
 
     // Started again without one chain: it is not served; the others answer, their rows kept.
     const kept = [FIRST[0]!, ADDED];
-    const keptRows = await rowsOf(kept);
+    const keptRows = await rowsOf(service.schema, kept);
     await service.child.stop();
     await service.restart("listening", rpcOf(kept));
     for (const id of kept) await indexedPast(id, 120_000);
@@ -237,9 +142,14 @@ describe.runIf(!refusal)("a chain added to, then removed from, a deployment of c
       headers: service.headers,
     });
     expectProblem(gone, 400, "unsupported_chain");
-    for (const id of kept) await expectContracts(id);
-    await expectUntouched(keptRows, kept);
+    for (const id of kept) await expectContracts(service, runs.get(id)!, rng, SEED);
+    await expectUntouched(service.schema, keptRows, kept, SEED);
     // The removed chain's rows stay where they were, for a later return.
-    await expectUntouched(new Map([...before].filter(([name]) => name.includes(`_${REMOVED}"`))), [REMOVED]);
+    await expectUntouched(
+      service.schema,
+      new Map([...before].filter(([name]) => name.includes(`_${REMOVED}"`))),
+      [REMOVED],
+      SEED,
+    );
   });
 });

@@ -12,6 +12,9 @@
  * The chains are published (with each one's schema) once every chain's first attempt to plan is
  * done, and the API starts then: a chain whose RPC did not answer is published with its start
  * blocks unknown (null), and answers `chain_syncing` until its Ponder is ready.
+ *
+ * A chain whose alarm is raised (a reorganization deeper than its finality depth) is indexed afresh
+ * alone, its alarm cleared once its Ponder is ready again (scripts/launcher/reindex.ts).
  */
 import { spawn } from "node:child_process";
 import { createServer } from "node:net";
@@ -22,6 +25,7 @@ import type { ConfiguredChain, LauncherSettings } from "../../core/settings";
 import { PONDER_RETRYABLE_EXIT } from "../../ponder/ponder-0.16.10";
 import { planChains } from "./discovery";
 import { nextWait, ROOT, runPonder } from "./ponder";
+import { Reindexer } from "./reindex";
 import { forgetReplacedChains } from "./replaced-chains";
 import { makeReplicaRoles } from "./roles";
 import { whyChainUnreachable } from "./rpc";
@@ -82,18 +86,26 @@ export async function runApart(settings: LauncherSettings): Promise<number> {
 
   const first = await Promise.all(chains.map((c) => planChain(c, settings.startBlocksFile)));
   const schemas = chains.map(({ chain }) => chainSchema(schema, chain.id));
+  const views = chains.map(({ chain }) => chainSchema(settings.viewsSchema, chain.id));
+  /** The reader's grants on every chain's schemas: again after a chain's are dropped to index it afresh. */
+  const grantReaders = () => makeReplicaRoles({ ...settings, readSchemas: [...schemas, ...views] });
   const database = pgAccessDb(settings.database.url!, { applicationName: "delegation-lookup launcher", max: 1 });
   try {
-    const views = chains.map(({ chain }) => chainSchema(settings.viewsSchema, chain.id));
-    await makeReplicaRoles({ ...settings, readSchemas: [...schemas, ...views] });
+    await grantReaders();
     const list = chains.map((c, i) => served(c, typeof first[i] === "string" ? undefined : first[i], schema));
     await publishServedChains(database, settings.access.schema, schema, list);
   } catch (error) {
     console.error(`Cannot publish the chains for the API (${(error as Error).message}).`);
-    return 1;
-  } finally {
     await database.close();
+    return 1;
   }
+
+  const reindexer = new Reindexer(database, {
+    accessSchema: settings.access.schema,
+    schemaOf: new Map(chains.map(({ chain }, i) => [chain.id, schemas[i]!])),
+    viewsSchemaOf: (id) => chainSchema(settings.viewsSchema, id),
+    grantReaders,
+  });
 
   /** One chain's loop: its Ponder, run again after each exit, until stopping. */
   async function superviseChain(configured: ConfiguredChain, firstPlan: IndexedChain | string): Promise<void> {
@@ -120,7 +132,14 @@ export async function runApart(settings: LauncherSettings): Promise<number> {
         planned = `cannot tell whether its fetched data is its own (${forgotten.message})`;
         continue;
       }
+      const unprepared = await reindexer.prepare(chain.id, name);
+      if (unprepared !== undefined) {
+        planned = unprepared;
+        continue;
+      }
       const started = Date.now();
+      const port = await freePort();
+      const stop = reindexer.starting(chain.id, port, name);
       const code = await runPonder({
         plan: [planned],
         // Each its own views schema too: two indexers' views of the same tables cannot share one.
@@ -128,11 +147,14 @@ export async function runApart(settings: LauncherSettings): Promise<number> {
           ...["--schema", chainSchema(schema, chain.id), "--views-schema", chainSchema(settings.viewsSchema, chain.id)],
           ...["--hostname", "127.0.0.1"],
         ],
-        port: await freePort(),
+        port,
         env: { [INDEX_ONLY_VARIABLE]: "true" },
         prefix: `[chain ${chain.id}] `,
+        stop,
       });
+      const afresh = reindexer.exited(chain.id);
       if (stopping) return;
+      if (afresh) continue;
       delay = Date.now() - started > HEALTHY_RUN_MS ? 1 : nextWait(delay);
       const retryable = code === PONDER_RETRYABLE_EXIT ? "after a failure worth retrying" : "";
       console.error(`${name}: its indexer stopped ${retryable} (exit ${code}); restarting it in ${delay} s.`);
@@ -142,31 +164,36 @@ export async function runApart(settings: LauncherSettings): Promise<number> {
     }
   }
 
-  /** The API beside the indexers: `npm run serve` on the launcher's port, watching the chains' RPCs. */
-  async function superviseApi(): Promise<number> {
-    let delay = 0;
-    for (;;) {
-      const env = {
-        ...process.env,
-        PORT: `${settings.port}`,
-        DATABASE_SCHEMA: schema,
-        API_WORKERS: process.env.API_WORKERS ?? "1",
-        [WATCH_VARIABLE]: "true",
-      };
-      const child = spawn("npm", ["run", "--silent", "serve"], { env, stdio: "inherit", cwd: ROOT });
-      const forward = (signal: NodeJS.Signals) => child.kill(signal);
-      process.on("SIGINT", forward).on("SIGTERM", forward);
-      const code = await new Promise<number>((exited) => child.once("exit", (c) => exited(c ?? 1)));
-      process.off("SIGINT", forward).off("SIGTERM", forward);
-      if (stopping) return 0;
-      delay = nextWait(delay);
-      console.error(`The API process exited (${code}); starting it again in ${delay} s.`);
-      await pause(delay);
-      if (stopping) return 0;
-    }
-  }
-
-  const api = superviseApi();
+  const api = superviseApi(settings, { stopping: () => stopping, pause });
   await Promise.all(chains.map((c, i) => superviseChain(c, first[i]!)));
+  reindexer.stop();
+  await database.close();
   return api;
+}
+
+/** The API beside the indexers: `npm run serve` on the launcher's port, watching the chains' RPCs; 0 once stopping. */
+async function superviseApi(
+  settings: LauncherSettings,
+  { stopping, pause }: { stopping: () => boolean; pause: (seconds: number) => Promise<void> },
+): Promise<number> {
+  let delay = 0;
+  for (;;) {
+    const env = {
+      ...process.env,
+      PORT: `${settings.port}`,
+      DATABASE_SCHEMA: settings.schema,
+      API_WORKERS: process.env.API_WORKERS ?? "1",
+      [WATCH_VARIABLE]: "true",
+    };
+    const child = spawn("npm", ["run", "--silent", "serve"], { env, stdio: "inherit", cwd: ROOT });
+    const forward = (signal: NodeJS.Signals) => child.kill(signal);
+    process.on("SIGINT", forward).on("SIGTERM", forward);
+    const code = await new Promise<number>((exited) => child.once("exit", (c) => exited(c ?? 1)));
+    process.off("SIGINT", forward).off("SIGTERM", forward);
+    if (stopping()) return 0;
+    delay = nextWait(delay);
+    console.error(`The API process exited (${code}); starting it again in ${delay} s.`);
+    await pause(delay);
+    if (stopping()) return 0;
+  }
 }

@@ -14,8 +14,9 @@ const PONDER = resolve(ROOT, "node_modules/.bin/ponder");
 export const nextWait = (seconds: number, most = 60) => Math.min(Math.max(seconds * 2, 1), most);
 
 /**
- * Runs `ponder start` with `args` on the plan until it exits; its exit code. It listens on `port`;
- * `env` adds to this process's environment. Each line it prints goes out with `prefix` before it.
+ * Runs `ponder start` with `args` on the plan until it exits (or `stop` aborts: then stopped as by
+ * SIGTERM); its exit code. It listens on `port`; `env` adds to this process's environment. Each
+ * line it prints goes out with `prefix` before it.
  */
 export function runPonder(options: {
   plan: IndexedChain[];
@@ -23,6 +24,7 @@ export function runPonder(options: {
   port: number;
   env?: NodeJS.ProcessEnv;
   prefix?: string;
+  stop?: AbortSignal;
 }): Promise<number> {
   const { plan, args, port, prefix = "" } = options;
   const env = {
@@ -45,10 +47,14 @@ export function runPonder(options: {
     );
   }
   const forward = (signal: NodeJS.Signals) => child.kill(signal);
+  const stop = () => child.kill("SIGTERM");
   process.on("SIGINT", forward).on("SIGTERM", forward);
+  options.stop?.addEventListener("abort", stop);
+  if (options.stop?.aborted) stop();
   return new Promise((exited) =>
     child.once("exit", (code, signal) => {
       process.off("SIGINT", forward).off("SIGTERM", forward);
+      options.stop?.removeEventListener("abort", stop);
       exited(code ?? 128 + (signal ? constants.signals[signal] : 0));
     }),
   );
