@@ -78,6 +78,7 @@ export function createApp(options: AppOptions): Hono<Env> {
     c.set("listings", listings);
     c.set("history", options.history);
     c.set("alarms", options.alarms);
+    c.set("indexers", options.indexers);
     c.set("chains", options.chains);
     c.set("behindAfterSeconds", options.behindAfterSeconds);
     c.set("moments", options.moments);

@@ -16,6 +16,7 @@ import { createHistoryStore } from "./store/history-store";
 import type { ServedChain } from "./store/served-chains";
 import type { Execute, Store } from "./store/store";
 import { type ChainAlarms, openChainAlarms, refuseWhileAlarmed } from "./watch/chain-alarms";
+import { openChainIndexers } from "./watch/chain-indexers";
 import { chainStatus, replicationBehind } from "./watch/chain-status";
 import { type WatchedChain, watchDeepReorgs } from "./watch/deep-reorg";
 import { watchReplacedHeads } from "./watch/replaced-head";
@@ -75,6 +76,11 @@ export async function assembleService(parts: ServiceParts): Promise<Service> {
   const store = replication ? withReplication(parts.store, replication) : parts.store;
   // The alarms' tables first: a replica opens them once the indexer has published its chains.
   const alarms = await openChainAlarms(access.db, access.schema, schemas);
+  // Chains indexed apart: the launcher notes each one's indexer (api/watch/chain-indexers.ts).
+  const noted = chains.some((chain) => chain.schema !== undefined)
+    ? await openChainIndexers(access.db, access.schema, schemas)
+    : undefined;
+  const indexers = noted && (() => noted.current());
   if (parts.watch) {
     const { reorgCheckMs, remedy } = parts.watch;
     for (const schema of schemas.all) {
@@ -91,6 +97,7 @@ export async function assembleService(parts: ServiceParts): Promise<Service> {
     history: perChainSchema(schemas, (schema) => createHistoryStore(execute, schema)),
     chains,
     alarms,
+    indexers,
     access,
     behindAfterSeconds,
     listings: new ListingCache(LISTING_CACHE_BYTES),
@@ -103,7 +110,13 @@ export async function assembleService(parts: ServiceParts): Promise<Service> {
     const alarmed = () => new Set(alarms.current().keys());
     app.route(
       "/",
-      metricsRoute(parts.alone.figures, { chains, states: () => store.chainStates(), behindAfterSeconds, alarmed }),
+      metricsRoute(parts.alone.figures, {
+        chains,
+        states: () => store.chainStates(),
+        behindAfterSeconds,
+        alarmed,
+        indexers,
+      }),
     );
   }
   // Before the API app, whose catch-all answers 404 for every path it does not serve. GraphQL reads

@@ -671,6 +671,26 @@ export interface components {
             lagSeconds: number | null;
             /** @description Why the chain is refused (a reorganization deeper than finality) and what to do; else null. */
             alarm: string | null;
+            /** @description The chain's own indexer, where each chain is indexed apart; null where one indexes every chain. */
+            indexer: {
+                /**
+                 * @description running; reindexing: running, indexing the chain afresh after its alarm; waiting: for its RPC; restarting: its indexer exited and runs again shortly; not indexed: neither registry is on the chain.
+                 * @enum {unknown}
+                 */
+                state: "running" | "reindexing" | "waiting" | "restarting" | "not indexed";
+                /**
+                 * Format: date-time
+                 * @description Since when it is in this state.
+                 */
+                since: string;
+                /**
+                 * Format: date-time
+                 * @description Since when none of its RPC URLs answers; null while one does.
+                 */
+                rpcFailingSince: string | null;
+                /** @description Why it waits or restarts; else null. */
+                detail: string | null;
+            } | null;
         };
         /** @description Every chain this instance serves. */
         Chains: components["schemas"]["Chain"][];

@@ -4,9 +4,9 @@
  * anvil with the real registries and seeded random writes of both versions. On one, writes on a
  * branch that Ponder then holds final, and a longer branch of other writes that replaces it: its
  * alarm is raised, the chain is refused (`503 chain_reorganized`, saying it is being re-indexed)
- * while it alone is indexed afresh, and then it answers as its contracts do on the new branch. The
- * other chain answers every check asked of it throughout, and none of its registry rows is written
- * again (`ctid` and `xmin`).
+ * while it alone is indexed afresh (/registry/chains and /metrics say so), and then it answers as
+ * its contracts do on the new branch. The other chain answers every check asked of it throughout,
+ * its indexer running, and none of its registry rows is written again (`ctid` and `xmin`).
  *
  * Reproduce a failure with the seed it prints: SEED=<n> DATABASE_URL=… npx vitest run test/chain-reindexed.test.ts
  */
@@ -87,6 +87,16 @@ describe.runIf(!refusal)("a deep reorganization on one chain of chains apart: th
     );
     return BigInt(String(row?.final ?? 0));
   };
+  /** Each chain's entry of /registry/chains: its status and its own indexer's state. */
+  const chainStates = async () => {
+    const a = await ask(service.url, "/registry/chains", { headers: service.headers });
+    const entries = JSON.parse(a.text) as {
+      chainId: number;
+      status: string;
+      indexer: Record<string, unknown> | null;
+    }[];
+    return new Map(entries.map((e) => [e.chainId, e]));
+  };
   const check = (id: number) =>
     ask(service.url, `/registry/v2/check/all?chainId=${id}&from=${V1}&to=${V2}`, {
       headers: service.headers,
@@ -150,12 +160,26 @@ throughout", async () => {
         60_000,
         seen,
       );
-      const status = JSON.parse((await ask(service.url, "/registry/chains", { headers: service.headers })).text) as {
-        chainId: number;
-        status: string;
-      }[];
-      expect(status.find((c) => c.chainId === HIT)?.status, tag(JSON.stringify(status))).toBe("reorganized");
-      expect(status.find((c) => c.chainId === BESIDE)?.status, tag(JSON.stringify(status))).toBe("live");
+      // Operators see which chain is being indexed afresh, and that the other's indexer runs.
+      // (noted as its Ponder starts again, just after the alarm says it is re-indexed).
+      const during = await waitFor(
+        tag("the chain's indexer noted re-indexing"),
+        async () => {
+          const states = await chainStates();
+          return states.get(HIT)?.indexer?.state === "reindexing" ? states : undefined;
+        },
+        10_000,
+        seen,
+      );
+      expect(during.get(HIT)?.status, tag(JSON.stringify([...during]))).toBe("reorganized");
+      expect(during.get(BESIDE)?.status, tag(JSON.stringify([...during]))).toBe("live");
+      expect(during.get(BESIDE)?.indexer, tag(JSON.stringify([...during]))).toMatchObject({
+        state: "running",
+        rpcFailingSince: null,
+      });
+      const metrics = (await ask(service.url, "/metrics")).text;
+      expect(metrics, tag("/metrics")).toContain(`delegation_chain_reindexing{chain_id="${HIT}"} 1`);
+      expect(metrics, tag("/metrics")).toContain(`delegation_chain_indexer_running{chain_id="${BESIDE}"} 1`);
 
       // Indexed afresh: it answers again, as its contracts do on the new branch.
       await waitFor(
@@ -165,12 +189,24 @@ throughout", async () => {
         seen,
       );
       await indexedPast(HIT, hit.writes.lastWriteBlock, 60_000);
+      // And the sampler saw it answer.
+      await waitFor(
+        tag("the sampler to see the chain answer"),
+        async () => (hitAnswers.at(-1) === "200" ? true : undefined),
+        10_000,
+      );
     } finally {
       sampling = false;
       await sampler;
     }
     await expectContracts(service, hit, rng, SEED);
     await expectContracts(service, runs.get(BESIDE)!, rng, SEED);
+    await waitFor(
+      tag("the reorganized chain's indexer noted running again"),
+      async () => ((await chainStates()).get(HIT)?.indexer?.state === "running" ? true : undefined),
+      10_000,
+      seen,
+    );
 
     // Once refused, never a 200 until it was indexed afresh: 200s, then 503 chain_reorganized (and
     // perhaps chain_syncing as the copy loads it afresh), then 200s.

@@ -19,6 +19,7 @@ import { chooseSeed, Rng } from "../devkit/random";
 import { callView, chainClient, rpc } from "../devkit/rpc";
 import { sendWrite } from "../devkit/send";
 import { plainOutput, type Service, startService } from "../devkit/service";
+import { RPC_PROBE_MS } from "../scripts/launcher/indexer-notes";
 import { type Fault, type RpcProxy, startRpcProxy } from "./helpers/rpc-proxy";
 
 const SEED = chooseSeed();
@@ -45,7 +46,12 @@ type Chain = {
   accounts: Address[];
   written: [number, number][];
 };
-type Status = { chainId: number; status: string; lagSeconds: number | null };
+type Status = {
+  chainId: number;
+  status: string;
+  lagSeconds: number | null;
+  indexer: { state: string; rpcFailingSince: string | null } | null;
+};
 
 const refusal = process.env.DATABASE_URL ? undefined : "chains are indexed apart on Postgres (set DATABASE_URL)";
 
@@ -159,6 +165,11 @@ describe.runIf(!refusal)("every chain apart: one chain's RPC trouble is its own"
     // Refused at start: every other chain live and answering, the refused one syncing.
     const before = await statuses();
     expect(before.find((s) => s.chainId === REFUSED)?.status, JSON.stringify(before)).toBe("syncing");
+    // Operators see why: its indexer waits for its RPC, failing since the start.
+    expect(before.find((s) => s.chainId === REFUSED)?.indexer, JSON.stringify(before)).toMatchObject({
+      state: "waiting",
+      rpcFailingSince: expect.any(String),
+    });
     // Live, and caught up with the blocks mined while the indexers started: the timing starts there.
     const caughtUp = (s: Status) => s.status === "live" && s.lagSeconds !== null && s.lagSeconds <= 5;
     await waitFor(
@@ -180,7 +191,34 @@ describe.runIf(!refusal)("every chain apart: one chain's RPC trouble is its own"
     const cutUntil = Date.now() + CUT_MS;
     // A delegation on it meanwhile (its anvil takes it; only the indexer's RPC is cut).
     await write(live(CUT));
-    while (Date.now() < cutUntil) record(await round([...healthy(), refused]), "while one chain is cut");
+    /** When operators were first told its RPC fails (/registry/chains and /metrics), after the cut. */
+    let toldAt: number | undefined;
+    /** The most /metrics said of how long its RPC has failed. */
+    let mostFailing = 0;
+    const cutAt = Date.now();
+    while (Date.now() < cutUntil) {
+      record(await round([...healthy(), refused]), "while one chain is cut");
+      const cut = (await statuses()).find((s) => s.chainId === CUT);
+      const metrics = (await ask(service.url, "/metrics")).text;
+      const sample = `delegation_chain_rpc_failing_seconds{chain_id="${CUT}"} `;
+      const failing = Number(
+        metrics
+          .split("\n")
+          .find((line) => line.startsWith(sample))
+          ?.slice(sample.length),
+      );
+      if (failing > mostFailing) mostFailing = failing;
+      if (toldAt === undefined && cut?.indexer?.rpcFailingSince) toldAt = Date.now();
+      if (toldAt !== undefined)
+        expect(cut?.indexer, tag(`the cut chain's indexer, ${Date.now() - cutAt} ms into the cut`)).toMatchObject({
+          state: "running",
+          rpcFailingSince: expect.any(String),
+        });
+    }
+    expect(toldAt, tag("operators told the cut chain's RPC fails")).toBeDefined();
+    expect(mostFailing, tag("/metrics: the seconds its RPC failed")).toBeGreaterThan(CUT_MS / 2000);
+    // Its launcher asks its RPC every RPC_PROBE_MS (scripts/launcher/indexer-notes.ts).
+    expect(toldAt! - cutAt, tag("how soon operators were told")).toBeLessThan(RPC_PROBE_MS + 15_000);
     fault = undefined;
     // No other chain's indexer stopped meanwhile.
     expect(plainOutput(service)).not.toMatch(new RegExp(`chain (?!${CUT} )\\d+ \\([^)]*\\): its indexer stopped`));
@@ -191,6 +229,15 @@ describe.runIf(!refusal)("every chain apart: one chain's RPC trouble is its own"
       seen,
     );
     record(await round([...chains.values()]), "after both returned");
+    await waitFor(
+      "every chain's indexer running, its RPC answering",
+      async () =>
+        (await statuses()).every((s) => s.indexer?.state === "running" && s.indexer.rpcFailingSince === null)
+          ? true
+          : undefined,
+      RPC_PROBE_MS + 15_000,
+      seen,
+    );
 
     // Every chain's answers equal its contracts'.
     for (const chain of chains.values()) {

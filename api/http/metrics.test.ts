@@ -147,6 +147,29 @@ describe("metricsRoute", () => {
     expect(text.endsWith("\n")).toBe(true);
   });
 
+  it("tells each chain's own indexer where chains are indexed apart: running, re-indexing, its RPC \
+failing", async () => {
+    const at = (seconds: number) => new Date(seconds * 1000).toISOString();
+    const indexers = new Map([
+      [10, { state: "running" as const, since: at(900), rpcFailingSince: at(1_000), detail: null }],
+      [137, { state: "reindexing" as const, since: at(1_020), rpcFailingSince: null, detail: null }],
+      [8453, { state: "waiting" as const, since: at(1_020), rpcFailingSince: at(1_020), detail: "no answer" }],
+    ]);
+    const res = await metricsRoute(async () => "", { ...watched, indexers: () => indexers }).request("/metrics");
+    const samples = samplesOf(await res.text()).filter((s) => /indexer|reindexing|rpc_failing/.test(s));
+    expect(samples).toEqual([
+      'delegation_chain_indexer_running{chain_id="10"} 1',
+      'delegation_chain_indexer_running{chain_id="137"} 1',
+      'delegation_chain_indexer_running{chain_id="8453"} 0',
+      'delegation_chain_reindexing{chain_id="10"} 0',
+      'delegation_chain_reindexing{chain_id="137"} 1',
+      'delegation_chain_reindexing{chain_id="8453"} 0',
+      'delegation_chain_rpc_failing_seconds{chain_id="10"} 30',
+      'delegation_chain_rpc_failing_seconds{chain_id="137"} 0',
+      'delegation_chain_rpc_failing_seconds{chain_id="8453"} 10',
+    ]);
+  });
+
   it("leaves out a chain's block and lag until its first position", async () => {
     const res = await metricsRoute(async () => "", { ...watched, states: async () => new Map() }).request("/metrics");
     const samples = samplesOf(await res.text());

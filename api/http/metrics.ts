@@ -2,6 +2,7 @@ import { Hono, type MiddlewareHandler } from "hono";
 import { routePath } from "hono/route";
 import { Counter, Gauge, Registry } from "prom-client";
 import type { ServedChain } from "../store/served-chains";
+import type { ChainIndexer } from "../watch/chain-indexers";
 import { chainStatus, type StatusPosition } from "../watch/chain-status";
 
 /** Counts one answer of `route` (its pattern, such as `/registry/v2/:wallet`) with `status`. */
@@ -86,6 +87,8 @@ export type WatchedChains = {
   behindAfterSeconds: number;
   /** The chains alarmed for a reorganization deeper than the finality depth. */
   alarmed: () => ReadonlySet<number>;
+  /** Each chain's indexer, where chains are indexed apart (api/watch/chain-indexers.ts). */
+  indexers?: () => ReadonlyMap<number, ChainIndexer>;
   nowSeconds?: () => number;
 };
 
@@ -112,6 +115,25 @@ async function chainGauges(watched: WatchedChains): Promise<Registry> {
     "delegation_chain_reorganized",
     "1 once a reorganization deeper than the indexer's finality depth was found: re-index the chain.",
   );
+  const indexers = watched.indexers?.() ?? new Map<number, ChainIndexer>();
+  const running = gauge(
+    "delegation_chain_indexer_running",
+    "1 while the chain's own indexer runs (chains indexed apart; absent where one indexes every chain).",
+  );
+  const reindexing = gauge("delegation_chain_reindexing", "1 while the chain is indexed afresh, after its alarm.");
+  const rpcFailing = gauge(
+    "delegation_chain_rpc_failing_seconds",
+    "How long none of the chain's RPC URLs has answered its indexer's launcher (0 while one does).",
+  );
+  for (const chain of watched.chains) {
+    const indexer = indexers.get(chain.id);
+    if (indexer === undefined) continue;
+    const labels = { chain_id: String(chain.id) };
+    running.set(labels, indexer.state === "running" || indexer.state === "reindexing" ? 1 : 0);
+    reindexing.set(labels, indexer.state === "reindexing" ? 1 : 0);
+    const failing = indexer.rpcFailingSince === null ? now : Date.parse(indexer.rpcFailingSince) / 1000;
+    rpcFailing.set(labels, Math.max(0, Math.round(now - failing)));
+  }
   for (const chain of watched.chains) {
     const position = states.get(chain.id);
     const labels = { chain_id: String(chain.id) };

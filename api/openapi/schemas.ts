@@ -12,6 +12,7 @@ import { V2_DELEGATION_TYPES, V2_EVENT_NAME, V2_RECORD_TYPE } from "../../core/v
 import { KEY_FORMAT } from "../access/key";
 import { PROBLEM_STATUS } from "../http/problem";
 import { MAX_BATCH_ITEMS, MAX_BULK_WALLETS, MAX_LABEL } from "../limits";
+import { INDEXER_STATES } from "../watch/chain-indexers";
 
 /** A JSON Schema as a plain object: no schema library, the document is written as it is. */
 export type JsonSchema = { [key: string]: unknown };
@@ -209,6 +210,23 @@ export const schemas = {
     alarm: {
       type: ["string", "null"],
       description: "Why the chain is refused (a reorganization deeper than finality) and what to do; else null.",
+    },
+    indexer: {
+      ...record("The chain's own indexer, where each chain is indexed apart; null where one indexes every chain.", {
+        state: {
+          enum: [...INDEXER_STATES],
+          description:
+            "running; reindexing: running, indexing the chain afresh after its alarm; waiting: for its RPC; " +
+            "restarting: its indexer exited and runs again shortly; not indexed: neither registry is on the chain.",
+        },
+        since: isoTime("Since when it is in this state."),
+        rpcFailingSince: {
+          ...isoTime("Since when none of its RPC URLs answers; null while one does."),
+          type: ["string", "null"],
+        },
+        detail: { type: ["string", "null"], description: "Why it waits or restarts; else null." },
+      }),
+      type: ["object", "null"],
     },
   }),
   Chains: list("Every chain this instance serves.", "Chain"),

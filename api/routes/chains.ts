@@ -18,6 +18,8 @@ export const CHAINS_ANSWERS: Answers = {
         indexedBlock: state?.indexedBlock ?? null,
         ...chainStatus(state, now, c.var.behindAfterSeconds, c.var.alarms.current().has(chain.id)),
         alarm: c.var.alarms.current().get(chain.id) ?? null,
+        // Its own Ponder's state where chains are indexed apart; null where one indexes them all.
+        indexer: c.var.indexers?.().get(chain.id) ?? null,
       };
     });
     return c.body(toJson(body), 200, { "Content-Type": "application/json" });

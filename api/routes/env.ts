@@ -4,6 +4,7 @@ import type { HistoryStore } from "../store/history-store";
 import type { ServedChain } from "../store/served-chains";
 import type { Store } from "../store/store";
 import type { ChainAlarms } from "../watch/chain-alarms";
+import type { ChainIndexer } from "../watch/chain-indexers";
 import type { ListingCache } from "./listing-cache";
 import type { MomentClock } from "./moment";
 
@@ -15,6 +16,7 @@ export type Env = {
     history: HistoryStore | undefined;
     chains: readonly ServedChain[];
     alarms: ChainAlarms;
+    indexers: AppOptions["indexers"];
     behindAfterSeconds: number;
     /** Finds the blocks of moments asked (`timestamp`); absent: from samples only (api/routes/moment.ts). */
     moments?: MomentClock;
@@ -31,6 +33,8 @@ export type AppOptions = {
   chains: readonly ServedChain[];
   /** Chains refused for a reorganization deeper than the finality depth (api/watch/chain-alarms.ts). */
   alarms: ChainAlarms;
+  /** Each chain's indexer, where chains are indexed apart (api/watch/chain-indexers.ts). */
+  indexers?: () => ReadonlyMap<number, ChainIndexer>;
   /** Keys and the keyless limit on /registry; the admin endpoints' token. */
   access: Access;
   /** A chain whose newest indexed block is older is reported `behind` (BEHIND_AFTER_SECONDS). */

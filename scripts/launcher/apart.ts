@@ -20,10 +20,12 @@ import { spawn } from "node:child_process";
 import { createServer } from "node:net";
 import { pgAccessDb } from "../../api/database/pg";
 import { publishServedChains, type ServedChain, servedChain } from "../../api/store/served-chains";
+import { makeIndexerTable } from "../../api/watch/chain-indexers";
 import { chainSchema, INDEX_ONLY_VARIABLE, type IndexedChain, WATCH_VARIABLE } from "../../core/plan";
 import type { ConfiguredChain, LauncherSettings } from "../../core/settings";
 import { PONDER_RETRYABLE_EXIT } from "../../ponder/ponder-0.16.10";
 import { planChains } from "./discovery";
+import { IndexerNotes } from "./indexer-notes";
 import { nextWait, ROOT, runPonder } from "./ponder";
 import { Reindexer } from "./reindex";
 import { forgetReplacedChains } from "./replaced-chains";
@@ -46,10 +48,13 @@ function freePort(): Promise<number> {
   });
 }
 
+/** Why a chain is not planned when none of its RPC URLs answers for it. */
+const UNREACHABLE = "cannot reach its RPC";
+
 /** The chain's plan once its RPC answers and its registries' start blocks are known; else why not. */
 async function planChain(configured: ConfiguredChain, memoryFile: string): Promise<IndexedChain | string> {
   const reasons = await whyChainUnreachable(configured);
-  if (reasons.length > 0) return `cannot reach its RPC (${reasons.join("; ")})`;
+  if (reasons.length > 0) return `${UNREACHABLE} (${reasons.join("; ")})`;
   return planChains([configured], { memoryFile }).then(
     ([plan]) => plan!,
     (error: Error) => error.message,
@@ -94,6 +99,7 @@ export async function runApart(settings: LauncherSettings): Promise<number> {
     await grantReaders();
     const list = chains.map((c, i) => served(c, typeof first[i] === "string" ? undefined : first[i], schema));
     await publishServedChains(database, settings.access.schema, schema, list);
+    await makeIndexerTable(database, settings.access.schema);
   } catch (error) {
     console.error(`Cannot publish the chains for the API (${(error as Error).message}).`);
     await database.close();
@@ -113,8 +119,10 @@ export async function runApart(settings: LauncherSettings): Promise<number> {
     const name = `chain ${chain.id} (${chain.title})`;
     let delay = 0;
     let planned: IndexedChain | string = firstPlan;
+    const notes = new IndexerNotes(database, settings.access.schema, chainSchema(schema, chain.id), configured);
     while (!stopping) {
       if (typeof planned === "string") {
+        notes.note("waiting", planned, planned.startsWith(UNREACHABLE) ? false : undefined);
         // Asked again every RPC_WAIT_MAX_S at most: one chain's probe costs the others nothing.
         delay = nextWait(delay, RPC_WAIT_MAX_S);
         console.error(`${name}: ${planned}. Not indexing it yet: trying again in ${delay} s.`);
@@ -124,6 +132,7 @@ export async function runApart(settings: LauncherSettings): Promise<number> {
       }
       if (!planned.v1 && !planned.v2) {
         console.warn(`${name}: neither registry is there; not indexed`);
+        notes.note("not indexed", "neither registry is on the chain", true);
         return;
       }
       const local = chain.local ? [{ id: chain.id, rpcUrls: configured.rpc }] : [];
@@ -139,7 +148,10 @@ export async function runApart(settings: LauncherSettings): Promise<number> {
       }
       const started = Date.now();
       const port = await freePort();
-      const stop = reindexer.starting(chain.id, port, name);
+      const running = () => notes.note(reindexer.afresh(chain.id) ? "reindexing" : "running", null, true);
+      const stop = reindexer.starting(chain.id, port, name, running);
+      running();
+      notes.probing(true);
       const code = await runPonder({
         plan: [planned],
         // Each its own views schema too: two indexers' views of the same tables cannot share one.
@@ -153,8 +165,10 @@ export async function runApart(settings: LauncherSettings): Promise<number> {
         stop,
       });
       const afresh = reindexer.exited(chain.id);
+      notes.probing(false);
       if (stopping) return;
       if (afresh) continue;
+      notes.note("restarting", `its indexer exited (${code})`);
       delay = Date.now() - started > HEALTHY_RUN_MS ? 1 : nextWait(delay);
       const retryable = code === PONDER_RETRYABLE_EXIT ? "after a failure worth retrying" : "";
       console.error(`${name}: its indexer stopped ${retryable} (exit ${code}); restarting it in ${delay} s.`);

@@ -120,9 +120,9 @@ export class Reindexer {
 
   /**
    * The stop of the chain's Ponder, about to run on `port`: aborted when the chain's alarm is raised
-   * anew. A chain indexed afresh has its alarm cleared once that Ponder is ready.
+   * anew. A chain indexed afresh has its alarm cleared once that Ponder is ready (then `cleared`).
    */
-  starting(chainId: number, port: number, name: string): AbortSignal {
+  starting(chainId: number, port: number, name: string, cleared?: () => void): AbortSignal {
     const stop = new AbortController();
     this.running.set(chainId, stop);
     if (this.reindexing.has(chainId))
@@ -135,10 +135,16 @@ export class Reindexer {
           this.alarms.delete(chainId);
           this.reindexing.delete(chainId);
           console.log(`${name}: indexed afresh; its alarm is cleared.`);
+          cleared?.();
         })
         // Its alarm stays raised: cleared once its Ponder, run again, is ready.
         .catch((error: Error) => console.error(`${name}: cannot clear its alarm (${error.message}).`));
     return stop.signal;
+  }
+
+  /** Whether the chain is being indexed afresh (its tables dropped, its alarm not yet cleared). */
+  afresh(chainId: number): boolean {
+    return this.reindexing.has(chainId);
   }
 
   /** Its Ponder exited: whether to index it afresh (at once: it was stopped for that). */
