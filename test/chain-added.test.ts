@@ -15,15 +15,17 @@
  * Reproduce a failure with the seed it prints: SEED=<n> DATABASE_URL=… npx vitest run test/chain-added.test.ts
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ask, indexedBlock } from "../devkit/ask";
+import { ask } from "../devkit/ask";
 import { waitFor } from "../devkit/processes";
 import { chooseSeed, Rng } from "../devkit/random";
-import { plainOutput, type Service, startService } from "../devkit/service";
+import { type Service, startService } from "../devkit/service";
 import { expectProblem } from "./helpers/answers";
 import {
   type ApartChain,
   expectContracts,
   expectUntouched,
+  indexedPast as indexedPastOf,
+  recentOutput,
   rowsOf,
   V1,
   V2,
@@ -71,22 +73,9 @@ describe.runIf(!refusal)("a chain added to, then removed from, a deployment of c
   /** The chains' RPC URLs: the added chain's through the proxy. */
   const rpcOf = (ids: number[]) =>
     Object.fromEntries(ids.map((id) => [id, id === ADDED ? proxy.url : runs.get(id)!.anvil.url]));
-  const seen = () =>
-    plainOutput(service)
-      .split("\n")
-      .filter((line) => !line.includes("Indexed block"))
-      .slice(-40)
-      .join("\n");
-  const indexedPast = (id: number, withinMs = 180_000) =>
-    waitFor(
-      tag(`chain ${id} indexed past its last write`),
-      async () => {
-        const at = await indexedBlock({ serviceUrl: service.url, chainId: id, headers: service.headers });
-        return at !== undefined && at >= runs.get(id)!.writes.lastWriteBlock ? at : undefined;
-      },
-      withinMs,
-      seen,
-    );
+  const seen = () => recentOutput(service)();
+  const indexedPast = (id: number, withinMs?: number) =>
+    indexedPastOf(service, id, runs.get(id)!.writes.lastWriteBlock, SEED, withinMs);
 
   /** A check on chain `id` answered (any 200), whatever else the deployment is doing. */
   const answers = async (id: number) =>

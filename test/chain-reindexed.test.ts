@@ -14,7 +14,7 @@ import { toHex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chainSchema } from "../core/plan";
 import { revertChain, snapshotChain } from "../devkit/anvil";
-import { ask, indexedBlock } from "../devkit/ask";
+import { ask } from "../devkit/ask";
 import { readLive } from "../devkit/database";
 import { waitFor } from "../devkit/processes";
 import { chooseSeed, Rng } from "../devkit/random";
@@ -25,6 +25,8 @@ import {
   type ApartChain,
   expectContracts,
   expectUntouched,
+  indexedPast as indexedPastOf,
+  recentOutput,
   rowsOf,
   V1,
   V2,
@@ -63,22 +65,9 @@ describe.runIf(!refusal)("a deep reorganization on one chain of chains apart: th
     await Promise.all([...runs.values()].map((r) => r.anvil.stop()));
   });
 
-  const seen = () =>
-    plainOutput(service)
-      .split("\n")
-      .filter((line) => !line.includes("Indexed block"))
-      .slice(-40)
-      .join("\n");
-  const indexedPast = (id: number, block: bigint, withinMs = 180_000) =>
-    waitFor(
-      tag(`chain ${id} indexed to block ${block}`),
-      async () => {
-        const at = await indexedBlock({ serviceUrl: service.url, chainId: id, headers: service.headers });
-        return at !== undefined && at >= block ? at : undefined;
-      },
-      withinMs,
-      seen,
-    );
+  const seen = () => recentOutput(service)();
+  const indexedPast = (id: number, block: bigint, withinMs?: number) =>
+    indexedPastOf(service, id, block, SEED, withinMs);
   /** The block Ponder holds final on chain `id`, from its checkpoints. */
   const finalBlock = async (id: number) => {
     const [row] = await readLive(

@@ -270,6 +270,21 @@ function expectTruth(indexer: Indexer, copy: ChainFeed, label: string, int: (n: 
   }
 }
 
+/** Chain 1 in one schema, chain 2 in another, each indexed by its own process. */
+const twoIndexers = (int: (n: number) => number) => ({
+  indexers: new Map([
+    [1, new Indexer(int)],
+    [2, new Indexer(int)],
+  ]),
+  schemas: new ChainSchemas(
+    new Map([
+      [1, "chain_1"],
+      [2, "chain_2"],
+    ]),
+    "none",
+  ),
+});
+
 /** What the two-schema database does besides answering from its indexers' commits. */
 type TwoSchemas = {
   /** Whether chain 2's Ponder is ready. */
@@ -397,18 +412,7 @@ describe(`ReplicaFeed over Ponder's commits, synced at random and failing at ran
   it("copies chains of several schemas, each once its own is ready, each despite the other's locks", async () => {
     const next = xorshift32(SEED);
     const int = (n: number) => next() % n;
-    // Chain 1 in one schema, chain 2 in another, each indexed by its own process.
-    const indexers = new Map([
-      [1, new Indexer(int)],
-      [2, new Indexer(int)],
-    ]);
-    const schemas = new ChainSchemas(
-      new Map([
-        [1, "chain_1"],
-        [2, "chain_2"],
-      ]),
-      "none",
-    );
+    const { indexers, schemas } = twoIndexers(int);
     let backfilled = false;
     let locked = false;
     /** The schemas whose tables this sync took (by chain), and chain 1's commit at the last sync. */
@@ -457,20 +461,11 @@ describe(`ReplicaFeed over Ponder's commits, synced at random and failing at ran
     expect(skipped, `[SEED=${SEED}] syncs with chain 2's tables held`).toBeGreaterThan(50);
     expect(untouched, `[SEED=${SEED}] syncs with nothing new on chain 1`).toBeGreaterThan(100);
   });
+
   it("forgets a chain whose schema was dropped, and copies it afresh from its new tables", async () => {
     const next = xorshift32(SEED ^ 0x5bd1e995);
     const int = (n: number) => next() % n;
-    const indexers = new Map([
-      [1, new Indexer(int)],
-      [2, new Indexer(int)],
-    ]);
-    const schemas = new ChainSchemas(
-      new Map([
-        [1, "chain_1"],
-        [2, "chain_2"],
-      ]),
-      "none",
-    );
+    const { indexers, schemas } = twoIndexers(int);
     let dropped = false;
     const feed = twoSchemaFeed(indexers, schemas, { backfilled: () => true, dropped: () => dropped });
     const label = `[SEED=${SEED}]`;

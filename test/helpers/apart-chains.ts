@@ -8,13 +8,15 @@ import { type Address, getAddress, toHex } from "viem";
 import { expect } from "vitest";
 import { chainSchema } from "../../core/plan";
 import { type Anvil, startAnvil } from "../../devkit/anvil";
+import { indexedBlock } from "../../devkit/ask";
 import { type Oracle, report } from "../../devkit/compare";
 import { compareChecks } from "../../devkit/compare-checks";
 import { readLive } from "../../devkit/database";
 import { abis, addresses, installRegistries } from "../../devkit/oracle";
+import { waitFor } from "../../devkit/processes";
 import type { Rng } from "../../devkit/random";
 import { rpc } from "../../devkit/rpc";
-import type { Service } from "../../devkit/service";
+import { plainOutput, type Service } from "../../devkit/service";
 import * as v1c from "../../devkit/v1/checks";
 import * as v2c from "../../devkit/v2/checks";
 import { SeededWrites } from "./seeded-writes";
@@ -110,3 +112,23 @@ export async function expectUntouched(schema: string, before: ChainRows, ids: nu
   }
   expect(rows, `[SEED=${seed}] registry rows compared`).toBeGreaterThan(50);
 }
+
+/** The service's last lines but the indexed blocks: what a failure's message shows. */
+export const recentOutput = (service: Service) => () =>
+  plainOutput(service)
+    .split("\n")
+    .filter((line) => !line.includes("Indexed block"))
+    .slice(-40)
+    .join("\n");
+
+/** Waits until the service answers about chain `id` at `block` or later; the block it answers at. */
+export const indexedPast = (service: Service, id: number, block: bigint, seed: number, withinMs = 180_000) =>
+  waitFor(
+    `[SEED=${seed}] chain ${id} indexed to block ${block}`,
+    async () => {
+      const at = await indexedBlock({ serviceUrl: service.url, chainId: id, headers: service.headers });
+      return at !== undefined && at >= block ? at : undefined;
+    },
+    withinMs,
+    recentOutput(service),
+  );
