@@ -53,10 +53,16 @@ await runBenchScript("npm run soak", async ({ db, cleanup, log }) => {
   for (const route of routes) await verifyRoute(serve.url, route, 20, service.headers);
   const mixed = routes.flatMap((r) => r.requests);
   const spec = { url: serve.url, connections: 64, headers: service.headers, requests: mixed };
-  const max = await runLoad("maximum", { ...spec, durationS: 5, warmupS: 1 });
+  // The better of two runs: one that meets a passing stall (a CI run measured a tenth of the usual
+  // maximum once) would set a rate so low that a worker's collections come further apart than the
+  // memory windows below.
+  const maxima = [];
+  for (let run = 0; run < 2; run++) maxima.push(await runLoad("maximum", { ...spec, durationS: 5, warmupS: 1 }));
+  const max = maxima.reduce((best, m) => (m.rps > best.rps ? m : best));
   const rate = Math.round(LOAD_SHARE * max.rps);
   log(
-    `seeded 20,000 delegations; mixed maximum ${Math.round(max.rps)} req/s; soaking at ${rate} req/s for ` +
+    `seeded 20,000 delegations; mixed maximum ${Math.round(max.rps)} req/s (runs: ` +
+      `${maxima.map((m) => Math.round(m.rps)).join(", ")}); soaking at ${rate} req/s for ` +
       `${durationS} s`,
   );
 
