@@ -11,6 +11,18 @@ export interface AccessDb {
   close(): Promise<void>;
 }
 
+/** Whether a statement failed because a table it names, or that table's schema, does not exist (yet). */
+export const missingTable = (error: unknown) => {
+  const code = (error as { code?: string } | null)?.code;
+  return code === "42P01" || code === "3F000";
+};
+
+/** A read's answer with no rows where its table is not there; any other failure as it was. */
+export const noRowsIfMissing = (error: unknown): { rows: Record<string, unknown>[] } => {
+  if (missingTable(error)) return { rows: [] };
+  throw error;
+};
+
 /**
  * Whether this connection may create `schema`'s tables: not on a read-only server (a hot standby) or
  * as a read-only role, and only with CREATE on the schema (or, before it exists, on the database).

@@ -3,6 +3,7 @@ import type { Sample } from "../../core/moment";
 import type { Query } from "../../core/sql";
 import { table } from "../../core/sql";
 import { PONDER_STATE_TABLES, readySql } from "../../ponder/ponder-0.16.10";
+import { missingTable } from "../database/db";
 import type { ChainSchemas } from "../store/chain-schemas";
 import { INDEXED_BLOCK_SQL, lockNotAvailable, positionsSql, v1RowOf, v2RowOf } from "../store/store";
 import { ChainState, rowKey, type StateRow } from "./chain-state";
@@ -213,9 +214,9 @@ export class ReplicaFeed {
     }
     const present = all.filter((schema) => this.present.has(schema));
     if (present.length === 0) return true;
-    const positions = await this.readPositions(query, present).catch((error: { code?: string }) => {
+    const positions = await this.readPositions(query, present).catch((error: unknown) => {
       // A schema dropped since (a chain re-indexed afresh): asked again which are there.
-      if (error.code !== "42P01" && error.code !== "3F000") throw error;
+      if (!missingTable(error)) throw error;
       this.present.clear();
       return undefined;
     });

@@ -31,6 +31,14 @@ export class ChainSchemas {
   of(chainId: number): string {
     return this.byChain.get(chainId) ?? this.fallback;
   }
+
+  /**
+   * Whether a row kept for the chain under `indexerSchema` (an alarm, an indexer's note) is of the
+   * indexer writing it now: under another schema it is an earlier indexer's.
+   */
+  holds(chainId: number, indexerSchema: unknown): boolean {
+    return this.of(chainId) === indexerSchema;
+  }
 }
 
 type Method = (chainId: number, ...rest: never[]) => unknown;

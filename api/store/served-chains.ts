@@ -1,6 +1,6 @@
 import type { ChainEntry } from "../../core/chains";
 import { table } from "../../core/sql";
-import { type AccessDb, migrate } from "../database/db";
+import { type AccessDb, migrate, noRowsIfMissing } from "../database/db";
 import { pgAccessDb } from "../database/pg";
 
 /** Where a registry is, and the block its indexing starts from (null: not known yet). */
@@ -55,11 +55,8 @@ export async function readServedChains(
 ): Promise<ServedChain[] | undefined> {
   const { rows } = await db
     .query(`SELECT chains FROM ${table(schema, "served_chains")} WHERE indexer_schema = $1`, [indexerSchema])
-    .catch((error: { code?: string }) => {
-      // No such table yet: no indexer has published on this database.
-      if (error.code === "42P01" || error.code === "3F000") return { rows: [] };
-      throw error;
-    });
+    // No such table yet: no indexer has published on this database.
+    .catch(noRowsIfMissing);
   const chains = rows[0]?.chains;
   return chains === undefined
     ? undefined

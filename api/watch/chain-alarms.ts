@@ -10,7 +10,7 @@
  */
 import type { MiddlewareHandler } from "hono";
 import { table } from "../../core/sql";
-import { type AccessDb, migrate } from "../database/db";
+import { type AccessDb, migrate, noRowsIfMissing } from "../database/db";
 import { Problem } from "../http/problem";
 import type { ChainSchemas } from "../store/chain-schemas";
 
@@ -72,7 +72,7 @@ export async function openChainAlarms(
   // A chain's rows under another schema than its own are an earlier indexer's.
   const byChain = (rows: Record<string, unknown>[]) =>
     rows
-      .filter((row) => schemas.of(Number(row.chain_id)) === row.indexer_schema)
+      .filter((row) => schemas.holds(Number(row.chain_id), row.indexer_schema))
       .map((row): [number, string] => [Number(row.chain_id), String(row.detail)]);
   const refresh = async () => {
     const read = (name: string) =>
@@ -149,24 +149,29 @@ export const replacedHead = (detail: string) =>
 export type RaisedAlarm = { indexerSchema: string; chainId: number; detail: string };
 
 /**
- * The alarms raised for `indexerSchemas` (by whichever process watches them), from the access
- * schema `schema`; none while its tables do not exist yet (no API process has opened them).
+ * The alarms raised for each chain in its own schema (by whichever process watches it), from the
+ * access schema `schema`, by chain; none while its tables do not exist yet (no API process has
+ * opened them).
  */
-export async function raisedAlarms(db: AccessDb, schema: string, indexerSchemas: string[]): Promise<RaisedAlarm[]> {
+export async function raisedAlarms(
+  db: AccessDb,
+  schema: string,
+  schemas: ChainSchemas,
+): Promise<Map<number, RaisedAlarm>> {
   const { rows } = await db
     .query(
       `SELECT indexer_schema, chain_id, detail FROM ${alarmTables(schema).alarms} WHERE indexer_schema = ANY($1)`,
-      [indexerSchemas],
+      [schemas.all],
     )
-    .catch((error: { code?: string }) => {
-      if (error.code === "42P01" || error.code === "3F000") return { rows: [] };
-      throw error;
-    });
-  return rows.map((row) => ({
-    indexerSchema: String(row.indexer_schema),
-    chainId: Number(row.chain_id),
-    detail: String(row.detail),
-  }));
+    .catch(noRowsIfMissing);
+  return new Map(
+    rows
+      .filter((row) => schemas.holds(Number(row.chain_id), row.indexer_schema))
+      .map((row) => [
+        Number(row.chain_id),
+        { indexerSchema: String(row.indexer_schema), chainId: Number(row.chain_id), detail: String(row.detail) },
+      ]),
+  );
 }
 
 /** Adds `note` to an alarm's detail (once): what is being done about it, for every process to say. */

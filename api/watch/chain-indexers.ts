@@ -6,7 +6,7 @@
  * is no such account: its process is the API's own.
  */
 import { table } from "../../core/sql";
-import { type AccessDb, migrate } from "../database/db";
+import { type AccessDb, migrate, noRowsIfMissing } from "../database/db";
 import type { ChainSchemas } from "../store/chain-schemas";
 
 /** What a chain's indexer is doing. */
@@ -74,13 +74,10 @@ export async function openChainIndexers(
          WHERE indexer_schema = ANY($1)`,
         [schemas.all],
       )
-      .catch((error: { code?: string }) => {
-        if (error.code === "42P01" || error.code === "3F000") return { rows: [] };
-        throw error;
-      });
+      .catch(noRowsIfMissing);
     held = new Map(
       rows
-        .filter((row) => schemas.of(Number(row.chain_id)) === row.indexer_schema)
+        .filter((row) => schemas.holds(Number(row.chain_id), row.indexer_schema))
         .map((row): [number, ChainIndexer] => [
           Number(row.chain_id),
           {

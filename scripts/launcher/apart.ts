@@ -19,6 +19,7 @@
 import { spawn } from "node:child_process";
 import { createServer } from "node:net";
 import { pgAccessDb } from "../../api/database/pg";
+import { ChainSchemas } from "../../api/store/chain-schemas";
 import { publishServedChains, type ServedChain, servedChain } from "../../api/store/served-chains";
 import { makeIndexerTable } from "../../api/watch/chain-indexers";
 import { chainSchema, INDEX_ONLY_VARIABLE, type IndexedChain, WATCH_VARIABLE } from "../../core/plan";
@@ -108,7 +109,7 @@ export async function runApart(settings: LauncherSettings): Promise<number> {
 
   const reindexer = new Reindexer(database, {
     accessSchema: settings.access.schema,
-    schemaOf: new Map(chains.map(({ chain }, i) => [chain.id, schemas[i]!])),
+    schemas: new ChainSchemas(new Map(chains.map(({ chain }, i) => [chain.id, schemas[i]!])), schema),
     viewsSchemaOf: (id) => chainSchema(settings.viewsSchema, id),
     grantReaders,
   });

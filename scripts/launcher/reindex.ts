@@ -8,6 +8,7 @@
  * the other chains untouched) and is cleared once the new Ponder is ready.
  */
 import type { AccessDb } from "../../api/database/db";
+import type { ChainSchemas } from "../../api/store/chain-schemas";
 import { clearAlarm, noteOnAlarm, type RaisedAlarm, raisedAlarms } from "../../api/watch/chain-alarms";
 import { quoteIdentifier } from "../../core/sql";
 import { dropSyncedChain, SYNC_CACHE_PRESENT_SQL } from "../../ponder/ponder-0.16.10";
@@ -16,26 +17,21 @@ import { dropSyncedChain, SYNC_CACHE_PRESENT_SQL } from "../../ponder/ponder-0.1
 export const ALARM_POLL_MS = 2_000;
 
 /**
- * Reads the alarms of each chain's own schema (`schemaOf`) every ALARM_POLL_MS and hands them to
- * `seen`, by chain, with when the read began; a read that fails is tried again at the next. Stops
- * with `stop()`.
+ * Reads the alarms of each chain's own schema every ALARM_POLL_MS and hands them to `seen`, by
+ * chain, with when the read began; a read that fails is tried again at the next. Stops with `stop()`.
  */
 export function pollAlarms(
   db: AccessDb,
   accessSchema: string,
-  schemaOf: ReadonlyMap<number, string>,
+  schemas: ChainSchemas,
   seen: (alarms: ReadonlyMap<number, RaisedAlarm>, readAt: number) => void,
 ): { stop(): void } {
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
   const round = async () => {
     const readAt = Date.now();
-    const alarms = await raisedAlarms(db, accessSchema, [...new Set(schemaOf.values())]).catch(() => undefined);
-    if (alarms && !stopped)
-      seen(
-        new Map(alarms.filter((a) => schemaOf.get(a.chainId) === a.indexerSchema).map((a) => [a.chainId, a])),
-        readAt,
-      );
+    const alarms = await raisedAlarms(db, accessSchema, schemas).catch(() => undefined);
+    if (alarms && !stopped) seen(alarms, readAt);
     if (!stopped) timer = setTimeout(round, ALARM_POLL_MS);
   };
   timer = setTimeout(round, 0);
@@ -64,10 +60,6 @@ export async function dropChainIndex(
   });
 }
 
-/** Clears the chain's alarm: indexed afresh, its Ponder is ready. */
-export const reindexed = (db: AccessDb, accessSchema: string, alarm: RaisedAlarm) =>
-  clearAlarm(db, accessSchema, alarm.indexerSchema, alarm.chainId);
-
 /**
  * The re-indexing of the chains of one deployment: reads their alarms (pollAlarms), stops the
  * Ponder of a chain alarmed anew, drops its tables before its Ponder runs again, and clears its
@@ -89,13 +81,13 @@ export class Reindexer {
     private readonly o: {
       accessSchema: string;
       /** Each chain's schema, and its views schema. */
-      schemaOf: ReadonlyMap<number, string>;
+      schemas: ChainSchemas;
       viewsSchemaOf: (chainId: number) => string;
       /** Grants the replicas' reader the chains' schemas again (made afresh by a re-index). */
       grantReaders: () => Promise<void>;
     },
   ) {
-    this.polling = pollAlarms(db, o.accessSchema, o.schemaOf, (seen, readAt) => {
+    this.polling = pollAlarms(db, o.accessSchema, o.schemas, (seen, readAt) => {
       this.alarms = new Map([...seen].filter(([id]) => (this.cleared.get(id) ?? 0) < readAt));
       for (const id of this.alarms.keys()) if (!this.reindexing.has(id)) this.running.get(id)?.abort();
     });
@@ -130,7 +122,7 @@ export class Reindexer {
         .then(async (ready) => {
           if (!ready) return;
           const raised = this.alarms.get(chainId);
-          if (raised !== undefined) await reindexed(this.db, this.o.accessSchema, raised);
+          if (raised !== undefined) await clearAlarm(this.db, this.o.accessSchema, raised.indexerSchema, chainId);
           this.cleared.set(chainId, Date.now());
           this.alarms.delete(chainId);
           this.reindexing.delete(chainId);
