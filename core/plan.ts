@@ -70,5 +70,8 @@ export const INDEX_ONLY_VARIABLE = "DELEGATION_LOOKUP_INDEX_ONLY";
  */
 export const WATCH_VARIABLE = "DELEGATION_LOOKUP_WATCH_CHAINS";
 
-/** The schema of chain `chainId`'s own indexer, in a deployment named `schema` that indexes chains apart. */
+/**
+ * The schema of the indexer whose lowest chain id is `chainId` (a chain alone, or a group of chains:
+ * core/settings.ts, chainGroups), in a deployment named `schema` that indexes chains apart.
+ */
 export const chainSchema = (schema: string, chainId: number) => `${schema}_${chainId}`;

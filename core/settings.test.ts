@@ -109,6 +109,7 @@ describe("defaults (README, Configuration)", () => {
       behindAfterSeconds: 120,
       replicaRoles: { reader: undefined, access: undefined },
       apart: false,
+      groups: [[31337]],
     });
   });
 
@@ -117,6 +118,28 @@ describe("defaults (README, Configuration)", () => {
     expect(launcherSettings({ ...env, DATABASE_URL: "postgres://db" }).apart).toBe(true);
     expect(() => launcherSettings(env)).toThrow(/^INDEX_CHAINS_APART=true runs a process per chain over Postgres/);
     expect(() => launcherSettings({ ...env, INDEX_CHAINS_APART: "yes" })).toThrow(/^INDEX_CHAINS_APART="yes"/);
+  });
+
+  it("npm start: INDEX_CHAIN_GROUPS puts chains indexed apart in groups, every other chain alone", () => {
+    const env = {
+      DATABASE_URL: "postgres://db",
+      INDEX_CHAINS_APART: "true",
+      ...Object.fromEntries([1, 10, 137, 8453, 42161].map((id) => [`PONDER_RPC_URL_${id}`, "http://127.0.0.1:8545"])),
+    };
+    expect(launcherSettings(env).groups).toEqual([[1], [10], [137], [8453], [42161]]);
+    expect(launcherSettings({ ...env, INDEX_CHAIN_GROUPS: "8453+10, 42161+137" }).groups).toEqual([
+      [1],
+      [10, 8453],
+      [137, 42161],
+    ]);
+    const groups = (value: string) => launcherSettings({ ...env, INDEX_CHAIN_GROUPS: value });
+    expect(() => groups("10+56")).toThrow(/^INDEX_CHAIN_GROUPS: "56" is not the id of a chain with a PONDER_RPC_URL/);
+    expect(() => groups("10+8453,8453")).toThrow(/^INDEX_CHAIN_GROUPS names chain 8453 twice/);
+    expect(() => groups("10+")).toThrow(/^INDEX_CHAIN_GROUPS: "" is not/);
+    expect(() => groups("10;8453")).toThrow(/^INDEX_CHAIN_GROUPS: "10;8453" is not/);
+    expect(() => launcherSettings({ ...env, INDEX_CHAINS_APART: "false", INDEX_CHAIN_GROUPS: "10+8453" })).toThrow(
+      /^INDEX_CHAIN_GROUPS groups chains indexed apart: set INDEX_CHAINS_APART=true too/,
+    );
   });
 
   it("npm start: --port and --schema on the command line win over PORT and DATABASE_SCHEMA", () => {

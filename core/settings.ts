@@ -86,6 +86,12 @@ export type LauncherSettings = ApiSettings & {
    * (scripts/launcher/apart.ts); default false: one Ponder process for every chain, serving the API.
    */
   apart: boolean;
+  /**
+   * Where chains are indexed apart, the chain ids each Ponder process indexes (each group ascending,
+   * the groups in order of their first chain): INDEX_CHAIN_GROUPS names groups (`1+10+8453,137+42161`),
+   * every other chain is alone. A group shares one process, one schema and one fate (see chainGroups).
+   */
+  groups: number[][];
 };
 
 /** The Ponder process's settings (ponder.config.ts, src/api/index.ts). */
@@ -289,6 +295,30 @@ function replicaRoles(env: Environment, databaseUrl: string | undefined): Replic
   return roles;
 }
 
+/**
+ * INDEX_CHAIN_GROUPS (`1+10+8453,137+42161`): which configured chains share a Ponder process where
+ * chains are indexed apart; a chain named by no group is a group of its own. Each group ascending, the
+ * groups in order of their lowest chain id.
+ */
+export function chainGroups(value: string | undefined, configured: readonly number[]): number[][] {
+  const named = new Map<number, number>();
+  const groups = (value?.split(",") ?? []).map((group, index) =>
+    group.split("+").map((part) => {
+      const id = /^\s*\d{1,10}\s*$/.test(part) ? Number(part) : Number.NaN;
+      if (!configured.includes(id))
+        throw new SettingsError(
+          `INDEX_CHAIN_GROUPS: ${JSON.stringify(part.trim())} is not the id of a chain with a PONDER_RPC_URL_<id> ` +
+            "(groups are chain ids joined by +, separated by commas: 1+10+8453,137+42161)",
+        );
+      if (named.has(id)) throw new SettingsError(`INDEX_CHAIN_GROUPS names chain ${id} twice`);
+      named.set(id, index);
+      return id;
+    }),
+  );
+  const alone = configured.filter((id) => !named.has(id)).map((id) => [id]);
+  return [...groups, ...alone].map((g) => g.sort((a, b) => a - b)).sort((a, b) => a[0]! - b[0]!);
+}
+
 const LAUNCHER_USAGE = "usage: npm start -- [--port <port>] [--schema <schema>] [--views-schema <schema>]";
 
 /** `npm start`'s command line: `--port`/`-p`, `--schema`, `--views-schema`, each with a value; nothing else. */
@@ -325,6 +355,10 @@ export function launcherSettings(env: Environment, args: readonly string[] = [])
   const apart = flag(env, "INDEX_CHAINS_APART", false);
   if (apart && settings.database.url === undefined)
     throw new SettingsError("INDEX_CHAINS_APART=true runs a process per chain over Postgres: set DATABASE_URL too");
+  const chains = publicFallback ? [{ chain: mainnet, rpc: [mainnet.publicRpc!] }] : configured;
+  const grouped = text(env, "INDEX_CHAIN_GROUPS");
+  if (grouped !== undefined && !apart)
+    throw new SettingsError("INDEX_CHAIN_GROUPS groups chains indexed apart: set INDEX_CHAINS_APART=true too");
   return {
     ...settings,
     apart,
@@ -332,7 +366,11 @@ export function launcherSettings(env: Environment, args: readonly string[] = [])
     schema,
     viewsSchema,
     startBlocksFile: text(env, "START_BLOCKS_FILE") ?? ".ponder/start-blocks.json",
-    chains: publicFallback ? [{ chain: mainnet, rpc: [mainnet.publicRpc!] }] : configured,
+    chains,
+    groups: chainGroups(
+      grouped,
+      chains.map(({ chain }) => chain.id),
+    ),
     publicFallback,
     ignoredRpcVariables: ignoredRpcVariables(env),
     replicaRoles: replicaRoles(env, settings.database.url),

@@ -1,6 +1,7 @@
 /**
  * Every chain apart (INDEX_CHAINS_APART=true, Postgres: scripts/launcher/apart.ts): twelve chains
- * of the table, each an anvil with the real registries and a block every 2 s, in one deployment.
+ * of the table, each an anvil with the real registries and a block every 2 s, in one deployment;
+ * five healthy ones in two groups sharing a Ponder process each (INDEX_CHAIN_GROUPS), the others alone.
  * One chain's RPC refuses connections at start (nothing listens on its port); once the others are
  * live, another's RPC drops every connection for three minutes. Throughout, each healthy chain
  * takes a new delegation every round, and each is answered within BOUND_MS of its block; both
@@ -35,6 +36,11 @@ const CUT = 2021;
 const CUT_MS = 180_000;
 /** A healthy chain's new delegation is answered within this long of its block's timestamp. */
 const BOUND_MS = 5_000;
+/** Healthy chains that share a Ponder process by two and by three (INDEX_CHAIN_GROUPS); the others are alone. */
+const GROUPS = [
+  [10, 56, 100],
+  [8453, 42161],
+];
 const V2 = getAddress(addresses.v2.address);
 
 /** A chain: its anvil (`url`), the RPC URL the service is given, and the delegations written. */
@@ -77,7 +83,10 @@ describe.runIf(!refusal)("every chain apart: one chain's RPC trouble is its own"
     }
     proxy = await startRpcProxy(chains.get(CUT)!.url, () => fault);
     const rpcUrls = Object.fromEntries(IDS.map((id) => [id, id === CUT ? proxy.url : chains.get(id)!.rpcUrl]));
-    service = await startService({ rpc: rpcUrls, env: { INDEX_CHAINS_APART: "true" } });
+    service = await startService({
+      rpc: rpcUrls,
+      env: { INDEX_CHAINS_APART: "true", INDEX_CHAIN_GROUPS: GROUPS.map((g) => g.join("+")).join(",") },
+    });
   }, 600_000);
 
   afterAll(async () => {
@@ -221,7 +230,9 @@ describe.runIf(!refusal)("every chain apart: one chain's RPC trouble is its own"
     expect(toldAt! - cutAt, tag("how soon operators were told")).toBeLessThan(RPC_PROBE_MS + 15_000);
     fault = undefined;
     // No other chain's indexer stopped meanwhile.
-    expect(plainOutput(service)).not.toMatch(new RegExp(`chain (?!${CUT} )\\d+ \\([^)]*\\): its indexer stopped`));
+    expect(plainOutput(service)).not.toMatch(
+      new RegExp(`chains? (?!${CUT} )\\d+ \\([^)]*\\)[^:\n]*: its indexer stopped`),
+    );
     await waitFor(
       "the cut chain to catch up",
       async () => ((await statuses()).some((s) => s.chainId === CUT && caughtUp(s)) ? true : undefined),
@@ -238,6 +249,12 @@ describe.runIf(!refusal)("every chain apart: one chain's RPC trouble is its own"
       RPC_PROBE_MS + 15_000,
       seen,
     );
+
+    // Each group was indexed by one Ponder process (its log lines told by the group's chains), none alone.
+    for (const group of GROUPS) {
+      expect(plainOutput(service)).toContain(`[chain ${group.join("+")}] `);
+      for (const id of group) expect(plainOutput(service)).not.toContain(`[chain ${id}] `);
+    }
 
     // Every chain's answers equal its contracts'.
     for (const chain of chains.values()) {

@@ -1,20 +1,23 @@
 /**
  * `npm start` with INDEX_CHAINS_APART=true (Postgres): every chain indexed by a `ponder start` of
- * its own, in a schema of its own (core/plan.ts, chainSchema), and the API served beside them by
+ * its own, in a schema of its own (core/plan.ts, chainSchema) — or, for the chains INDEX_CHAIN_GROUPS
+ * puts together, by one per group, in the group's schema — and the API served beside them by
  * `npm run serve`'s worker, which reads each chain from its schema (api/store/chain-schemas.ts).
  *
- * Each chain has a loop of its own here: wait until one of its RPC URLs answers for it, plan it
- * (its registries' start blocks), run its Ponder, and after any exit wait and run it again. So a
- * chain whose RPC is down at start, whose backfill is long, or whose indexer exits, holds no other
- * chain back: each goes live when its own Ponder is ready. Adding a chain adds a schema; the other
- * chains' Ponder builds are unchanged, so they resume from their checkpoints.
+ * Each group (most often a chain alone) has a loop of its own here: wait until one of each chain's
+ * RPC URLs answers for it, plan its chains (their registries' start blocks), run its Ponder, and
+ * after any exit wait and run it again. So a chain whose RPC is down at start, whose backfill is
+ * long, or whose indexer exits, holds no chain of another group back: each group goes live when its
+ * own Ponder is ready. A group shares one process's memory, and so one fate: its chains wait for
+ * each other's RPCs and backfills. Adding a chain alone adds a schema; the other Ponder builds are
+ * unchanged, so they resume from their checkpoints (a group's build changes with its chains).
  *
  * The chains are published (with each one's schema) once every chain's first attempt to plan is
  * done, and the API starts then: a chain whose RPC did not answer is published with its start
  * blocks unknown (null), and answers `chain_syncing` until its Ponder is ready.
  *
  * A chain whose alarm is raised (a reorganization deeper than its finality depth) is indexed afresh
- * alone, its alarm cleared once its Ponder is ready again (scripts/launcher/reindex.ts).
+ * alone, with its group, its alarm cleared once its Ponder is ready again (scripts/launcher/reindex.ts).
  */
 import { spawn } from "node:child_process";
 import { createServer } from "node:net";
@@ -28,7 +31,7 @@ import { PONDER_RETRYABLE_EXIT } from "../../ponder/ponder-0.16.10";
 import { planChains } from "./discovery";
 import { IndexerNotes } from "./indexer-notes";
 import { nextWait, ROOT, runPonder } from "./ponder";
-import { Reindexer } from "./reindex";
+import { type IndexerGroup, Reindexer } from "./reindex";
 import { forgetReplacedChains } from "./replaced-chains";
 import { makeReplicaRoles } from "./roles";
 import { whyChainUnreachable } from "./rpc";
@@ -62,43 +65,33 @@ async function planChain(configured: ConfiguredChain, memoryFile: string): Promi
   );
 }
 
-/** How the chain is served before and after it is planned: its registries, its own schema. */
+/** How the chain is served before and after it is planned: its registries, its indexer's schema. */
 function served({ chain }: ConfiguredChain, plan: IndexedChain | undefined, schema: string): ServedChain {
   const unknown = (registry: false | { address: string; startBlock?: number }) =>
     registry ? { address: registry.address, startBlock: registry.startBlock ?? null } : undefined;
   const registries = plan ? { v1: plan.v1, v2: plan.v2 } : { v1: unknown(chain.v1), v2: unknown(chain.v2) };
-  return { ...servedChain(chain, registries), schema: chainSchema(schema, chain.id) };
+  return { ...servedChain(chain, registries), schema };
 }
 
 /** Runs the deployment until SIGINT or SIGTERM; the exit code. */
 export async function runApart(settings: LauncherSettings): Promise<number> {
   const { chains, schema } = settings;
-  let stopping = false;
-  const wakes = new Set<() => void>();
-  /** Sleeps, or less when a stop signal comes. */
-  const pause = (seconds: number) =>
-    new Promise<void>((ok) => {
-      wakes.add(ok);
-      setTimeout(() => {
-        wakes.delete(ok);
-        ok();
-      }, seconds * 1000);
-    });
-  for (const signal of ["SIGINT", "SIGTERM"] as const)
-    process.on(signal, () => {
-      stopping = true;
-      for (const wake of wakes) wake();
-    });
+  const { stopped, pause } = stopSignals();
 
-  const first = await Promise.all(chains.map((c) => planChain(c, settings.startBlocksFile)));
-  const schemas = chains.map(({ chain }) => chainSchema(schema, chain.id));
-  const views = chains.map(({ chain }) => chainSchema(settings.viewsSchema, chain.id));
-  /** The reader's grants on every chain's schemas: again after a chain's are dropped to index it afresh. */
-  const grantReaders = () => makeReplicaRoles({ ...settings, readSchemas: [...schemas, ...views] });
+  const byId = new Map(chains.map((c) => [c.chain.id, c]));
+  const groups = settings.groups.map((ids) => indexerGroup(ids.map((id) => byId.get(id)!)));
+  const first = new Map(
+    await Promise.all(chains.map(async (c) => [c.chain.id, await planChain(c, settings.startBlocksFile)] as const)),
+  );
+  const schemaOf = new Map(groups.flatMap((g) => g.chainIds.map((id) => [id, chainSchema(schema, g.key)] as const)));
+  const viewsOf = (group: IndexerGroup) => chainSchema(settings.viewsSchema, group.key);
+  /** The reader's grants on every group's schemas: again after a group's are dropped to index it afresh. */
+  const grantReaders = () =>
+    makeReplicaRoles({ ...settings, readSchemas: groups.flatMap((g) => [schemaOf.get(g.key)!, viewsOf(g)]) });
   const database = pgAccessDb(settings.database.url!, { applicationName: "delegation-lookup launcher", max: 1 });
   try {
     await grantReaders();
-    const list = chains.map((c, i) => served(c, typeof first[i] === "string" ? undefined : first[i], schema));
+    const list = chains.map((c) => served(c, planned(first.get(c.chain.id)!), schemaOf.get(c.chain.id)!));
     await publishServedChains(database, settings.access.schema, schema, list);
     await makeIndexerTable(database, settings.access.schema);
   } catch (error) {
@@ -109,87 +102,131 @@ export async function runApart(settings: LauncherSettings): Promise<number> {
 
   const reindexer = new Reindexer(database, {
     accessSchema: settings.access.schema,
-    schemas: new ChainSchemas(new Map(chains.map(({ chain }, i) => [chain.id, schemas[i]!])), schema),
-    viewsSchemaOf: (id) => chainSchema(settings.viewsSchema, id),
+    schemas: new ChainSchemas(schemaOf, schema),
+    groups,
+    viewsSchemaOf: viewsOf,
     grantReaders,
   });
 
-  /** One chain's loop: its Ponder, run again after each exit, until stopping. */
-  async function superviseChain(configured: ConfiguredChain, firstPlan: IndexedChain | string): Promise<void> {
-    const { chain } = configured;
-    const name = `chain ${chain.id} (${chain.title})`;
+  /** One group's loop: its Ponder, run again after each exit, until stopping. */
+  async function superviseGroup(group: IndexerGroup): Promise<void> {
+    const configured = group.chainIds.map((id) => byId.get(id)!);
     let delay = 0;
-    let planned: IndexedChain | string = firstPlan;
-    const notes = new IndexerNotes(database, settings.access.schema, chainSchema(schema, chain.id), configured);
-    while (!stopping) {
-      if (typeof planned === "string") {
-        notes.note("waiting", planned, planned.startsWith(UNREACHABLE) ? false : undefined);
-        // Asked again every RPC_WAIT_MAX_S at most: one chain's probe costs the others nothing.
+    let plans = group.chainIds.map((id) => first.get(id)!);
+    const notes = configured.map(
+      (c) => new IndexerNotes(database, settings.access.schema, schemaOf.get(group.key)!, c),
+    );
+    const note = (...args: Parameters<IndexerNotes["note"]>) => {
+      for (const n of notes) n.note(...args);
+    };
+    const probing = (on: boolean) => {
+      for (const n of notes) n.probing(on);
+    };
+    while (!stopped()) {
+      const unplanned = plans.findIndex((plan) => typeof plan === "string");
+      if (unplanned >= 0) {
+        const why = plans[unplanned] as string;
+        const whose = group.chainIds.length > 1 ? `chain ${group.chainIds[unplanned]} of its group: ` : "";
+        note("waiting", `${whose}${why}`, why.startsWith(UNREACHABLE) ? false : undefined);
+        // Asked again every RPC_WAIT_MAX_S at most: one group's probe costs the others nothing.
         delay = nextWait(delay, RPC_WAIT_MAX_S);
-        console.error(`${name}: ${planned}. Not indexing it yet: trying again in ${delay} s.`);
+        console.error(`${group.name}: ${whose}${why}. Not indexing it yet: trying again in ${delay} s.`);
         await pause(delay);
-        if (!stopping) planned = await planChain(configured, settings.startBlocksFile);
+        if (!stopped()) plans = await planGroup(configured, settings.startBlocksFile);
         continue;
       }
-      if (!planned.v1 && !planned.v2) {
-        console.warn(`${name}: neither registry is there; not indexed`);
-        notes.note("not indexed", "neither registry is on the chain", true);
+      const plan = (plans as IndexedChain[]).filter((p) => p.v1 || p.v2);
+      if (plan.length === 0) {
+        console.warn(`${group.name}: neither registry is there; not indexed`);
+        note("not indexed", "neither registry is on the chain", true);
         return;
       }
-      const local = chain.local ? [{ id: chain.id, rpcUrls: configured.rpc }] : [];
+      const local = configured.filter((c) => c.chain.local).map((c) => ({ id: c.chain.id, rpcUrls: c.rpc }));
       const forgotten = await forgetReplacedChains(local, settings.database).catch((error: Error) => error);
-      if (forgotten instanceof Error) {
-        planned = `cannot tell whether its fetched data is its own (${forgotten.message})`;
-        continue;
-      }
-      const unprepared = await reindexer.prepare(chain.id, name);
+      const unprepared =
+        forgotten instanceof Error
+          ? `cannot tell whether its fetched data is its own (${forgotten.message})`
+          : await reindexer.prepare(group);
       if (unprepared !== undefined) {
-        planned = unprepared;
+        plans = plans.map(() => unprepared);
         continue;
       }
       const started = Date.now();
       const port = await freePort();
-      const running = () => notes.note(reindexer.afresh(chain.id) ? "reindexing" : "running", null, true);
-      const stop = reindexer.starting(chain.id, port, name, running);
+      const running = () => note(reindexer.afresh(group) ? "reindexing" : "running", null, true);
+      const stop = reindexer.starting(group, port, running);
       running();
-      notes.probing(true);
+      probing(true);
       const code = await runPonder({
-        plan: [planned],
+        plan,
         // Each its own views schema too: two indexers' views of the same tables cannot share one.
         args: [
-          ...["--schema", chainSchema(schema, chain.id), "--views-schema", chainSchema(settings.viewsSchema, chain.id)],
+          ...["--schema", schemaOf.get(group.key)!, "--views-schema", viewsOf(group)],
           ...["--hostname", "127.0.0.1"],
         ],
         port,
         env: { [INDEX_ONLY_VARIABLE]: "true" },
-        prefix: `[chain ${chain.id}] `,
+        prefix: `[chain ${group.chainIds.join("+")}] `,
         stop,
       });
-      const afresh = reindexer.exited(chain.id);
-      notes.probing(false);
-      if (stopping) return;
+      const afresh = reindexer.exited(group);
+      probing(false);
+      if (stopped()) return;
       if (afresh) continue;
-      notes.note("restarting", `its indexer exited (${code})`);
+      note("restarting", `its indexer exited (${code})`);
       delay = Date.now() - started > HEALTHY_RUN_MS ? 1 : nextWait(delay);
       const retryable = code === PONDER_RETRYABLE_EXIT ? "after a failure worth retrying" : "";
-      console.error(`${name}: its indexer stopped ${retryable} (exit ${code}); restarting it in ${delay} s.`);
+      console.error(`${group.name}: its indexer stopped ${retryable} (exit ${code}); restarting it in ${delay} s.`);
       await pause(delay);
-      // Its RPC is asked again first: it may be what failed.
-      planned = await planChain(configured, settings.startBlocksFile);
+      // Its RPCs are asked again first: one may be what failed.
+      plans = await planGroup(configured, settings.startBlocksFile);
     }
   }
 
-  const api = superviseApi(settings, { stopping: () => stopping, pause });
-  await Promise.all(chains.map((c, i) => superviseChain(c, first[i]!)));
+  const api = superviseApi(settings, { stopped, pause });
+  await Promise.all(groups.map(superviseGroup));
   reindexer.stop();
   await database.close();
   return api;
 }
 
+/** Whether SIGINT or SIGTERM came; and a sleep cut short by one. */
+function stopSignals(): { stopped: () => boolean; pause: (seconds: number) => Promise<void> } {
+  let stopping = false;
+  const wakes = new Set<() => void>();
+  for (const signal of ["SIGINT", "SIGTERM"] as const)
+    process.on(signal, () => {
+      stopping = true;
+      for (const wake of wakes) wake();
+    });
+  const pause = (seconds: number) =>
+    new Promise<void>((ok) => {
+      wakes.add(ok);
+      setTimeout(() => {
+        wakes.delete(ok);
+        ok();
+      }, seconds * 1000);
+    });
+  return { stopped: () => stopping, pause };
+}
+
+/** The chains of one indexer, told by the lowest id, named for the log. */
+function indexerGroup(configured: readonly ConfiguredChain[]): IndexerGroup {
+  const chainIds = configured.map((c) => c.chain.id);
+  const names = configured.map(({ chain }) => `${chain.id} (${chain.title})`);
+  return { key: chainIds[0]!, chainIds, name: `${names.length > 1 ? "chains" : "chain"} ${names.join(", ")}` };
+}
+
+const planned = (plan: IndexedChain | string) => (typeof plan === "string" ? undefined : plan);
+
+/** Each chain's plan, or why not (planChain), the chains asked at once. */
+const planGroup = (configured: readonly ConfiguredChain[], memoryFile: string) =>
+  Promise.all(configured.map((c) => planChain(c, memoryFile)));
+
 /** The API beside the indexers: `npm run serve` on the launcher's port, watching the chains' RPCs; 0 once stopping. */
 async function superviseApi(
   settings: LauncherSettings,
-  { stopping, pause }: { stopping: () => boolean; pause: (seconds: number) => Promise<void> },
+  { stopped, pause }: ReturnType<typeof stopSignals>,
 ): Promise<number> {
   let delay = 0;
   for (;;) {
@@ -205,10 +242,10 @@ async function superviseApi(
     process.on("SIGINT", forward).on("SIGTERM", forward);
     const code = await new Promise<number>((exited) => child.once("exit", (c) => exited(c ?? 1)));
     process.off("SIGINT", forward).off("SIGTERM", forward);
-    if (stopping()) return 0;
+    if (stopped()) return 0;
     delay = nextWait(delay);
     console.error(`The API process exited (${code}); starting it again in ${delay} s.`);
     await pause(delay);
-    if (stopping()) return 0;
+    if (stopped()) return 0;
   }
 }
