@@ -6,7 +6,7 @@ import { startHttpServer } from "../api/http/server";
 import { createReplicaStore, REPLICA_CONNECTION, readOnlySnapshot } from "../api/replica/store";
 import { assembleService } from "../api/service";
 import { ChainSchemas } from "../api/store/chain-schemas";
-import { publishedChains } from "../api/store/served-chains";
+import { followPublishedChains, publishedChains } from "../api/store/served-chains";
 import { executeOver } from "../api/store/store";
 import { REINDEX_REMEDY } from "../api/watch/deep-reorg";
 import { watchReplication } from "../api/watch/replication";
@@ -22,6 +22,7 @@ export async function runWorker(settings: ServeSettings, shutdownMs: number) {
   const rpcs = settings.rpc.map(({ chain, rpc }) => ({ id: chain.id, rpc }));
   const { url, accessUrl } = settings.database;
   const chains = await publishedChains(accessUrl, settings.access.schema, schema);
+  const learning = followPublishedChains(accessUrl, { schema: settings.access.schema, indexerSchema: schema, chains });
   // The chains' own schemas, where the deployment indexes them apart (api/store/chain-schemas.ts).
   const schemas = ChainSchemas.served(chains, schema);
   // What is read may be a read-only role or a standby: the keys and the keyless budget are kept
@@ -62,7 +63,7 @@ export async function runWorker(settings: ServeSettings, shutdownMs: number) {
       copy.stop();
       replication.stop();
       alarms.close();
-      await Promise.allSettled([database.close(), access.close()]);
+      await Promise.allSettled([database.close(), access.close(), learning.stop()]);
       process.exit(0);
     });
   };

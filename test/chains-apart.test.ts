@@ -12,6 +12,7 @@
  */
 import { type Address, getAddress, type Hex, zeroHash } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PUBLICATION_READ_MS } from "../api/store/served-chains";
 import { type Anvil, startAnvil } from "../devkit/anvil";
 import { ask } from "../devkit/ask";
 import { abis, addresses, installRegistries } from "../devkit/oracle";
@@ -57,6 +58,7 @@ type Status = {
   status: string;
   lagSeconds: number | null;
   indexer: { state: string; rpcFailingSince: string | null } | null;
+  registries: { v2: { startBlock: number | null } | null };
 };
 
 const refusal = process.env.DATABASE_URL ? undefined : "chains are indexed apart on Postgres (set DATABASE_URL)";
@@ -179,6 +181,8 @@ describe.runIf(!refusal)("every chain apart: one chain's RPC trouble is its own"
       state: "waiting",
       rpcFailingSince: expect.any(String),
     });
+    // Its registries' start blocks are not known until its RPC answers.
+    expect(before.find((s) => s.chainId === REFUSED)?.registries.v2?.startBlock, JSON.stringify(before)).toBeNull();
     // Live, and caught up with the blocks mined while the indexers started: the timing starts there.
     const caughtUp = (s: Status) => s.status === "live" && s.lagSeconds !== null && s.lagSeconds <= 5;
     await waitFor(
@@ -194,6 +198,13 @@ describe.runIf(!refusal)("every chain apart: one chain's RPC trouble is its own"
     opened = await startRpcProxy(refused.url, undefined, refusedPort.port);
     // Its indexer starts within RPC_WAIT_MAX_S of its RPC's return (scripts/launcher/apart.ts).
     await round([refused], 120_000);
+    // Planned, it is published again, and the API learns its start blocks (api/store/served-chains.ts).
+    await waitFor(
+      "the refused chain's start block to be told",
+      async () => (await statuses()).find((s) => s.chainId === REFUSED)?.registries.v2?.startBlock ?? undefined,
+      PUBLICATION_READ_MS + 10_000,
+      seen,
+    );
 
     // Another chain's RPC is cut for three minutes: the others answer within the bound throughout.
     fault = { drop: true };

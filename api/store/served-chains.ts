@@ -63,6 +63,58 @@ export async function readServedChains(
     : ((typeof chains === "string" ? JSON.parse(chains) : chains) as ServedChain[]);
 }
 
+/** Whether a chain was published before its registries' start blocks were known (its RPC had not answered). */
+export const startUnknown = (chain: ServedChain) => [chain.v1, chain.v2].some((r) => r?.startBlock === null);
+
+/**
+ * Takes, in place, the registries of chains published with their start blocks unknown from a later
+ * publication that knows them; whether any chain's are still unknown.
+ */
+export function learnRegistries(chains: ServedChain[], published: readonly ServedChain[]): boolean {
+  for (const chain of chains) {
+    const later = published.find((p) => p.id === chain.id);
+    if (!startUnknown(chain) || later === undefined || startUnknown(later)) continue;
+    for (const version of ["v1", "v2"] as const)
+      if (later[version] === undefined) delete chain[version];
+      else chain[version] = later[version];
+  }
+  return chains.some(startUnknown);
+}
+
+/** How often an API process reads the published chains again while a chain's start blocks are unknown. */
+export const PUBLICATION_READ_MS = 5_000;
+
+/**
+ * While a chain's start blocks are unknown, reads the chains published for `indexerSchema` again
+ * every `everyMs` and learns them (learnRegistries): where chains are indexed apart, a chain whose
+ * RPC answered late is published again once planned (scripts/launcher/apart.ts).
+ */
+export function followPublishedChains(
+  url: string,
+  o: { schema: string; indexerSchema: string; chains: ServedChain[]; everyMs?: number },
+): { stop(): Promise<void> } {
+  if (!o.chains.some(startUnknown)) return { stop: async () => undefined };
+  const db = pgAccessDb(url, { applicationName: "delegation-lookup replica chains", max: 1 });
+  let timer: NodeJS.Timeout | undefined;
+  let stopped = false;
+  const everyMs = o.everyMs ?? PUBLICATION_READ_MS;
+  const round = async () => {
+    const published = await readServedChains(db, o.schema, o.indexerSchema).catch(() => undefined);
+    const unknown = published === undefined || learnRegistries(o.chains, published);
+    if (stopped) return;
+    if (unknown) timer = setTimeout(round, everyMs);
+    else await db.close();
+  };
+  timer = setTimeout(round, everyMs);
+  return {
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await db.close().catch(() => undefined);
+    },
+  };
+}
+
 /**
  * The chains the indexer writing `indexerSchema` serves, once it has published them in the access
  * schema at `url`. It makes the access tables first, so a replica whose role may only use them (and

@@ -21,6 +21,7 @@
  */
 import { spawn } from "node:child_process";
 import { createServer } from "node:net";
+import type { AccessDb } from "../../api/database/db";
 import { pgAccessDb } from "../../api/database/pg";
 import { ChainSchemas } from "../../api/store/chain-schemas";
 import { publishServedChains, type ServedChain, servedChain } from "../../api/store/served-chains";
@@ -89,10 +90,10 @@ export async function runApart(settings: LauncherSettings): Promise<number> {
   const grantReaders = () =>
     makeReplicaRoles({ ...settings, readSchemas: groups.flatMap((g) => [schemaOf.get(g.key)!, viewsOf(g)]) });
   const database = pgAccessDb(settings.database.url!, { applicationName: "delegation-lookup launcher", max: 1 });
+  const publication = new Publication(database, settings, (c, plan) => served(c, plan, schemaOf.get(c.chain.id)!));
   try {
     await grantReaders();
-    const list = chains.map((c) => served(c, planned(first.get(c.chain.id)!), schemaOf.get(c.chain.id)!));
-    await publishServedChains(database, settings.access.schema, schema, list);
+    await publication.publish(chains.map((c) => [c, planned(first.get(c.chain.id)!)]));
     await makeIndexerTable(database, settings.access.schema);
   } catch (error) {
     console.error(`Cannot publish the chains for the API (${(error as Error).message}).`);
@@ -135,6 +136,8 @@ export async function runApart(settings: LauncherSettings): Promise<number> {
         if (!stopped()) plans = await planGroup(configured, settings.startBlocksFile);
         continue;
       }
+      // Chains published before their RPCs answered: their start blocks are known now.
+      publication.planned(configured, plans as IndexedChain[]);
       const plan = (plans as IndexedChain[]).filter((p) => p.v1 || p.v2);
       if (plan.length === 0) {
         console.warn(`${group.name}: neither registry is there; not indexed`);
@@ -188,6 +191,47 @@ export async function runApart(settings: LauncherSettings): Promise<number> {
   reindexer.stop();
   await database.close();
   return api;
+}
+
+/**
+ * The chains as published for the API processes (api/store/served-chains.ts): at first, a chain
+ * whose RPC did not answer with its start blocks unknown; published again once it is planned.
+ */
+class Publication {
+  private readonly list = new Map<number, ServedChain>();
+  private readonly unknown = new Set<number>();
+  private last: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly db: AccessDb,
+    private readonly settings: LauncherSettings,
+    private readonly served: (c: ConfiguredChain, plan: IndexedChain | undefined) => ServedChain,
+  ) {}
+
+  /** Publishes the chains, each as planned or not yet (undefined). */
+  publish(chains: readonly (readonly [ConfiguredChain, IndexedChain | undefined])[]): Promise<void> {
+    for (const [c, plan] of chains) {
+      this.list.set(c.chain.id, this.served(c, plan));
+      if (plan === undefined) this.unknown.add(c.chain.id);
+      else this.unknown.delete(c.chain.id);
+    }
+    // One after another: each writes the whole list as it is when it runs.
+    this.last = this.last
+      .catch(() => undefined)
+      .then(() =>
+        publishServedChains(this.db, this.settings.access.schema, this.settings.schema, [...this.list.values()]),
+      );
+    return this.last;
+  }
+
+  /** The group's chains are planned: published again if any was published unplanned (failure logged). */
+  planned(configured: readonly ConfiguredChain[], plans: readonly IndexedChain[]): void {
+    if (!configured.some((c) => this.unknown.has(c.chain.id))) return;
+    this.publish(configured.map((c, i) => [c, plans[i]])).catch((error: Error) => {
+      for (const c of configured) this.unknown.add(c.chain.id);
+      console.error(`Cannot publish the chains' start blocks for the API (${error.message}).`);
+    });
+  }
 }
 
 /** Whether SIGINT or SIGTERM came; and a sleep cut short by one. */
