@@ -690,6 +690,13 @@ export interface components {
                 rpcFailingSince: string | null;
                 /** @description Why it waits or restarts; else null. */
                 detail: string | null;
+                /** @description While it backfills the chain: blocks done of all; null once live, or before they are counted. */
+                backfill: {
+                    /** @description Blocks of the backfill done (fetched or cached). */
+                    blocks: number;
+                    /** @description Blocks the backfill has to do. */
+                    ofBlocks: number;
+                } | null;
             } | null;
         };
         /** @description Every chain this instance serves. */

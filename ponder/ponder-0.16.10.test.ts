@@ -39,6 +39,7 @@ import {
   PONDER_SYNC_TABLES,
   type PonderCheckpoint,
   type PonderMetrics,
+  ponderBackfillOf,
   ponderCheckpoint,
   ponderFinalityDepth,
   ponderFinalizedAt,
@@ -244,7 +245,18 @@ describe("ponderMetrics", () => {
     await vi.waitFor(() => expect(logged.length).toBeGreaterThan(0));
     expect(logged[0]).toBe("backfill mainnet: 300 of 1,000 blocks (30.0%), 7 events indexed");
 
+    // The same, from the text Ponder serves on /metrics, as a launcher reads it; another chain apart.
+    set("ponder_historical_total_blocks", 80, { chain: "base" });
+    const text = () => (metrics as unknown as { registry: { metrics(): Promise<string> } }).registry.metrics();
+    expect(ponderBackfillOf(await text(), "mainnet")).toEqual({ blocks: 300, ofBlocks: 1_000 });
+    expect(ponderBackfillOf(await text(), "base")).toEqual({ blocks: 0, ofBlocks: 80 });
+    expect(ponderBackfillOf(await text(), "optimism"), "a chain not counted").toBeUndefined();
+
     set("ponder_sync_is_complete", 1);
+    expect(ponderBackfillOf(await text(), "mainnet")).toBe("live");
+    set("ponder_sync_is_complete", 0);
+    set("ponder_sync_is_realtime", 1);
+    expect(ponderBackfillOf(await text(), "mainnet")).toBe("live");
     await new Promise((ok) => setTimeout(ok, 50));
     const count = logged.length;
     await new Promise((ok) => setTimeout(ok, 50));

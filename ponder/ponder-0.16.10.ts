@@ -112,6 +112,35 @@ export const PONDER_PROGRESS_GAUGES = {
 
 type ProgressFigure = keyof typeof PONDER_PROGRESS_GAUGES;
 
+/** A chain's backfill: blocks done (fetched or read from Ponder's cache) of all it has to do. */
+export type PonderBackfill = { blocks: number; ofBlocks: number };
+
+/** One sample of the text format: its metric name, the `chain` label, the value. */
+const SAMPLE = /^([a-z_:][a-z0-9_:]*)\{([^}]*)\}\s+(\S+)/i;
+const CHAIN_LABEL = /(?:^|,)\s*chain="([^"]*)"/;
+
+/**
+ * The chain's backfill from the text of a Ponder process's /metrics (Prometheus' format), as the
+ * launcher reads it where each chain has a Ponder of its own: "live" once Ponder syncs it in real
+ * time (or its backfill is complete), its progress while it backfills, undefined before Ponder
+ * counts its blocks.
+ */
+export function ponderBackfillOf(metrics: string, chain: string): PonderBackfill | "live" | undefined {
+  const sums = new Map<string, number>();
+  for (const line of metrics.split("\n")) {
+    const sample = SAMPLE.exec(line);
+    if (!sample || CHAIN_LABEL.exec(sample[2]!)?.[1] !== chain) continue;
+    const value = Number(sample[3]);
+    if (Number.isFinite(value)) sums.set(sample[1]!, (sums.get(sample[1]!) ?? 0) + value);
+  }
+  const g = PONDER_PROGRESS_GAUGES;
+  if ((sums.get(g.realtime) ?? 0) > 0 || (sums.get(g.complete) ?? 0) > 0) return "live";
+  const ofBlocks = sums.get(g.totalBlocks);
+  if (ofBlocks === undefined) return undefined;
+  const blocks = (sums.get(g.cachedBlocks) ?? 0) + (sums.get(g.completedBlocks) ?? 0);
+  return { blocks: Math.min(blocks, ofBlocks), ofBlocks };
+}
+
 /** Ponder's metrics, as far as the backfill progress reads them: its gauges by their names. */
 export type PonderMetrics = Record<(typeof PONDER_PROGRESS_GAUGES)[ProgressFigure], Gauge>;
 

@@ -19,6 +19,7 @@ import { ask } from "../devkit/ask";
 import { waitFor } from "../devkit/processes";
 import { chooseSeed, Rng } from "../devkit/random";
 import { type Service, startService } from "../devkit/service";
+import { BACKFILL_READ_MS } from "../scripts/launcher/indexer-notes";
 import { expectProblem } from "./helpers/answers";
 import {
   type ApartChain,
@@ -86,6 +87,15 @@ describe.runIf(!refusal)("a chain added to, then removed from, a deployment of c
       })
     ).status === 200;
 
+  /** The chain's backfill progress as /registry/chains tells it (its indexer's). */
+  const backfillOf = async (id: number) => {
+    const chains = JSON.parse((await ask(service.url, "/registry/chains", { headers: service.headers })).text) as {
+      chainId: number;
+      indexer: { backfill: { blocks: number; ofBlocks: number } | null } | null;
+    }[];
+    return chains.find((c) => c.chainId === id)?.indexer?.backfill;
+  };
+
   it("indexes only the added chain, the others answering as soon as the API is up; a removed one is \
 unsupported", async () => {
     for (const id of FIRST) await expectContracts(service, runs.get(id)!, rng, SEED);
@@ -111,6 +121,17 @@ unsupported", async () => {
     }[];
     expect(added.find((c) => c.chainId === ADDED)?.status, tag(JSON.stringify(added))).toBe("syncing");
     expect(await answers(ADDED), tag("the added chain answers before its backfill")).toBe(false);
+    // Operators see its backfill's progress, read from its own Ponder (scripts/launcher/backfill.ts).
+    const progress = await waitFor(
+      tag("the added chain's backfill progress to be told"),
+      async () => (await backfillOf(ADDED)) ?? undefined,
+      BACKFILL_READ_MS + 20_000,
+      seen,
+    );
+    expect(progress.ofBlocks, tag(JSON.stringify(progress))).toBeGreaterThan(0);
+    expect(progress.blocks, tag(JSON.stringify(progress))).toBeLessThan(progress.ofBlocks);
+    const metrics = (await ask(service.url, "/metrics")).text;
+    expect(metrics).toContain(`delegation_chain_backfill_of_blocks{chain_id="${ADDED}"} ${progress.ofBlocks}\n`);
     for (const id of FIRST) await expectContracts(service, runs.get(id)!, rng, SEED);
     await expectUntouched(service.schema, before, FIRST, SEED);
 
@@ -120,6 +141,13 @@ unsupported", async () => {
     await indexedPast(ADDED);
     await expectContracts(service, runs.get(ADDED)!, rng, SEED);
     await expectUntouched(service.schema, before, FIRST, SEED);
+    // Live: no backfill to tell.
+    await waitFor(
+      tag("the added chain's backfill progress to be gone"),
+      async () => ((await backfillOf(ADDED)) === null ? true : undefined),
+      BACKFILL_READ_MS + 10_000,
+      seen,
+    );
 
     // Started again without one chain: it is not served; the others answer, their rows kept.
     const kept = [FIRST[0]!, ADDED];

@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import { AggregatorRegistry } from "prom-client";
 import { describe, expect, it } from "vitest";
+import type { ChainIndexer } from "../watch/chain-indexers";
 import { countRequests, metricsRoute, processFigures, type WatchedChains } from "./metrics";
 
 /** A text's samples (its lines but comments and blank ones). */
@@ -148,15 +149,20 @@ describe("metricsRoute", () => {
   });
 
   it("tells each chain's own indexer where chains are indexed apart: running, re-indexing, its RPC \
-failing", async () => {
+failing, backfilling", async () => {
     const at = (seconds: number) => new Date(seconds * 1000).toISOString();
-    const indexers = new Map([
-      [10, { state: "running" as const, since: at(900), rpcFailingSince: at(1_000), detail: null }],
-      [137, { state: "reindexing" as const, since: at(1_020), rpcFailingSince: null, detail: null }],
-      [8453, { state: "waiting" as const, since: at(1_020), rpcFailingSince: at(1_020), detail: "no answer" }],
+    const backfill = { blocks: 250, ofBlocks: 1_000 };
+    const indexer = (state: ChainIndexer["state"], since: number, failing: number | null): ChainIndexer => ({
+      ...{ state, since: at(since), rpcFailingSince: failing === null ? null : at(failing) },
+      ...{ detail: null, backfill: null },
+    });
+    const indexers = new Map<number, ChainIndexer>([
+      [10, indexer("running", 900, 1_000)],
+      [137, { ...indexer("reindexing", 1_020, null), backfill }],
+      [8453, { ...indexer("waiting", 1_020, 1_020), detail: "no answer" }],
     ]);
     const res = await metricsRoute(async () => "", { ...watched, indexers: () => indexers }).request("/metrics");
-    const samples = samplesOf(await res.text()).filter((s) => /indexer|reindexing|rpc_failing/.test(s));
+    const samples = samplesOf(await res.text()).filter((s) => /indexer|reindexing|rpc_failing|backfill/.test(s));
     expect(samples).toEqual([
       'delegation_chain_indexer_running{chain_id="10"} 1',
       'delegation_chain_indexer_running{chain_id="137"} 1',
@@ -167,6 +173,8 @@ failing", async () => {
       'delegation_chain_rpc_failing_seconds{chain_id="10"} 30',
       'delegation_chain_rpc_failing_seconds{chain_id="137"} 0',
       'delegation_chain_rpc_failing_seconds{chain_id="8453"} 10',
+      'delegation_chain_backfill_blocks{chain_id="137"} 250',
+      'delegation_chain_backfill_of_blocks{chain_id="137"} 1000',
     ]);
   });
 

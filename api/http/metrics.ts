@@ -125,6 +125,11 @@ async function chainGauges(watched: WatchedChains): Promise<Registry> {
     "delegation_chain_rpc_failing_seconds",
     "How long none of the chain's RPC URLs has answered its indexer's launcher (0 while one does).",
   );
+  const backfillBlocks = gauge(
+    "delegation_chain_backfill_blocks",
+    "Blocks of the chain's backfill done, while its own indexer backfills it (chains indexed apart).",
+  );
+  const backfillOf = gauge("delegation_chain_backfill_of_blocks", "Blocks the chain's backfill has to do, meanwhile.");
   for (const chain of watched.chains) {
     const indexer = indexers.get(chain.id);
     if (indexer === undefined) continue;
@@ -133,6 +138,9 @@ async function chainGauges(watched: WatchedChains): Promise<Registry> {
     reindexing.set(labels, indexer.state === "reindexing" ? 1 : 0);
     const failing = indexer.rpcFailingSince === null ? now : Date.parse(indexer.rpcFailingSince) / 1000;
     rpcFailing.set(labels, Math.max(0, Math.round(now - failing)));
+    if (indexer.backfill === null) continue;
+    backfillBlocks.set(labels, indexer.backfill.blocks);
+    backfillOf.set(labels, indexer.backfill.ofBlocks);
   }
   for (const chain of watched.chains) {
     const position = states.get(chain.id);

@@ -225,6 +225,13 @@ export const schemas = {
           type: ["string", "null"],
         },
         detail: { type: ["string", "null"], description: "Why it waits or restarts; else null." },
+        backfill: {
+          ...record("While it backfills the chain: blocks done of all; null once live, or before they are counted.", {
+            blocks: { type: "integer", minimum: 0, description: "Blocks of the backfill done (fetched or cached)." },
+            ofBlocks: { type: "integer", minimum: 0, description: "Blocks the backfill has to do." },
+          }),
+          type: ["object", "null"],
+        },
       }),
       type: ["object", "null"],
     },

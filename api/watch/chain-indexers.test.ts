@@ -23,6 +23,9 @@ describe("openChainIndexers", () => {
         since: new Date(5_000),
         rpc_failing_since: null,
         detail: null,
+        // bigint columns come as text.
+        backfill_blocks: "250",
+        backfill_of_blocks: "1000",
       },
       // An earlier deployment's note of chain 2, under another schema.
       {
@@ -50,7 +53,13 @@ describe("openChainIndexers", () => {
     const indexers = await openChainIndexers(db, "access", schemas, 60_000);
     expect(asked[0]).toEqual(["s_1", "s_2"]);
     expect([...indexers.current()]).toEqual([
-      [1, { state: "running", since: "1970-01-01T00:00:05.000Z", rpcFailingSince: null, detail: null }],
+      [
+        1,
+        {
+          ...{ state: "running", since: "1970-01-01T00:00:05.000Z", rpcFailingSince: null, detail: null },
+          backfill: { blocks: 250, ofBlocks: 1_000 },
+        },
+      ],
       [
         2,
         {
@@ -58,6 +67,7 @@ describe("openChainIndexers", () => {
           since: "2026-11-30T07:00:00.000Z",
           rpcFailingSince: "2026-11-30T06:59:00.000Z",
           detail: "cannot reach its RPC",
+          backfill: null,
         },
       ],
     ]);

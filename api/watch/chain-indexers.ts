@@ -27,6 +27,8 @@ export type ChainIndexer = {
   rpcFailingSince: string | null;
   /** Why it waits or restarts (RPC URLs redacted); else null. */
   detail: string | null;
+  /** While its Ponder backfills the chain: blocks done of all; null once live, or before Ponder counts them. */
+  backfill: { blocks: number; ofBlocks: number } | null;
 };
 
 const indexerTable = (schema: string) => table(schema, "chain_indexer");
@@ -40,17 +42,23 @@ export const makeIndexerTable = (db: AccessDb, schema: string) =>
     `CREATE TABLE IF NOT EXISTS ${indexerTable(schema)} (indexer_schema text NOT NULL, chain_id integer NOT NULL,
        state text NOT NULL, since timestamptz NOT NULL DEFAULT now(), rpc_failing_since timestamptz,
        detail text, PRIMARY KEY (indexer_schema, chain_id))`,
+    `ALTER TABLE ${indexerTable(schema)} ADD COLUMN IF NOT EXISTS backfill_blocks bigint,
+       ADD COLUMN IF NOT EXISTS backfill_of_blocks bigint`,
   ]);
 
 /** Notes a chain's indexer: `since` moves only when its state does. */
 export async function noteIndexer(db: AccessDb, schema: string, note: IndexerNote): Promise<void> {
   await db.query(
-    `INSERT INTO ${indexerTable(schema)} AS t (indexer_schema, chain_id, state, rpc_failing_since, detail)
-       VALUES ($1, $2, $3, $4, $5)
+    `INSERT INTO ${indexerTable(schema)} AS t (indexer_schema, chain_id, state, rpc_failing_since, detail,
+       backfill_blocks, backfill_of_blocks) VALUES ($1, $2, $3, $4, $5, $6, $7)
      ON CONFLICT (indexer_schema, chain_id) DO UPDATE SET state = excluded.state,
        since = CASE WHEN t.state = excluded.state THEN t.since ELSE now() END,
-       rpc_failing_since = excluded.rpc_failing_since, detail = excluded.detail`,
-    [note.indexerSchema, note.chainId, note.state, note.rpcFailingSince, note.detail],
+       rpc_failing_since = excluded.rpc_failing_since, detail = excluded.detail,
+       backfill_blocks = excluded.backfill_blocks, backfill_of_blocks = excluded.backfill_of_blocks`,
+    [
+      ...[note.indexerSchema, note.chainId, note.state, note.rpcFailingSince, note.detail],
+      ...[note.backfill?.blocks ?? null, note.backfill?.ofBlocks ?? null],
+    ],
   );
 }
 
@@ -70,8 +78,8 @@ export async function openChainIndexers(
   const refresh = async () => {
     const { rows } = await db
       .query(
-        `SELECT indexer_schema, chain_id, state, since, rpc_failing_since, detail FROM ${indexerTable(schema)}
-         WHERE indexer_schema = ANY($1)`,
+        `SELECT indexer_schema, chain_id, state, since, rpc_failing_since, detail, backfill_blocks,
+           backfill_of_blocks FROM ${indexerTable(schema)} WHERE indexer_schema = ANY($1)`,
         [schemas.all],
       )
       .catch(noRowsIfMissing);
@@ -85,6 +93,10 @@ export async function openChainIndexers(
             since: iso(row.since)!,
             rpcFailingSince: iso(row.rpc_failing_since),
             detail: row.detail === null ? null : String(row.detail),
+            backfill:
+              row.backfill_of_blocks === null || row.backfill_of_blocks === undefined
+                ? null
+                : { blocks: Number(row.backfill_blocks), ofBlocks: Number(row.backfill_of_blocks) },
           },
         ]),
     );

@@ -120,8 +120,8 @@ export async function runApart(settings: LauncherSettings): Promise<number> {
     const note = (...args: Parameters<IndexerNotes["note"]>) => {
       for (const n of notes) n.note(...args);
     };
-    const probing = (on: boolean) => {
-      for (const n of notes) n.probing(on);
+    const probing = (on: boolean, port?: number) => {
+      for (const n of notes) n.probing(on, port);
     };
     while (!stopped()) {
       const unplanned = plans.findIndex((plan) => typeof plan === "string");
@@ -159,7 +159,7 @@ export async function runApart(settings: LauncherSettings): Promise<number> {
       const running = () => note(reindexer.afresh(group) ? "reindexing" : "running", null, true);
       const stop = reindexer.starting(group, port, running);
       running();
-      probing(true);
+      probing(true, port);
       const code = await runPonder({
         plan,
         // Each its own views schema too: two indexers' views of the same tables cannot share one.
