@@ -9,7 +9,7 @@ import { ponderSettings } from "./core/settings";
  * Without it (`ponder dev`, `ponder start` alone) it does not build, and says to run `npm start`.
  */
 
-const { plan, database } = ponderSettings(process.env);
+const { plan, database, poolMax } = ponderSettings(process.env);
 
 /** Where registry `version` is indexed: per chain name, its address and start block. */
 const deployments = (version: "v1" | "v2") =>
@@ -17,7 +17,7 @@ const deployments = (version: "v1" | "v2") =>
 
 export default createConfig({
   database: database.url
-    ? { kind: "postgres", connectionString: database.url }
+    ? { kind: "postgres", connectionString: database.url, ...(poolMax && { poolConfig: { max: poolMax } }) }
     : { kind: "pglite", directory: database.pgliteDir },
   chains: Object.fromEntries(
     plan.map(({ chain, rpc }) => [

@@ -9,6 +9,7 @@ import { encodePlan, INDEX_ONLY_VARIABLE, PLAN_VARIABLE, WATCH_VARIABLE } from "
 import {
   configuredChains,
   demoSettings,
+  INDEX_ONLY_POOL_MAX,
   ignoredRpcVariables,
   keysSettings,
   launcherSettings,
@@ -395,6 +396,9 @@ describe("the Ponder process's settings", () => {
     const withPlan = { [PLAN_VARIABLE]: encodePlan(plan) };
     expect(ponderSettings(withPlan).indexOnly).toBe(false);
     expect(ponderSettings({ ...withPlan, [INDEX_ONLY_VARIABLE]: "true" }).indexOnly).toBe(true);
+    // An indexer of chains apart holds few connections: the whole table's fit Postgres' limit.
+    expect(ponderSettings(withPlan).poolMax).toBeUndefined();
+    expect(ponderSettings({ ...withPlan, [INDEX_ONLY_VARIABLE]: "true" }).poolMax).toBe(INDEX_ONLY_POOL_MAX);
     const serve = { DATABASE_URL: "postgres://db", REORG_CHECK_SECONDS: "3" };
     expect(serveSettings(serve).reorgCheckSeconds).toBeUndefined();
     expect(serveSettings({ ...serve, [WATCH_VARIABLE]: "true" }).reorgCheckSeconds).toBe(3);

@@ -111,7 +111,19 @@ export type PonderSettings = ApiSettings & {
   inMemory: boolean;
   /** INDEX_ONLY_VARIABLE: index, and serve no API (a process beside it serves it). */
   indexOnly: boolean;
+  /**
+   * The most Postgres connections its Ponder opens: Ponder's default (30) for the one indexer that
+   * also serves the API; INDEX_ONLY_POOL_MAX for each of the indexers of chains apart, so that the
+   * whole table's processes fit a Postgres' connection limit (docs/deployment.md).
+   */
+  poolMax: number | undefined;
 };
+
+/**
+ * The Postgres connections of an index-only Ponder (two each for its own bookkeeping, its writes,
+ * its reads and its sync cache: Ponder splits them so): it indexes one chain, or a few.
+ */
+export const INDEX_ONLY_POOL_MAX = 8;
 
 /** `npm run serve`'s settings. */
 export type ServeSettings = ApiSettings & {
@@ -391,12 +403,14 @@ export function ponderSettings(env: Environment): PonderSettings {
     );
   }
   try {
+    const indexOnly = flag(env, INDEX_ONLY_VARIABLE, false);
     return {
       ...api(env),
       plan: decodePlan(plan),
       reorgCheckSeconds: reorgCheckSeconds(env),
       inMemory: flag(env, "INDEXER_IN_MEMORY", true),
-      indexOnly: flag(env, INDEX_ONLY_VARIABLE, false),
+      indexOnly,
+      poolMax: indexOnly ? INDEX_ONLY_POOL_MAX : undefined,
     };
   } catch (error) {
     if (error instanceof SettingsError) throw error;
