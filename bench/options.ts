@@ -1,4 +1,5 @@
 import { type ParseArgsConfig, parseArgs } from "node:util";
+import { CHAINS } from "../core/chains";
 import { chooseSeed } from "../devkit/random";
 
 /** What one `npm run bench` measures, and how long each measurement runs. */
@@ -42,6 +43,19 @@ const FULL = {
   /** Chains asked across at once (bench/across.ts), and the delegations seeded on each. */
   acrossChains: 8,
   acrossDelegations: 50_000,
+  /**
+   * The whole table in one deployment (bench/whole-table.ts): chains of the table posed (every one),
+   * chains per Ponder process (5: nine processes, which fit the memory target; 1: each alone, which
+   * does not, docs/performance.md), seconds every chain may take to answer after npm
+   * start, seconds of the idle span, rounds of a new delegation on every chain, and delegations
+   * verified per chain.
+   */
+  wholeTableChains: CHAINS.length,
+  wholeTableGroup: 5,
+  wholeTableReadyS: 900,
+  wholeTableIdleS: 60,
+  wholeTableRounds: 10,
+  wholeTableVerify: 5,
 };
 
 /** Tiny sizes and short runs: proves the whole bench works (CI), measures nothing worth keeping. */
@@ -71,6 +85,12 @@ const SMOKE: typeof FULL = {
   attackS: 3,
   acrossChains: 8,
   acrossDelegations: 1_000,
+  wholeTableChains: 3,
+  wholeTableGroup: 2,
+  wholeTableReadyS: 300,
+  wholeTableIdleS: 10,
+  wholeTableRounds: 2,
+  wholeTableVerify: 2,
 };
 
 export type BenchOptions = typeof FULL & {
@@ -119,4 +139,39 @@ export function benchOptions(extra: ParseArgsConfig["options"] = {}, positionals
     v1Share: 0.25,
   };
   return { options, values, positionals: parsed.positionals as string[] };
+}
+
+/** The sections `npm run bench -- --only <section>` runs alone. */
+export const SECTIONS = ["whole-table"] as const;
+export type Section = (typeof SECTIONS)[number];
+
+/** `npm run bench`'s flags beyond benchOptions': a section alone, and the whole table's size and grouping. */
+const RUN_FLAGS = {
+  only: { type: "string" },
+  "whole-table-chains": { type: "string" },
+  "whole-table-group": { type: "string" },
+} as const;
+
+/** `npm run bench`'s options: benchOptions' with RUN_FLAGS applied; on a mistake, says it and exits. */
+export function runOptions(): { options: BenchOptions; only: Section | undefined } {
+  const { options, values } = benchOptions(RUN_FLAGS);
+  const count = (flag: keyof typeof RUN_FLAGS, fallback: number) => {
+    const value = values[flag];
+    if (value === undefined) return fallback;
+    if (typeof value !== "string" || !/^[1-9]\d*$/.test(value)) {
+      console.error(`--${flag} takes a whole number, 1 or more`);
+      process.exit(1);
+    }
+    return Number(value);
+  };
+  const only = values.only;
+  if (only !== undefined && !SECTIONS.includes(only as Section)) {
+    console.error(`--only takes a section of ${SECTIONS.join(", ")}`);
+    process.exit(1);
+  }
+  const whole = {
+    wholeTableChains: count("whole-table-chains", options.wholeTableChains),
+    wholeTableGroup: count("whole-table-group", options.wholeTableGroup),
+  };
+  return { options: { ...options, ...whole }, only: only as Section | undefined };
 }

@@ -22,6 +22,7 @@ import { MIN_QUERIES } from "./routes";
 import type { RpcFigures } from "./rpc";
 import type { CheckFigure, ServingFigures } from "./serving";
 import { BULK_SIZES, type Size } from "./stack";
+import { BLOCK_TIME_S, POLL_MS, quantile, type WholeTableFigures } from "./whole-table";
 
 const int = (n: number) => Math.round(n).toLocaleString("en");
 const ms = (n: number | undefined) => (n === undefined ? "—" : n >= 100 ? int(n) : n.toPrecision(3));
@@ -106,6 +107,14 @@ export const TARGETS = [
   { name: "/rpc past-block check req/s, share of hello's", reads: "rpcPastShare", min: 0.3, unit: "share" },
   { name: "/rpc getIncomingDelegations req/s over anvil's", reads: "rpcListing", min: 3, unit: "×" },
   { name: "/rpc aggregate3 of 100 checks p50 over a REST batch's", reads: "rpcAggregate", max: 2, unit: "×" },
+  { name: "whole table apart: the deployment's peak RSS", reads: "wholeTableRss", max: 8192, unit: "MB" },
+  {
+    name: "whole table apart: the service's CPU idle as blocks flow",
+    reads: "wholeTableIdle",
+    max: 0.25,
+    unit: "of one core",
+  },
+  { name: "whole table apart: a new delegation's delay, p95", reads: "wholeTableDelay", max: 2000, unit: "ms" },
 ] as const satisfies readonly Target[];
 
 /** Failed: answers other than 2xx, errors (timeouts among them), or not one answer within the run. */
@@ -182,6 +191,20 @@ function fewestQueried(s: ServingFigures, across: AcrossFigures): RouteFigure {
   return queried.reduce((a, f) => (f.queries < a.queries ? f : a));
 }
 
+/** The whole table's CPU seconds idle: its processes' and its Postgres backends'. */
+const wholeTableIdle = (w: WholeTableFigures) => w.idle.service + (w.idle.postgres ?? 0);
+
+/** The figures the whole table's targets read (bench/whole-table.ts). */
+function wholeTableFigures(w: WholeTableFigures) {
+  const chains = `${w.posed.length} chains`;
+  const postgres = w.idle.postgres === undefined ? ", Postgres not counted" : " and its Postgres backends";
+  return {
+    wholeTableRss: { label: `${chains}' service tree`, value: w.peakMb },
+    wholeTableIdle: { label: `${chains}' service (its processes${postgres})`, value: wholeTableIdle(w) / w.idle.spanS },
+    wholeTableDelay: { label: `${w.delays.length} delays over ${chains}`, value: quantile(w.delays, 0.95) },
+  } satisfies Record<string, Figure>;
+}
+
 /** The figure each target reads. */
 function targetFigures(
   o: BenchOptions,
@@ -191,6 +214,7 @@ function targetFigures(
   start: PgliteStartFigures,
   rpc: RpcFigures,
   across: AcrossFigures,
+  wholeTable: WholeTableFigures,
 ) {
   const { past, history, integrators, hostile, scale } = s;
   const over = (a: RouteFigure, b: RouteFigure, value: number) => ({
@@ -295,17 +319,18 @@ function targetFigures(
     rpcPastShare: worst([rpc.past], share, true),
     rpcListing: over(rpc.listing, rpc.anvilListing, rpc.listing.result.rps / rpc.anvilListing.result.rps),
     rpcAggregate: over(rpc.aggregate, rpc.batch, (rpc.aggregate.result.p50 ?? NaN) / (rpc.batch.result.p50 ?? NaN)),
+    ...wholeTableFigures(wholeTable),
   } satisfies Record<string, Figure>;
 }
 
-/** Each target met or missed, beside its figure (and, when missed, by how much). */
-function targetLines(figures: Record<FigureName, Figure>): string[] {
+/** Each target of `figures` (all, or one section's) met or missed, beside its figure (and, if missed, by how much). */
+function targetLines(figures: Partial<Record<FigureName, Figure>>): string[] {
   return [
     "targets:",
-    ...TARGETS.map((target: Target) => {
+    ...TARGETS.filter((target: Target) => figures[target.reads] !== undefined).map((target: Target) => {
       const { name, reads, unit } = target;
       const [op, limit] = "min" in target ? (["≥", target.min] as const) : (["≤", target.max] as const);
-      const { label, value, failed } = figures[reads];
+      const { label, value, failed } = figures[reads]!;
       const show = UNITS[unit];
       const met = !failed && (op === "≥" ? value >= limit : value <= limit);
       const missed = op === "≥" ? `${pct(value / limit)} of the target` : `${ratio(value / limit)}× the limit`;
@@ -465,6 +490,61 @@ function figureLines(s: ServingFigures, b: BackfillFigures, start: PgliteStartFi
   ];
 }
 
+/** The whole table's lines (bench/whole-table.ts): its chains, until each answers, memory, idle CPU, delays. */
+function wholeTableLines(w: WholeTableFigures): string[] {
+  const times = [...w.answeringMs.values()];
+  const sum = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0);
+  const ponders = w.memory.roles.Ponder ?? [];
+  const others = Object.entries(w.memory.roles)
+    .filter(([role]) => role !== "Ponder")
+    .map(([role, mbs]) => `${role} ${int(sum(mbs))} MB (${mbs.length} ${mbs.length === 1 ? "process" : "processes"})`);
+  const left = w.leftOut.map(({ id, why }) => `${id} (${why})`).join("; ");
+  const sample = w.chosen < w.table ? ` (a sample of ${w.chosen})` : "";
+  const grouping = w.groups === undefined ? "each chain alone" : `INDEX_CHAIN_GROUPS of ${w.groupSize} chains each`;
+  const share = (cpuSeconds: number) => `${cpu((100 * cpuSeconds) / w.idle.spanS)}%`;
+  const { idle } = w;
+  const postgres =
+    idle.postgres === undefined
+      ? "Postgres's backends not counted: this machine's /proc does not show them"
+      : idle.backends > 0
+        ? `its ${idle.backends} Postgres backends ${share(idle.postgres)}`
+        : "no Postgres backend of its seen";
+  const blocks = `a block every ${BLOCK_TIME_S} s`;
+  return [
+    `whole table apart: ${w.posed.length} of the table's ${w.table} chains${sample} posed by anvil, ` +
+      `${left ? `left out: ${left}` : "none left out"}; each with the real registries and ${blocks}, in one ` +
+      `npm start with INDEX_CHAINS_APART=true on Postgres, ${grouping}: ${ponders.length} Ponder processes`,
+    `whole table apart: every chain answering ${seconds(Math.max(...times))} after npm start (a check on it 200, ` +
+      `from a block however old; the first ${seconds(Math.min(...times))}, the median ${seconds(median(times))}), ` +
+      `every chain live (its /registry/chains entry: caught up) ${seconds(Math.max(...w.liveMs.values()))} after`,
+    `whole table apart: RSS after the writes ${int(w.memory.totalMb)} MB over ${w.memory.processes} processes ` +
+      `(peak ${int(w.peakMb)} MB, sampled every second from npm start): Ponder ${int(Math.min(...ponders))} / ` +
+      `${int(median(ponders))} / ${int(Math.max(...ponders))} MB a process (min / median / max; ${int(sum(ponders))} ` +
+      `MB in all); ${others.join(", ")}`,
+    `whole table apart: idle for ${int(idle.spanS)} s, ${blocks} on every chain: the service ` +
+      `${share(wholeTableIdle(w))} of one core (its processes ${share(idle.service)}, ${postgres}); not counted: ` +
+      `the anvils ${share(idle.anvils)}, the bench process ${share(idle.bench)}`,
+    `whole table apart: a new v2 delegation on every chain at once, ${w.rounds} rounds: ${w.delays.length} delays ` +
+      `from the block's timestamp (whole seconds: up to 1 s before the block) to the API's first true: ` +
+      `${ms(median(w.delays))} ms (median), ${ms(quantile(w.delays, 0.95))} ms (p95), ${ms(Math.max(...w.delays))} ` +
+      `ms (max); each chain's check asked every ${POLL_MS} ms meanwhile, the bench process at ` +
+      `${cpu(100 * w.roundsBenchCpu)}% of one core`,
+    `whole table apart: verified ${int(w.verified.answers)} answers (${int(w.verified.positive)} true) against the ` +
+      "contracts' checkDelegateForAll at the blocks they name: all equal",
+  ];
+}
+
+/** The whole table's section alone (`npm run bench -- --only whole-table`): its lines and its targets. */
+export function wholeTableReport(o: BenchOptions, runtimeS: number, w: WholeTableFigures): string {
+  return [
+    `== whole table apart (${o.smoke ? "smoke mode: the timings mean nothing" : "full mode"}, SEED=${o.seed}, ` +
+      `${int(runtimeS)} s) ==`,
+    ...wholeTableLines(w),
+    "",
+    ...targetLines(wholeTableFigures(w)),
+  ].join("\n");
+}
+
 export type Environment = { cores: number; apiWorkers: number; autocannon: string; runtimeS: number };
 
 /** The bench's report: the figures, their setup, and the targets met or missed. */
@@ -476,6 +556,7 @@ export function report(
   start: PgliteStartFigures,
   rpc: RpcFigures,
   across: AcrossFigures,
+  wholeTable: WholeTableFigures,
 ): string {
   const runs = [
     s.hello,
@@ -530,7 +611,8 @@ export function report(
     ...figureLines(s, b, start),
     ...hostileLines(o, s.hostile),
     ...scaleLines(env, s.scale),
+    ...wholeTableLines(wholeTable),
     "",
-    ...targetLines(targetFigures(o, env, s, b, start, rpc, across)),
+    ...targetLines(targetFigures(o, env, s, b, start, rpc, across, wholeTable)),
   ].join("\n");
 }

@@ -4,10 +4,12 @@
  * database of realistic size, beside the raw node:http hello, anvil's eth_call of each check and
  * Ponder's own server; then the indexer's backfill speed and memory, and the delay from a block to
  * the API's answer, and the service under hostile traffic (bench/hostile.ts); answers across chains
- * (bench/across.ts); last, npm start alone
- * on PGlite over a smaller chain (its backfill, then its checks). Prints a table of the figures and
- * the targets (bench/report.ts, TARGETS), met or missed; exits non-zero only when something failed
- * (never for a missed target). Needs DATABASE_URL (Postgres).
+ * (bench/across.ts); npm start alone on PGlite over a smaller chain (its backfill, then its checks);
+ * last, every chain of the table in one deployment, each indexed apart (bench/whole-table.ts). Prints
+ * a table of the figures and the targets (bench/report.ts, TARGETS), met or missed; exits non-zero
+ * only when something failed (never for a missed target). Needs DATABASE_URL (Postgres).
+ * `-- --only whole-table` runs that section alone (with `--whole-table-chains <n>` and
+ * `--whole-table-group <n>`: bench/options.ts, runOptions).
  */
 import { readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
@@ -15,19 +17,31 @@ import { ROOT } from "../devkit/processes";
 import { measureAcross } from "./across";
 import { backfillChain, measureBackfill, measureStartOnPglite } from "./backfill";
 import { afterHello, routeMeasurer } from "./measure";
-import { benchOptions } from "./options";
-import { report } from "./report";
+import { runOptions } from "./options";
+import { report, wholeTableReport } from "./report";
 import { measureRpc } from "./rpc";
 import { runBenchScript } from "./script";
 import { measureServing } from "./serving";
 import { startHello } from "./stack";
+import { measureWholeTable } from "./whole-table";
 
-const { options: o } = benchOptions();
+const { options: o, only } = runOptions();
 await runBenchScript("npm run bench", async ({ db, cleanup, log, startedAt }) => {
+  const flags = [...(o.smoke ? ["--smoke"] : []), ...(only ? [`--only ${only}`] : [])];
   log(
     `${o.smoke ? "smoke" : "full"} mode, SEED=${o.seed} (rerun with SEED=${o.seed} npm run bench` +
-      `${o.smoke ? " -- --smoke" : ""})`,
+      `${flags.length > 0 ? ` -- ${flags.join(" ")}` : ""})`,
   );
+  const wholeTable = () => {
+    const grouped = o.wholeTableGroup > 1 ? `, ${o.wholeTableGroup} chains a Ponder process` : "";
+    log(`whole table apart: ${o.wholeTableChains} chains of the table in one npm start${grouped}`);
+    return cleanup.scope(() => measureWholeTable(o, cleanup, db, log));
+  };
+  if (only === "whole-table") {
+    const figures = await wholeTable();
+    console.log(`\n${wholeTableReport(o, (Date.now() - startedAt) / 1000, figures)}`);
+    return;
+  }
   const serving = await measureServing(o, cleanup, db, log);
   log(`across chains: ${o.acrossChains} chains, ${o.acrossDelegations.toLocaleString("en")} delegations each`);
   const across = await cleanup.scope(() => measureAcross(o, cleanup, db, serving.verified, log));
@@ -48,6 +62,7 @@ await runBenchScript("npm run bench", async ({ db, cleanup, log, startedAt }) =>
     const measure = routeMeasurer(o, log, serving.verified);
     return measureRpc(o, cleanup, measure, afterHello(measure, await startHello(cleanup)), log);
   });
+  const whole = await wholeTable();
   const autocannon = readFileSync(`${ROOT}/node_modules/autocannon/package.json`, "utf8");
   const env = {
     cores: availableParallelism(),
@@ -55,5 +70,5 @@ await runBenchScript("npm run bench", async ({ db, cleanup, log, startedAt }) =>
     autocannon: (JSON.parse(autocannon) as { version: string }).version,
     runtimeS: (Date.now() - startedAt) / 1000,
   };
-  console.log(`\n${report(o, env, serving, backfill, start, rpcFigures, across)}`);
+  console.log(`\n${report(o, env, serving, backfill, start, rpcFigures, across, whole)}`);
 });
