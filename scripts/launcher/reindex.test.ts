@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { AccessDb } from "../../api/database/db";
 import { ChainSchemas } from "../../api/store/chain-schemas";
 import type { Query } from "../../core/sql";
+import { PONDER_SYNC_SCHEMA } from "../../ponder/ponder-0.16.10";
 import { ALARM_POLL_MS, type IndexerGroup, Reindexer } from "./reindex";
 
 /** A database of the access schema's alarms, as far as the re-indexer reads and writes them; every statement kept. */
@@ -74,7 +75,7 @@ describe("Reindexer", () => {
         'DROP SCHEMA IF EXISTS "s_10" CASCADE',
       ]);
       // The sync cache of the alarmed chain only: the other chain of the group keeps what it fetched.
-      const synced = statements.slice(before).filter((s) => s.text.startsWith("DELETE FROM ponder_sync."));
+      const synced = statements.slice(before).filter((s) => s.text.startsWith(`DELETE FROM ${PONDER_SYNC_SCHEMA}.`));
       expect(synced.length).toBeGreaterThan(0);
       expect(new Set(synced.map((s) => s.params[0]))).toEqual(new Set([56]));
       expect(grants).toHaveBeenCalledTimes(1);
@@ -91,7 +92,9 @@ describe("Reindexer", () => {
       await vi.waitFor(() => expect(cleared).toHaveBeenCalledTimes(1), { timeout: 5_000 });
       expect(reindexer.afresh(pair)).toBe(false);
       expect(stop.aborted).toBe(false);
-      const deletes = statements.filter((s) => s.text.startsWith("DELETE FROM") && !s.text.includes("ponder_sync"));
+      const deletes = statements.filter(
+        (s) => s.text.startsWith("DELETE FROM") && !s.text.includes(PONDER_SYNC_SCHEMA),
+      );
       expect(deletes.map((s) => s.params)).toEqual([
         ["s_10", 56],
         ["s_10", 56],
