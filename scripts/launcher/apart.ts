@@ -30,7 +30,7 @@ import { chainSchema, INDEX_ONLY_VARIABLE, type IndexedChain, WATCH_VARIABLE } f
 import type { ConfiguredChain, LauncherSettings } from "../../core/settings";
 import { PONDER_RETRYABLE_EXIT } from "../../ponder/ponder-0.16.10";
 import { planChains } from "./discovery";
-import { IndexerNotes } from "./indexer-notes";
+import { GroupNotes, IndexerNotes } from "./indexer-notes";
 import { nextWait, ROOT, runPonder } from "./ponder";
 import { type IndexerGroup, Reindexer } from "./reindex";
 import { forgetReplacedChains } from "./replaced-chains";
@@ -114,15 +114,10 @@ export async function runApart(settings: LauncherSettings): Promise<number> {
     const configured = group.chainIds.map((id) => byId.get(id)!);
     let delay = 0;
     let plans = group.chainIds.map((id) => first.get(id)!);
-    const notes = configured.map(
-      (c) => new IndexerNotes(database, settings.access.schema, schemaOf.get(group.key)!, c),
+    const notes = new GroupNotes(
+      configured.map((c) => new IndexerNotes(database, settings.access.schema, schemaOf.get(group.key)!, c)),
     );
-    const note = (...args: Parameters<IndexerNotes["note"]>) => {
-      for (const n of notes) n.note(...args);
-    };
-    const probing = (on: boolean, port?: number) => {
-      for (const n of notes) n.probing(on, port);
-    };
+    const note = notes.note.bind(notes);
     while (!stopped()) {
       const unplanned = plans.findIndex((plan) => typeof plan === "string");
       if (unplanned >= 0) {
@@ -159,7 +154,7 @@ export async function runApart(settings: LauncherSettings): Promise<number> {
       const running = () => note(reindexer.afresh(group) ? "reindexing" : "running", null, true);
       const stop = reindexer.starting(group, port, running);
       running();
-      probing(true, port);
+      notes.probing(port);
       const code = await runPonder({
         plan,
         // Each its own views schema too: two indexers' views of the same tables cannot share one.
@@ -173,7 +168,7 @@ export async function runApart(settings: LauncherSettings): Promise<number> {
         stop,
       });
       const afresh = reindexer.exited(group);
-      probing(false);
+      notes.probing(undefined);
       if (stopped()) return;
       if (afresh) continue;
       note("restarting", `its indexer exited (${code})`);

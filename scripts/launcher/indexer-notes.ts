@@ -23,7 +23,6 @@ export class IndexerNotes {
   private backfill: PonderBackfill | null = null;
   private written = "";
   private probe: NodeJS.Timeout | undefined;
-  private progress: NodeJS.Timeout | undefined;
   private readonly redact: (text: string) => string;
 
   constructor(
@@ -35,6 +34,11 @@ export class IndexerNotes {
     this.redact = urlRedactor(configured.rpc);
   }
 
+  /** Ponder's name of the chain (its metrics' `chain` label). */
+  get chainName(): string {
+    return this.configured.chain.name;
+  }
+
   /** The indexer's state now, why (waiting, restarting), and whether its RPC was just found to answer. */
   note(state: IndexerActivity, detail: string | null = null, rpcAnswers?: boolean): void {
     this.state = state;
@@ -43,18 +47,12 @@ export class IndexerNotes {
     this.write();
   }
 
-  /**
-   * While its Ponder runs (its /metrics on `ponderPort`), its RPC is asked every RPC_PROBE_MS, and its
-   * backfill progress read every BACKFILL_READ_MS until it is live; `false` stops both.
-   */
-  probing(on: boolean, ponderPort?: number): void {
+  /** While its Ponder runs, its RPC is asked every RPC_PROBE_MS; `false` stops asking (and forgets its backfill). */
+  probing(on: boolean): void {
     clearInterval(this.probe);
     this.probe = undefined;
-    clearInterval(this.progress);
-    this.progress = undefined;
     this.backfill = null;
     if (!on) return;
-    if (ponderPort !== undefined) this.readProgress(ponderPort);
     this.probe = setInterval(async () => {
       const reasons = await whyChainUnreachable(this.configured).catch((error: Error) => [error.message]);
       this.rpcAnswered(reasons.length === 0);
@@ -63,19 +61,10 @@ export class IndexerNotes {
     this.probe.unref();
   }
 
-  private readProgress(port: number): void {
-    const progress = setInterval(async () => {
-      const metrics = await fetch(`http://127.0.0.1:${port}/metrics`, { signal: AbortSignal.timeout(4_000) })
-        .then((res) => (res.ok ? res.text() : undefined))
-        .catch(() => undefined);
-      const backfill = metrics === undefined ? undefined : ponderBackfillOf(metrics, this.configured.chain.name);
-      if (progress !== this.progress || backfill === undefined) return;
-      if (backfill === "live") clearInterval(progress);
-      this.backfill = backfill === "live" ? null : backfill;
-      this.write();
-    }, BACKFILL_READ_MS);
-    progress.unref();
-    this.progress = progress;
+  /** Its backfill as its Ponder last told it (readBackfills); null once live. */
+  backfilled(progress: PonderBackfill | null): void {
+    this.backfill = progress;
+    this.write();
   }
 
   private rpcAnswered(answers: boolean): void {
@@ -98,5 +87,52 @@ export class IndexerNotes {
     noteIndexer(this.db, this.accessSchema, note).catch(() => {
       this.written = "";
     });
+  }
+}
+
+/**
+ * Reads the backfill of the notes' chains from the /metrics of the Ponder that indexes them all (on
+ * `port`) every BACKFILL_READ_MS, once for all, until every one is live; `stop()` ends it.
+ */
+export function readBackfills(port: number, notes: readonly IndexerNotes[]): { stop(): void } {
+  const pending = new Set(notes);
+  const timer = setInterval(async () => {
+    const metrics = await fetch(`http://127.0.0.1:${port}/metrics`, { signal: AbortSignal.timeout(4_000) })
+      .then((res) => (res.ok ? res.text() : undefined))
+      .catch(() => undefined);
+    if (metrics === undefined || stopped) return;
+    for (const note of pending) {
+      const backfill = ponderBackfillOf(metrics, note.chainName);
+      if (backfill === undefined) continue;
+      if (backfill === "live") pending.delete(note);
+      note.backfilled(backfill === "live" ? null : backfill);
+    }
+    if (pending.size === 0) clearInterval(timer);
+  }, BACKFILL_READ_MS);
+  timer.unref();
+  let stopped = false;
+  return {
+    stop() {
+      stopped = true;
+      clearInterval(timer);
+    },
+  };
+}
+
+/** The notes of the chains one Ponder indexes (a chain alone, or a group), noted together. */
+export class GroupNotes {
+  private backfills: { stop(): void } | undefined;
+
+  constructor(private readonly notes: readonly IndexerNotes[]) {}
+
+  note(...args: Parameters<IndexerNotes["note"]>): void {
+    for (const n of this.notes) n.note(...args);
+  }
+
+  /** While its Ponder runs on `port`: its RPCs asked, its backfill read (once for all); undefined stops both. */
+  probing(port: number | undefined): void {
+    this.backfills?.stop();
+    for (const n of this.notes) n.probing(port !== undefined);
+    this.backfills = port === undefined ? undefined : readBackfills(port, this.notes);
   }
 }
