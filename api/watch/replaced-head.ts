@@ -83,16 +83,16 @@ export function watchReplacedHeads(options: {
       ),
     );
 
-  async function check(chain: (typeof watched)[number]) {
+  /** Every watched chain's indexed block: one statement a round for the schema, not one a chain. */
+  async function positions(): Promise<Map<number, bigint>> {
+    const { rows } = await options.execute(
+      sql`SELECT c.chain_id, ${sql.raw(INDEXED_BLOCK_SQL)}::text AS block FROM ${sql.raw(positionsSql(options.schema))}`,
+    );
+    return new Map(rows.map((row) => [Number(row.chain_id), BigInt(row.block as string)]));
+  }
+
+  async function check(chain: (typeof watched)[number], block: bigint) {
     const t = (name: string) => tableSql(options.schema, name);
-    const [position] = (
-      await options.execute(
-        sql`SELECT ${sql.raw(INDEXED_BLOCK_SQL)}::text AS block FROM ${sql.raw(positionsSql(options.schema))}
-          WHERE c.chain_id = ${chain.id}`,
-      )
-    ).rows;
-    if (position === undefined) return;
-    const block = BigInt(position.block as string);
     // Block 0: no registry event indexed yet (chain_head's value before any; on Postgres its setup
     // row is newer than the start checkpoint, which INDEXED_BLOCK_SQL reads as that empty state).
     // Nothing to compare, and the chain's genesis is no block the indexer reads.
@@ -132,7 +132,13 @@ export function watchReplacedHeads(options: {
   let timer: NodeJS.Timeout | undefined;
   const round = async () => {
     // One chain's RPC or the database failing is not evidence of anything: the next round asks again.
-    await Promise.all(watched.map((chain) => check(chain).catch(() => {})));
+    const indexed = await positions().catch(() => new Map<number, bigint>());
+    await Promise.all(
+      watched.map(async (chain) => {
+        const block = indexed.get(chain.id);
+        if (block !== undefined) await check(chain, block).catch(() => {});
+      }),
+    );
     if (!stopped) timer = setTimeout(round, options.everyMs ?? REPLACED_HEAD_CHECK_MS);
   };
   timer = setTimeout(round, options.everyMs ?? REPLACED_HEAD_CHECK_MS);
