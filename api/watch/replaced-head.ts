@@ -86,7 +86,8 @@ export function watchReplacedHeads(options: {
   /** Every watched chain's indexed block: one statement a round for the schema, not one a chain. */
   async function positions(): Promise<Map<number, bigint>> {
     const { rows } = await options.execute(
-      sql`SELECT c.chain_id, ${sql.raw(INDEXED_BLOCK_SQL)}::text AS block FROM ${sql.raw(positionsSql(options.schema))}`,
+      sql`SELECT c.chain_id, ${sql.raw(INDEXED_BLOCK_SQL)}::text AS block
+        FROM ${sql.raw(positionsSql(options.schema))}`,
     );
     return new Map(rows.map((row) => [Number(row.chain_id), BigInt(row.block as string)]));
   }
