@@ -20,10 +20,12 @@ export default createConfig({
     ? { kind: "postgres", connectionString: database.url, ...(poolMax && { poolConfig: { max: poolMax } }) }
     : { kind: "pglite", directory: database.pgliteDir },
   chains: Object.fromEntries(
-    plan.map(({ chain, rpc }) => [
+    plan.map(({ chain, rpc, ws }) => [
       chain.name,
       // A local chain's cached RPC answers would be an earlier run's (see scripts/launcher/replaced-chains.ts).
-      { id: chain.id, rpc: rpc.length === 1 ? rpc[0] : rpc, disableCache: chain.local === true },
+      // With `ws`, Ponder hears each new block as it comes rather than asking every second (and asks
+      // again if the subscription keeps failing).
+      { id: chain.id, rpc: rpc.length === 1 ? rpc[0] : rpc, ...(ws && { ws }), disableCache: chain.local === true },
     ]),
   ),
   contracts: {

@@ -10,7 +10,12 @@ const PLAN: IndexedChain[] = [
     v1: { address: V1_ADDRESS, startBlock: 15_546_782 },
     v2: { address: V2_ADDRESS, startBlock: 17_969_374 },
   },
-  { chain: chainById(324)!, rpc: ["https://zk.example"], v2: { address: V2_ADDRESS_ZKSYNC, startBlock: 0 } },
+  {
+    chain: chainById(324)!,
+    rpc: ["https://zk.example"],
+    ws: "wss://zk.example/ws",
+    v2: { address: V2_ADDRESS_ZKSYNC, startBlock: 0 },
+  },
   { chain: chainById(31337)!, rpc: ["http://127.0.0.1:8545"], v1: { address: V1_ADDRESS, startBlock: 3 } },
 ];
 
@@ -30,6 +35,9 @@ describe("the plan", () => {
       [variant({ id: "1" }), /is not a chain of the table/],
       [variant({ rpc: [] }), /chain 1: no RPC URL/],
       [variant({ rpc: [""] }), /chain 1: no RPC URL/],
+      [variant({ ws: "https://a.example" }), /chain 1: no WebSocket URL/],
+      [variant({ ws: "" }), /chain 1: no WebSocket URL/],
+      [variant({ ws: 8546 }), /chain 1: no WebSocket URL/],
       [variant({ v1: undefined, v2: undefined }), /chain 1: no registry/],
       [variant({ v1: { address: "0x1", startBlock: 1 } }), /chain 1, v1: no registry address/],
       [variant({ v2: { address: V2_ADDRESS, startBlock: -1 } }), /chain 1, v2: no start block/],

@@ -12,18 +12,24 @@ import { type ChainEntry, chainById } from "./chains";
 /** A registry to index on a chain: where it is, and the block its indexing starts from. */
 export type Registry = { address: Address; startBlock: number };
 
-/** A chain to index: its table entry, its RPC URLs (several: fallback) and the registries found there. */
-export type IndexedChain = { chain: ChainEntry; rpc: string[]; v1?: Registry; v2?: Registry };
+/**
+ * A chain to index: its table entry, its RPC URLs (several: fallback), the WebSocket URL its new
+ * blocks are heard on (if any) and the registries found there.
+ */
+export type IndexedChain = { chain: ChainEntry; rpc: string[]; ws?: string; v1?: Registry; v2?: Registry };
 
 /** The environment variable that carries the plan from `npm start` to the Ponder process it runs. */
 export const PLAN_VARIABLE = "DELEGATION_LOOKUP_PLAN";
 
-/** The plan as PLAN_VARIABLE's value: JSON of each chain's id, RPC URLs and registries. */
+/** The plan as PLAN_VARIABLE's value: JSON of each chain's id, RPC and WebSocket URLs and registries. */
 export function encodePlan(plan: readonly IndexedChain[]): string {
-  return JSON.stringify(plan.map(({ chain, rpc, v1, v2 }) => ({ id: chain.id, rpc, v1, v2 })));
+  return JSON.stringify(plan.map(({ chain, rpc, ws, v1, v2 }) => ({ id: chain.id, rpc, ws, v1, v2 })));
 }
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+
+/** A URL Ponder can subscribe to new blocks on (its chains' `ws`). */
+export const isWebSocketUrl = (url: string) => /^wss?:\/\/./.test(url);
 
 function registry(value: unknown, where: string): Registry | undefined {
   if (value === undefined) return undefined;
@@ -42,13 +48,18 @@ export function decodePlan(text: string): IndexedChain[] {
     throw new Error("not JSON");
   }
   if (!Array.isArray(chains) || chains.length === 0) throw new Error("not a list of chains");
-  return chains.map((value: { id?: unknown; rpc?: unknown; v1?: unknown; v2?: unknown }, i) => {
+  return chains.map((value: { id?: unknown; rpc?: unknown; ws?: unknown; v1?: unknown; v2?: unknown }, i) => {
     const chain = typeof value?.id === "number" ? chainById(value.id) : undefined;
     if (chain === undefined) throw new Error(`chain ${i}: ${JSON.stringify(value?.id)} is not a chain of the table`);
     const { rpc } = value;
     if (!Array.isArray(rpc) || rpc.length === 0 || !rpc.every((url) => typeof url === "string" && url !== ""))
       throw new Error(`chain ${chain.id}: no RPC URL`);
     const planned: IndexedChain = { chain, rpc };
+    if (value.ws !== undefined) {
+      if (typeof value.ws !== "string" || !isWebSocketUrl(value.ws))
+        throw new Error(`chain ${chain.id}: no WebSocket URL`);
+      planned.ws = value.ws;
+    }
     for (const version of ["v1", "v2"] as const) {
       const found = registry(value[version], `chain ${chain.id}, ${version}`);
       if (found !== undefined) planned[version] = found;

@@ -54,6 +54,17 @@ describe("RPC configuration", () => {
     expect(configuredChains(all).map((c) => c.chain)).toEqual([...CHAINS]);
   });
 
+  it("a chain's WebSocket URL (PONDER_WS_URL_<id>) goes with its RPC URLs; not ws:// or wss://: refused", () => {
+    const env = { PONDER_RPC_URL_1: "http://a", PONDER_WS_URL_1: " wss://a/ws ", PONDER_RPC_URL_10: "http://b" };
+    expect(configuredChains(env).map(({ chain, ws }) => [chain.id, ws])).toEqual([
+      [1, "wss://a/ws"],
+      [10, undefined],
+    ]);
+    expect(() => configuredChains({ ...env, PONDER_WS_URL_10: "http://b" })).toThrow(
+      "PONDER_WS_URL_10: expected a WebSocket URL (ws:// or wss://)",
+    );
+  });
+
   it("ignoredRpcVariables flags non-empty URLs that configure no chain", () => {
     const env = {
       PONDER_RPC_URL_1: "http://a",
@@ -76,6 +87,14 @@ describe("RPC configuration", () => {
       "PONDER_RPC_URL_mainnet",
     ]);
     expect(ignoredRpcVariables({ PONDER_RPC_URL_31337: "http://127.0.0.1:8545" })).toEqual([]);
+    // A WebSocket URL tells an indexed chain's new blocks: without the chain's RPC URLs it does nothing.
+    const ws = {
+      PONDER_RPC_URL_1: "http://a",
+      PONDER_WS_URL_1: "ws://a",
+      PONDER_WS_URL_10: "ws://b",
+      PONDER_WS_URL_7: "ws://c",
+    };
+    expect(ignoredRpcVariables(ws).sort()).toEqual(["PONDER_WS_URL_10", "PONDER_WS_URL_7"]);
     expect(ignoredRpcVariables({})).toEqual([]);
     expect(launcherSettings(env).ignoredRpcVariables.sort()).toEqual(ignoredRpcVariables(env).sort());
   });

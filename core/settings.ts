@@ -8,7 +8,14 @@
  */
 import { parseArgs } from "node:util";
 import { CHAINS, type ChainEntry, chainById } from "./chains";
-import { decodePlan, INDEX_ONLY_VARIABLE, type IndexedChain, PLAN_VARIABLE, WATCH_VARIABLE } from "./plan";
+import {
+  decodePlan,
+  INDEX_ONLY_VARIABLE,
+  type IndexedChain,
+  isWebSocketUrl,
+  PLAN_VARIABLE,
+  WATCH_VARIABLE,
+} from "./plan";
 
 /** The process environment, or a stand-in for it. */
 export type Environment = Readonly<Record<string, string | undefined>>;
@@ -57,7 +64,11 @@ export type ReplicaRoles = {
 };
 
 /** A chain to index, with the RPC URLs configured for it. */
-export type ConfiguredChain = { chain: ChainEntry; rpc: string[] };
+/**
+ * A chain to index: its RPC URLs, and the WebSocket URL its indexer hears new blocks on
+ * (PONDER_WS_URL_<id>; unset: it asks the RPC for the newest block every second).
+ */
+export type ConfiguredChain = { chain: ChainEntry; rpc: string[]; ws?: string };
 
 /** `npm start`'s settings. */
 export type LauncherSettings = ApiSettings & {
@@ -251,20 +262,34 @@ const rpcUrls = (env: Environment, chainId: number) =>
     .map((url) => url.trim())
     .filter((url) => url !== "");
 
+/** PONDER_WS_URL_<id>: a ws:// or wss:// URL, or unset. */
+function wsUrl(env: Environment, chainId: number): string | undefined {
+  const name = `PONDER_WS_URL_${chainId}`;
+  const url = text(env, name)?.trim() || undefined;
+  if (url !== undefined && !isWebSocketUrl(url))
+    throw new SettingsError(`${name}: expected a WebSocket URL (ws:// or wss://)`);
+  return url;
+}
+
 /** The table's chains that have an RPC URL (PONDER_RPC_URL_<id>), in table order, with their URLs. */
 export function configuredChains(env: Environment): ConfiguredChain[] {
-  return CHAINS.map((chain) => ({ chain, rpc: rpcUrls(env, chain.id) })).filter(({ rpc }) => rpc.length > 0);
+  return CHAINS.map((chain) => {
+    const ws = wsUrl(env, chain.id);
+    return { chain, rpc: rpcUrls(env, chain.id), ...(ws && { ws }) };
+  }).filter(({ rpc }) => rpc.length > 0);
 }
 
 /**
- * PONDER_RPC_URL_* variables with a URL that configure no chain: an id the table does not know, or
- * not written the way it is read (`PONDER_RPC_URL_01`). A typo the operator should hear about.
+ * PONDER_RPC_URL_* and PONDER_WS_URL_* variables with a URL that configure no chain: an id the table
+ * does not know, not written the way it is read (`PONDER_RPC_URL_01`), or a WebSocket URL for a
+ * chain without RPC URLs (it only tells an indexed chain's new blocks). A typo the operator should hear about.
  */
 export function ignoredRpcVariables(env: Environment): string[] {
   return Object.keys(env).filter((name) => {
-    const suffix = /^PONDER_RPC_URL_(.*)$/.exec(name)?.[1];
+    const [, kind, suffix] = /^PONDER_(RPC|WS)_URL_(.*)$/.exec(name) ?? [];
     if (suffix === undefined || (env[name] ?? "").trim() === "") return false;
-    return CHAINS.every((chain) => String(chain.id) !== suffix);
+    const chain = CHAINS.find(({ id }) => String(id) === suffix);
+    return chain === undefined || (kind === "WS" && rpcUrls(env, chain.id).length === 0);
   });
 }
 

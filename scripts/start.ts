@@ -37,7 +37,8 @@ const settings = settingsOrExit(() => launcherSettings(process.env, process.argv
 const { chains, port, publicFallback } = settings;
 if (settings.ignoredRpcVariables.length > 0) {
   console.warn(
-    `${settings.ignoredRpcVariables.join(", ")}: not a chain id the service knows (see core/chains.ts); ignored`,
+    `${settings.ignoredRpcVariables.join(", ")}: not a chain id the service knows (see core/chains.ts), or a ` +
+      "WebSocket URL for a chain without PONDER_RPC_URL_<id>; ignored",
   );
 }
 if (publicFallback) {

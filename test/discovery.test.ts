@@ -4,7 +4,8 @@
  * nor blocks, receipts, transactions, state or traces of blocks before it, but for the genesis
  * lookup of the discovery and the one header of Ponder's sync cursor: see expectNothingBeforeStart),
  * remembers it in START_BLOCKS_FILE and, restarted, uses what it remembered without searching
- * again; a registry with no code on a chain is skipped there, and said to be.
+ * again; a registry with no code on a chain is skipped there, and said to be. A chain given a
+ * WebSocket URL (PONDER_WS_URL_<id>) hears its new blocks there rather than asking its RPC.
  *
  * Every JSON-RPC call the service makes goes through a recording proxy in front of anvil.
  */
@@ -628,6 +629,35 @@ v1 skips v1", async () => {
     // v1 on chain A still answers.
     const v1A = await checkAllV1(A_ID, accountsA[4]!, accountsA[3]!);
     expect(`${v1A.status} ${v1A.text}`).toBe("200 true");
+  });
+
+  it("a chain with PONDER_WS_URL_<id> hears its new blocks there: its RPC is never asked for the newest", async () => {
+    await service!.stop();
+    service = undefined;
+    // Straight to anvil, past the proxy, which sees only the HTTP calls.
+    const ws = a!.url.replace(/^http/, "ws");
+    service = await startService({
+      rpc: { [A_ID]: proxyA!.url, [B_ID]: proxyB!.url },
+      env: { START_BLOCKS_FILE: startBlocksFile, [`PONDER_WS_URL_${A_ID}`]: ws },
+    });
+    await waitForIndexed(A_ID, await chainClient(a!.url).getBlockNumber());
+    await waitForIndexed(B_ID, await chainClient(b!.url).getBlockNumber());
+    proxyA!.clear();
+    proxyB!.clear();
+    const [from, to] = [accountsA[9]!, accountsA[5]!];
+    expect((await checkAllV2(A_ID, to, from)).text, "before the write").toBe("false");
+    const block = await sendWrite(a!.url, abis.v2, from, V2, "delegateAll", [to, zeroHash, true]);
+    await waitForIndexed(A_ID, block);
+    const answer = await checkAllV2(A_ID, to, from);
+    expect(`${answer.status} ${answer.text}`, "the write's block, heard on the WebSocket").toBe("200 true");
+    await new Promise((ok) => setTimeout(ok, 4_000));
+    // Ponder's polling asks for the newest block with its transactions; the API's watchers without.
+    const polls = (proxy: RpcProxy) =>
+      proxy.calls.filter((c) => c.method === "eth_getBlockByNumber" && c.params[0] === "latest" && c.params[1] === true)
+        .length;
+    console.log(`[discovery] polls of the newest block: chain ${A_ID} ${polls(proxyA!)}, ${B_ID} ${polls(proxyB!)}`);
+    expect(polls(proxyA!), `chain ${A_ID}, with a WebSocket URL`).toBe(0);
+    expect(polls(proxyB!), `chain ${B_ID}, without: once a second`).toBeGreaterThanOrEqual(2);
   });
 });
 

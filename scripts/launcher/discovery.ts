@@ -130,14 +130,14 @@ export async function planChains(
   const log = options.log ?? ((message: string) => console.log(message));
   const memory = new StartBlockMemory(options.memoryFile);
   return Promise.all(
-    chains.map(async ({ chain, rpc }): Promise<IndexedChain> => {
+    chains.map(async ({ chain, rpc, ws }): Promise<IndexedChain> => {
       const transport = fallback(rpc.map((url) => http(url, { timeout: TIMEOUT_MS })));
       const client = createPublicClient({ transport }) as PublicClient;
       const [latest, genesis] = await Promise.all([
         answer(chain, "eth_blockNumber", client.getBlockNumber()),
         answer(chain, "eth_getBlockByNumber", client.getBlock({ blockNumber: 0n })),
       ]);
-      const plan: IndexedChain = { chain, rpc };
+      const plan: IndexedChain = { chain, rpc, ...(ws && { ws }) };
       for (const version of ["v1", "v2"] as const) {
         const registry = chain[version];
         if (registry === false) {
