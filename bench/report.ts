@@ -512,8 +512,9 @@ function wholeTableLines(w: WholeTableFigures): string[] {
   const blocks = `a block every ${BLOCK_TIME_S} s`;
   return [
     `whole table apart: ${w.posed.length} of the table's ${w.table} chains${sample} posed by anvil, ` +
-      `${left ? `left out: ${left}` : "none left out"}; each with the real registries and ${blocks}, in one ` +
-      `npm start with INDEX_CHAINS_APART=true on Postgres, ${grouping}: ${ponders.length} Ponder processes`,
+      `${left ? `left out: ${left}` : "none left out"}; each with the real registries and ${blocks} heard on its ` +
+      `WebSocket, in one npm start with INDEX_CHAINS_APART=true on Postgres, ${grouping}: ${ponders.length} Ponder ` +
+      "processes",
     `whole table apart: every chain answering ${seconds(Math.max(...times))} after npm start (a check on it 200, ` +
       `from a block however old; the first ${seconds(Math.min(...times))}, the median ${seconds(median(times))}), ` +
       `every chain live (its /registry/chains entry: caught up) ${seconds(Math.max(...w.liveMs.values()))} after`,

@@ -3,7 +3,8 @@
  * (core/chains.ts; `o.wholeTableChains` of them in a smoke run), each an anvil posing as it with the
  * real registries and a block every 2 s, and one `npm start` with INDEX_CHAINS_APART=true (a Ponder
  * process per chain, or per group of `o.wholeTableGroup` chains through INDEX_CHAIN_GROUPS: see
- * docs/deployment.md). Measured:
+ * docs/deployment.md), each chain's new blocks heard on its anvil's WebSocket (PONDER_WS_URL_<id>),
+ * as an operator with many chains would have them. Measured:
  *
  * 1. the time from `npm start` until every chain answers (a check on it 200, not 503), and until
  *    every chain is live (its /registry/chains entry `live`, not `behind`: docs/chains.md, "The
@@ -399,7 +400,8 @@ export async function measureWholeTable(
   const memory = sampleTreeMemory(tag, 1_000);
   cleanup.add("memory sampling", async () => memory.stop());
   const rpcUrls = Object.fromEntries(posed.map((c) => [c.entry.id, c.anvil.url]));
-  const env = { INDEX_CHAINS_APART: "true", ...(groups && { INDEX_CHAIN_GROUPS: groups }), ...tagEnv(tag) };
+  const ws = Object.fromEntries(posed.map((c) => [`PONDER_WS_URL_${c.entry.id}`, c.anvil.url.replace(/^http/, "ws")]));
+  const env = { INDEX_CHAINS_APART: "true", ...(groups && { INDEX_CHAIN_GROUPS: groups }), ...ws, ...tagEnv(tag) };
   const startedAt = Date.now();
   // Until listening only: its /ready is 200 once any chain is, and every chain is waited for below.
   const service = await startService({ rpc: rpcUrls, env, until: "listening" });
