@@ -19,7 +19,7 @@ export async function runWorker(settings: ServeSettings, shutdownMs: number) {
   const figures = processFigures();
   const everyWorker = workerFigures(figures.registry);
   const { port, schema, reorgCheckSeconds } = settings;
-  const rpcs = settings.rpc.map(({ chain, rpc }) => ({ id: chain.id, rpc }));
+  const rpcs = settings.rpc.map(({ chain, rpc, ws }) => ({ id: chain.id, rpc, ws }));
   const { url, accessUrl } = settings.database;
   const chains = await publishedChains(accessUrl, settings.access.schema, schema);
   const learning = followPublishedChains(accessUrl, { schema: settings.access.schema, indexerSchema: schema, chains });

@@ -11,6 +11,8 @@
  * names the new branch's block, never one told by the old branch's headers.
  * On Postgres an API replica (npm run serve) is sampled beside the indexer's own API, which there
  * answers with a statement per request (INDEXER_IN_MEMORY=false): both stores are held to it.
+ * The chain's new heads are heard on its WebSocket URL (PONDER_WS_URL_<id>), by Ponder and by the
+ * replaced-head watcher; test/replaced-branch.test.ts holds the same to the polling without one.
  *
  * Reproduce a failure with the seed it prints: SEED=<n> npx vitest run test/reorg.test.ts
  */
@@ -53,7 +55,10 @@ describe("answers sampled during a reorganization", () => {
     accounts = await chainClient(anvil.url).getAddresses();
     service = await startService({
       rpc: { [CHAIN_ID]: anvil.url },
-      env: process.env.DATABASE_URL ? { INDEXER_IN_MEMORY: "false" } : {},
+      env: {
+        [`PONDER_WS_URL_${CHAIN_ID}`]: anvil.url.replace(/^http/, "ws"),
+        ...(process.env.DATABASE_URL && { INDEXER_IN_MEMORY: "false" }),
+      },
     });
     // Given the chain's RPC: it reads headers to find a moment's block, as npm start's API does.
     if (process.env.DATABASE_URL) replica = await startReplica(service, { [`PONDER_RPC_URL_${CHAIN_ID}`]: anvil.url });

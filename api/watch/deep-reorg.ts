@@ -61,7 +61,8 @@ export function deepReorgDetail(
 const NEWEST = 8;
 
 /** A chain to watch: its id and RPC URLs. */
-export type WatchedChain = { id: number; rpc: string[] };
+/** A chain's RPC URLs, and the WebSocket URL its new heads are heard on, if any (PONDER_WS_URL_<id>). */
+export type WatchedChain = { id: number; rpc: string[]; ws?: string };
 
 /** How often the indexer's final block is read, to note the chain's hash for it as soon as it moves. */
 const NOTE_FINAL_MS = 500;

@@ -4,8 +4,9 @@
  * seconds (it retries fetches by block hashes the node has forgotten); meanwhile the tables hold
  * the replaced branch, and every answer would be given from it. The watcher notes the hash the
  * chain gives for the indexer's block as that block becomes the indexed one, and asks again twice a
- * second: once the chain gives another hash there (or no longer reaches that height), the chain is
- * marked replaced, and every process answers 503 for it, until the indexer's block moves on.
+ * second (or, given the chain's WebSocket URL, at each new head it hears there: HEARD_CHAIN_CHECK_MS):
+ * once the chain gives another hash there (or no longer reaches that height), the chain is marked
+ * replaced, and every process answers 503 for it, until the indexer's block moves on.
  *
  * The chain's hash when the watcher first sees a block indexed may already be a replacement's (the
  * chain replaced it within that half second): so the watcher also compares the hash the indexer
@@ -13,13 +14,19 @@
  * chain_tip: every block's).
  */
 import { sql } from "drizzle-orm";
-import { createPublicClient, fallback, type Hex, http } from "viem";
+import { createPublicClient, fallback, type Hex, http, type PublicClient, webSocket } from "viem";
 import { type Execute, INDEXED_BLOCK_SQL, positionsSql, tableSql } from "../store/store";
 import type { ChainAlarms } from "./chain-alarms";
 import type { WatchedChain } from "./deep-reorg";
 
 /** How often each chain's indexed block is compared with the chain's. */
 export const REPLACED_HEAD_CHECK_MS = 500;
+/**
+ * A chain whose new heads are heard on its WebSocket URL is compared at each one (a replacement
+ * always gives the chain a new newest block), and besides at least this often; every round while
+ * it is marked replaced, or while its subscription is not heard from.
+ */
+export const HEARD_CHAIN_CHECK_MS = 5_000;
 
 /** The indexed block, and the hash the chain gave for it when it became the indexed one. */
 export type NotedBlock = { number: bigint; hash: Hex };
@@ -50,6 +57,37 @@ export const replacedDetail = (chainId: number, block: bigint) =>
   `chain ${chainId} replaced block ${block}, where the indexer is: its answers wait for the indexer to follow ` +
   "the new branch; ask again in a moment";
 
+/** What the chain, whose newest block is `head`, gives at each of `numbers`. */
+const chainAt = (client: PublicClient, numbers: bigint[], head: bigint) =>
+  Promise.all(
+    numbers.map(
+      async (blockNumber): Promise<ChainAt> => ({
+        hash:
+          blockNumber > head
+            ? null
+            : await client.getBlock({ blockNumber }).then(
+                (b) => b.hash,
+                () => null,
+              ),
+        head,
+      }),
+    ),
+  );
+
+/** Calls `onHead` at each new head the chain's WebSocket tells, noting in `chain.heard` whether it is heard from. */
+function hearHeads(chain: { heard: boolean }, ws: string, onHead: () => void): () => void {
+  return createPublicClient({ transport: webSocket(ws) }).watchBlocks({
+    poll: false,
+    onBlock: () => {
+      chain.heard = true;
+      onHead();
+    },
+    onError: () => {
+      chain.heard = false;
+    },
+  });
+}
+
 /** Watches every chain (see the module's head) until `stop()`. */
 export function watchReplacedHeads(options: {
   chains: readonly WatchedChain[];
@@ -60,28 +98,20 @@ export function watchReplacedHeads(options: {
 }): { stop(): void } {
   const watched = options.chains.map((chain) => ({
     id: chain.id,
-    client: createPublicClient({ transport: fallback(chain.rpc.map((url) => http(url))) }),
+    ws: chain.ws,
+    client: createPublicClient({ transport: fallback(chain.rpc.map((url) => http(url))) }) as PublicClient,
     noted: undefined as NotedBlock | undefined,
     /** The chain's newest block and the indexed block at the last round: while neither moves, nothing changed. */
     last: "",
+    /** The checks of the chain, one after another; and whether one is waiting its turn. */
+    checks: Promise.resolve(),
+    waiting: false,
+    checkedAt: 0,
+    replaced: false,
+    /** Whether its WebSocket subscription was last heard from rather than failing. */
+    heard: false,
+    unwatch: undefined as (() => void) | undefined,
   }));
-
-  /** What the chain, whose newest block is `head`, gives at each of `numbers`. */
-  const chainAt = (client: (typeof watched)[number]["client"], numbers: bigint[], head: bigint) =>
-    Promise.all(
-      numbers.map(
-        async (blockNumber): Promise<ChainAt> => ({
-          hash:
-            blockNumber > head
-              ? null
-              : await client.getBlock({ blockNumber }).then(
-                  (b) => b.hash,
-                  () => null,
-                ),
-          head,
-        }),
-      ),
-    );
 
   /** Every watched chain's indexed block: one statement a round for the schema, not one a chain. */
   async function positions(): Promise<Map<number, bigint>> {
@@ -126,20 +156,37 @@ export function watchReplacedHeads(options: {
     if (!replaced && chain.noted?.number !== block && at!.hash !== null)
       chain.noted = { number: block, hash: at!.hash };
     await options.alarms.markReplaced(chain.id, replaced ? replacedDetail(chain.id, block) : undefined);
+    chain.replaced = replaced;
     chain.last = now;
   }
+
+  /** Checks `chain` after its check under way (once, however often asked meanwhile). */
+  function checkChain(chain: (typeof watched)[number], indexed?: Map<number, bigint>): Promise<void> {
+    if (chain.waiting) return chain.checks;
+    chain.waiting = true;
+    chain.checks = chain.checks
+      .then(async () => {
+        chain.waiting = false;
+        chain.checkedAt = Date.now();
+        const block = (indexed ?? (await positions())).get(chain.id);
+        if (block !== undefined) await check(chain, block);
+      })
+      // One chain's RPC or the database failing is not evidence of anything: the next check asks again.
+      .catch(() => {});
+    return chain.checks;
+  }
+
+  for (const chain of watched) if (chain.ws) chain.unwatch = hearHeads(chain, chain.ws, () => checkChain(chain));
 
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   const round = async () => {
-    // One chain's RPC or the database failing is not evidence of anything: the next round asks again.
-    const indexed = await positions().catch(() => new Map<number, bigint>());
-    await Promise.all(
-      watched.map(async (chain) => {
-        const block = indexed.get(chain.id);
-        if (block !== undefined) await check(chain, block).catch(() => {});
-      }),
-    );
+    const now = Date.now();
+    const due = watched.filter((c) => !c.heard || c.replaced || now - c.checkedAt >= HEARD_CHAIN_CHECK_MS);
+    if (due.length > 0) {
+      const indexed = await positions().catch(() => new Map<number, bigint>());
+      await Promise.all(due.map((chain) => checkChain(chain, indexed)));
+    }
     if (!stopped) timer = setTimeout(round, options.everyMs ?? REPLACED_HEAD_CHECK_MS);
   };
   timer = setTimeout(round, options.everyMs ?? REPLACED_HEAD_CHECK_MS);
@@ -147,6 +194,7 @@ export function watchReplacedHeads(options: {
     stop() {
       stopped = true;
       clearTimeout(timer);
+      for (const chain of watched) chain.unwatch?.();
     },
   };
 }

@@ -50,7 +50,7 @@ async function serveBesidePonder(): Promise<Hono> {
       ? createReplicaStore(readOnlySnapshot(pgAccessDb(database.url, REPLICA_CONNECTION)), schemas)
       : createSqlStore(execute, schema);
 
-  const rpcs = plan.map(({ chain, rpc }) => ({ id: chain.id, rpc }));
+  const rpcs = plan.map(({ chain, rpc, ws }) => ({ id: chain.id, rpc, ws }));
   const { app, listener, readiness } = await assembleService({
     schemas,
     chains,
