@@ -63,7 +63,6 @@ export type ReplicaRoles = {
   access: RoleLogin | undefined;
 };
 
-/** A chain to index, with the RPC URLs configured for it. */
 /**
  * A chain to index: its RPC URLs, and the WebSocket URL its indexer hears new blocks on
  * (PONDER_WS_URL_<id>; unset: it asks the RPC for the newest block every second).

@@ -60,8 +60,10 @@ export function deepReorgDetail(
 /** How many of the newest final blocks with registry events are compared each round, and of the final blocks noted. */
 const NEWEST = 8;
 
-/** A chain to watch: its id and RPC URLs. */
-/** A chain's RPC URLs, and the WebSocket URL its new heads are heard on, if any (PONDER_WS_URL_<id>). */
+/**
+ * A chain to watch: its id, its RPC URLs and the WebSocket URL its new heads are heard on, if any
+ * (PONDER_WS_URL_<id>).
+ */
 export type WatchedChain = { id: number; rpc: string[]; ws?: string };
 
 /** How often the indexer's final block is read, to note the chain's hash for it as soon as it moves. */
