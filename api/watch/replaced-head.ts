@@ -74,13 +74,15 @@ const chainAt = (client: PublicClient, numbers: bigint[], head: bigint) =>
     ),
   );
 
+type Head = { number: bigint; hash: Hex };
+
 /** Calls `onHead` at each new head the chain's WebSocket tells, noting in `chain.heard` whether it is heard from. */
-function hearHeads(chain: { heard: boolean }, ws: string, onHead: () => void): () => void {
+function hearHeads(chain: { heard: boolean }, ws: string, onHead: (head: Head) => void): () => void {
   return createPublicClient({ transport: webSocket(ws) }).watchBlocks({
     poll: false,
-    onBlock: () => {
+    onBlock: ({ number, hash }) => {
       chain.heard = true;
-      onHead();
+      if (number !== null && hash !== null) onHead({ number, hash });
     },
     onError: () => {
       chain.heard = false;
@@ -110,6 +112,8 @@ export function watchReplacedHeads(options: {
     replaced: false,
     /** Whether its WebSocket subscription was last heard from rather than failing. */
     heard: false,
+    /** The newest head heard and not yet checked: the chain's newest block, without asking for it. */
+    heardHead: undefined as Head | undefined,
     unwatch: undefined as (() => void) | undefined,
   }));
 
@@ -122,14 +126,14 @@ export function watchReplacedHeads(options: {
     return new Map(rows.map((row) => [Number(row.chain_id), BigInt(row.block as string)]));
   }
 
-  async function check(chain: (typeof watched)[number], block: bigint) {
+  async function check(chain: (typeof watched)[number], block: bigint, head: Head | undefined) {
     const t = (name: string) => tableSql(options.schema, name);
     // Block 0: no registry event indexed yet (chain_head's value before any; on Postgres its setup
     // row is newer than the start checkpoint, which INDEXED_BLOCK_SQL reads as that empty state).
     // Nothing to compare, and the chain's genesis is no block the indexer reads.
     if (block === 0n) return;
     // One call a round while nothing moves: a replacement always gives the chain a new newest block.
-    const latest = await chain.client.getBlock({ blockTag: "latest" });
+    const latest = head ?? (await chain.client.getBlock({ blockTag: "latest" }));
     const now = `${latest.number}:${latest.hash}:${block}`;
     if (now === chain.last) return;
     // The newest block whose hash the indexer wrote, as it saw it: with registry events, or followed
@@ -168,15 +172,23 @@ export function watchReplacedHeads(options: {
       .then(async () => {
         chain.waiting = false;
         chain.checkedAt = Date.now();
+        const head = chain.heardHead;
+        chain.heardHead = undefined;
         const block = (indexed ?? (await positions())).get(chain.id);
-        if (block !== undefined) await check(chain, block);
+        if (block !== undefined) await check(chain, block, head);
       })
       // One chain's RPC or the database failing is not evidence of anything: the next check asks again.
       .catch(() => {});
     return chain.checks;
   }
 
-  for (const chain of watched) if (chain.ws) chain.unwatch = hearHeads(chain, chain.ws, () => checkChain(chain));
+  for (const chain of watched) {
+    if (!chain.ws) continue;
+    chain.unwatch = hearHeads(chain, chain.ws, (head) => {
+      chain.heardHead = head;
+      void checkChain(chain);
+    });
+  }
 
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
