@@ -10,8 +10,10 @@
  * others still answer, each its contract's answer. Bad input is a 400 naming the parameter.
  *
  * A chain whose RPC is down is not a problem entry: its answers are what it has indexed, true at
- * the block they name (test/rpc-outage.test.ts); and a chain still backfilling makes every chain
- * answer chain_syncing (Ponder's readiness is one flag for all, ponder/ponder-0.16.10.ts).
+ * the block they name (test/rpc-outage.test.ts). A chain still backfilling is a chain_syncing
+ * entry beside the others' answers where chains are indexed apart (test/chains-apart.test.ts); in
+ * one indexer, as here, it makes every chain answer chain_syncing (Ponder's readiness is one flag
+ * for all, ponder/ponder-0.16.10.ts).
  *
  * Reproduce a failure with the seed it prints: SEED=<n> npx vitest run test/across-chains.test.ts
  */

@@ -6,7 +6,9 @@
  * live, another's RPC drops every connection for three minutes. Throughout, each healthy chain
  * takes a new delegation every round, and each is answered within BOUND_MS of its block; both
  * failing chains catch up by themselves once their RPCs return; then every chain's answer for
- * every delegation written equals its contract's at the block the answer names.
+ * every delegation written equals its contract's at the block the answer names. Asked across every
+ * chain at once (`chainId=all`), the refused chain is a `chain_syncing` entry while each other
+ * chain's entry is its contract's answer at the block it names.
  *
  * Reproduce a failure with the seed it prints: SEED=<n> DATABASE_URL=… npx vitest run test/chains-apart.test.ts
  */
@@ -22,6 +24,7 @@ import { callView, chainClient, rpc } from "../devkit/rpc";
 import { sendWrite } from "../devkit/send";
 import { plainOutput, type Service, startService } from "../devkit/service";
 import { RPC_PROBE_MS } from "../scripts/launcher/indexer-notes";
+import { parseJsonExact } from "./helpers/json";
 import { type Fault, type RpcProxy, startRpcProxy } from "./helpers/rpc-proxy";
 
 const SEED = chooseSeed();
@@ -138,6 +141,35 @@ describe.runIf(!refusal)("every chain apart: one chain's RPC trouble is its own"
   }
 
   /**
+   * A delegation of every chain at once (`chainId=all`): each entry that answers is compared with its
+   * chain's contract at the block it names (the accounts are anvil's, the same on every chain); the
+   * problems' codes, by chain.
+   */
+  async function compareAcross([i, j]: [number, number]): Promise<Map<number, string>> {
+    const [from, to] = [chains.get(IDS[0]!)!.accounts[i]!, chains.get(IDS[0]!)!.accounts[j]!];
+    const path = `/registry/v2/check/all?chainId=all&from=${from}&to=${to}`;
+    const a = await ask(service.url, path, { headers: service.headers, reask: false });
+    expect(a.status, tag(`${path}: ${a.text.slice(0, 300)}`)).toBe(200);
+    type Entry = { chainId: bigint; block?: bigint; answer?: unknown; problem?: { code: string } };
+    const entries = (parseJsonExact(a.text) as { chains: Entry[] }).chains;
+    // Every chain has its entry, by chain id: none left out.
+    expect(entries.map((e) => Number(e.chainId))).toEqual([...IDS].sort((x, y) => x - y));
+    const problems = new Map<number, string>();
+    for (const e of entries) {
+      const chain = chains.get(Number(e.chainId))!;
+      if (e.problem !== undefined) {
+        problems.set(chain.id, e.problem.code);
+        continue;
+      }
+      expect(typeof e.block, tag(`${path}: chain ${chain.id}'s block`)).toBe("bigint");
+      const args = [to, from, zeroHash];
+      const expected = await callView(chain.url, abis.v2, V2, "checkDelegateForAll", args, e.block as bigint);
+      expect(String(e.answer), tag(`${path}: chain ${chain.id} at block ${e.block}`)).toBe(String(expected));
+    }
+    return problems;
+  }
+
+  /**
    * Writes on `healthy` chains at once; how long after its block each was answered (ms), by chain.
    * Each is waited for up to `withinMs`.
    */
@@ -192,6 +224,11 @@ describe.runIf(!refusal)("every chain apart: one chain's RPC trouble is its own"
       seen,
     );
     for (let r = 0; r < 3; r++) record(await round([...healthy(), live(CUT)]), "while one chain is refused");
+    // Across every chain, the refused one is a problem entry; the others answer, each its contract's answer.
+    for (const pair of live(CUT).written)
+      expect(Object.fromEntries(await compareAcross(pair)), tag(`across chains, ${pair}`)).toEqual({
+        [REFUSED]: "chain_syncing",
+      });
 
     // Its RPC comes up: it catches up by itself and answers.
     const refused = live(REFUSED);
@@ -267,7 +304,9 @@ describe.runIf(!refusal)("every chain apart: one chain's RPC trouble is its own"
       for (const id of group) expect(plainOutput(service)).not.toContain(`[chain ${id}] `);
     }
 
-    // Every chain's answers equal its contracts'.
+    // Every chain's answers equal its contracts', one chain at a time and across every chain at once.
+    for (const pair of live(CUT).written)
+      expect(Object.fromEntries(await compareAcross(pair)), tag(`across chains, ${pair}`)).toEqual({});
     for (const chain of chains.values()) {
       for (const pair of chain.written) {
         const a = await compare(chain, pair);
