@@ -12,15 +12,24 @@ export const chainHead = onchainTable("chain_head", (t) => ({
 }));
 
 /**
- * Per chain, the newest block the indexer followed live, and its hash as the indexer saw it: written
- * by every block from the live start on, in the block's own transaction, so a revert takes it back
- * with the block. The replaced-head watcher compares it with the chain's (api/watch/replaced-head.ts).
+ * Per chain, the newest blocks the indexer followed live (one row a block, in a ring of slots:
+ * src/ChainTip.ts), each with its hash and timestamp as the indexer saw it: written by every block
+ * from the live start on, in the block's own transaction, so a revert takes it back with the block
+ * (the slot then holds what it held before). The replaced-head watcher compares the newest
+ * with the chain's (api/watch/replaced-head.ts); a moment's block is told from them where no
+ * registry event is near (api/routes/moment.ts), without reading headers from the chain's RPC.
  */
-export const chainTip = onchainTable("chain_tip", (t) => ({
-  chainId: t.integer().primaryKey(),
-  blockNumber: t.bigint().notNull(),
-  blockHash: t.hex().notNull(),
-}));
+export const chainTip = onchainTable(
+  "chain_tip",
+  (t) => ({
+    chainId: t.integer().notNull(),
+    slot: t.integer().notNull(),
+    blockNumber: t.bigint().notNull(),
+    blockHash: t.hex().notNull(),
+    blockTimestamp: t.bigint().notNull(),
+  }),
+  (table) => ({ pk: primaryKey({ columns: [table.chainId, table.slot] }) }),
+);
 
 /**
  * Current v2 state: one row per delegation hash the contract has ever enabled, keyed as the

@@ -9,14 +9,18 @@ import { MomentClock, rpcHeaders } from "./moment";
 const CHAIN = 31337;
 const SEED = Number(process.env.SEED) || 29112026;
 
-/** A chain of 5,000 blocks: runs of blocks sharing a second, and pauses; events at some blocks. */
-function world(seed: number) {
+/**
+ * A chain of 5,000 blocks: runs of blocks sharing a second, and pauses; events at some blocks; the
+ * blocks from `liveFrom` on followed live (chain_tip), none by default.
+ */
+function world(seed: number, liveFrom = 5_000) {
   const next = xorshift32(seed);
   const stamps = [1_700_000_000n];
   for (let i = 1; i < 5_000; i++) stamps.push(stamps[i - 1]! + BigInt([0, 0, 1, 2, 30][next() % 5]!));
   const events = [...new Set(Array.from({ length: 40 }, () => 100 + (next() % 4_800)))].sort((a, b) => a - b);
   const sample = (block: number): Sample => ({ block: BigInt(block), timestamp: stamps[block]! });
   let statements = 0;
+  let liveStatements = 0;
   const history = {
     eventSamples: async (_: number, timestamp: bigint) => {
       statements++;
@@ -27,7 +31,17 @@ function world(seed: number) {
         after: after === undefined ? undefined : sample(after),
       };
     },
-  } as Pick<HistoryStore, "eventSamples"> as HistoryStore;
+    liveSamples: async (_: number, timestamp: bigint, head: bigint) => {
+      liveStatements++;
+      const live = stamps.map((_, b) => b).filter((b) => b >= liveFrom && b <= Number(head));
+      const before = live.filter((b) => stamps[b]! <= timestamp).at(-1);
+      const after = live.find((b) => stamps[b]! > timestamp);
+      return {
+        before: before === undefined ? undefined : sample(before),
+        after: after === undefined ? undefined : sample(after),
+      };
+    },
+  } as Pick<HistoryStore, "eventSamples" | "liveSamples"> as HistoryStore;
   const position = (head: number): ChainPosition =>
     ({ indexedBlock: BigInt(head), indexedTimestamp: Number(stamps[head]), ready: true }) as ChainPosition;
   const truth = (timestamp: bigint) => {
@@ -43,7 +57,12 @@ function world(seed: number) {
     return blocks.map((b) => sample(Number(b)));
   };
   const readHeaders = new Map([[CHAIN, read]]);
-  const counts = { reads: () => reads, rounds: () => rounds, statements: () => statements };
+  const counts = {
+    reads: () => reads,
+    rounds: () => rounds,
+    statements: () => statements + liveStatements,
+    eventStatements: () => statements,
+  };
   return { next, stamps, history, position, truth, readHeaders, ...counts };
 }
 
@@ -68,7 +87,7 @@ describe("MomentClock", () => {
     expect(final.length).toBeGreaterThan(100);
   });
 
-  it("takes the samples from the store where it holds them in memory: no statement", async () => {
+  it("takes the event samples from the store where it holds them in memory: no statement for them", async () => {
     const w = world(SEED);
     const clock = new MomentClock(w.readHeaders, () => 64n);
     const head = w.position(4_999);
@@ -84,11 +103,30 @@ describe("MomentClock", () => {
     const span = Number(w.stamps[4_999]! - w.stamps[0]!);
     const moments = Array.from({ length: 200 }, () => w.stamps[0]! + BigInt(w.next() % span));
     for (const timestamp of moments) told.set(timestamp, await w.history.eventSamples(CHAIN, timestamp));
-    const statements = w.statements();
+    const statements = w.eventStatements();
     for (const timestamp of moments)
       expect(await clock.blockAt({ store, history: w.history }, CHAIN, head, { timestamp })).toBe(w.truth(timestamp));
-    expect(w.statements(), "samples' statements").toBe(statements);
+    expect(w.eventStatements(), "event samples' statements").toBe(statements);
     expect(held).toBeGreaterThan(100);
+  });
+
+  it("tells a moment among the blocks followed live from them, with no header, even without an RPC", async () => {
+    const w = world(SEED, 4_000);
+    const withRpc = new MomentClock(w.readHeaders, () => 64n);
+    const withoutRpc = new MomentClock(new Map(), () => 64n);
+    const head = w.position(4_999);
+    const span = Number(w.stamps[4_999]! - w.stamps[4_000]!);
+    const moments = Array.from({ length: 100 }, () => w.stamps[4_000]! + BigInt(w.next() % span));
+    for (const timestamp of moments)
+      for (const clock of [withRpc, withoutRpc])
+        expect(await clock.blockAt({ history: w.history }, CHAIN, head, { timestamp }), `${timestamp}`).toBe(
+          w.truth(timestamp),
+        );
+    expect(w.reads(), "headers read").toBe(0);
+    // Before the live start the headers tell it, as before.
+    const older = w.stamps[100]! + BigInt(w.next() % Number(w.stamps[3_900]! - w.stamps[100]!));
+    expect(await withRpc.blockAt({ history: w.history }, CHAIN, head, { timestamp: older })).toBe(w.truth(older));
+    expect(w.reads()).toBeGreaterThan(0);
   });
 
   it("refuses a moment at or past the newest indexed block's timestamp: the next block may share it", async () => {

@@ -1,8 +1,9 @@
 /**
  * `timestamp`: a chain's block at a moment (docs/architecture.md, "Answers at a moment"). The
  * samples around the moment come from the blocks with registry events (the in-memory copy's, else
- * the history's time index), the indexed head, and the headers this process read before; between
- * them core/moment.ts tells the block, reading headers from the chain's RPC where it must. The
+ * the history's time index), the indexed head, the headers this process read before, and the
+ * blocks the indexer followed live; between them core/moment.ts tells the block, reading headers
+ * from the chain's RPC where it must. The
  * final samples that bracket a moment are kept, so the same moment asked again is told from memory,
  * with no statement. The block found is then answered as `blockNumber` would be.
  */
@@ -127,6 +128,11 @@ export class MomentClock {
       memory.events !== undefined || vars.history === undefined
         ? memory.bracket
         : this.bracket(chainId, timestamp, head, await vars.history.eventSamples(chainId, timestamp));
+    // Among the blocks the indexer followed live, every block is a sample: one statement, no header.
+    if (vars.history !== undefined && !(before && blockBetween(timestamp, before, after, this.step(chainId)))) {
+      const live = await vars.history.liveSamples(chainId, timestamp, head.block);
+      [before, after] = [later(before, live.before), earlier(after, live.after)!];
+    }
     const readHeaders = this.readHeaders.get(chainId);
     const read = async (blocks: bigint[]) => {
       if (readHeaders === undefined)

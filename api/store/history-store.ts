@@ -77,6 +77,11 @@ export interface HistoryStore {
    * oldest stamped after it (core/moment.ts's samples).
    */
   eventSamples(chainId: number, timestamp: bigint): Promise<{ before?: Sample; after?: Sample }>;
+  /**
+   * The blocks up to `head` the indexer followed live (chain_tip: ponder.schema.ts) nearest
+   * `timestamp`, as eventSamples: where the moment is among them, two adjacent blocks.
+   */
+  liveSamples(chainId: number, timestamp: bigint, head: bigint): Promise<{ before?: Sample; after?: Sample }>;
   /** The v2 delegations among `hashes` enabled at the end of block `at`, with their amounts. */
   v2Enabled(chainId: number, hashes: readonly Hex[], at: bigint): Promise<Map<Hex, V2State>>;
   /** A page of the wallet's v2 delegations enabled at `at`, in `direction`, in first-enable order. */
@@ -443,6 +448,31 @@ export function createHistoryStore(execute: Execute, schema: string): HistorySto
   const read = waitingOutLocks(execute);
   const rows = async (query: SQL) => (await read(query)).rows;
 
+  /**
+   * The blocks of `tables` (each with a time index) nearest `timestamp` where `where` holds: the
+   * newest stamped at or before it, and the oldest stamped after it. Timestamps never decrease along
+   * a chain: each side is one probe per table.
+   */
+  async function nearestSamples(chainId: number, timestamp: bigint, tables: string[], where: SQL) {
+    const nearest = (side: string, name: string, at: SQL, order: SQL) =>
+      sql`(SELECT ${sql.raw(`'${side}'`)} AS side, block_number::text AS block, block_timestamp::text AS timestamp
+        FROM ${table(name)} WHERE chain_id = ${chainId} AND ${where} AND ${at} ORDER BY ${order} LIMIT 1)`;
+    const [before, after] = [sql`block_timestamp <= ${timestamp}`, sql`block_timestamp > ${timestamp}`];
+    const [newest, oldest] = [sql`block_timestamp DESC, block_number DESC`, sql`block_timestamp, block_number`];
+    const probes = [
+      ...tables.map((name) => nearest("before", name, before, newest)),
+      ...tables.map((name) => nearest("after", name, after, oldest)),
+    ];
+    // Opened by SELECT, as every read is (a standby's log is held to that: test/standby.test.ts).
+    const found = await rows(sql`SELECT * FROM (${sql.join(probes, sql` UNION ALL `)}) AS samples`);
+    const side = (name: string) =>
+      found
+        .filter((r) => r.side === name)
+        .map((r): Sample => ({ block: BigInt(r.block as string), timestamp: BigInt(r.timestamp as string) }))
+        .sort((x, y) => (x.block < y.block ? -1 : x.block > y.block ? 1 : 0));
+    return { before: side("before").at(-1), after: side("after")[0] };
+  }
+
   return {
     async indexedBlock(chainId) {
       const [row] = await rows(
@@ -452,23 +482,10 @@ export function createHistoryStore(execute: Execute, schema: string): HistorySto
       return row && BigInt(row.block as string);
     },
     async eventSamples(chainId, timestamp) {
-      // Timestamps never decrease along a chain: each side is one probe per table of its time index.
-      const nearest = (side: string, name: string, where: SQL, order: SQL) =>
-        sql`(SELECT ${sql.raw(`'${side}'`)} AS side, block_number::text AS block, block_timestamp::text AS timestamp
-          FROM ${table(name)} WHERE chain_id = ${chainId} AND ${where} ORDER BY ${order} LIMIT 1)`;
-      const [before, after] = [sql`block_timestamp <= ${timestamp}`, sql`block_timestamp > ${timestamp}`];
-      const [newest, oldest] = [sql`block_timestamp DESC, block_number DESC`, sql`block_timestamp, block_number`];
-      // Opened by SELECT, as every read is (a standby's log is held to that: test/standby.test.ts).
-      const found = await rows(sql`SELECT * FROM (${nearest("before", "v2_event", before, newest)}
-        UNION ALL ${nearest("before", "v1_event", before, newest)}
-        UNION ALL ${nearest("after", "v2_event", after, oldest)}
-        UNION ALL ${nearest("after", "v1_event", after, oldest)}) AS samples`);
-      const side = (name: string) =>
-        found
-          .filter((r) => r.side === name)
-          .map((r): Sample => ({ block: BigInt(r.block as string), timestamp: BigInt(r.timestamp as string) }))
-          .sort((x, y) => (x.block < y.block ? -1 : x.block > y.block ? 1 : 0));
-      return { before: side("before").at(-1), after: side("after")[0] };
+      return nearestSamples(chainId, timestamp, ["v2_event", "v1_event"], sql`TRUE`);
+    },
+    async liveSamples(chainId, timestamp, head) {
+      return nearestSamples(chainId, timestamp, ["chain_tip"], sql`block_number <= ${head.toString()}::bigint`);
     },
     ...v2Reads(table, rows),
     ...v1Reads(table, rows),

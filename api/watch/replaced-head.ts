@@ -150,7 +150,8 @@ export function watchReplacedHeads(options: {
            WHERE chain_id = ${chain.id} AND block_number <= ${block.toString()}::bigint
            ORDER BY block_number DESC LIMIT 1)
           UNION ALL
-          (SELECT block_number, block_hash FROM ${t("chain_tip")} WHERE chain_id = ${chain.id})) e
+          (SELECT block_number, block_hash FROM ${t("chain_tip")} WHERE chain_id = ${chain.id}
+           ORDER BY block_number DESC LIMIT 1)) e
         ORDER BY e.number DESC LIMIT 1`)
     ).rows;
     // Ordered by the number, not its text (where "5" is past "175").

@@ -120,6 +120,7 @@ const reads = { history: 0, listings: 0 };
 const history: HistoryStore = {
   indexedBlock: async () => BLOCK,
   eventSamples: async () => ({}),
+  liveSamples: async () => ({}),
   v2Enabled: async (_, hashes, at) => {
     reads.history++;
     return new Map(earlier([...enabledOf(hashes)], at));
