@@ -129,7 +129,8 @@ export class MomentClock {
         ? memory.bracket
         : this.bracket(chainId, timestamp, head, await vars.history.eventSamples(chainId, timestamp));
     // Among the blocks the indexer followed live, every block is a sample: one statement, no header.
-    if (vars.history !== undefined && !(before && blockBetween(timestamp, before, after, this.step(chainId)))) {
+    const told = before && blockBetween(timestamp, before, after, this.step(chainId));
+    if (vars.history !== undefined && told === undefined) {
       const live = await vars.history.liveSamples(chainId, timestamp, head.block);
       [before, after] = [later(before, live.before), earlier(after, live.after)!];
     }
