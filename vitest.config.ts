@@ -69,8 +69,9 @@ export default defineConfig({
           name: "integration",
           sequence: { groupOrder: 1 },
           // test/ itself: its subfolders hold the unit project's app tests and the helpers.
-          include: ["test/*.test.ts"],
-          exclude: ALONE,
+          // ALONE by negated globs, not `exclude`: a project's own `exclude` would replace the
+          // files `--exclude` leaves out (.ci/run's Postgres pass) rather than add to them.
+          include: ["test/*.test.ts", ...ALONE.map((file) => `!${file}`)],
           // Chains and services start here: minutes, not seconds.
           testTimeout: 600_000,
           hookTimeout: 600_000,
