@@ -27,7 +27,8 @@ import { BLOCK_TIME_S, POLL_MS, quantile, type WholeTableFigures } from "./whole
 const int = (n: number) => Math.round(n).toLocaleString("en");
 const ms = (n: number | undefined) => (n === undefined ? "—" : n >= 100 ? int(n) : n.toPrecision(3));
 const ratio = (n: number) => (n >= 100 ? int(n) : n.toPrecision(2));
-const pct = (n: number) => `${int(100 * n)}%`;
+/** A share in percent; under 1%, two digits rather than a 0 that would read as none at all. */
+const pct = (n: number) => (n !== 0 && Math.abs(n) < 0.01 ? `${(100 * n).toPrecision(2)}%` : `${int(100 * n)}%`);
 /** A CPU share; "<1" rather than a 0 that would read as none at all. */
 const cpu = (n: number) => (n < 0.5 ? "<1" : int(n));
 const seconds = (n: number) => `${(n / 1000).toFixed(1)} s`;
