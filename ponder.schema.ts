@@ -28,7 +28,11 @@ export const chainTip = onchainTable(
     blockHash: t.hex().notNull(),
     blockTimestamp: t.bigint().notNull(),
   }),
-  (table) => ({ pk: primaryKey({ columns: [table.chainId, table.slot] }) }),
+  (table) => ({
+    pk: primaryKey({ columns: [table.chainId, table.slot] }),
+    // As the event tables': the newest block, and a moment's two samples, by an index probe each.
+    timeIndex: index().on(table.chainId, table.blockTimestamp, table.blockNumber),
+  }),
 );
 
 /**

@@ -2,8 +2,9 @@ import { ponder } from "ponder:registry";
 import { chainTip } from "ponder:schema";
 
 /**
- * Blocks held per chain: more than twice the deepest finality depth Ponder takes (240 blocks,
- * ponder/ponder-0.16.10.ts), so that every block not yet final is held, and the newest final ones.
+ * Blocks held per chain: more than twice the deepest finality depth Ponder takes
+ * (ponderFinalityDepth, ponder/ponder-0.16.10.ts), so that every block not yet final is held, and
+ * the newest final ones.
  */
 const TIP_BLOCKS = 1024n;
 

@@ -3,9 +3,9 @@
  * samples around the moment come from the blocks with registry events (the in-memory copy's, else
  * the history's time index), the indexed head, the headers this process read before, and the
  * blocks the indexer followed live; between them core/moment.ts tells the block, reading headers
- * from the chain's RPC where it must. The
- * final samples that bracket a moment are kept, so the same moment asked again is told from memory,
- * with no statement. The block found is then answered as `blockNumber` would be.
+ * from the chain's RPC where it must. The final samples that bracket a moment are kept, so the
+ * same moment asked again is told from memory, with no statement. The block found is then answered
+ * as `blockNumber` would be.
  */
 import { createPublicClient, fallback, http } from "viem";
 import { blockAt, blockBetween, type Moment, type Sample } from "../../core/moment";

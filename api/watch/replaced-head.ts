@@ -137,8 +137,8 @@ export function watchReplacedHeads(options: {
     const now = `${latest.number}:${latest.hash}:${block}`;
     if (now === chain.last) return;
     // The newest block whose hash the indexer wrote, as it saw it: with registry events, or followed
-    // live (chain_tip, every block from the live start on; even past the checkpoint, if the indexer
-    // wrote it first: a replaced block written is as much a replaced branch).
+    // live (chain_tip, by its time index: timestamps never decrease; even past the checkpoint, if the
+    // indexer wrote it first: a replaced block written is as much a replaced branch).
     const [event] = (
       await options.execute(sql`
         SELECT e.number::text AS n, e.hash FROM (
@@ -151,7 +151,7 @@ export function watchReplacedHeads(options: {
            ORDER BY block_number DESC LIMIT 1)
           UNION ALL
           (SELECT block_number, block_hash FROM ${t("chain_tip")} WHERE chain_id = ${chain.id}
-           ORDER BY block_number DESC LIMIT 1)) e
+           ORDER BY block_timestamp DESC, block_number DESC LIMIT 1)) e
         ORDER BY e.number DESC LIMIT 1`)
     ).rows;
     // Ordered by the number, not its text (where "5" is past "175").
