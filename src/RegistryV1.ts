@@ -1,6 +1,6 @@
 import { type Context, type Event, ponder } from "ponder:registry";
 import { v1Delegation, v1PairVersion, v1VaultVersion } from "ponder:schema";
-import type { Address, Hex } from "viem";
+import type { Address, Hex, Log } from "viem";
 import { causes } from "../core/errors";
 import { type CallFrame, registryCalls, type V1Type, v1RevokedPair } from "../core/v1";
 import { v1Delegated, v1DelegateWrites, v1RevokeWrites } from "../core/v1-rows";
@@ -44,28 +44,53 @@ async function revokedPair(event: Event<"RegistryV1:RevokeDelegate">, context: C
   const { transaction: tx, log } = event;
   if (tx.to !== null && lower(tx.to) === lower(log.address)) return v1RevokedPair(tx.from, tx.input);
 
-  let trace: CallFrame;
+  const { trace, receipt } = await transactionCalls(event, context);
+  const registryLogs = receipt.logs.filter((l) => lower(l.address) === lower(log.address)).map((l) => l.logIndex);
+  const call = registryCalls(trace, log.address)[registryLogs.indexOf(log.logIndex)];
+  if (call === undefined) throw new Error(`no registry call in the trace of ${tx.hash} matches log ${log.logIndex}`);
+  return v1RevokedPair(call.from, call.input as Hex);
+}
+
+/**
+ * A transaction's call trace and receipt, fetched together and kept for its next registry event: a
+ * contract wallet's batch revokes many pairs in one transaction, and handlers run in log order, so
+ * one entry (keyed by block hash as well, since a reorganized block's execution may differ) suffices.
+ */
+type TransactionCalls = { trace: CallFrame; receipt: { logs: readonly Log[] } };
+let lastTransaction: { key: string; calls: Promise<TransactionCalls> } | undefined;
+
+function transactionCalls(event: Event<"RegistryV1:RevokeDelegate">, context: Context<"RegistryV1:RevokeDelegate">) {
+  const { transaction: tx, block } = event;
+  const key = `${context.chain.id}:${block.hash}:${tx.hash}`;
+  if (lastTransaction?.key !== key) {
+    const receipt = context.client.getTransactionReceipt({ hash: tx.hash });
+    const calls = Promise.all([traceOf(tx.hash, context), receipt]).then(([trace, receipt]) => ({ trace, receipt }));
+    // A failure is not kept: the handler's retry asks again.
+    calls.catch(() => {
+      if (lastTransaction?.calls === calls) lastTransaction = undefined;
+    });
+    lastTransaction = { key, calls };
+  }
+  return lastTransaction.calls;
+}
+
+async function traceOf(hash: Hex, context: Context<"RegistryV1:RevokeDelegate">): Promise<CallFrame> {
   try {
-    trace = (await context.client.request({
+    return (await context.client.request({
       method: "debug_traceTransaction",
-      params: [tx.hash, { tracer: "callTracer" }],
+      params: [hash, { tracer: "callTracer" }],
     } as never)) as CallFrame;
   } catch (error) {
     // Anything else (a timeout, a 429 after Ponder's retries) is an outage, not a missing capability.
     if (!methodUnavailable(error)) throw error;
     throw new Error(
-      `v1 revokeDelegate in transaction ${tx.hash} (chain ${context.chain.id}) was called through a contract, so ` +
+      `v1 revokeDelegate in transaction ${hash} (chain ${context.chain.id}) was called through a contract, so ` +
         "only a call trace names the revoked delegate, and the RPC does not serve debug_traceTransaction with " +
         "callTracer " +
         `("${(error as { shortMessage?: string }).shortMessage ?? (error as Error).message.split("\n")[0]}"). ` +
         "Configure an RPC URL for this chain that serves the debug namespace.",
     );
   }
-  const receipt = await context.client.getTransactionReceipt({ hash: tx.hash });
-  const registryLogs = receipt.logs.filter((l) => lower(l.address) === lower(log.address)).map((l) => l.logIndex);
-  const call = registryCalls(trace, log.address)[registryLogs.indexOf(log.logIndex)];
-  if (call === undefined) throw new Error(`no registry call in the trace of ${tx.hash} matches log ${log.logIndex}`);
-  return v1RevokedPair(call.from, call.input as Hex);
 }
 
 /** How RPCs say in words that a method is not served. */
