@@ -107,14 +107,8 @@ async function write(txs: Tx[]): Promise<{ receipts: Receipt[]; effects: Effect[
 }
 
 function drawChecks(n: number): { specs: CheckSpec[]; urls: string[] } {
-  const specs = Array.from({ length: n }, () =>
-    randomCheck(
-      queryRng,
-      pools,
-      generator.delegations,
-      model.inForce().map((d) => d.key),
-    ),
-  );
+  const inForce = model.inForce().map((d) => d.key);
+  const specs = Array.from({ length: n }, () => randomCheck(queryRng, pools, generator.delegations, inForce));
   return { specs, urls: specs.map((s) => checkUrl(queryRng, CHAIN_ID, s)) };
 }
 
