@@ -30,7 +30,7 @@ export async function runWorker(settings: ServeSettings, shutdownMs: number) {
   const access = await openAccess(settings.access, { ...settings.database, url: accessUrl });
   // The state is copied into memory and kept in step: a check is a few map lookups.
   const database = pgAccessDb(url, REPLICA_CONNECTION);
-  const copy = createReplicaStore(readOnlySnapshot(database), schemas);
+  const copy = createReplicaStore(readOnlySnapshot(database), schemas, database.query);
   const replication = watchReplication(database, settings.replicaBehindSeconds);
 
   await copy.started;

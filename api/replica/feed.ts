@@ -15,6 +15,11 @@ import { EventTimes } from "./event-times";
  */
 export type Snapshot = <T>(work: (query: Query) => Promise<T>) => Promise<T>;
 
+const CURRENT_SNAPSHOT = "SELECT pg_current_snapshot()::text AS snapshot";
+
+/** The database's current snapshot as text, read by `query`. */
+const snapshotOf = async (query: Query) => String((await query(CURRENT_SNAPSHOT)).rows[0]?.snapshot);
+
 /**
  * Rows fetched per round trip while loading a whole table: few enough that a batch's row objects
  * can die young, in V8's new space. With batches of 20,000 the replicas came ready at 1M
@@ -159,9 +164,15 @@ export class ReplicaFeed {
    */
   private synced: string | undefined;
 
+  /**
+   * `query`, when given, runs a statement outside any snapshot: a sync first asks it for the current
+   * snapshot, so that one with nothing committed since the last is one statement, not four (BEGIN,
+   * SET, the snapshot, COMMIT). Syncs run ten times a second; blocks come every second at most.
+   */
   constructor(
     private readonly snapshot: Snapshot,
     private readonly schemas: ChainSchemas,
+    private readonly query?: Query,
   ) {}
 
   /** The chain's table `name`. */
@@ -178,9 +189,14 @@ export class ReplicaFeed {
    * minute, holding the tables meanwhile.
    */
   async sync(): Promise<void> {
+    // A look that fails says nothing: the sync below fails or succeeds on its own.
+    if (this.query && this.synced !== undefined) {
+      const current = await snapshotOf(this.query).catch(() => undefined);
+      if (current === this.synced) return;
+    }
     await this.snapshot(async (query) => {
       // First: in REPEATABLE READ it is the statement that takes the snapshot every read below sees.
-      const snapshot = String((await query("SELECT pg_current_snapshot()::text AS snapshot")).rows[0]?.snapshot);
+      const snapshot = await snapshotOf(query);
       if (snapshot === this.synced) return;
       const { all } = this.schemas;
       // One schema alone needs no savepoint: its failure is the sync's.

@@ -1,5 +1,6 @@
 import type { Address } from "viem";
 import { checksumAddress } from "../../core/keccak";
+import type { Query } from "../../core/sql";
 import type { AccessDb } from "../database/db";
 import type { ChainSchemas } from "../store/chain-schemas";
 import {
@@ -121,14 +122,15 @@ function keepSyncing(feed: ReplicaFeed, log: (message: string) => void) {
  * step with the database: a check is a few map lookups, with no round trip to the database. Each
  * answer reports the block the copy holds, and it is swapped only between requests, whole.
  * When the copy cannot be refreshed (the database is down), answers are 503 after a few seconds
- * rather than ever staler.
+ * rather than ever staler. `query` runs a statement outside any snapshot (ReplicaFeed's).
  */
 export function createReplicaStore(
   snapshot: Snapshot,
   schemas: ChainSchemas,
+  query?: Query,
   log: (message: string) => void = console.error,
 ): ReplicaStore {
-  const feed = new ReplicaFeed(snapshot, schemas);
+  const feed = new ReplicaFeed(snapshot, schemas, query);
   const syncing = keepSyncing(feed, log);
 
   function view<T>(chainId: number, read: (state: ChainState) => T): ChainView<T> | undefined {

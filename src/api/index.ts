@@ -44,11 +44,15 @@ async function serveBesidePonder(): Promise<Hono> {
   // Postgres snapshots over a pool of its own, as a replica's (Ponder's handle cannot set one).
   // INDEXER_IN_MEMORY=false on Postgres: one statement per answer (api/store/store.ts).
   const pglite = ponderPglite(db);
-  const store = pglite
-    ? createReplicaStore(pgliteDb(pglite).transaction, schemas)
+  const copied = pglite
+    ? pgliteDb(pglite)
     : database.url !== undefined && inMemory
-      ? createReplicaStore(readOnlySnapshot(pgAccessDb(database.url, REPLICA_CONNECTION)), schemas)
-      : createSqlStore(execute, schema);
+      ? pgAccessDb(database.url, REPLICA_CONNECTION)
+      : undefined;
+  const store =
+    copied === undefined
+      ? createSqlStore(execute, schema)
+      : createReplicaStore(pglite ? copied.transaction : readOnlySnapshot(copied), schemas, copied.query);
 
   const rpcs = plan.map(({ chain, rpc, ws }) => ({ id: chain.id, rpc, ws }));
   const { app, listener, readiness } = await assembleService({
