@@ -52,7 +52,7 @@ if (publicFallback) {
   );
 }
 // Ponder points the views at the schema once its backfill is done (docs/data-model.md).
-const ponderArgs = ["start", "--schema", settings.schema, "--views-schema", settings.viewsSchema];
+const ponderArgs = ["--schema", settings.schema, "--views-schema", settings.viewsSchema];
 
 /** What the waiting room serves: the table's registries, their start blocks not known yet. */
 const served = chains.map(({ chain }) =>
