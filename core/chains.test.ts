@@ -1,7 +1,7 @@
 /**
- * The chain table: exactly the registries' deployment list, each entry's addresses, and
- * its names taken from viem's chain definitions. How the RPC environment selects chains:
- * core/settings.test.ts.
+ * The chain table: exactly the registries' deployment list, each entry's addresses, and its
+ * names and public RPC as viem's chain definitions have them (the table writes them out). How the
+ * RPC environment selects chains: core/settings.test.ts.
  */
 import { type Chain, getAddress, isAddress } from "viem";
 import * as viemChains from "viem/chains";
@@ -85,7 +85,7 @@ describe("the chain table", () => {
     }
   });
 
-  it("names, titles and the testnet flag come from viem's chain definitions", () => {
+  it("names, titles, the testnet flag and the public RPC are viem's chain definitions'", () => {
     for (const c of CHAINS.filter((c) => !(c.id in NOT_VIEMS))) {
       const def = viem[c.name];
       expect(def, `viem/chains has no export "${c.name}" (chain ${c.id})`).toBeDefined();
@@ -93,6 +93,7 @@ describe("the chain table", () => {
       // The dev chain keeps viem's name (anvil) but a title of its own: it stands for hardhat too.
       if (c.id !== DEV) expect(c.title, `title of ${c.id}`).toBe(def!.name);
       if (c.id !== DEV) expect(c.testnet, `testnet flag of ${c.id}`).toBe(def!.testnet ?? false);
+      if (c.id !== DEV) expect(c.publicRpc, `public RPC of ${c.id}`).toBe(def!.rpcUrls.default.http[0]);
     }
     for (const id of MAINNETS) expect(chainById(id)!.testnet, `chain ${id} is a mainnet`).toBe(false);
     for (const id of [...TESTNETS, DEV]) expect(chainById(id)!.testnet, `chain ${id} is a testnet`).toBe(true);
