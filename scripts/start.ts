@@ -31,7 +31,7 @@ import { nextWait, runPonder } from "./launcher/ponder";
 import { forgetReplacedChains } from "./launcher/replaced-chains";
 import { makeReplicaRoles } from "./launcher/roles";
 import { whyChainUnreachable } from "./launcher/rpc";
-import { openWaitingRoom, type WaitingRoom } from "./launcher/waiting-room";
+import type { WaitingRoom } from "./launcher/waiting-room";
 
 const settings = settingsOrExit(() => launcherSettings(process.env, process.argv.slice(2)));
 const { chains, port, publicFallback } = settings;
@@ -103,6 +103,9 @@ async function waitForPlan(): Promise<IndexedChain[] | undefined> {
       waitingRoom = undefined;
       return planned.plan;
     }
+    // Imported only when a chain is not reachable: it is the API's app, whose loading a healthy
+    // start would only wait for.
+    const { openWaitingRoom } = await import("./launcher/waiting-room");
     waitingRoom ??= await openWaitingRoom(port, served, settings).catch((error: NodeJS.ErrnoException) => {
       // Only a failure to listen is the port's fault (in use, or privileged); anything else is named as it is.
       const fix = error.syscall === "listen" ? ": set PORT or --port to a free port" : "";
