@@ -341,6 +341,7 @@ export async function measureStartOnPglite(
   chain: BackfillChain,
   seed: number,
   measure: RouteMeasurer,
+  durationS: number,
   env: NodeJS.ProcessEnv = {},
 ): Promise<PgliteStartFigures> {
   const { queries, answers } = await checkAllQueries(chain, START_CHECKS, seed);
@@ -372,7 +373,7 @@ export async function measureStartOnPglite(
     {
       ready: async () => {
         await settle(service!.url, service!.headers);
-        check = await measure(service!.url, route, service!.headers);
+        check = await measure(service!.url, route, service!.headers, undefined, undefined, durationS);
       },
     },
   );
