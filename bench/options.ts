@@ -109,6 +109,8 @@ export type BenchOptions = typeof FULL & {
   readPage: number;
   /** Share of the delegations that are v1. */
   v1Share: number;
+  /** Seconds of row (d)'s run: durationS, or startMinS if longer. */
+  startDurationS: number;
 };
 
 /** The command line, as node:util parseArgs reads it by `config`; on a mistake, says it and `usage`, and exits. */
@@ -134,6 +136,7 @@ export function benchOptions(extra: ParseArgsConfig["options"] = {}, positionals
   const values = parsed.values as Record<string, string | boolean | undefined>;
   const sizes = values.smoke === true ? SMOKE : FULL;
   const duration = Number(values.duration);
+  const durationS = duration > 0 ? duration : sizes.durationS;
   const options: BenchOptions = {
     ...sizes,
     smoke: values.smoke === true,
@@ -141,7 +144,8 @@ export function benchOptions(extra: ParseArgsConfig["options"] = {}, positionals
     connections: 64,
     historyPage: 100,
     readPage: 1_000,
-    durationS: duration > 0 ? duration : sizes.durationS,
+    durationS,
+    startDurationS: Math.max(durationS, sizes.startMinS),
     v1Share: 0.25,
   };
   return { options, values, positionals: parsed.positionals as string[] };

@@ -193,7 +193,7 @@ await runBenchScript("bench/profile.ts", async ({ db, cleanup, log }) => {
       await p.stop();
       return figure;
     };
-    await measureStartOnPglite(cleanup, chain, o.seed + 6, measure, Math.max(o.durationS, o.startMinS), p.env);
+    await measureStartOnPglite(cleanup, chain, o.seed + 6, measure, o.startDurationS, p.env);
     p.print("npm start alone on PGlite under its checks' load");
   }
   const own = [BACKFILL, START, HOSTILE];

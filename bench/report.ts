@@ -595,7 +595,7 @@ export function report(
       `SEED=${o.seed}, ${int(env.runtimeS)} s) ==`,
     `setup: one machine, ${env.cores} cores shared by everything: the load generator (autocannon ${env.autocannon}, ` +
       `its own process, ${o.connections} connections, ${o.durationS} s runs after ${o.warmupS} s warm-up` +
-      `${o.startMinS > o.durationS ? ` ((d)'s ${o.startMinS} s)` : ""}, requests ` +
+      `${o.startDurationS > o.durationS ? ` ((d)'s ${o.startDurationS} s)` : ""}, requests ` +
       `drawn at random from each route's list), the server under test (npm run serve and the hello server with ` +
       `${env.apiWorkers} worker processes each), Postgres 15, anvil and the indexer.`,
     `data: small ${database(small)} (${int(small.v2)} v2, ${int(small.v1)} v1, seeded in ${seconds(small.seedMs)}); ` +

@@ -55,7 +55,7 @@ await runBenchScript("npm run bench", async ({ db, cleanup, log, startedAt }) =>
     const chain = await backfillChain(cleanup, o.startEvents, o.seed + 5, log);
     // Its checks are held to a hello run of their own, just before them.
     const measure = afterHello(routeMeasurer(o, log, serving.verified), await startHello(cleanup));
-    return measureStartOnPglite(cleanup, chain, o.seed + 6, measure, Math.max(o.durationS, o.startMinS));
+    return measureStartOnPglite(cleanup, chain, o.seed + 6, measure, o.startDurationS);
   });
   log(`/rpc beside anvil's eth_call: ${o.rpcListing.toLocaleString("en")} delegations to one wallet on a fresh chain`);
   const rpcFigures = await cleanup.scope(async () => {
