@@ -51,14 +51,14 @@ async function revokedPair(event: Event<"RegistryV1:RevokeDelegate">, context: C
   return v1RevokedPair(call.from, call.input as Hex);
 }
 
+type TransactionCalls = { trace: CallFrame; receipt: { logs: readonly Log[] } };
+let lastTransaction: { key: string; calls: Promise<TransactionCalls> } | undefined;
+
 /**
  * A transaction's call trace and receipt, fetched together and kept for its next registry event: a
  * contract wallet's batch revokes many pairs in one transaction, and handlers run in log order, so
  * one entry (keyed by block hash as well, since a reorganized block's execution may differ) suffices.
  */
-type TransactionCalls = { trace: CallFrame; receipt: { logs: readonly Log[] } };
-let lastTransaction: { key: string; calls: Promise<TransactionCalls> } | undefined;
-
 function transactionCalls(event: Event<"RegistryV1:RevokeDelegate">, context: Context<"RegistryV1:RevokeDelegate">) {
   const { transaction: tx, block } = event;
   const key = `${context.chain.id}:${block.hash}:${tx.hash}`;
