@@ -104,6 +104,8 @@ async function measure(spec: LoadSpec, current: Current): Promise<LoadResult> {
     p50: percentile(latencies, 0.5),
     p99: percentile(latencies, 0.99),
     requests: ok,
+    sent: result.requests.sent,
+    durationS: result.duration,
     non2xx: result.non2xx,
     statuses: Object.fromEntries(
       Object.entries(result.statusCodeStats ?? {}).map(([status, { count }]) => [status, count ?? 0]),

@@ -48,6 +48,10 @@ export type LoadResult = {
   p99?: number;
   /** 2xx answers. */
   requests: number;
+  /** Requests sent, answered or not (those in flight when the run ended are neither). */
+  sent: number;
+  /** Seconds the run lasted, after its warm-up. */
+  durationS: number;
   non2xx: number;
   /** Answers by HTTP status. */
   statuses: Record<string, number>;

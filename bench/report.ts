@@ -120,14 +120,16 @@ export const TARGETS = [
 
 /** Failed: answers other than 2xx, errors (timeouts among them), or not one answer within the run. */
 const failures = (r: LoadResult) => r.non2xx + r.errors + (r.requests === 0 ? 1 : 0);
-function failureText(r: LoadResult, o: BenchOptions): string {
+function failureText(r: LoadResult): string {
   const parts = [
     ...Object.entries(r.statuses)
       .filter(([status]) => !status.startsWith("2"))
       .map(([status, n]) => `${int(n)} answered ${status}`),
     ...(r.errors > 0 ? [`${int(r.errors)} errors (${int(r.timeouts)} of them timeouts)`] : []),
   ];
-  if (r.requests === 0) return [...parts, `no 2xx answer within the ${o.durationS} s run`].join(", ");
+  if (r.requests === 0) {
+    return [...parts, `no 2xx answer within the ${seconds(r.durationS * 1000)} run (${int(r.sent)} sent)`].join(", ");
+  }
   return `${parts.join(", ")}; its figures are those of its ${int(r.requests)} 2xx answers`;
 }
 
@@ -366,7 +368,7 @@ function table(o: BenchOptions, runs: readonly RouteFigure[], hello: number): st
       "the bench did not start (other work on this machine; also the kernel's interrupt time)",
     pad(["route", "req/s", "×hello", "hello", "p50", "p99", "gen%", "machine%", "others%"]),
     ...runs.map(row),
-    ...runs.filter((f) => failures(f.result) > 0).map((f) => `[failed] ${f.label}: ${failureText(f.result, o)}`),
+    ...runs.filter((f) => failures(f.result) > 0).map((f) => `[failed] ${f.label}: ${failureText(f.result)}`),
   ];
 }
 
