@@ -60,15 +60,20 @@ export type RouteMeasurer = (
 
 /**
  * How every run of the bench measures a route: a verified sample of its answers first (counted in
- * `verified`), then the load, logged.
+ * `verified`), then the load (autocannon's, or `load`'s: bench/wrk.ts), logged.
  */
-export function routeMeasurer(o: BenchOptions, log: (line: string) => void, verified: Verified): RouteMeasurer {
+export function routeMeasurer(
+  o: BenchOptions,
+  log: (line: string) => void,
+  verified: Verified,
+  load: typeof runLoad = runLoad,
+): RouteMeasurer {
   return async (base, route, headers, label = route.label, connections = o.connections, durationS = o.durationS) => {
     const v = await verifyRoute(base, route, o.verifySample, headers);
     verified.answers += v.answers;
     verified.checks += v.checks;
     verified.positive += v.positive;
-    const result = await runLoad(label, {
+    const result = await load(label, {
       url: base,
       connections,
       durationS,

@@ -28,6 +28,8 @@ const FULL = {
   bulkWallets: 10_000,
   bulkSize: 1_000,
   bulkLists: 20,
+  /** v2 checks of the airdrop's snapshot, asked through the typed client's checkMany (bench/airdrop.ts). */
+  airdropChecks: 1_000_000,
   /** Distinct URLs per check route, and how many of them are verified before each run. */
   urlsPerRoute: 20_000,
   verifySample: 200,
@@ -79,6 +81,7 @@ const SMOKE: typeof FULL = {
   bulkWallets: 200,
   bulkSize: 50,
   bulkLists: 4,
+  airdropChecks: 20_000,
   urlsPerRoute: 500,
   verifySample: 20,
   batchSize: 1_000,

@@ -5,6 +5,7 @@
  * figures are those of its 2xx answers.
  */
 import type { AcrossFigures } from "./across";
+import type { AirdropFigure } from "./airdrop";
 import type { BackfillFigures, IndexerFigures, PgliteStartFigures } from "./backfill";
 import type { HistoryRead } from "./history-read";
 import {
@@ -35,6 +36,8 @@ const seconds = (n: number) => `${(n / 1000).toFixed(1)} s`;
 const median = (xs: readonly number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
 /** The margin a check route's p99 may exceed its hello run's p99 by. */
 const TAIL_MS = 5;
+/** What npm start's checks may add to its hello run's p99 while blocks arrive, in ms. */
+const START_TAIL_MS = 20;
 
 /** What a target's figure and bound are counted in, and how each is written. */
 const UNITS = {
@@ -43,6 +46,7 @@ const UNITS = {
   ms: (v: number) => `${ms(v)} ms`,
   MB: (v: number) => `${int(v)} MB`,
   "events/s": (v: number) => `${int(v)} events/s`,
+  "checks/s": (v: number) => `${int(v)} checks/s`,
   queries: (v: number) => `${int(v)} different queries`,
   "of one core": (v: number) => `${cpu(100 * v)}% of one core`,
 };
@@ -62,12 +66,24 @@ export const TARGETS = [
   { name: "different queries of each load route", reads: "queries", min: MIN_QUERIES, unit: "queries" },
   { name: "check req/s, share of hello's", reads: "checkShare", min: 0.6, unit: "share" },
   { name: "check req/s over anvil eth_call's (as shares)", reads: "checkOverAnvil", min: 1, unit: "×" },
+  {
+    name: "check req/s over anvil eth_call's, both driven by wrk (as shares)",
+    reads: "checkOverAnvilWrk",
+    min: 1,
+    unit: "×",
+  },
   { name: `check p99 over its hello's p99 + ${TAIL_MS} ms`, reads: "checkTail", max: 1, unit: "×" },
   { name: "check p99", reads: "checkP99", max: 10, unit: "ms" },
   { name: "check share of hello, large over small database", reads: "checkDrift", max: 1.25, unit: "×" },
   { name: "small wallet's v2 listing, share of hello's", reads: "smallListing", min: 0.4, unit: "share" },
   { name: "npm start on PGlite, share of hello's", reads: "pglite", min: 0.4, unit: "share" },
   { name: "npm start on Postgres, share of hello's", reads: "postgres", min: 0.3, unit: "share" },
+  {
+    name: `npm start's check p99 over its hello's p99 + ${START_TAIL_MS} ms, blocks arriving`,
+    reads: "startTail",
+    max: 1,
+    unit: "×",
+  },
   { name: "listing p50, smallest hot wallet", reads: "listingFewest", max: 5, unit: "ms" },
   { name: "listing p50, largest hot wallet", reads: "listingMost", max: 50, unit: "ms" },
   { name: "whole listings answered at 64 connections", reads: "listingsAnswered", min: 1, unit: "share" },
@@ -83,12 +99,14 @@ export const TARGETS = [
     min: 0.2,
     unit: "share",
   },
-  { name: "batch p50 at the head", reads: "batchHead", max: 100, unit: "ms" },
-  { name: "batch p50 at a past block", reads: "batchPast", max: 1000, unit: "ms" },
+  { name: "batch p50 at the head", reads: "batchHead", max: 50, unit: "ms" },
+  { name: "batch p50 at a past block", reads: "batchPast", max: 150, unit: "ms" },
+  { name: "checks through batches at 8 connections", reads: "batchThroughput", min: 300_000, unit: "checks/s" },
+  { name: "a million checks at a past block, one client's checkMany", reads: "airdrop", max: 10_000, unit: "ms" },
   { name: "vaults p50 at the head", reads: "vaultsHead", max: 2, unit: "ms" },
   { name: "vaults p50 at a past block", reads: "vaultsPast", max: 20, unit: "ms" },
-  { name: "bulk listing p50 at the head", reads: "bulkHead", max: 100, unit: "ms" },
-  { name: "bulk listing p50 at a past block", reads: "bulkPast", max: 500, unit: "ms" },
+  { name: "bulk listing p50 at the head", reads: "bulkHead", max: 50, unit: "ms" },
+  { name: "bulk listing p50 at a past block", reads: "bulkPast", max: 200, unit: "ms" },
   { name: "history page p50 at any depth", reads: "historyPage", max: 5, unit: "ms" },
   { name: "whole history read by following Link", reads: "historyRead", min: 50_000, unit: "events/s" },
   { name: "largest hot wallet in pages, each page's p50", reads: "walletPage", max: 10, unit: "ms" },
@@ -181,10 +199,32 @@ const SCALE_KINDS = [
 const attackCost = ({ attack }: HostileFigures, part?: (c: SpanCpu) => number) =>
   beyondIdle(attack.attacked, attack.idle, part) / attack.seconds;
 
+/** The airdrop's time for a million checks (scaled from fewer: --smoke). */
+const airdropFigure = (a: AirdropFigure): Figure => ({
+  label: `${int(a.checks)} checks${a.checks === 1_000_000 ? "" : ", scaled to a million"}`,
+  value: (a.ms * 1_000_000) / a.checks,
+});
+
+/** npm start's check p99 over its hello run's + START_TAIL_MS. */
+const startTail = (c: RouteFigure) => (c.result.p99 ?? NaN) / ((c.hello?.p99 ?? NaN) + START_TAIL_MS);
+/** The nearest of the large size's checks to anvil's eth_call of them, as shares, both driven by wrk. */
+const overAnvilByWrk = (checks: readonly CheckFigure[]) =>
+  worst(
+    checks.map((c) => ({ ...c.wrk!.route, ethCall: c.wrk!.ethCall })),
+    (f) => (failures(f.ethCall.result) > 0 ? undefined : share(f) / share(f.ethCall)),
+    true,
+    "nearest ",
+  );
+/** A check's share of its wrk hello run, and anvil's eth_call's of the same checks. */
+const wrkShares = (c: CheckFigure) => `${c.route} ${ratio(share(c.wrk!.route))} / ${ratio(share(c.wrk!.ethCall))}`;
+
+/** A check's runs: the route's, anvil's eth_call's, and both driven by wrk where they were. */
+const checkRunsOf = (c: CheckFigure): RouteFigure[] => [c, c.ethCall, ...(c.wrk ? [c.wrk.route, c.wrk.ethCall] : [])];
+
 /** Of the runs of many distinct queries (checks and small listings), the one of the fewest. */
 function fewestQueried(s: ServingFigures, across: AcrossFigures): RouteFigure {
   const queried = [
-    ...[...s.small.checks, ...s.large.checks].flatMap((c) => [c, c.ethCall]),
+    ...[...s.small.checks, ...s.large.checks].flatMap(checkRunsOf),
     s.large.smallListing,
     ...s.past.checks.map((c) => c.loaded),
     s.moment.atMoment,
@@ -269,12 +309,14 @@ function targetFigures(
     queries: { label: `fewest ${fewestQueries.label}`, value: fewestQueries.queries },
     checkShare: worst(checks, share, true, "lowest "),
     checkOverAnvil: worst(checks, anvil, true, "nearest "),
+    checkOverAnvilWrk: overAnvilByWrk(s.large.checks),
     checkTail: worst(checks, (c) => (c.result.p99 ?? NaN) / ((c.hello.p99 ?? NaN) + TAIL_MS), false, "worst "),
     checkP99: worst(checks, (c) => c.result.p99, false, "highest "),
     checkDrift: worst(drift, (c) => Math.max(c.drift, 1 / c.drift), false, "furthest "),
     smallListing: worst([s.large.smallListing], share, true),
     pglite: worst([start.check], share, true),
     postgres: worst([s.ponder], share, true),
+    startTail: worst([s.ponder, start.check], startTail, false, "worst "),
     listingFewest: listing(fewest),
     listingMost: listing(most),
     listingsAnswered: answered("whole listings", loaded(s.large.listings)),
@@ -296,10 +338,12 @@ function targetFigures(
     acrossListing: worst([across.smallListing], share, true),
     batchHead: at(past.batches, false),
     batchPast: at(past.batches, true),
+    batchThroughput: worst([past.batchLoad], (f) => f.result.rps * o.batchSize, true),
     vaultsHead: at(integrators.vaults, false),
     vaultsPast: at(integrators.vaults, true),
     bulkHead: at(integrators.bulk, false),
     bulkPast: at(integrators.bulk, true),
+    airdrop: airdropFigure(s.airdrop),
     historyPage: worst(history.pages, p50),
     historyRead: { label: slowestRead.label, value: rate(slowestRead) },
     walletPage: worst(eachPage, (f) => f.p50),
@@ -451,6 +495,8 @@ function figureLines(s: ServingFigures, b: BackfillFigures, start: PgliteStartFi
       `small / large: ${perSize((f) => ratio(share(f.ethCall)))}`,
     "checks' p99 beside their hello run's, in ms, small / large: " +
       perSize((f) => `${ms(f.result.p99)} (hello ${ms(f.hello.p99)})`),
+    "driven by wrk (large), each check's req/s as a share of its wrk hello run's, and anvil's eth_call's of the " +
+      `same checks: ${s.large.checks.map(wrkShares).join(", ")}`,
     ...s.history.reads.map(
       (r) =>
         `history: ${r.label}: ${int(r.events)} events in ${int(r.pages)} pages, ${rate(r.events, r.ms)} events/s of ` +
@@ -482,6 +528,9 @@ function figureLines(s: ServingFigures, b: BackfillFigures, start: PgliteStartFi
     `indexing, npm start alone on PGlite (the README's first command) over ${int(start.events)} events of the ` +
       `same kind: ${rate(start.events, start.backfillMs)} events/s in its backfill phase ` +
       `(${seconds(start.backfillMs)}), peak RSS ${int(start.peakRssMb)} MB`,
+    `airdrop: ${int(s.airdrop.checks)} v2 checks at block ${s.airdrop.block} through the typed client's ` +
+      `checkMany, one client: ${seconds(s.airdrop.ms)}, ${int(s.airdrop.checks / (s.airdrop.ms / 1000))} checks/s ` +
+      `(${int(s.airdrop.verified)} answers verified)`,
     `delay: a new delegation answered by npm run serve ${int(median(s.delays))} ms (median), ` +
       `${int(Math.max(...s.delays))} ms (max) after its block was seen mined, ${s.delays.length} samples, block ` +
       "time 1 s",
@@ -566,7 +615,7 @@ export function report(
     s.hello,
     s.ponder,
     start.check,
-    ...[...s.small.checks, ...s.large.checks].flatMap((c) => [c, c.ethCall]),
+    ...[...s.small.checks, ...s.large.checks].flatMap(checkRunsOf),
     ...s.large.listings,
     s.large.smallListing,
     ...s.past.checks.flatMap((c) => [c.alone, c.loaded]),
@@ -574,6 +623,7 @@ export function report(
     across.check,
     across.smallListing,
     ...s.past.batches,
+    s.past.batchLoad,
     ...s.past.listings,
     ...s.integrators.vaults,
     ...s.integrators.bulk,

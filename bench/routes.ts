@@ -221,6 +221,35 @@ export function checkRoutes(data: Dataset, seed: number, at: CheckAt = "head"): 
  * Batches of `size` checks of every kind of `version` (drawn as the check routes draw them), each
  * batch at the head or (`past`) at a random seeded block; `count` distinct batches.
  */
+/**
+ * Draws checks of one version as a batch carries them: each of a random kind, a seeded query or a
+ * miss; `draw(n)` gives n of them, each with its batch item (as the body lists it) and its answer.
+ */
+function checkDraws(data: Dataset, version: "v1" | "v2", rng: Rng) {
+  const kinds = allChecks(data, rng).filter((c) => c.version === version);
+  // Each query's batch item is built once: a million drawn checks share a pool's objects.
+  const pools = kinds.map((c) => {
+    const queries = drawn(c, rng).map(({ q }) => q);
+    return { c, queries, items: queries.map((q) => ({ type: c.kind, ...Object.fromEntries(given(c.params(q))) })) };
+  });
+  return (n: number) =>
+    Array.from({ length: n }, () => {
+      const { c, queries, items } = rng.pick(pools);
+      const i = rng.int(queries.length);
+      return { item: items[i]! as Record<string, string>, answer: (block?: bigint) => c.answer(queries[i]!, block) };
+    });
+}
+
+/**
+ * An airdrop's snapshot: `count` v2 checks of every kind (drawn as the batches' are) at one random
+ * seeded block, as a client hands them to the typed client's checkMany (client/batch.ts).
+ */
+export function airdropChecks(data: Dataset, count: number, seed: number) {
+  const rng = new Rng(seed);
+  const block = pastBlock(data, rng);
+  return { block, checks: checkDraws(data, "v2", rng)(count) };
+}
+
 export function batchRoute(
   data: Dataset,
   version: "v1" | "v2",
@@ -228,15 +257,10 @@ export function batchRoute(
   seed: number,
 ): Route {
   const rng = new Rng(seed);
-  const kinds = allChecks(data, rng).filter((c) => c.version === version);
-  const pools = kinds.map((c) => ({ c, queries: drawn(c, rng).map(({ q }) => q) }));
+  const draw = checkDraws(data, version, rng);
   const batches = Array.from({ length: options.count }, () => {
     const block = options.past ? pastBlock(data, rng) : undefined;
-    const items = Array.from({ length: options.size }, () => {
-      const { c, queries } = rng.pick(pools);
-      return { c, q: rng.pick(queries) };
-    });
-    return { block, items };
+    return { block, items: draw(options.size) };
   });
   return {
     label: `${version} batch of ${options.size.toLocaleString("en")} checks${options.past ? " at a past block" : ""}`,
@@ -246,12 +270,12 @@ export function batchRoute(
       body: toJson({
         chainId: data.chainId,
         ...(block === undefined ? {} : { blockNumber: block.toString() }),
-        checks: items.map(({ c, q }) => ({ type: c.kind, ...Object.fromEntries(given(c.params(q))) })),
+        checks: items.map(({ item }) => item),
       }),
     })),
     wrong: (i, status, body) => {
       const { block, items } = batches[i]!;
-      return exactly(toJson(items.map(({ c, q }) => c.answer(q, block))))(status, body);
+      return exactly(toJson(items.map(({ answer }) => answer(block))))(status, body);
     },
   };
 }

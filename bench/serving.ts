@@ -4,31 +4,42 @@
  * seeded directly — first a small database, then grown to the large one with the hot wallets — and
  * after each step a fresh `npm run serve` over them is loaded route by route, each run preceded by
  * a verified sample of its answers. Each check route runs just after a raw node:http hello run of
- * its own and just before anvil's eth_call of the same checks; at the large size, Ponder's own
- * server beside a hello run. Over the large database also (largeRoutes): the listings of the hot
- * wallets and of small wallets (after a hello run), every check at past blocks (alone, and at 64
- * connections after a hello run), v2 check all at the same blocks' moments (`timestamp`), batches
- * of checks, listings at a past block, the vaults hot
- * wallets may act for and bulk listings of small wallets (at the head and at a past block), the
- * whole history read by following Link, history pages at random depths, and the largest wallets
- * read in pages. Last, alone on the machine, the hostile section and the scale-out model's figures
- * (bench/hostile.ts).
+ * its own and just before anvil's eth_call of the same checks (at the large size, the three runs
+ * again driven by wrk: bench/wrk.ts); at the large size, Ponder's own server beside a hello run.
+ * Over the large database also (largeRoutes): the listings of the hot wallets and of small wallets
+ * (after a hello run), every check at past blocks (alone, and at 64 connections after a hello run),
+ * v2 check all at the same blocks' moments (`timestamp`), batches of checks (alone, and v2's at the
+ * head at 8 connections), listings at a past block, the vaults hot wallets may act for and bulk
+ * listings of small wallets (at the head and at a past block), an airdrop's snapshot of checks
+ * through the typed client (bench/airdrop.ts), the whole history read by following
+ * Link, history pages at random depths, and the largest wallets read in pages. Last, alone on the
+ * machine, the hostile section and the scale-out model's figures (bench/hostile.ts).
  */
 import type pg from "pg";
+import type { Service } from "../devkit/service";
+import { type AirdropFigure, measureAirdrop } from "./airdrop";
 import type { Cleanup } from "./cleanup";
 import type { Dataset } from "./dataset";
 import { measureDelays } from "./delay";
 import { type HistoryRead, readHistory } from "./history-read";
 import { type HostileFigures, measureHostile, measureScale, type ScaleFigures } from "./hostile";
-import { afterHello, type HelloFigure, type RouteFigure, routeMeasurer, settle } from "./measure";
+import { afterHello, type HelloFigure, type RouteFigure, type RouteMeasurer, routeMeasurer, settle } from "./measure";
 import type { BenchOptions } from "./options";
 import { type TreeMemory, treeMemory } from "./procs";
 import * as r from "./routes";
-import { CHAIN_ID, type Size, seededStack, startHello, startServe } from "./stack";
+import { CHAIN_ID, type Chain, type Size, seededStack, startHello, startServe } from "./stack";
 import type { Verified } from "./verify";
+import { runWrk } from "./wrk";
 
-/** A check route's run after a hello run of its own, and anvil's eth_call of the same checks just after it. */
-export type CheckFigure = HelloFigure & { route: string; ethCall: HelloFigure };
+/**
+ * A check route's run after a hello run of its own, and anvil's eth_call of the same checks just
+ * after it; at the large size, the same three runs driven by wrk (bench/wrk.ts) too.
+ */
+export type CheckFigure = HelloFigure & {
+  route: string;
+  ethCall: HelloFigure;
+  wrk?: { route: HelloFigure; ethCall: HelloFigure };
+};
 
 /** A run at the head, or (`past`) at past blocks. */
 export type PastFigure = RouteFigure & { past: boolean };
@@ -49,12 +60,16 @@ export type ServingFigures = {
   past: {
     checks: { head: RouteFigure; alone: RouteFigure; loaded: HelloFigure }[];
     batches: PastFigure[];
+    /** v2 batches at the head at 8 connections: checks per second through batches. */
+    batchLoad: RouteFigure;
     listings: ListingFigure[];
   };
   /** v2 check all at past blocks by `timestamp` (after a hello run), and the same queries by `blockNumber`. */
   moment: { atMoment: HelloFigure; atBlock: HelloFigure };
   /** What integrators ask for, each at the head and at a past block (1 connection): vaults, bulk listings. */
   integrators: { vaults: PastFigure[]; bulk: PastFigure[] };
+  /** A snapshot's checks through the typed client's checkMany (bench/airdrop.ts). */
+  airdrop: AirdropFigure;
   /** The whole history read, history pages at random depths, the largest wallets in pages. */
   history: { reads: HistoryRead[]; pages: RouteFigure[]; walletPages: ListingFigure[] };
   /** The hello run the runs without one of their own are held to. */
@@ -76,6 +91,8 @@ const [PAST_ROUTE, MOMENT_ROUTE] = ["v2 check all at a past block", "v2 check al
 /** What anvil's JSON-RPC requests carry. */
 const JSON_BODY = { "Content-Type": "application/json" };
 const HEAD_AND_PAST = [false, true];
+/** Connections of the batches' throughput run: a client sending a snapshot's checks a few batches at once. */
+const BATCH_CONNECTIONS = 8;
 
 /** The routes measured over the large database but its check routes at the head (see the module's head). */
 export function largeRoutes(o: BenchOptions, data: Dataset) {
@@ -104,6 +121,67 @@ export function largeRoutes(o: BenchOptions, data: Dataset) {
   };
 }
 
+/**
+ * Runs each check route after a hello run of its own, then anvil's eth_call of the same checks held
+ * to that hello run; at the large size the three runs again, driven by wrk: a figure beside the
+ * node's that holds whichever load generator drives both.
+ */
+function checkRunner(
+  o: BenchOptions,
+  log: (line: string) => void,
+  verified: Verified,
+  chain: Chain,
+  service: Service,
+  helloUrl: string,
+  measure: RouteMeasurer,
+  measureApi: RouteMeasurer,
+) {
+  const measureWrk = routeMeasurer(o, log, verified, runWrk);
+  const wrkApi: RouteMeasurer = async (base, ...rest) => {
+    await settle(base, service.headers);
+    return measureWrk(base, ...rest);
+  };
+  const drivers = {
+    autocannon: { afterItsHello: afterHello(measure, helloUrl, measureApi), measureCall: measure },
+    wrk: { afterItsHello: afterHello(measureWrk, helloUrl, wrkApi), measureCall: measureWrk },
+  };
+  const withEthCall = async (serveUrl: string, route: r.Route, label: string, driver: keyof typeof drivers) => {
+    const { afterItsHello, measureCall } = drivers[driver];
+    const figure = await afterItsHello(serveUrl, route, service.headers, `${route.label} (${label})`);
+    const call = r.ethCallRoute(chain.registries, route);
+    const ethCall = await measureCall(chain.anvil.url, call, JSON_BODY, `${call.label} (${label})`);
+    return { figure, ethCall: { ...ethCall, hello: figure.hello } };
+  };
+  return async (serveUrl: string, routes: r.Route[], size: string): Promise<CheckFigure[]> => {
+    const checks: CheckFigure[] = [];
+    for (const route of routes) {
+      const { figure, ethCall } = await withEthCall(serveUrl, route, size, "autocannon");
+      const wrk = size === "large" ? await withEthCall(serveUrl, route, `${size}, wrk`, "wrk") : undefined;
+      checks.push({
+        ...figure,
+        route: route.label,
+        ethCall,
+        ...(wrk ? { wrk: { route: wrk.figure, ethCall: wrk.ethCall } } : {}),
+      });
+    }
+    return checks;
+  };
+}
+
+/** The whole history read by each version (each after the API answers promptly again); pages to come. */
+async function historyRuns(
+  url: string,
+  headers: Record<string, string>,
+  read: (version: (typeof VERSIONS)[number]) => Promise<HistoryRead>,
+): Promise<ServingFigures["history"]> {
+  const history: ServingFigures["history"] = { reads: [], pages: [], walletPages: [] };
+  for (const version of VERSIONS) {
+    await settle(url, headers);
+    history.reads.push(await read(version));
+  }
+  return history;
+}
+
 /** The API's figures (see the module's head). */
 export async function measureServing(
   o: BenchOptions,
@@ -121,17 +199,7 @@ export async function measureServing(
     };
     const helloUrl = await startHello(cleanup);
     const measureAfterHello = afterHello(measure, helloUrl, measureApi);
-    const checkRuns = async (serveUrl: string, routes: r.Route[], size: string): Promise<CheckFigure[]> => {
-      const checks: CheckFigure[] = [];
-      for (const route of routes) {
-        const figure = await measureAfterHello(serveUrl, route, service.headers, `${route.label} (${size})`);
-        // The same checks asked of the chain, held to the same hello run.
-        const call = r.ethCallRoute(chain.registries, route);
-        const ethCall = await measure(chain.anvil.url, call, JSON_BODY, `${call.label} (${size})`);
-        checks.push({ ...figure, route: route.label, ethCall: { ...ethCall, hello: figure.hello } });
-      }
-      return checks;
-    };
+    const checkRuns = checkRunner(o, log, verified, chain, service, helloUrl, measure, measureApi);
 
     // A fresh API process after each step: whatever it keeps in memory starts from the seeded state.
     const serveTag = `serve-${process.pid}-${Date.now()}`;
@@ -175,7 +243,7 @@ export async function measureServing(
       for (const route of large.listings) listings.push({ delegations: route.size!, ...(await measureListing(route)) });
     const smallListing = await measureAfterHello(serve.url, large.smallListing, service.headers);
 
-    const past: ServingFigures["past"] = { checks: [], batches: [], listings: [] };
+    const past: Omit<ServingFigures["past"], "batchLoad"> = { checks: [], batches: [], listings: [] };
     for (const [i, route] of large.pastChecks.entries()) {
       const [alonePast, loadedPast] = [await alone(route), await measureAfterHello(serve.url, route, service.headers)];
       past.checks.push({ head: checks[i]!, alone: alonePast, loaded: loadedPast });
@@ -183,16 +251,26 @@ export async function measureServing(
     const atBlock = past.checks[large.pastChecks.findIndex((route) => route.label === PAST_ROUTE)]!.loaded;
     const moment = { atMoment: await measureAfterHello(serve.url, large.momentCheck, service.headers), atBlock };
     for (const route of large.batches) past.batches.push(await atPast(route, json, o.batchDurationS));
+    // The first of largeRoutes' batches: v2's at the head.
+    const [headBatch, many] = [large.batches[0]!, BATCH_CONNECTIONS];
+    const batchLoad = await measureApi(
+      serve.url,
+      headBatch,
+      json,
+      `${headBatch.label}, ${many} connections`,
+      many,
+      o.batchDurationS,
+    );
     for (const route of large.pastListings) past.listings.push({ delegations: route.size!, ...(await alone(route)) });
     const integrators: ServingFigures["integrators"] = { vaults: [], bulk: [] };
     for (const route of large.vaults) integrators.vaults.push(await atPast(route));
     for (const route of large.bulk) integrators.bulk.push(await atPast(route, json, o.batchDurationS));
+    await settle(serve.url, service.headers);
+    const airdrop = await measureAirdrop(o, data, { url: serve.url, headers: service.headers }, o.seed + 12, log);
 
-    const history: ServingFigures["history"] = { reads: [], pages: [], walletPages: [] };
-    for (const version of VERSIONS) {
-      await settle(serve.url, service.headers);
-      history.reads.push(await readHistory(serve.url, version, data, o.readPage, service.headers, log));
-    }
+    const history = await historyRuns(serve.url, service.headers, (version) =>
+      readHistory(serve.url, version, data, o.readPage, service.headers, log),
+    );
     for (const route of large.history) history.pages.push(await alone(route));
     for (const route of large.walletPages)
       for (const figure of [await alone(route), await loaded(route)])
@@ -210,9 +288,10 @@ export async function measureServing(
     return {
       small,
       large: largeFigures,
-      past,
+      past: { ...past, batchLoad },
       moment,
       integrators,
+      airdrop,
       history,
       hello,
       ponder,

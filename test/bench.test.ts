@@ -9,7 +9,9 @@
  * and bulk listings, at the head and at a past block; the hostile section (one keyless client's cost
  * to the service, keyed checks beside a keyless flood); the scale-out model (keyed and keyless
  * checks, the CPU per answer of a replica host and of the primary, two hosts beside one); anvil's
- * eth_call of every check route's checks, a small wallet's listing, v2 check all at past moments,
+ * eth_call of every check route's checks (at the large size driven by wrk too, both the route and
+ * anvil), a small wallet's listing, v2 check all at past moments, v2 batches at 8 connections, an
+ * airdrop's snapshot of checks through the typed client's checkMany (its answers sampled and verified),
  * a check and a small wallet's listing across eight chains, each figure beside the req/s of a hello
  * run of its own; and every target of bench/report.ts's TARGETS beside its figure. Timings
  * are never asserted: this is a smoke test of the bench, not a benchmark. Postgres only, as the bench.
@@ -98,6 +100,18 @@ describe.runIf(process.env.DATABASE_URL)("npm run bench -- --smoke", () => {
       (route) => `${escapeRegExp(route)} ${NUMBER} \\(hello ${NUMBER}\\) / ${NUMBER} \\(hello ${NUMBER}\\)`,
     ).join(", ");
     expect(results).toMatch(new RegExp(`^checks' p99 beside their hello run's, in ms, small / large: ${tails}$`, "m"));
+    // The large size's checks and anvil's eth_call of them, driven by wrk too.
+    for (const [route, view] of Object.entries(CHECK_VIEWS)) {
+      expect(results).toMatch(row(`${route} (large, wrk)`));
+      expect(results).toMatch(row(`(b) anvil eth_call ${view} (large, wrk)`));
+    }
+    expect(results).toMatch(
+      new RegExp(
+        "^driven by wrk \\(large\\), each check's req/s as a share of its wrk hello run's, and anvil's eth_call's " +
+          `of the same checks: ${shares}$`,
+        "m",
+      ),
+    );
     const smallListing = `v2 listing of a small wallet, one of ${NUMBER} of ${NUMBER}–${NUMBER} delegations`;
     expect(results).toMatch(rowOf(smallListing));
     for (const version of ["v2", "v1"]) {
@@ -112,6 +126,14 @@ describe.runIf(process.env.DATABASE_URL)("npm run bench -- --smoke", () => {
       expect(results).toMatch(row(`${route} at a past block, 1 connection`));
       expect(results).toMatch(row(`${route} at a past block`));
     }
+    expect(results).toMatch(rowOf(`v2 batch of ${NUMBER} checks, 8 connections`));
+    expect(results).toMatch(
+      new RegExp(
+        `^airdrop: ${NUMBER} v2 checks at block ${NUMBER} through the typed client's checkMany, one client: ` +
+          `${NUMBER} s, ${NUMBER} checks/s \\(${NUMBER} answers verified\\)$`,
+        "m",
+      ),
+    );
     for (const version of ["v2", "v1"]) {
       for (const at of ["", " at a past block"])
         expect(results).toMatch(rowOf(`${version} batch of ${NUMBER} checks${at}, 1 connection`));
