@@ -205,13 +205,16 @@ const airdropFigure = (a: AirdropFigure): Figure => ({
   value: (a.ms * 1_000_000) / a.checks,
 });
 
-/** npm start's check p99 over its hello run's + START_TAIL_MS. */
-const startTail = (c: RouteFigure) => (c.result.p99 ?? NaN) / ((c.hello?.p99 ?? NaN) + START_TAIL_MS);
+/** A run's p99 over its hello run's p99 plus `marginMs`. */
+const tailOver = (marginMs: number) => (f: RouteFigure) => (f.result.p99 ?? NaN) / ((f.hello?.p99 ?? NaN) + marginMs);
+/** A check's share of its hello run over anvil's eth_call's of the same checks (undefined: anvil's run failed). */
+const overAnvil = (c: RouteFigure & { ethCall: RouteFigure }) =>
+  failures(c.ethCall.result) > 0 ? undefined : share(c) / share(c.ethCall);
 /** The nearest of the large size's checks to anvil's eth_call of them, as shares, both driven by wrk. */
 const overAnvilByWrk = (checks: readonly CheckFigure[]) =>
   worst(
     checks.map((c) => ({ ...c.wrk!.route, ethCall: c.wrk!.ethCall })),
-    (f) => (failures(f.ethCall.result) > 0 ? undefined : share(f) / share(f.ethCall)),
+    overAnvil,
     true,
     "nearest ",
   );
@@ -302,21 +305,20 @@ function targetFigures(
     Object.entries(f.result.groups).map(([group, g]) => ({ ...f, label: `${f.label}, ${group}`, p50: g.p50 })),
   );
   const fewestQueries = fewestQueried(s, across);
-  const anvil = (c: CheckFigure) => (failures(c.ethCall.result) > 0 ? undefined : share(c) / share(c.ethCall));
   const drift = s.large.checks.map((c, i) => ({ ...c, label: c.route, drift: share(c) / share(s.small.checks[i]!) }));
   const pastHead = past.checks.map((c) => ({ ...c.loaded, head: c.head.result.rps }));
   return {
     queries: { label: `fewest ${fewestQueries.label}`, value: fewestQueries.queries },
     checkShare: worst(checks, share, true, "lowest "),
-    checkOverAnvil: worst(checks, anvil, true, "nearest "),
+    checkOverAnvil: worst(checks, overAnvil, true, "nearest "),
     checkOverAnvilWrk: overAnvilByWrk(s.large.checks),
-    checkTail: worst(checks, (c) => (c.result.p99 ?? NaN) / ((c.hello.p99 ?? NaN) + TAIL_MS), false, "worst "),
+    checkTail: worst(checks, tailOver(TAIL_MS), false, "worst "),
     checkP99: worst(checks, (c) => c.result.p99, false, "highest "),
     checkDrift: worst(drift, (c) => Math.max(c.drift, 1 / c.drift), false, "furthest "),
     smallListing: worst([s.large.smallListing], share, true),
     pglite: worst([start.check], share, true),
     postgres: worst([s.ponder], share, true),
-    startTail: worst([s.ponder, start.check], startTail, false, "worst "),
+    startTail: worst([s.ponder, start.check], tailOver(START_TAIL_MS), false, "worst "),
     listingFewest: listing(fewest),
     listingMost: listing(most),
     listingsAnswered: answered("whole listings", loaded(s.large.listings)),

@@ -121,6 +121,14 @@ export function largeRoutes(o: BenchOptions, data: Dataset) {
   };
 }
 
+/** `measure` of an API once it answers promptly again (a run before may have left it a backlog). */
+const settledFirst =
+  (measure: RouteMeasurer, service: Pick<Service, "headers">): RouteMeasurer =>
+  async (base, ...rest) => {
+    await settle(base, service.headers);
+    return measure(base, ...rest);
+  };
+
 /**
  * Runs each check route after a hello run of its own, then anvil's eth_call of the same checks held
  * to that hello run; at the large size the three runs again, driven by wrk: a figure beside the
@@ -134,16 +142,14 @@ function checkRunner(
   service: Service,
   helloUrl: string,
   measure: RouteMeasurer,
-  measureApi: RouteMeasurer,
 ) {
   const measureWrk = routeMeasurer(o, log, verified, runWrk);
-  const wrkApi: RouteMeasurer = async (base, ...rest) => {
-    await settle(base, service.headers);
-    return measureWrk(base, ...rest);
-  };
   const drivers = {
-    autocannon: { afterItsHello: afterHello(measure, helloUrl, measureApi), measureCall: measure },
-    wrk: { afterItsHello: afterHello(measureWrk, helloUrl, wrkApi), measureCall: measureWrk },
+    autocannon: { afterItsHello: afterHello(measure, helloUrl, settledFirst(measure, service)), measureCall: measure },
+    wrk: {
+      afterItsHello: afterHello(measureWrk, helloUrl, settledFirst(measureWrk, service)),
+      measureCall: measureWrk,
+    },
   };
   const withEthCall = async (serveUrl: string, route: r.Route, label: string, driver: keyof typeof drivers) => {
     const { afterItsHello, measureCall } = drivers[driver];
@@ -193,13 +199,10 @@ export async function measureServing(
     const { chain, service, data, grow } = await seededStack(o, cleanup, db, log);
     const verified: Verified = { answers: 0, checks: 0, positive: 0 };
     const measure = routeMeasurer(o, log, verified);
-    const measureApi: typeof measure = async (base, ...rest) => {
-      await settle(base, service.headers);
-      return measure(base, ...rest);
-    };
+    const measureApi = settledFirst(measure, service);
     const helloUrl = await startHello(cleanup);
     const measureAfterHello = afterHello(measure, helloUrl, measureApi);
-    const checkRuns = checkRunner(o, log, verified, chain, service, helloUrl, measure, measureApi);
+    const checkRuns = checkRunner(o, log, verified, chain, service, helloUrl, measure);
 
     // A fresh API process after each step: whatever it keeps in memory starts from the seeded state.
     const serveTag = `serve-${process.pid}-${Date.now()}`;
