@@ -1,10 +1,6 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { accessBackends } from "../database/backends";
 import type { AccessDb } from "../database/db";
-import { pgAccessDb } from "../database/pg";
-import { pgliteAccessDb } from "../database/pglite";
 import { hashKey } from "./key";
 import { type KeyStore, openKeyStore } from "./keys";
 import { FRESH_MS, REFRESH_MS } from "./valid-keys";
@@ -12,38 +8,7 @@ import { FRESH_MS, REFRESH_MS } from "./valid-keys";
 const SCHEMA = `access_unit_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
 
 /** The key store on PGlite, and on Postgres too when DATABASE_URL is set (in a schema of its own). */
-const backends: [string, () => Promise<{ db: AccessDb; dispose(): Promise<void> }>][] = [
-  [
-    "PGlite",
-    async () => {
-      const dir = mkdtempSync(join(tmpdir(), "access-keys-"));
-      const db = await pgliteAccessDb(join(dir, "db"));
-      return {
-        db,
-        dispose: async () => {
-          await db.close();
-          rmSync(dir, { recursive: true, force: true });
-        },
-      };
-    },
-  ],
-];
-const url = process.env.DATABASE_URL;
-if (url) {
-  backends.push([
-    "Postgres",
-    async () => {
-      const db = pgAccessDb(url);
-      return {
-        db,
-        dispose: async () => {
-          await db.query(`DROP SCHEMA "${SCHEMA}" CASCADE`);
-          await db.close();
-        },
-      };
-    },
-  ]);
-}
+const backends = accessBackends("access-keys-", SCHEMA);
 
 describe.each(backends)("API keys on %s", (_, open) => {
   let db: AccessDb;
