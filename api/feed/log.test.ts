@@ -1,0 +1,93 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { accessBackends } from "../database/backends";
+import type { AccessDb } from "../database/db";
+import { type ChangeLog, type FeedEntry, type FeedEvent, openChangeLog } from "./log";
+
+const SCHEMA = `feed_unit_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
+
+/** An event of block `block` on branch `branch` (its hash), with a record naming both. */
+const ev = (block: number, logIndex: number, branch = "a"): FeedEvent => ({
+  block: BigInt(block),
+  blockHash: `0x${branch}${block.toString(16).padStart(63, "0")}`,
+  logIndex,
+  record: `{"blockNumber":${block},"logIndex":${logIndex},"branch":"${branch}"}`,
+});
+
+/** The log's events less those retracted, as (block, logIndex, branch). */
+function live(entries: FeedEntry[]): string[] {
+  const retracted = new Set(entries.flatMap((e) => (e.retracts === null ? [] : [e.retracts])));
+  return entries.filter((e) => e.retracts === null && !retracted.has(e.seq)).map((e) => e.record);
+}
+
+describe.each(accessBackends("feed-log-", SCHEMA))("the change log on %s", (_, open) => {
+  let db: AccessDb;
+  let dispose: () => Promise<void>;
+  let log: ChangeLog;
+  const all = () => log.entries(0n, 1_000);
+
+  beforeAll(async () => {
+    ({ db, dispose } = await open());
+    log = await openChangeLog(db, SCHEMA);
+  });
+  afterAll(async () => dispose?.());
+
+  it("starts a chain's log above its final block: earlier events are the history's", async () => {
+    expect(await log.floor(1, "v2")).toBeUndefined();
+    expect(await log.write(1, "v2", undefined, [ev(5, 0), ev(7, 0), ev(7, 1)], 6n)).toBe(true);
+    expect(await log.floor(1, "v2")).toBe(6n);
+    expect(live(await all())).toEqual([ev(7, 0).record, ev(7, 1).record]);
+  });
+
+  it("appends new events once, in chain order, however often the same events are written", async () => {
+    for (let i = 0; i < 2; i++) expect(await log.write(1, "v2", 6n, [ev(7, 0), ev(7, 1), ev(8, 0)], 6n)).toBe(true);
+    expect((await all()).map((e) => e.record)).toEqual([ev(7, 0).record, ev(7, 1).record, ev(8, 0).record]);
+  });
+
+  it("retracts a replaced branch's entries newest first, with their records, then logs the new branch", async () => {
+    const before = await all();
+    expect(await log.write(1, "v2", 6n, [ev(7, 0), ev(8, 0, "b"), ev(9, 0, "b")], 7n)).toBe(true);
+    const added = (await all()).slice(before.length);
+    expect(added.map((e) => [e.retracts, e.record])).toEqual([
+      [before[2]!.seq, ev(8, 0).record],
+      [before[1]!.seq, ev(7, 1).record],
+      [null, ev(8, 0, "b").record],
+      [null, ev(9, 0, "b").record],
+    ]);
+    for (const e of added) expect(e.seq > before[before.length - 1]!.seq).toBe(true);
+    expect(live(await all())).toEqual([ev(7, 0).record, ev(8, 0, "b").record, ev(9, 0, "b").record]);
+    expect(await log.floor(1, "v2")).toBe(7n);
+  });
+
+  it("a write whose floor moved meanwhile writes nothing; chains and registries are apart", async () => {
+    const count = (await all()).length;
+    expect(await log.write(1, "v2", 6n, [], 9n)).toBe(false);
+    expect(await log.write(1, "v2", undefined, [], 9n)).toBe(false);
+    expect((await all()).length).toBe(count);
+    expect(await log.write(1, "v1", undefined, [ev(3, 0)], 2n)).toBe(true);
+    expect(await log.write(2, "v2", undefined, [ev(3, 0)], 2n)).toBe(true);
+    const entries = await all();
+    expect(entries.slice(count).map((e) => [e.chainId, e.version])).toEqual([
+      [1, "v1"],
+      [2, "v2"],
+    ]);
+    expect(await log.floor(1, "v2")).toBe(7n);
+  });
+
+  it("two writers of the same floor at once: one writes, the other finds the floor moved", async () => {
+    const count = (await all()).length;
+    const events = [ev(7, 0), ev(8, 0, "b"), ev(9, 0, "b"), ev(10, 0, "b")];
+    const results = await Promise.all([log.write(1, "v2", 7n, events, 8n), log.write(1, "v2", 7n, events, 8n)]);
+    expect(results.sort()).toEqual([false, true]);
+    expect((await all()).slice(count).map((e) => e.record)).toEqual([ev(10, 0, "b").record]);
+  });
+
+  it("pages by seq, keeps what a reopened log had, and prunes the oldest", async () => {
+    const entries = await all();
+    expect(await log.entries(entries[1]!.seq, 2)).toEqual(entries.slice(2, 4));
+    expect(await (await openChangeLog(db, SCHEMA)).entries(0n, 1_000)).toEqual(entries);
+    expect(await log.oldest()).toBe(entries[0]!.seq);
+    expect(await log.prune(new Date(Date.now() - 3_600_000))).toBe(0);
+    expect(await log.prune(new Date(Date.now() + 1_000))).toBe(entries.length);
+    expect(await log.oldest()).toBeUndefined();
+  });
+});

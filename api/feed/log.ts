@@ -1,0 +1,191 @@
+import { eventKey, reconcile } from "../../core/feed";
+import { table } from "../../core/sql";
+import { type AccessDb, migrate } from "../database/db";
+
+/**
+ * The change log: every history event the API serves, in the order the writer took them in, each
+ * numbered by `seq`, and a retraction for each event a reorganization removed (core/feed.ts). It
+ * lives beside the keys (the service's own tables, which replicas read too). Entries are appended,
+ * never rewritten; only retention deletes the oldest.
+ *
+ * The log of a chain begins where the writer first found it: its first write takes the chain's
+ * final block then as the floor, and the events at or before it are the history's, not the log's
+ * (GET /registry/{v2,v1}/history serves them); a feed is of changes from then on.
+ *
+ * Per chain and registry, a cursor holds the writer's floor: the block it took as final when it
+ * last wrote. A write reads the live entries above the floor, appends what reconciles them with the
+ * tables' events above it, and raises the floor, in one transaction that holds the cursor's row:
+ * two writers cannot interleave, and a crash leaves either all of a write or none of it.
+ */
+
+export type FeedVersion = "v1" | "v2";
+
+/** A history event as the writer reads it from the indexer's tables, with its record as the API writes it. */
+export type FeedEvent = { block: bigint; blockHash: string; logIndex: number; record: string };
+
+/** One entry of the log: an event, or (`retracts`) the retraction of an earlier entry, with that entry's record. */
+export type FeedEntry = {
+  seq: bigint;
+  chainId: number;
+  version: FeedVersion;
+  block: bigint;
+  blockHash: string;
+  logIndex: number;
+  /** The event's history record, as JSON text: exactly what the history routes answer for it. */
+  record: string;
+  retracts: bigint | null;
+  createdAt: Date;
+};
+
+export interface ChangeLog {
+  /**
+   * The block above which the writer reconciles the chain's events next; undefined before its first
+   * write, which starts the chain's log above its final block then.
+   */
+  floor(chainId: number, version: FeedVersion): Promise<bigint | undefined>;
+  /**
+   * Appends what makes the live entries above the floor the `events` (every event above it, in chain
+   * order), then raises the floor to `final`. `floor` is what `floor` answered (undefined: the first
+   * write, whose floor is `final`). False, with nothing written, when the floor moved meanwhile
+   * (another write came first: read the events again).
+   */
+  write(
+    chainId: number,
+    version: FeedVersion,
+    floor: bigint | undefined,
+    events: readonly FeedEvent[],
+    final: bigint,
+  ): Promise<boolean>;
+  /** Up to `limit` entries after `after`, oldest first. */
+  entries(after: bigint, limit: number): Promise<FeedEntry[]>;
+  /** The oldest entry's seq still kept, or undefined while the log is empty. */
+  oldest(): Promise<bigint | undefined>;
+  /** Deletes the entries logged before `before`; how many. */
+  prune(before: Date): Promise<number>;
+}
+
+/**
+ * Selected as text (bigints exactly); ORDER BY names the table's `e.seq`, as the select list's `seq`
+ * is text, in which 10 comes before 9.
+ */
+const COLUMNS = "seq::text, chain_id, version, block::text, block_hash, log_index, record, retracts::text, created_at";
+
+const entryOf = (r: Record<string, unknown>): FeedEntry => ({
+  seq: BigInt(r.seq as string),
+  chainId: Number(r.chain_id),
+  version: r.version as FeedVersion,
+  block: BigInt(r.block as string),
+  blockHash: r.block_hash as string,
+  logIndex: Number(r.log_index),
+  record: r.record as string,
+  retracts: r.retracts === null ? null : BigInt(r.retracts as string),
+  createdAt: new Date(r.created_at as string),
+});
+
+export async function openChangeLog(db: AccessDb, schema: string): Promise<ChangeLog> {
+  const log = table(schema, "feed_entry");
+  const cursor = table(schema, "feed_cursor");
+  await migrate(db, schema, [
+    `CREATE TABLE IF NOT EXISTS ${log} (
+      seq bigserial PRIMARY KEY,
+      chain_id integer NOT NULL,
+      version text NOT NULL,
+      block bigint NOT NULL,
+      block_hash text NOT NULL,
+      log_index integer NOT NULL,
+      record text NOT NULL,
+      retracts bigint,
+      created_at timestamptz NOT NULL DEFAULT now()
+    )`,
+    // The live entries above a floor: a write's read.
+    `CREATE INDEX IF NOT EXISTS feed_entry_chain ON ${log} (chain_id, version, block, seq)`,
+    `CREATE INDEX IF NOT EXISTS feed_entry_retracts ON ${log} (retracts) WHERE retracts IS NOT NULL`,
+    `CREATE TABLE IF NOT EXISTS ${cursor} (
+      chain_id integer NOT NULL,
+      version text NOT NULL,
+      floor bigint NOT NULL,
+      PRIMARY KEY (chain_id, version)
+    )`,
+  ]);
+
+  return {
+    async floor(chainId, version) {
+      const { rows } = await db.query(`SELECT floor::text FROM ${cursor} WHERE chain_id = $1 AND version = $2`, [
+        chainId,
+        version,
+      ]);
+      return rows[0] ? BigInt(rows[0].floor as string) : undefined;
+    },
+
+    write: (chainId, version, given, events, final) =>
+      db.transaction(async (query) => {
+        // The first write makes the cursor; of two first writes, the second finds it made.
+        const made = await query(
+          `INSERT INTO ${cursor} (chain_id, version, floor) VALUES ($1, $2, $3)
+           ON CONFLICT (chain_id, version) DO NOTHING RETURNING floor`,
+          [chainId, version, final.toString()],
+        );
+        if (given === undefined && made.rows.length === 0) return false;
+        const held = await query(`SELECT floor::text FROM ${cursor} WHERE chain_id = $1 AND version = $2 FOR UPDATE`, [
+          chainId,
+          version,
+        ]);
+        const floor = BigInt(held.rows[0]!.floor as string);
+        if (given !== undefined && floor !== given) return false;
+        // The entries above the floor not retracted, in the order they were logged (their chain order).
+        const live = await query(
+          `SELECT ${COLUMNS} FROM ${log} e
+            WHERE chain_id = $1 AND version = $2 AND block > $3 AND retracts IS NULL
+              AND NOT EXISTS (SELECT 1 FROM ${log} r WHERE r.retracts = e.seq)
+            ORDER BY e.seq`,
+          [chainId, version, floor.toString()],
+        );
+        const logged = live.rows.map(entryOf);
+        const bySeq = new Map(logged.map((e) => [e.seq, e]));
+        const { retract, append } = reconcile(
+          logged.map((e) => ({ seq: e.seq, key: eventKey(e.blockHash, e.logIndex) })),
+          events.filter((e) => e.block > floor),
+          (e) => eventKey(e.blockHash, e.logIndex),
+        );
+        const rows = [
+          ...retract.map((seq) => ({ ...bySeq.get(seq)!, retracts: seq as bigint | null })),
+          ...append.map((e) => ({ ...e, retracts: null })),
+        ];
+        for (const r of rows)
+          await query(
+            `INSERT INTO ${log} (chain_id, version, block, block_hash, log_index, record, retracts)
+             VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+            [chainId, version, r.block.toString(), r.blockHash, r.logIndex, r.record, r.retracts?.toString() ?? null],
+          );
+        if (final > floor)
+          await query(`UPDATE ${cursor} SET floor = $3 WHERE chain_id = $1 AND version = $2`, [
+            chainId,
+            version,
+            final.toString(),
+          ]);
+        return true;
+      }),
+
+    async entries(after, limit) {
+      const { rows } = await db.query(`SELECT ${COLUMNS} FROM ${log} e WHERE seq > $1 ORDER BY e.seq LIMIT $2`, [
+        after.toString(),
+        limit,
+      ]);
+      return rows.map(entryOf);
+    },
+
+    async oldest() {
+      const { rows } = await db.query(`SELECT min(seq)::text AS seq FROM ${log}`);
+      return rows[0]?.seq == null ? undefined : BigInt(rows[0].seq as string);
+    },
+
+    async prune(before) {
+      const { rows } = await db.query(
+        `WITH gone AS (DELETE FROM ${log} WHERE created_at < $1 RETURNING 1)
+        SELECT count(*)::int AS n FROM gone`,
+        [before.toISOString()],
+      );
+      return Number(rows[0]?.n ?? 0);
+    },
+  };
+}
