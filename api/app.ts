@@ -1,5 +1,6 @@
 import { Hono, type MiddlewareHandler } from "hono";
 import { requireAccess, throttleWrongTokens } from "./access/middleware";
+import { FEED_ANSWERS } from "./feed/route";
 import { drainBody } from "./http/drain-body";
 import { notFound, Problem } from "./http/problem";
 import { KEYLESS_MAX_BODY_BYTES, MAX_BATCH_BYTES } from "./limits";
@@ -24,11 +25,13 @@ const OPENAPI_JSON = JSON.stringify(openApiDocument());
 const registryAnswers = (route: Route) =>
   route.answer === "rpc"
     ? RPC_ANSWERS
-    : route.version === undefined
-      ? CHAINS_ANSWERS
-      : route.version === "v1"
-        ? V1_ANSWERS
-        : V2_ANSWERS;
+    : route.answer === "feedEntries"
+      ? FEED_ANSWERS
+      : route.version === undefined
+        ? CHAINS_ANSWERS
+        : route.version === "v1"
+          ? V1_ANSWERS
+          : V2_ANSWERS;
 
 /**
  * Mounts the table's /registry routes (api/routes/table.ts) on `app`, in its order; below each
@@ -82,6 +85,7 @@ export function createApp(options: AppOptions): Hono<Env> {
     c.set("chains", options.chains);
     c.set("behindAfterSeconds", options.behindAfterSeconds);
     c.set("moments", options.moments);
+    c.set("changes", options.changes?.());
     await next();
   };
   app.use("/registry/*", allowCors, served);

@@ -6,6 +6,8 @@ import { ponderFinalityDepth } from "../ponder/ponder-0.16.10";
 import { requireKey } from "./access/middleware";
 import type { Access } from "./access/open";
 import { createApp } from "./app";
+import { openChangeLog } from "./feed/log";
+import { writeChangeLog } from "./feed/writer";
 import { type CountAnswer, countRequests, metricsRoute } from "./http/metrics";
 import { backfilledReadiness, probes, type Readiness } from "./http/probes";
 import { withDirectAnswers } from "./routes/direct-answers";
@@ -21,6 +23,11 @@ import { chainStatus, replicationBehind } from "./watch/chain-status";
 import { type WatchedChain, watchDeepReorgs } from "./watch/deep-reorg";
 import { watchReplacedHeads } from "./watch/replaced-head";
 import { type ReplicationWatch, trailing, withReplication } from "./watch/replication";
+
+/** How often the indexer's process writes the change log from the tables (api/feed/writer.ts). */
+const CHANGE_LOG_EVERY_MS = 500;
+/** How long the change log keeps its entries: 30 days. */
+const CHANGE_LOG_RETAIN_MS = 30 * 24 * 3_600_000;
 
 /** What differs between the processes that serve the API: `npm start` (inside Ponder) and `npm run serve`'s workers. */
 export type ServiceParts = {
@@ -92,9 +99,30 @@ export async function assembleService(parts: ServiceParts): Promise<Service> {
   // Chains in schemas of their own are indexed apart, each live on its own.
   const apart = schemas.all.length > 1;
   const readiness = readinessOf({ chains, apart, store, alarms, behindAfterSeconds, replication });
+  const history = perChainSchema(schemas, (schema) => createHistoryStore(execute, schema));
+  // The change log beside the keys, which every process reads; the indexer's process writes it.
+  const changes = await openChangeLog(access.db, access.schema);
+  if (parts.watch) {
+    let reported = "";
+    writeChangeLog({
+      log: changes,
+      schemas,
+      chains,
+      execute,
+      history,
+      everyMs: CHANGE_LOG_EVERY_MS,
+      retainMs: CHANGE_LOG_RETAIN_MS,
+      onError: (error) => {
+        // Once per cause: it is tried again every tick.
+        if (error.message !== reported) console.error(`The change log could not be written: ${error.message}`);
+        reported = error.message;
+      },
+    });
+  }
   const options = {
     store,
-    history: perChainSchema(schemas, (schema) => createHistoryStore(execute, schema)),
+    changes: () => changes,
+    history,
     chains,
     alarms,
     indexers,

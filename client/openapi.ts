@@ -409,6 +409,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/registry/feed/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The change log: every delegation event as indexed, and retractions of those a reorganization removed */
+        get: operations["feedEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/rpc/{chainId}": {
         parameters: {
             query?: never;
@@ -622,6 +639,35 @@ export interface components {
         };
         /** @description A page of v1 events, oldest first by (block, log index); `Link` names the next page. */
         V1Events: components["schemas"]["V1Event"][];
+        /** @description An entry of the change log: an event as indexed, or the retraction of an earlier entry. */
+        FeedEntry: {
+            /** @description The entry's place in the log: every entry after it has a larger one. */
+            seq: number;
+            /** @description The chain of the event. */
+            chainId: number;
+            /**
+             * @description The registry of the event.
+             * @enum {unknown}
+             */
+            version: "v1" | "v2";
+            /** @description The block of the event. */
+            blockNumber: number;
+            /** @description The hash of that block (lowercase hex): a block that left the chain has another. */
+            blockHash: string;
+            /** @description The log's index in its block. */
+            logIndex: number;
+            /** @description For a retraction, the `seq` of the entry it takes back (its event left the chain); else null. */
+            retracts: number | null;
+            /** @description The event, as the history lists it (the retracted entry's, for a retraction). */
+            event: components["schemas"]["V2Event"] | components["schemas"]["V1Event"];
+        };
+        /** @description A page of the change log, oldest first. */
+        FeedPage: {
+            /** @description The entries after the cursor, at most `limit`. */
+            entries: components["schemas"]["FeedEntry"][];
+            /** @description The `seq` to resume after: the last entry's, or the cursor given when there is none. */
+            cursor: number;
+        };
         /** @description A check's answer (v2 all/contract/erc721, every v1 check): the bare literal true or false. */
         CheckBoolean: boolean;
         /**
@@ -766,7 +812,7 @@ export interface components {
              * @description The problem's stable code (docs/api.md, Errors).
              * @enum {unknown}
              */
-            code: "missing_parameter" | "invalid_parameter" | "conflicting_parameter" | "unsupported_chain" | "invalid_api_key" | "invalid_admin_token" | "not_found" | "delegation_not_found" | "method_not_allowed" | "rate_limited" | "chain_syncing" | "block_not_indexed" | "invalid_body" | "unsupported_media_type" | "chain_reorganized" | "internal" | "malformed_request" | "request_timeout" | "content_too_large" | "headers_too_large";
+            code: "missing_parameter" | "invalid_parameter" | "conflicting_parameter" | "unsupported_chain" | "invalid_api_key" | "invalid_admin_token" | "not_found" | "delegation_not_found" | "method_not_allowed" | "rate_limited" | "chain_syncing" | "block_not_indexed" | "invalid_body" | "unsupported_media_type" | "chain_reorganized" | "cursor_expired" | "internal" | "malformed_request" | "request_timeout" | "content_too_large" | "headers_too_large";
             /** @description The parameter at fault, by name or path in a batch's body (`checks[17].to`). */
             param?: string;
             /** @description unsupported_chain: the chain ids this instance serves the asked registry version on. */
@@ -4715,6 +4761,158 @@ export interface operations {
             };
             /** @description A problem: `request_timeout`. */
             408: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem: `content_too_large`. */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem: `rate_limited`. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem: `headers_too_large`. */
+            431: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem: `internal`. */
+            500: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem: `chain_syncing`, `chain_reorganized`. */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    feedEvents: {
+        parameters: {
+            query?: {
+                /** @description The `seq` of the last entry read: the entries after it follow (absent or 0: from the oldest kept). */
+                cursor?: string;
+                /** @description The page's size: an integer from 1 to 1000. */
+                limit?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Up to `limit` entries after `cursor`, oldest first; `Link` names the next page. */
+            200: {
+                headers: {
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FeedPage"];
+                };
+            };
+            /** @description A problem: `malformed_request`, `unsupported_chain`, `invalid_parameter`. */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem: `invalid_api_key`. */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem: `method_not_allowed`. */
+            405: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem: `request_timeout`. */
+            408: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem: `cursor_expired`. */
+            410: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];

@@ -94,6 +94,17 @@ export function parseLimit(input: string): number {
   return value;
 }
 
+/** A change feed's position (`cursor`: the `seq` of the last entry read): up to 19 decimal digits. */
+export const SEQ_PATTERN = "^[0-9]{1,19}$";
+const SEQ = new RegExp(SEQ_PATTERN);
+
+/** Parses a feed position: a decimal integer from 0 to 2^63-1 (Postgres's bigserial). */
+export function parseSeq(input: string): bigint {
+  const value = SEQ.test(input) ? BigInt(input) : -1n;
+  if (value < 0n || value > 2n ** 63n - 1n) throw new ParseError("the seq of an entry: an integer from 0 to 2^63-1");
+  return value;
+}
+
 /** A chain id's text: up to 16 decimal digits (positive and a safe integer, checked beside). */
 export const CHAIN_ID_PATTERN = "^[0-9]{1,16}$";
 const CHAIN_ID = new RegExp(CHAIN_ID_PATTERN);

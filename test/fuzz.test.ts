@@ -271,6 +271,7 @@ const GOOD: Record<Key, () => string> = {
   listingTokenId: tokenId,
   rights: () => pick(["", zeroHash, "abc"]),
   limit: () => String(1 + rng.int(3)),
+  feedCursor: () => String(rng.int(50)),
   direction: () => pick(DIRECTIONS),
   v2VaultType: () => pick(V2_CHECK_KINDS),
   v1VaultType: () => pick(V1_CHECK_KINDS),

@@ -296,6 +296,38 @@ function pages(read: PagedRead, beforePage?: FollowOptions["beforePage"], bases 
 /** A random spelling of a wallet in a path: lowercase, EIP-55 or uppercase hex. */
 const spell = (a: Address) => spellAddress(rng.query, a);
 
+/** An entry of the change log (GET /registry/feed/events), as parsed with exact integers. */
+type FeedEntry = {
+  seq: bigint;
+  chainId: number;
+  version: Version;
+  blockNumber: bigint;
+  blockHash: Hex;
+  logIndex: number;
+  retracts: bigint | null;
+  event: ApiRecord;
+};
+
+/** The whole change log, page by page (at random limits) from the oldest entry. */
+async function wholeFeed(): Promise<FeedEntry[]> {
+  const entries: FeedEntry[] = [];
+  let cursor = 0n;
+  for (;;) {
+    const answer = await get(`/registry/feed/events?cursor=${cursor}&limit=${1 + rng.query.int(50)}`);
+    expect(answer.status, tag(`the change log after ${cursor}: ${answer.text}`)).toBe(200);
+    const page = parseJsonExact(answer.text) as { entries: FeedEntry[]; cursor: bigint };
+    if (page.entries.length === 0) return entries;
+    entries.push(...page.entries.map((e) => ({ ...e, chainId: Number(e.chainId), logIndex: Number(e.logIndex) })));
+    cursor = page.cursor;
+  }
+}
+
+/** The entries of the log not retracted, in log order. */
+function liveEntries(entries: readonly FeedEntry[]): FeedEntry[] {
+  const retracted = new Set(entries.flatMap((e) => (e.retracts === null ? [] : [e.retracts])));
+  return entries.filter((e) => e.retracts === null && !retracted.has(e.seq));
+}
+
 /** The items a paged read gave against those expected, item by item; a mismatch names the first difference. */
 function sameList(
   mismatches: Mismatch[],
@@ -823,6 +855,11 @@ block", async () => {
       ],
     );
     await waitForIndexed(lastWriteBlock);
+    // The change log has taken branch A in (its test, below, looks for their retractions).
+    const branchA = lastWriteBlock;
+    await waitFor("the change log to hold branch A", async () =>
+      (await wholeFeed()).some((e) => e.chainId === CHAIN_ID && e.blockNumber === branchA) ? true : undefined,
+    );
     const reads = [
       { what: "v2 listing of W", version: "v2", first: path(`/registry/v2/${W}`, { limit: 3 }) },
       { what: "v1 listing of W", version: "v1", first: path(`/registry/v1/${W}`, { limit: 2 }) },
@@ -913,6 +950,64 @@ block", async () => {
         mismatches.push({ what: `${read.what}, branch A`, query: read.first, expected: "", got: p });
     }
     expect(mismatches.length, report(SEED, "pages across a reorganization", mismatches)).toBe(0);
+  });
+
+  it("the change log: its live entries are the chain's events from where it began, in order, and the \
+replaced branch's entries were retracted once each, after them", async () => {
+    const head = await chainClient(anvil.url).getBlockNumber();
+    await waitForIndexed(head);
+    // Caught up once the chain's last event of each registry is in the log.
+    const histories = { v2: await chainHistory("v2", head), v1: await chainHistory("v1", head) };
+    let entries: FeedEntry[] = [];
+    await waitFor("the change log to catch up", async () => {
+      entries = await wholeFeed();
+      const live = liveEntries(entries);
+      return (["v2", "v1"] as const).every((version) => {
+        const last = histories[version].at(-1)!;
+        return live.some(
+          (e) => e.version === version && e.blockNumber === last.blockNumber && e.logIndex === Number(last.logIndex),
+        );
+      })
+        ? true
+        : undefined;
+    });
+    const mismatches: Mismatch[] = [];
+    const seqs = entries.map((e) => e.seq);
+    expect(seqs, tag("seq grows along the log")).toEqual([...seqs].sort((a, b) => (a < b ? -1 : 1)));
+    const ours = entries.filter((e) => e.chainId === CHAIN_ID);
+    for (const version of ["v2", "v1"] as const) {
+      const live = liveEntries(ours.filter((e) => e.version === version));
+      // The log begins above the block its writer first took as final: the history from its first entry on.
+      const first = ours.find((e) => e.version === version)!;
+      const want = histories[version].filter((r) => (r.blockNumber as bigint) >= first.blockNumber);
+      sameList(
+        mismatches,
+        `${version} change log`,
+        "/registry/feed/events",
+        live.map((e) => e.event),
+        want,
+        normalizeEvent,
+      );
+    }
+    // Each retraction names an earlier entry of the replaced branch (above the fork), once, with its event.
+    const bySeq = new Map(entries.map((e) => [e.seq, e]));
+    const retractions = ours.filter((e) => e.retracts !== null);
+    expect(retractions.length, tag("the reorganization retracted entries")).toBeGreaterThan(0);
+    expect(new Set(retractions.map((e) => e.retracts)).size, tag("each entry retracted once")).toBe(retractions.length);
+    for (const r of retractions) {
+      const original = bySeq.get(r.retracts!)!;
+      expect(original.seq < r.seq && canonical(original.event) === canonical(r.event), tag(`retraction ${r.seq}`)).toBe(
+        true,
+      );
+      const block = await chainClient(anvil.url).getBlock({ blockNumber: original.blockNumber });
+      expect(block.hash, tag(`entry ${original.seq} was on a replaced block`)).not.toBe(original.blockHash);
+    }
+    // Every live entry is on the chain: its block's hash is the chain's.
+    for (const e of liveEntries(ours).slice(-40)) {
+      const block = await chainClient(anvil.url).getBlock({ blockNumber: e.blockNumber });
+      expect(e.blockHash, tag(`entry ${e.seq}'s block`)).toBe(block.hash);
+    }
+    expect(mismatches.length, report(SEED, "the change log", mismatches)).toBe(0);
   });
 
   it.runIf(process.env.DATABASE_URL)(

@@ -86,8 +86,13 @@ describe.each(accessBackends("feed-log-", SCHEMA))("the change log on %s", (_, o
     expect(await log.entries(entries[1]!.seq, 2)).toEqual(entries.slice(2, 4));
     expect(await (await openChangeLog(db, SCHEMA)).entries(0n, 1_000)).toEqual(entries);
     expect(await log.oldest()).toBe(entries[0]!.seq);
+    expect(await log.pruned()).toBe(0n);
     expect(await log.prune(new Date(Date.now() - 3_600_000))).toBe(0);
+    expect(await log.pruned()).toBe(0n);
     expect(await log.prune(new Date(Date.now() + 1_000))).toBe(entries.length);
     expect(await log.oldest()).toBeUndefined();
+    expect(await log.pruned()).toBe(entries[entries.length - 1]!.seq);
+    expect(await log.prune(new Date(Date.now() + 1_000))).toBe(0);
+    expect(await log.pruned()).toBe(entries[entries.length - 1]!.seq);
   });
 });

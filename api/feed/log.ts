@@ -1,6 +1,6 @@
 import { eventKey, reconcile } from "../../core/feed";
-import { table } from "../../core/sql";
-import { type AccessDb, migrate } from "../database/db";
+import { type Query, table } from "../../core/sql";
+import { type AccessDb, migrate, noRowsIfMissing } from "../database/db";
 
 /**
  * The change log: every history event the API serves, in the order the writer took them in, each
@@ -60,6 +60,11 @@ export interface ChangeLog {
   entries(after: bigint, limit: number): Promise<FeedEntry[]>;
   /** The oldest entry's seq still kept, or undefined while the log is empty. */
   oldest(): Promise<bigint | undefined>;
+  /**
+   * The largest seq retention deleted (0: none): a reader whose cursor is below it has missed
+   * entries. Not `oldest`: seqs have gaps (a transaction rolled back still used its numbers).
+   */
+  pruned(): Promise<bigint>;
   /** Deletes the entries logged before `before`; how many. */
   prune(before: Date): Promise<number>;
 }
@@ -82,9 +87,49 @@ const entryOf = (r: Record<string, unknown>): FeedEntry => ({
   createdAt: new Date(r.created_at as string),
 });
 
+/**
+ * Appends to `log` (in the caller's transaction) what reconciles the chain's live entries above
+ * `floor` with `events` (core/feed.ts): retractions, newest first, each with its entry's record,
+ * then the new events in chain order.
+ */
+async function appendReconciled(
+  query: Query,
+  log: string,
+  at: { chainId: number; version: FeedVersion; floor: bigint },
+  events: readonly FeedEvent[],
+): Promise<void> {
+  const { chainId, version, floor } = at;
+  // The entries above the floor not retracted, in the order they were logged (their chain order).
+  const live = await query(
+    `SELECT ${COLUMNS} FROM ${log} e
+      WHERE chain_id = $1 AND version = $2 AND block > $3 AND retracts IS NULL
+        AND NOT EXISTS (SELECT 1 FROM ${log} r WHERE r.retracts = e.seq)
+      ORDER BY e.seq`,
+    [chainId, version, floor.toString()],
+  );
+  const logged = live.rows.map(entryOf);
+  const bySeq = new Map(logged.map((e) => [e.seq, e]));
+  const { retract, append } = reconcile(
+    logged.map((e) => ({ seq: e.seq, key: eventKey(e.blockHash, e.logIndex) })),
+    events.filter((e) => e.block > floor),
+    (e) => eventKey(e.blockHash, e.logIndex),
+  );
+  const rows = [
+    ...retract.map((seq) => ({ ...bySeq.get(seq)!, retracts: seq as bigint | null })),
+    ...append.map((e) => ({ ...e, retracts: null })),
+  ];
+  for (const r of rows)
+    await query(
+      `INSERT INTO ${log} (chain_id, version, block, block_hash, log_index, record, retracts)
+       VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+      [chainId, version, r.block.toString(), r.blockHash, r.logIndex, r.record, r.retracts?.toString() ?? null],
+    );
+}
+
 export async function openChangeLog(db: AccessDb, schema: string): Promise<ChangeLog> {
   const log = table(schema, "feed_entry");
   const cursor = table(schema, "feed_cursor");
+  const pruned = table(schema, "feed_pruned");
   await migrate(db, schema, [
     `CREATE TABLE IF NOT EXISTS ${log} (
       seq bigserial PRIMARY KEY,
@@ -106,6 +151,7 @@ export async function openChangeLog(db: AccessDb, schema: string): Promise<Chang
       floor bigint NOT NULL,
       PRIMARY KEY (chain_id, version)
     )`,
+    `CREATE TABLE IF NOT EXISTS ${pruned} (one boolean PRIMARY KEY DEFAULT true CHECK (one), through bigint NOT NULL)`,
   ]);
 
   return {
@@ -132,31 +178,7 @@ export async function openChangeLog(db: AccessDb, schema: string): Promise<Chang
         ]);
         const floor = BigInt(held.rows[0]!.floor as string);
         if (given !== undefined && floor !== given) return false;
-        // The entries above the floor not retracted, in the order they were logged (their chain order).
-        const live = await query(
-          `SELECT ${COLUMNS} FROM ${log} e
-            WHERE chain_id = $1 AND version = $2 AND block > $3 AND retracts IS NULL
-              AND NOT EXISTS (SELECT 1 FROM ${log} r WHERE r.retracts = e.seq)
-            ORDER BY e.seq`,
-          [chainId, version, floor.toString()],
-        );
-        const logged = live.rows.map(entryOf);
-        const bySeq = new Map(logged.map((e) => [e.seq, e]));
-        const { retract, append } = reconcile(
-          logged.map((e) => ({ seq: e.seq, key: eventKey(e.blockHash, e.logIndex) })),
-          events.filter((e) => e.block > floor),
-          (e) => eventKey(e.blockHash, e.logIndex),
-        );
-        const rows = [
-          ...retract.map((seq) => ({ ...bySeq.get(seq)!, retracts: seq as bigint | null })),
-          ...append.map((e) => ({ ...e, retracts: null })),
-        ];
-        for (const r of rows)
-          await query(
-            `INSERT INTO ${log} (chain_id, version, block, block_hash, log_index, record, retracts)
-             VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-            [chainId, version, r.block.toString(), r.blockHash, r.logIndex, r.record, r.retracts?.toString() ?? null],
-          );
+        await appendReconciled(query, log, { chainId, version, floor }, events);
         if (final > floor)
           await query(`UPDATE ${cursor} SET floor = $3 WHERE chain_id = $1 AND version = $2`, [
             chainId,
@@ -167,10 +189,10 @@ export async function openChangeLog(db: AccessDb, schema: string): Promise<Chang
       }),
 
     async entries(after, limit) {
-      const { rows } = await db.query(`SELECT ${COLUMNS} FROM ${log} e WHERE seq > $1 ORDER BY e.seq LIMIT $2`, [
-        after.toString(),
-        limit,
-      ]);
+      // A replica may ask before the indexer's process has made the tables.
+      const { rows } = await db
+        .query(`SELECT ${COLUMNS} FROM ${log} e WHERE seq > $1 ORDER BY e.seq LIMIT $2`, [after.toString(), limit])
+        .catch(noRowsIfMissing);
       return rows.map(entryOf);
     },
 
@@ -179,13 +201,26 @@ export async function openChangeLog(db: AccessDb, schema: string): Promise<Chang
       return rows[0]?.seq == null ? undefined : BigInt(rows[0].seq as string);
     },
 
-    async prune(before) {
-      const { rows } = await db.query(
-        `WITH gone AS (DELETE FROM ${log} WHERE created_at < $1 RETURNING 1)
-        SELECT count(*)::int AS n FROM gone`,
-        [before.toISOString()],
-      );
-      return Number(rows[0]?.n ?? 0);
+    async pruned() {
+      const { rows } = await db.query(`SELECT through::text FROM ${pruned}`).catch(noRowsIfMissing);
+      return rows[0] ? BigInt(rows[0].through as string) : 0n;
     },
+
+    prune: (before) =>
+      db.transaction(async (query) => {
+        const { rows } = await query(
+          `WITH gone AS (DELETE FROM ${log} WHERE created_at < $1 RETURNING seq)
+           SELECT count(*)::int AS n, max(seq)::text AS through FROM gone`,
+          [before.toISOString()],
+        );
+        const through = (rows[0]?.through ?? null) as string | null;
+        if (through !== null)
+          await query(
+            `INSERT INTO ${pruned} (through) VALUES ($1)
+             ON CONFLICT (one) DO UPDATE SET through = greatest(${pruned}.through, excluded.through)`,
+            [through],
+          );
+        return Number(rows[0]?.n ?? 0);
+      }),
   };
 }

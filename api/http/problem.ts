@@ -15,6 +15,7 @@ export type ProblemCode =
   | "invalid_body"
   | "unsupported_media_type"
   | "chain_reorganized"
+  | "cursor_expired"
   | "internal"
   // Raised by Node's HTTP parser, before the app (api/http/client-error.ts).
   | "malformed_request"
@@ -38,6 +39,7 @@ const TITLES: Record<ProblemCode, [status: number, title: string]> = {
   invalid_body: [400, "Invalid body"],
   unsupported_media_type: [415, "Unsupported media type"],
   chain_reorganized: [503, "Chain reorganized beyond finality"],
+  cursor_expired: [410, "Feed position no longer kept"],
   internal: [500, "Internal error"],
   malformed_request: [400, "Malformed request"],
   request_timeout: [408, "Request timeout"],

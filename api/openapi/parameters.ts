@@ -20,9 +20,11 @@ import {
   parseLimit,
   parseOneOf,
   parseRights,
+  parseSeq,
   parseTimestamp,
   parseUint256,
   RIGHTS_PATTERN,
+  SEQ_PATTERN,
   UINT_PATTERN,
 } from "../../core/parse";
 import { V1_CHECK_KINDS, type V1CheckKind } from "../../core/v1";
@@ -152,6 +154,13 @@ export const PARAMETERS = {
     parse: parseLimit,
   },
   cursor: text("cursor", "query", "The next page: copy it from the previous page's Link header; it pins its block."),
+  feedCursor: {
+    name: "cursor",
+    in: "query",
+    description: "The `seq` of the last entry read: the entries after it follow (absent or 0: from the oldest kept).",
+    schema: { type: "string", pattern: SEQ_PATTERN },
+    parse: parseSeq,
+  },
   direction: {
     name: "direction",
     in: "query",

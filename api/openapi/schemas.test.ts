@@ -20,6 +20,7 @@ import type { Access } from "../access/open";
 import { createApp } from "../app";
 import type { AccessDb } from "../database/db";
 import { pgliteAccessDb } from "../database/pglite";
+import type { ChangeLog, FeedEntry } from "../feed/log";
 import { type ClientErrorCode, clientErrorResponse } from "../http/client-error";
 import { toJson } from "../http/json";
 import { type ProblemCode, problemBody } from "../http/problem";
@@ -109,7 +110,7 @@ const V1_ROWS: V1Row[] = [
   { type: "TOKEN", vault: TO, delegate: FROM, contract: CONTRACT, tokenId: maxUint256 },
 ];
 
-const at = { blockNumber: 2n ** 62n, blockTimestamp: 1_700_000_000n, transactionHash: TX };
+const at = { blockNumber: 2n ** 62n, blockHash: zeroHash, blockTimestamp: 1_700_000_000n, transactionHash: TX };
 const v2Event = (kind: string, logIndex: number, fields: Partial<V2EventRow>): V2EventRow => ({
   ...at,
   hash: `0x${logIndex.toString(16).padStart(64, "0")}`,
@@ -231,8 +232,35 @@ function access(keys: KeyStore | undefined, allowed = true): Access {
   };
 }
 
-function appOver(store: Store, options: { keys?: KeyStore; allowed?: boolean } = {}) {
+/** The change log: every sample event (v2 and v1), then a retraction of the first. */
+const FEED: FeedEntry[] = [
+  ...[
+    ...V2_EVENTS.map((e) => ["v2", e, v2EventRecord(e)] as const),
+    ...V1_EVENTS.map((e) => ["v1", e, v1EventRecord(e)] as const),
+  ].map(
+    ([version, e, record], i): FeedEntry => ({
+      seq: BigInt(i + 1),
+      chainId: 1,
+      version,
+      block: e.blockNumber,
+      blockHash: e.blockHash,
+      logIndex: e.logIndex,
+      record: toJson(record),
+      retracts: null,
+      createdAt: new Date(),
+    }),
+  ),
+];
+FEED.push({ ...FEED[0]!, seq: BigInt(FEED.length + 1), retracts: 1n });
+const CHANGES = {
+  entries: async (after: bigint, limit: number) => FEED.filter((e) => e.seq > after).slice(0, limit),
+  pruned: async () => 0n,
+} as unknown as ChangeLog;
+
+function appOver(store: Store, options: { keys?: KeyStore; allowed?: boolean; pruned?: bigint } = {}) {
+  const pruned = options.pruned ?? 0n;
   const app = createApp({
+    changes: () => ({ ...CHANGES, pruned: async () => pruned }),
     store,
     history: HISTORY,
     chains: CHAINS,
@@ -329,6 +357,10 @@ beforeAll(async () => {
   samples.V1Delegations.push(await some(`/registry/v1/${FROM}`));
   samples.V2Events.push(await some(`/registry/v2/${FROM}/history?limit=5`));
   samples.V1Events.push(await some("/registry/v1/history?chainId=1"));
+  const feed = (await some("/registry/feed/events?limit=1000")) as { entries: unknown[] };
+  expect(feed.entries).toHaveLength(FEED.length);
+  samples.FeedPage.push(feed, await some(`/registry/feed/events?cursor=${FEED.length}`));
+  samples.FeedEntry.push(...feed.entries);
   // Vaults: FROM holds an ALL delegation to TO (v2 and v1).
   const vaults = await some(`/registry/v2/${TO}/vaults?chainId=1&type=all`);
   const amounts = await some(`/registry/v2/${TO}/vaults?chainId=1&type=erc1155&${contract}&tokenId=0&rights=airdrop`);
@@ -376,6 +408,7 @@ beforeAll(async () => {
     `/registry/v2/delegation/0x${"ab".repeat(32)}`,
   );
   await problem(some, 405, check, { method: "DELETE" });
+  await problem(appOver(NOTHING, { pruned: 3n }), 410, "/registry/feed/events?cursor=2");
   await problem(some, 503, `${check}&chainId=8453`);
   await problem(appOver({ ...NOTHING, v2Enabled: async () => undefined }), 503, check);
   await problem(appOver(NOTHING, { allowed: false }), 429, check);
@@ -452,7 +485,7 @@ describe("the components' schemas", () => {
 
   it("Problem validates the body of every code, with each extra field the API adds", () => {
     const codes = schemas.Problem.properties.code.enum as ProblemCode[];
-    expect(codes.length).toBe(20);
+    expect(codes.length).toBe(21);
     for (const code of codes) {
       for (const extra of [
         {},
@@ -526,6 +559,12 @@ describe("the components' schemas refuse", () => {
     ["V1Event", "an extra field", () => changed("V1Event", { amount: null })],
     ["V1Event", "a 39-digit revokedDelegate", () => changed("V1Event", { revokedDelegate: address39 }, 4)],
     ["V1Events", "an item with a fractional logIndex", () => [changed("V1Event", { logIndex: 1.5 })]],
+    ["FeedEntry", "a seq as a string", () => changed("FeedEntry", { seq: "1" })],
+    ["FeedEntry", "an unknown version", () => changed("FeedEntry", { version: "v3" })],
+    ["FeedEntry", "an event that is no event", () => changed("FeedEntry", { event: { blockNumber: 1 } })],
+    ["FeedEntry", "a missing retracts", () => changed("FeedEntry", { retracts: undefined })],
+    ["FeedPage", "no cursor", () => ({ entries: [] })],
+    ["FeedPage", "an entry that is an event", () => ({ entries: [samples.V2Event[0]], cursor: 1 })],
     ["CheckBoolean", "the string 'true'", () => "true"],
     ["CheckBoolean", "1", () => 1],
     ["CheckAmount", "a negative amount", () => -1],

@@ -168,6 +168,25 @@ export const schemas = {
   }),
   V1Events: list("A page of v1 events, oldest first by (block, log index); `Link` names the next page.", "V1Event"),
 
+  FeedEntry: record("An entry of the change log: an event as indexed, or the retraction of an earlier entry.", {
+    seq: uint("The entry's place in the log: every entry after it has a larger one."),
+    chainId: uint("The chain of the event."),
+    version: { enum: ["v1", "v2"], description: "The registry of the event." },
+    blockNumber: uint("The block of the event."),
+    blockHash: bytes32("The hash of that block (lowercase hex): a block that left the chain has another."),
+    logIndex: uint("The log's index in its block."),
+    retracts: uintOrNull(
+      "For a retraction, the `seq` of the entry it takes back (its event left the chain); else null.",
+    ),
+    event: {
+      description: "The event, as the history lists it (the retracted entry's, for a retraction).",
+      anyOf: [ref("V2Event"), ref("V1Event")],
+    },
+  }),
+  FeedPage: record("A page of the change log, oldest first.", {
+    entries: list("The entries after the cursor, at most `limit`.", "FeedEntry"),
+    cursor: uint("The `seq` to resume after: the last entry's, or the cursor given when there is none."),
+  }),
   CheckBoolean: {
     type: "boolean",
     description: "A check's answer (v2 all/contract/erc721, every v1 check): the bare literal true or false.",

@@ -1,5 +1,6 @@
 import type { AccessVariables } from "../access/middleware";
 import type { Access } from "../access/open";
+import type { ChangeLog } from "../feed/log";
 import type { HistoryStore } from "../store/history-store";
 import type { ServedChain } from "../store/served-chains";
 import type { Store } from "../store/store";
@@ -20,6 +21,8 @@ export type Env = {
     behindAfterSeconds: number;
     /** Finds the blocks of moments asked (`timestamp`); absent: from samples only (api/routes/moment.ts). */
     moments?: MomentClock;
+    /** The change log the feed pages (api/feed/log.ts); absent: not open yet, the feed answers 503. */
+    changes?: ChangeLog;
   };
 };
 
@@ -43,4 +46,6 @@ export type AppOptions = {
   moments?: MomentClock;
   /** Whole wallet listings kept rendered: give withDirectAnswers the same (absent: the app makes its own). */
   listings?: ListingCache;
+  /** The change log, once open (it is made beside the keys). */
+  changes?: () => ChangeLog | undefined;
 };

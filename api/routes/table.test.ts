@@ -13,6 +13,7 @@ import openapiTS, { astToString } from "openapi-typescript";
 import { describe, expect, it, vi } from "vitest";
 import type { Access } from "../access/open";
 import type { createApp as CreateApp } from "../app";
+import type { ChangeLog } from "../feed/log";
 import type { openApiDocument as OpenApiDocument } from "../openapi/document";
 import { PARAMETERS, type ParameterKey } from "../openapi/parameters";
 import type { HistoryStore } from "../store/history-store";
@@ -47,6 +48,7 @@ const VALID: Record<ParameterKey, string> = {
   rights: "",
   limit: "10",
   cursor: "",
+  feedCursor: "0",
   wallet: wallet(4),
   hotWallet: wallet(4),
   direction: "incoming",
@@ -131,7 +133,17 @@ function appOptions(): AppOptions & { spent: { units: number } } {
     trustProxy: false,
     adminToken: "token",
   } as unknown as Access;
-  return { store: STORE, history: HISTORY, chains: CHAINS, alarms: NO_ALARMS, access, behindAfterSeconds: 120, spent };
+  // An empty change log.
+  const changes = { entries: async () => [], pruned: async () => 0n } as unknown as ChangeLog;
+  const options = {
+    store: STORE,
+    history: HISTORY,
+    chains: CHAINS,
+    alarms: NO_ALARMS,
+    access,
+    behindAfterSeconds: 120,
+  };
+  return { ...options, changes: () => changes, spent };
 }
 
 /** The routes, the app, the document and the fast path, as modules loaded afresh (after `declare` adds routes). */

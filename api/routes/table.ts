@@ -45,6 +45,7 @@ export type AnswerName =
   | "walletListings"
   | "delegation"
   | "chains"
+  | "feedEntries"
   | "rpc"
   | "createKey"
   | "listKeys"
@@ -456,6 +457,24 @@ export const ROUTES: readonly Route[] = (
       parameters: [],
       ok: { status: 200, schema: ref("Chains"), headers: [], description: "One entry per chain served." },
       problems: [],
+      access: "keyed",
+      cost: ONE,
+    },
+    {
+      method: "get",
+      path: "/registry/feed/events",
+      answer: "feedEntries",
+      operationId: "feedEvents",
+      tag: "feed",
+      summary: "The change log: every delegation event as indexed, and retractions of those a reorganization removed",
+      parameters: ["feedCursor", "limit"],
+      ok: {
+        status: 200,
+        schema: ref("FeedPage"),
+        headers: ["Link"],
+        description: "Up to `limit` entries after `cursor`, oldest first; `Link` names the next page.",
+      },
+      problems: ["invalid_parameter", "cursor_expired", "chain_syncing"],
       access: "keyed",
       cost: ONE,
     },

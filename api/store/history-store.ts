@@ -48,6 +48,8 @@ export type V2EventRow = {
   /** The delegation hash the event writes. */
   hash: Hex;
   blockNumber: bigint;
+  /** Not in the history's records: the change feed knows an event by it (api/feed/log.ts). */
+  blockHash: Hex;
   blockTimestamp: bigint;
   transactionHash: Hex;
   logIndex: number;
@@ -63,6 +65,8 @@ export type V2EventRow = {
 
 export type V1EventRow = V1SetEvent & {
   blockNumber: bigint;
+  /** As V2EventRow's. */
+  blockHash: Hex;
   blockTimestamp: bigint;
   transactionHash: Hex;
   logIndex: number;
@@ -374,10 +378,11 @@ function eventReads(table: Table, rows: Rows): Pick<HistoryStore, "v2Events" | "
       }`;
   };
   const eventOrder = sql`block_number, log_index`;
-  const eventColumns = sql`e.block_number, e.block_timestamp::text AS block_timestamp,
+  const eventColumns = sql`e.block_number, e.block_hash, e.block_timestamp::text AS block_timestamp,
     e.transaction_hash, e.log_index, e.kind, e.contract, e.token_id::text AS token_id`;
   const eventBase = (row: Record<string, unknown>) => ({
     blockNumber: BigInt(row.block_number as string | number | bigint),
+    blockHash: row.block_hash as Hex,
     blockTimestamp: BigInt(row.block_timestamp as string),
     transactionHash: row.transaction_hash as Hex,
     logIndex: Number(row.log_index),

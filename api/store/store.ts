@@ -214,10 +214,10 @@ export const positionsSql = (schema: string) =>
  * reverts rows (of a reorganized block, or at a restart those of blocks not yet final) in one
  * transaction and moves the checkpoint only in a later one; meanwhile the checkpoint names a block
  * whose events are gone. The revert rewrites `h` too (every event writes it), so `h` is then newer
- * than `c` (xmin age), and the state is the one at `h`'s block.
+ * than `c` (xmin age), and the state is the one at `h`'s block. REVERTED_SQL: whether it is so now.
  */
-export const INDEXED_BLOCK_SQL = `(CASE WHEN age(h.xmin) < age(c.xmin) AND h.last_event_block <= c.block
-  THEN h.last_event_block ELSE c.block END)`;
+export const REVERTED_SQL = "(age(h.xmin) < age(c.xmin) AND h.last_event_block <= c.block)";
+export const INDEXED_BLOCK_SQL = `(CASE WHEN ${REVERTED_SQL} THEN h.last_event_block ELSE c.block END)`;
 
 /**
  * The rows `row` finds for each key of relation `keys` (`k`), which `row` names: index probes per

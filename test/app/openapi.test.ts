@@ -33,6 +33,7 @@ const VALID: Record<ParameterKey, string> = {
   rights: "",
   limit: "10",
   cursor: "",
+  feedCursor: "0",
   wallet: wallet(4),
   hotWallet: wallet(4),
   direction: "incoming",

@@ -41,6 +41,7 @@ const PROVOKED: Record<Exclude<ProblemCode, (typeof PARSER_ONLY)[number]>, [Fail
   invalid_body: [{}, "/registry/v2/check", batch("{not json")],
   unsupported_media_type: [{}, "/registry/v1/check", batch("{}", "text/plain")],
   chain_reorganized: [{ alarmed: true }, `/registry/v2/contract/${wallet(6)}?chainId=${CHAIN}`],
+  cursor_expired: [{ pruned: true }, "/registry/feed/events?cursor=9"],
   internal: [{ broken: true }, CHECK],
   content_too_large: [
     {},

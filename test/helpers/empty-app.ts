@@ -5,6 +5,9 @@
  */
 import type { Access } from "../../api/access/open";
 import { createApp } from "../../api/app";
+import type { ChangeLog, FeedEntry } from "../../api/feed/log";
+import { toJson } from "../../api/http/json";
+import { v2EventRecord } from "../../api/routes/records";
 import type { HistoryStore } from "../../api/store/history-store";
 import type { Store, V2Row } from "../../api/store/store";
 import { NO_ALARMS } from "../../api/watch/chain-alarms";
@@ -29,6 +32,8 @@ export type Failing = {
   unknownHash?: boolean;
   /** A reorganization deeper than finality was found. */
   alarmed?: boolean;
+  /** The change log's retention deleted the entries up to seq 10. */
+  pruned?: boolean;
 };
 
 /** The app; its admin endpoints take the token "the operator's token", and no API key is valid. */
@@ -88,7 +93,43 @@ export function emptyApp(fail: Failing = {}) {
     trustProxy: false,
     adminToken: "the operator's token",
   } as unknown as Access;
+  // The change log: an event at block 99 and its retraction.
+  const event: Omit<FeedEntry, "seq" | "retracts"> = {
+    chainId: CHAIN,
+    version: "v2",
+    block: 99n,
+    blockHash: `0x${"cd".repeat(32)}`,
+    logIndex: 0,
+    createdAt: new Date(),
+    record: toJson(
+      v2EventRecord({
+        hash: `0x${"ef".repeat(32)}`,
+        contract: null,
+        tokenId: null,
+        rights: `0x${"0".repeat(64)}`,
+        amount: null,
+        blockNumber: 99n,
+        blockHash: `0x${"cd".repeat(32)}`,
+        blockTimestamp: 1_700_000_000n,
+        transactionHash: `0x${"12".repeat(32)}`,
+        logIndex: 0,
+        kind: "DelegateAll",
+        enable: true,
+        from: wallet(1) as V2Row["from"],
+        to: wallet(2) as V2Row["to"],
+      }),
+    ),
+  };
+  const entries: FeedEntry[] = [
+    { ...event, seq: 11n, retracts: null },
+    { ...event, seq: 12n, retracts: 11n },
+  ];
+  const changes = {
+    entries: async (after: bigint, limit: number) => entries.filter((e) => e.seq > after).slice(0, limit),
+    pruned: async () => (fail.pruned ? 10n : 0n),
+  } as unknown as ChangeLog;
   return createApp({
+    changes: () => changes,
     store,
     history,
     alarms: {
