@@ -81,17 +81,39 @@ describe.each(accessBackends("feed-log-", SCHEMA))("the change log on %s", (_, o
     expect((await all()).slice(count).map((e) => e.record)).toEqual([ev(10, 0, "b").record]);
   });
 
+  it("gives each floor with the last seq logged when it was raised; writers of two chains take turns", async () => {
+    const before = await all();
+    const results = await Promise.all([
+      log.write(1, "v1", 2n, [ev(3, 0), ev(4, 0)], 3n),
+      log.write(2, "v2", 2n, [ev(3, 0), ev(4, 0), ev(4, 1)], 4n),
+    ]);
+    expect(results).toEqual([true, true]);
+    const added = (await all()).slice(before.length);
+    // One write's entries, then the other's: never interleaved.
+    const chains = added.map((e) => e.chainId);
+    expect(chains.join(",")).toMatch(/^(1,2,2|2,2,1)$/);
+    const floors = await log.floors();
+    const lastOf = (chainId: number) => added.filter((e) => e.chainId === chainId).at(-1)!.seq;
+    // Each write appended, so the last seq when its floor rose is its own last entry's.
+    expect(floors.get("1:v1")).toEqual({ floor: 3n, through: lastOf(1) });
+    expect(floors.get("2:v2")).toEqual({ floor: 4n, through: lastOf(2) });
+    expect(floors.get("1:v2")!.floor).toBe(8n);
+  });
+
   it("pages by seq, keeps what a reopened log had, and prunes the oldest", async () => {
     const entries = await all();
     expect(await log.entries(entries[1]!.seq, 2)).toEqual(entries.slice(2, 4));
     expect(await (await openChangeLog(db, SCHEMA)).entries(0n, 1_000)).toEqual(entries);
     expect(await log.oldest()).toBe(entries[0]!.seq);
+    expect(await log.newest()).toBe(entries[entries.length - 1]!.seq);
     expect(await log.pruned()).toBe(0n);
     expect(await log.prune(new Date(Date.now() - 3_600_000))).toBe(0);
     expect(await log.pruned()).toBe(0n);
     expect(await log.prune(new Date(Date.now() + 1_000))).toBe(entries.length);
     expect(await log.oldest()).toBeUndefined();
     expect(await log.pruned()).toBe(entries[entries.length - 1]!.seq);
+    // Empty, the log still knows where the next entry's reader starts.
+    expect(await log.newest()).toBe(entries[entries.length - 1]!.seq);
     expect(await log.prune(new Date(Date.now() + 1_000))).toBe(0);
     expect(await log.pruned()).toBe(entries[entries.length - 1]!.seq);
   });

@@ -1,4 +1,4 @@
-import { eventKey, reconcile } from "../../core/feed";
+import { eventKey, type Floor, reconcile } from "../../core/feed";
 import { type Query, table } from "../../core/sql";
 import { type AccessDb, migrate, noRowsIfMissing } from "../database/db";
 
@@ -14,8 +14,11 @@ import { type AccessDb, migrate, noRowsIfMissing } from "../database/db";
  *
  * Per chain and registry, a cursor holds the writer's floor: the block it took as final when it
  * last wrote. A write reads the live entries above the floor, appends what reconciles them with the
- * tables' events above it, and raises the floor, in one transaction that holds the cursor's row:
- * two writers cannot interleave, and a crash leaves either all of a write or none of it.
+ * tables' events above it, and raises the floor, in one transaction that locks the log against
+ * other writes: two writers cannot interleave, a crash leaves either all of a write or none of it,
+ * and seqs become visible in their order (a reader that has read through a seq can never find an
+ * earlier one committed after: with several writers, say a worker per CPU, bigserial alone would
+ * let a later seq commit first).
  */
 
 export type FeedVersion = "v1" | "v2";
@@ -56,8 +59,16 @@ export interface ChangeLog {
     events: readonly FeedEvent[],
     final: bigint,
   ): Promise<boolean>;
+  /**
+   * Each chain and registry's floor (`chainId:version`), with the last seq logged when it was
+   * raised: once a reader has read through `through`, an entry at or below `floor` that it has not
+   * seen retracted never will be (core/feed.ts: the writer reconciles only above its floor).
+   */
+  floors(): Promise<Map<string, Floor>>;
   /** Up to `limit` entries after `after`, oldest first. */
   entries(after: bigint, limit: number): Promise<FeedEntry[]>;
+  /** The newest entry's seq, or the newest pruned (0: none ever logged): where a reader of what comes next starts. */
+  newest(): Promise<bigint>;
   /** The oldest entry's seq still kept, or undefined while the log is empty. */
   oldest(): Promise<bigint | undefined>;
   /**
@@ -126,6 +137,19 @@ async function appendReconciled(
     );
 }
 
+/** Every chain and registry's floor in `cursor`, by `chainId:version`. */
+async function floorsOf(db: AccessDb, cursor: string): Promise<Map<string, Floor>> {
+  const { rows } = await db
+    .query(`SELECT chain_id, version, floor::text, through::text FROM ${cursor}`)
+    .catch(noRowsIfMissing);
+  return new Map(
+    rows.map((r) => [
+      `${r.chain_id}:${r.version}`,
+      { floor: BigInt(r.floor as string), through: BigInt(r.through as string) },
+    ]),
+  );
+}
+
 export async function openChangeLog(db: AccessDb, schema: string): Promise<ChangeLog> {
   const log = table(schema, "feed_entry");
   const cursor = table(schema, "feed_cursor");
@@ -149,10 +173,16 @@ export async function openChangeLog(db: AccessDb, schema: string): Promise<Chang
       chain_id integer NOT NULL,
       version text NOT NULL,
       floor bigint NOT NULL,
+      through bigint NOT NULL DEFAULT 0,
       PRIMARY KEY (chain_id, version)
     )`,
     `CREATE TABLE IF NOT EXISTS ${pruned} (one boolean PRIMARY KEY DEFAULT true CHECK (one), through bigint NOT NULL)`,
   ]);
+
+  const prunedThrough = async () => {
+    const { rows } = await db.query(`SELECT through::text FROM ${pruned}`).catch(noRowsIfMissing);
+    return rows[0] ? BigInt(rows[0].through as string) : 0n;
+  };
 
   return {
     async floor(chainId, version) {
@@ -165,6 +195,8 @@ export async function openChangeLog(db: AccessDb, schema: string): Promise<Chang
 
     write: (chainId, version, given, events, final) =>
       db.transaction(async (query) => {
+        // Readers (ACCESS SHARE) go on; another write waits for this one's commit.
+        await query(`LOCK TABLE ${log} IN SHARE ROW EXCLUSIVE MODE`);
         // The first write makes the cursor; of two first writes, the second finds it made.
         const made = await query(
           `INSERT INTO ${cursor} (chain_id, version, floor) VALUES ($1, $2, $3)
@@ -179,14 +211,15 @@ export async function openChangeLog(db: AccessDb, schema: string): Promise<Chang
         const floor = BigInt(held.rows[0]!.floor as string);
         if (given !== undefined && floor !== given) return false;
         await appendReconciled(query, log, { chainId, version, floor }, events);
-        if (final > floor)
-          await query(`UPDATE ${cursor} SET floor = $3 WHERE chain_id = $1 AND version = $2`, [
-            chainId,
-            version,
-            final.toString(),
-          ]);
+        await query(
+          `UPDATE ${cursor} SET floor = greatest(floor, $3), through = (SELECT coalesce(max(seq), 0) FROM ${log})
+           WHERE chain_id = $1 AND version = $2`,
+          [chainId, version, final.toString()],
+        );
         return true;
       }),
+
+    floors: () => floorsOf(db, cursor),
 
     async entries(after, limit) {
       // A replica may ask before the indexer's process has made the tables.
@@ -196,15 +229,19 @@ export async function openChangeLog(db: AccessDb, schema: string): Promise<Chang
       return rows.map(entryOf);
     },
 
+    async newest() {
+      const { rows } = await db.query(`SELECT max(seq)::text AS seq FROM ${log}`).catch(noRowsIfMissing);
+      const seq = rows[0]?.seq == null ? 0n : BigInt(rows[0].seq as string);
+      const pruned = await prunedThrough();
+      return seq > pruned ? seq : pruned;
+    },
+
     async oldest() {
       const { rows } = await db.query(`SELECT min(seq)::text AS seq FROM ${log}`);
       return rows[0]?.seq == null ? undefined : BigInt(rows[0].seq as string);
     },
 
-    async pruned() {
-      const { rows } = await db.query(`SELECT through::text FROM ${pruned}`).catch(noRowsIfMissing);
-      return rows[0] ? BigInt(rows[0].through as string) : 0n;
-    },
+    pruned: prunedThrough,
 
     prune: (before) =>
       db.transaction(async (query) => {

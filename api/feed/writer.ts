@@ -15,12 +15,14 @@ const PAGE = 1_000;
 
 /**
  * A ready chain's position: the block its state is at, the block Ponder holds final, and what moves
- * with any change of its events: the version of its chain_head row, which every event rewrites, and
- * so does a revert of events (api/store/store.ts). Not Ponder's checkpoint, which moves with every
- * block: a write per block, events or none, doubled the statements an idle indexer runs on PGlite.
- * The floor then rises at the next event, which only widens what that write reads.
+ * with any change of its events or of its final block: the version of its chain_head row, which
+ * every event rewrites, and so does a revert of events (api/store/store.ts), with the final block,
+ * which Ponder moves in steps (ponder/ponder-0.16.10.ts, ponderFinalizedAt): the floor then rises
+ * with it, and a `delivery=finalized` stream sends what it passed. Not Ponder's checkpoint, which
+ * moves with every block: a write per block, events or none, doubled the statements an idle
+ * indexer runs on PGlite.
  */
-type Position = { block: bigint; final: bigint; moved: string };
+type Position = { block: bigint; final: bigint; moved: string; lastEvent: bigint };
 
 /**
  * Each chain's position in `schema`, in one statement, once its indexer is ready (while it
@@ -31,14 +33,20 @@ type Position = { block: bigint; final: bigint; moved: string };
 async function positions(execute: Execute, schema: string): Promise<Map<number, Position>> {
   const { rows } = await execute(
     sql`SELECT c.chain_id, ${sql.raw(INDEXED_BLOCK_SQL)}::text AS block, c.finalized_block::text AS final,
-        coalesce(h.xmin::text, '') AS moved
+        coalesce(h.xmin::text, '') || ':' || c.finalized_block::text AS moved,
+        coalesce(h.last_event_block, 0)::text AS last_event
       FROM ${sql.raw(positionsSql(schema))}
       WHERE ${sql.raw(readySql(schema))} = 1 AND NOT coalesce(${sql.raw(REVERTED_SQL)}, false)`,
   );
   return new Map(
     rows.map((r) => [
       Number(r.chain_id),
-      { block: BigInt(r.block as string), final: BigInt(r.final as string), moved: r.moved as string },
+      {
+        block: BigInt(r.block as string),
+        final: BigInt(r.final as string),
+        moved: r.moved as string,
+        lastEvent: BigInt(r.last_event as string),
+      },
     ]),
   );
 }
@@ -108,7 +116,10 @@ export function writeChangeLog(options: {
     const { read, record } = reads[version];
     const events = from > at.block ? [] : await eventsIn(read, record, chain.id, from, at.block);
     const final = at.final < at.block ? at.final : at.block;
-    if (await log.write(chain.id, version, floor, events, final)) written.set(key, at.moved);
+    // Written through the last event the chain_head row names: Ponder may write that row before it
+    // moves the checkpoint past its block, and the events read stop at the checkpoint's block.
+    if ((await log.write(chain.id, version, floor, events, final)) && at.block >= at.lastEvent)
+      written.set(key, at.moved);
   }
 
   async function writeAll() {
