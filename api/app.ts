@@ -25,7 +25,7 @@ const OPENAPI_JSON = JSON.stringify(openApiDocument());
 const registryAnswers = (route: Route) =>
   route.answer === "rpc"
     ? RPC_ANSWERS
-    : route.answer === "feedEntries"
+    : route.answer === "feedEntries" || route.answer === "feedStream"
       ? FEED_ANSWERS
       : route.version === undefined
         ? CHAINS_ANSWERS
@@ -86,6 +86,7 @@ export function createApp(options: AppOptions): Hono<Env> {
     c.set("behindAfterSeconds", options.behindAfterSeconds);
     c.set("moments", options.moments);
     c.set("changes", options.changes?.());
+    c.set("feed", options.feed);
     await next();
   };
   app.use("/registry/*", allowCors, served);

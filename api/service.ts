@@ -2,10 +2,12 @@ import type { RequestListener } from "node:http";
 import { getRequestListener } from "@hono/node-server";
 import { Hono, type MiddlewareHandler } from "hono";
 import { cors } from "hono/cors";
+import { FEED_RETENTION_DAYS_DEFAULT } from "../core/settings";
 import { ponderFinalityDepth } from "../ponder/ponder-0.16.10";
 import { requireKey } from "./access/middleware";
 import type { Access } from "./access/open";
 import { createApp } from "./app";
+import { FeedHub } from "./feed/hub";
 import { openChangeLog } from "./feed/log";
 import { writeChangeLog } from "./feed/writer";
 import { type CountAnswer, countRequests, metricsRoute } from "./http/metrics";
@@ -26,8 +28,9 @@ import { type ReplicationWatch, trailing, withReplication } from "./watch/replic
 
 /** How often the indexer's process writes the change log from the tables (api/feed/writer.ts). */
 const CHANGE_LOG_EVERY_MS = 500;
-/** How long the change log keeps its entries: 30 days. */
-const CHANGE_LOG_RETAIN_MS = 30 * 24 * 3_600_000;
+/** How often the feed's streams are handed what the log has new (api/feed/hub.ts). */
+const FEED_EVERY_MS = 250;
+const DAY_MS = 24 * 3_600_000;
 
 /** What differs between the processes that serve the API: `npm start` (inside Ponder) and `npm run serve`'s workers. */
 export type ServiceParts = {
@@ -111,7 +114,7 @@ export async function assembleService(parts: ServiceParts): Promise<Service> {
       execute,
       history,
       everyMs: CHANGE_LOG_EVERY_MS,
-      retainMs: CHANGE_LOG_RETAIN_MS,
+      retainMs: (access.feedRetentionDays ?? FEED_RETENTION_DAYS_DEFAULT) * DAY_MS,
       onError: (error) => {
         // Once per cause: it is tried again every tick.
         if (error.message !== reported) console.error(`The change log could not be written: ${error.message}`);
@@ -122,6 +125,10 @@ export async function assembleService(parts: ServiceParts): Promise<Service> {
   const options = {
     store,
     changes: () => changes,
+    feed: new FeedHub(() => changes, {
+      everyMs: FEED_EVERY_MS,
+      onError: (error) => console.error(`The change feed could not be read: ${error.message}`),
+    }),
     history,
     chains,
     alarms,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { eventKey, type LoggedEntry, reconcile } from "./feed";
+import { eventKey, FinalQueue, type Floor, type LoggedEntry, reconcile } from "./feed";
 import { xorshift32 } from "./xorshift";
 
 const SEED = Number(process.env.SEED) || 20261201;
@@ -118,5 +118,97 @@ describe("reconcile", () => {
         for (const x of retractions) expect(x.retracts! < x.seq, where).toBe(true);
       }
     }
+  });
+});
+
+describe("FinalQueue", () => {
+  type Logged = { seq: bigint; chain: string; block: bigint; retracts: bigint | null; key: string };
+
+  it(`two chains' writers, one log, a reader at random places: only final entries leave, in order \
+(SEED=${SEED})`, () => {
+    for (let round = 0; round < 200; round++) {
+      const next = xorshift32(SEED * 7 + round);
+      const log: Logged[] = [];
+      const chains = ["a", "b"].map((name) => ({
+        name,
+        finality: 1 + (next() % 5),
+        chain: new Chain(next),
+        entries: [] as Entry[],
+        final: -1,
+      }));
+      const floors = new Map<string, Floor>();
+      const queue = new FinalQueue<Logged>();
+      const sent: Logged[] = [];
+      let read = 0;
+      const readTo = (to: number) => {
+        for (; read < to; read++) queue.push(log[read]!);
+        sent.push(...queue.release(BigInt(read), floors));
+      };
+      const run = (c: (typeof chains)[number]) => {
+        // Each chain's writer keeps its own log (core/feed.ts's rule), copied into the shared one.
+        const from = c.entries.length;
+        write(c.entries, c.chain, c.final);
+        const seqOf = new Map<bigint, bigint>();
+        for (const e of c.entries.slice(0, from)) seqOf.set(e.seq, log.find((x) => x.key === `${c.name}${e.seq}`)!.seq);
+        for (const e of c.entries.slice(from)) {
+          const seq = BigInt(log.length + 1);
+          seqOf.set(e.seq, seq);
+          const event = e.event ?? c.entries[Number(e.retracts) - 1]!.event!;
+          log.push({ seq, chain: c.name, block: BigInt(event.block), key: `${c.name}${e.seq}`, retracts: null });
+          if (e.retracts !== undefined) log[log.length - 1]!.retracts = seqOf.get(e.retracts)!;
+        }
+        c.final = Math.max(c.final, c.chain.blocks.length - 1 - c.finality);
+        floors.set(c.name, { floor: BigInt(c.final), through: BigInt(log.length) });
+      };
+      for (let step = 0; step < 60; step++) {
+        const c = chains[next() % 2]!;
+        if (next() % 2 === 0) c.chain.mine(1 + (next() % 3));
+        else {
+          const depth = Math.min(1 + (next() % c.finality), c.chain.blocks.length - c.final - 1);
+          c.chain.reorg(depth, next() % (depth + 2));
+        }
+        if (next() % 3 !== 0) run(c);
+        if (next() % 2 === 0) readTo(read + (next() % (log.length - read + 1)));
+      }
+      // Both chains final past every block written before, every entry read: all of it that lives has left.
+      for (const c of chains) {
+        c.chain.mine(c.finality + 1);
+        run(c);
+      }
+      readTo(log.length);
+      const where = `round ${round} (SEED=${SEED})`;
+      const retracted = new Set(log.flatMap((e) => (e.retracts === null ? [] : [e.retracts])));
+      const live = log.filter((e) => e.retracts === null && !retracted.has(e.seq));
+      const final = (e: Logged) => e.block <= floors.get(e.chain)!.floor;
+      // Seq order holds back a final entry logged after one not yet final.
+      const firstHeld = live.findIndex((e) => !final(e));
+      const want = firstHeld < 0 ? live : live.slice(0, firstHeld);
+      expect(
+        sent.map((e) => e.seq),
+        where,
+      ).toEqual(want.map((e) => e.seq));
+      expect(queue.size, where).toBe(live.length - want.length);
+    }
+  });
+
+  it("holds an entry until its floor passes it and its through is read; a retraction drops it", () => {
+    const queue = new FinalQueue<{ seq: bigint; chain: string; block: bigint; retracts: bigint | null }>();
+    queue.push({ seq: 1n, chain: "a", block: 5n, retracts: null });
+    queue.push({ seq: 2n, chain: "b", block: 9n, retracts: null });
+    queue.push({ seq: 3n, chain: "a", block: 6n, retracts: null });
+    expect(queue.release(3n, new Map([["a", { floor: 4n, through: 3n }]]))).toEqual([]);
+    expect(queue.release(3n, new Map([["a", { floor: 6n, through: 4n }]]))).toEqual([]);
+    expect(queue.resumeAfter(3n)).toBe(0n);
+    const floors = new Map([
+      ["a", { floor: 6n, through: 3n }],
+      ["b", { floor: 8n, through: 3n }],
+    ]);
+    // The first leaves; the second holds the third back (seq order), though the third is final.
+    expect(queue.release(3n, floors).map((e) => e.seq)).toEqual([1n]);
+    expect(queue.resumeAfter(3n)).toBe(1n);
+    queue.push({ seq: 4n, chain: "b", block: 9n, retracts: 2n });
+    expect(queue.release(4n, floors).map((e) => e.seq)).toEqual([3n]);
+    expect(queue.size).toBe(0);
+    expect(queue.resumeAfter(4n)).toBe(4n);
   });
 });

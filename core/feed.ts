@@ -12,6 +12,34 @@
  * replaced block has another key than its twin on the new branch, even at the same number.
  */
 
+import { parseOneOf } from "./parse";
+
+/** The names `type` takes: events of both registries, and delegation types. */
+export const FEED_TYPES = [
+  "DelegateAll",
+  "DelegateContract",
+  "DelegateERC721",
+  "DelegateERC20",
+  "DelegateERC1155",
+  "DelegateForAll",
+  "DelegateForContract",
+  "DelegateForToken",
+  "RevokeAllDelegates",
+  "RevokeDelegate",
+  "ALL",
+  "CONTRACT",
+  "ERC721",
+  "ERC20",
+  "ERC1155",
+  "TOKEN",
+] as const;
+
+/** A list of `type`s, comma-separated. */
+export const parseFeedTypes = (text: string): string[] => text.split(",").map(parseOneOf(FEED_TYPES));
+
+/** Which side of a delegation `wallet` is on. */
+export const ROLES = ["from", "vault", "to", "delegate", "either"] as const;
+
 /** An entry logged and not retracted: its sequence number, and its event's key (`eventKey`). */
 export type LoggedEntry = { seq: bigint; key: string };
 
@@ -43,4 +71,52 @@ export function reconcile<E>(
       .reverse(),
     append: current.slice(kept),
   };
+}
+
+/** An entry as a stream reads it: its place in the log and on its chain, and what it retracts. */
+export type StreamedEntry = { seq: bigint; chain: string; block: bigint; retracts: bigint | null };
+
+/**
+ * A chain's floor (`chain` is the chain and registry the writer keeps a floor for) with the last seq
+ * logged when it was raised: once a reader has read through `through`, an entry at or below `floor`
+ * it has not seen retracted never will be, as the writer reconciles only above its floor.
+ */
+export type Floor = { floor: bigint; through: bigint };
+
+/**
+ * What a stream of final entries only (never one a reorganization may retract) holds back, in log
+ * order: each entry it read waits until its chain's floor passes its block and the reader has read
+ * through the seq logged with that floor; a retraction drops its entry, and is not sent. Entries
+ * leave in seq order, so a reader resuming after the last one sent misses none: a chain slow to
+ * finalize holds back the entries of others logged after its own.
+ */
+export class FinalQueue<E extends StreamedEntry> {
+  private held: E[] = [];
+
+  /** Takes the next entry the reader read. */
+  push(entry: E): void {
+    if (entry.retracts === null) this.held.push(entry);
+    else this.held = this.held.filter((e) => e.seq !== entry.retracts);
+  }
+
+  /** The entries now final, from the oldest held, for a reader that has read through `read`. */
+  release(read: bigint, floors: ReadonlyMap<string, Floor>): E[] {
+    let n = 0;
+    for (const e of this.held) {
+      const floor = floors.get(e.chain);
+      if (floor === undefined || floor.floor < e.block || floor.through > read) break;
+      n++;
+    }
+    return n === 0 ? [] : this.held.splice(0, n);
+  }
+
+  /** How many entries are held. */
+  get size(): number {
+    return this.held.length;
+  }
+
+  /** Where a reader resumes without losing an entry held: before the oldest held, else `read`. */
+  resumeAfter(read: bigint): bigint {
+    return this.held.length > 0 ? this.held[0]!.seq - 1n : read;
+  }
 }

@@ -125,7 +125,13 @@ describe("defaults (README, Configuration)", () => {
       viewsSchema: "delegation_views",
       startBlocksFile: ".ponder/start-blocks.json",
       database: { url: undefined, pgliteDir: ".ponder/pglite" },
-      access: { adminToken: undefined, schema: "delegation_access", trustedProxy: false },
+      access: {
+        adminToken: undefined,
+        schema: "delegation_access",
+        trustedProxy: false,
+        feedStreamsPerKey: 50,
+        feedRetentionDays: 30,
+      },
       behindAfterSeconds: 120,
       replicaRoles: { reader: undefined, access: undefined },
       apart: false,
@@ -200,6 +206,8 @@ describe("defaults (README, Configuration)", () => {
         API_WORKERS: "3",
         PORT: "1",
         TRUSTED_PROXY: "true",
+        FEED_STREAMS_PER_KEY: "7",
+        FEED_RETENTION_DAYS: "3",
         REPLICA_BEHIND_SECONDS: "2.5",
         MALLOC_MMAP_THRESHOLD_: "65536",
       }),
@@ -207,7 +215,7 @@ describe("defaults (README, Configuration)", () => {
       host: "127.0.0.1",
       workers: 3,
       port: 1,
-      access: { trustedProxy: true },
+      access: { trustedProxy: true, feedStreamsPerKey: 7, feedRetentionDays: 3 },
       replicaBehindSeconds: 2.5,
       mallocMmapThreshold: 65_536,
     });
@@ -318,6 +326,8 @@ describe("invalid values: an error that names the variable", () => {
     ["BEHIND_AFTER_SECONDS", { BEHIND_AFTER_SECONDS: "soon" }, /^BEHIND_AFTER_SECONDS="soon": expected a number/],
     ["BEHIND_AFTER_SECONDS", { BEHIND_AFTER_SECONDS: "0" }, /^BEHIND_AFTER_SECONDS="0"/],
     ["TRUSTED_PROXY", { TRUSTED_PROXY: "yes" }, /^TRUSTED_PROXY="yes": expected true or false/],
+    ["FEED_STREAMS_PER_KEY", { FEED_STREAMS_PER_KEY: "0" }, /^FEED_STREAMS_PER_KEY="0": expected an integer/],
+    ["FEED_RETENTION_DAYS", { FEED_RETENTION_DAYS: "1.5" }, /^FEED_RETENTION_DAYS="1.5": expected an integer/],
     ["ADMIN_TOKEN", { ADMIN_TOKEN: "short" }, /^ADMIN_TOKEN is too short .*at least 16/],
   ];
   it.each(cases)("%s, in npm start", (_, env, message) => {

@@ -39,6 +39,10 @@ export type AccessSettings = {
   schema: string;
   /** TRUSTED_PROXY=true: the keyless limit counts the first address of X-Forwarded-For. */
   trustedProxy: boolean;
+  /** FEED_STREAMS_PER_KEY (default 50): the change feed's streams a key may hold open at once, per process. */
+  feedStreamsPerKey: number;
+  /** FEED_RETENTION_DAYS (default 30): how long the change log keeps an entry. */
+  feedRetentionDays: number;
 };
 
 /** What every process that serves the API reads. */
@@ -194,6 +198,9 @@ export type DemoSettings = {
 /** Long enough that guessing it over HTTP is hopeless. */
 const MIN_ADMIN_TOKEN = 16;
 
+/** How long the change log keeps an entry unless FEED_RETENTION_DAYS says. */
+export const FEED_RETENTION_DAYS_DEFAULT = 30;
+
 /** A variable's value; unset and empty alike are undefined. */
 const text = (env: Environment, name: string) => (env[name] === "" ? undefined : env[name]);
 
@@ -225,6 +232,9 @@ function access(env: Environment): AccessSettings {
     adminToken,
     schema: text(env, "ACCESS_SCHEMA") ?? "delegation_access",
     trustedProxy: flag(env, "TRUSTED_PROXY", false),
+    feedStreamsPerKey: integer(text(env, "FEED_STREAMS_PER_KEY"), "FEED_STREAMS_PER_KEY", 1, 100_000) ?? 50,
+    feedRetentionDays:
+      integer(text(env, "FEED_RETENTION_DAYS"), "FEED_RETENTION_DAYS", 1, 3_650) ?? FEED_RETENTION_DAYS_DEFAULT,
   };
 }
 

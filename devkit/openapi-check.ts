@@ -6,6 +6,7 @@
  * the schema for that status, and each documented header present valid against its own.
  */
 import Ajv2020, { type ValidateFunction } from "ajv/dist/2020";
+import { createParser } from "eventsource-parser";
 import { openApiDocument } from "../api/openapi/document";
 import { FORMATS } from "../api/openapi/schemas";
 
@@ -84,8 +85,24 @@ export function answerMismatches(answer: CheckedAnswer): string[] {
   if (!(type in documented.content)) {
     return [...reasons, `${where} ${answer.status}: content type ${type}, not ${Object.keys(documented.content)}`];
   }
+  if (type === "text/event-stream") return [...reasons, ...streamMismatches(answer, where)];
   const schema = ["paths", template, method, "responses", String(answer.status), "content", type, "schema"];
   return [...reasons, ...bodyMismatches(answer, where, schema)];
+}
+
+/** A stream's events (as much of it as was read): each event's data a FeedEntry, its id the entry's seq. */
+function streamMismatches(answer: CheckedAnswer, where: string): string[] {
+  const reasons: string[] = [];
+  const parser = createParser({
+    onEvent: (event) => {
+      const bad = bodyMismatches({ ...answer, text: event.data }, where, ["components", "schemas", "FeedEntry"]);
+      reasons.push(...bad);
+      const seq = /"seq":(\d+)/.exec(event.data)?.[1];
+      if (bad.length === 0 && event.id !== seq) reasons.push(`${where}: event id ${event.id}, but seq ${seq}`);
+    },
+  });
+  parser.feed(answer.text);
+  return reasons;
 }
 
 function problemMismatches(answer: CheckedAnswer, schema: string[]): string[] {

@@ -19,6 +19,7 @@ import { MAX_LABEL } from "../api/limits";
 import { ADMIN_OPERATIONS, OPERATIONS, type Operation } from "../api/openapi/document";
 import { PARAMETERS, type ParameterKey, V1_CHECK_PARAMETERS, V2_CHECK_PARAMETERS } from "../api/openapi/parameters";
 import { MULTICALL3_ADDRESS, multicall3Abi } from "../core/abi/multicall3";
+import { FEED_TYPES, ROLES } from "../core/feed";
 import { DIRECTIONS, MAX_BLOCK_NUMBER } from "../core/parse";
 import { V1_CHECK_KINDS, type V1CheckKind } from "../core/v1";
 import { V2_CHECK_KINDS, type V2CheckKind } from "../core/v2";
@@ -161,6 +162,8 @@ type Fuzzed = {
   body?: { text: string; type?: string };
   /** A well-formed cursor with the right digest, among parameters all right: it must be answered 200. */
   sound?: boolean;
+  /** Header parameters (the feed's Last-Event-ID). */
+  headers?: Record<string, string>;
 };
 
 /** The first grammar: paths and queries of any shape, mostly malformed. */
@@ -272,6 +275,14 @@ const GOOD: Record<Key, () => string> = {
   rights: () => pick(["", zeroHash, "abc"]),
   limit: () => String(1 + rng.int(3)),
   feedCursor: () => String(rng.int(50)),
+  lastEventId: () => String(rng.int(50)),
+  feedStart: () => String(rng.int(50)),
+  feedChains: () => pick(["31337", "all"]),
+  feedVersion: () => pick(["v1", "v2"]),
+  feedWallet: party,
+  role: () => pick(ROLES),
+  feedType: () => pick(FEED_TYPES),
+  delivery: () => pick(["instant", "finalized"]),
   direction: () => pick(DIRECTIONS),
   v2VaultType: () => pick(V2_CHECK_KINDS),
   v1VaultType: () => pick(V1_CHECK_KINDS),
@@ -394,10 +405,13 @@ function operationRequest(operations: readonly Operation[], cursors: number): Fu
   const op = pick(operations);
   const path = pathOf(op, rightOrHostile);
   const pairs: [string, string][] = [];
+  const headers: Record<string, string> = {};
   for (const key of op.parameters) {
     if (PARAMETERS[key].in === "path" || key === "cursor") continue;
-    if (chance(op.required?.includes(key) || key === "chainId" ? 0.9 : 0.4))
-      pairs.push([PARAMETERS[key].name, rightOrHostile(key)]);
+    if (!chance(op.required?.includes(key) || key === "chainId" ? 0.9 : 0.4)) continue;
+    if (PARAMETERS[key].in === "header")
+      headers[PARAMETERS[key].name] = rightOrHostile(key).replace(/[^\x21-\x7e]/g, "");
+    else pairs.push([PARAMETERS[key].name, rightOrHostile(key)]);
   }
   if (chance(0.15)) pairs.push([pick(PROTOTYPE_NAMES), chance(0.5) ? pick(PROTOTYPE_NAMES) : hostile()]);
   if (chance(0.05) && pairs.length > 0) pairs.push(pick(pairs));
@@ -405,6 +419,7 @@ function operationRequest(operations: readonly Operation[], cursors: number): Fu
   const method = chance(0.85) ? (op.method === "get" && chance(0.1) ? "HEAD" : op.method.toUpperCase()) : pick(METHODS);
   return {
     what: cursors === 1 ? "cursor" : "operation",
+    headers,
     method,
     target: `${path}${queryOf(rng.shuffle(pairs))}`,
     ...(op.requestBody && { body: bodyOf(op) }),
@@ -645,12 +660,20 @@ function send(
       { host: base.hostname, port: base.port, method, path: target, headers, timeout: 20_000, localAddress },
       (res) => {
         let body = "";
-        res.setEncoding("utf8");
-        res.on("data", (chunk: string) => (body += chunk));
-        res.on("end", () => {
-          const headers = new Headers(Object.entries(res.headers).map(([k, v]) => [k, String(v)]));
+        const headers = new Headers(Object.entries(res.headers).map(([k, v]) => [k, String(v)]));
+        const answer = () =>
           ok({ status: res.statusCode ?? 0, type: String(res.headers["content-type"] ?? ""), body, headers });
+        res.setEncoding("utf8");
+        // A stream (the change feed) stays open: what it sent first is its answer.
+        const stream = String(res.headers["content-type"]).startsWith("text/event-stream");
+        res.on("data", (chunk: string) => {
+          body += chunk;
+          if (stream && body.includes("\n\n")) {
+            answer();
+            req.destroy();
+          }
         });
+        res.on("end", answer);
       },
     );
     req.on("timeout", () => req.destroy(new Error(`no answer in 20 s: ${method} ${target.slice(0, 200)}`)));
@@ -900,6 +923,7 @@ describe("abuse", () => {
         if (admin) {
           headers.Authorization = chance(0.9) ? `Bearer ${service.adminToken}` : `Bearer ${pick(PROTOTYPE_NAMES)}`;
         }
+        Object.assign(headers, fuzz.headers);
         if (fuzz.body?.type) headers["Content-Type"] = fuzz.body.type;
         if (!fuzz.sound && chance(0.05)) headers["X-Filler"] = repeat("h", 8_000);
         if (!fuzz.sound && chance(0.05)) headers["X-Forwarded-For"] = values().replace(/[^\x21-\x7e]/g, "") || "x";

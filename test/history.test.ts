@@ -59,6 +59,7 @@ import {
   registryLogs,
   revokedDelegates,
 } from "./helpers/event-records";
+import { type FeedEntry, liveEntries, pullFeed, streamFeed } from "./helpers/feed";
 import { canonical, parseJsonExact } from "./helpers/json";
 import { type FollowOptions, followPages, type Paged, withParam } from "./helpers/pages";
 import { before as isBefore, type Position } from "./helpers/position";
@@ -296,36 +297,12 @@ function pages(read: PagedRead, beforePage?: FollowOptions["beforePage"], bases 
 /** A random spelling of a wallet in a path: lowercase, EIP-55 or uppercase hex. */
 const spell = (a: Address) => spellAddress(rng.query, a);
 
-/** An entry of the change log (GET /registry/feed/events), as parsed with exact integers. */
-type FeedEntry = {
-  seq: bigint;
-  chainId: number;
-  version: Version;
-  blockNumber: bigint;
-  blockHash: Hex;
-  logIndex: number;
-  retracts: bigint | null;
-  event: ApiRecord;
-};
-
 /** The whole change log, page by page (at random limits) from the oldest entry. */
-async function wholeFeed(): Promise<FeedEntry[]> {
-  const entries: FeedEntry[] = [];
-  let cursor = 0n;
-  for (;;) {
-    const answer = await get(`/registry/feed/events?cursor=${cursor}&limit=${1 + rng.query.int(50)}`);
-    expect(answer.status, tag(`the change log after ${cursor}: ${answer.text}`)).toBe(200);
-    const page = parseJsonExact(answer.text) as { entries: FeedEntry[]; cursor: bigint };
-    if (page.entries.length === 0) return entries;
-    entries.push(...page.entries.map((e) => ({ ...e, chainId: Number(e.chainId), logIndex: Number(e.logIndex) })));
-    cursor = page.cursor;
-  }
-}
+const wholeFeed = () => pullFeed((path) => get(path), rng.query);
 
-/** The entries of the log not retracted, in log order. */
-function liveEntries(entries: readonly FeedEntry[]): FeedEntry[] {
-  const retracted = new Set(entries.flatMap((e) => (e.retracts === null ? [] : [e.retracts])));
-  return entries.filter((e) => e.retracts === null && !retracted.has(e.seq));
+/** What a wait for the change log saw: its last entries, the chains' state and the service's last words. */
+function feedSeen(): string {
+  return `${plainOutput(service).slice(-4000)}`;
 }
 
 /** The items a paged read gave against those expected, item by item; a mismatch names the first difference. */
@@ -857,8 +834,12 @@ block", async () => {
     await waitForIndexed(lastWriteBlock);
     // The change log has taken branch A in (its test, below, looks for their retractions).
     const branchA = lastWriteBlock;
-    await waitFor("the change log to hold branch A", async () =>
-      (await wholeFeed()).some((e) => e.chainId === CHAIN_ID && e.blockNumber === branchA) ? true : undefined,
+    await waitFor(
+      "the change log to hold branch A",
+      async () =>
+        (await wholeFeed()).some((e) => e.chainId === CHAIN_ID && e.blockNumber === branchA) ? true : undefined,
+      120_000,
+      feedSeen,
     );
     const reads = [
       { what: "v2 listing of W", version: "v2", first: path(`/registry/v2/${W}`, { limit: 3 }) },
@@ -959,18 +940,23 @@ replaced branch's entries were retracted once each, after them", async () => {
     // Caught up once the chain's last event of each registry is in the log.
     const histories = { v2: await chainHistory("v2", head), v1: await chainHistory("v1", head) };
     let entries: FeedEntry[] = [];
-    await waitFor("the change log to catch up", async () => {
-      entries = await wholeFeed();
-      const live = liveEntries(entries);
-      return (["v2", "v1"] as const).every((version) => {
-        const last = histories[version].at(-1)!;
-        return live.some(
-          (e) => e.version === version && e.blockNumber === last.blockNumber && e.logIndex === Number(last.logIndex),
-        );
-      })
-        ? true
-        : undefined;
-    });
+    await waitFor(
+      "the change log to catch up",
+      async () => {
+        entries = await wholeFeed();
+        const live = liveEntries(entries);
+        return (["v2", "v1"] as const).every((version) => {
+          const last = histories[version].at(-1)!;
+          return live.some(
+            (e) => e.version === version && e.blockNumber === last.blockNumber && e.logIndex === Number(last.logIndex),
+          );
+        })
+          ? true
+          : undefined;
+      },
+      120_000,
+      feedSeen,
+    );
     const mismatches: Mismatch[] = [];
     const seqs = entries.map((e) => e.seq);
     expect(seqs, tag("seq grows along the log")).toEqual([...seqs].sort((a, b) => (a < b ? -1 : 1)));
@@ -1008,6 +994,36 @@ replaced branch's entries were retracted once each, after them", async () => {
       expect(e.blockHash, tag(`entry ${e.seq}'s block`)).toBe(block.hash);
     }
     expect(mismatches.length, report(SEED, "the change log", mismatches)).toBe(0);
+  });
+
+  it("the change log's stream gives the pull pages' entries, in order, across reconnections with \
+Last-Event-ID; delivery=finalized gives the live entries once final, and no retraction", async () => {
+    const entries = await wholeFeed();
+    const last = entries.at(-1)!.seq;
+    const instant = await streamFeed(service.url, "?cursor=0", {
+      headers: service.headers,
+      rng: rng.query,
+      enough: (got) => (got.entries.at(-1)?.seq ?? -1n) >= last,
+    });
+    const upTo = instant.entries.filter((e) => e.seq <= last);
+    expect(instant.ids.slice(0, upTo.length), tag("ids are seqs")).toEqual(upTo.map((e) => String(e.seq)));
+    expect(upTo.map(canonical), tag("the stream's entries are the pages'")).toEqual(entries.map(canonical));
+    expect(instant.connections, tag("the stream was resumed")).toBeGreaterThan(1);
+    // Twice the finality depth mined: Ponder's final block, which moves in steps, passes every entry.
+    const depth = BigInt(ponderFinalityDepth(CHAIN_ID));
+    await rpc(anvil.url, "anvil_mine", [toHex(2n * depth + 2n)]);
+    await waitForIndexed(await chainClient(anvil.url).getBlockNumber());
+    const ours = liveEntries(entries.filter((e) => e.chainId === CHAIN_ID));
+    const finalized = await streamFeed(service.url, `?cursor=0&chainId=${CHAIN_ID}&delivery=finalized`, {
+      headers: service.headers,
+      rng: rng.query,
+      enough: (got) => got.entries.length >= ours.length,
+    });
+    expect(
+      finalized.entries.map((e) => e.seq),
+      tag("the finalized stream: the live entries"),
+    ).toEqual(ours.map((e) => e.seq));
+    expect(finalized.entries.some((e) => e.retracts !== null)).toBe(false);
   });
 
   it.runIf(process.env.DATABASE_URL)(

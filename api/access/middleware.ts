@@ -4,7 +4,7 @@ import { budgetHolder } from "../http/address";
 import { PROCESS_LOAD } from "../http/load";
 import { Problem } from "../http/problem";
 import { databaseUnavailable, databaseUnreachable } from "../http/unavailable";
-import { KEYLESS_ROWS_PER_UNIT } from "../limits";
+import { KEYLESS_ROWS_PER_UNIT, KEYLESS_STREAMS } from "../limits";
 import type { KeyStore } from "./keys";
 import type { RateLimiter, Verdict } from "./limit";
 import { refusalPace } from "./pace";
@@ -14,6 +14,8 @@ export type AccessOptions = {
   limiter: RateLimiter;
   /** Behind a proxy the operator trusts: the client is the first address of X-Forwarded-For. */
   trustProxy: boolean;
+  /** The change feed's streams a key may hold open at once (a keyless client: KEYLESS_STREAMS). */
+  streamsPerKey?: number;
   /** Whether to refuse a keyless request because the process is saturated (default: this process's). */
   load?: { shed(): boolean };
   /**
@@ -73,8 +75,17 @@ export const rowCap = (budget: Budget, paid = 1) => {
   return left === undefined ? undefined : left + paid * KEYLESS_ROWS_PER_UNIT;
 };
 
-/** What the access check leaves a route: the request's keyless budget. */
-export type AccessVariables = { budget: Budget };
+/**
+ * Who a request is, for what it may hold open (the change feed's streams): its key, or its
+ * keyless budget's holder, and how many.
+ */
+export type Client = { id: string; streams: number };
+
+/** A key's streams where the operator has not said. */
+const DEFAULT_STREAMS_PER_KEY = 50;
+
+/** What the access check leaves a route: the request's keyless budget, and who it is. */
+export type AccessVariables = { budget: Budget; client: Client };
 
 /**
  * What a failed spend of the budget throws: a budget kept in a database that cannot be reached (an
@@ -147,20 +158,26 @@ export function requireAccess(options: AccessOptions): MiddlewareHandler<{ Varia
   return async (c, next) => {
     const key = c.req.header("X-API-KEY");
     // A CORS preflight carries no key, even for a keyed request: it is not counted (browsers keep its answer).
-    if (c.req.method === "OPTIONS" || (key !== undefined && options.keys.useHeld(key))) {
+    // A key's own streams: counted by the key (in memory only), as the operator bounds them.
+    const keyed = () => {
       c.set("budget", UNBOUNDED);
+      c.set("client", { id: `key ${key}`, streams: options.streamsPerKey ?? DEFAULT_STREAMS_PER_KEY });
+    };
+    if (c.req.method === "OPTIONS" || (key !== undefined && options.keys.useHeld(key))) {
+      keyed();
       return next();
     }
     // A key the copy held, too old now to vouch for it (its reads late behind a load, or the keys'
     // database slow: api/access/valid-keys.ts), is looked up at no keyless cost, and never shed.
     if (key !== undefined && options.keys.heldOnce(key)) {
       await useKey(options.keys, key, "send a valid key, or no key to be served within the keyless limit");
-      c.set("budget", UNBOUNDED);
+      keyed();
       return next();
     }
     const holder = holderOf(c, options.trustProxy);
     const budget = keylessBudget(options.limiter, holder);
     c.set("budget", budget);
+    c.set("client", { id: holder, streams: KEYLESS_STREAMS });
     try {
       // Saturated: keyed requests first. The refusal costs next to nothing, and no budget.
       if ((options.load ?? PROCESS_LOAD).shed()) {
@@ -176,7 +193,7 @@ export function requireAccess(options: AccessOptions): MiddlewareHandler<{ Varia
         await useKey(options.keys, key, "send a valid key, or no key to be served within the keyless limit");
         // A valid key (new since this process's last copy of the keys): its request is not keyless.
         await budget.charge(-1);
-        c.set("budget", UNBOUNDED);
+        keyed();
         return next();
       }
       await budget.spend(1);

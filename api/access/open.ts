@@ -13,6 +13,8 @@ export const ACCESS_APPLICATION_NAMES = { keys: "delegation-lookup access", keyl
 export type Access = AccessOptions & {
   /** The admin endpoints' bearer token; undefined: they are off. */
   adminToken: string | undefined;
+  /** How long the change log keeps an entry (default: core/settings.ts's). */
+  feedRetentionDays?: number;
   /** The service's own database (keys, windows, served chains) and its schema there. */
   db: AccessDb;
   schema: string;
@@ -38,6 +40,8 @@ export async function openAccess(settings: AccessSettings, database: DatabaseSet
     keys: await openKeyStore(db, schema),
     limiter: database.url ? await sqlLimiter(budgets, schema) : memoryLimiter(),
     trustProxy: settings.trustedProxy,
+    streamsPerKey: settings.feedStreamsPerKey,
+    feedRetentionDays: settings.feedRetentionDays,
     adminToken: settings.adminToken,
     db,
     schema,

@@ -2,18 +2,22 @@ import { parseLimit, parseSeq } from "../../core/parse";
 import { Params } from "../http/params";
 import { Problem } from "../http/problem";
 import type { Answers } from "../routes/table";
-import type { FeedEntry } from "./log";
+import { entryJson } from "./entry";
+import { feedStream } from "./stream";
 
 /** A page's entries when `limit` is not given. */
 const DEFAULT_LIMIT = 100;
 
-/** An entry as the feed answers it: its record is the history's JSON, written as it is. */
-const entryJson = (e: FeedEntry) =>
-  `{"seq":${e.seq},"chainId":${e.chainId},"version":"${e.version}","blockNumber":${e.block},` +
-  `"blockHash":"${e.blockHash}","logIndex":${e.logIndex},"retracts":${e.retracts ?? "null"},"event":${e.record}}`;
-
-/** GET /registry/feed/events: the change log's entries after `cursor`, a page at a time. */
+/**
+ * GET /registry/feed/events: the change log's entries after `cursor`, a page at a time; GET
+ * /registry/feed streams them.
+ */
 export const FEED_ANSWERS: Answers = {
+  feedStream: () => async (c) => {
+    const hub = c.var.feed;
+    if (!hub) throw new Problem("chain_syncing", "the change log is not open yet", { headers: { "Retry-After": "5" } });
+    return feedStream(c, hub);
+  },
   feedEntries: () => async (c) => {
     const params = Params.ofUrl(c.req.url);
     const cursor = params.optional("cursor", parseSeq) ?? 0n;

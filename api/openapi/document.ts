@@ -118,7 +118,7 @@ export function openApiDocument(operations: readonly Operation[] = ROUTES) {
         [String(op.ok.status)]: {
           description: op.ok.description,
           headers: headerRefs([...op.ok.headers, ...(keyed ? RATE_HEADERS : [])]),
-          content: { "application/json": { schema: op.ok.schema } },
+          content: { [op.ok.mediaType ?? "application/json"]: { schema: op.ok.schema } },
         },
         ...problemResponses(codes, keyed),
       },

@@ -3,6 +3,8 @@
  * core/parse.ts), what the schema cannot say, and the parser itself, so that a test holds the
  * document to what the routes accept (test/openapi.test.ts).
  */
+
+import { FEED_TYPES, parseFeedTypes, ROLES } from "../../core/feed";
 import {
   ADDRESS_PATTERN,
   BYTES32_PATTERN,
@@ -33,7 +35,7 @@ import type { JsonSchema } from "./schemas";
 
 export type ParameterSpec = {
   name: string;
-  in: "query" | "path";
+  in: "query" | "path" | "header";
   description: string;
   schema: JsonSchema;
   /** The route's parser: it accepts no text the schema refuses. */
@@ -154,6 +156,66 @@ export const PARAMETERS = {
     parse: parseLimit,
   },
   cursor: text("cursor", "query", "The next page: copy it from the previous page's Link header; it pins its block."),
+  lastEventId: {
+    name: "Last-Event-ID",
+    in: "header",
+    description:
+      "The `id` of the last event received, which EventSource sends when it reconnects: the stream resumes " +
+      "right after it (before `cursor`, which a reconnecting EventSource repeats).",
+    schema: { type: "string", pattern: SEQ_PATTERN },
+    parse: parseSeq,
+  },
+  feedStart: {
+    name: "cursor",
+    in: "query",
+    description:
+      "The `seq` after which the stream starts (0: from the oldest entry kept); absent: with the entries logged next.",
+    schema: { type: "string", pattern: SEQ_PATTERN },
+    parse: parseSeq,
+  },
+  feedChains: {
+    name: "chainId",
+    in: "query",
+    description: "Only these chains' entries: a chain id, a list without repeats (`1,8453`), or `all` (default).",
+    schema: { type: "string", pattern: CHAIN_IDS_PATTERN },
+    parse: parseChainIds,
+  },
+  feedVersion: {
+    name: "version",
+    in: "query",
+    description: "Only this registry's entries: `v2` or `v1` (default: both).",
+    schema: { type: "string", enum: ["v1", "v2"] },
+    parse: parseOneOf(["v1", "v2"]),
+  },
+  feedWallet: address("wallet", "Only the entries of events this wallet is a side of (which side: `role`)"),
+  role: {
+    name: "role",
+    in: "query",
+    description:
+      "Which side `wallet` is on: `from` or `vault` (the cold wallet), `to` or `delegate` (the hot wallet, and a " +
+      "RevokeDelegate's revoked delegate), or `either` (default).",
+    schema: { type: "string", enum: [...ROLES] },
+    parse: parseOneOf(ROLES),
+  },
+  feedType: {
+    name: "type",
+    in: "query",
+    description:
+      "Only these kinds, a comma-separated list: event names (`DelegateERC721`, `RevokeDelegate`, ...) or " +
+      "delegation types (`ALL`, `CONTRACT`, `ERC721`, `ERC20`, `ERC1155`, v1's `TOKEN`).",
+    schema: { type: "string", pattern: `^(${FEED_TYPES.join("|")})(,(${FEED_TYPES.join("|")}))*$` },
+    parse: parseFeedTypes,
+  },
+  delivery: {
+    name: "delivery",
+    in: "query",
+    description:
+      "`instant` (default): entries as soon as indexed, retractions possible. `finalized`: only entries past their " +
+      "chain's finality, never one later retracted, and no retractions; in seq order, so a chain slow to finalize " +
+      "holds back the others' entries.",
+    schema: { type: "string", enum: ["instant", "finalized"] },
+    parse: parseOneOf(["instant", "finalized"]),
+  },
   feedCursor: {
     name: "cursor",
     in: "query",

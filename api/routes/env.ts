@@ -1,5 +1,6 @@
 import type { AccessVariables } from "../access/middleware";
 import type { Access } from "../access/open";
+import type { FeedHub } from "../feed/hub";
 import type { ChangeLog } from "../feed/log";
 import type { HistoryStore } from "../store/history-store";
 import type { ServedChain } from "../store/served-chains";
@@ -23,6 +24,8 @@ export type Env = {
     moments?: MomentClock;
     /** The change log the feed pages (api/feed/log.ts); absent: not open yet, the feed answers 503. */
     changes?: ChangeLog;
+    /** The process's reader of the log for its streams (api/feed/hub.ts). */
+    feed?: FeedHub;
   };
 };
 
@@ -48,4 +51,6 @@ export type AppOptions = {
   listings?: ListingCache;
   /** The change log, once open (it is made beside the keys). */
   changes?: () => ChangeLog | undefined;
+  /** The process's reader of the change log for the feed's streams; absent: GET /registry/feed answers 503. */
+  feed?: FeedHub;
 };

@@ -13,6 +13,7 @@ import openapiTS, { astToString } from "openapi-typescript";
 import { describe, expect, it, vi } from "vitest";
 import type { Access } from "../access/open";
 import type { createApp as CreateApp } from "../app";
+import { FeedHub } from "../feed/hub";
 import type { ChangeLog } from "../feed/log";
 import type { openApiDocument as OpenApiDocument } from "../openapi/document";
 import { PARAMETERS, type ParameterKey } from "../openapi/parameters";
@@ -49,6 +50,14 @@ const VALID: Record<ParameterKey, string> = {
   limit: "10",
   cursor: "",
   feedCursor: "0",
+  lastEventId: "0",
+  feedStart: "0",
+  feedChains: String(CHAIN),
+  feedVersion: "v2",
+  feedWallet: wallet(4),
+  role: "from",
+  feedType: "DelegateAll,ERC721",
+  delivery: "instant",
   wallet: wallet(4),
   hotWallet: wallet(4),
   direction: "incoming",
@@ -69,7 +78,8 @@ function pathOf(route: Route, left: ParameterKey[] = []): string {
   for (const key of route.parameters) {
     const { name, in: where } = PARAMETERS[key];
     if (where === "path") path = path.replace(`{${name}}`, VALID[key]);
-    else if (key !== "cursor" && key !== "timestamp" && !left.includes(key)) query.set(name, VALID[key]);
+    else if (where === "query" && key !== "cursor" && key !== "timestamp" && !left.includes(key))
+      query.set(name, VALID[key]);
   }
   return `${path}?${query}`;
 }
@@ -134,7 +144,12 @@ function appOptions(): AppOptions & { spent: { units: number } } {
     adminToken: "token",
   } as unknown as Access;
   // An empty change log.
-  const changes = { entries: async () => [], pruned: async () => 0n } as unknown as ChangeLog;
+  const changes = {
+    entries: async () => [],
+    pruned: async () => 0n,
+    newest: async () => 0n,
+    floors: async () => new Map(),
+  } as unknown as ChangeLog;
   const options = {
     store: STORE,
     history: HISTORY,
@@ -143,7 +158,7 @@ function appOptions(): AppOptions & { spent: { units: number } } {
     access,
     behindAfterSeconds: 120,
   };
-  return { ...options, changes: () => changes, spent };
+  return { ...options, changes: () => changes, feed: new FeedHub(() => changes, { everyMs: 1_000 }), spent };
 }
 
 /** The routes, the app, the document and the fast path, as modules loaded afresh (after `declare` adds routes). */
@@ -228,7 +243,10 @@ describe("the route table", { timeout: 60_000 }, () => {
       const body = route.requestBody === undefined ? undefined : JSON.stringify(bodyOf(route, 1));
       const headers = { "Content-Type": "application/json" };
       const res = await app.request(pathOf(route), { method, body, headers }, SOCKET);
-      expect(res.status, `${method} ${pathOf(route)}: ${await res.clone().text()}`).toBe(route.ok.status);
+      // Read only when refused: the feed's answer is a stream that stays open (cancelled here).
+      const text = res.status === route.ok.status ? "" : await res.clone().text();
+      expect(res.status, `${method} ${pathOf(route)}: ${text}`).toBe(route.ok.status);
+      await res.body?.cancel();
       expect(methodsOf(route.path.replaceAll(/\{\w+\}/g, wallet(9)))).toContain(method);
     }
   });

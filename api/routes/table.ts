@@ -46,6 +46,7 @@ export type AnswerName =
   | "delegation"
   | "chains"
   | "feedEntries"
+  | "feedStream"
   | "rpc"
   | "createKey"
   | "listKeys"
@@ -76,7 +77,14 @@ export type Route = {
   conditional?: ParameterKey[];
   requestBody?: JsonSchema;
   /** The 2xx answer: its status, body schema and the headers that come with it. */
-  ok: { status: number; schema: JsonSchema; headers: string[]; description: string };
+  ok: {
+    status: number;
+    schema: JsonSchema;
+    headers: string[];
+    description: string;
+    /** Its media type (default application/json). */
+    mediaType?: "text/event-stream";
+  };
   /** The problems it can answer with, beyond those every /registry (or /admin) request can. */
   problems: ProblemCode[];
   /** Answered on node:http itself, past Hono, when keyed (api/routes/direct-answers.ts). */
@@ -87,6 +95,11 @@ export type Route = {
   | { /** An API key is optional: keyless requests are limited. */ access: "keyed"; cost: KeylessCost }
   | { /** The admin token is required; no keyless budget is spent. */ access: "admin"; cost?: never }
 );
+
+/** What GET /registry/feed's events are. */
+const FEED_STREAM_TEXT =
+  "Server-Sent Events (WHATWG): each event's `id` is an entry's `seq` and its `data` one FeedEntry as JSON " +
+  "(components/schemas/FeedEntry); `retry` is set; comments (`:`) keep the connection alive.";
 
 const ref = (name: keyof typeof schemas) => ({ $ref: `#/components/schemas/${name}` });
 
@@ -457,6 +470,38 @@ export const ROUTES: readonly Route[] = (
       parameters: [],
       ok: { status: 200, schema: ref("Chains"), headers: [], description: "One entry per chain served." },
       problems: [],
+      access: "keyed",
+      cost: ONE,
+    },
+    {
+      method: "get",
+      path: "/registry/feed",
+      answer: "feedStream",
+      operationId: "feed",
+      tag: "feed",
+      summary: "The change log as Server-Sent Events: entries as they are logged, resumable with Last-Event-ID",
+      parameters: [
+        "lastEventId",
+        "feedStart",
+        "feedChains",
+        "feedVersion",
+        "feedWallet",
+        "role",
+        "contract",
+        "rights",
+        "feedType",
+        "delivery",
+      ],
+      // Given with `role`, which says which side it is.
+      conditional: ["feedWallet"],
+      ok: {
+        status: 200,
+        schema: { type: "string", description: FEED_STREAM_TEXT },
+        headers: [],
+        description: "A stream of entries (text/event-stream) that stays open; a comment at least every 15 s.",
+        mediaType: "text/event-stream",
+      },
+      problems: ["missing_parameter", "invalid_parameter", "unsupported_chain", "cursor_expired", "chain_syncing"],
       access: "keyed",
       cost: ONE,
     },

@@ -5,6 +5,7 @@
  */
 import type { Access } from "../../api/access/open";
 import { createApp } from "../../api/app";
+import { FeedHub } from "../../api/feed/hub";
 import type { ChangeLog, FeedEntry } from "../../api/feed/log";
 import { toJson } from "../../api/http/json";
 import { v2EventRecord } from "../../api/routes/records";
@@ -36,8 +37,11 @@ export type Failing = {
   pruned?: boolean;
 };
 
-/** The app; its admin endpoints take the token "the operator's token", and no API key is valid. */
-export function emptyApp(fail: Failing = {}) {
+/** What a test gives the app instead of its own: a change log and the feed's hub over it; a valid API key. */
+export type Parts = { changes?: ChangeLog; feed?: FeedHub; key?: string };
+
+/** The app; its admin endpoints take the token "the operator's token", and no API key is valid but `parts.key`. */
+export function emptyApp(fail: Failing = {}, parts: Parts = {}) {
   const ready = { ready: !fail.syncing, indexedBlock: 100n, indexedTimestamp: Math.floor(Date.now() / 1000) };
   const head = async <T>(data: T) => {
     if (fail.broken) throw new Error("a bug, as the app meets one");
@@ -82,7 +86,12 @@ export function emptyApp(fail: Failing = {}) {
               : { items: [], more: false },
   });
   const access = {
-    keys: { use: async () => false, useHeld: () => false, heldOnce: () => false, list: async () => [] },
+    keys: {
+      use: async () => false,
+      useHeld: (key: string) => key === parts.key,
+      heldOnce: () => false,
+      list: async () => [],
+    },
     limiter: {
       take: async () => ({ allowed: !fail.limited, limit: 25, windowMs: 10_000, remaining: 0, resetMs: 4_000 }),
       charge: async () => ({ allowed: !fail.limited, limit: 25, windowMs: 10_000, remaining: 0, resetMs: 4_000 }),
@@ -124,12 +133,17 @@ export function emptyApp(fail: Failing = {}) {
     { ...event, seq: 11n, retracts: null },
     { ...event, seq: 12n, retracts: 11n },
   ];
-  const changes = {
-    entries: async (after: bigint, limit: number) => entries.filter((e) => e.seq > after).slice(0, limit),
-    pruned: async () => (fail.pruned ? 10n : 0n),
-  } as unknown as ChangeLog;
+  const changes =
+    parts.changes ??
+    ({
+      entries: async (after: bigint, limit: number) => entries.filter((e) => e.seq > after).slice(0, limit),
+      pruned: async () => (fail.pruned ? 10n : 0n),
+      newest: async () => 12n,
+      floors: async () => new Map([[`${CHAIN}:v2`, { floor: 100n, through: 12n }]]),
+    } as unknown as ChangeLog);
   return createApp({
     changes: () => changes,
+    feed: parts.feed ?? new FeedHub(() => changes, { everyMs: 1_000 }),
     store,
     history,
     alarms: {

@@ -1,0 +1,179 @@
+import type { Context } from "hono";
+import { FinalQueue, type Floor } from "../../core/feed";
+import { parseOneOf, parseSeq } from "../../core/parse";
+import { Params, parseParam } from "../http/params";
+import { Problem } from "../http/problem";
+import type { Env } from "../routes/env";
+import { entryJson } from "./entry";
+import { type FeedFilter, feedFilterOf, passes } from "./filter";
+import { type FeedHub, HUB_PAGE, type HubEntry, type Reader } from "./hub";
+import { sseComment, sseMessage, sseRetry } from "./sse";
+
+/** How long a client waits before it reconnects after the stream ends. */
+const RETRY_MS = 2_000;
+/**
+ * What a stream may have queued, unsent, before it is closed: a client that reads slower than the
+ * log grows resumes with Last-Event-ID rather than holding the process's memory.
+ */
+const MAX_QUEUED_BYTES = 1 << 20;
+/** Entries a `delivery=finalized` stream may hold back waiting for finality before it is closed. */
+const MAX_HELD = 10_000;
+
+const encoder = new TextEncoder();
+
+/** Where a stream starts: after Last-Event-ID (a reconnecting client's), else `cursor`; absent: what comes next. */
+function startOf(c: Context<Env>, params: Params): bigint | undefined {
+  const cursor = params.optional("cursor", parseSeq);
+  const last = c.req.header("Last-Event-ID");
+  return last !== undefined && last !== "" ? parseParam("Last-Event-ID", last, parseSeq) : cursor;
+}
+
+/** Holds one of the client's streams, or refuses it (429) when it holds as many as it may. */
+function holdStream(hub: FeedHub, c: Context<Env>): () => void {
+  const { id, streams } = c.var.client;
+  const held = hub.held.get(id) ?? 0;
+  if (held >= streams)
+    throw new Problem(
+      "rate_limited",
+      `at most ${streams} streams of the feed at once ${streams === 2 ? "without an API key" : "for this key"}; ` +
+        "close one, or page GET /registry/feed/events",
+      { headers: { "Retry-After": "5" } },
+    );
+  hub.held.set(id, held + 1);
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    const now = (hub.held.get(id) ?? 1) - 1;
+    if (now === 0) hub.held.delete(id);
+    else hub.held.set(id, now);
+  };
+}
+
+/**
+ * One stream's reader of the log: it takes every entry after its cursor, sends those its filter
+ * lets through (instant) or holds them until final (finalized), and closes when its client lags.
+ */
+class StreamReader implements Reader {
+  cursor: bigint;
+  private readonly final: FinalQueue<HubEntry> | undefined;
+
+  constructor(
+    start: bigint,
+    private readonly filter: FeedFilter,
+    finalized: boolean,
+    private readonly send: (text: string) => boolean,
+    private readonly end: () => void,
+  ) {
+    this.cursor = start;
+    this.final = finalized ? new FinalQueue() : undefined;
+  }
+
+  take(entries: readonly HubEntry[], floors: ReadonlyMap<string, Floor>): void {
+    for (const e of entries) {
+      if (e.seq <= this.cursor) continue;
+      this.cursor = e.seq;
+      if (!passes(this.filter, e, e.subject)) continue;
+      if (this.final) this.final.push(e);
+      else if (!this.message(e)) return;
+    }
+    if (!this.final) return;
+    for (const e of this.final.release(this.cursor, floors)) if (!this.message(e)) return;
+    if (this.final.size > MAX_HELD) {
+      this.send(sseComment(`more than ${MAX_HELD} entries wait for finality: resume with Last-Event-ID`));
+      this.end();
+    }
+  }
+
+  beat(): void {
+    this.send(sseComment("heartbeat"));
+  }
+
+  private message(e: HubEntry): boolean {
+    return this.send(sseMessage({ id: String(e.seq), data: entryJson(e) }));
+  }
+}
+
+/**
+ * GET /registry/feed: the change log as Server-Sent Events (api/feed/sse.ts), from where the client
+ * asks, then as entries are logged. A stream is a reader of the process's hub (api/feed/hub.ts).
+ */
+export async function feedStream(c: Context<Env>, hub: FeedHub): Promise<Response> {
+  const params = Params.ofUrl(c.req.url);
+  const filter = feedFilterOf(
+    params,
+    c.var.chains.map((chain) => chain.id),
+  );
+  const finalized =
+    (params.optional("delivery", parseOneOf(["instant", "finalized"] as const)) ?? "instant") === "finalized";
+  const asked = startOf(c, params);
+  const log = c.var.changes;
+  if (!log) throw new Problem("chain_syncing", "the change log is not open yet", { headers: { "Retry-After": "5" } });
+  const pruned = await log.pruned();
+  if (asked !== undefined && asked < pruned && asked > 0n)
+    throw new Problem(
+      "cursor_expired",
+      `entries after ${asked} are no longer kept: resume after ${pruned} at the earliest`,
+    );
+  const start = asked === undefined ? await log.newest() : asked;
+  const headers = {
+    "Content-Type": "text/event-stream; charset=utf-8",
+    "Cache-Control": "no-store",
+    // Through nginx: sent as written, not buffered.
+    "X-Accel-Buffering": "no",
+  };
+  // A HEAD has no body to stream: nothing is held for it.
+  if (c.req.method === "HEAD") return c.body(null, 200, headers);
+  const release = holdStream(hub, c);
+
+  let reader: StreamReader | undefined;
+  let controller!: ReadableStreamDefaultController<Uint8Array>;
+  let closed = false;
+  const close = () => {
+    if (closed) return;
+    closed = true;
+    release();
+    if (reader) hub.leave(reader);
+    try {
+      controller.close();
+    } catch {
+      // Already cancelled by the client.
+    }
+  };
+  const send = (text: string) => {
+    if (closed) return false;
+    controller.enqueue(encoder.encode(text));
+    if ((controller.desiredSize ?? 0) >= -MAX_QUEUED_BYTES) return true;
+    close();
+    return false;
+  };
+  const body = new ReadableStream<Uint8Array>(
+    {
+      start(made) {
+        controller = made;
+      },
+      cancel: () => close(),
+    },
+    new ByteLengthQueuingStrategy({ highWaterMark: 0 }),
+  );
+  reader = new StreamReader(start, filter, finalized, send, close);
+  send(sseRetry(RETRY_MS));
+  send(sseComment(`the change log after ${start}`));
+  void catchUp(hub, reader, () => closed).catch(() => {
+    send(sseComment("the change log could not be read: resume with Last-Event-ID"));
+    close();
+  });
+  return c.body(body, 200, headers);
+}
+
+/** Reads the log from the reader's cursor until it is as far as the hub, then joins the hub. */
+async function catchUp(hub: FeedHub, reader: StreamReader, closed: () => boolean): Promise<void> {
+  while (!closed()) {
+    // The floors before the entries: an entry read then is never below a floor its retraction followed.
+    const floors = await hub.readFloors();
+    const entries = await hub.read(reader.cursor);
+    if (closed()) return;
+    reader.take(entries, floors);
+    if (entries.length < HUB_PAGE && !closed() && hub.join(reader)) return;
+  }
+}

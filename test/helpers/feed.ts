@@ -1,0 +1,98 @@
+/**
+ * The change log as its consumers read it: the pull pages (GET /registry/feed/events) and the
+ * stream (GET /registry/feed) as a standard EventSource client parses it (eventsource-parser),
+ * reconnecting with Last-Event-ID as a browser does. Nothing here uses the service's code.
+ */
+import { createParser } from "eventsource-parser";
+import type { Hex } from "viem";
+import type { Answer } from "../../devkit/ask";
+import type { Rng } from "../../devkit/random";
+import type { ApiRecord } from "./compare-listings";
+import { parseJsonExact } from "./json";
+
+/** An entry of the change log, as parsed with exact integers. */
+export type FeedEntry = {
+  seq: bigint;
+  chainId: number;
+  version: "v1" | "v2";
+  blockNumber: bigint;
+  blockHash: Hex;
+  logIndex: number;
+  retracts: bigint | null;
+  event: ApiRecord;
+};
+
+/** An entry's JSON as the feed writes it, parsed. */
+const entryOf = (text: string | FeedEntry): FeedEntry => {
+  const e = (typeof text === "string" ? parseJsonExact(text) : text) as FeedEntry;
+  return { ...e, chainId: Number(e.chainId), logIndex: Number(e.logIndex) };
+};
+
+/** The whole change log, page by page (at random limits) from the oldest entry. */
+export async function pullFeed(get: (path: string) => Promise<Answer>, rng: Rng): Promise<FeedEntry[]> {
+  const entries: FeedEntry[] = [];
+  let cursor = 0n;
+  for (;;) {
+    const answer = await get(`/registry/feed/events?cursor=${cursor}&limit=${1 + rng.int(50)}`);
+    if (answer.status !== 200) throw new Error(`the change log after ${cursor}: ${answer.status} ${answer.text}`);
+    const page = parseJsonExact(answer.text) as { entries: FeedEntry[]; cursor: bigint };
+    if (page.entries.length === 0) return entries;
+    entries.push(...page.entries.map(entryOf));
+    cursor = page.cursor;
+  }
+}
+
+/** The entries of the log not retracted, in log order. */
+export function liveEntries(entries: readonly FeedEntry[]): FeedEntry[] {
+  const retracted = new Set(entries.flatMap((e) => (e.retracts === null ? [] : [e.retracts])));
+  return entries.filter((e) => e.retracts === null && !retracted.has(e.seq));
+}
+
+/** What a stream's reader got: each event's id and entry, over every connection. */
+export type Streamed = { ids: string[]; entries: FeedEntry[]; connections: number };
+
+/**
+ * Reads GET /registry/feed?`query` until `enough` says so (or `timeoutMs` passes: an error), closing
+ * the connection after a random number of events (1 to 20) and opening it again with the last id
+ * received as Last-Event-ID, the same URL otherwise, as EventSource does.
+ */
+export async function streamFeed(
+  base: string,
+  query: string,
+  options: { headers?: Record<string, string>; rng: Rng; enough: (got: Streamed) => boolean; timeoutMs?: number },
+): Promise<Streamed> {
+  const got: Streamed = { ids: [], entries: [], connections: 0 };
+  const deadline = Date.now() + (options.timeoutMs ?? 60_000);
+  while (!options.enough(got)) {
+    if (Date.now() > deadline)
+      throw new Error(`GET /registry/feed${query}: ${got.ids.length} events in ${got.connections} connections`);
+    const last = got.ids.at(-1);
+    const stop = new AbortController();
+    const timer = setTimeout(() => stop.abort(), Math.max(0, deadline - Date.now()));
+    const res = await fetch(`${base}/registry/feed${query}`, {
+      headers: { ...options.headers, ...(last === undefined ? {} : { "Last-Event-ID": last }) },
+      signal: stop.signal,
+    });
+    got.connections++;
+    if (res.status !== 200) throw new Error(`GET /registry/feed${query}: ${res.status} ${await res.text()}`);
+    let left = 1 + options.rng.int(20);
+    const parser = createParser({
+      onEvent: (event) => {
+        if (left <= 0) return;
+        got.ids.push(event.id!);
+        got.entries.push(entryOf(event.data));
+        if (--left === 0 || options.enough(got)) stop.abort();
+      },
+    });
+    const decoder = new TextDecoder();
+    try {
+      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>)
+        parser.feed(decoder.decode(chunk, { stream: true }));
+    } catch (error) {
+      if (!stop.signal.aborted) throw error;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+  return got;
+}
