@@ -1071,6 +1071,16 @@ Last-Event-ID; delivery=finalized gives the live entries once final, and no retr
       }
       console.log(`[history] ${reads.length} paged reads (${pageCount} pages) compared between npm start and serve`);
       expect(differing, tag("reads answered differently by npm run serve")).toEqual([]);
+      // The change log, as the replica streams it (reading the log the indexer's process wrote).
+      const entries = await wholeFeed();
+      const last = entries.at(-1)!.seq;
+      const streamed = await streamFeed(replica.url, "?cursor=0", {
+        headers: service.headers,
+        rng: rng.query,
+        enough: (got) => (got.entries.at(-1)?.seq ?? -1n) >= last,
+      });
+      const upTo = streamed.entries.filter((e) => e.seq <= last);
+      expect(upTo.map(canonical), tag("the replica's stream: npm start's log")).toEqual(entries.map(canonical));
     },
   );
 });
