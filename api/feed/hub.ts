@@ -78,15 +78,16 @@ export class FeedHub {
   }
 
   /**
-   * Joins `reader` when it has read as far as the hub has (true); else it catches up further
-   * first. The first reader starts the hub where it stands.
+   * Joins `reader` when it has read the log `through` as far as the hub has (true); else it catches
+   * up further first. The first reader starts the hub there. Not at the reader's cursor, which may
+   * lie past the log's end: a reader takes only entries after its cursor, however far the hub is.
    */
-  join(reader: Reader): boolean {
+  join(reader: Reader, through: bigint): boolean {
     if (this.head === undefined) {
-      this.head = reader.cursor;
+      this.head = through;
       this.timer = setInterval(() => this.tick(), this.everyMs);
       this.timer.unref();
-    } else if (reader.cursor < this.head) return false;
+    } else if (through < this.head) return false;
     this.readers.add(reader);
     return true;
   }

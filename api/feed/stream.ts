@@ -19,6 +19,9 @@ const MAX_QUEUED_BYTES = 1 << 20;
 /** Entries a `delivery=finalized` stream may hold back waiting for finality before it is closed. */
 const MAX_HELD = 10_000;
 
+/** How long a stream catching up waits when the hub has read entries its own read does not see yet. */
+const HUB_RETRY_MS = 100;
+
 const encoder = new TextEncoder();
 
 /** Where a stream starts: after Last-Event-ID (a reconnecting client's), else `cursor`; absent: what comes next. */
@@ -109,13 +112,15 @@ export async function feedStream(c: Context<Env>, hub: FeedHub): Promise<Respons
   const asked = startOf(c, params);
   const log = c.var.changes;
   if (!log) throw new Problem("chain_syncing", "the change log is not open yet", { headers: { "Retry-After": "5" } });
-  const pruned = await log.pruned();
+  const [pruned, newest] = await Promise.all([log.pruned(), log.newest()]);
   if (asked !== undefined && asked < pruned && asked > 0n)
     throw new Problem(
       "cursor_expired",
       `entries after ${asked} are no longer kept: resume after ${pruned} at the earliest`,
     );
-  const start = asked === undefined ? await log.newest() : asked;
+  // Past the newest (an id from a replica whose database is ahead of this one's): the stream waits
+  // for the log to pass it.
+  const start = asked ?? newest;
   const headers = {
     "Content-Type": "text/event-stream; charset=utf-8",
     "Cache-Control": "no-store",
@@ -159,21 +164,28 @@ export async function feedStream(c: Context<Env>, hub: FeedHub): Promise<Respons
   reader = new StreamReader(start, filter, finalized, send, close);
   send(sseRetry(RETRY_MS));
   send(sseComment(`the change log after ${start}`));
-  void catchUp(hub, reader, () => closed).catch(() => {
+  void catchUp(hub, reader, newest, () => closed).catch(() => {
     send(sseComment("the change log could not be read: resume with Last-Event-ID"));
     close();
   });
   return c.body(body, 200, headers);
 }
 
-/** Reads the log from the reader's cursor until it is as far as the hub, then joins the hub. */
-async function catchUp(hub: FeedHub, reader: StreamReader, closed: () => boolean): Promise<void> {
+/**
+ * Reads the log from the reader's cursor until it has read as far as the hub, then joins the hub.
+ * `through`: a seq the log is known to hold entries up to (the newest when the stream began).
+ */
+async function catchUp(hub: FeedHub, reader: StreamReader, newest: bigint, closed: () => boolean): Promise<void> {
+  let through = newest;
   while (!closed()) {
     // The floors before the entries: an entry read then is never below a floor its retraction followed.
     const floors = await hub.readFloors();
     const entries = await hub.read(reader.cursor);
     if (closed()) return;
     reader.take(entries, floors);
-    if (entries.length < HUB_PAGE && !closed() && hub.join(reader)) return;
+    if (entries.length > 0 && entries[entries.length - 1]!.seq > through) through = entries[entries.length - 1]!.seq;
+    if (entries.length < HUB_PAGE && !closed() && hub.join(reader, through)) return;
+    // Nothing read, and the hub is ahead: what it read is not readable here yet (a standby behind).
+    if (entries.length === 0) await new Promise((ok) => setTimeout(ok, HUB_RETRY_MS));
   }
 }

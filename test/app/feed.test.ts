@@ -156,7 +156,24 @@ client repeats); without either, from what comes next", async () => {
       5_000,
     );
     expect(fresh.messages.map((m) => JSON.parse(m.data).version)).toEqual(["v1"]);
+    // An id past the log's end (a replica ahead of this one): it waits for the log to pass it, and a
+    // stream opened after it, even first of all, holds no other back.
     await Promise.all([resumed.close(), fresh.close()]);
+    await waitFor("no stream open", async () => (hub.size === 0 ? true : undefined), 5_000);
+    const newest = await log.newest();
+    const ahead = await open("", { "Last-Event-ID": String(newest + 2n) });
+    const next = await open("");
+    expect([ahead.status, next.status]).toEqual([200, 200]);
+    // Both read by the hub, neither catching up on its own.
+    await waitFor("both streams joined", async () => (hub.size === 2 ? true : undefined), 5_000);
+    for (let i = 0; i < 3; i++)
+      expect(
+        await log.write(CHAIN, "v1", 0n, [...(await liveEvents("v1")).events, ...events("v1", [60 + i])], 0n),
+      ).toBe(true);
+    await waitFor("the three entries", async () => (next.messages.length >= 3 ? true : undefined), 5_000);
+    await waitFor("the third, past the id", async () => (ahead.messages.length >= 1 ? true : undefined), 5_000);
+    expect(ahead.messages.map((m) => BigInt(m.id!))).toEqual([newest + 3n]);
+    await Promise.all([ahead.close(), next.close()]);
   });
 
   it("lets through what its filters ask, as decided here from each entry's event", async () => {
