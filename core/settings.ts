@@ -200,6 +200,8 @@ const MIN_ADMIN_TOKEN = 16;
 
 /** How long the change log keeps an entry unless FEED_RETENTION_DAYS says. */
 export const FEED_RETENTION_DAYS_DEFAULT = 30;
+/** The change feed's streams a key may hold open, per process, unless FEED_STREAMS_PER_KEY says. */
+export const FEED_STREAMS_PER_KEY_DEFAULT = 50;
 
 /** A variable's value; unset and empty alike are undefined. */
 const text = (env: Environment, name: string) => (env[name] === "" ? undefined : env[name]);
@@ -232,7 +234,8 @@ function access(env: Environment): AccessSettings {
     adminToken,
     schema: text(env, "ACCESS_SCHEMA") ?? "delegation_access",
     trustedProxy: flag(env, "TRUSTED_PROXY", false),
-    feedStreamsPerKey: integer(text(env, "FEED_STREAMS_PER_KEY"), "FEED_STREAMS_PER_KEY", 1, 100_000) ?? 50,
+    feedStreamsPerKey:
+      integer(text(env, "FEED_STREAMS_PER_KEY"), "FEED_STREAMS_PER_KEY", 1, 100_000) ?? FEED_STREAMS_PER_KEY_DEFAULT,
     feedRetentionDays:
       integer(text(env, "FEED_RETENTION_DAYS"), "FEED_RETENTION_DAYS", 1, 3_650) ?? FEED_RETENTION_DAYS_DEFAULT,
   };

@@ -1,5 +1,6 @@
 import { getConnInfo } from "@hono/node-server/conninfo";
 import type { Context, MiddlewareHandler } from "hono";
+import { FEED_STREAMS_PER_KEY_DEFAULT } from "../../core/settings";
 import { budgetHolder } from "../http/address";
 import { PROCESS_LOAD } from "../http/load";
 import { Problem } from "../http/problem";
@@ -81,9 +82,6 @@ export const rowCap = (budget: Budget, paid = 1) => {
  */
 export type Client = { id: string; streams: number };
 
-/** A key's streams where the operator has not said. */
-const DEFAULT_STREAMS_PER_KEY = 50;
-
 /** What the access check leaves a route: the request's keyless budget, and who it is. */
 export type AccessVariables = { budget: Budget; client: Client };
 
@@ -161,7 +159,7 @@ export function requireAccess(options: AccessOptions): MiddlewareHandler<{ Varia
     // A key's own streams: counted by the key (in memory only), as the operator bounds them.
     const keyed = () => {
       c.set("budget", UNBOUNDED);
-      c.set("client", { id: `key ${key}`, streams: options.streamsPerKey ?? DEFAULT_STREAMS_PER_KEY });
+      c.set("client", { id: `key ${key}`, streams: options.streamsPerKey ?? FEED_STREAMS_PER_KEY_DEFAULT });
     };
     if (c.req.method === "OPTIONS" || (key !== undefined && options.keys.useHeld(key))) {
       keyed();

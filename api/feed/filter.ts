@@ -1,6 +1,6 @@
 import { parseFeedTypes, ROLES } from "../../core/feed";
 import { parseAddress, parseChainIds, parseOneOf, parseRights } from "../../core/parse";
-import type { Params } from "../http/params";
+import { type Params, refuseUnserved } from "../http/params";
 import { Problem } from "../http/problem";
 import type { FeedEntry, FeedVersion } from "./log";
 
@@ -60,13 +60,7 @@ export type FeedFilter = {
 /** The filters a request's parameters ask for; `served`: the chains this instance serves. */
 export function feedFilterOf(params: Params, served: readonly number[]): FeedFilter {
   const chains = params.optional("chainId", parseChainIds) ?? "all";
-  const unknown = chains === "all" ? undefined : chains.find((id) => !served.includes(id));
-  if (unknown !== undefined)
-    throw new Problem(
-      "unsupported_chain",
-      `chainId ${unknown} is not served here; this instance serves chainId ${served.join(", ") || "none"}`,
-      { param: "chainId", chains: [...served] },
-    );
+  if (chains !== "all") refuseUnserved(chains, served);
   const wallet = params.optional("wallet", parseAddress);
   const role = params.optional("role", parseOneOf(ROLES));
   if (role !== undefined && wallet === undefined)

@@ -153,6 +153,20 @@ export class Params {
   }
 }
 
+/**
+ * Refuses (400 unsupported_chain) the first of the chains `asked` (a `chainId` list) this instance
+ * does not serve, listing those it serves, as one chain's refusal does (Params.chainId).
+ */
+export function refuseUnserved(asked: readonly number[], served: readonly number[]): void {
+  const unknown = asked.find((id) => !served.includes(id));
+  if (unknown === undefined) return;
+  throw new Problem(
+    "unsupported_chain",
+    `chainId ${unknown} is not served here; this instance serves chainId ${served.join(", ") || "none"}`,
+    { param: "chainId", chains: [...served] },
+  );
+}
+
 /** Parses one parameter's raw value; a parse failure becomes a 400 naming the parameter. */
 export function parseParam<T>(name: string, raw: string, parse: (value: string) => T): T {
   try {

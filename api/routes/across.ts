@@ -9,7 +9,7 @@
 import { Context } from "hono";
 import { parseChainIds } from "../../core/parse";
 import type { Budget } from "../access/middleware";
-import { Params, parseParam } from "../http/params";
+import { Params, parseParam, refuseUnserved } from "../http/params";
 import { Problem, problemBody } from "../http/problem";
 import { databaseUnavailable, databaseUnreachable } from "../http/unavailable";
 import { StoreBusy } from "../store/store";
@@ -28,15 +28,7 @@ export function chainsAsked(raw: string | undefined, served: readonly number[]):
   const sorted = [...served].sort((a, b) => a - b);
   const asked = parseParam(PARAM, raw, parseChainIds);
   if (asked === "all") return sorted;
-  const unknown = asked.find((id) => !served.includes(id));
-  if (unknown !== undefined) {
-    throw new Problem(
-      "unsupported_chain",
-      `chainId ${unknown} is not served here; this instance serves chainId ${served.join(", ") || "none"}`,
-      // As one chain's refusal lists them (api/http/params.ts).
-      { param: PARAM, chains: [...served] },
-    );
-  }
+  refuseUnserved(asked, served);
   return asked.sort((a, b) => a - b);
 }
 
