@@ -1,0 +1,174 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { PGlite } from "@electric-sql/pglite";
+import { Webhook as Verifier } from "standardwebhooks";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { pgliteDb } from "../database/pglite";
+import { type ChangeLog, type FeedEvent, openChangeLog } from "../feed/log";
+import { BATCH, deliverWebhooks } from "./deliverer";
+import { openWebhookStore, type WebhookStore } from "./store";
+
+const CHAIN = 31337;
+type Received = { path: string; headers: Record<string, string>; body: string };
+
+let db: PGlite;
+let log: ChangeLog;
+let store: WebhookStore;
+let server: Server;
+let base: string;
+const received: Received[] = [];
+/** Each path's answers, in turn (the last one repeats); "hang": none. */
+const script = new Map<string, (number | "hang")[]>();
+
+beforeAll(async () => {
+  db = new PGlite();
+  log = await openChangeLog(pgliteDb(db), "hooks_test");
+  store = await openWebhookStore(pgliteDb(db), "hooks_test");
+  server = createServer((req, res) => {
+    let body = "";
+    req.on("data", (c) => (body += c));
+    req.on("end", () => {
+      received.push({ path: req.url!, headers: req.headers as Record<string, string>, body });
+      const answers = script.get(req.url!) ?? [200];
+      const answer = answers.length > 1 ? answers.shift()! : answers[0]!;
+      if (answer !== "hang") res.writeHead(answer).end();
+    });
+  });
+  await new Promise<void>((ok) => server.listen(0, "127.0.0.1", ok));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  server.closeAllConnections();
+  server.close();
+  await db.close();
+});
+
+let block = 0;
+/** Appends `count` events of `from` (a wallet's last digit) to the log, a block each. */
+async function logEvents(count: number, from = 1): Promise<void> {
+  const events: FeedEvent[] = (await log.entries(0n, 100_000))
+    .filter((e) => e.retracts === null)
+    .map((e) => ({ block: e.block, blockHash: e.blockHash, logIndex: e.logIndex, record: e.record }));
+  for (let i = 0; i < count; i++) {
+    block++;
+    events.push({
+      block: BigInt(block),
+      blockHash: `0x${block.toString(16).padStart(64, "0")}`,
+      logIndex: 0,
+      record: JSON.stringify({ event: "DelegateAll", from: `0x${String(from).padStart(40, "0")}`, to: "0x", block }),
+    });
+  }
+  expect(await log.write(CHAIN, "v2", (await log.floor(CHAIN, "v2")) ?? undefined, events, 0n)).toBe(true);
+}
+
+const deliverer = (holder = "test", extra: { allowPrivate?: boolean; timeoutMs?: number } = {}) =>
+  deliverWebhooks({
+    store,
+    log,
+    served: [CHAIN],
+    holder,
+    everyMs: 20,
+    timeoutMs: extra.timeoutMs ?? 2_000,
+    allowPrivate: extra.allowPrivate ?? true,
+    // Retries at once, and three at most: the schedule's own waits are tested in send.test.ts.
+    retryAfter: (attempt) => (attempt <= 3 ? 0 : undefined),
+  });
+
+/** Waits until `done` holds (checked every 20 ms), for at most 5 s. */
+async function until(what: string, done: () => boolean | Promise<boolean>) {
+  for (const deadline = Date.now() + 5_000; !(await done()); ) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((ok) => setTimeout(ok, 20));
+  }
+}
+
+const seqsOf = (r: Received) => (JSON.parse(r.body) as { entries: { seq: number }[] }).entries.map((e) => e.seq);
+const at = (path: string) => received.filter((r) => r.path === path);
+
+describe("webhook deliveries", () => {
+  it("send every entry its filters let through once, in seq order, in signed batches of at most 100", async () => {
+    await logEvents(3);
+    const hook = await store.create({
+      owner: null,
+      url: `${base}/a`,
+      filter: `wallet=0x${"0".repeat(39)}2`,
+      cursor: 0n,
+    });
+    const other = await store.create({ owner: null, url: `${base}/all`, filter: "", cursor: 0n });
+    const running = deliverer();
+    await logEvents(150, 2);
+    await logEvents(20, 3);
+    const all = await log.entries(0n, 100_000);
+    const want = all.filter((e) => e.record.includes(`"0x${"0".repeat(39)}2"`)).map((e) => Number(e.seq));
+    await until(
+      "the deliveries",
+      () => at("/a").flatMap(seqsOf).length >= want.length && at("/all").flatMap(seqsOf).length >= all.length,
+    );
+    await running.stop();
+    expect(at("/a").flatMap(seqsOf)).toEqual(want);
+    expect(at("/all").flatMap(seqsOf)).toEqual(all.map((e) => Number(e.seq)));
+    expect(Math.max(...received.map((r) => seqsOf(r).length))).toBe(BATCH);
+    for (const r of at("/a")) new Verifier(hook.secret).verify(r.body, r.headers);
+    for (const r of at("/all")) new Verifier(other.secret).verify(r.body, r.headers);
+    expect(() => new Verifier(other.secret).verify(at("/a")[0]!.body, at("/a")[0]!.headers)).toThrow();
+    expect((await store.get(hook.id))!.cursor).toBe(all.at(-1)!.seq);
+    expect((await store.deliveries(hook.id)).every((d) => d.status === 200)).toBe(true);
+    await store.remove(hook.id);
+    await store.remove(other.id);
+  });
+
+  it("retry a failed delivery with the same id and entries; a 410 disables; an endpoint that hangs holds up only itself", async () => {
+    script.set("/flaky", [500, 500, 200]);
+    script.set("/gone", [410]);
+    script.set("/hang", ["hang"]);
+    const cursor = await log.newest();
+    const flaky = await store.create({ owner: null, url: `${base}/flaky`, filter: "", cursor });
+    const gone = await store.create({ owner: null, url: `${base}/gone`, filter: "", cursor });
+    const hang = await store.create({ owner: null, url: `${base}/hang`, filter: "", cursor });
+    const fine = await store.create({ owner: null, url: `${base}/fine`, filter: "", cursor });
+    const running = deliverer("test", { timeoutMs: 500 });
+    const started = Date.now();
+    await logEvents(2);
+    await until("the fine endpoint's entries", () => at("/fine").length >= 1);
+    expect(Date.now() - started, "not held up by the endpoint that hangs").toBeLessThan(1_000);
+    await until("the flaky endpoint to take its delivery", async () => (await store.get(flaky.id))!.cursor > cursor);
+    await until("the endpoint gone to be disabled", async () => (await store.get(gone.id))!.disabled !== null);
+    const flakyAttempts = at("/flaky");
+    expect(flakyAttempts).toHaveLength(3);
+    expect(new Set(flakyAttempts.map((r) => r.headers["webhook-id"])).size).toBe(1);
+    expect(new Set(flakyAttempts.map((r) => r.body)).size).toBe(1);
+    expect((await store.deliveries(flaky.id)).map((d) => d.status)).toEqual([200, 500, 500]);
+    expect((await store.get(gone.id))!.disabled).toMatch(/410/);
+    await until("the hanging endpoint to be given up", async () => (await store.get(hang.id))!.disabled !== null);
+    expect((await store.deliveries(hang.id)).map((d) => d.error)).toEqual(Array(4).fill("no answer in 500 ms"));
+    await running.stop();
+    for (const h of [flaky, gone, hang, fine]) await store.remove(h.id);
+  });
+
+  it("sign with both secrets while one is rotated; one deliverer at a time; no private address unless allowed", async () => {
+    const hook = await store.create({ owner: null, url: `${base}/rotated`, filter: "", cursor: await log.newest() });
+    const rotated = (await store.rotate(hook.id))!;
+    const [one, two] = [deliverer("one"), deliverer("two")];
+    await logEvents(5);
+    await until("the delivery", () => at("/rotated").flatMap(seqsOf).length >= 5);
+    await new Promise((ok) => setTimeout(ok, 200));
+    await Promise.all([one.stop(), two.stop()]);
+    const deliveries = at("/rotated");
+    expect(deliveries.flatMap(seqsOf), "each entry once").toHaveLength(5);
+    for (const r of deliveries) {
+      new Verifier(hook.secret).verify(r.body, r.headers);
+      new Verifier(rotated.secret).verify(r.body, r.headers);
+    }
+    // Loopback refused by a deliverer that does not allow it: the attempt fails, and is retried.
+    const guarded = deliverWebhooks({ ...deliveryOptions(), holder: "one", allowPrivate: false });
+    const refused = await store.create({ owner: null, url: `${base}/refused`, filter: "", cursor: 0n });
+    await until("the refusal", async () => (await store.deliveries(refused.id)).length > 0);
+    await guarded.stop();
+    expect((await store.deliveries(refused.id))[0]!.error).toMatch(/not a public address/);
+    expect(at("/refused")).toHaveLength(0);
+  });
+});
+
+function deliveryOptions() {
+  return { store, log, served: [CHAIN], everyMs: 20, timeoutMs: 1_000, retryAfter: () => 60_000 };
+}

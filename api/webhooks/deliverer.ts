@@ -1,0 +1,134 @@
+import { entryJson } from "../feed/entry";
+import { type FeedFilter, feedFilterOf, passes, subjectOf } from "../feed/filter";
+import type { ChangeLog, FeedEntry } from "../feed/log";
+import { Params } from "../http/params";
+import { Problem } from "../http/problem";
+import { delivered, postWebhook, retryAfter } from "./send";
+import { webhookHeaders } from "./signature";
+import type { DueWebhook, WebhookStore } from "./store";
+
+/** Entries a delivery carries at most. */
+export const BATCH = 100;
+/** Entries read from the log per statement while a batch is gathered. */
+const READ = 1_000;
+/** How long a deliverer's lease lasts without being renewed: another takes over after it. */
+const LEASE_MS = 15_000;
+
+/** An endpoint's filters, from the query string it was made with; a Problem when they no longer read. */
+const filterOf = (hook: DueWebhook, served: readonly number[]): FeedFilter =>
+  feedFilterOf(Params.ofUrl(`?${hook.filter}`), served);
+
+/**
+ * The next batch of an endpoint: up to BATCH entries its filters let through after its cursor, and
+ * the last seq read (what the cursor moves to once they are taken). A retry reads through the seq
+ * its first attempt read through, so that it sends the same entries under the same id.
+ */
+async function batchOf(log: ChangeLog, hook: DueWebhook, filter: FeedFilter) {
+  const entries: FeedEntry[] = [];
+  let read = hook.cursor;
+  for (;;) {
+    const page = await log.entries(read, READ);
+    for (const e of page) {
+      if (hook.pending !== null && e.seq > hook.pending) return { entries, read };
+      read = e.seq;
+      if (passes(filter, e, subjectOf(e.version, e.record)) && entries.push(e) === BATCH) return { entries, read };
+    }
+    if (page.length < READ) return { entries, read };
+  }
+}
+
+/**
+ * Delivers the change log to the webhook endpoints, in one process per deployment at a time (a
+ * lease in the database): every `everyMs` each endpoint due gets its next batch, signed (Standard
+ * Webhooks), at most one delivery in flight per endpoint, so it sees its entries in seq order. A
+ * failure is retried on RETRY_SCHEDULE_MS; a 410 or the schedule's end disables the endpoint. An
+ * endpoint that does not answer holds only its own deliveries up.
+ */
+export function deliverWebhooks(options: {
+  store: WebhookStore;
+  log: ChangeLog;
+  served: readonly number[];
+  holder: string;
+  everyMs: number;
+  timeoutMs: number;
+  allowPrivate: boolean;
+  /** After a failed attempt, how long until the next (default: Standard Webhooks' schedule). */
+  retryAfter?: (attempt: number) => number | undefined;
+  onError?: (error: Error) => void;
+}): { tick(): Promise<void>; stop(): Promise<void>; idle(): Promise<void> } {
+  const { store, log } = options;
+  const inFlight = new Map<string, Promise<void>>();
+
+  async function deliver(hook: DueWebhook): Promise<void> {
+    let filter: FeedFilter;
+    try {
+      filter = filterOf(hook, options.served);
+    } catch (error) {
+      if (!(error instanceof Problem)) throw error;
+      return store.settle(hook, { disabled: `its filters no longer read: ${error.detail}` });
+    }
+    const { entries, read } = await batchOf(log, hook, filter);
+    if (entries.length === 0) {
+      if (read > hook.cursor) await store.settle(hook, { cursor: read });
+      return;
+    }
+    const [first, last] = [entries[0]!.seq, entries[entries.length - 1]!.seq];
+    const id = `msg_${hook.id}_${first}_${last}`;
+    const body = `{"entries":[${entries.map(entryJson).join(",")}]}`;
+    const headers = webhookHeaders(hook.secrets, id, Math.floor(Date.now() / 1000), body);
+    const { timeoutMs, allowPrivate } = options;
+    const attempt = await postWebhook({ url: hook.url, headers, body, timeoutMs, allowPrivate });
+    const delivery = {
+      id,
+      webhookId: hook.id,
+      firstSeq: first,
+      lastSeq: last,
+      entries: entries.length,
+      attempt: hook.attempt + 1,
+      status: attempt.status ?? null,
+      error: attempt.error ?? null,
+      ms: attempt.ms,
+    };
+    if (delivered(attempt)) return store.settle(hook, { cursor: read, delivery });
+    if (attempt.status === 410) return store.settle(hook, { disabled: "the endpoint answered 410 Gone", delivery });
+    const wait = (options.retryAfter ?? retryAfter)(hook.attempt + 1);
+    if (wait === undefined)
+      return store.settle(hook, { disabled: `no delivery taken in ${hook.attempt + 1} attempts`, delivery });
+    await store.settle(hook, { retryAt: new Date(Date.now() + wait), pending: read, delivery });
+  }
+
+  const failed = (error: Error) => options.onError?.(error);
+  async function tick() {
+    if (!(await store.lease(options.holder, LEASE_MS))) return;
+    for (const hook of await store.due()) {
+      if (inFlight.has(hook.id)) continue;
+      const running = deliver(hook)
+        .catch(failed)
+        .finally(() => inFlight.delete(hook.id));
+      inFlight.set(hook.id, running);
+    }
+  }
+  let ticking: Promise<void> | undefined;
+  const timer = setInterval(() => {
+    ticking ??= tick()
+      .catch(failed)
+      .finally(() => {
+        ticking = undefined;
+      });
+  }, options.everyMs);
+  timer.unref();
+  return {
+    tick,
+    /** Stops, lets the deliveries in flight settle, and gives the lease up. */
+    stop: async () => {
+      clearInterval(timer);
+      await ticking;
+      await Promise.all(inFlight.values());
+      await store.unlease(options.holder);
+    },
+    /** Settles once every delivery in flight has. */
+    idle: async () => {
+      await Promise.all(inFlight.values());
+    },
+  };
+}
