@@ -93,7 +93,7 @@ export function createApp(options: AppOptions): Hono<Env> {
   app.use("/rpc/*", allowCors, served);
 
   mountRegistry(app);
-  app.route("/admin", admin(options.access.keys, options.access.adminToken));
+  app.route("/admin", admin(options.access.keys, options.access.adminToken, options.webhooks));
   app.route("/developer", portal);
   app.get("/openapi.json", (c) => c.body(OPENAPI_JSON, 200, { ...CORS, "Content-Type": "application/json" }));
   app.route("/docs", docs);

@@ -1,4 +1,6 @@
+import { randomUUID } from "node:crypto";
 import type { RequestListener } from "node:http";
+import { hostname } from "node:os";
 import { getRequestListener } from "@hono/node-server";
 import { Hono, type MiddlewareHandler } from "hono";
 import { cors } from "hono/cors";
@@ -25,12 +27,17 @@ import { chainStatus, replicationBehind } from "./watch/chain-status";
 import { type WatchedChain, watchDeepReorgs } from "./watch/deep-reorg";
 import { watchReplacedHeads } from "./watch/replaced-head";
 import { type ReplicationWatch, trailing, withReplication } from "./watch/replication";
+import { deliverWebhooks } from "./webhooks/deliverer";
+import { openWebhookStore } from "./webhooks/store";
 
 /** How often the indexer's process writes the change log from the tables (api/feed/writer.ts). */
 const CHANGE_LOG_EVERY_MS = 500;
 /** How often the feed's streams are handed what the log has new (api/feed/hub.ts). */
 const FEED_EVERY_MS = 250;
 const DAY_MS = 24 * 3_600_000;
+/** How often the deliverer looks for endpoints due a delivery, and how long one may take to answer. */
+const WEBHOOK_EVERY_MS = 200;
+const WEBHOOK_TIMEOUT_MS = 10_000;
 
 /** What differs between the processes that serve the API: `npm start` (inside Ponder) and `npm run serve`'s workers. */
 export type ServiceParts = {
@@ -122,8 +129,35 @@ export async function assembleService(parts: ServiceParts): Promise<Service> {
       },
     });
   }
+  // The webhook endpoints beside the log; the indexer's process delivers to them (one at a time: a lease).
+  const hooks = await openWebhookStore(access.db, access.schema);
+  const allowPrivate = access.webhookAllowPrivate ?? false;
+  if (parts.watch) {
+    let reported = "";
+    deliverWebhooks({
+      store: hooks,
+      log: changes,
+      served: chains.map((c) => c.id),
+      holder: `${hostname()} ${process.pid} ${randomUUID()}`,
+      everyMs: WEBHOOK_EVERY_MS,
+      timeoutMs: WEBHOOK_TIMEOUT_MS,
+      allowPrivate,
+      onError: (error) => {
+        if (error.message !== reported) console.error(`Webhooks could not be delivered: ${error.message}`);
+        reported = error.message;
+      },
+    });
+  }
+  const webhooks = {
+    store: hooks,
+    log: () => changes,
+    served: chains.map((c) => c.id),
+    allowPrivate,
+    timeoutMs: WEBHOOK_TIMEOUT_MS,
+  };
   const options = {
     store,
+    webhooks,
     changes: () => changes,
     feed: new FeedHub(() => changes, {
       everyMs: FEED_EVERY_MS,

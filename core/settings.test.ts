@@ -131,6 +131,7 @@ describe("defaults (README, Configuration)", () => {
         trustedProxy: false,
         feedStreamsPerKey: 50,
         feedRetentionDays: 30,
+        webhookAllowPrivate: false,
       },
       behindAfterSeconds: 120,
       replicaRoles: { reader: undefined, access: undefined },

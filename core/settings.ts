@@ -43,6 +43,8 @@ export type AccessSettings = {
   feedStreamsPerKey: number;
   /** FEED_RETENTION_DAYS (default 30): how long the change log keeps an entry. */
   feedRetentionDays: number;
+  /** WEBHOOK_ALLOW_PRIVATE=true: webhooks may go to loopback and private addresses (a test, a private network). */
+  webhookAllowPrivate: boolean;
 };
 
 /** What every process that serves the API reads. */
@@ -238,6 +240,7 @@ function access(env: Environment): AccessSettings {
       integer(text(env, "FEED_STREAMS_PER_KEY"), "FEED_STREAMS_PER_KEY", 1, 100_000) ?? FEED_STREAMS_PER_KEY_DEFAULT,
     feedRetentionDays:
       integer(text(env, "FEED_RETENTION_DAYS"), "FEED_RETENTION_DAYS", 1, 3_650) ?? FEED_RETENTION_DAYS_DEFAULT,
+    webhookAllowPrivate: flag(env, "WEBHOOK_ALLOW_PRIVATE", false),
   };
 }
 

@@ -288,6 +288,7 @@ const GOOD: Record<Key, () => string> = {
   v1VaultType: () => pick(V1_CHECK_KINDS),
   hash: () => pick(chain.hashes),
   keyId: () => rng.bigint(48).toString(16).padStart(12, "0"),
+  webhookId: () => `wh_${rng.bigint(64).toString(16).padStart(16, "0")}`,
 };
 const good = (key: Key) => GOOD[key]();
 const rightOrHostile = (key: Key) => (chance(0.7) ? good(key) : hostile());

@@ -15,6 +15,8 @@ export type Access = AccessOptions & {
   adminToken: string | undefined;
   /** How long the change log keeps an entry (default: core/settings.ts's). */
   feedRetentionDays?: number;
+  /** Whether webhooks may go to loopback and private addresses. */
+  webhookAllowPrivate?: boolean;
   /** The service's own database (keys, windows, served chains) and its schema there. */
   db: AccessDb;
   schema: string;
@@ -42,6 +44,7 @@ export async function openAccess(settings: AccessSettings, database: DatabaseSet
     trustProxy: settings.trustedProxy,
     streamsPerKey: settings.feedStreamsPerKey,
     feedRetentionDays: settings.feedRetentionDays,
+    webhookAllowPrivate: settings.webhookAllowPrivate,
     adminToken: settings.adminToken,
     db,
     schema,

@@ -18,6 +18,7 @@ describe("toJson", () => {
       "plain",
       12,
       true,
+      { at: new Date(Date.UTC(2026, 11, 1, 10, 0, 0, 5)), list: [new Date(0)] },
     ];
     for (const value of values) expect(toJson(value)).toBe(JSON.stringify(value));
   });

@@ -14,6 +14,8 @@ export function toJson(value: unknown): string {
       return value.toString();
     case "object":
       if (value === null) return "null";
+      // As JSON.stringify writes it (Date's toJSON).
+      if (value instanceof Date) return JSON.stringify(value);
       break;
     default:
       return JSON.stringify(value) ?? "null";

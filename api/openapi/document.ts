@@ -95,6 +95,13 @@ function problemResponses(codes: ProblemCode[], keyed: boolean) {
   );
 }
 
+/** What a webhook delivery's Standard Webhooks headers carry. */
+const WEBHOOK_HEADERS: Record<string, string> = {
+  "webhook-id": "The delivery's id: the same on every attempt of it.",
+  "webhook-timestamp": "When this attempt was signed, in Unix seconds.",
+  "webhook-signature": "`v1,<base64 HMAC-SHA256 of id.timestamp.body>` under each secret in force, space-separated.",
+};
+
 /** The OpenAPI 3.1 document of the operations, served at `/openapi.json`. */
 export function openApiDocument(operations: readonly Operation[] = ROUTES) {
   const paths: Record<string, Record<string, unknown>> = {};
@@ -137,9 +144,34 @@ export function openApiDocument(operations: readonly Operation[] = ROUTES) {
       { name: "v2 registry", description: "DelegateRegistry v2 (0x00000000000000447e69651d841bD8D104Bed493)." },
       { name: "v1 registry", description: "DelegationRegistry v1 (0x00000000000076A84feF008CDAbe6409d2FE638B)." },
       { name: "chains", description: "The chains this instance serves." },
-      { name: "admin", description: "The operator's API keys, behind ADMIN_TOKEN." },
+      { name: "feed", description: "The change log: every event as indexed, paged or streamed." },
+      { name: "admin", description: "The operator's API keys and webhook endpoints, behind ADMIN_TOKEN." },
     ],
     paths,
+    webhooks: {
+      changeLog: {
+        post: {
+          operationId: "changeLogDelivery",
+          summary: "A batch of the change log's entries, POSTed to each endpoint (POST /admin/webhooks)",
+          description:
+            "At most one delivery in flight per endpoint, so entries arrive in seq order; retried on Standard " +
+            "Webhooks' schedule (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h) until a 2xx, with the same " +
+            "webhook-id and body; a 410 disables the endpoint. At least once: dedupe by webhook-id or seq.",
+          parameters: ["webhook-id", "webhook-timestamp", "webhook-signature"].map((name) => ({
+            name,
+            in: "header",
+            required: true,
+            schema: { type: "string" },
+            description: WEBHOOK_HEADERS[name],
+          })),
+          requestBody: {
+            required: true,
+            content: { "application/json": { schema: { $ref: "#/components/schemas/WebhookPayload" } } },
+          },
+          responses: { "200": { description: "Any 2xx takes the delivery; 410 disables the endpoint." } },
+        },
+      },
+    },
     components: {
       schemas,
       headers: HEADERS,

@@ -245,6 +245,7 @@ export const PARAMETERS = {
   hotWallet: address("wallet", "The hot wallet (the delegate) whose vaults are listed", "path"),
   contractPath: address("contract", "The token contract whose delegations are listed", "path"),
   keyId: text("id", "path", "The key's id, as POST /admin/keys and GET /admin/keys give it."),
+  webhookId: text("id", "path", "The endpoint's id, as POST /admin/webhooks and GET /admin/webhooks give it."),
 } satisfies Record<string, ParameterSpec>;
 
 export type ParameterKey = keyof typeof PARAMETERS;

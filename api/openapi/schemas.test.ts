@@ -5,6 +5,8 @@
  * Then a wrong version of each, so that no schema is vacuous.
  */
 import { mkdtempSync, rmSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Ajv2020 from "ajv/dist/2020";
@@ -30,6 +32,9 @@ import type { ServedChain } from "../store/served-chains";
 import { servedChain } from "../store/served-chains";
 import type { ChainPosition, Store, V1Row, V2Row } from "../store/store";
 import { type ChainAlarms, NO_ALARMS } from "../watch/chain-alarms";
+import { TEST_BODY } from "../webhooks/admin";
+import { deliveryBody } from "../webhooks/deliverer";
+import { openWebhookStore, type WebhookAdmin } from "../webhooks/store";
 import { FORMATS, type JsonSchema, schemas } from "./schemas";
 
 type Component = keyof typeof schemas;
@@ -255,11 +260,16 @@ FEED.push({ ...FEED[0]!, seq: BigInt(FEED.length + 1), retracts: 1n });
 const CHANGES = {
   entries: async (after: bigint, limit: number) => FEED.filter((e) => e.seq > after).slice(0, limit),
   pruned: async () => 0n,
+  newest: async () => FEED.at(-1)!.seq,
 } as unknown as ChangeLog;
 
-function appOver(store: Store, options: { keys?: KeyStore; allowed?: boolean; pruned?: bigint } = {}) {
+function appOver(
+  store: Store,
+  options: { keys?: KeyStore; allowed?: boolean; pruned?: bigint; webhooks?: WebhookAdmin } = {},
+) {
   const pruned = options.pruned ?? 0n;
   const app = createApp({
+    webhooks: options.webhooks,
     changes: () => ({ ...CHANGES, pruned: async () => pruned }),
     store,
     history: HISTORY,
@@ -292,6 +302,7 @@ const answered = new Set<string>();
 let dir: string;
 let db: AccessDb;
 let keys: KeyStore;
+let receiver: Server;
 
 beforeAll(async () => {
   // The records and check answers, as the routes write them.
@@ -440,9 +451,51 @@ beforeAll(async () => {
   samples.ApiKeys.push(listed);
   samples.ApiKey.push(...(listed as unknown[]));
   expect((listed as { revokedAt: string | null }[]).map((k) => k.revokedAt === null)).toEqual([false, true]);
+
+  // The webhook endpoints, over a real store, delivering to a receiver on loopback.
+  receiver = createServer((req, res) => req.resume().on("end", () => res.writeHead(204).end()));
+  await new Promise<void>((ok) => receiver.listen(0, "127.0.0.1", ok));
+  const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+  const hooks = await openWebhookStore(db, "access");
+  const webhooks = { store: hooks, log: () => CHANGES, served: [1], allowPrivate: true, timeoutMs: 2_000 };
+  const managed = appOver(NOTHING, { keys, webhooks });
+  const made = (await managed(
+    "/admin/webhooks",
+    { method: "POST", headers: bearer, body: JSON.stringify({ url, filter: "chainId=1&type=ERC721" }) },
+    201,
+  )) as { id: string };
+  samples.WebhookCreated.push(made);
+  await managed("/admin/webhooks", { method: "POST", headers: bearer, body: JSON.stringify({ url, cursor: 0 }) }, 201);
+  samples.WebhookCreated.push(await managed(`/admin/webhooks/${made.id}/rotate`, { method: "POST", headers: bearer }));
+  samples.Webhook.push(await managed(`/admin/webhooks/${made.id}/pause`, { method: "POST", headers: bearer }));
+  samples.Webhook.push(await managed(`/admin/webhooks/${made.id}`, { headers: bearer }));
+  samples.Webhooks.push(await managed("/admin/webhooks", { headers: bearer }));
+  samples.WebhookAttempt.push(await managed(`/admin/webhooks/${made.id}/test`, { method: "POST", headers: bearer }));
+  await hooks.settle(made as never, {
+    retryAt: new Date(),
+    pending: 3n,
+    delivery: {
+      id: "msg_x",
+      webhookId: made.id,
+      firstSeq: 1n,
+      lastSeq: 3n,
+      entries: 3,
+      attempt: 1,
+      status: null,
+      error: "no answer in 2000 ms",
+      ms: 2000,
+    },
+  });
+  const deliveries = await managed(`/admin/webhooks/${made.id}/deliveries`, { headers: bearer });
+  samples.WebhookDeliveries.push(deliveries);
+  samples.WebhookDelivery.push(...(deliveries as unknown[]));
+  samples.Webhook.push(await managed(`/admin/webhooks/${made.id}`, { method: "DELETE", headers: bearer }));
+  // A delivery's body, as the deliverer writes it, and a test delivery's.
+  samples.WebhookPayload.push(JSON.parse(deliveryBody(FEED.slice(0, 3))), JSON.parse(TEST_BODY));
 }, 60_000);
 
 afterAll(async () => {
+  receiver?.close();
   await keys?.close();
   await db?.close();
   if (dir) rmSync(dir, { recursive: true, force: true });
@@ -453,6 +506,7 @@ const OPTIONAL: Record<string, string[]> = {
   Problem: ["param", "chains", "indexedBlock"],
   RpcRequest: ["id", "params"],
   "RpcFailure.error": ["data"],
+  WebhookPayload: ["test"],
 };
 
 describe("the components' schemas", () => {
@@ -593,6 +647,15 @@ describe("the components' schemas refuse", () => {
     ["ApiKey", "a missing recentRequests", () => changed("ApiKey", { recentRequests: undefined })],
     ["ApiKey", "a createdAt that is not a date-time", () => changed("ApiKey", { createdAt: "yesterday" })],
     ["ApiKeys", "a listed key with its secret", () => [{ ...changed("ApiKey", {}), key: "dlk_x" }]],
+    ["WebhookCreated", "a missing secret", () => changed("WebhookCreated", { secret: undefined })],
+    ["Webhook", "a listed endpoint with its secret", () => ({ ...changed("Webhook", {}), secret: "whsec_x" })],
+    ["Webhook", "a cursor as text", () => changed("Webhook", { cursor: "1" })],
+    ["Webhooks", "an endpoint without an id", () => [changed("Webhook", { id: undefined })]],
+    ["WebhookDelivery", "a negative latency", () => changed("WebhookDelivery", { ms: -1 })],
+    ["WebhookDeliveries", "a delivery without its status", () => [changed("WebhookDelivery", { status: undefined })]],
+    ["WebhookAttempt", "a status as text", () => changed("WebhookAttempt", { status: "200" })],
+    ["WebhookPayload", "101 entries", () => ({ entries: Array(101).fill(changed("FeedEntry", {})) })],
+    ["WebhookPayload", "test: false", () => ({ entries: [], test: false })],
     ["RpcRequest", "no method", () => changed("RpcRequest", { method: undefined })],
     ["RpcRequest", "jsonrpc 1.0", () => changed("RpcRequest", { jsonrpc: "1.0" })],
     ["RpcBody", "an empty batch", () => []],

@@ -54,6 +54,25 @@ const record = (description: string, properties: Record<string, JsonSchema>) => 
   additionalProperties: false,
 });
 
+/** A webhook endpoint's fields as its owner sees them (api/webhooks/store.ts). */
+const WEBHOOK_FIELDS: Record<string, JsonSchema> = {
+  id: { type: "string", pattern: "^wh_[0-9a-f]{16}$", description: "The endpoint's id." },
+  owner: { type: ["string", "null"], description: "The API key's id that owns it; null: the operator's." },
+  url: { type: "string", description: "Where deliveries are POSTed." },
+  filter: { type: "string", description: "Its filters, as GET /registry/feed takes them (a query string)." },
+  cursor: { type: "integer", minimum: 0, description: "The seq of the last entry delivered or skipped." },
+  pending: {
+    type: ["integer", "null"],
+    minimum: 0,
+    description: "While a delivery is retried: the seq it reads through.",
+  },
+  paused: { type: "boolean", description: "Deliveries wait while paused." },
+  disabled: { type: ["string", "null"], description: "Why deliveries stopped for good (a 410; retries exhausted)." },
+  attempt: { type: "integer", minimum: 0, description: "Failed attempts of the delivery now due." },
+  nextAt: { type: "string", format: "date-time", description: "When the next attempt is due." },
+  createdAt: { type: "string", format: "date-time", description: "When it was made." },
+};
+
 const list = (description: string, item: string) => ({ type: "array", description, items: ref(item) });
 
 /** Where a registry is on a chain (api/app.ts, ServedRegistry); `null` where it is not indexed there. */
@@ -359,5 +378,47 @@ export const schemas = {
     label: { type: "string", description: "What the key was for." },
     createdAt: isoTime("When the key was made."),
     revokedAt: isoTime("When the key was revoked; from then on it is refused (401 invalid_api_key)."),
+  }),
+
+  Webhook: record("A webhook endpoint (never its secret).", WEBHOOK_FIELDS),
+  WebhookCreated: record("A webhook endpoint with its signing secret: shown when made or rotated, never again.", {
+    ...WEBHOOK_FIELDS,
+    secret: {
+      type: "string",
+      pattern: "^whsec_[A-Za-z0-9+/]+={0,2}$",
+      description: "SECRET: the Standard Webhooks signing secret (whsec_ and the base64 of its key).",
+    },
+  }),
+  Webhooks: list("Every webhook endpoint, oldest first.", "Webhook"),
+  WebhookDelivery: record("One delivery attempt.", {
+    id: { type: "string", description: "The delivery's webhook-id: the same for every attempt of it." },
+    webhookId: { type: "string", description: "The endpoint." },
+    firstSeq: uint("The seq of its first entry."),
+    lastSeq: uint("The seq of its last entry."),
+    entries: uint("How many entries it carried (at most 100)."),
+    attempt: uint("Which attempt this was (1: the first)."),
+    status: uintOrNull("The endpoint's HTTP status; null when it did not answer."),
+    error: { type: ["string", "null"], description: "Why there was no answer (a timeout, a refused address)." },
+    ms: uint("How long the attempt took, in milliseconds."),
+    at: isoTime("When it was made."),
+  }),
+  WebhookDeliveries: list("The endpoint's last 100 attempts, newest first.", "WebhookDelivery"),
+  WebhookPayload: {
+    type: "object",
+    description:
+      "A webhook delivery's body: up to 100 entries of the change log, in seq order, signed per Standard Webhooks " +
+      "1.0 (headers webhook-id, webhook-timestamp, webhook-signature). A test delivery has none, and `test: true`.",
+    properties: {
+      entries: { type: "array", maxItems: 100, items: ref("FeedEntry"), description: "The entries, by seq." },
+      test: { const: true, description: "Only in a test delivery (POST /admin/webhooks/{id}/test)." },
+    },
+    required: ["entries"],
+    additionalProperties: false,
+  },
+  WebhookAttempt: record("A test delivery's outcome.", {
+    id: { type: "string", description: "Its webhook-id." },
+    status: uintOrNull("The endpoint's HTTP status; null when it did not answer."),
+    error: { type: ["string", "null"], description: "Why there was no answer." },
+    ms: uint("How long it took, in milliseconds."),
   }),
 } as const satisfies Record<string, JsonSchema>;

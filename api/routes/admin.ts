@@ -3,6 +3,8 @@ import { Hono, type MiddlewareHandler } from "hono";
 import type { KeyStore } from "../access/keys";
 import { Problem } from "../http/problem";
 import { MAX_LABEL } from "../limits";
+import { webhookAnswers } from "../webhooks/admin";
+import type { WebhookAdmin } from "../webhooks/store";
 import type { Env } from "./env";
 import { type Answers, allowed, honoPath, mountRoutes, ROUTES } from "./table";
 
@@ -58,6 +60,16 @@ function adminGuard(token: string | undefined): MiddlewareHandler {
   };
 }
 
+/** The webhooks' routes where this app has no endpoints' store (an app made for a test). */
+const WEBHOOKS_OFF: Answers = Object.fromEntries(
+  ROUTES.filter((route) => route.path.startsWith("/admin/webhooks")).map((route) => [
+    route.answer,
+    () => () => {
+      throw new Problem("not_found", "webhooks are off in this process");
+    },
+  ]),
+);
+
 /** What answers the key management's routes (api/routes/table.ts), over `keys`. */
 function adminAnswers(keys: KeyStore): Answers {
   return {
@@ -78,10 +90,10 @@ function adminAnswers(keys: KeyStore): Answers {
  * Bearer <ADMIN_TOKEN>`; off (404, saying why) when no token is configured. Any other method of their
  * paths is a 405 naming those they allow.
  */
-export function admin(keys: KeyStore, token: string | undefined): Hono<Env> {
+export function admin(keys: KeyStore, token: string | undefined, webhooks?: WebhookAdmin): Hono<Env> {
   const app = new Hono<Env>().use(adminGuard(token));
   const routes = ROUTES.filter((route) => route.access === "admin");
-  const answers = adminAnswers(keys);
+  const answers = { ...adminAnswers(keys), ...(webhooks ? webhookAnswers(webhooks) : WEBHOOKS_OFF) };
   mountRoutes(app, "/admin", routes, () => answers);
   for (const path of new Set(routes.map((route) => route.path))) {
     const allow = allowed(routes.filter((route) => route.path === path)).join(", ");

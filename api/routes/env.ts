@@ -7,6 +7,7 @@ import type { ServedChain } from "../store/served-chains";
 import type { Store } from "../store/store";
 import type { ChainAlarms } from "../watch/chain-alarms";
 import type { ChainIndexer } from "../watch/chain-indexers";
+import type { WebhookAdmin } from "../webhooks/store";
 import type { ListingCache } from "./listing-cache";
 import type { MomentClock } from "./moment";
 
@@ -53,4 +54,6 @@ export type AppOptions = {
   changes?: () => ChangeLog | undefined;
   /** The process's reader of the change log for the feed's streams; absent: GET /registry/feed answers 503. */
   feed?: FeedHub;
+  /** The webhook endpoints the admin endpoints manage; absent: they answer 404. */
+  webhooks?: WebhookAdmin;
 };

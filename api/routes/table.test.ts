@@ -66,6 +66,7 @@ const VALID: Record<ParameterKey, string> = {
   hash: `0x${"ab".repeat(32)}`,
   contractPath: wallet(3),
   keyId: "k1",
+  webhookId: "wh_0000000000000001",
 };
 
 /**

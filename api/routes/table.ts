@@ -11,6 +11,7 @@
  * `delegation/{hash}` before `{wallet}/history`), and the document lists them in it.
  */
 import type { Context, Hono } from "hono";
+import { SEQ_PATTERN } from "../../core/parse";
 import { V1_CHECK_KINDS, type V1CheckKind } from "../../core/v1";
 import { V2_CHECK_KINDS, type V2CheckKind } from "../../core/v2";
 import type { ProblemCode } from "../http/problem";
@@ -20,7 +21,7 @@ import { PARAMETERS, type ParameterKey, V1_CHECK_PARAMETERS, V2_CHECK_PARAMETERS
 import type { JsonSchema, schemas } from "../openapi/schemas";
 import type { Env } from "./env";
 
-export type Method = "get" | "post" | "delete";
+export type Method = "get" | "post" | "patch" | "delete";
 
 /**
  * What a request costs a client without an API key, in units of its budget (api/access/middleware.ts
@@ -49,6 +50,17 @@ export type AnswerName =
   | "feedStream"
   | "rpc"
   | "createKey"
+  | "createWebhook"
+  | "listWebhooks"
+  | "getWebhook"
+  | "updateWebhook"
+  | "deleteWebhook"
+  | "rotateWebhook"
+  | "pauseWebhook"
+  | "resumeWebhook"
+  | "replayWebhook"
+  | "webhookDeliveries"
+  | "testWebhook"
   | "listKeys"
   | "revokeKey";
 
@@ -358,7 +370,113 @@ const ADMIN_ROUTES: Route[] = [
     problems: [],
     access: "admin",
   },
+  ...webhookRoutes(),
 ];
+
+/** The operator's webhook endpoints (api/webhooks/admin.ts), at /admin/webhooks. */
+function webhookRoutes(): Route[] {
+  const base = "/admin/webhooks";
+  const hook = ref("Webhook");
+  const body = (required: string[], properties: Record<string, JsonSchema>): JsonSchema => ({
+    type: "object",
+    required,
+    properties,
+  });
+  const url = { type: "string", maxLength: 2048, description: "Where deliveries are POSTed: http(s)." };
+  const filter = {
+    type: "string",
+    description:
+      "GET /registry/feed's filters as a query string: chainId, version, wallet, role, contract, rights, type.",
+  };
+  const cursor = { type: "string", pattern: SEQ_PATTERN, description: "The seq after which deliveries start." };
+  const route = (
+    method: Route["method"],
+    path: string,
+    answer: AnswerName,
+    summary: string,
+    ok: Route["ok"],
+    extra: Partial<Route> = {},
+  ): Route =>
+    ({
+      method,
+      path: `${base}${path}`,
+      answer,
+      operationId: answer,
+      tag: "admin",
+      summary,
+      parameters: path.includes("{id}") ? ["webhookId"] : [],
+      ok,
+      problems: path.includes("{id}") ? ["not_found"] : [],
+      access: "admin",
+      ...extra,
+    }) as Route;
+  const one = (description: string): Route["ok"] => ({ status: 200, schema: hook, headers: [], description });
+  return [
+    route(
+      "post",
+      "",
+      "createWebhook",
+      "Create a webhook endpoint; the answer is the only time its secret is shown",
+      {
+        status: 201,
+        schema: ref("WebhookCreated"),
+        headers: [],
+        description: "The endpoint, with its signing secret.",
+      },
+      {
+        requestBody: body(["url"], {
+          url,
+          filter,
+          cursor: { ...cursor, description: "Deliver after this seq (default: from what is logged next)." },
+        }),
+        problems: ["invalid_body", "invalid_parameter", "unsupported_chain", "missing_parameter", "chain_syncing"],
+      },
+    ),
+    route("get", "", "listWebhooks", "List the webhook endpoints", {
+      status: 200,
+      schema: ref("Webhooks"),
+      headers: [],
+      description: "Every endpoint, oldest first.",
+    }),
+    route("get", "/{id}", "getWebhook", "A webhook endpoint", one("The endpoint.")),
+    route(
+      "patch",
+      "/{id}",
+      "updateWebhook",
+      "Change an endpoint's URL or filters (a disabled one is enabled again)",
+      one("The endpoint, changed."),
+      {
+        requestBody: body([], { url, filter }),
+        problems: ["not_found", "invalid_body", "invalid_parameter", "unsupported_chain", "missing_parameter"],
+      },
+    ),
+    route("delete", "/{id}", "deleteWebhook", "Delete a webhook endpoint", one("The endpoint deleted.")),
+    route("post", "/{id}/rotate", "rotateWebhook", "A new signing secret; the old one also signs for 24 hours", {
+      status: 200,
+      schema: ref("WebhookCreated"),
+      headers: [],
+      description: "The endpoint, with its new secret.",
+    }),
+    route("post", "/{id}/pause", "pauseWebhook", "Pause deliveries (entries wait for the endpoint)", one("Paused.")),
+    route("post", "/{id}/resume", "resumeWebhook", "Resume deliveries", one("Resumed.")),
+    route("post", "/{id}/replay", "replayWebhook", "Deliver again everything after a seq", one("Replaying."), {
+      requestBody: body(["cursor"], { cursor }),
+      problems: ["not_found", "invalid_body", "invalid_parameter"],
+    }),
+    route("get", "/{id}/deliveries", "webhookDeliveries", "The endpoint's recent delivery attempts", {
+      status: 200,
+      schema: ref("WebhookDeliveries"),
+      headers: [],
+      description: "The last 100 attempts, newest first.",
+    }),
+    route("post", "/{id}/test", "testWebhook", "Send a signed test delivery now, and tell how it went", {
+      status: 200,
+      schema: ref("WebhookAttempt"),
+      headers: [],
+      description: "The endpoint's answer to a delivery with no entries and `test: true`.",
+    }),
+  ];
+}
 
 /**
  * An answer across chains (api/routes/across.ts): per chain asked, its answer (`answer`'s schema) at

@@ -117,7 +117,8 @@ describe("webhook deliveries", () => {
     await store.remove(other.id);
   });
 
-  it("retry a failed delivery with the same id and entries; a 410 disables; an endpoint that hangs holds up only itself", async () => {
+  it("retry a failed delivery with the same id and entries; a 410 disables; an endpoint that hangs holds \
+up only itself", async () => {
     script.set("/flaky", [500, 500, 200]);
     script.set("/gone", [410]);
     script.set("/hang", ["hang"]);
@@ -145,7 +146,8 @@ describe("webhook deliveries", () => {
     for (const h of [flaky, gone, hang, fine]) await store.remove(h.id);
   });
 
-  it("sign with both secrets while one is rotated; one deliverer at a time; no private address unless allowed", async () => {
+  it("sign with both secrets while one is rotated; one deliverer at a time; no private address unless \
+allowed", async () => {
     const hook = await store.create({ owner: null, url: `${base}/rotated`, filter: "", cursor: await log.newest() });
     const rotated = (await store.rotate(hook.id))!;
     const [one, two] = [deliverer("one"), deliverer("two")];

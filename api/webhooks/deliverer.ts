@@ -14,6 +14,10 @@ const READ = 1_000;
 /** How long a deliverer's lease lasts without being renewed: another takes over after it. */
 const LEASE_MS = 15_000;
 
+/** A delivery's body (components/schemas/WebhookPayload): its entries as the feed writes them. */
+export const deliveryBody = (entries: readonly FeedEntry[]): string =>
+  `{"entries":[${entries.map(entryJson).join(",")}]}`;
+
 /** An endpoint's filters, from the query string it was made with; a Problem when they no longer read. */
 const filterOf = (hook: DueWebhook, served: readonly number[]): FeedFilter =>
   feedFilterOf(Params.ofUrl(`?${hook.filter}`), served);
@@ -74,7 +78,7 @@ export function deliverWebhooks(options: {
     }
     const [first, last] = [entries[0]!.seq, entries[entries.length - 1]!.seq];
     const id = `msg_${hook.id}_${first}_${last}`;
-    const body = `{"entries":[${entries.map(entryJson).join(",")}]}`;
+    const body = deliveryBody(entries);
     const headers = webhookHeaders(hook.secrets, id, Math.floor(Date.now() / 1000), body);
     const { timeoutMs, allowPrivate } = options;
     const attempt = await postWebhook({ url: hook.url, headers, body, timeoutMs, allowPrivate });

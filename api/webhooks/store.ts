@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { table } from "../../core/sql";
 import { type AccessDb, migrate } from "../database/db";
+import type { ChangeLog } from "../feed/log";
 import { newWebhookSecret } from "./signature";
 
 /** How long the old secret still signs after a rotation: receivers have a day to take the new one. */
@@ -47,6 +48,13 @@ export type DeliveryRecord = {
 };
 
 const COLUMNS = "id, owner, url, filter, cursor::text, pending::text, paused, disabled, attempt, next_at, created_at";
+
+/** The secrets in force: the new one, and the old one while its overlap lasts. */
+const SECRETS = "secret, CASE WHEN old_until > now() THEN old_secret END AS old_secret";
+const secretsOf = (r: Record<string, unknown>) => [
+  r.secret as string,
+  ...(r.old_secret ? [r.old_secret as string] : []),
+];
 
 const webhookOf = (r: Record<string, unknown>): Webhook => ({
   id: r.id as string,
@@ -188,16 +196,27 @@ export async function openWebhookStore(db: AccessDb, schema: string) {
       return rows.length > 0;
     },
 
+    ...deliveryState(db, { hooks, deliveries, lease }),
+  };
+}
+
+/** What the deliverer reads and writes: endpoints due, the outcome of each attempt, and its lease. */
+function deliveryState(db: AccessDb, tables: { hooks: string; deliveries: string; lease: string }) {
+  const { hooks, deliveries, lease } = tables;
+  return {
     /** The endpoints due a delivery now, with the secrets that sign. */
     async due(): Promise<DueWebhook[]> {
       const { rows } = await db.query(
-        `SELECT ${COLUMNS}, secret, CASE WHEN old_until > now() THEN old_secret END AS old_secret FROM ${hooks}
+        `SELECT ${COLUMNS}, ${SECRETS} FROM ${hooks}
          WHERE NOT paused AND disabled IS NULL AND next_at <= now() ORDER BY next_at, id`,
       );
-      return rows.map((r) => ({
-        ...webhookOf(r),
-        secrets: [r.secret as string, ...(r.old_secret ? [r.old_secret as string] : [])],
-      }));
+      return rows.map((r) => ({ ...webhookOf(r), secrets: secretsOf(r) }));
+    },
+
+    /** The secrets that sign an endpoint's deliveries now (none: no such endpoint). */
+    async secrets(id: string): Promise<string[]> {
+      const { rows } = await db.query(`SELECT ${SECRETS} FROM ${hooks} WHERE id = $1`, [id]);
+      return rows[0] ? secretsOf(rows[0]) : [];
     },
 
     /**
@@ -286,3 +305,15 @@ export async function openWebhookStore(db: AccessDb, schema: string) {
 }
 
 export type WebhookStore = Awaited<ReturnType<typeof openWebhookStore>>;
+
+/** What the admin endpoints of webhooks work over. */
+export type WebhookAdmin = {
+  store: WebhookStore;
+  log: () => ChangeLog | undefined;
+  /** The chains served: a filter may name only those. */
+  served: readonly number[];
+  /** WEBHOOK_ALLOW_PRIVATE: URLs to private and loopback addresses are accepted. */
+  allowPrivate: boolean;
+  /** How long a test delivery waits for its answer. */
+  timeoutMs: number;
+};

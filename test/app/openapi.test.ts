@@ -51,6 +51,7 @@ const VALID: Record<ParameterKey, string> = {
   hash: `0x${"ab".repeat(32)}`,
   contractPath: wallet(3),
   keyId: "k1",
+  webhookId: "wh_0000000000000001",
 };
 /** A text every parameter's parser refuses. */
 const INVALID = "0xnot-a-value";

@@ -1,0 +1,127 @@
+import type { Context } from "hono";
+import { parseSeq } from "../../core/parse";
+import { feedFilterOf } from "../feed/filter";
+import { toJson } from "../http/json";
+import { Params, parseParam } from "../http/params";
+import { Problem } from "../http/problem";
+import type { Env } from "../routes/env";
+import type { Answers } from "../routes/table";
+import { webhookUrlProblem } from "./destination";
+import { postWebhook } from "./send";
+import { webhookHeaders } from "./signature";
+import type { Webhook, WebhookAdmin, WebhookStore } from "./store";
+
+/** A test delivery's body: no entries, and says it is a test. */
+export const TEST_BODY = '{"entries":[],"test":true}';
+
+/** The longest URL an endpoint may have. */
+const MAX_URL = 2_048;
+
+const json = (c: Context<Env>, body: unknown, status: 200 | 201 = 200) =>
+  c.body(toJson(body), status, { "Content-Type": "application/json" });
+
+/** The JSON body's fields (an object), or a 400 naming what is wrong. */
+async function bodyOf(c: Context<Env>): Promise<Record<string, unknown>> {
+  const body = await c.req.json().catch(() => undefined);
+  if (body === null || typeof body !== "object" || Array.isArray(body))
+    throw new Problem("invalid_body", "send a JSON object");
+  return body as Record<string, unknown>;
+}
+
+/** A body's `url`, refused when it cannot receive webhooks from here. */
+function urlOf(value: unknown, allowPrivate: boolean): string {
+  if (typeof value !== "string" || value.length > MAX_URL || value.includes("\u0000"))
+    throw new Problem("invalid_parameter", `'url' is an http(s) URL of at most ${MAX_URL} characters`, {
+      param: "url",
+    });
+  const problem = webhookUrlProblem(value, allowPrivate);
+  if (problem) throw new Problem("invalid_parameter", `'url' cannot receive webhooks: ${problem}`, { param: "url" });
+  return value;
+}
+
+/** A body's `filter`: GET /registry/feed's parameters as a query string, each checked as the feed checks it. */
+function filterOf(value: unknown, served: readonly number[]): string {
+  if (value === undefined) return "";
+  if (typeof value !== "string" || value.length > MAX_URL)
+    throw new Problem("invalid_parameter", "'filter' is a query string, as GET /registry/feed takes its filters", {
+      param: "filter",
+    });
+  const params = Params.ofUrl(`?${value.replace(/^\?/, "")}`);
+  const allowed = new Set(["chainId", "version", "wallet", "role", "contract", "rights", "type"]);
+  const other = params.entries().find(([name]) => !allowed.has(name));
+  if (other)
+    throw new Problem("invalid_parameter", `'filter' may hold ${[...allowed].join(", ")}; not ${other[0]}`, {
+      param: "filter",
+    });
+  feedFilterOf(new Params(params.entries(), "filter"), served);
+  return value.replace(/^\?/, "");
+}
+
+/** The endpoint `id` names, or 404. */
+async function found(store: WebhookStore, id: string): Promise<Webhook> {
+  const hook = id.includes("\u0000") ? undefined : await store.get(id);
+  if (!hook) throw new Problem("not_found", `no webhook has the id ${JSON.stringify(id)}`);
+  return hook;
+}
+
+/** What answers the webhooks' admin routes (api/routes/table.ts). */
+export function webhookAnswers(admin: WebhookAdmin): Answers {
+  const { store } = admin;
+  const idOf = (c: Context<Env>) => c.req.param("id") ?? "";
+  const changed = (hook: Webhook | undefined, id: string) => {
+    if (!hook) throw new Problem("not_found", `no webhook has the id ${JSON.stringify(id)}`);
+    return hook;
+  };
+  return {
+    createWebhook: () => async (c) => {
+      const body = await bodyOf(c);
+      const url = urlOf(body.url, admin.allowPrivate);
+      const filter = filterOf(body.filter, admin.served);
+      const log = admin.log();
+      if (!log)
+        throw new Problem("chain_syncing", "the change log is not open yet", { headers: { "Retry-After": "5" } });
+      // From what is logged next, unless a cursor says where (0: the oldest entry kept).
+      const cursor =
+        body.cursor === undefined ? await log.newest() : parseParam("cursor", String(body.cursor), parseSeq);
+      return json(c, await store.create({ owner: null, url, filter, cursor }), 201);
+    },
+    listWebhooks: () => async (c) => json(c, await store.list()),
+    getWebhook: () => async (c) => json(c, await found(store, idOf(c))),
+    updateWebhook: () => async (c) => {
+      const body = await bodyOf(c);
+      const hook = await found(store, idOf(c));
+      const url = body.url === undefined ? undefined : urlOf(body.url, admin.allowPrivate);
+      const filter = body.filter === undefined ? undefined : filterOf(body.filter, admin.served);
+      return json(c, changed(await store.update(hook.id, { url, filter }), hook.id));
+    },
+    deleteWebhook: () => async (c) => {
+      const hook = await found(store, idOf(c));
+      await store.remove(hook.id);
+      return json(c, hook);
+    },
+    rotateWebhook: () => async (c) => json(c, changed(await store.rotate(idOf(c)), idOf(c))),
+    pauseWebhook: () => async (c) => json(c, changed(await store.pause(idOf(c), true), idOf(c))),
+    resumeWebhook: () => async (c) => json(c, changed(await store.pause(idOf(c), false), idOf(c))),
+    replayWebhook: () => async (c) => {
+      const body = await bodyOf(c);
+      const cursor = parseParam("cursor", String(body.cursor ?? ""), parseSeq);
+      return json(c, changed(await store.replay(idOf(c), cursor), idOf(c)));
+    },
+    webhookDeliveries: () => async (c) => json(c, await store.deliveries((await found(store, idOf(c))).id)),
+    testWebhook: () => async (c) => {
+      const hook = await found(store, idOf(c));
+      const secrets = await store.secrets(hook.id);
+      const id = `msg_${hook.id}_test_${Date.now()}`;
+      const body = TEST_BODY;
+      const headers = webhookHeaders(secrets, id, Math.floor(Date.now() / 1000), body);
+      const attempt = await postWebhook({
+        url: hook.url,
+        headers,
+        body,
+        timeoutMs: admin.timeoutMs,
+        allowPrivate: admin.allowPrivate,
+      });
+      return json(c, { id, status: attempt.status ?? null, error: attempt.error ?? null, ms: attempt.ms });
+    },
+  };
+}
