@@ -12,6 +12,7 @@ import { v2EventRecord } from "../../api/routes/records";
 import type { HistoryStore } from "../../api/store/history-store";
 import type { Store, V2Row } from "../../api/store/store";
 import { NO_ALARMS } from "../../api/watch/chain-alarms";
+import type { WebhookAdmin } from "../../api/webhooks/store";
 
 export const CHAIN = 31337;
 
@@ -38,7 +39,7 @@ export type Failing = {
 };
 
 /** What a test gives the app instead of its own: a change log and the feed's hub over it; a valid API key. */
-export type Parts = { changes?: ChangeLog; feed?: FeedHub; key?: string };
+export type Parts = { changes?: ChangeLog; feed?: FeedHub; key?: string; webhooks?: WebhookAdmin };
 
 /** The app; its admin endpoints take the token "the operator's token", and no API key is valid but `parts.key`. */
 export function emptyApp(fail: Failing = {}, parts: Parts = {}) {
@@ -144,6 +145,7 @@ export function emptyApp(fail: Failing = {}, parts: Parts = {}) {
   return createApp({
     changes: () => changes,
     feed: parts.feed ?? new FeedHub(() => changes, { everyMs: 1_000 }),
+    webhooks: parts.webhooks,
     store,
     history,
     alarms: {
