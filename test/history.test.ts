@@ -59,7 +59,7 @@ import {
   registryLogs,
   revokedDelegates,
 } from "./helpers/event-records";
-import { type FeedEntry, liveEntries, pullFeed, streamFeed } from "./helpers/feed";
+import { type FeedEntry, liveEntries, pullFeed, type Receiver, streamFeed, webhookReceiver } from "./helpers/feed";
 import { canonical, parseJsonExact } from "./helpers/json";
 import { type FollowOptions, followPages, type Paged, withParam } from "./helpers/pages";
 import { before as isBefore, type Position } from "./helpers/position";
@@ -98,6 +98,7 @@ const rng = {
 let anvil: Anvil;
 let other: Anvil;
 let service: Service;
+let receiver: Receiver & { secret?: string };
 let replica: Replica | undefined;
 let accounts: Address[];
 const oracle = {} as Record<Version, Oracle>;
@@ -413,14 +414,28 @@ beforeAll(async () => {
   wallets.v1 = [...new Set([...v1Pools.eoas, ...v1Pools.wallets, ...v1Pools.delegates, accounts[15]!].map(lower))];
 
   const t1 = Date.now();
-  service = await startService({ rpc: { [CHAIN_ID]: anvil.url, [OTHER_CHAIN_ID]: other.url } });
+  // The webhook receiver is on loopback: the operator allows it.
+  service = await startService({
+    rpc: { [CHAIN_ID]: anvil.url, [OTHER_CHAIN_ID]: other.url },
+    env: { WEBHOOK_ALLOW_PRIVATE: "true" },
+  });
   oracle.v2.serviceUrl = oracle.v1.serviceUrl = service.url;
   oracle.v2.headers = oracle.v1.headers = service.headers;
   await waitForIndexed(lastWriteBlock);
+  // An endpoint taking every entry from the oldest, refusing a third of first attempts.
+  receiver = await webhookReceiver(rng.query, 0.3);
+  const made = await fetch(`${service.url}/admin/webhooks`, {
+    method: "POST",
+    headers: { Authorization: `Bearer ${service.adminToken}`, "Content-Type": "application/json" },
+    body: JSON.stringify({ url: receiver.url, cursor: "0" }),
+  });
+  expect(made.status, await made.clone().text()).toBe(201);
+  receiver.secret = ((await made.json()) as { secret: string }).secret;
   console.log(`[history] service ready and indexed past block ${lastWriteBlock} in ${Date.now() - t1} ms`);
 });
 
 afterAll(async () => {
+  await receiver?.close();
   await replica?.stop();
   await service?.stop();
   await Promise.all([anvil?.stop(), other?.stop()]);
@@ -1009,6 +1024,14 @@ Last-Event-ID; delivery=finalized gives the live entries once final, and no retr
     expect(instant.ids.slice(0, upTo.length), tag("ids are seqs")).toEqual(upTo.map((e) => String(e.seq)));
     expect(upTo.map(canonical), tag("the stream's entries are the pages'")).toEqual(entries.map(canonical));
     expect(instant.connections, tag("the stream was resumed")).toBeGreaterThan(1);
+    // The webhook endpoint, every delivery signed, a third of them refused once and sent again.
+    await waitFor("the webhook deliveries", async () =>
+      (receiver.entries.at(-1)?.seq ?? -1n) >= last ? true : undefined,
+    );
+    const delivered = receiver.entries.filter((e) => e.seq <= last);
+    expect(delivered.map(canonical), tag("the webhook's entries are the pages'")).toEqual(entries.map(canonical));
+    expect(receiver.faults, tag("every delivery signed, every retry the same")).toEqual([]);
+    expect(receiver.refused.size, tag("deliveries were retried")).toBeGreaterThan(0);
     // Twice the finality depth mined: Ponder's final block, which moves in steps, passes every entry.
     const depth = BigInt(ponderFinalityDepth(CHAIN_ID));
     await rpc(anvil.url, "anvil_mine", [toHex(2n * depth + 2n)]);

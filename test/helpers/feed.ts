@@ -3,7 +3,10 @@
  * stream (GET /registry/feed) as a standard EventSource client parses it (eventsource-parser),
  * reconnecting with Last-Event-ID as a browser does. Nothing here uses the service's code.
  */
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { createParser } from "eventsource-parser";
+import { Webhook } from "standardwebhooks";
 import type { Hex } from "viem";
 import type { Answer } from "../../devkit/ask";
 import type { Rng } from "../../devkit/random";
@@ -95,4 +98,61 @@ export async function streamFeed(
     }
   }
   return got;
+}
+
+/** What a webhook receiver took: each accepted delivery's entries, and what was wrong with any delivery. */
+export type Receiver = {
+  url: string;
+  /** Entries of the deliveries it answered 2xx, in the order they came. */
+  entries: FeedEntry[];
+  /** Deliveries it refused (with 500) on purpose, by webhook-id. */
+  refused: Set<string>;
+  faults: string[];
+  close(): Promise<void>;
+};
+
+/**
+ * A webhook endpoint on loopback: it verifies each delivery's signature with the Standard Webhooks
+ * reference library, refuses (500) a random share of first attempts so that they are retried, and
+ * checks that a retry carries the same body as its first attempt.
+ */
+export async function webhookReceiver(rng: Rng, refuseShare: number): Promise<Receiver & { secret?: string }> {
+  const receiver: Receiver & { secret?: string } = {
+    url: "",
+    entries: [],
+    refused: new Set(),
+    faults: [],
+    close: async () => {},
+  };
+  const bodies = new Map<string, string>();
+  const server = createServer((req, res) => {
+    let body = "";
+    req.on("data", (c) => (body += c));
+    req.on("end", () => {
+      const id = String(req.headers["webhook-id"]);
+      try {
+        new Webhook(receiver.secret!).verify(body, req.headers as Record<string, string>);
+      } catch (error) {
+        receiver.faults.push(`${id}: ${(error as Error).message}`);
+      }
+      if (bodies.has(id) && bodies.get(id) !== body) receiver.faults.push(`${id}: a retry with another body`);
+      bodies.set(id, body);
+      if (!receiver.refused.has(id) && rng.int(1_000) < refuseShare * 1_000) {
+        receiver.refused.add(id);
+        res.writeHead(500).end();
+        return;
+      }
+      const parsed = parseJsonExact(body) as { entries: FeedEntry[] };
+      receiver.entries.push(...parsed.entries.map(entryOf));
+      res.writeHead(200).end();
+    });
+  });
+  await new Promise<void>((ok) => server.listen(0, "127.0.0.1", ok));
+  receiver.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+  receiver.close = () =>
+    new Promise((ok) => {
+      server.closeAllConnections();
+      server.close(() => ok());
+    });
+  return receiver;
 }
