@@ -27,7 +27,7 @@ import { chainStatus, replicationBehind } from "./watch/chain-status";
 import { type WatchedChain, watchDeepReorgs } from "./watch/deep-reorg";
 import { watchReplacedHeads } from "./watch/replaced-head";
 import { type ReplicationWatch, trailing, withReplication } from "./watch/replication";
-import { deliverWebhooks } from "./webhooks/deliverer";
+import { DELIVER_EVERY_MS, deliverWebhooks, WEBHOOK_TIMEOUT_MS } from "./webhooks/deliverer";
 import { openWebhookStore } from "./webhooks/store";
 
 /** How often the indexer's process writes the change log from the tables (api/feed/writer.ts). */
@@ -35,9 +35,6 @@ const CHANGE_LOG_EVERY_MS = 500;
 /** How often the feed's streams are handed what the log has new (api/feed/hub.ts). */
 const FEED_EVERY_MS = 250;
 const DAY_MS = 24 * 3_600_000;
-/** How often the deliverer looks for endpoints due a delivery, and how long one may take to answer. */
-const WEBHOOK_EVERY_MS = 200;
-const WEBHOOK_TIMEOUT_MS = 10_000;
 
 /** What differs between the processes that serve the API: `npm start` (inside Ponder) and `npm run serve`'s workers. */
 export type ServiceParts = {
@@ -139,7 +136,7 @@ export async function assembleService(parts: ServiceParts): Promise<Service> {
       log: changes,
       served: chains.map((c) => c.id),
       holder: `${hostname()} ${process.pid} ${randomUUID()}`,
-      everyMs: WEBHOOK_EVERY_MS,
+      everyMs: DELIVER_EVERY_MS,
       timeoutMs: WEBHOOK_TIMEOUT_MS,
       allowPrivate,
       onError: (error) => {

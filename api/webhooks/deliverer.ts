@@ -7,6 +7,11 @@ import { delivered, postWebhook, retryAfter } from "./send";
 import { webhookHeaders } from "./signature";
 import type { DueWebhook, WebhookStore } from "./store";
 
+/** How often a deliverer looks for endpoints due a delivery. */
+export const DELIVER_EVERY_MS = 200;
+/** How long an endpoint has to answer a delivery. */
+export const WEBHOOK_TIMEOUT_MS = 10_000;
+
 /** Entries a delivery carries at most. */
 export const BATCH = 100;
 /** Entries read from the log per statement while a batch is gathered. */
