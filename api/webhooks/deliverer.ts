@@ -27,23 +27,43 @@ export const deliveryBody = (entries: readonly FeedEntry[]): string =>
 const filterOf = (hook: DueWebhook, served: readonly number[]): FeedFilter =>
   feedFilterOf(Params.ofUrl(`?${hook.filter}`), served);
 
+/** The log from after a seq, read ahead a page at a time: one endpoint's batches in a row read it once. */
+class LogReader {
+  private page: FeedEntry[] = [];
+  private next = 0;
+  constructor(
+    private readonly log: ChangeLog,
+    private after: bigint,
+  ) {}
+
+  /** The next entry, without taking it; undefined at the log's end (for now). */
+  async peek(): Promise<FeedEntry | undefined> {
+    if (this.next === this.page.length) {
+      this.page = await this.log.entries(this.after, READ);
+      this.next = 0;
+    }
+    return this.page[this.next];
+  }
+
+  take(): void {
+    this.after = this.page[this.next++]!.seq;
+  }
+}
+
 /**
  * The next batch of an endpoint: up to BATCH entries its filters let through after its cursor, and
  * the last seq read (what the cursor moves to once they are taken). A retry reads through the seq
  * its first attempt read through, so that it sends the same entries under the same id.
  */
-async function batchOf(log: ChangeLog, hook: DueWebhook, filter: FeedFilter) {
+async function batchOf(reader: LogReader, hook: Pick<DueWebhook, "cursor" | "pending">, filter: FeedFilter) {
   const entries: FeedEntry[] = [];
   let read = hook.cursor;
-  for (;;) {
-    const page = await log.entries(read, READ);
-    for (const e of page) {
-      if (hook.pending !== null && e.seq > hook.pending) return { entries, read };
-      read = e.seq;
-      if (passes(filter, e, subjectOf(e.version, e.record)) && entries.push(e) === BATCH) return { entries, read };
-    }
-    if (page.length < READ) return { entries, read };
+  for (let e = await reader.peek(); e && (hook.pending === null || e.seq <= hook.pending); e = await reader.peek()) {
+    reader.take();
+    read = e.seq;
+    if (passes(filter, e, subjectOf(e.version, e.record)) && entries.push(e) === BATCH) break;
   }
+  return { entries, read };
 }
 
 /**
@@ -68,7 +88,7 @@ export function deliverWebhooks(options: {
   const { store, log } = options;
   const inFlight = new Map<string, Promise<void>>();
 
-  async function deliver(hook: DueWebhook): Promise<void> {
+  async function deliver(hook: DueWebhook): Promise<unknown> {
     let filter: FeedFilter;
     try {
       filter = filterOf(hook, options.served);
@@ -76,17 +96,30 @@ export function deliverWebhooks(options: {
       if (!(error instanceof Problem)) throw error;
       return store.settle(hook, { disabled: `its filters no longer read: ${error.detail}` });
     }
-    const { entries, read } = await batchOf(log, hook, filter);
-    if (entries.length === 0) {
-      if (read > hook.cursor) await store.settle(hook, { cursor: read });
-      return;
+    // Batch after batch while the endpoint takes them and more are logged: a backlog goes out at the
+    // speed the endpoint answers, not a batch per tick.
+    const reader = new LogReader(log, hook.cursor);
+    for (let due = hook; ; ) {
+      const { entries, read } = await batchOf(reader, due, filter);
+      if (entries.length === 0) {
+        if (read > due.cursor) await store.settle(due, { cursor: read });
+        return;
+      }
+      const outcome = await attempt(due, entries);
+      if (!outcome.delivered) return store.settle(due, { ...outcome.failed, pending: read });
+      if (!(await store.settle(due, { cursor: read, delivery: outcome.delivery })) || entries.length < BATCH) return;
+      due = { ...due, cursor: read, pending: null, attempt: 0 };
     }
+  }
+
+  /** Sends `entries` to the endpoint once: delivered, or how the failure settles (a retry, or disabled). */
+  async function attempt(hook: DueWebhook, entries: FeedEntry[]) {
     const [first, last] = [entries[0]!.seq, entries[entries.length - 1]!.seq];
     const id = `msg_${hook.id}_${first}_${last}`;
     const body = deliveryBody(entries);
     const headers = webhookHeaders(hook.secrets, id, Math.floor(Date.now() / 1000), body);
     const { timeoutMs, allowPrivate } = options;
-    const attempt = await postWebhook({ url: hook.url, headers, body, timeoutMs, allowPrivate });
+    const sent = await postWebhook({ url: hook.url, headers, body, timeoutMs, allowPrivate });
     const delivery = {
       id,
       webhookId: hook.id,
@@ -94,16 +127,20 @@ export function deliverWebhooks(options: {
       lastSeq: last,
       entries: entries.length,
       attempt: hook.attempt + 1,
-      status: attempt.status ?? null,
-      error: attempt.error ?? null,
-      ms: attempt.ms,
+      status: sent.status ?? null,
+      error: sent.error ?? null,
+      ms: sent.ms,
     };
-    if (delivered(attempt)) return store.settle(hook, { cursor: read, delivery });
-    if (attempt.status === 410) return store.settle(hook, { disabled: "the endpoint answered 410 Gone", delivery });
+    if (delivered(sent)) return { delivered: true as const, delivery };
+    if (sent.status === 410)
+      return { delivered: false as const, failed: { disabled: "the endpoint answered 410 Gone", delivery } };
     const wait = (options.retryAfter ?? retryAfter)(hook.attempt + 1);
     if (wait === undefined)
-      return store.settle(hook, { disabled: `no delivery taken in ${hook.attempt + 1} attempts`, delivery });
-    await store.settle(hook, { retryAt: new Date(Date.now() + wait), pending: read, delivery });
+      return {
+        delivered: false as const,
+        failed: { disabled: `no delivery taken in ${hook.attempt + 1} attempts`, delivery },
+      };
+    return { delivered: false as const, failed: { retryAt: new Date(Date.now() + wait), delivery } };
   }
 
   const failed = (error: Error) => options.onError?.(error);
@@ -112,7 +149,7 @@ export function deliverWebhooks(options: {
     for (const hook of await store.due()) {
       if (inFlight.has(hook.id)) continue;
       const running = deliver(hook)
-        .catch(failed)
+        .then(() => {}, failed)
         .finally(() => inFlight.delete(hook.id));
       inFlight.set(hook.id, running);
     }

@@ -233,8 +233,8 @@ function deliveryState(db: AccessDb, tables: { hooks: string; deliveries: string
         disabled?: string;
         delivery?: Omit<DeliveryRecord, "at">;
       },
-    ): Promise<void> {
-      await db.transaction(async (query) => {
+    ): Promise<boolean> {
+      return db.transaction(async (query) => {
         const { rows } = await query(
           `UPDATE ${hooks} SET cursor = $3, attempt = CASE WHEN $4::timestamptz IS NULL THEN 0 ELSE attempt + 1 END,
              next_at = coalesce($4::timestamptz, now()), disabled = $5, pending = $6
@@ -249,7 +249,8 @@ function deliveryState(db: AccessDb, tables: { hooks: string; deliveries: string
           ],
         );
         const d = outcome.delivery;
-        if (rows.length === 0 || !d) return;
+        if (rows.length === 0) return false;
+        if (!d) return true;
         await query(
           `INSERT INTO ${deliveries} (id, webhook_id, first_seq, last_seq, entries, attempt, status, error, ms)
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
@@ -270,6 +271,7 @@ function deliveryState(db: AccessDb, tables: { hooks: string; deliveries: string
              WHERE webhook_id = $1 ORDER BY at DESC LIMIT ${KEPT_DELIVERIES}) kept)`,
           [d.webhookId],
         );
+        return true;
       });
     },
 
