@@ -117,6 +117,20 @@ describe("webhook deliveries", () => {
     await store.remove(other.id);
   });
 
+  it("send a backlog batch after batch from one tick, reading on as the endpoint takes them", async () => {
+    const cursor = await log.newest();
+    await logEvents(1_050);
+    const hook = await store.create({ owner: null, url: `${base}/backlog`, filter: "", cursor });
+    // One tick, and no other for the next minute.
+    const running = deliverWebhooks({ ...deliveryOptions(), holder: "backlog", everyMs: 60_000, allowPrivate: true });
+    await running.tick();
+    await running.idle();
+    await running.stop();
+    expect(at("/backlog").map((r) => seqsOf(r).length)).toEqual([...Array(10).fill(BATCH), 50]);
+    expect((await store.get(hook.id))!.cursor).toBe(await log.newest());
+    await store.remove(hook.id);
+  });
+
   it("retry a failed delivery with the same id and entries; a 410 disables; an endpoint that hangs holds \
 up only itself", async () => {
     script.set("/flaky", [500, 500, 200]);
