@@ -20,7 +20,7 @@ import type { Service } from "../devkit/service";
 import { type AirdropFigure, measureAirdrop } from "./airdrop";
 import type { Cleanup } from "./cleanup";
 import type { Dataset } from "./dataset";
-import { measureDelays } from "./delay";
+import { type Delays, measureDelays } from "./delay";
 import { type HistoryRead, readHistory } from "./history-read";
 import { type HostileFigures, measureHostile, measureScale, type ScaleFigures } from "./hostile";
 import { afterHello, type HelloFigure, type RouteFigure, type RouteMeasurer, routeMeasurer, settle } from "./measure";
@@ -79,7 +79,8 @@ export type ServingFigures = {
   /** `npm run serve`'s process tree after the load runs, over the large database (the small one's: `small`). */
   apiMemory: TreeMemory;
   /** Milliseconds from a new delegation's block to the API's first `true`. */
-  delays: number[];
+  /** To npm run serve's answer, and to the change feed's event on npm start (`service.url`) and npm run serve. */
+  delays: Delays & { start: string; serve: string };
   hostile: HostileFigures;
   scale: ScaleFigures;
 };
@@ -281,8 +282,11 @@ export async function measureServing(
     const apiMemory = treeMemory(serveTag);
 
     await settle(serve.url, service.headers);
-    const delays = await measureDelays(chain, serve.url, service.headers, o.delaySamples, o.seed + 3);
-    log(`new delegations answered ${delays.map((d) => `${d} ms`).join(", ")} after their blocks were mined`);
+    const delays = await measureDelays(chain, serve.url, service.headers, o.delaySamples, o.seed + 3, [
+      service.url,
+      serve.url,
+    ]);
+    log(`new delegations answered ${delays.answered.map((d) => `${d} ms`).join(", ")} after their blocks were mined`);
     // The hostile section has the machine alone: this replica goes first.
     await serve.stop();
     const hostile = await measureHostile(o, cleanup, db, service, data, measure, log);
@@ -300,7 +304,7 @@ export async function measureServing(
       ponder,
       verified,
       apiMemory,
-      delays,
+      delays: { ...delays, start: service.url, serve: serve.url },
       hostile,
       scale,
     };
