@@ -18,7 +18,7 @@ let server: Server;
 let base: string;
 const received: Received[] = [];
 /** Each path's answers, in turn (the last one repeats); "hang": none. */
-const script = new Map<string, (number | "hang")[]>();
+const script = new Map<string, (number | "hang" | "slow")[]>();
 
 beforeAll(async () => {
   db = new PGlite();
@@ -31,7 +31,8 @@ beforeAll(async () => {
       received.push({ path: req.url!, headers: req.headers as Record<string, string>, body });
       const answers = script.get(req.url!) ?? [200];
       const answer = answers.length > 1 ? answers.shift()! : answers[0]!;
-      if (answer !== "hang") res.writeHead(answer).end();
+      if (answer === "slow") setTimeout(() => res.writeHead(200).end(), 150);
+      else if (answer !== "hang") res.writeHead(answer).end();
     });
   });
   await new Promise<void>((ok) => server.listen(0, "127.0.0.1", ok));
@@ -129,6 +130,36 @@ describe("webhook deliveries", () => {
     expect(at("/backlog").map((r) => seqsOf(r).length)).toEqual([...Array(10).fill(BATCH), 50]);
     expect((await store.get(hook.id))!.cursor).toBe(await log.newest());
     await store.remove(hook.id);
+  });
+
+  it("after a crash, the next deliverer sends the batch the first had pinned; a pause stops a backlog", async () => {
+    const cursor = await log.newest();
+    await logEvents(30);
+    const hook = await store.create({ owner: null, url: `${base}/pinned`, filter: "", cursor });
+    // A deliverer pinned its first 10 entries, then died before it sent them.
+    expect(await store.pin(hook, cursor + 10n)).toBe(true);
+    const running = deliverWebhooks({ ...deliveryOptions(), holder: "after-crash", allowPrivate: true });
+    await until("both deliveries", () => at("/pinned").length >= 2);
+    await running.stop();
+    expect(at("/pinned").map((r) => seqsOf(r).length)).toEqual([10, 20]);
+    expect(at("/pinned")[0]!.headers["webhook-id"]).toBe(`msg_${hook.id}_${cursor + 1n}_${cursor + 10n}`);
+    // Paused while a backlog goes out batch after batch: the batch in flight settles, no other follows.
+    await logEvents(500);
+    script.set("/paused", ["slow"]);
+    const paused = await store.create({
+      owner: null,
+      url: `${base}/paused`,
+      filter: "",
+      cursor: (await log.newest()) - 500n,
+    });
+    const again = deliverWebhooks({ ...deliveryOptions(), holder: "pausing", allowPrivate: true });
+    await until("the first delivery", () => at("/paused").length >= 1);
+    await store.pause(paused.id, true);
+    await new Promise((ok) => setTimeout(ok, 600));
+    await again.stop();
+    expect(at("/paused").length, "of 5 batches, only the one in flight when paused").toBe(1);
+    await store.remove(hook.id);
+    await store.remove(paused.id);
   });
 
   it("retry a failed delivery with the same id and entries; a 410 disables; an endpoint that hangs holds \

@@ -105,6 +105,7 @@ export function deliverWebhooks(options: {
         if (read > due.cursor) await store.settle(due, { cursor: read });
         return;
       }
+      if (due.pending === null && !(await store.pin(due, read))) return;
       const outcome = await attempt(due, entries);
       if (!outcome.delivered) return store.settle(due, { ...outcome.failed, pending: read });
       if (!(await store.settle(due, { cursor: read, delivery: outcome.delivery })) || entries.length < BATCH) return;

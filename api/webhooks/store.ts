@@ -223,6 +223,7 @@ function deliveryState(db: AccessDb, tables: { hooks: string; deliveries: string
      * Records an attempt and what follows it: `cursor` moved (taken, or nothing to send), a retry at
      * `retryAt` of the entries through `pending`, or the endpoint disabled (`disabled`). Only while
      * the endpoint's cursor is still the one read: an endpoint replayed meanwhile keeps its own.
+     * Whether the deliverer may go on with the next batch (false: changed or paused meanwhile).
      */
     async settle(
       hook: Pick<Webhook, "id" | "cursor">,
@@ -238,7 +239,7 @@ function deliveryState(db: AccessDb, tables: { hooks: string; deliveries: string
         const { rows } = await query(
           `UPDATE ${hooks} SET cursor = $3, attempt = CASE WHEN $4::timestamptz IS NULL THEN 0 ELSE attempt + 1 END,
              next_at = coalesce($4::timestamptz, now()), disabled = $5, pending = $6
-           WHERE id = $1 AND cursor = $2 RETURNING id`,
+           WHERE id = $1 AND cursor = $2 RETURNING paused`,
           [
             hook.id,
             hook.cursor.toString(),
@@ -249,8 +250,9 @@ function deliveryState(db: AccessDb, tables: { hooks: string; deliveries: string
           ],
         );
         const d = outcome.delivery;
-        if (rows.length === 0) return false;
-        if (!d) return true;
+        // Whether to go on: the endpoint is as it was read, and not paused meanwhile.
+        const goOn = rows.length > 0 && rows[0]!.paused === false;
+        if (rows.length === 0 || !d) return goOn;
         await query(
           `INSERT INTO ${deliveries} (id, webhook_id, first_seq, last_seq, entries, attempt, status, error, ms)
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
@@ -271,8 +273,20 @@ function deliveryState(db: AccessDb, tables: { hooks: string; deliveries: string
              WHERE webhook_id = $1 ORDER BY at DESC LIMIT ${KEPT_DELIVERIES}) kept)`,
           [d.webhookId],
         );
-        return true;
+        return goOn;
       });
+    },
+
+    /**
+     * Pins the entries a delivery's first attempt reads through, before it is sent: a deliverer that
+     * takes over after a crash then sends the same entries under the same id.
+     */
+    async pin(hook: Pick<Webhook, "id" | "cursor">, through: bigint): Promise<boolean> {
+      const { rows } = await db.query(
+        `UPDATE ${hooks} SET pending = $3 WHERE id = $1 AND cursor = $2 AND NOT paused RETURNING id`,
+        [hook.id, hook.cursor.toString(), through.toString()],
+      );
+      return rows.length > 0;
     },
 
     /** Its recent attempts, newest first. */
