@@ -92,7 +92,7 @@ export async function measureDelays(
     ]);
     delays.answered.push(answered - included);
     const at = await Promise.all(events.map((e) => e.arrived));
-    streams.forEach((base, j) => delays.streamed[base]!.push(at[j]! - included));
+    for (const [j, base] of streams.entries()) delays.streamed[base]!.push(at[j]! - included);
   }
   return delays;
 }
