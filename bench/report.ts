@@ -143,6 +143,12 @@ const streamDelay = (delays: readonly number[]) => ({
   label: `p95 of ${delays.length}`,
   value: quantile(delays, 0.95),
 });
+/** Block to answer (the slowest), and block to each stream's event (p95). */
+const delayFigures = ({ answered, streamed, start, serve }: ServingFigures["delays"]) => ({
+  delay: { label: `the slowest of ${answered.length}`, value: Math.max(...answered) },
+  streamStart: streamDelay(streamed[start] ?? []),
+  streamServe: streamDelay(streamed[serve] ?? []),
+});
 /** A stream's delays in words. */
 const streamLine = (delays: readonly number[]) =>
   `${Math.round(median(delays))} ms (median), ${Math.round(quantile(delays, 0.95))} ms (p95)`;
@@ -364,9 +370,7 @@ function targetFigures(
     backfillShare: { label: "the indexer", value: backfillRate / (b.events / (b.baseline.backfillMs / 1000)) },
     backfillRate: { label: "the indexer", value: backfillRate },
     backfillRss: { label: "the indexer's process tree", value: b.peakRssMb },
-    delay: { label: `the slowest of ${s.delays.answered.length}`, value: Math.max(...s.delays.answered) },
-    streamStart: streamDelay(s.delays.streamed[s.delays.start] ?? []),
-    streamServe: streamDelay(s.delays.streamed[s.delays.serve] ?? []),
+    ...delayFigures(s.delays),
     serveRss: { label: "npm run serve", value: s.apiMemory.rssMb },
     keylessCost: {
       label: hostile.attack.attacked.postgres === undefined ? "its processes (Postgres not counted)" : "the service",
