@@ -72,6 +72,12 @@ export function webhookAnswers(admin: WebhookAdmin): Answers {
     if (!hook) throw new Problem("not_found", `no webhook has the id ${JSON.stringify(id)}`);
     return hook;
   };
+  // Found first: an id no endpoint can have (NUL, which Postgres's text cannot hold) is a 404, not a failed query.
+  const act =
+    (change: (id: string, c: Context<Env>) => Promise<Webhook | undefined>) => () => async (c: Context<Env>) => {
+      const { id } = await found(store, idOf(c));
+      return json(c, changed(await change(id, c), id));
+    };
   return {
     createWebhook: () => async (c) => {
       const body = await bodyOf(c);
@@ -99,14 +105,13 @@ export function webhookAnswers(admin: WebhookAdmin): Answers {
       await store.remove(hook.id);
       return json(c, hook);
     },
-    rotateWebhook: () => async (c) => json(c, changed(await store.rotate(idOf(c)), idOf(c))),
-    pauseWebhook: () => async (c) => json(c, changed(await store.pause(idOf(c), true), idOf(c))),
-    resumeWebhook: () => async (c) => json(c, changed(await store.pause(idOf(c), false), idOf(c))),
-    replayWebhook: () => async (c) => {
+    rotateWebhook: act((id) => store.rotate(id)),
+    pauseWebhook: act((id) => store.pause(id, true)),
+    resumeWebhook: act((id) => store.pause(id, false)),
+    replayWebhook: act(async (id, c) => {
       const body = await bodyOf(c);
-      const cursor = parseParam("cursor", String(body.cursor ?? ""), parseSeq);
-      return json(c, changed(await store.replay(idOf(c), cursor), idOf(c)));
-    },
+      return store.replay(id, parseParam("cursor", String(body.cursor ?? ""), parseSeq));
+    }),
     webhookDeliveries: () => async (c) => json(c, await store.deliveries((await found(store, idOf(c))).id)),
     testWebhook: () => async (c) => {
       const hook = await found(store, idOf(c));

@@ -10,6 +10,7 @@ import { Webhook as Verifier } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pgliteDb } from "../../api/database/pglite";
 import { openChangeLog } from "../../api/feed/log";
+import { ROUTES } from "../../api/routes/table";
 import { openWebhookStore } from "../../api/webhooks/store";
 import { checkAnswer } from "../../devkit/openapi-check";
 import { CHAIN, emptyApp, SOCKET, wallet } from "../helpers/empty-app";
@@ -119,6 +120,14 @@ describe("/admin/webhooks", () => {
       expect(answer.body.detail, url).toMatch(/not a public address/);
     }
     expect((await admin("GET", "/admin/webhooks/wh_0000000000000000")).status).toBe(404);
+    // An id no endpoint can have (Postgres's text holds no NUL), on every route that takes one: 404, not a failed query.
+    for (const [method, path, body] of ROUTES.filter((r) => r.path.startsWith("/admin/webhooks/{id}")).map(
+      (r) =>
+        [r.method.toUpperCase(), r.path.replace("{id}", "a%00b"), r.requestBody ? { cursor: "1" } : undefined] as const,
+    )) {
+      const answer = await admin(method, path, body);
+      expect([answer.status, answer.body.code], `${method} ${path}`).toEqual([404, "not_found"]);
+    }
     const keyless = await app.request("/admin/webhooks", {}, SOCKET);
     expect(keyless.status).toBe(401);
   });
