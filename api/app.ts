@@ -6,7 +6,7 @@ import { notFound, Problem } from "./http/problem";
 import { KEYLESS_MAX_BODY_BYTES, MAX_BATCH_BYTES } from "./limits";
 import { openApiDocument } from "./openapi/document";
 import { acrossChains, answeredProblem } from "./routes/across";
-import { admin } from "./routes/admin";
+import { admin, ownerWebhooks } from "./routes/admin";
 import { CHAINS_ANSWERS } from "./routes/chains";
 import { allowCors, CORS, methodsOf } from "./routes/cors";
 import { docs } from "./routes/docs";
@@ -94,6 +94,7 @@ export function createApp(options: AppOptions): Hono<Env> {
 
   mountRegistry(app);
   app.route("/admin", admin(options.access.keys, options.access.adminToken, options.webhooks));
+  app.route("/developer", ownerWebhooks(options.webhooks));
   app.route("/developer", portal);
   app.get("/openapi.json", (c) => c.body(OPENAPI_JSON, 200, { ...CORS, "Content-Type": "application/json" }));
   app.route("/docs", docs);

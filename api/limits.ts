@@ -20,6 +20,8 @@ export const MAX_LABEL = 100;
 export const KEYLESS_ROWS_PER_UNIT = 100;
 /** The change feed's streams a client without a key may hold open at once, per process. */
 export const KEYLESS_STREAMS = 2;
+/** The webhook endpoints a key may have at once (the operator's are not counted): each costs deliveries. */
+export const WEBHOOKS_PER_KEY = 20;
 /**
  * The largest body a keyless client may send: more than 25 checks (its whole budget) can need,
  * each with every parameter at its longest. A larger one is refused before it is read.

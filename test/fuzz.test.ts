@@ -16,7 +16,7 @@ import {
 import { anvil as anvilChain } from "viem/chains";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAX_LABEL } from "../api/limits";
-import { ADMIN_OPERATIONS, OPERATIONS, type Operation } from "../api/openapi/document";
+import { ADMIN_OPERATIONS, OPERATIONS, type Operation, OWNER_OPERATIONS } from "../api/openapi/document";
 import { PARAMETERS, type ParameterKey, V1_CHECK_PARAMETERS, V2_CHECK_PARAMETERS } from "../api/openapi/parameters";
 import { MULTICALL3_ADDRESS, multicall3Abi } from "../core/abi/multicall3";
 import { FEED_TYPES, ROLES } from "../core/feed";
@@ -293,7 +293,7 @@ const GOOD: Record<Key, () => string> = {
 const good = (key: Key) => GOOD[key]();
 const rightOrHostile = (key: Key) => (chance(0.7) ? good(key) : hostile());
 
-const OPERATION_LIST = [...OPERATIONS, ...ADMIN_OPERATIONS];
+const OPERATION_LIST = [...OPERATIONS, ...ADMIN_OPERATIONS, ...OWNER_OPERATIONS];
 const PAGED = OPERATIONS.filter((op) => op.parameters.includes("cursor"));
 
 /** The operation's path, each path parameter given by `value`. */

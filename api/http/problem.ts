@@ -16,6 +16,7 @@ export type ProblemCode =
   | "unsupported_media_type"
   | "chain_reorganized"
   | "cursor_expired"
+  | "limit_reached"
   | "internal"
   // Raised by Node's HTTP parser, before the app (api/http/client-error.ts).
   | "malformed_request"
@@ -40,6 +41,7 @@ const TITLES: Record<ProblemCode, [status: number, title: string]> = {
   unsupported_media_type: [415, "Unsupported media type"],
   chain_reorganized: [503, "Chain reorganized beyond finality"],
   cursor_expired: [410, "Feed position no longer kept"],
+  limit_reached: [409, "Limit reached"],
   internal: [500, "Internal error"],
   malformed_request: [400, "Malformed request"],
   request_timeout: [408, "Request timeout"],

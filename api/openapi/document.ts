@@ -53,6 +53,22 @@ const ADMIN_PROBLEMS: ProblemCode[] = [
 /** The operator's key management (api/routes/admin.ts); all of it is 404 while no ADMIN_TOKEN is set. */
 export const ADMIN_OPERATIONS: Operation[] = ROUTES.filter((route) => route.access === "admin");
 
+/** Problems any request of a key's own endpoints can get (under /developer). */
+const OWNER_PROBLEMS: ProblemCode[] = [
+  ...ADMIN_PROBLEMS.filter((code) => code !== "invalid_admin_token"),
+  "invalid_api_key",
+];
+
+/** A key's own webhook endpoints (api/routes/admin.ts), managed with that key. */
+export const OWNER_OPERATIONS: Operation[] = ROUTES.filter((route) => route.access === "owner");
+
+/** Each kind of access: the problems any of its requests can get, and its security requirement. */
+const ACCESS = {
+  keyed: { problems: REGISTRY_PROBLEMS, security: [{}, { apiKey: [] }] },
+  admin: { problems: ADMIN_PROBLEMS, security: [{ adminToken: [] }] },
+  owner: { problems: OWNER_PROBLEMS, security: [{ apiKey: [] }] },
+} as const;
+
 /** A header whose value is a decimal number. */
 const decimal = (description: string) => ({ description, schema: { type: "string", pattern: "^[0-9]+$" } });
 
@@ -107,13 +123,13 @@ export function openApiDocument(operations: readonly Operation[] = ROUTES) {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const op of operations) {
     const keyed = op.access === "keyed";
-    const codes = [...new Set([...(keyed ? REGISTRY_PROBLEMS : ADMIN_PROBLEMS), ...op.problems])];
+    const codes = [...new Set([...ACCESS[op.access].problems, ...op.problems])];
     paths[op.path] ??= {};
     paths[op.path]![op.method] = {
       operationId: op.operationId,
       tags: [op.tag],
       summary: op.summary,
-      security: keyed ? [{}, { apiKey: [] }] : [{ adminToken: [] }],
+      security: ACCESS[op.access].security,
       parameters: op.parameters.map((key) => {
         const { name, in: where, description, schema } = PARAMETERS[key];
         return { name, in: where, description, schema, required: where === "path" || !!op.required?.includes(key) };
@@ -146,6 +162,7 @@ export function openApiDocument(operations: readonly Operation[] = ROUTES) {
       { name: "chains", description: "The chains this instance serves." },
       { name: "feed", description: "The change log: every event as indexed, paged or streamed." },
       { name: "admin", description: "The operator's API keys and webhook endpoints, behind ADMIN_TOKEN." },
+      { name: "developer", description: "A key's own webhook endpoints, managed with that key (X-API-KEY)." },
     ],
     paths,
     webhooks: {

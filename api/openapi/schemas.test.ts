@@ -26,6 +26,7 @@ import type { ChangeLog, FeedEntry } from "../feed/log";
 import { type ClientErrorCode, clientErrorResponse } from "../http/client-error";
 import { toJson } from "../http/json";
 import { type ProblemCode, problemBody } from "../http/problem";
+import { WEBHOOKS_PER_KEY } from "../limits";
 import { v1EventRecord, v1Record, v2EventRecord, v2Record } from "../routes/records";
 import type { HistoryStore, V1EventRow, V2EventRow } from "../store/history-store";
 import type { ServedChain } from "../store/served-chains";
@@ -490,6 +491,18 @@ beforeAll(async () => {
   samples.WebhookDeliveries.push(deliveries);
   samples.WebhookDelivery.push(...(deliveries as unknown[]));
   samples.Webhook.push(await managed(`/admin/webhooks/${made.id}`, { method: "DELETE", headers: bearer }));
+  // A key's own endpoints: listed with their owner; one more than a key may have is refused.
+  const holder = { "X-API-KEY": (await keys.create("a key's holder")).key };
+  for (let i = 0; i < WEBHOOKS_PER_KEY; i++) {
+    const body = JSON.stringify({ url: `${url}/${i}` });
+    samples.WebhookCreated.push(await managed("/developer/webhooks", { method: "POST", headers: holder, body }, 201));
+  }
+  samples.Webhooks.push(await managed("/developer/webhooks", { headers: holder }));
+  await problem(managed, 409, "/developer/webhooks", {
+    method: "POST",
+    headers: holder,
+    body: JSON.stringify({ url }),
+  });
   // A delivery's body, as the deliverer writes it, and a test delivery's.
   samples.WebhookPayload.push(JSON.parse(deliveryBody(FEED.slice(0, 3))), JSON.parse(TEST_BODY));
 }, 60_000);
@@ -539,7 +552,7 @@ describe("the components' schemas", () => {
 
   it("Problem validates the body of every code, with each extra field the API adds", () => {
     const codes = schemas.Problem.properties.code.enum as ProblemCode[];
-    expect(codes.length).toBe(21);
+    expect(codes.length).toBe(22);
     for (const code of codes) {
       for (const extra of [
         {},

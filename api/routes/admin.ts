@@ -1,12 +1,14 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import { Hono, type MiddlewareHandler } from "hono";
+import { keyId } from "../access/key";
 import type { KeyStore } from "../access/keys";
+import { UNBOUNDED } from "../access/middleware";
 import { Problem } from "../http/problem";
 import { MAX_LABEL } from "../limits";
-import { webhookAnswers } from "../webhooks/admin";
+import { type WebhookOwner, webhookAnswers } from "../webhooks/admin";
 import type { WebhookAdmin } from "../webhooks/store";
 import type { Env } from "./env";
-import { type Answers, allowed, honoPath, mountRoutes, ROUTES } from "./table";
+import { type Answers, allowed, honoPath, mountRoutes, ROUTES, type Route } from "./table";
 
 /** Whether the Authorization header is `Bearer <token>`, in time independent of where they differ. */
 function bearerMatches(header: string | undefined, token: string): boolean {
@@ -70,6 +72,15 @@ const WEBHOOKS_OFF: Answers = Object.fromEntries(
   ]),
 );
 
+/** The key a /developer request came with (the access middleware has found it valid), by its id. */
+const keyOwner: WebhookOwner = (c) => {
+  const key = c.req.header("X-API-KEY");
+  const id = key !== undefined && c.var.budget === UNBOUNDED ? keyId(key) : undefined;
+  if (id === undefined)
+    throw new Problem("invalid_api_key", "a key's webhook endpoints are managed with that key: send its X-API-KEY");
+  return id;
+};
+
 /** What answers the key management's routes (api/routes/table.ts), over `keys`. */
 function adminAnswers(keys: KeyStore): Answers {
   return {
@@ -86,18 +97,41 @@ function adminAnswers(keys: KeyStore): Answers {
 }
 
 /**
- * Key management for the operator, at /admin: the table's admin routes, behind `Authorization:
- * Bearer <ADMIN_TOKEN>`; off (404, saying why) when no token is configured. Any other method of their
- * paths is a 405 naming those they allow.
+ * `routes` on `app` under `prefix`, each answered by `answers`; any other method of their paths is a
+ * 405 naming those they allow.
  */
-export function admin(keys: KeyStore, token: string | undefined, webhooks?: WebhookAdmin): Hono<Env> {
-  const app = new Hono<Env>().use(adminGuard(token));
-  const routes = ROUTES.filter((route) => route.access === "admin");
-  const answers = { ...adminAnswers(keys), ...(webhooks ? webhookAnswers(webhooks) : WEBHOOKS_OFF) };
-  mountRoutes(app, "/admin", routes, () => answers);
+function mountScope(app: Hono<Env>, prefix: string, routes: readonly Route[], answers: Answers): Hono<Env> {
+  mountRoutes(app, prefix, routes, () => answers);
   for (const path of new Set(routes.map((route) => route.path))) {
     const allow = allowed(routes.filter((route) => route.path === path)).join(", ");
-    app.all(honoPath(path.slice("/admin".length)), methodNotAllowed(allow));
+    app.all(honoPath(path.slice(prefix.length)), methodNotAllowed(allow));
   }
   return app;
+}
+
+/**
+ * Key management for the operator, at /admin: the table's admin routes, behind `Authorization:
+ * Bearer <ADMIN_TOKEN>`; off (404, saying why) when no token is configured.
+ */
+export function admin(keys: KeyStore, token: string | undefined, webhooks?: WebhookAdmin): Hono<Env> {
+  const answers = { ...adminAnswers(keys), ...(webhooks ? webhookAnswers(webhooks) : WEBHOOKS_OFF) };
+  const routes = ROUTES.filter((route) => route.access === "admin");
+  return mountScope(new Hono<Env>().use(adminGuard(token)), "/admin", routes, answers);
+}
+
+/** A key's own webhook endpoints, at /developer/webhooks: only with that key (X-API-KEY). */
+export function ownerWebhooks(webhooks?: WebhookAdmin): Hono<Env> {
+  // "/webhooks/*" guards "/webhooks" too; the portal's page, /developer, is not behind it.
+  const app = new Hono<Env>().use("/webhooks/*", async (c, next) => {
+    keyOwner(c);
+    await next();
+    c.res.headers.set("Cache-Control", "no-store");
+  });
+  const answers = webhooks ? webhookAnswers(webhooks, keyOwner) : WEBHOOKS_OFF;
+  return mountScope(
+    app,
+    "/developer",
+    ROUTES.filter((route) => route.access === "owner"),
+    answers,
+  );
 }

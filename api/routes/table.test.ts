@@ -177,10 +177,10 @@ async function load(declare: (routes: Route[]) => void = () => {}) {
 
 /** `METHOD /path` of each route, as the app names it. */
 const declared = (routes: readonly Route[]) => routes.map((r) => `${r.method.toUpperCase()} ${honoPath(r.path)}`);
-/** `METHOD /path` of each route the app serves under /registry, /rpc and /admin, in its order (not guards nor 405s). */
+/** `METHOD /path` of each route served under /registry, /rpc, /admin, /developer, in order (no guards, 405s). */
 const served = (app: Hono<Env>) =>
   app.routes
-    .filter((r) => /^\/(registry|rpc|admin)\//.test(r.path) && r.method !== "ALL")
+    .filter((r) => /^\/(registry|rpc|admin|developer)\//.test(r.path) && r.method !== "ALL")
     .map((r) => `${r.method} ${r.path}`);
 /** What the app serves that the table does not declare, and what the table declares that the app does not serve. */
 function differences(app: Hono<Env>, routes: readonly Route[]) {

@@ -106,6 +106,7 @@ export type Route = {
 } & (
   | { /** An API key is optional: keyless requests are limited. */ access: "keyed"; cost: KeylessCost }
   | { /** The admin token is required; no keyless budget is spent. */ access: "admin"; cost?: never }
+  | { /** An API key is required: the route acts on what that key owns. */ access: "owner"; cost?: never }
 );
 
 /** What GET /registry/feed's events are. */
@@ -325,6 +326,12 @@ function registryRoutes<K extends string>(version: "v1" | "v2", answers: Registr
   ];
 }
 
+/** Where each kind of caller manages its webhook endpoints, and the prefix of those operations' ids. */
+const WEBHOOK_SCOPES = {
+  admin: { base: "/admin/webhooks", operation: "", tag: "admin" },
+  owner: { base: "/developer/webhooks", operation: "key", tag: "developer" },
+} as const;
+
 /** The routes of the operator's key management (api/routes/admin.ts); all 404 while no ADMIN_TOKEN is set. */
 const ADMIN_ROUTES: Route[] = [
   {
@@ -370,12 +377,15 @@ const ADMIN_ROUTES: Route[] = [
     problems: [],
     access: "admin",
   },
-  ...webhookRoutes(),
+  ...webhookRoutes("admin"),
 ];
 
-/** The operator's webhook endpoints (api/webhooks/admin.ts), at /admin/webhooks. */
-function webhookRoutes(): Route[] {
-  const base = "/admin/webhooks";
+/**
+ * The webhook endpoints (api/webhooks/admin.ts): the operator's, every one, at /admin/webhooks; a
+ * key's own, at /developer/webhooks.
+ */
+function webhookRoutes(access: keyof typeof WEBHOOK_SCOPES): Route[] {
+  const { base, operation, tag } = WEBHOOK_SCOPES[access];
   const hook = ref("Webhook");
   const body = (required: string[], properties: Record<string, JsonSchema>): JsonSchema => ({
     type: "object",
@@ -401,13 +411,13 @@ function webhookRoutes(): Route[] {
       method,
       path: `${base}${path}`,
       answer,
-      operationId: answer,
-      tag: "admin",
+      operationId: operation ? `${operation}${answer[0]!.toUpperCase()}${answer.slice(1)}` : answer,
+      tag,
       summary,
       parameters: path.includes("{id}") ? ["webhookId"] : [],
       ok,
       problems: path.includes("{id}") ? ["not_found"] : [],
-      access: "admin",
+      access,
       ...extra,
     }) as Route;
   const one = (description: string): Route["ok"] => ({ status: 200, schema: hook, headers: [], description });
@@ -429,7 +439,10 @@ function webhookRoutes(): Route[] {
           filter,
           cursor: { ...cursor, description: "Deliver after this seq (default: from what is logged next)." },
         }),
-        problems: ["invalid_body", "invalid_parameter", "unsupported_chain", "missing_parameter", "chain_syncing"],
+        problems: [
+          ...["invalid_body", "invalid_parameter", "unsupported_chain", "missing_parameter", "chain_syncing"],
+          ...(access === "owner" ? ["limit_reached"] : []),
+        ] as ProblemCode[],
       },
     ),
     route("get", "", "listWebhooks", "List the webhook endpoints", {
@@ -657,6 +670,7 @@ export const ROUTES: readonly Route[] = (
       cost: ITEMS_AND_ROWS,
     },
     ...ADMIN_ROUTES,
+    ...webhookRoutes("owner"),
   ] satisfies Route[]
 ).map(servedForm);
 

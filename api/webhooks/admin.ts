@@ -4,12 +4,13 @@ import { feedFilterOf } from "../feed/filter";
 import { toJson } from "../http/json";
 import { Params, parseParam } from "../http/params";
 import { Problem } from "../http/problem";
+import { WEBHOOKS_PER_KEY } from "../limits";
 import type { Env } from "../routes/env";
 import type { Answers } from "../routes/table";
 import { webhookUrlProblem } from "./destination";
 import { postWebhook } from "./send";
 import { webhookHeaders } from "./signature";
-import type { Webhook, WebhookAdmin, WebhookStore } from "./store";
+import type { Webhook, WebhookAdmin } from "./store";
 
 /** A test delivery's body: no entries, and says it is a test. */
 export const TEST_BODY = '{"entries":[],"test":true}';
@@ -57,25 +58,34 @@ function filterOf(value: unknown, served: readonly number[]): string {
   return value.replace(/^\?/, "");
 }
 
-/** The endpoint `id` names, or 404. */
-async function found(store: WebhookStore, id: string): Promise<Webhook> {
-  const hook = id.includes("\u0000") ? undefined : await store.get(id);
-  if (!hook) throw new Problem("not_found", `no webhook has the id ${JSON.stringify(id)}`);
-  return hook;
-}
+const missing = (id: string) => new Problem("not_found", `no webhook has the id ${JSON.stringify(id)}`);
 
-/** What answers the webhooks' admin routes (api/routes/table.ts). */
-export function webhookAnswers(admin: WebhookAdmin): Answers {
+/**
+ * Whose endpoints a request manages: `undefined`, the operator's (every endpoint; those it makes
+ * belong to no key); or a key's id, only that key's own.
+ */
+export type WebhookOwner = (c: Context<Env>) => string | undefined;
+
+/** What answers the webhooks' routes (api/routes/table.ts), for the operator or a key (`ownerOf`). */
+export function webhookAnswers(admin: WebhookAdmin, ownerOf: WebhookOwner = () => undefined): Answers {
   const { store } = admin;
-  const idOf = (c: Context<Env>) => c.req.param("id") ?? "";
-  const changed = (hook: Webhook | undefined, id: string) => {
-    if (!hook) throw new Problem("not_found", `no webhook has the id ${JSON.stringify(id)}`);
+  // Another key's endpoint is as good as absent: a 404 does not say it exists. An id holding NUL
+  // (which Postgres's text cannot) is no endpoint's: a 404, not a failed query.
+  const found = async (c: Context<Env>): Promise<Webhook> => {
+    const id = c.req.param("id") ?? "";
+    const owner = ownerOf(c);
+    const hook = id.includes("\u0000") ? undefined : await store.get(id);
+    if (!hook || (owner !== undefined && hook.owner !== owner)) throw missing(id);
     return hook;
   };
-  // Found first: an id no endpoint can have (NUL, which Postgres's text cannot hold) is a 404, not a failed query.
+  const changed = (hook: Webhook | undefined, id: string) => {
+    if (!hook) throw missing(id);
+    return hook;
+  };
+  /** `change` of the endpoint the request names, once found to be the caller's (never before: see found). */
   const act =
     (change: (id: string, c: Context<Env>) => Promise<Webhook | undefined>) => () => async (c: Context<Env>) => {
-      const { id } = await found(store, idOf(c));
+      const { id } = await found(c);
       return json(c, changed(await change(id, c), id));
     };
   return {
@@ -83,25 +93,27 @@ export function webhookAnswers(admin: WebhookAdmin): Answers {
       const body = await bodyOf(c);
       const url = urlOf(body.url, admin.allowPrivate);
       const filter = filterOf(body.filter, admin.served);
+      const owner = ownerOf(c);
+      if (owner !== undefined && (await store.list(owner)).length >= WEBHOOKS_PER_KEY)
+        throw new Problem("limit_reached", `a key may have ${WEBHOOKS_PER_KEY} webhook endpoints: delete one first`);
       const log = admin.log();
       if (!log)
         throw new Problem("chain_syncing", "the change log is not open yet", { headers: { "Retry-After": "5" } });
       // From what is logged next, unless a cursor says where (0: the oldest entry kept).
       const cursor =
         body.cursor === undefined ? await log.newest() : parseParam("cursor", String(body.cursor), parseSeq);
-      return json(c, await store.create({ owner: null, url, filter, cursor }), 201);
+      return json(c, await store.create({ owner: owner ?? null, url, filter, cursor }), 201);
     },
-    listWebhooks: () => async (c) => json(c, await store.list()),
-    getWebhook: () => async (c) => json(c, await found(store, idOf(c))),
-    updateWebhook: () => async (c) => {
+    listWebhooks: () => async (c) => json(c, await store.list(ownerOf(c))),
+    getWebhook: () => async (c) => json(c, await found(c)),
+    updateWebhook: act(async (id, c) => {
       const body = await bodyOf(c);
-      const hook = await found(store, idOf(c));
       const url = body.url === undefined ? undefined : urlOf(body.url, admin.allowPrivate);
       const filter = body.filter === undefined ? undefined : filterOf(body.filter, admin.served);
-      return json(c, changed(await store.update(hook.id, { url, filter }), hook.id));
-    },
+      return store.update(id, { url, filter });
+    }),
     deleteWebhook: () => async (c) => {
-      const hook = await found(store, idOf(c));
+      const hook = await found(c);
       await store.remove(hook.id);
       return json(c, hook);
     },
@@ -112,9 +124,9 @@ export function webhookAnswers(admin: WebhookAdmin): Answers {
       const body = await bodyOf(c);
       return store.replay(id, parseParam("cursor", String(body.cursor ?? ""), parseSeq));
     }),
-    webhookDeliveries: () => async (c) => json(c, await store.deliveries((await found(store, idOf(c))).id)),
+    webhookDeliveries: () => async (c) => json(c, await store.deliveries((await found(c)).id)),
     testWebhook: () => async (c) => {
-      const hook = await found(store, idOf(c));
+      const hook = await found(c);
       const secrets = await store.secrets(hook.id);
       const id = `msg_${hook.id}_test_${Date.now()}`;
       const body = TEST_BODY;

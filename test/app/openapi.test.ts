@@ -7,7 +7,7 @@
 import { Validator } from "@seriousme/openapi-schema-validator";
 import Ajv2020 from "ajv/dist/2020";
 import { describe, expect, it } from "vitest";
-import { ADMIN_OPERATIONS, OPERATIONS, openApiDocument } from "../../api/openapi/document";
+import { ADMIN_OPERATIONS, OPERATIONS, OWNER_OPERATIONS, openApiDocument } from "../../api/openapi/document";
 import { PARAMETERS, type ParameterKey } from "../../api/openapi/parameters";
 import { CHAIN, emptyApp, SOCKET, wallet } from "../helpers/empty-app";
 
@@ -104,11 +104,13 @@ describe("the OpenAPI document", () => {
     expect(await res.json()).toEqual(JSON.parse(JSON.stringify(openApiDocument())));
   });
 
-  it("lists exactly the operations the app routes under /registry, /rpc and /admin", () => {
+  it("lists exactly the operations the app routes under /registry, /rpc, /admin and /developer", () => {
     const routed = app.routes
-      .filter((r) => /^\/(registry|rpc|admin)\//.test(r.path) && !r.path.endsWith("*") && r.method !== "ALL")
+      .filter((r) => /^\/(registry|rpc|admin|developer)\//.test(r.path) && !r.path.endsWith("*") && r.method !== "ALL")
       .map((r) => `${r.method} ${r.path.replaceAll(/:(\w+)/g, "{$1}")}`);
-    const documented = [...OPERATIONS, ...ADMIN_OPERATIONS].map((op) => `${op.method.toUpperCase()} ${op.path}`);
+    const documented = [...OPERATIONS, ...ADMIN_OPERATIONS, ...OWNER_OPERATIONS].map(
+      (op) => `${op.method.toUpperCase()} ${op.path}`,
+    );
     expect(new Set(documented)).toEqual(new Set(routed));
   });
 

@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { type ClientErrorCode, clientErrorResponse } from "../../api/http/client-error";
 import { PROBLEM_STATUS, type ProblemCode } from "../../api/http/problem";
 import { answerMismatches } from "../../devkit/openapi-check";
-import { CHAIN, emptyApp, type Failing, SOCKET, wallet } from "../helpers/empty-app";
+import { CHAIN, emptyApp, type Failing, FULL_KEY, SOCKET, wallet } from "../helpers/empty-app";
 
 const CHECK = `/registry/v2/check/all?chainId=${CHAIN}&to=${wallet(1)}&from=${wallet(2)}`;
 const batch = (body: string, type = "application/json") => ({
@@ -42,6 +42,15 @@ const PROVOKED: Record<Exclude<ProblemCode, (typeof PARSER_ONLY)[number]>, [Fail
   unsupported_media_type: [{}, "/registry/v1/check", batch("{}", "text/plain")],
   chain_reorganized: [{ alarmed: true }, `/registry/v2/contract/${wallet(6)}?chainId=${CHAIN}`],
   cursor_expired: [{ pruned: true }, "/registry/feed/events?cursor=9"],
+  limit_reached: [
+    { full: true },
+    "/developer/webhooks",
+    {
+      method: "POST",
+      headers: { "X-API-KEY": FULL_KEY, "Content-Type": "application/json" },
+      body: JSON.stringify({ url: "https://example.com/hook" }),
+    },
+  ],
   internal: [{ broken: true }, CHECK],
   content_too_large: [
     {},

@@ -8,8 +8,10 @@ import type { AddressInfo } from "node:net";
 import { PGlite } from "@electric-sql/pglite";
 import { Webhook as Verifier } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { generateKey, keyId } from "../../api/access/key";
 import { pgliteDb } from "../../api/database/pglite";
 import { openChangeLog } from "../../api/feed/log";
+import { WEBHOOKS_PER_KEY } from "../../api/limits";
 import { ROUTES } from "../../api/routes/table";
 import { openWebhookStore } from "../../api/webhooks/store";
 import { checkAnswer } from "../../devkit/openapi-check";
@@ -22,14 +24,24 @@ let base: string;
 const received: { headers: IncomingHttpHeaders; body: string }[] = [];
 let app: ReturnType<typeof emptyApp>;
 let guarded: ReturnType<typeof emptyApp>;
+const KEYS = [generateKey().key, generateKey().key] as const;
+const holders: ReturnType<typeof emptyApp>[] = [];
+/** `method path` as key holder `n` (0 or 1), on that holder's app. */
+const asKey = (n: 0 | 1, method: string, path: string, body?: unknown) =>
+  call({ "X-API-KEY": KEYS[n] }, method, path, body, holders[n]);
 
 /** `method path` with the admin token (and a JSON body), its answer checked against the document. */
-async function admin(method: string, path: string, body?: unknown, on = app) {
+function admin(method: string, path: string, body?: unknown, on = app) {
+  return call({ Authorization: `Bearer ${TOKEN}` }, method, path, body, on);
+}
+
+/** `method path` with `headers` (and a JSON body), its answer checked against the document. */
+async function call(headers: Record<string, string>, method: string, path: string, body?: unknown, on = app) {
   const res = await on.request(
     path,
     {
       method,
-      headers: { Authorization: `Bearer ${TOKEN}`, "Content-Type": "application/json" },
+      headers: { ...headers, "Content-Type": "application/json" },
       body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
     },
     SOCKET,
@@ -45,6 +57,9 @@ beforeAll(async () => {
   const store = await openWebhookStore(pgliteDb(db), "hooks_app");
   const webhooks = { store, log: () => log, served: [CHAIN], timeoutMs: 2_000 };
   app = emptyApp({}, { changes: log, webhooks: { ...webhooks, allowPrivate: true } });
+  // Two key holders' apps over the same endpoints.
+  for (const key of KEYS)
+    holders.push(emptyApp({}, { changes: log, key, webhooks: { ...webhooks, allowPrivate: true } }));
   guarded = emptyApp({}, { changes: log, webhooks: { ...webhooks, allowPrivate: false } });
   receiver = createServer((req, res) => {
     let body = "";
@@ -120,7 +135,8 @@ describe("/admin/webhooks", () => {
       expect(answer.body.detail, url).toMatch(/not a public address/);
     }
     expect((await admin("GET", "/admin/webhooks/wh_0000000000000000")).status).toBe(404);
-    // An id no endpoint can have (Postgres's text holds no NUL), on every route that takes one: 404, not a failed query.
+    // An id no endpoint can have (Postgres's text holds no NUL), on every route that takes one: 404, not
+    // a failed query.
     for (const [method, path, body] of ROUTES.filter((r) => r.path.startsWith("/admin/webhooks/{id}")).map(
       (r) =>
         [r.method.toUpperCase(), r.path.replace("{id}", "a%00b"), r.requestBody ? { cursor: "1" } : undefined] as const,
@@ -130,5 +146,50 @@ describe("/admin/webhooks", () => {
     }
     const keyless = await app.request("/admin/webhooks", {}, SOCKET);
     expect(keyless.status).toBe(401);
+  });
+});
+
+describe("/developer/webhooks: a key's own endpoints", () => {
+  it("are made, listed and changed with that key only; another key, the admin token or none gets nothing", async () => {
+    const made = await asKey(0, "POST", "/developer/webhooks", { url: `${base}/own`, filter: "version=v2" });
+    expect(made.status).toBe(201);
+    const { id, secret, owner } = made.body as { id: string; secret: string; owner: string };
+    expect([owner, secret]).toEqual([keyId(KEYS[0]), expect.stringMatching(/^whsec_/)]);
+    const own = (n: 0 | 1) => asKey(n, "GET", "/developer/webhooks").then((a) => a.body as unknown as { id: string }[]);
+    expect((await own(0)).map((h) => h.id)).toEqual([id]);
+    expect(await own(1)).toEqual([]);
+    // The operator sees every endpoint, the key's among them.
+    const all = (await admin("GET", "/admin/webhooks")).body as unknown as { id: string; owner: string | null }[];
+    expect(all.find((h) => h.id === id)?.owner).toBe(keyId(KEYS[0]));
+    // Every route of the other key's endpoint: 404, as if it did not exist; nothing changed.
+    for (const route of ROUTES.filter((r) => r.access === "owner" && r.path.includes("{id}"))) {
+      const path = route.path.replace("{id}", id);
+      const answer = await asKey(1, route.method.toUpperCase(), path, route.requestBody ? { cursor: "1" } : undefined);
+      expect([answer.status, answer.body.code], `${route.method} ${path}`).toEqual([404, "not_found"]);
+    }
+    expect((await asKey(0, "GET", `/developer/webhooks/${id}`)).body).toMatchObject({ id, paused: false });
+    expect((await asKey(0, "POST", `/developer/webhooks/${id}/pause`)).body.paused).toBe(true);
+    const tested = await asKey(0, "POST", `/developer/webhooks/${id}/test`);
+    expect(tested.body).toMatchObject({ status: 204, error: null });
+    new Verifier(secret).verify(received.at(-1)!.body, received.at(-1)!.headers as Record<string, string>);
+    // No key, the operator's token, or a key on the operator's routes: refused.
+    expect((await call({}, "GET", "/developer/webhooks", undefined, holders[0])).body.code).toBe("invalid_api_key");
+    const token = await call({ Authorization: `Bearer ${TOKEN}` }, "GET", "/developer/webhooks", undefined, holders[0]);
+    expect([token.status, token.body.code]).toEqual([401, "invalid_api_key"]);
+    expect((await asKey(0, "GET", "/admin/webhooks")).body.code).toBe("invalid_admin_token");
+    expect((await asKey(0, "DELETE", `/developer/webhooks/${id}`)).status).toBe(200);
+    expect(await own(0)).toEqual([]);
+  });
+
+  it(`holds ${WEBHOOKS_PER_KEY} a key at most: the next is 409 limit_reached; the operator's not counted`, async () => {
+    for (let i = 0; i < WEBHOOKS_PER_KEY; i++)
+      expect((await asKey(1, "POST", "/developer/webhooks", { url: `${base}/n${i}` })).status).toBe(201);
+    const over = await asKey(1, "POST", "/developer/webhooks", { url: `${base}/over` });
+    expect([over.status, over.body.code]).toEqual([409, "limit_reached"]);
+    expect((await asKey(0, "POST", "/developer/webhooks", { url: `${base}/other` })).status).toBe(201);
+    expect((await admin("POST", "/admin/webhooks", { url: `${base}/operator` })).status).toBe(201);
+    const [first] = (await asKey(1, "GET", "/developer/webhooks")).body as unknown as { id: string }[];
+    expect((await asKey(1, "DELETE", `/developer/webhooks/${first!.id}`)).status).toBe(200);
+    expect((await asKey(1, "POST", "/developer/webhooks", { url: `${base}/again` })).status).toBe(201);
   });
 });

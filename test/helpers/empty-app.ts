@@ -8,6 +8,7 @@ import { createApp } from "../../api/app";
 import { FeedHub } from "../../api/feed/hub";
 import type { ChangeLog, FeedEntry } from "../../api/feed/log";
 import { toJson } from "../../api/http/json";
+import { WEBHOOKS_PER_KEY } from "../../api/limits";
 import { v2EventRecord } from "../../api/routes/records";
 import type { HistoryStore } from "../../api/store/history-store";
 import type { Store, V2Row } from "../../api/store/store";
@@ -36,7 +37,12 @@ export type Failing = {
   alarmed?: boolean;
   /** The change log's retention deleted the entries up to seq 10. */
   pruned?: boolean;
+  /** The key FULL_KEY (valid) has the most webhook endpoints a key may. */
+  full?: boolean;
 };
+
+/** The key that has all its webhook endpoints, when `full`. */
+export const FULL_KEY = `dlk_${"f".repeat(12)}_${"F".repeat(43)}`;
 
 /** What a test gives the app instead of its own: a change log and the feed's hub over it; a valid API key. */
 export type Parts = { changes?: ChangeLog; feed?: FeedHub; key?: string; webhooks?: WebhookAdmin };
@@ -89,7 +95,7 @@ export function emptyApp(fail: Failing = {}, parts: Parts = {}) {
   const access = {
     keys: {
       use: async () => false,
-      useHeld: (key: string) => key === parts.key,
+      useHeld: (key: string) => key === parts.key || (fail.full && key === FULL_KEY),
       heldOnce: () => false,
       list: async () => [],
     },
@@ -145,7 +151,17 @@ export function emptyApp(fail: Failing = {}, parts: Parts = {}) {
   return createApp({
     changes: () => changes,
     feed: parts.feed ?? new FeedHub(() => changes, { everyMs: 1_000 }),
-    webhooks: parts.webhooks,
+    webhooks:
+      parts.webhooks ??
+      (fail.full
+        ? ({
+            store: { list: async () => Array(WEBHOOKS_PER_KEY).fill({}) },
+            log: () => changes,
+            served: [CHAIN],
+            allowPrivate: false,
+            timeoutMs: 1_000,
+          } as unknown as WebhookAdmin)
+        : undefined),
     store,
     history,
     alarms: {
