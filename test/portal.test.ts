@@ -3,7 +3,9 @@
  *
  * The developer portal (/developer): the operator signs in with the admin token, creates a key and
  * reads it off the page, the API serves that key beyond the keyless limit, the page counts its
- * requests, and once it is revoked in the page the API refuses it.
+ * requests, and once it is revoked in the page the API refuses it. A key's holder signs in with the
+ * key, adds a webhook endpoint (a receiver on loopback) and reads its secret off the page; the test
+ * delivery and a delegation's entry arrive signed by it; the endpoint is paused and deleted.
  *
  * The API reference (/docs), with every request beyond loopback refused: it renders every
  * operation of /openapi.json, and "Try it out" gets a 200 from the service. Its screenshot is kept
@@ -13,13 +15,19 @@
  * technology finds them.
  */
 import { mkdirSync, readFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join, resolve } from "node:path";
 import { type Browser, chromium, type Page } from "playwright-core";
+import { Webhook as Verifier } from "standardwebhooks";
+import { getAddress, zeroHash } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openApiDocument } from "../api/openapi/document";
 import { type Anvil, startAnvil } from "../devkit/anvil";
 import { ask } from "../devkit/ask";
-import { installRegistries } from "../devkit/oracle";
+import { abis, installRegistries } from "../devkit/oracle";
+import { chainClient } from "../devkit/rpc";
+import { sendWrite } from "../devkit/send";
 import { type Service, startService } from "../devkit/service";
 
 const CHROMIUM = "/usr/bin/chromium";
@@ -28,14 +36,16 @@ const V2 =
   "&from=0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266&chainId=31337";
 
 let anvil: Anvil;
+let registries: Awaited<ReturnType<typeof installRegistries>>;
 let service: Service;
 let browser: Browser;
 
 beforeAll(async () => {
   anvil = await startAnvil();
-  await installRegistries(anvil.url);
+  registries = await installRegistries(anvil.url);
   [service, browser] = await Promise.all([
-    startService({ rpc: { 31337: anvil.url } }),
+    // The webhook receiver is on loopback: the operator allows it.
+    startService({ rpc: { 31337: anvil.url }, env: { WEBHOOK_ALLOW_PRIVATE: "true" } }),
     chromium.launch({
       executablePath: CHROMIUM,
       args: [
@@ -77,12 +87,12 @@ describe("the developer portal", () => {
 
     // A wrong token is refused, and the page says why.
     await page.getByLabel("Admin token").fill("not the admin token, but long");
-    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
     await expect.poll(() => text(page, "#error"), POLL).toContain("ADMIN_TOKEN");
     expect(await page.getByRole("heading", { name: "API keys" }).isVisible()).toBe(false);
 
     await page.getByLabel("Admin token").fill(service.adminToken!);
-    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
     await page.getByRole("heading", { name: "API keys" }).waitFor();
     await expect.poll(() => said(page), POLL).toBe("status: Signed in. | error: ");
     // The key startService made is listed, without its text.
@@ -131,6 +141,86 @@ describe("the developer portal", () => {
   });
 });
 
+/** A webhook endpoint on loopback: every delivery it is sent, answered 204. */
+async function receiver() {
+  const received: { headers: Record<string, string>; body: string }[] = [];
+  const server = createServer((req, res) => {
+    let body = "";
+    req.on("data", (chunk) => (body += chunk));
+    req.on("end", () => {
+      received.push({ headers: req.headers as Record<string, string>, body });
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((ok) => server.listen(0, "127.0.0.1", ok));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+  return { url, received, close: () => new Promise((done) => server.close(done)) };
+}
+
+describe("the developer portal, signed in with a key", () => {
+  it("adds a webhook endpoint, its secret shown once; tests it, is sent a delegation; pauses, deletes it", async () => {
+    const hooks = await receiver();
+    const page = await browser.newPage();
+    page.on("dialog", (dialog) => void dialog.accept());
+    await page.goto(`${service.url}/developer`);
+    await page.getByLabel("API key", { exact: true }).fill(service.apiKey!);
+    await page.getByRole("button", { name: "Sign in with key" }).click();
+    await page.getByRole("heading", { name: "Webhooks" }).waitFor();
+    await expect.poll(() => said(page), POLL).toBe("status: Signed in with the key. | error: ");
+    expect(await text(page, "#key-id")).toBe(service.apiKey!.slice(4, 16));
+    expect(await page.getByRole("heading", { name: "API keys" }).isVisible()).toBe(false);
+
+    // A URL that cannot receive deliveries is refused, and the page says why.
+    await page.getByLabel("URL").fill("ftp://example.com/hook");
+    await page.getByRole("button", { name: "Add endpoint" }).click();
+    await expect.poll(() => text(page, "#error"), POLL).toContain("'url'");
+
+    const [from, to] = await chainClient(anvil.url).getAddresses();
+    await page.getByLabel("URL").fill(hooks.url);
+    await page.getByLabel("Filter").fill(`chainId=31337&wallet=${from}&role=from`);
+    await page.getByRole("button", { name: "Add endpoint" }).click();
+    await expect.poll(() => text(page, "#new-secret"), POLL).toMatch(/^whsec_/);
+    const secret = await text(page, "#new-secret");
+    const id = await text(page, "#new-secret-of");
+    expect(await page.evaluate("document.activeElement?.id")).toBe("new-secret");
+    const row = page.locator(`#hook-rows tr[data-hook-id="${id}"]`);
+    expect((await row.locator("td").allTextContents()).slice(0, 4)).toEqual([
+      id,
+      hooks.url,
+      `chainId=31337&wallet=${from}&role=from`,
+      "Active",
+    ]);
+    // Signed by the secret the page showed: a test delivery, then the delegation the filter selects.
+    const verifier = new Verifier(secret);
+    await page.getByRole("button", { name: `Send a test delivery to ${id}` }).click();
+    await expect.poll(() => said(page), POLL).toMatch(new RegExp(`^status: Test delivery to ${id}: 204 in \\d+ ms\\.`));
+    const test = verifier.verify(hooks.received[0]!.body, hooks.received[0]!.headers);
+    expect(test).toEqual({ entries: [], test: true });
+    await sendWrite(anvil.url, abis.v2, from!, registries.v2, "delegateAll", [to, zeroHash, true]);
+    await expect.poll(() => hooks.received.length, { timeout: 60_000 }).toBeGreaterThan(1);
+    const delivered = verifier.verify(hooks.received[1]!.body, hooks.received[1]!.headers) as {
+      entries: { event: { event: string; from: string; to: string } }[];
+    };
+    expect(delivered.entries.map((e) => [e.event.event, e.event.from, e.event.to])).toEqual([
+      ["DelegateAll", getAddress(from!), getAddress(to!)],
+    ]);
+    await page.getByRole("button", { name: `Recent deliveries of ${id}` }).click();
+    await expect.poll(() => page.locator("#delivery-rows tr").count(), POLL).toBe(1);
+    expect((await page.locator("#delivery-rows td").allTextContents()).slice(1, 4)).toEqual(["1", "1", "204"]);
+
+    await page.getByRole("button", { name: `Pause ${id}` }).click();
+    await expect.poll(() => row.locator("td").nth(3).textContent(), POLL).toBe("Paused");
+    await page.getByRole("button", { name: `Delete ${id}` }).click();
+    await expect.poll(() => said(page), POLL).toBe(`status: ${id} deleted. | error: `);
+    expect(await text(page, "#hook-rows")).toBe("No endpoints yet.");
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.getByLabel("API key", { exact: true }).waitFor();
+    expect(await page.evaluate("sessionStorage.length")).toBe(0);
+    await page.close();
+    await hooks.close();
+  });
+});
+
 const ARTIFACTS = process.env.ARTIFACTS_DIR ?? resolve(import.meta.dirname, "../.ci/artifacts");
 const isLoopback = (url: string) => ["127.0.0.1", "localhost", "[::1]"].includes(new URL(url).hostname);
 
@@ -147,8 +237,11 @@ describe("the API reference page", () => {
     const response = await page.goto(`${service.url}/docs`);
     expect(response?.status()).toBe(200);
 
-    const paths = openApiDocument().paths as Record<string, Record<string, unknown>>;
-    const operations = Object.entries(paths).flatMap(([path, item]) => Object.keys(item).map((m) => `${m} ${path}`));
+    // The operations, and the webhooks the service sends (OpenAPI 3.1's `webhooks`, listed by name).
+    const document = openApiDocument() as { paths: object; webhooks: object };
+    const operations = [document.paths, document.webhooks].flatMap((items) =>
+      Object.entries(items).flatMap(([path, item]) => Object.keys(item).map((m) => `${m} ${path}`)),
+    );
     const rendered = async () =>
       page.locator(".opblock").evaluateAll((blocks) =>
         blocks.map((block) => {
