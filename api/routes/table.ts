@@ -420,19 +420,20 @@ function webhookRoutes(access: keyof typeof WEBHOOK_SCOPES): Route[] {
       access,
       ...extra,
     }) as Route;
-  const one = (description: string): Route["ok"] => ({ status: 200, schema: hook, headers: [], description });
+  const ok = (schema: JsonSchema, description: string, status = 200): Route["ok"] => ({
+    status,
+    schema,
+    headers: [],
+    description,
+  });
+  const one = (description: string) => ok(hook, description);
   return [
     route(
       "post",
       "",
       "createWebhook",
       "Create a webhook endpoint; the answer is the only time its secret is shown",
-      {
-        status: 201,
-        schema: ref("WebhookCreated"),
-        headers: [],
-        description: "The endpoint, with its signing secret.",
-      },
+      ok(ref("WebhookCreated"), "The endpoint, with its signing secret.", 201),
       {
         requestBody: body(["url"], {
           url,
@@ -445,12 +446,13 @@ function webhookRoutes(access: keyof typeof WEBHOOK_SCOPES): Route[] {
         ] as ProblemCode[],
       },
     ),
-    route("get", "", "listWebhooks", "List the webhook endpoints", {
-      status: 200,
-      schema: ref("Webhooks"),
-      headers: [],
-      description: "Every endpoint, oldest first.",
-    }),
+    route(
+      "get",
+      "",
+      "listWebhooks",
+      "List the webhook endpoints",
+      ok(ref("Webhooks"), "Every endpoint, oldest first."),
+    ),
     route("get", "/{id}", "getWebhook", "A webhook endpoint", one("The endpoint.")),
     route(
       "patch",
@@ -464,30 +466,33 @@ function webhookRoutes(access: keyof typeof WEBHOOK_SCOPES): Route[] {
       },
     ),
     route("delete", "/{id}", "deleteWebhook", "Delete a webhook endpoint", one("The endpoint deleted.")),
-    route("post", "/{id}/rotate", "rotateWebhook", "A new signing secret; the old one also signs for 24 hours", {
-      status: 200,
-      schema: ref("WebhookCreated"),
-      headers: [],
-      description: "The endpoint, with its new secret.",
-    }),
+    route(
+      "post",
+      "/{id}/rotate",
+      "rotateWebhook",
+      "A new signing secret; the old one also signs for 24 hours",
+      ok(ref("WebhookCreated"), "The endpoint, with its new secret."),
+    ),
     route("post", "/{id}/pause", "pauseWebhook", "Pause deliveries (entries wait for the endpoint)", one("Paused.")),
     route("post", "/{id}/resume", "resumeWebhook", "Resume deliveries", one("Resumed.")),
     route("post", "/{id}/replay", "replayWebhook", "Deliver again everything after a seq", one("Replaying."), {
       requestBody: body(["cursor"], { cursor }),
       problems: ["not_found", "invalid_body", "invalid_parameter"],
     }),
-    route("get", "/{id}/deliveries", "webhookDeliveries", "The endpoint's recent delivery attempts", {
-      status: 200,
-      schema: ref("WebhookDeliveries"),
-      headers: [],
-      description: "The last 100 attempts, newest first.",
-    }),
-    route("post", "/{id}/test", "testWebhook", "Send a signed test delivery now, and tell how it went", {
-      status: 200,
-      schema: ref("WebhookAttempt"),
-      headers: [],
-      description: "The endpoint's answer to a delivery with no entries and `test: true`.",
-    }),
+    route(
+      "get",
+      "/{id}/deliveries",
+      "webhookDeliveries",
+      "The endpoint's recent delivery attempts",
+      ok(ref("WebhookDeliveries"), "The last 100 attempts, newest first."),
+    ),
+    route(
+      "post",
+      "/{id}/test",
+      "testWebhook",
+      "Send a signed test delivery now, and tell how it went",
+      ok(ref("WebhookAttempt"), "The endpoint's answer to a delivery with no entries and `test: true`."),
+    ),
   ];
 }
 
