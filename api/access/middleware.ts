@@ -80,7 +80,7 @@ export const rowCap = (budget: Budget, paid = 1) => {
  * Who a request is, for what it may hold open (the change feed's streams): its key, or its
  * keyless budget's holder, and how many.
  */
-export type Client = { id: string; streams: number };
+export type Client = { id: string; keyed: boolean; streams: number };
 
 /** What the access check leaves a route: the request's keyless budget, and who it is. */
 export type AccessVariables = { budget: Budget; client: Client };
@@ -159,7 +159,8 @@ export function requireAccess(options: AccessOptions): MiddlewareHandler<{ Varia
     // A key's own streams: counted by the key (in memory only), as the operator bounds them.
     const keyed = () => {
       c.set("budget", UNBOUNDED);
-      c.set("client", { id: `key ${key}`, streams: options.streamsPerKey ?? FEED_STREAMS_PER_KEY_DEFAULT });
+      const streams = options.streamsPerKey ?? FEED_STREAMS_PER_KEY_DEFAULT;
+      c.set("client", { id: `key ${key}`, keyed: true, streams });
     };
     if (c.req.method === "OPTIONS" || (key !== undefined && options.keys.useHeld(key))) {
       keyed();
@@ -175,7 +176,7 @@ export function requireAccess(options: AccessOptions): MiddlewareHandler<{ Varia
     const holder = holderOf(c, options.trustProxy);
     const budget = keylessBudget(options.limiter, holder);
     c.set("budget", budget);
-    c.set("client", { id: holder, streams: KEYLESS_STREAMS });
+    c.set("client", { id: holder, keyed: false, streams: KEYLESS_STREAMS });
     try {
       // Saturated: keyed requests first. The refusal costs next to nothing, and no budget.
       if ((options.load ?? PROCESS_LOAD).shed()) {

@@ -33,12 +33,12 @@ function startOf(c: Context<Env>, params: Params): bigint | undefined {
 
 /** Holds one of the client's streams, or refuses it (429) when it holds as many as it may. */
 function holdStream(hub: FeedHub, c: Context<Env>): () => void {
-  const { id, streams } = c.var.client;
+  const { id, keyed, streams } = c.var.client;
   const held = hub.held.get(id) ?? 0;
   if (held >= streams)
     throw new Problem(
       "rate_limited",
-      `at most ${streams} streams of the feed at once ${streams === 2 ? "without an API key" : "for this key"}; ` +
+      `at most ${streams} streams of the feed at once ${keyed ? "for this key" : "without an API key"}; ` +
         "close one, or page GET /registry/feed/events",
       { headers: { "Retry-After": "5" } },
     );

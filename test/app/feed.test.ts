@@ -256,13 +256,17 @@ streams, a third is 429 until one closes", async () => {
     const third = await open("");
     expect(third.status).toBe(429);
     expect(JSON.parse(third.text)).toMatchObject({ code: "rate_limited", status: 429 });
-    // With a key, more.
-    const keyed = await open("", { "X-API-KEY": KEY });
-    expect(keyed.status).toBe(200);
+    expect(JSON.parse(third.text).detail).toMatch(/^at most 2 streams of the feed at once without an API key;/);
+    // With a key, as many as the operator sets (here 2, on top of the keyless ones), then 429 naming the key.
+    const keyed = await Promise.all([1, 2].map(() => open("", { "X-API-KEY": KEY })));
+    expect(keyed.map((s) => s.status)).toEqual([200, 200]);
+    const fourth = await open("", { "X-API-KEY": KEY });
+    expect(fourth.status).toBe(429);
+    expect(JSON.parse(fourth.text).detail).toMatch(/^at most 2 streams of the feed at once for this key;/);
     await first.close();
     const again = await open("");
     expect(again.status).toBe(200);
-    await Promise.all([second.close(), again.close(), keyed.close()]);
+    await Promise.all([second.close(), again.close(), ...keyed.map((s) => s.close())]);
     await waitFor("every stream gone", async () => (hub.held.size === 0 && hub.size === 0 ? true : undefined), 5_000);
   });
 

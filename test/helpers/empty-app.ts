@@ -8,7 +8,7 @@ import { createApp } from "../../api/app";
 import { FeedHub } from "../../api/feed/hub";
 import type { ChangeLog, FeedEntry } from "../../api/feed/log";
 import { toJson } from "../../api/http/json";
-import { WEBHOOKS_PER_KEY } from "../../api/limits";
+import { KEYLESS_STREAMS, WEBHOOKS_PER_KEY } from "../../api/limits";
 import { v2EventRecord } from "../../api/routes/records";
 import type { HistoryStore } from "../../api/store/history-store";
 import type { Store, V2Row } from "../../api/store/store";
@@ -107,6 +107,8 @@ export function emptyApp(fail: Failing = {}, parts: Parts = {}) {
     // Never shed: how loaded the test process is must not change an answer.
     load: { shed: () => false },
     trustProxy: false,
+    // As many as a keyless client: the feed's refusal must still say which limit it is.
+    streamsPerKey: KEYLESS_STREAMS,
     adminToken: "the operator's token",
   } as unknown as Access;
   // The change log: an event at block 99 and its retraction.
