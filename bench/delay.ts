@@ -2,14 +2,18 @@
  * From a block's inclusion of a new delegation to the API answering it: a delegateAll is sent at a
  * random moment within a block interval; the receipt and the API's check/all are both polled every
  * few milliseconds; the delay is from the moment the receipt was first seen (the block mined) to the
- * first `true`, and to the change feed's event on each stream asked (open before the delegation is sent).
+ * first `true`, to the change feed's event on each stream asked (open before the delegation is sent),
+ * and to the first webhook delivery attempt carrying it (its endpoint made before).
  */
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { createParser } from "eventsource-parser";
 import { encodeFunctionData, type Hex, toHex, zeroHash } from "viem";
 import { registryV2Abi } from "../core/abi/registryV2";
 import { waitFor } from "../devkit/processes";
 import { Rng } from "../devkit/random";
 import { chainClient, rpc } from "../devkit/rpc";
+import type { Cleanup } from "./cleanup";
 import { randomAddress } from "./dataset";
 import { CHAIN_ID, type Chain } from "./stack";
 
@@ -55,8 +59,60 @@ async function streamed(
   return { arrived };
 }
 
-/** Each sample's delays: to the API's first `true`, and to each stream's event, by its base URL. */
-export type Delays = { answered: number[]; streamed: Record<string, number[]> };
+/** A webhook endpoint on loopback: when a delivery attempt first carried an entry delegating to each wallet. */
+export type Arrivals = { url: string; arrived(to: string): Promise<number> };
+
+/**
+ * An endpoint on loopback made on `service` (POST /admin/webhooks) with `filter`, from what is logged
+ * next, closed by `cleanup`; each delivery is answered 204 as soon as read.
+ */
+export async function webhookArrivals(
+  service: { url: string; adminToken?: string },
+  filter: string,
+  cleanup: Cleanup,
+): Promise<Arrivals> {
+  const waiting = new Map<string, (at: number) => void>();
+  const server = createServer((req, res) => {
+    let body = "";
+    req.on("data", (chunk) => (body += chunk));
+    req.on("end", () => {
+      const at = Date.now();
+      res.writeHead(204).end();
+      const { entries } = JSON.parse(body) as { entries: { event: { to?: string } }[] };
+      for (const to of entries.map((e) => e.event.to?.toLowerCase())) {
+        waiting.get(to ?? "")?.(at);
+        waiting.delete(to ?? "");
+      }
+    });
+  });
+  await new Promise<void>((ok) => server.listen(0, "127.0.0.1", ok));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+  const close = () => new Promise<void>((ok) => server.close(() => ok()).closeAllConnections());
+  cleanup.add("the webhook endpoint", close);
+  const made = await fetch(`${service.url}/admin/webhooks`, {
+    method: "POST",
+    headers: { Authorization: `Bearer ${service.adminToken}`, "Content-Type": "application/json" },
+    body: JSON.stringify({ url, filter }),
+  });
+  if (made.status !== 201) throw new Error(`POST /admin/webhooks: ${made.status} ${await made.text()}`);
+  return {
+    url,
+    arrived: (to) =>
+      new Promise((ok, fail) => {
+        const deadline = setTimeout(() => fail(new Error(`no webhook delivery to ${to} in 60 s`)), 60_000);
+        waiting.set(to.toLowerCase(), (at) => {
+          clearTimeout(deadline);
+          ok(at);
+        });
+      }),
+  };
+}
+
+/**
+ * Each sample's delays: to the API's first `true`, to each stream's event (by its base URL), and to
+ * the first webhook delivery attempt carrying it.
+ */
+export type Delays = { answered: number[]; streamed: Record<string, number[]>; delivered: number[] };
 
 /**
  * Milliseconds from each of `samples` new delegations' block to the API's first `true` (see the
@@ -69,11 +125,12 @@ export async function measureDelays(
   samples: number,
   seed: number,
   streams: readonly string[] = [],
+  webhook?: Arrivals,
 ): Promise<Delays> {
   const rng = new Rng(seed);
   const chain = chainClient(anvil.url);
   const [from] = await chain.getAddresses();
-  const delays: Delays = { answered: [], streamed: Object.fromEntries(streams.map((s) => [s, []])) };
+  const delays: Delays = { answered: [], streamed: Object.fromEntries(streams.map((s) => [s, []])), delivered: [] };
   for (let i = 0; i < samples; i++) {
     // Start at a random point of a block interval, not always just after a block.
     const block = await chain.getBlockNumber();
@@ -82,6 +139,7 @@ export async function measureDelays(
     const to = randomAddress(rng);
     // Open (its start pinned) before the delegation is sent.
     const events = await Promise.all(streams.map((base) => streamed(base, headers, to)));
+    const delivered = webhook?.arrived(to);
     const data = encodeFunctionData({ abi: registryV2Abi, functionName: "delegateAll", args: [to, zeroHash, true] });
     const transaction = { from, to: registries.v2, data, gas: toHex(300_000) };
     const hash = (await rpc(anvil.url, "eth_sendTransaction", [transaction])) as Hex;
@@ -93,6 +151,7 @@ export async function measureDelays(
     delays.answered.push(answered - included);
     const at = await Promise.all(events.map((e) => e.arrived));
     for (const [j, base] of streams.entries()) delays.streamed[base]!.push(at[j]! - included);
+    if (delivered) delays.delivered.push((await delivered) - included);
   }
   return delays;
 }

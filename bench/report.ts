@@ -117,6 +117,7 @@ export const TARGETS = [
   { name: "new delegation's delay after its block", reads: "delay", max: 1500, unit: "ms" },
   { name: "block to change-feed event p95, npm start", reads: "streamStart", max: 1000, unit: "ms" },
   { name: "block to change-feed event p95, npm run serve", reads: "streamServe", max: 1500, unit: "ms" },
+  { name: "block to first webhook attempt p95", reads: "webhookAttempt", max: 2000, unit: "ms" },
   { name: "npm run serve RSS, large database", reads: "serveRss", max: 1024, unit: "MB" },
   { name: "one keyless client's CPU beyond idle", reads: "keylessCost", max: 0.05, unit: "of one core" },
   { name: "keyed req/s beside a keyless flood, of unloaded", reads: "floodRps", min: 0.5, unit: "share" },
@@ -143,11 +144,12 @@ const streamDelay = (delays: readonly number[]) => ({
   label: `p95 of ${delays.length}`,
   value: quantile(delays, 0.95),
 });
-/** Block to answer (the slowest), and block to each stream's event (p95). */
-const delayFigures = ({ answered, streamed, start, serve }: ServingFigures["delays"]) => ({
+/** Block to answer (the slowest), and block to each stream's event and to the webhook's first attempt (p95). */
+const delayFigures = ({ answered, streamed, start, serve, delivered }: ServingFigures["delays"]) => ({
   delay: { label: `the slowest of ${answered.length}`, value: Math.max(...answered) },
   streamStart: streamDelay(streamed[start] ?? []),
   streamServe: streamDelay(streamed[serve] ?? []),
+  webhookAttempt: streamDelay(delivered),
 });
 /** A stream's delays in words. */
 const streamLine = (delays: readonly number[]) =>
@@ -554,7 +556,8 @@ function figureLines(s: ServingFigures, b: BackfillFigures, start: PgliteStartFi
       `${int(Math.max(...s.delays.answered))} ms (max) after its block was seen mined, ${s.delays.answered.length} ` +
       "samples, block time 1 s; its change-feed event (GET /registry/feed) on npm start " +
       `${streamLine(s.delays.streamed[s.delays.start] ?? [])}, on npm run serve (reading the primary) ` +
-      streamLine(s.delays.streamed[s.delays.serve] ?? []),
+      `${streamLine(s.delays.streamed[s.delays.serve] ?? [])}; its webhook delivery's first attempt (npm start's ` +
+      `deliverer) ${streamLine(s.delays.delivered)}`,
     `memory: npm run serve RSS after the load runs (${s.apiMemory.processes} processes): ` +
       `${int(s.small.apiMemory.rssMb)} MB with the ${database(s.small.size)}, ${int(s.apiMemory.rssMb)} MB (peak ` +
       `${int(s.apiMemory.peakMb)} MB) with the ${database(s.large.size)}; per delegation ` +

@@ -20,7 +20,7 @@ import type { Service } from "../devkit/service";
 import { type AirdropFigure, measureAirdrop } from "./airdrop";
 import type { Cleanup } from "./cleanup";
 import type { Dataset } from "./dataset";
-import { type Delays, measureDelays } from "./delay";
+import { type Delays, measureDelays, webhookArrivals } from "./delay";
 import { type HistoryRead, readHistory } from "./history-read";
 import { type HostileFigures, measureHostile, measureScale, type ScaleFigures } from "./hostile";
 import { afterHello, type HelloFigure, type RouteFigure, type RouteMeasurer, routeMeasurer, settle } from "./measure";
@@ -282,10 +282,10 @@ export async function measureServing(
     const apiMemory = treeMemory(serveTag);
 
     await settle(serve.url, service.headers);
-    const delays = await measureDelays(chain, serve.url, service.headers, o.delaySamples, o.seed + 3, [
-      service.url,
-      serve.url,
-    ]);
+    // An endpoint for the chain's v2 entries from now on, delivered by npm start's process.
+    const webhook = await webhookArrivals(service, `chainId=${CHAIN_ID}&version=v2`, cleanup);
+    const streams = [service.url, serve.url];
+    const delays = await measureDelays(chain, serve.url, service.headers, o.delaySamples, o.seed + 3, streams, webhook);
     log(`new delegations answered ${delays.answered.map((d) => `${d} ms`).join(", ")} after their blocks were mined`);
     // The hostile section has the machine alone: this replica goes first.
     await serve.stop();

@@ -143,7 +143,8 @@ const largeHot = (o: BenchOptions): HotSizes => ({
  */
 export async function seededStack(o: BenchOptions, cleanup: Cleanup, db: pg.Client, log: (line: string) => void) {
   const chain = await startChain(cleanup, { seedBlocks: o.blocks });
-  const service = await startIndexer(cleanup, chain);
+  // The delays' webhook endpoint is on loopback (bench/delay.ts).
+  const service = await startIndexer(cleanup, chain, { WEBHOOK_ALLOW_PRIVATE: "true" });
   log(`indexer ready on a fresh chain with ${o.blocks.toLocaleString("en")} blocks to seed (schema ${service.schema})`);
   const data = new Dataset(o.seed, {
     chainId: CHAIN_ID,
