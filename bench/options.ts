@@ -44,6 +44,8 @@ const FULL = {
   startEvents: 20_000,
   /** Delegations of the wallet /rpc lists (bench/rpc.ts). */
   rpcListing: 1_000,
+  /** Entries of the change log replayed to a webhook endpoint from the oldest (bench/backlog.ts). */
+  backlogEntries: 1_000_000,
   /** Samples of the delay from a new delegation's block to the API's answer. */
   delaySamples: 7,
   /** Seconds of the hostile section's attack, and of the idle span measured before it. */
@@ -91,6 +93,7 @@ const SMOKE: typeof FULL = {
   backfillEvents: 3_000,
   startEvents: 1_000,
   rpcListing: 150,
+  backlogEntries: 5_000,
   delaySamples: 2,
   attackS: 3,
   acrossChains: 8,
@@ -156,7 +159,7 @@ export function benchOptions(extra: ParseArgsConfig["options"] = {}, positionals
 }
 
 /** The sections `npm run bench -- --only <section>` runs alone. */
-export const SECTIONS = ["whole-table"] as const;
+export const SECTIONS = ["whole-table", "backlog"] as const;
 export type Section = (typeof SECTIONS)[number];
 
 /** `npm run bench`'s flags beyond benchOptions': a section alone, and the whole table's size and grouping. */

@@ -7,6 +7,7 @@
 import type { AcrossFigures } from "./across";
 import type { AirdropFigure } from "./airdrop";
 import type { BackfillFigures, IndexerFigures, PgliteStartFigures } from "./backfill";
+import type { BacklogFigures } from "./backlog";
 import type { HistoryRead } from "./history-read";
 import {
   beyondIdle,
@@ -46,6 +47,7 @@ const UNITS = {
   ms: (v: number) => `${ms(v)} ms`,
   MB: (v: number) => `${int(v)} MB`,
   "events/s": (v: number) => `${int(v)} events/s`,
+  "entries/s": (v: number) => `${int(v)} entries/s`,
   "checks/s": (v: number) => `${int(v)} checks/s`,
   queries: (v: number) => `${int(v)} different queries`,
   "of one core": (v: number) => `${cpu(100 * v)}% of one core`,
@@ -118,6 +120,7 @@ export const TARGETS = [
   { name: "block to change-feed event p95, npm start", reads: "streamStart", max: 1000, unit: "ms" },
   { name: "block to change-feed event p95, npm run serve", reads: "streamServe", max: 1500, unit: "ms" },
   { name: "block to first webhook attempt p95", reads: "webhookAttempt", max: 2000, unit: "ms" },
+  { name: "change-log backlog replayed to a webhook", reads: "backlogRate", min: 20_000, unit: "entries/s" },
   { name: "npm run serve RSS, large database", reads: "serveRss", max: 1024, unit: "MB" },
   { name: "one keyless client's CPU beyond idle", reads: "keylessCost", max: 0.05, unit: "of one core" },
   { name: "keyed req/s beside a keyless flood, of unloaded", reads: "floodRps", min: 0.5, unit: "share" },
@@ -144,12 +147,31 @@ const streamDelay = (delays: readonly number[]) => ({
   label: `p95 of ${delays.length}`,
   value: quantile(delays, 0.95),
 });
-/** Block to answer (the slowest), and block to each stream's event and to the webhook's first attempt (p95). */
-const delayFigures = ({ answered, streamed, start, serve, delivered }: ServingFigures["delays"]) => ({
+/** A backlog's replay to a webhook endpoint, as its target reads it. */
+const backlogFigures = (b: BacklogFigures) => ({
+  backlogRate: {
+    label: `${int(b.entries)} entries in ${int(b.deliveries)} deliveries`,
+    value: b.entries / (b.ms / 1000),
+  },
+});
+/** A backlog's replay in words. */
+const backlogLine = (b: BacklogFigures) =>
+  `webhook backlog: ${int(b.entries)} entries of the change log from the oldest to one endpoint on loopback, ` +
+  `${int(b.deliveries)} deliveries: ${seconds(b.ms)}, ${int(b.entries / (b.ms / 1000))} entries/s; the deliverer's ` +
+  `process (and the receiver in it) ${cpu((100 * b.cpuMs) / b.ms)}% of one core, Postgres not counted`;
+/**
+ * How soon changes reach their readers: block to answer (the slowest), to each stream's event and to
+ * the webhook's first attempt (p95); and a backlog's replay rate.
+ */
+const delayFigures = (
+  { answered, streamed, start, serve, delivered }: ServingFigures["delays"],
+  b: BacklogFigures,
+) => ({
   delay: { label: `the slowest of ${answered.length}`, value: Math.max(...answered) },
   streamStart: streamDelay(streamed[start] ?? []),
   streamServe: streamDelay(streamed[serve] ?? []),
   webhookAttempt: streamDelay(delivered),
+  ...backlogFigures(b),
 });
 /** A stream's delays in words. */
 const streamLine = (delays: readonly number[]) =>
@@ -280,6 +302,7 @@ function targetFigures(
   rpc: RpcFigures,
   across: AcrossFigures,
   wholeTable: WholeTableFigures,
+  backlog: BacklogFigures,
 ) {
   const { past, history, integrators, hostile, scale } = s;
   const over = (a: RouteFigure, b: RouteFigure, value: number) => ({
@@ -372,7 +395,7 @@ function targetFigures(
     backfillShare: { label: "the indexer", value: backfillRate / (b.events / (b.baseline.backfillMs / 1000)) },
     backfillRate: { label: "the indexer", value: backfillRate },
     backfillRss: { label: "the indexer's process tree", value: b.peakRssMb },
-    ...delayFigures(s.delays),
+    ...delayFigures(s.delays, backlog),
     serveRss: { label: "npm run serve", value: s.apiMemory.rssMb },
     keylessCost: {
       label: hostile.attack.attacked.postgres === undefined ? "its processes (Postgres not counted)" : "the service",
@@ -622,6 +645,17 @@ export function wholeTableReport(o: BenchOptions, runtimeS: number, w: WholeTabl
   ].join("\n");
 }
 
+/** The backlog's section alone (npm run bench -- --only backlog). */
+export function backlogReport(o: BenchOptions, runtimeS: number, b: BacklogFigures): string {
+  const mode = o.smoke ? "smoke mode: the timings mean nothing" : "full mode";
+  return [
+    `== webhook backlog (${mode}, ${int(runtimeS)} s) ==`,
+    backlogLine(b),
+    "",
+    ...targetLines(backlogFigures(b)),
+  ].join("\n");
+}
+
 export type Environment = { cores: number; apiWorkers: number; autocannon: string; runtimeS: number };
 
 /** The bench's report: the figures, their setup, and the targets met or missed. */
@@ -634,6 +668,7 @@ export function report(
   rpc: RpcFigures,
   across: AcrossFigures,
   wholeTable: WholeTableFigures,
+  backlog: BacklogFigures,
 ): string {
   const runs = [
     s.hello,
@@ -691,7 +726,8 @@ export function report(
     ...hostileLines(o, s.hostile),
     ...scaleLines(env, s.scale),
     ...wholeTableLines(wholeTable),
+    backlogLine(backlog),
     "",
-    ...targetLines(targetFigures(o, env, s, b, start, rpc, across, wholeTable)),
+    ...targetLines(targetFigures(o, env, s, b, start, rpc, across, wholeTable, backlog)),
   ].join("\n");
 }

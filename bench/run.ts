@@ -5,10 +5,11 @@
  * Ponder's own server; then the indexer's backfill speed and memory, and the delay from a block to
  * the API's answer, and the service under hostile traffic (bench/hostile.ts); answers across chains
  * (bench/across.ts); npm start alone on PGlite over a smaller chain (its backfill, then its checks);
- * last, every chain of the table in one deployment, each indexed apart (bench/whole-table.ts). Prints
+ * a change log's backlog replayed to a webhook (bench/backlog.ts); last, every chain of the table in
+ * one deployment, each indexed apart (bench/whole-table.ts). Prints
  * a table of the figures and the targets (bench/report.ts, TARGETS), met or missed; exits non-zero
  * only when something failed (never for a missed target). Needs DATABASE_URL (Postgres).
- * `-- --only whole-table` runs that section alone (with `--whole-table-chains <n>` and
+ * `-- --only whole-table` (or `backlog`) runs that section alone (with `--whole-table-chains <n>` and
  * `--whole-table-group <n>`: bench/options.ts, runOptions).
  */
 import { readFileSync } from "node:fs";
@@ -16,9 +17,10 @@ import { availableParallelism } from "node:os";
 import { ROOT } from "../devkit/processes";
 import { measureAcross } from "./across";
 import { backfillChain, measureBackfill, measureStartOnPglite } from "./backfill";
+import { measureBacklog } from "./backlog";
 import { afterHello, routeMeasurer } from "./measure";
 import { runOptions } from "./options";
-import { report, wholeTableReport } from "./report";
+import { backlogReport, report, wholeTableReport } from "./report";
 import { measureRpc } from "./rpc";
 import { runBenchScript } from "./script";
 import { measureServing } from "./serving";
@@ -37,9 +39,18 @@ await runBenchScript("npm run bench", async ({ db, cleanup, log, startedAt }) =>
     log(`whole table apart: ${o.wholeTableChains} chains of the table in one npm start${grouped}`);
     return cleanup.scope(() => measureWholeTable(o, cleanup, db, log));
   };
+  const backlog = () => {
+    log(`webhook backlog: ${o.backlogEntries.toLocaleString("en")} entries of the change log to one endpoint`);
+    return cleanup.scope(() => measureBacklog(o, cleanup, log));
+  };
   if (only === "whole-table") {
     const figures = await wholeTable();
     console.log(`\n${wholeTableReport(o, (Date.now() - startedAt) / 1000, figures)}`);
+    return;
+  }
+  if (only === "backlog") {
+    const figures = await backlog();
+    console.log(`\n${backlogReport(o, (Date.now() - startedAt) / 1000, figures)}`);
     return;
   }
   const serving = await measureServing(o, cleanup, db, log);
@@ -62,6 +73,7 @@ await runBenchScript("npm run bench", async ({ db, cleanup, log, startedAt }) =>
     const measure = routeMeasurer(o, log, serving.verified);
     return measureRpc(o, cleanup, measure, afterHello(measure, await startHello(cleanup)), log);
   });
+  const backlogFigures = await backlog();
   const whole = await wholeTable();
   const autocannon = readFileSync(`${ROOT}/node_modules/autocannon/package.json`, "utf8");
   const env = {
@@ -70,5 +82,5 @@ await runBenchScript("npm run bench", async ({ db, cleanup, log, startedAt }) =>
     autocannon: (JSON.parse(autocannon) as { version: string }).version,
     runtimeS: (Date.now() - startedAt) / 1000,
   };
-  console.log(`\n${report(o, env, serving, backfill, start, rpcFigures, across, whole)}`);
+  console.log(`\n${report(o, env, serving, backfill, start, rpcFigures, across, whole, backlogFigures)}`);
 });
