@@ -263,7 +263,7 @@ const MISS_SHARE = 0.25;
  * v2 check all queries over the chain: delegateAlls it was sent (some revoked since), and a
  * MISS_SHARE of misses, each with the contract's answer.
  */
-async function checkAllQueries(chain: BackfillChain, count: number, seed: number) {
+export async function checkAllQueries(chain: BackfillChain, count: number, seed: number) {
   const rng = new Rng(seed);
   // A small chain (the smoke run's) has fewer delegateAlls than hits wanted: some are asked twice.
   const shuffled = rng.shuffle([...chain.delegateAlls]);

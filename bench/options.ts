@@ -46,6 +46,8 @@ const FULL = {
   rpcListing: 1_000,
   /** Entries of the change log replayed to a webhook endpoint from the oldest (bench/backlog.ts). */
   backlogEntries: 1_000_000,
+  /** Streams of the change feed held open on one replica process (bench/subscribers.ts). */
+  subscribers: 10_000,
   /** Samples of the delay from a new delegation's block to the API's answer. */
   delaySamples: 7,
   /** Seconds of the hostile section's attack, and of the idle span measured before it. */
@@ -94,6 +96,7 @@ const SMOKE: typeof FULL = {
   startEvents: 1_000,
   rpcListing: 150,
   backlogEntries: 5_000,
+  subscribers: 50,
   delaySamples: 2,
   attackS: 3,
   acrossChains: 8,
@@ -159,7 +162,7 @@ export function benchOptions(extra: ParseArgsConfig["options"] = {}, positionals
 }
 
 /** The sections `npm run bench -- --only <section>` runs alone. */
-export const SECTIONS = ["whole-table", "backlog"] as const;
+export const SECTIONS = ["whole-table", "backlog", "subscribers"] as const;
 export type Section = (typeof SECTIONS)[number];
 
 /** `npm run bench`'s flags beyond benchOptions': a section alone, and the whole table's size and grouping. */

@@ -72,7 +72,7 @@ export function sampleTreeMemory(tag: string, everyMs = 100): { stop(): number }
 export const processCommand = (pid: number | string) => read(`/proc/${pid}/cmdline`)?.replaceAll("\0", " ");
 
 /** A process's CPU time so far (user and system), in clock ticks; undefined if it is gone or not readable. */
-function ownTicks(pid: number | string): number | undefined {
+export function ownTicks(pid: number | string): number | undefined {
   const stat = read(`/proc/${pid}/stat`);
   if (stat === undefined) return undefined;
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");

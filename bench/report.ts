@@ -24,6 +24,7 @@ import { MIN_QUERIES } from "./routes";
 import type { RpcFigures } from "./rpc";
 import type { CheckFigure, ServingFigures } from "./serving";
 import { BULK_SIZES, type Size } from "./stack";
+import type { SubscriberFigures } from "./subscribers";
 import { BLOCK_TIME_S, POLL_MS, quantile, type WholeTableFigures } from "./whole-table";
 
 const int = (n: number) => Math.round(n).toLocaleString("en");
@@ -121,6 +122,7 @@ export const TARGETS = [
   { name: "block to change-feed event p95, npm run serve", reads: "streamServe", max: 1500, unit: "ms" },
   { name: "block to first webhook attempt p95", reads: "webhookAttempt", max: 2000, unit: "ms" },
   { name: "change-log backlog replayed to a webhook", reads: "backlogRate", min: 20_000, unit: "entries/s" },
+  { name: "checks beside 10,000 feed subscribers, of unloaded", reads: "subscribersShare", min: 0.8, unit: "×" },
   { name: "npm run serve RSS, large database", reads: "serveRss", max: 1024, unit: "MB" },
   { name: "one keyless client's CPU beyond idle", reads: "keylessCost", max: 0.05, unit: "of one core" },
   { name: "keyed req/s beside a keyless flood, of unloaded", reads: "floodRps", min: 0.5, unit: "share" },
@@ -147,6 +149,9 @@ const streamDelay = (delays: readonly number[]) => ({
   label: `p95 of ${delays.length}`,
   value: quantile(delays, 0.95),
 });
+/** The change feed's figures beside the serving ones: a backlog's replay, and the subscribers'. */
+export type FeedFigures = { backlog: BacklogFigures; subscribers: SubscriberFigures };
+
 /** A backlog's replay to a webhook endpoint, as its target reads it. */
 const backlogFigures = (b: BacklogFigures) => ({
   backlogRate: {
@@ -154,6 +159,22 @@ const backlogFigures = (b: BacklogFigures) => ({
     value: b.entries / (b.ms / 1000),
   },
 });
+/** The checks' throughput with the subscribers' streams open over without, each as its share of its hello run. */
+const subscriberFigures = (f: SubscriberFigures) => ({
+  subscribersShare: {
+    label: `${int(f.subscribers)} streams open`,
+    value: share(f.loaded) / share(f.unloaded),
+    failed: failures(f.loaded.result) + failures(f.unloaded.result) > 0,
+  },
+});
+/** The subscribers' section in words. */
+const subscriberLine = (f: SubscriberFigures) =>
+  `feed subscribers: ${int(f.subscribers)} streams of GET /registry/feed (mixed filters) on npm run serve with one ` +
+  `worker: its RSS ${int(f.rssMb.before)} → ${int(f.rssMb.open)} MB, ` +
+  `${int((1024 * (f.rssMb.open - f.rssMb.before)) / f.subscribers)} KB a subscriber; v2 check all ` +
+  `${int(f.unloaded.result.rps)} req/s (${pct(share(f.unloaded))} of hello) without them, ` +
+  `${int(f.loaded.result.rps)} (${pct(share(f.loaded))}) with them and a delegation a second; ` +
+  `the subscribers' process ${cpu(f.generatorCpu)}% of one core`;
 /** A backlog's replay in words. */
 const backlogLine = (b: BacklogFigures) =>
   `webhook backlog: ${int(b.entries)} entries of the change log from the oldest to one endpoint on loopback, ` +
@@ -165,13 +186,14 @@ const backlogLine = (b: BacklogFigures) =>
  */
 const delayFigures = (
   { answered, streamed, start, serve, delivered }: ServingFigures["delays"],
-  b: BacklogFigures,
+  feed: FeedFigures,
 ) => ({
   delay: { label: `the slowest of ${answered.length}`, value: Math.max(...answered) },
   streamStart: streamDelay(streamed[start] ?? []),
   streamServe: streamDelay(streamed[serve] ?? []),
   webhookAttempt: streamDelay(delivered),
-  ...backlogFigures(b),
+  ...backlogFigures(feed.backlog),
+  ...subscriberFigures(feed.subscribers),
 });
 /** A stream's delays in words. */
 const streamLine = (delays: readonly number[]) =>
@@ -302,7 +324,7 @@ function targetFigures(
   rpc: RpcFigures,
   across: AcrossFigures,
   wholeTable: WholeTableFigures,
-  backlog: BacklogFigures,
+  feed: FeedFigures,
 ) {
   const { past, history, integrators, hostile, scale } = s;
   const over = (a: RouteFigure, b: RouteFigure, value: number) => ({
@@ -395,7 +417,7 @@ function targetFigures(
     backfillShare: { label: "the indexer", value: backfillRate / (b.events / (b.baseline.backfillMs / 1000)) },
     backfillRate: { label: "the indexer", value: backfillRate },
     backfillRss: { label: "the indexer's process tree", value: b.peakRssMb },
-    ...delayFigures(s.delays, backlog),
+    ...delayFigures(s.delays, feed),
     serveRss: { label: "npm run serve", value: s.apiMemory.rssMb },
     keylessCost: {
       label: hostile.attack.attacked.postgres === undefined ? "its processes (Postgres not counted)" : "the service",
@@ -656,6 +678,18 @@ export function backlogReport(o: BenchOptions, runtimeS: number, b: BacklogFigur
   ].join("\n");
 }
 
+/** The subscribers' section alone (npm run bench -- --only subscribers). */
+export function subscribersReport(o: BenchOptions, runtimeS: number, f: SubscriberFigures): string {
+  const mode = o.smoke ? "smoke mode: the timings mean nothing" : "full mode";
+  return [
+    `== change-feed subscribers (${mode}, ${int(runtimeS)} s) ==`,
+    ...table(o, [f.unloaded, f.loaded], f.unloaded.hello.rps),
+    subscriberLine(f),
+    "",
+    ...targetLines(subscriberFigures(f)),
+  ].join("\n");
+}
+
 export type Environment = { cores: number; apiWorkers: number; autocannon: string; runtimeS: number };
 
 /** The bench's report: the figures, their setup, and the targets met or missed. */
@@ -668,7 +702,7 @@ export function report(
   rpc: RpcFigures,
   across: AcrossFigures,
   wholeTable: WholeTableFigures,
-  backlog: BacklogFigures,
+  feed: FeedFigures,
 ): string {
   const runs = [
     s.hello,
@@ -726,8 +760,9 @@ export function report(
     ...hostileLines(o, s.hostile),
     ...scaleLines(env, s.scale),
     ...wholeTableLines(wholeTable),
-    backlogLine(backlog),
+    backlogLine(feed.backlog),
+    subscriberLine(feed.subscribers),
     "",
-    ...targetLines(targetFigures(o, env, s, b, start, rpc, across, wholeTable, backlog)),
+    ...targetLines(targetFigures(o, env, s, b, start, rpc, across, wholeTable, feed)),
   ].join("\n");
 }

@@ -5,11 +5,12 @@
  * Ponder's own server; then the indexer's backfill speed and memory, and the delay from a block to
  * the API's answer, and the service under hostile traffic (bench/hostile.ts); answers across chains
  * (bench/across.ts); npm start alone on PGlite over a smaller chain (its backfill, then its checks);
- * a change log's backlog replayed to a webhook (bench/backlog.ts); last, every chain of the table in
+ * a change log's backlog replayed to a webhook (bench/backlog.ts) and the change feed's subscribers
+ * on one replica (bench/subscribers.ts); last, every chain of the table in
  * one deployment, each indexed apart (bench/whole-table.ts). Prints
  * a table of the figures and the targets (bench/report.ts, TARGETS), met or missed; exits non-zero
  * only when something failed (never for a missed target). Needs DATABASE_URL (Postgres).
- * `-- --only whole-table` (or `backlog`) runs that section alone (with `--whole-table-chains <n>` and
+ * `-- --only whole-table` (or `backlog`, `subscribers`) runs that section alone (with `--whole-table-chains <n>` and
  * `--whole-table-group <n>`: bench/options.ts, runOptions).
  */
 import { readFileSync } from "node:fs";
@@ -20,11 +21,13 @@ import { backfillChain, measureBackfill, measureStartOnPglite } from "./backfill
 import { measureBacklog } from "./backlog";
 import { afterHello, routeMeasurer } from "./measure";
 import { runOptions } from "./options";
-import { backlogReport, report, wholeTableReport } from "./report";
+import { backlogReport, report, subscribersReport, wholeTableReport } from "./report";
 import { measureRpc } from "./rpc";
 import { runBenchScript } from "./script";
 import { measureServing } from "./serving";
 import { startHello } from "./stack";
+import { measureSubscribers } from "./subscribers";
+import type { Verified } from "./verify";
 import { measureWholeTable } from "./whole-table";
 
 const { options: o, only } = runOptions();
@@ -46,6 +49,19 @@ await runBenchScript("npm run bench", async ({ db, cleanup, log, startedAt }) =>
   if (only === "whole-table") {
     const figures = await wholeTable();
     console.log(`\n${wholeTableReport(o, (Date.now() - startedAt) / 1000, figures)}`);
+    return;
+  }
+  const subscribers = (verified: Verified) => {
+    log(`change-feed subscribers: ${o.subscribers.toLocaleString("en")} streams on one replica process`);
+    return cleanup.scope(async () => {
+      const chain = await backfillChain(cleanup, o.startEvents, o.seed + 15, log);
+      const measure = afterHello(routeMeasurer(o, log, verified), await startHello(cleanup));
+      return measureSubscribers(o, cleanup, chain, measure, log);
+    });
+  };
+  if (only === "subscribers") {
+    const figures = await subscribers({ answers: 0, checks: 0, positive: 0 });
+    console.log(`\n${subscribersReport(o, (Date.now() - startedAt) / 1000, figures)}`);
     return;
   }
   if (only === "backlog") {
@@ -73,7 +89,7 @@ await runBenchScript("npm run bench", async ({ db, cleanup, log, startedAt }) =>
     const measure = routeMeasurer(o, log, serving.verified);
     return measureRpc(o, cleanup, measure, afterHello(measure, await startHello(cleanup)), log);
   });
-  const backlogFigures = await backlog();
+  const feed = { backlog: await backlog(), subscribers: await subscribers(serving.verified) };
   const whole = await wholeTable();
   const autocannon = readFileSync(`${ROOT}/node_modules/autocannon/package.json`, "utf8");
   const env = {
@@ -82,5 +98,5 @@ await runBenchScript("npm run bench", async ({ db, cleanup, log, startedAt }) =>
     autocannon: (JSON.parse(autocannon) as { version: string }).version,
     runtimeS: (Date.now() - startedAt) / 1000,
   };
-  console.log(`\n${report(o, env, serving, backfill, start, rpcFigures, across, whole, backlogFigures)}`);
+  console.log(`\n${report(o, env, serving, backfill, start, rpcFigures, across, whole, feed)}`);
 });
