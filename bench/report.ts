@@ -656,39 +656,36 @@ function wholeTableLines(w: WholeTableFigures): string[] {
   ];
 }
 
-/** The whole table's section alone (`npm run bench -- --only whole-table`): its lines and its targets. */
-export function wholeTableReport(o: BenchOptions, runtimeS: number, w: WholeTableFigures): string {
-  return [
-    `== whole table apart (${o.smoke ? "smoke mode: the timings mean nothing" : "full mode"}, SEED=${o.seed}, ` +
-      `${int(runtimeS)} s) ==`,
-    ...wholeTableLines(w),
-    "",
-    ...targetLines(wholeTableFigures(w)),
-  ].join("\n");
+/** A section run alone (npm run bench -- --only <section>): its lines, then its targets. */
+function sectionReport(
+  o: BenchOptions,
+  title: string,
+  runtimeS: number,
+  lines: string[],
+  figures: Partial<Record<FigureName, Figure>>,
+): string {
+  const mode = o.smoke ? "smoke mode: the timings mean nothing" : "full mode";
+  const head = `== ${title} (${mode}, SEED=${o.seed}, ${int(runtimeS)} s) ==`;
+  return [head, ...lines, "", ...targetLines(figures)].join("\n");
 }
 
-/** The backlog's section alone (npm run bench -- --only backlog). */
-export function backlogReport(o: BenchOptions, runtimeS: number, b: BacklogFigures): string {
-  const mode = o.smoke ? "smoke mode: the timings mean nothing" : "full mode";
-  return [
-    `== webhook backlog (${mode}, ${int(runtimeS)} s) ==`,
-    backlogLine(b),
-    "",
-    ...targetLines(backlogFigures(b)),
-  ].join("\n");
-}
+/** The whole table's section alone. */
+export const wholeTableReport = (o: BenchOptions, runtimeS: number, w: WholeTableFigures) =>
+  sectionReport(o, "whole table apart", runtimeS, wholeTableLines(w), wholeTableFigures(w));
 
-/** The subscribers' section alone (npm run bench -- --only subscribers). */
-export function subscribersReport(o: BenchOptions, runtimeS: number, f: SubscriberFigures): string {
-  const mode = o.smoke ? "smoke mode: the timings mean nothing" : "full mode";
-  return [
-    `== change-feed subscribers (${mode}, ${int(runtimeS)} s) ==`,
-    ...table(o, [f.unloaded, f.loaded], f.unloaded.hello.rps),
-    subscriberLine(f),
-    "",
-    ...targetLines(subscriberFigures(f)),
-  ].join("\n");
-}
+/** The backlog's section alone. */
+export const backlogReport = (o: BenchOptions, runtimeS: number, b: BacklogFigures) =>
+  sectionReport(o, "webhook backlog", runtimeS, [backlogLine(b)], backlogFigures(b));
+
+/** The subscribers' section alone. */
+export const subscribersReport = (o: BenchOptions, runtimeS: number, f: SubscriberFigures) =>
+  sectionReport(
+    o,
+    "change-feed subscribers",
+    runtimeS,
+    [...table(o, [f.unloaded, f.loaded], f.unloaded.hello.rps), subscriberLine(f)],
+    subscriberFigures(f),
+  );
 
 export type Environment = { cores: number; apiWorkers: number; autocannon: string; runtimeS: number };
 
