@@ -5,14 +5,13 @@
  * batch after batch to a receiver on loopback, which answers each as soon as it has read it. The
  * figure: entries per second from the endpoint's creation to the last entry taken.
  */
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { pgAccessDb } from "../api/database/pg";
 import { openChangeLog } from "../api/feed/log";
 import { DELIVER_EVERY_MS, deliverWebhooks, WEBHOOK_TIMEOUT_MS } from "../api/webhooks/deliverer";
 import { openWebhookStore } from "../api/webhooks/store";
 import type { Cleanup } from "./cleanup";
 import type { BenchOptions } from "./options";
+import { loopbackEndpoint } from "./receiver";
 
 export type BacklogFigures = { entries: number; ms: number; deliveries: number; cpuMs: number };
 
@@ -50,22 +49,13 @@ export async function measureBacklog(
   let deliveries = 0;
   let done: () => void = () => {};
   const finished = new Promise<void>((ok) => (done = ok));
-  const receiver = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (chunk: Buffer) => chunks.push(chunk));
-    req.on("end", () => {
-      res.writeHead(204).end();
-      // Counted, not parsed: the receiver's work is not the figure.
-      taken += Buffer.concat(chunks).toString().split('"seq":').length - 1;
-      deliveries++;
-      if (taken >= o.backlogEntries) done();
-    });
+  // Counted, not parsed: the receiver's work is not the figure.
+  const url = await loopbackEndpoint(cleanup, (body) => {
+    taken += body.split('"seq":').length - 1;
+    deliveries++;
+    if (taken >= o.backlogEntries) done();
   });
-  await new Promise<void>((ok) => receiver.listen(0, "127.0.0.1", ok));
-  cleanup.add("the backlog's receiver", () => new Promise((ok) => receiver.close(ok).closeAllConnections()));
-
   const store = await openWebhookStore(db, schema);
-  const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
   const cpu = process.cpuUsage();
   const started = Date.now();
   await store.create({ owner: null, url, filter: "", cursor: 0n });

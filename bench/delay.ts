@@ -5,8 +5,6 @@
  * first `true`, to the change feed's event on each stream asked (open before the delegation is sent),
  * and to the first webhook delivery attempt carrying it (its endpoint made before).
  */
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { createParser } from "eventsource-parser";
 import { encodeFunctionData, type Hex, toHex, zeroHash } from "viem";
 import { registryV2Abi } from "../core/abi/registryV2";
@@ -15,6 +13,7 @@ import { Rng } from "../devkit/random";
 import { chainClient, rpc } from "../devkit/rpc";
 import type { Cleanup } from "./cleanup";
 import { randomAddress } from "./dataset";
+import { loopbackEndpoint } from "./receiver";
 import { CHAIN_ID, type Chain } from "./stack";
 
 const POLL_MS = 10;
@@ -72,23 +71,13 @@ export async function webhookArrivals(
   cleanup: Cleanup,
 ): Promise<Arrivals> {
   const waiting = new Map<string, (at: number) => void>();
-  const server = createServer((req, res) => {
-    let body = "";
-    req.on("data", (chunk) => (body += chunk));
-    req.on("end", () => {
-      const at = Date.now();
-      res.writeHead(204).end();
-      const { entries } = JSON.parse(body) as { entries: { event: { to?: string } }[] };
-      for (const to of entries.map((e) => e.event.to?.toLowerCase())) {
-        waiting.get(to ?? "")?.(at);
-        waiting.delete(to ?? "");
-      }
-    });
+  const url = await loopbackEndpoint(cleanup, (body, at) => {
+    const { entries } = JSON.parse(body) as { entries: { event: { to?: string } }[] };
+    for (const to of entries.map((e) => e.event.to?.toLowerCase() ?? "")) {
+      waiting.get(to)?.(at);
+      waiting.delete(to);
+    }
   });
-  await new Promise<void>((ok) => server.listen(0, "127.0.0.1", ok));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
-  const close = () => new Promise<void>((ok) => server.close(() => ok()).closeAllConnections());
-  cleanup.add("the webhook endpoint", close);
   const made = await fetch(`${service.url}/admin/webhooks`, {
     method: "POST",
     headers: { Authorization: `Bearer ${service.adminToken}`, "Content-Type": "application/json" },
