@@ -57,6 +57,9 @@ export type FeedFilter = {
   types?: ReadonlySet<string>;
 };
 
+/** The parameters feedFilterOf reads: a stream's filters, and a webhook endpoint's. */
+export const FEED_FILTERS = ["chainId", "version", "wallet", "role", "contract", "rights", "type"] as const;
+
 /** The filters a request's parameters ask for; `served`: the chains this instance serves. */
 export function feedFilterOf(params: Params, served: readonly number[]): FeedFilter {
   const chains = params.optional("chainId", parseChainIds) ?? "all";

@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import { parseSeq } from "../../core/parse";
-import { feedFilterOf } from "../feed/filter";
+import { FEED_FILTERS, feedFilterOf } from "../feed/filter";
 import { toJson } from "../http/json";
 import { Params, parseParam } from "../http/params";
 import { Problem } from "../http/problem";
@@ -48,7 +48,7 @@ function filterOf(value: unknown, served: readonly number[]): string {
       param: "filter",
     });
   const params = Params.ofUrl(`?${value.replace(/^\?/, "")}`);
-  const allowed = new Set(["chainId", "version", "wallet", "role", "contract", "rights", "type"]);
+  const allowed = new Set<string>(FEED_FILTERS);
   const other = params.entries().find(([name]) => !allowed.has(name));
   if (other)
     throw new Problem("invalid_parameter", `'filter' may hold ${[...allowed].join(", ")}; not ${other[0]}`, {
