@@ -100,6 +100,69 @@ export async function streamFeed(
   return got;
 }
 
+/** A stream followed through its server's crashes: what it got, and what it met that it should not have. */
+export type Follower = Streamed & { faults: string[]; stop(): Promise<Streamed> };
+
+/**
+ * Follows GET /registry/feed?`query` on whatever server `base()` names now, as EventSource does
+ * through a server's crash: a connection that fails or ends is opened again after a pause, with the
+ * last id received as Last-Event-ID; it also closes one itself after 1 to 50 events. A refusal while
+ * the server starts (503) is waited out; any other status is a fault.
+ */
+export function followFeed(
+  base: () => string,
+  query: string,
+  options: { headers?: Record<string, string>; rng: Rng },
+): Follower {
+  const got: Follower = { ids: [], entries: [], connections: 0, faults: [], stop: async () => got };
+  let stopped = false;
+  let current: AbortController | undefined;
+  const pause = () => new Promise((ok) => setTimeout(ok, 200 + options.rng.int(800)));
+  const follow = async () => {
+    while (!stopped) {
+      const last = got.ids.at(-1);
+      const stop = new AbortController();
+      current = stop;
+      try {
+        const res = await fetch(`${base()}/registry/feed${query}`, {
+          headers: { ...options.headers, ...(last === undefined ? {} : { "Last-Event-ID": last }) },
+          signal: stop.signal,
+        });
+        got.connections++;
+        if (res.status !== 200) {
+          if (res.status !== 503) got.faults.push(`GET /registry/feed${query}: ${res.status} ${await res.text()}`);
+          else await res.body?.cancel();
+          await pause();
+          continue;
+        }
+        let left = 1 + options.rng.int(50);
+        const parser = createParser({
+          onEvent: (event) => {
+            if (left <= 0) return;
+            got.ids.push(event.id!);
+            got.entries.push(entryOf(event.data));
+            if (--left === 0) stop.abort();
+          },
+        });
+        const decoder = new TextDecoder();
+        for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>)
+          parser.feed(decoder.decode(chunk, { stream: true }));
+      } catch {
+        // Refused, reset or aborted: the server is down, or this reader closed it.
+      }
+      if (!stopped && !stop.signal.aborted) await pause();
+    }
+  };
+  const running = follow();
+  got.stop = async () => {
+    stopped = true;
+    current?.abort();
+    await running;
+    return got;
+  };
+  return got;
+}
+
 /** What a webhook receiver took: each accepted delivery's entries, and what was wrong with any delivery. */
 export type Receiver = {
   url: string;

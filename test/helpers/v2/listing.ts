@@ -16,7 +16,7 @@ import type { ApiRecord, ListingKit } from "../compare-listings";
 import { canonical } from "../json";
 import type { Position } from "../position";
 
-type ContractDelegation = {
+export type ContractDelegation = {
   type_: number;
   to: Address;
   from: Address;
