@@ -33,6 +33,7 @@ import {
   liveEntries,
   pullFeed,
   type Receiver,
+  subscribeReceiver,
   webhookReceiver,
 } from "./helpers/feed";
 import { canonical, parseJsonExact } from "./helpers/json";
@@ -155,13 +156,7 @@ beforeAll(async () => {
   // The log begins where the indexer starts: every write after it is logged. The receiver is on loopback.
   service = await startService({ rpc: { [CHAIN_ID]: anvil.url }, env: { WEBHOOK_ALLOW_PRIVATE: "true" } });
   receiver = await webhookReceiver(rng.read, 0.2);
-  const made = await fetch(`${service.url}/admin/webhooks`, {
-    method: "POST",
-    headers: { Authorization: `Bearer ${service.adminToken}`, "Content-Type": "application/json" },
-    body: JSON.stringify({ url: receiver.url, cursor: "0" }),
-  });
-  expect(made.status, await made.clone().text()).toBe(201);
-  receiver.secret = ((await made.json()) as { secret: string }).secret;
+  await subscribeReceiver(service, receiver);
   const follow = (what: string, base: () => string, query: string) =>
     followers.push({ what, follower: followFeed(base, query, { headers: service.headers, rng: rng.read }) });
   follow("npm start's stream", () => service.url, "?cursor=0");

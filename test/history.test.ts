@@ -59,7 +59,15 @@ import {
   registryLogs,
   revokedDelegates,
 } from "./helpers/event-records";
-import { type FeedEntry, liveEntries, pullFeed, type Receiver, streamFeed, webhookReceiver } from "./helpers/feed";
+import {
+  type FeedEntry,
+  liveEntries,
+  pullFeed,
+  type Receiver,
+  streamFeed,
+  subscribeReceiver,
+  webhookReceiver,
+} from "./helpers/feed";
 import { canonical, parseJsonExact } from "./helpers/json";
 import { type FollowOptions, followPages, type Paged, withParam } from "./helpers/pages";
 import { before as isBefore, type Position } from "./helpers/position";
@@ -424,13 +432,7 @@ beforeAll(async () => {
   await waitForIndexed(lastWriteBlock);
   // An endpoint taking every entry from the oldest, refusing a third of first attempts.
   receiver = await webhookReceiver(rng.query, 0.3);
-  const made = await fetch(`${service.url}/admin/webhooks`, {
-    method: "POST",
-    headers: { Authorization: `Bearer ${service.adminToken}`, "Content-Type": "application/json" },
-    body: JSON.stringify({ url: receiver.url, cursor: "0" }),
-  });
-  expect(made.status, await made.clone().text()).toBe(201);
-  receiver.secret = ((await made.json()) as { secret: string }).secret;
+  await subscribeReceiver(service, receiver);
   console.log(`[history] service ready and indexed past block ${lastWriteBlock} in ${Date.now() - t1} ms`);
 });
 

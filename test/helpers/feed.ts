@@ -55,6 +55,25 @@ export function liveEntries(entries: readonly FeedEntry[]): FeedEntry[] {
 export type Streamed = { ids: string[]; entries: FeedEntry[]; connections: number };
 
 /**
+ * Reads the events of a stream's answer into `got` as a standard EventSource client parses them, and
+ * closes the connection (aborts `stop`) once `count` have come or `enough` says so.
+ */
+async function readEvents(res: Response, got: Streamed, count: number, stop: AbortController, enough = () => false) {
+  let left = count;
+  const parser = createParser({
+    onEvent: (event) => {
+      if (left <= 0) return;
+      got.ids.push(event.id!);
+      got.entries.push(entryOf(event.data));
+      if (--left === 0 || enough()) stop.abort();
+    },
+  });
+  const decoder = new TextDecoder();
+  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>)
+    parser.feed(decoder.decode(chunk, { stream: true }));
+}
+
+/**
  * Reads GET /registry/feed?`query` until `enough` says so (or `timeoutMs` passes: an error), closing
  * the connection after a random number of events (1 to 20) and opening it again with the last id
  * received as Last-Event-ID, the same URL otherwise, as EventSource does.
@@ -78,19 +97,8 @@ export async function streamFeed(
     });
     got.connections++;
     if (res.status !== 200) throw new Error(`GET /registry/feed${query}: ${res.status} ${await res.text()}`);
-    let left = 1 + options.rng.int(20);
-    const parser = createParser({
-      onEvent: (event) => {
-        if (left <= 0) return;
-        got.ids.push(event.id!);
-        got.entries.push(entryOf(event.data));
-        if (--left === 0 || options.enough(got)) stop.abort();
-      },
-    });
-    const decoder = new TextDecoder();
     try {
-      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>)
-        parser.feed(decoder.decode(chunk, { stream: true }));
+      await readEvents(res, got, 1 + options.rng.int(20), stop, () => options.enough(got));
     } catch (error) {
       if (!stop.signal.aborted) throw error;
     } finally {
@@ -135,18 +143,7 @@ export function followFeed(
           await pause();
           continue;
         }
-        let left = 1 + options.rng.int(50);
-        const parser = createParser({
-          onEvent: (event) => {
-            if (left <= 0) return;
-            got.ids.push(event.id!);
-            got.entries.push(entryOf(event.data));
-            if (--left === 0) stop.abort();
-          },
-        });
-        const decoder = new TextDecoder();
-        for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>)
-          parser.feed(decoder.decode(chunk, { stream: true }));
+        await readEvents(res, got, 1 + options.rng.int(50), stop);
       } catch {
         // Refused, reset or aborted: the server is down, or this reader closed it.
       }
@@ -218,4 +215,21 @@ export async function webhookReceiver(rng: Rng, refuseShare: number): Promise<Re
       server.close(() => ok());
     });
   return receiver;
+}
+
+/**
+ * Makes `receiver` a webhook endpoint of the service at `url` through the admin API, from the log's
+ * oldest entry, and keeps the signing secret it is shown once: the receiver verifies with it.
+ */
+export async function subscribeReceiver(
+  service: { url: string; adminToken: string | undefined },
+  receiver: Receiver & { secret?: string },
+): Promise<void> {
+  const made = await fetch(`${service.url}/admin/webhooks`, {
+    method: "POST",
+    headers: { Authorization: `Bearer ${service.adminToken}`, "Content-Type": "application/json" },
+    body: JSON.stringify({ url: receiver.url, cursor: "0" }),
+  });
+  if (made.status !== 201) throw new Error(`POST /admin/webhooks: ${made.status} ${await made.text()}`);
+  receiver.secret = ((await made.json()) as { secret: string }).secret;
 }
