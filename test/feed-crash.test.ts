@@ -105,14 +105,21 @@ async function round(): Promise<void> {
   }
 }
 
-/** Writes on a branch the chain then drops for another: 1 to 5 blocks deep, far above finality. */
+/**
+ * Writes on a branch the chain then drops for another: 1 to 5 blocks deep, far above finality. No
+ * block is mined but the branch's own until it is dropped (each write in a block of its own, then
+ * empty ones to the depth wanted): however long the log takes to hold the branch, the depth stays.
+ */
 async function reorganization(): Promise<void> {
-  const snapshot = await snapshotChain(anvil.url);
+  const snapshot = await snapshotChain(anvil.url, { blockTime: 0 });
   const wanted = 1n + BigInt(rng.writes.int(5));
+  await rpc(anvil.url, "evm_setAutomine", [true]);
   await writes.v2(1 + rng.writes.int(4));
-  story.push(`branch from block ${snapshot.block}`);
+  await rpc(anvil.url, "evm_setAutomine", [false]);
   const head = await chainClient(anvil.url).getBlockNumber();
   if (head < snapshot.block + wanted) await rpc(anvil.url, "anvil_mine", [toHex(snapshot.block + wanted - head)]);
+  const depth = (await chainClient(anvil.url).getBlockNumber()) - snapshot.block;
+  story.push(`a branch of blocks ${snapshot.block + 1n} to ${snapshot.block + depth}`);
   // The branch logged before it is dropped, so that the log has entries to retract.
   await waitFor(
     "the dropped branch's writes to be logged",
@@ -123,7 +130,7 @@ async function reorganization(): Promise<void> {
     120_000,
     lately,
   );
-  const depth = (await chainClient(anvil.url).getBlockNumber()) - snapshot.block;
+  // Mining goes on, every second, from the snapshot's block.
   await revertChain(anvil.url, snapshot);
   writes.forgetAfter(snapshot.block);
   story.push(`reorganization ${depth} deep at block ${snapshot.block}`);
