@@ -182,6 +182,25 @@ describe("checkpointsSql", () => {
   });
 });
 
+describe("a live block's transaction", () => {
+  it("flushes the block's rows in a savepoint on Postgres, then moves the checkpoint", () => {
+    const flush = [
+      String.raw`if \(qb\.\$dialect === "postgres"\) \{`,
+      String.raw`await qb\.wrap\(\(db\) => db\.execute\("SAVEPOINT flush"\), context\);`,
+      String.raw`await promiseAllSettledWithThrow\([^;]*flushTable\)\);`,
+      String.raw`await qb\.wrap\(\(db\) => db\.execute\("RELEASE flush"\), context\);`,
+    ];
+    expect(dist("indexing-store/cache.js")).toMatch(new RegExp(flush.join(String.raw`\s*`)));
+    const block = dist("runtime/multichain.js").split('case "block": {')[1]!.split('case "reorg": {')[0]!;
+    const order = ["database.userQB.transaction(", "await indexingCache.flush();", 'label: "update_checkpoints"'];
+    const at = order.map((text) => block.indexOf(text));
+    expect(at.every((i) => i >= 0) && at.every((i, n) => n === 0 || i > at[n - 1]!), String(at)).toBe(true);
+    // One transaction: nothing between the flush and the checkpoint's update ends it.
+    const between = block.slice(at[1], at[2]);
+    expect(between).not.toMatch(/COMMIT|\}, undefined, context\);/);
+  });
+});
+
 describe("readySql", () => {
   it("is 0 while Ponder backfills and 1 once it sets is_ready, as its runtime does", async () => {
     // Ponder's metadata when it starts (database/index.js), then its update when every chain is backfilled.

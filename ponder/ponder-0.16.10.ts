@@ -27,6 +27,10 @@
  *   final) in one transaction, dropping and recreating its triggers under table locks, and moves
  *   its checkpoint only in a later transaction: meanwhile the checkpoint names a block whose rows
  *   are gone. Its read-only connections give up on a lock after 500 ms (utils/pg.ts).
+ * - Live, a block's rows and the move of the checkpoint past it are one transaction, but on
+ *   Postgres the rows are flushed in `SAVEPOINT flush` (indexing-store/cache.ts), a subtransaction
+ *   with an xid of its own, newer than the transaction's, under which the checkpoint row is then
+ *   written (runtime/multichain.ts): the block's rows have a newer xmin than the checkpoint's.
  * - Its log says PONDER_LOG's lines when the backfill's indexing starts and ends, and its metrics
  *   hold PONDER_BACKFILL_GAUGES, where the backfill's time went (runtime/historical.ts,
  *   runtime/multichain.ts).

@@ -1,6 +1,9 @@
+import { PGlite } from "@electric-sql/pglite";
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { type Execute, StoreBusy, waitingOutLocks } from "./store";
+import { table } from "../../core/sql";
+import { PONDER_STATE_TABLES, ponderCheckpoint } from "../../ponder/ponder-0.16.10";
+import { type Execute, INDEXED_BLOCK_SQL, positionsSql, REVERTED_SQL, StoreBusy, waitingOutLocks } from "./store";
 
 const lockTimeout = () =>
   new Error("query failed", {
@@ -38,4 +41,54 @@ describe("waitingOutLocks", () => {
     await expect(waitingOutLocks(execute)(sql`SELECT 1`)).rejects.toThrow(/does not exist/);
     expect(execute.calls).toBe(1);
   });
+});
+
+describe("REVERTED_SQL and INDEXED_BLOCK_SQL", () => {
+  const SCHEMA = "app";
+  const checkpoint = (block: number) =>
+    ponderCheckpoint({
+      blockTimestamp: 1_700_000_000 + block,
+      chainId: 1,
+      blockNumber: block,
+      transactionIndex: 0,
+      eventType: 5,
+      eventIndex: 0,
+    });
+  const [c, h] = [table(SCHEMA, PONDER_STATE_TABLES.checkpoint), table(SCHEMA, "chain_head")];
+  const moveCheckpoint = (block: number) =>
+    `UPDATE ${c} SET latest_checkpoint = '${checkpoint(block)}' WHERE chain_id = 1`;
+  const position = async (db: PGlite) =>
+    (
+      await db.query<{ reverted: boolean; block: string; newer: boolean }>(
+        `SELECT ${REVERTED_SQL} AS reverted, ${INDEXED_BLOCK_SQL}::text AS block, age(h.xmin) < age(c.xmin) AS newer
+         FROM ${positionsSql(SCHEMA)}`,
+      )
+    ).rows[0];
+
+  // PGlite boots a whole Postgres: seconds, more on a busy machine (its own timeout).
+  it("tells a revert (h newer, below the checkpoint) from a block's rows written in a savepoint", async () => {
+    const db = await PGlite.create();
+    await db.exec(`CREATE SCHEMA ${SCHEMA};
+      CREATE TABLE ${c} (chain_name text, chain_id bigint, safe_checkpoint varchar(75),
+        latest_checkpoint varchar(75), finalized_checkpoint varchar(75));
+      CREATE TABLE ${h} (chain_id integer PRIMARY KEY, last_event_block bigint NOT NULL);
+      INSERT INTO ${c} VALUES ('mainnet', 1, '${checkpoint(0)}', '${checkpoint(10)}', '${checkpoint(0)}');
+      INSERT INTO ${h} VALUES (1, 10);`);
+    await db.exec(moveCheckpoint(11));
+    expect(await position(db)).toEqual({ reverted: false, block: "11", newer: false });
+
+    // Block 12 with an event, as Ponder writes it live on Postgres: the transaction's own xid first
+    // (its temporary table), the rows in a savepoint, then the checkpoint.
+    await db.exec(`BEGIN; CREATE TEMP TABLE live_query_tables (table_name text) ON COMMIT DROP;
+      SAVEPOINT flush; UPDATE ${h} SET last_event_block = 12; RELEASE flush;
+      ${moveCheckpoint(12)}; COMMIT;`);
+    expect(await position(db)).toEqual({ reverted: false, block: "12", newer: true });
+
+    // A reorganization: its revert takes block 12's event back; the checkpoint moves only later.
+    await db.exec(`UPDATE ${h} SET last_event_block = 10`);
+    expect(await position(db)).toEqual({ reverted: true, block: "10", newer: true });
+    await db.exec(moveCheckpoint(11));
+    expect(await position(db)).toEqual({ reverted: false, block: "11", newer: false });
+    await db.close();
+  }, 30_000);
 });

@@ -214,9 +214,13 @@ export const positionsSql = (schema: string) =>
  * reverts rows (of a reorganized block, or at a restart those of blocks not yet final) in one
  * transaction and moves the checkpoint only in a later one; meanwhile the checkpoint names a block
  * whose events are gone. The revert rewrites `h` too (every event writes it), so `h` is then newer
- * than `c` (xmin age), and the state is the one at `h`'s block. REVERTED_SQL: whether it is so now.
+ * than `c` (xmin age), and the state is the one at `h`'s block, below `c`'s: the revert took back
+ * events above it. REVERTED_SQL: whether it is so now. Not when `h` names `c`'s own block: on
+ * Postgres a block's rows, `h` among them, are written in a savepoint, whose xid is newer than that
+ * of the transaction, which then moves the checkpoint (ponder/ponder-0.16.10.ts), so a block with
+ * events leaves `h` newer than `c` until the next block.
  */
-export const REVERTED_SQL = "(age(h.xmin) < age(c.xmin) AND h.last_event_block <= c.block)";
+export const REVERTED_SQL = "(age(h.xmin) < age(c.xmin) AND h.last_event_block < c.block)";
 export const INDEXED_BLOCK_SQL = `(CASE WHEN ${REVERTED_SQL} THEN h.last_event_block ELSE c.block END)`;
 
 /**
