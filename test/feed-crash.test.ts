@@ -9,8 +9,9 @@
  * pull pages, and a webhook endpoint verifying each delivery's signature with the Standard Webhooks
  * library (at least once: a delivery repeated after a crash is the same). No seq missing, none out
  * of order, each retraction once and after what it retracts; the finalized stream holds the live
- * entries and no retraction. The live entries are the registries' events on the chain; the v2
- * delegations rebuilt from them are the REST listings at the head and the contract's views.
+ * entries and no retraction. The live entries are the registries' events on the chain; the
+ * delegations of both versions rebuilt from them are the REST listings at the head and the
+ * contract's views.
  *
  * Reproduce a failure with the seed it prints: SEED=<n> npx vitest run test/feed-crash.test.ts
  */
@@ -23,6 +24,7 @@ import { Child, waitFor } from "../devkit/processes";
 import { chooseSeed, Rng } from "../devkit/random";
 import { chainClient, ethCalls, rpc } from "../devkit/rpc";
 import { plainOutput, type Replica, type Service, startReplica, startService } from "../devkit/service";
+import type { V1Type } from "../devkit/v1/calls";
 import { ponderFinalityDepth } from "../ponder/ponder-0.16.10";
 import type { ApiRecord } from "./helpers/compare-listings";
 import { eventRecords, normalizeEvent, registryLogs } from "./helpers/event-records";
@@ -38,6 +40,7 @@ import {
 } from "./helpers/feed";
 import { canonical, parseJsonExact } from "./helpers/json";
 import { SeededWrites } from "./helpers/seeded-writes";
+import { contractRecords, record as v1Record } from "./helpers/v1/listing";
 import { type ContractDelegation, expectedRecord } from "./helpers/v2/listing";
 
 const SEED = chooseSeed();
@@ -318,6 +321,26 @@ describe("the change feed through kill -9 and reorganizations", () => {
       expect(set(listed), tag(`v2 listing of ${wallet} at ${at}`)).toEqual(set(want));
       expect(set(contract), tag(`the contract's delegations of ${wallet} at ${at}`)).toEqual(set(want));
     }
+
+    // The v1 delegations likewise, rebuilt by the contract's rule from the live v1 entries.
+    const v1Events = live.filter((x) => x.version === "v1").map((e) => e.event);
+    const inForce = v1InForce(v1Events);
+    const revokes = v1Events.filter((e) => String(e.event).startsWith("Revoke")).length;
+    console.log(
+      `[feed-crash] v1: ${inForce.length} delegations in force after ${v1Events.length} events (${revokes} revokes)`,
+    );
+    const o1 = { rpcUrl: anvil.url, registry: registries.v1, abi: abis.v1 };
+    const failed = (what: string, expected: string, got: string) => expect.fail(tag(`${what}: ${expected}, ${got}`));
+    for (const wallet of writes.wallets().v1) {
+      const want = inForce.filter((d) => lower(d.vault) === wallet || lower(d.delegate) === wallet);
+      const answer = await get(`/registry/v1/${wallet}?chainId=${CHAIN_ID}&blockNumber=${at}`);
+      expect(answer.status, answer.text).toBe(200);
+      const listed = (parseJsonExact(answer.text) as ApiRecord[]).map(v1DelegationOf);
+      const contract = (await contractRecords(o1, wallet, at, failed))!.map(v1DelegationOf);
+      const set = (list: ApiRecord[]) => [...new Set(list.map(canonical))].sort();
+      expect(set(listed), tag(`v1 listing of ${wallet} at ${at}`)).toEqual(set(want));
+      expect(set(contract), tag(`the v1 contract's delegations of ${wallet} at ${at}`)).toEqual(set(want));
+    }
   }, 900_000);
 });
 
@@ -333,3 +356,45 @@ const delegationOf = (r: ApiRecord): ApiRecord => ({
   rights: String(r.rights).toLowerCase() as Hex,
   amount: r.amount === null ? null : BigInt(r.amount as bigint),
 });
+
+/** A v1 delegation's fields, as a listing, the contract's views and an event name them alike. */
+const v1DelegationOf = (r: ApiRecord): ApiRecord =>
+  v1Record(
+    r.type as V1Type,
+    r.vault as Address,
+    r.delegate as Address,
+    r.contract as Address | null,
+    r.tokenId === null ? null : BigInt(r.tokenId as bigint),
+  );
+
+const V1_TYPE: Record<string, V1Type> = {
+  DelegateForAll: "ALL",
+  DelegateForContract: "CONTRACT",
+  DelegateForToken: "TOKEN",
+};
+
+/**
+ * The v1 delegations in force after `events`, by the contract's rule: a delegation is kept under
+ * its vault's version and its (vault, delegate) pair's version when it was made; revokeAllDelegates
+ * moves the vault's version, revokeDelegate the pair's (the revoked delegate is the history's
+ * `revokedDelegate`: the log does not name it), and what was kept under an older version is void.
+ */
+function v1InForce(events: readonly ApiRecord[]): ApiRecord[] {
+  const versions = new Map<string, number>();
+  const version = (key: string) => versions.get(key) ?? 0;
+  const bump = (key: string) => versions.set(key, version(key) + 1);
+  /** Where the contract keeps a delegation: under the versions current now. */
+  const slot = (d: ApiRecord) =>
+    `${canonical(d)}@${version(lower(d.vault))}/${version(`${lower(d.vault)}|${lower(d.delegate)}`)}`;
+  const kept = new Map<string, ApiRecord>();
+  for (const e of events) {
+    if (e.event === "RevokeAllDelegates") bump(lower(e.vault));
+    else if (e.event === "RevokeDelegate") bump(`${lower(e.vault)}|${lower(e.revokedDelegate)}`);
+    else {
+      const d = v1DelegationOf({ ...e, type: V1_TYPE[String(e.event)] });
+      if (e.value) kept.set(slot(d), d);
+      else kept.delete(slot(d));
+    }
+  }
+  return [...kept.entries()].filter(([at, d]) => at === slot(d)).map(([, d]) => d);
+}
