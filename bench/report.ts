@@ -167,11 +167,15 @@ const subscriberFigures = (f: SubscriberFigures) => ({
     failed: failures(f.loaded.result) + failures(f.unloaded.result) > 0,
   },
 });
+/** What the open streams cost in memory: a fall (a collection beside few streams, a smoke run's) is no cost. */
+const perSubscriber = (f: SubscriberFigures) => {
+  const grew = f.rssMb.open - f.rssMb.before;
+  return grew > 0 ? `${int((1024 * grew) / f.subscribers)} KB a subscriber` : "no growth to share among them";
+};
 /** The subscribers' section in words. */
 const subscriberLine = (f: SubscriberFigures) =>
   `feed subscribers: ${int(f.subscribers)} streams of GET /registry/feed (mixed filters) on npm run serve with one ` +
-  `worker: its RSS ${int(f.rssMb.before)} → ${int(f.rssMb.open)} MB, ` +
-  `${int((1024 * (f.rssMb.open - f.rssMb.before)) / f.subscribers)} KB a subscriber; v2 check all ` +
+  `worker: its RSS ${int(f.rssMb.before)} → ${int(f.rssMb.open)} MB, ${perSubscriber(f)}; v2 check all ` +
   `${int(f.unloaded.result.rps)} req/s (${pct(share(f.unloaded))} of hello) without them, ` +
   `${int(f.loaded.result.rps)} (${pct(share(f.loaded))}) with them and a delegation a second; ` +
   `the subscribers' process ${cpu(f.generatorCpu)}% of one core`;
