@@ -63,7 +63,14 @@ describe.runIf(process.env.DATABASE_URL)("npm run bench -- --smoke", () => {
   beforeAll(async () => {
     run = await runNpm(["run", "bench", "--", "--smoke"]);
     results = run.output.slice(run.output.indexOf("== results"));
-    // The smoke's figures in CI's log: a target's figure can be read without a full run.
+    // The smoke's figures in CI's log: a target's figure can be read without a full run; and its
+    // steps with the seconds each began at (bench/script.ts), which say where its minutes go.
+    console.log(
+      run.output
+        .split("\n")
+        .filter((line) => line.startsWith("· ["))
+        .join("\n"),
+    );
     console.log(results);
   }, 900_000);
 
