@@ -50,6 +50,10 @@ export default defineConfig({
           name: "unit",
           // The unit tests first (seconds), then the integration tests.
           sequence: { groupOrder: 0 },
+          // Seconds alone, but seeded rounds by the hundred and a PGlite opened in a hook each took
+          // over twice vitest's default bounds (5 s, 10 s) beside an integration file's indexer.
+          testTimeout: 30_000,
+          hookTimeout: 30_000,
           include: [
             "*.test.ts",
             "core/**/*.test.ts",
