@@ -3,22 +3,51 @@ import { defineConfig } from "vitest/config";
 import { BaseSequencer, type TestSpecification } from "vitest/node";
 
 /**
+ * The integration files that take longest (two minutes and more on either database, the CI's
+ * durations), longest first: where vitest has no durations yet (a fresh clone, as CI's first
+ * pass), it starts the largest files first, and these are not the largest: the last of them
+ * started late and ran minutes alone beside an idle worker.
+ */
+const LONGEST = [
+  "test/feed-crash.test.ts",
+  "test/crash.test.ts",
+  "test/snapshots.test.ts",
+  "test/history.test.ts",
+  "test/rpc-outage.test.ts",
+  "test/fuzz.test.ts",
+  "test/v1.differential.test.ts",
+  "test/replaced-branch.test.ts",
+  "test/start.test.ts",
+  "test/deep-reorg.test.ts",
+  "test/integrators.test.ts",
+];
+
+/**
  * Vitest's order (failed first, then the slowest by the last run's durations, unknown files and
  * then the largest first), but an integration file that took under a second last time counts as
  * unknown: the last run skipped it whole (a Postgres-only file after the PGlite pass), and it
- * takes minutes. Two workers finish together only if the longest files start first.
+ * takes minutes; and with no durations at all, LONGEST first. Two workers finish together only if
+ * the longest files start first.
  */
 class SkippedLastTimeFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
-    const skipped = (file: TestSpecification) => {
-      if (file.project.name !== "integration") return false;
-      const key = `${file.project.name}:${relative(this.ctx.config.root, file.moduleId)}`;
-      return (this.ctx.cache.getFileTestResults(key)?.duration ?? Number.POSITIVE_INFINITY) < 1_000;
-    };
+    const path = (file: TestSpecification) => relative(this.ctx.config.root, file.moduleId);
+    const duration = (file: TestSpecification) =>
+      this.ctx.cache.getFileTestResults(`${file.project.name}:${path(file)}`)?.duration;
+    const skipped = (file: TestSpecification) =>
+      file.project.name === "integration" && (duration(file) ?? Number.POSITIVE_INFINITY) < 1_000;
     const sorted = await super.sort(files);
     const first = sorted.findIndex((file) => file.project.name === "integration");
     if (first < 0) return sorted;
-    const rest = sorted.slice(first);
+    let rest = sorted.slice(first);
+    if (rest.every((file) => duration(file) === undefined)) {
+      const rank = (file: TestSpecification) => {
+        const at = LONGEST.indexOf(path(file));
+        return at < 0 ? LONGEST.length : at;
+      };
+      // A stable sort: the files not listed keep vitest's order.
+      rest = [...rest].sort((a, b) => rank(a) - rank(b));
+    }
     return [...sorted.slice(0, first), ...rest.filter(skipped), ...rest.filter((file) => !skipped(file))];
   }
 }
