@@ -88,13 +88,12 @@ export async function indexedBlock(o: {
   serviceUrl: string;
   chainId: number;
   headers?: Record<string, string>;
+  dispatcher?: Dispatcher;
 }): Promise<bigint | undefined> {
   const a = await ask(
     o.serviceUrl,
     `/registry/v2/check/all?chainId=${o.chainId}&to=${zeroAddress}&from=${zeroAddress}`,
-    {
-      headers: o.headers,
-    },
+    { headers: o.headers, dispatcher: o.dispatcher },
   );
   return a.status === 200 ? a.block : undefined;
 }
