@@ -7,9 +7,10 @@
  * what a test asserts of limits, 503s and connections themselves. Every answer is held to the
  * OpenAPI document (devkit/openapi-check.ts): one that does not match it fails the test.
  */
-import type { Dispatcher } from "undici";
+import { Client, type Dispatcher } from "undici";
 import { zeroAddress } from "viem";
 import { checkAnswer } from "./openapi-check";
+import { waitFor } from "./processes";
 
 export type Answer = {
   /** The path and query asked. */
@@ -96,4 +97,45 @@ export async function indexedBlock(o: {
     { headers: o.headers, dispatcher: o.dispatcher },
   );
   return a.status === 200 ? a.block : undefined;
+}
+
+/**
+ * New connections asked in a row by untilIndexed: an API replica's cluster hands new connections to
+ * its workers in turn (two in the tests), and each worker follows the chain on its own (one was 3
+ * blocks behind the other after a reorganization, under CI's load); one kept-alive connection would
+ * ask only one of them.
+ */
+const CONNECTIONS = 4;
+
+/**
+ * Waits until the service at `serviceUrl` has indexed `block` of the chain, on each of its worker
+ * processes: asked on CONNECTIONS new connections in a row, each must say it. Returns the lowest
+ * block they said.
+ */
+export async function untilIndexed(
+  o: { serviceUrl: string; chainId: number; headers?: Record<string, string> },
+  block: bigint,
+  timeoutMs = 180_000,
+): Promise<bigint> {
+  const onNewConnection = async () => {
+    const dispatcher = new Client(o.serviceUrl);
+    try {
+      return await indexedBlock({ ...o, dispatcher });
+    } finally {
+      await dispatcher.close();
+    }
+  };
+  return waitFor(
+    `${o.serviceUrl} (each worker) to index block ${block}`,
+    async () => {
+      let lowest: bigint | undefined;
+      for (let i = 0; i < CONNECTIONS; i++) {
+        const indexed = await onNewConnection();
+        if (indexed === undefined || indexed < block) return undefined;
+        if (lowest === undefined || indexed < lowest) lowest = indexed;
+      }
+      return lowest;
+    },
+    timeoutMs,
+  );
 }

@@ -25,14 +25,12 @@
  * Reproduce a failure with the seed it prints: SEED=<n> npx vitest run test/integrators.test.ts
  */
 
-import { Client } from "undici";
 import { type Address, type Hex, toHex, zeroAddress } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Anvil, revertChain, snapshotChain, startAnvil } from "../devkit/anvil";
-import { indexedBlock } from "../devkit/ask";
+import { untilIndexed as untilIndexedOn } from "../devkit/ask";
 import { type CompareAt, type Mismatch, report } from "../devkit/compare";
 import { abis, installRegistries } from "../devkit/oracle";
-import { waitFor } from "../devkit/processes";
 import { chooseSeed, Rng } from "../devkit/random";
 import { chainClient, rpc } from "../devkit/rpc";
 import { type SendOptions, SPREAD } from "../devkit/send";
@@ -99,36 +97,11 @@ async function writeRound(size: { v2: number; v1: number; walletRevokes: number 
   await writes.v1(size.v1, size.walletRevokes);
 }
 
-/**
- * New connections asked in a row: the replica's cluster hands them to its two workers in turn, and
- * each worker follows the chain on its own (one was 3 blocks behind the other after a
- * reorganization, under CI's load); one kept-alive connection would ask only one of them.
- */
-const CONNECTIONS = 4;
-
 /** Waits until every process, and each worker of the replica, has indexed `block`. */
 async function untilIndexed(block: bigint): Promise<void> {
-  const indexedOnNewConnection = async (base: string) => {
-    const dispatcher = new Client(base);
-    try {
-      return await indexedBlock({ serviceUrl: base, chainId: CHAIN_ID, headers: service!.headers, dispatcher });
-    } finally {
-      await dispatcher.close();
-    }
-  };
   await Promise.all(
     processes().map((base) =>
-      waitFor(
-        `${base} (each worker) to index block ${block}`,
-        async () => {
-          for (let i = 0; i < CONNECTIONS; i++) {
-            const indexed = await indexedOnNewConnection(base);
-            if (indexed === undefined || indexed < block) return undefined;
-          }
-          return true;
-        },
-        180_000,
-      ),
+      untilIndexedOn({ serviceUrl: base, chainId: CHAIN_ID, headers: service!.headers }, block),
     ),
   );
 }

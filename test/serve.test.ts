@@ -14,7 +14,7 @@ import { type Address, type Hex, toHex, zeroAddress } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPLICA_CONNECTION } from "../api/replica/store";
 import { type Anvil, revertChain, snapshotChain, startAnvil } from "../devkit/anvil";
-import { ask, indexedBlock } from "../devkit/ask";
+import { ask, indexedBlock, untilIndexed } from "../devkit/ask";
 import { type Mismatch, type Oracle, report } from "../devkit/compare";
 import { compareChecks } from "../devkit/compare-checks";
 import { abis, installRegistries } from "../devkit/oracle";
@@ -252,17 +252,10 @@ describe.runIf(process.env.DATABASE_URL)("npm run serve: API processes apart fro
           return { base, status: a.status, got: a.text, want: String(chain), block };
         }),
       );
-    const untilEvery = (what: string, block: bigint) =>
+    const untilEvery = (block: bigint) =>
       Promise.all(
         processes.map((base) =>
-          waitFor(
-            `${base} to index block ${block} (${what})`,
-            async () => {
-              const indexed = await indexedBlock({ ...oracle, serviceUrl: base, headers: service.headers });
-              return indexed !== undefined && indexed >= block ? indexed : undefined;
-            },
-            120_000,
-          ),
+          untilIndexed({ ...oracle, serviceUrl: base, headers: service.headers }, block, 120_000),
         ),
       );
     await sendWrite(anvil.url, abis.v1, z, v1Registry, "delegateForAll", [w, true]);
@@ -272,7 +265,7 @@ describe.runIf(process.env.DATABASE_URL)("npm run serve: API processes apart fro
     const headA0 = await writeBatch(60);
     const v1A = await sendWrite(anvil.url, abis.v1, x, v1Registry, "delegateForAll", [y, true]);
     const headA = v1A > headA0 ? v1A : headA0;
-    await untilEvery("branch A", headA);
+    await untilEvery(headA);
     for (const a of await v1Answers(y, x))
       expect(a, tag(`${a.base}: X's delegation on branch A`)).toMatchObject({ status: 200, got: "true", want: "true" });
 
@@ -284,7 +277,7 @@ describe.runIf(process.env.DATABASE_URL)("npm run serve: API processes apart fro
     await rpc(anvil.url, "anvil_mine", [toHex(headA > head ? headA - head + 3n : 3n)]);
     const headB = await chainClient(anvil.url).getBlockNumber();
     expect(headB > headA && headB >= headB0, tag("branch B is longer than A")).toBe(true);
-    await untilEvery("branch B", headB);
+    await untilEvery(headB);
     expect(plainOutput(service), tag("the indexer saw the reorganization")).toMatch(/Reorged block/);
 
     for (const [delegate, vault, want] of [

@@ -34,13 +34,12 @@ import {
 } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Anvil, startAnvil } from "../devkit/anvil";
-import { type Answer, type AskOptions, ask, indexedBlock } from "../devkit/ask";
+import { type Answer, type AskOptions, ask, untilIndexed } from "../devkit/ask";
 import { type CompareAt, type Mismatch, type Oracle, pathAt, report } from "../devkit/compare";
 import { type CheckKit, compareChecks } from "../devkit/compare-checks";
 import { checkAnswer } from "../devkit/openapi-check";
 import { abis, installRegistries } from "../devkit/oracle";
 import { pool } from "../devkit/pool";
-import { waitFor } from "../devkit/processes";
 import { chooseSeed, Rng } from "../devkit/random";
 import { chainClient, rpc, untilPast } from "../devkit/rpc";
 import { type Receipt, roomyBlocks, type SendOptions, SPREAD, sendAll } from "../devkit/send";
@@ -175,16 +174,8 @@ async function writeV1(n: number, walletRevokes: number): Promise<void> {
   noteBlocks(receipts);
 }
 
-async function waitForIndexed(base: string, block: bigint): Promise<bigint> {
-  return waitFor(
-    `${base} to index block ${block}`,
-    async () => {
-      const indexed = await indexedBlock({ serviceUrl: base, chainId: CHAIN_ID, headers: keyed() });
-      return indexed !== undefined && indexed >= block ? indexed : undefined;
-    },
-    240_000,
-  );
-}
+const waitForIndexed = (base: string, block: bigint) =>
+  untilIndexed({ serviceUrl: base, chainId: CHAIN_ID, headers: keyed() }, block, 240_000);
 
 /** Random checks of a version, as the contract would be asked at `block`, and their GET URLs. */
 function drawChecks(version: Version, n: number, block: bigint): { specs: unknown[]; urls: string[] } {
