@@ -41,6 +41,7 @@ import {
 import { canonical, parseJsonExact } from "./helpers/json";
 import { SeededWrites } from "./helpers/seeded-writes";
 import { contractRecords, record as v1Record } from "./helpers/v1/listing";
+import { Model } from "./helpers/v1/model";
 import { type ContractDelegation, expectedRecord } from "./helpers/v2/listing";
 
 const SEED = chooseSeed();
@@ -322,9 +323,11 @@ describe("the change feed through kill -9 and reorganizations", () => {
       expect(set(contract), tag(`the contract's delegations of ${wallet} at ${at}`)).toEqual(set(want));
     }
 
-    // The v1 delegations likewise, rebuilt by the contract's rule from the live v1 entries.
+    // The v1 delegations likewise, rebuilt by the contract's rule (the test's model of it) from the live v1 entries.
     const v1Events = live.filter((x) => x.version === "v1").map((e) => e.event);
-    const inForce = v1InForce(v1Events);
+    const model = new Model(new Set());
+    for (const e of v1Events) model.applyRecord(e);
+    const inForce = model.inForce().map(({ key: k }) => v1Record(k.type, k.vault, k.delegate, k.contract, k.tokenId));
     const revokes = v1Events.filter((e) => String(e.event).startsWith("Revoke")).length;
     console.log(
       `[feed-crash] v1: ${inForce.length} delegations in force after ${v1Events.length} events (${revokes} revokes)`,
@@ -336,7 +339,7 @@ describe("the change feed through kill -9 and reorganizations", () => {
       const answer = await get(`/registry/v1/${wallet}?chainId=${CHAIN_ID}&blockNumber=${at}`);
       expect(answer.status, answer.text).toBe(200);
       const listed = (parseJsonExact(answer.text) as ApiRecord[]).map(v1DelegationOf);
-      const contract = (await contractRecords(o1, wallet, at, failed))!.map(v1DelegationOf);
+      const contract = (await contractRecords(o1, wallet, at, failed))!;
       const set = (list: ApiRecord[]) => [...new Set(list.map(canonical))].sort();
       expect(set(listed), tag(`v1 listing of ${wallet} at ${at}`)).toEqual(set(want));
       expect(set(contract), tag(`the v1 contract's delegations of ${wallet} at ${at}`)).toEqual(set(want));
@@ -357,7 +360,7 @@ const delegationOf = (r: ApiRecord): ApiRecord => ({
   amount: r.amount === null ? null : BigInt(r.amount as bigint),
 });
 
-/** A v1 delegation's fields, as a listing, the contract's views and an event name them alike. */
+/** A v1 listing's record as the contract's views give it (helpers/v1/listing.ts, record). */
 const v1DelegationOf = (r: ApiRecord): ApiRecord =>
   v1Record(
     r.type as V1Type,
@@ -366,35 +369,3 @@ const v1DelegationOf = (r: ApiRecord): ApiRecord =>
     r.contract as Address | null,
     r.tokenId === null ? null : BigInt(r.tokenId as bigint),
   );
-
-const V1_TYPE: Record<string, V1Type> = {
-  DelegateForAll: "ALL",
-  DelegateForContract: "CONTRACT",
-  DelegateForToken: "TOKEN",
-};
-
-/**
- * The v1 delegations in force after `events`, by the contract's rule: a delegation is kept under
- * its vault's version and its (vault, delegate) pair's version when it was made; revokeAllDelegates
- * moves the vault's version, revokeDelegate the pair's (the revoked delegate is the history's
- * `revokedDelegate`: the log does not name it), and what was kept under an older version is void.
- */
-function v1InForce(events: readonly ApiRecord[]): ApiRecord[] {
-  const versions = new Map<string, number>();
-  const version = (key: string) => versions.get(key) ?? 0;
-  const bump = (key: string) => versions.set(key, version(key) + 1);
-  /** Where the contract keeps a delegation: under the versions current now. */
-  const slot = (d: ApiRecord) =>
-    `${canonical(d)}@${version(lower(d.vault))}/${version(`${lower(d.vault)}|${lower(d.delegate)}`)}`;
-  const kept = new Map<string, ApiRecord>();
-  for (const e of events) {
-    if (e.event === "RevokeAllDelegates") bump(lower(e.vault));
-    else if (e.event === "RevokeDelegate") bump(`${lower(e.vault)}|${lower(e.revokedDelegate)}`);
-    else {
-      const d = v1DelegationOf({ ...e, type: V1_TYPE[String(e.event)] });
-      if (e.value) kept.set(slot(d), d);
-      else kept.delete(slot(d));
-    }
-  }
-  return [...kept.entries()].filter(([at, d]) => at === slot(d)).map(([, d]) => d);
-}

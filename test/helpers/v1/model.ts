@@ -2,13 +2,21 @@
  * A literal model of the v1 contract: only to count what the write stream covered and to check the
  * listing order, which the contract's sets do not keep.
  */
-import type { Address } from "viem";
-import { type Key, keyOf, keyString } from "../../../devkit/v1/calls";
+import { type Address, zeroAddress } from "viem";
+import { type Key, keyOf, keyString, type V1Type } from "../../../devkit/v1/calls";
 import { doneCalls } from "../../../devkit/v1/generate";
+import type { ApiRecord } from "../compare-listings";
 import type { Position } from "../position";
 import type { Effect } from "./effects";
 
 const lower = (a: string) => a.toLowerCase() as Address;
+
+/** Each v1 delegation event's type. */
+const RECORD_TYPE: Record<string, V1Type> = {
+  DelegateForAll: "ALL",
+  DelegateForContract: "CONTRACT",
+  DelegateForToken: "TOKEN",
+};
 
 /**
  * The contract as it is written: version counters, and per vault version a set of delegation
@@ -48,7 +56,7 @@ export class Model {
     const several = doneCalls(e.tx).length > 1;
     switch (c.fn) {
       case "revokeAllDelegates":
-        this.vaultVersion.set(lower(e.actor), (this.vaultVersion.get(lower(e.actor)) ?? 0) + 1);
+        this.revokeAll(e.actor);
         this.count(byWallet ? "revokeAllDelegates by a contract wallet" : "revokeAllDelegates");
         return;
       case "revokeDelegate":
@@ -70,26 +78,62 @@ export class Model {
     }
     const key = keyOf(e.actor, c);
     const ks = keyString(key);
-    this.keys.set(ks, key);
-    const now = this.versions(key.vault, key.delegate);
-    const entry = `${ks}@${now.vault}/${now.pair}`;
     const last = this.lastAdd.get(ks);
+    const now = this.versions(key.vault, key.delegate);
     if (key.vault === key.delegate) this.count("self-delegations");
     if (byWallet) this.count(`${c.fn} by a contract wallet`);
+    const did = this.setValue(key, c.value, { block: e.block, logIndex: e.logIndex });
     if (c.value) {
-      if (this.set.has(entry)) return this.count("value=true on a delegation in force (keeps its place)");
+      if (did === "kept") return this.count("value=true on a delegation in force (keeps its place)");
       if (!last) this.count("first delegations");
       else if (last.vault !== now.vault) this.count("re-delegations after revokeAllDelegates");
       else if (last.pair !== now.pair)
         this.count(`re-delegations after ${this.lastPairBump.get(`${key.vault}|${key.delegate}`)}`);
       else this.count("re-delegations after value=false");
-      this.set.set(entry, { block: e.block, logIndex: e.logIndex });
-      this.lastAdd.set(ks, now);
     } else {
-      if (this.set.delete(entry)) return this.count("value=false on a delegation in force");
+      if (did === "removed") return this.count("value=false on a delegation in force");
       if (last && this.set.has(`${ks}@${last.vault}/${last.pair}`)) this.count("value=false on a voided delegation");
       else this.count("value=false on nothing");
     }
+  }
+
+  /**
+   * Applies one v1 event as the history records it (docs/api.md, "History"), in chain order: what the
+   * change feed carries. A RevokeDelegate's revoked delegate is the record's `revokedDelegate`, as the
+   * log does not name it.
+   */
+  applyRecord(r: ApiRecord) {
+    const vault = lower(String(r.vault));
+    if (r.event === "RevokeAllDelegates") return this.revokeAll(vault);
+    if (r.event === "RevokeDelegate") return this.bump(vault, String(r.revokedDelegate) as Address, "revokeDelegate");
+    const type = RECORD_TYPE[String(r.event)];
+    if (!type) throw new Error(`not a v1 event: ${String(r.event)}`);
+    const key: Key = {
+      type,
+      vault,
+      delegate: lower(String(r.delegate)),
+      contract: r.contract === null ? zeroAddress : lower(String(r.contract)),
+      tokenId: r.tokenId === null ? 0n : BigInt(r.tokenId as bigint),
+    };
+    this.setValue(key, r.value === true, { block: BigInt(r.blockNumber as bigint), logIndex: Number(r.logIndex) });
+  }
+
+  /** revokeAllDelegates: the vault's delegations so far are void. */
+  private revokeAll(vault: Address) {
+    this.vaultVersion.set(lower(vault), (this.vaultVersion.get(lower(vault)) ?? 0) + 1);
+  }
+
+  /** The key's delegation set (`value`) or cleared under the versions now current; what that did. */
+  private setValue(key: Key, value: boolean, at: Position): "kept" | "added" | "removed" | "none" {
+    const ks = keyString(key);
+    this.keys.set(ks, key);
+    const now = this.versions(key.vault, key.delegate);
+    const entry = `${ks}@${now.vault}/${now.pair}`;
+    if (!value) return this.set.delete(entry) ? "removed" : "none";
+    if (this.set.has(entry)) return "kept";
+    this.set.set(entry, at);
+    this.lastAdd.set(ks, now);
+    return "added";
   }
 
   /** Where the delegation now in force for the key was created, if one is. */
