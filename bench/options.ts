@@ -50,6 +50,8 @@ const FULL = {
   subscribers: 10_000,
   /** Samples of the delay from a new delegation's block to the API's answer. */
   delaySamples: 7,
+  /** New delegations timed through a replica reading a standby (bench/standby.ts). */
+  standbySamples: 20,
   /** Seconds of the hostile section's attack, and of the idle span measured before it. */
   attackS: 60,
   /** Chains asked across at once (bench/across.ts), and the delegations seeded on each. */
@@ -98,6 +100,7 @@ const SMOKE: typeof FULL = {
   backlogEntries: 5_000,
   subscribers: 50,
   delaySamples: 2,
+  standbySamples: 3,
   attackS: 3,
   acrossChains: 8,
   acrossDelegations: 1_000,
@@ -162,7 +165,7 @@ export function benchOptions(extra: ParseArgsConfig["options"] = {}, positionals
 }
 
 /** The sections `npm run bench -- --only <section>` runs alone. */
-export const SECTIONS = ["whole-table", "backlog", "subscribers"] as const;
+export const SECTIONS = ["whole-table", "backlog", "subscribers", "standby"] as const;
 export type Section = (typeof SECTIONS)[number];
 
 /** `npm run bench`'s flags beyond benchOptions': a section alone, and the whole table's size and grouping. */

@@ -5,13 +5,13 @@
  * Ponder's own server; then the indexer's backfill speed and memory, and the delay from a block to
  * the API's answer, and the service under hostile traffic (bench/hostile.ts); answers across chains
  * (bench/across.ts); npm start alone on PGlite over a smaller chain (its backfill, then its checks);
- * a change log's backlog replayed to a webhook (bench/backlog.ts) and the change feed's subscribers
- * on one replica (bench/subscribers.ts); last, every chain of the table in
- * one deployment, each indexed apart (bench/whole-table.ts). Prints
- * a table of the figures and the targets (bench/report.ts, TARGETS), met or missed; exits non-zero
- * only when something failed (never for a missed target). Needs DATABASE_URL (Postgres).
- * `-- --only whole-table` (or `backlog`, `subscribers`) runs that section alone (with `--whole-table-chains <n>` and
- * `--whole-table-group <n>`: bench/options.ts, runOptions).
+ * a change log's backlog replayed to a webhook (bench/backlog.ts), the change feed's subscribers on
+ * one replica (bench/subscribers.ts) and its delay on a replica reading a standby (bench/standby.ts);
+ * last, every chain of the table in one deployment, each indexed apart (bench/whole-table.ts).
+ * Prints a table of the figures and the targets (bench/report.ts, TARGETS), met or missed; exits
+ * non-zero only when something failed (never for a missed target). Needs DATABASE_URL (Postgres).
+ * `-- --only whole-table` (or `backlog`, `subscribers`, `standby`) runs that section alone (with
+ * `--whole-table-chains <n>` and `--whole-table-group <n>`: bench/options.ts, runOptions).
  */
 import { readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
@@ -21,11 +21,12 @@ import { backfillChain, measureBackfill, measureStartOnPglite } from "./backfill
 import { measureBacklog } from "./backlog";
 import { afterHello, routeMeasurer } from "./measure";
 import { runOptions } from "./options";
-import { backlogReport, report, subscribersReport, wholeTableReport } from "./report";
+import { backlogReport, report, standbyReport, subscribersReport, wholeTableReport } from "./report";
 import { measureRpc } from "./rpc";
 import { runBenchScript } from "./script";
 import { measureServing } from "./serving";
 import { startHello } from "./stack";
+import { measureStandby } from "./standby";
 import { measureSubscribers } from "./subscribers";
 import type { Verified } from "./verify";
 import { measureWholeTable } from "./whole-table";
@@ -64,6 +65,15 @@ await runBenchScript("npm run bench", async ({ db, cleanup, log, startedAt }) =>
     console.log(`\n${subscribersReport(o, (Date.now() - startedAt) / 1000, figures)}`);
     return;
   }
+  const standby = () => {
+    log(`standby: npm run serve on a hot standby of the indexer's Postgres, ${o.standbySamples} new delegations`);
+    return cleanup.scope(() => measureStandby(o, cleanup, log));
+  };
+  if (only === "standby") {
+    const figures = await standby();
+    console.log(`\n${standbyReport(o, (Date.now() - startedAt) / 1000, figures)}`);
+    return;
+  }
   if (only === "backlog") {
     const figures = await backlog();
     console.log(`\n${backlogReport(o, (Date.now() - startedAt) / 1000, figures)}`);
@@ -89,7 +99,7 @@ await runBenchScript("npm run bench", async ({ db, cleanup, log, startedAt }) =>
     const measure = routeMeasurer(o, log, serving.verified);
     return measureRpc(o, cleanup, measure, afterHello(measure, await startHello(cleanup)), log);
   });
-  const feed = { backlog: await backlog(), subscribers: await subscribers(serving.verified) };
+  const feed = { backlog: await backlog(), subscribers: await subscribers(serving.verified), standby: await standby() };
   const whole = await wholeTable();
   const autocannon = readFileSync(`${ROOT}/node_modules/autocannon/package.json`, "utf8");
   const env = {

@@ -2,10 +2,11 @@
  * `npm run bench -- --smoke` works: it exits 0 and prints every figure — each route, each baseline,
  * the indexer's backfill speed and memory beside a minimal Ponder indexer's with Ponder's own
  * account of where each one's backfill went, npm start alone on PGlite (its backfill and checks),
- * the delay, the API's memory — after verifying sampled answers, and every number it prints is
- * finite and positive: each check route at past blocks (alone and loaded), batches at the head and
- * at a past block, listings at a past block, history pages at random depths, the largest wallets in
- * pages (each page's latency), the whole history read by following Link; the vaults of hot wallets
+ * the delay (on a replica reading a hot standby too: bench/standby.ts), the API's memory — after
+ * verifying sampled answers, and every number it prints is finite and positive: each check route
+ * at past blocks (alone and loaded), batches at the head and at a past block, listings at a past
+ * block, history pages at random depths, the largest wallets in pages (each page's latency), the
+ * whole history read by following Link; the vaults of hot wallets
  * and bulk listings, at the head and at a past block; the hostile section (one keyless client's cost
  * to the service, keyed checks beside a keyless flood); the scale-out model (keyed and keyless
  * checks, the CPU per answer of a replica host and of the primary, two hosts beside one); anvil's
@@ -284,6 +285,14 @@ describe.runIf(process.env.DATABASE_URL)("npm run bench -- --smoke", () => {
       ),
     );
     expect(results).toMatch(new RegExp(`^delay: .* ${NUMBER} ms \\(median\\), ${NUMBER} ms \\(max\\)`, "m"));
+    const delays = `${NUMBER} ms \\(median\\), ${NUMBER} ms \\(p95\\)`;
+    expect(results).toMatch(
+      new RegExp(
+        `^standby: a new delegation on npm run serve reading a hot standby .*, ${NUMBER} samples, block time 1 s: ` +
+          `answered ${delays}, its change-feed event ${delays} after its block was seen mined$`,
+        "m",
+      ),
+    );
     expect(results).toMatch(
       new RegExp(
         `^memory: npm run serve RSS after the load runs \\(\\d+ processes\\): ${NUMBER} MB with the .*, ` +

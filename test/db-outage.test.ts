@@ -14,12 +14,12 @@ import { afterAll, describe, expect, it } from "vitest";
 import { type Anvil, startAnvil } from "../devkit/anvil";
 import { ask } from "../devkit/ask";
 import { abis, installRegistries } from "../devkit/oracle";
+import { type PrivatePostgres, startPrivatePostgres } from "../devkit/postgres";
 import { Child, freePort, waitFor } from "../devkit/processes";
 import { callView, chainClient } from "../devkit/rpc";
 import { sendWrite } from "../devkit/send";
 import { createApiKey, type Replica, startReplica } from "../devkit/service";
 import { historyMismatches } from "./helpers/history";
-import { type PrivatePostgres, startPrivatePostgres } from "./helpers/postgres";
 
 const CHAIN_ID = 31337;
 const OUTAGE_MS = 30_000;

@@ -9,8 +9,8 @@ import { appendFileSync, chownSync, existsSync, mkdtempSync, readFileSync, rmSyn
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
+import { binDir } from "../../devkit/postgres";
 import type { Lan } from "./netns";
-import { binDir } from "./postgres";
 
 const PORT = 5432;
 

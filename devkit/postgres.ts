@@ -2,10 +2,11 @@ import { execFileSync } from "node:child_process";
 import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { freePort, waitFor } from "../../devkit/processes";
+import { freePort, waitFor } from "./processes";
 
 export type PrivatePostgres = {
   url: string;
+  port: number;
   /** Stops the server (fast shutdown: clients are disconnected). */
   stop(): void;
   /** Starts it again, on the same port and data. */
@@ -23,11 +24,14 @@ export function binDir(): string {
 }
 
 /**
- * A PostgreSQL server of the test's own, on loopback and a free port, that the test may stop and
- * start (the shared one serves every other test file). It runs as the postgres user, as Postgres
- * refuses to run as root.
+ * A PostgreSQL server of the caller's own, on loopback and a free port, that it may stop and start
+ * (the shared one serves every other test file). It runs as the postgres user, as Postgres refuses
+ * to run as root. `settings`: its own, on the command line. Given `standbyOf`, it is a hot standby of
+ * that server, made by `pg_basebackup -R` (initdb's trust rules let loopback stream the WAL).
  */
-export async function startPrivatePostgres(): Promise<PrivatePostgres> {
+export async function startPrivatePostgres(
+  options: { settings?: Record<string, string>; standbyOf?: PrivatePostgres } = {},
+): Promise<PrivatePostgres> {
   const bin = binDir();
   const root = mkdtempSync(join(tmpdir(), "private-pg-"));
   chmodSync(root, 0o755);
@@ -45,7 +49,14 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
     };
     chownSync(root, uid, gid);
   }
-  asPostgres([join(bin, "initdb"), "-D", data, "-A", "trust", "-U", "postgres", "--no-sync"]);
+  const primary = options.standbyOf;
+  if (primary) {
+    const from = ["-h", "127.0.0.1", "-p", String(primary.port), "-U", "postgres"];
+    asPostgres([join(bin, "pg_basebackup"), ...from, "-D", data, "-R", "-X", "stream"]);
+  } else {
+    asPostgres([join(bin, "initdb"), "-D", data, "-A", "trust", "-U", "postgres", "--no-sync"]);
+  }
+  const own = Object.entries(options.settings ?? {}).map(([name, value]) => ` -c ${name}=${value}`);
   const start = async () => {
     asPostgres([
       join(bin, "pg_ctl"),
@@ -55,7 +66,7 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
       join(root, "log"),
       "-w",
       "-o",
-      `-p ${port} -k ${root} -c listen_addresses=127.0.0.1 -c fsync=off`,
+      `-p ${port} -k ${root} -c listen_addresses=127.0.0.1 -c fsync=off${own.join("")}`,
       "start",
     ]);
     await waitFor(
@@ -77,6 +88,7 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   await start();
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    port,
     stop,
     start,
     destroy: () => {
