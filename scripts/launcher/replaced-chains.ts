@@ -10,7 +10,7 @@
 import { existsSync } from "node:fs";
 import type { AccessDb } from "../../api/database/db";
 import { pgAccessDb } from "../../api/database/pg";
-import { pgliteAccessDb } from "../../api/database/pglite";
+import { pgliteAccessDb, pgliteMayHoldTables } from "../../api/database/pglite";
 import type { DatabaseSettings } from "../../core/settings";
 import { redactedUrl } from "../../core/url";
 import { dropSyncedChain, NEWEST_SYNCED_BLOCK_SQL, SYNC_CACHE_PRESENT_SQL } from "../../ponder/ponder-0.16.10";
@@ -19,7 +19,9 @@ import { rpc } from "./rpc";
 /** The database Ponder will use, or undefined when it does not exist yet (nothing to forget). */
 async function ponderDatabase(database: DatabaseSettings): Promise<AccessDb | undefined> {
   if (database.url) return pgAccessDb(database.url);
-  return existsSync(database.pgliteDir) ? pgliteAccessDb(database.pgliteDir) : undefined;
+  // A directory made but never written (the tests make them ahead): no sync cache to look into.
+  const dir = database.pgliteDir;
+  return existsSync(dir) && pgliteMayHoldTables(dir) ? pgliteAccessDb(dir) : undefined;
 }
 
 /** The newest block the chain's sync rows name, with its hash. */
