@@ -185,13 +185,19 @@ const subscriberLine = (f: SubscriberFigures) =>
   `${int(f.unloaded.result.rps)} req/s (${pct(share(f.unloaded))} of hello) without them, ` +
   `${int(f.loaded.result.rps)} (${pct(share(f.loaded))}) with them and a delegation a second; ` +
   `the subscribers' process ${cpu(f.generatorCpu)}% of one core`;
-/** A replica reading a standby: its stream's delays, as the target reads them. */
-const standbyFigures = (f: StandbyFigures) => ({ streamStandby: streamDelay(f.streamed) });
-/** A replica reading a standby in words. */
+/** The change feed's delays (bench/standby.ts), as the targets read them. */
+const standbyFigures = (f: StandbyFigures) => ({
+  streamStart: streamDelay(f.streamed.start),
+  streamStandby: streamDelay(f.streamed.standby),
+  webhookAttempt: streamDelay(f.delivered),
+});
+/** The change feed's delays in words. */
 const standbyLine = (f: StandbyFigures) =>
-  `standby: a new delegation on npm run serve reading a hot standby (pg_basebackup -R; the primary flushes its ` +
-  `WAL every 20 ms), ${f.samples} samples, block time 1 s: answered ${streamLine(f.answered)}, its change-feed ` +
-  `event ${streamLine(f.streamed)} after its block was seen mined`;
+  `standby: a new delegation with npm run serve reading a hot standby (pg_basebackup -R; the primary flushes its ` +
+  `WAL every 20 ms), ${f.samples} samples, block time 1 s, after its block was seen mined: answered there ` +
+  `${streamLine(f.answered)}; its change-feed event (GET /registry/feed) on npm start ` +
+  `${streamLine(f.streamed.start)}, on npm run serve ${streamLine(f.streamed.standby)}; its webhook delivery's ` +
+  `first attempt (npm start's deliverer) ${streamLine(f.delivered)}`;
 /** A backlog's replay in words. */
 const backlogLine = (b: BacklogFigures) =>
   `webhook backlog: ${int(b.entries)} entries of the change log from the oldest to one endpoint on loopback, ` +
@@ -201,10 +207,8 @@ const backlogLine = (b: BacklogFigures) =>
  * How soon changes reach their readers: block to answer (the slowest), to each stream's event and to
  * the webhook's first attempt (p95); and a backlog's replay rate.
  */
-const delayFigures = ({ answered, streamed, start, delivered }: ServingFigures["delays"], feed: FeedFigures) => ({
+const delayFigures = ({ answered }: ServingFigures["delays"], feed: FeedFigures) => ({
   delay: { label: `the slowest of ${answered.length}`, value: Math.max(...answered) },
-  streamStart: streamDelay(streamed[start] ?? []),
-  webhookAttempt: streamDelay(delivered),
   ...backlogFigures(feed.backlog),
   ...subscriberFigures(feed.subscribers),
   ...standbyFigures(feed.standby),
@@ -613,10 +617,7 @@ function figureLines(s: ServingFigures, b: BackfillFigures, start: PgliteStartFi
       `(${int(s.airdrop.verified)} answers verified)`,
     `delay: a new delegation answered by npm run serve ${int(median(s.delays.answered))} ms (median), ` +
       `${int(Math.max(...s.delays.answered))} ms (max) after its block was seen mined, ${s.delays.answered.length} ` +
-      "samples, block time 1 s; its change-feed event (GET /registry/feed) on npm start " +
-      `${streamLine(s.delays.streamed[s.delays.start] ?? [])}, on npm run serve (reading the primary) ` +
-      `${streamLine(s.delays.streamed[s.delays.serve] ?? [])}; its webhook delivery's first attempt (npm start's ` +
-      `deliverer) ${streamLine(s.delays.delivered)}`,
+      "samples, block time 1 s",
     `memory: npm run serve RSS after the load runs (${s.apiMemory.processes} processes): ` +
       `${int(s.small.apiMemory.rssMb)} MB with the ${database(s.small.size)}, ${int(s.apiMemory.rssMb)} MB (peak ` +
       `${int(s.apiMemory.peakMb)} MB) with the ${database(s.large.size)}; per delegation ` +

@@ -20,7 +20,7 @@ import type { Service } from "../devkit/service";
 import { type AirdropFigure, measureAirdrop } from "./airdrop";
 import type { Cleanup } from "./cleanup";
 import type { Dataset } from "./dataset";
-import { type Delays, measureDelays, webhookArrivals } from "./delay";
+import { type Delays, measureDelays } from "./delay";
 import { type HistoryRead, readHistory } from "./history-read";
 import { type HostileFigures, measureHostile, measureScale, type ScaleFigures } from "./hostile";
 import { afterHello, type HelloFigure, type RouteFigure, type RouteMeasurer, routeMeasurer, settle } from "./measure";
@@ -78,9 +78,8 @@ export type ServingFigures = {
   verified: Verified;
   /** `npm run serve`'s process tree after the load runs, over the large database (the small one's: `small`). */
   apiMemory: TreeMemory;
-  /** Milliseconds from a new delegation's block to the API's first `true`. */
-  /** To npm run serve's answer, and to the change feed's event on npm start (`service.url`) and npm run serve. */
-  delays: Delays & { start: string; serve: string };
+  /** Milliseconds from a new delegation's block to npm run serve's first `true` (the feed's: bench/standby.ts). */
+  delays: Pick<Delays, "answered">;
   hostile: HostileFigures;
   scale: ScaleFigures;
 };
@@ -282,10 +281,7 @@ export async function measureServing(
     const apiMemory = treeMemory(serveTag);
 
     await settle(serve.url, service.headers);
-    // An endpoint for the chain's v2 entries from now on, delivered by npm start's process.
-    const webhook = await webhookArrivals(service, `chainId=${CHAIN_ID}&version=v2`, cleanup);
-    const streams = [service.url, serve.url];
-    const delays = await measureDelays(chain, serve.url, service.headers, o.delaySamples, o.seed + 3, streams, webhook);
+    const delays = await measureDelays(chain, serve.url, service.headers, o.delaySamples, o.seed + 3);
     log(`new delegations answered ${delays.answered.map((d) => `${d} ms`).join(", ")} after their blocks were mined`);
     // The hostile section has the machine alone: this replica goes first.
     await serve.stop();
@@ -304,7 +300,7 @@ export async function measureServing(
       ponder,
       verified,
       apiMemory,
-      delays: { ...delays, start: service.url, serve: serve.url },
+      delays: { answered: delays.answered },
       hostile,
       scale,
     };

@@ -1,18 +1,25 @@
 /**
- * The change feed on a replica reading a standby, as docker-compose.scale.yml deploys it: a private
- * Postgres primary (WAL flushed every 20 ms, as there) with the indexer on it, a hot standby made
- * from it by `pg_basebackup -R`, and `npm run serve` reading the standby (its keys on the primary).
- * The figures: from each new delegation's block to the replica's first `true` and to its stream's
- * event (bench/delay.ts), the standby's replay in between.
+ * The change feed's delays in a deployment with a standby, as docker-compose.scale.yml makes it: a
+ * private Postgres primary (WAL flushed every 20 ms, as there) with the indexer on it, a hot standby
+ * made from it by `pg_basebackup -R`, and `npm run serve` reading the standby (its keys on the
+ * primary). The figures (bench/delay.ts): from each new delegation's block to the replica's first
+ * `true`, to the event of a stream on npm start and of one on the replica (the standby's replay in
+ * between), and to the first attempt of a webhook delivery carrying it (npm start's deliverer).
  */
 import pg from "pg";
 import { startPrivatePostgres } from "../devkit/postgres";
 import type { Cleanup } from "./cleanup";
-import { type Delays, measureDelays } from "./delay";
+import { measureDelays, webhookArrivals } from "./delay";
 import type { BenchOptions } from "./options";
-import { startChain, startIndexer, startServe } from "./stack";
+import { CHAIN_ID, startChain, startIndexer, startServe } from "./stack";
 
-export type StandbyFigures = { samples: number; answered: number[]; streamed: number[] };
+export type StandbyFigures = {
+  samples: number;
+  answered: number[];
+  /** To the event of npm start's stream, and of the replica's. */
+  streamed: { start: number[]; standby: number[] };
+  delivered: number[];
+};
 
 export async function measureStandby(
   o: BenchOptions,
@@ -25,14 +32,24 @@ export async function measureStandby(
   const standby = await startPrivatePostgres({ standbyOf: primary });
   cleanup.add("the standby Postgres", async () => standby.destroy());
   const chain = await startChain(cleanup);
-  const indexer = await startIndexer(cleanup, chain, { DATABASE_URL: primary.url });
+  // Its webhook endpoint is on loopback.
+  const indexer = await startIndexer(cleanup, chain, { DATABASE_URL: primary.url, WEBHOOK_ALLOW_PRIVATE: "true" });
   const replica = await startServe(cleanup, indexer, "standby", {
     DATABASE_URL: standby.url,
     ACCESS_DATABASE_URL: primary.url,
   });
-  const delays: Delays = await measureDelays(chain, replica.url, indexer.headers, o.standbySamples, o.seed + 16, [
+  // An endpoint for the chain's v2 entries from now on.
+  const webhook = await webhookArrivals(indexer, `chainId=${CHAIN_ID}&version=v2`, cleanup);
+  const streams = [indexer.url, replica.url];
+  const delays = await measureDelays(
+    chain,
     replica.url,
-  ]);
+    indexer.headers,
+    o.standbySamples,
+    o.seed + 16,
+    streams,
+    webhook,
+  );
   // The figures are a standby's only if the replica's database was one, streaming, throughout.
   const client = new pg.Client({ connectionString: standby.url });
   await client.connect();
@@ -45,5 +62,6 @@ export async function measureStandby(
     await client.end();
   }
   log(`standby: ${delays.answered.length} delegations answered and streamed by npm run serve on the standby`);
-  return { samples: o.standbySamples, answered: delays.answered, streamed: delays.streamed[replica.url]! };
+  const streamed = { start: delays.streamed[indexer.url]!, standby: delays.streamed[replica.url]! };
+  return { samples: o.standbySamples, answered: delays.answered, streamed, delivered: delays.delivered };
 }

@@ -37,8 +37,12 @@ for (let i = 0; i < count; i++) {
       return;
     }
     if (++open === count) console.log(`open ${open}`);
+    // An event's first line is its id; a chunk may begin with one, or split "\nid:" with the last.
+    let carry = "\n";
     res.on("data", (chunk: Buffer) => {
-      events += chunk.toString("latin1").split("\nid:").length - 1;
+      const text = carry + chunk.toString("latin1");
+      events += text.split("\nid:").length - 1;
+      carry = text.slice(-3);
     });
   });
   req.on("error", () => failed++);

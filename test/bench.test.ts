@@ -288,8 +288,10 @@ describe.runIf(process.env.DATABASE_URL)("npm run bench -- --smoke", () => {
     const delays = `${NUMBER} ms \\(median\\), ${NUMBER} ms \\(p95\\)`;
     expect(results).toMatch(
       new RegExp(
-        `^standby: a new delegation on npm run serve reading a hot standby .*, ${NUMBER} samples, block time 1 s: ` +
-          `answered ${delays}, its change-feed event ${delays} after its block was seen mined$`,
+        `^standby: a new delegation with npm run serve reading a hot standby .*, ${NUMBER} samples, block time 1 s, ` +
+          `after its block was seen mined: answered there ${delays}; its change-feed event \\(GET /registry/feed\\) ` +
+          `on npm start ${delays}, on npm run serve ${delays}; its webhook delivery's first attempt \\(npm start's ` +
+          `deliverer\\) ${delays}$`,
         "m",
       ),
     );
