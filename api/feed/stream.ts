@@ -24,6 +24,23 @@ const HUB_RETRY_MS = 100;
 
 const encoder = new TextEncoder();
 
+/**
+ * Each entry's message, encoded once for every stream it goes to: the hub hands the same entry to
+ * all of them, and with thousands of streams, serializing it for each cost the process most of the
+ * CPU its fan-out took. A chunk is only read once enqueued, so one may go to many streams.
+ */
+const messages = new WeakMap<HubEntry, Uint8Array>();
+function messageOf(e: HubEntry): Uint8Array {
+  let bytes = messages.get(e);
+  if (!bytes) {
+    bytes = encoder.encode(sseMessage({ id: String(e.seq), data: entryJson(e) }));
+    messages.set(e, bytes);
+  }
+  return bytes;
+}
+/** The heartbeat, encoded once. */
+const HEARTBEAT = encoder.encode(sseComment("heartbeat"));
+
 /** Where a stream starts: after Last-Event-ID (a reconnecting client's), else `cursor`; absent: what comes next. */
 function startOf(c: Context<Env>, params: Params): bigint | undefined {
   const cursor = params.optional("cursor", parseSeq);
@@ -65,7 +82,7 @@ class StreamReader implements Reader {
     start: bigint,
     private readonly filter: FeedFilter,
     finalized: boolean,
-    private readonly send: (text: string) => boolean,
+    private readonly send: (chunk: string | Uint8Array) => boolean,
     private readonly end: () => void,
   ) {
     this.cursor = start;
@@ -89,11 +106,11 @@ class StreamReader implements Reader {
   }
 
   beat(): void {
-    this.send(sseComment("heartbeat"));
+    this.send(HEARTBEAT);
   }
 
   private message(e: HubEntry): boolean {
-    return this.send(sseMessage({ id: String(e.seq), data: entryJson(e) }));
+    return this.send(messageOf(e));
   }
 }
 
@@ -145,9 +162,9 @@ export async function feedStream(c: Context<Env>, hub: FeedHub): Promise<Respons
       // Already cancelled by the client.
     }
   };
-  const send = (text: string) => {
+  const send = (chunk: string | Uint8Array) => {
     if (closed) return false;
-    controller.enqueue(encoder.encode(text));
+    controller.enqueue(typeof chunk === "string" ? encoder.encode(chunk) : chunk);
     if ((controller.desiredSize ?? 0) >= -MAX_QUEUED_BYTES) return true;
     close();
     return false;
