@@ -56,8 +56,7 @@ await runBenchScript("npm run bench", async ({ db, cleanup, log, startedAt }) =>
     log(`change-feed subscribers: ${o.subscribers.toLocaleString("en")} streams on one replica process`);
     return cleanup.scope(async () => {
       const chain = await backfillChain(cleanup, o.startEvents, o.seed + 15, log);
-      const measure = afterHello(routeMeasurer(o, log, verified), await startHello(cleanup));
-      return measureSubscribers(o, cleanup, chain, measure, log);
+      return measureSubscribers(o, cleanup, chain, routeMeasurer(o, log, verified), await startHello(cleanup), log);
     });
   };
   if (only === "subscribers") {
