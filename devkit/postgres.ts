@@ -23,6 +23,12 @@ export function binDir(): string {
   return dir;
 }
 
+/** The postgres user's ids, for the directories it is to own (Postgres refuses to run as root). */
+export const postgresUser = () => ({
+  uid: Number(execFileSync("id", ["-u", "postgres"]).toString()),
+  gid: Number(execFileSync("id", ["-g", "postgres"]).toString()),
+});
+
 /**
  * A PostgreSQL server of the caller's own, on loopback and a free port, that it may stop and start
  * (the shared one serves every other test file). It runs as the postgres user, as Postgres refuses
@@ -43,10 +49,7 @@ export async function startPrivatePostgres(
     return execFileSync(command!, rest, { stdio: "pipe", cwd: root }).toString();
   };
   if (process.getuid?.() === 0) {
-    const { uid, gid } = {
-      uid: Number(execFileSync("id", ["-u", "postgres"]).toString()),
-      gid: Number(execFileSync("id", ["-g", "postgres"]).toString()),
-    };
+    const { uid, gid } = postgresUser();
     chownSync(root, uid, gid);
   }
   const primary = options.standbyOf;

@@ -24,7 +24,6 @@
  *
  * Reproduce a failure with the seed it prints: SEED=<n> npx vitest run test/integrators.test.ts
  */
-
 import { type Address, type Hex, toHex, zeroAddress } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Anvil, revertChain, snapshotChain, startAnvil } from "../devkit/anvil";

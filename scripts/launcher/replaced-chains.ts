@@ -7,7 +7,6 @@
  * block they name is missing on the chain, or has another hash there (a hash seals every block
  * before it).
  */
-import { existsSync } from "node:fs";
 import type { AccessDb } from "../../api/database/db";
 import { pgAccessDb } from "../../api/database/pg";
 import { pgliteAccessDb, pgliteMayHoldTables } from "../../api/database/pglite";
@@ -19,9 +18,8 @@ import { rpc } from "./rpc";
 /** The database Ponder will use, or undefined when it does not exist yet (nothing to forget). */
 async function ponderDatabase(database: DatabaseSettings): Promise<AccessDb | undefined> {
   if (database.url) return pgAccessDb(database.url);
-  // A directory made but never written (the tests make them ahead): no sync cache to look into.
-  const dir = database.pgliteDir;
-  return existsSync(dir) && pgliteMayHoldTables(dir) ? pgliteAccessDb(dir) : undefined;
+  // None yet, or made but never written (the tests make them ahead): no sync cache to look into.
+  return pgliteMayHoldTables(database.pgliteDir) ? pgliteAccessDb(database.pgliteDir) : undefined;
 }
 
 /** The newest block the chain's sync rows name, with its hash. */

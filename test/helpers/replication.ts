@@ -4,21 +4,14 @@
  * run as the postgres user (Postgres refuses root), in a temporary directory of its own that holds
  * its data, its log and its Unix socket, by which the test reaches it from its own namespace.
  */
-import { execFileSync } from "node:child_process";
 import { appendFileSync, chownSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
-import { binDir } from "../../devkit/postgres";
+import { binDir, postgresUser } from "../../devkit/postgres";
 import type { Lan } from "./netns";
 
 const PORT = 5432;
-
-/** The postgres user's ids, for the directories it is to own. */
-const postgresUser = () => ({
-  uid: Number(execFileSync("id", ["-u", "postgres"]).toString()),
-  gid: Number(execFileSync("id", ["-g", "postgres"]).toString()),
-});
 
 /** A server in a host of the LAN, listening there on its loopback and LAN addresses (port 5432). */
 export class Server {
