@@ -57,6 +57,8 @@ export type Budget = {
   rows(): number | undefined;
   /** The 429 of a read (`what`) that would take more than the `cap` rows the request may read. */
   tooMuch(what: string, cap: number): Problem;
+  /** What an answer says of the budget (RateLimit-*): none for a key. */
+  headers(): Record<string, string>;
 };
 
 /** A keyed request's budget: none. */
@@ -65,6 +67,7 @@ export const UNBOUNDED: Budget = {
   charge: async () => {},
   rows: () => undefined,
   tooMuch: () => new Problem("internal", "a request with a key has no budget to exceed"),
+  headers: () => ({}),
 };
 
 /** The units a read of `rows` rows costs beyond the `paid` units its request has spent (on arrival, one). */
@@ -106,7 +109,7 @@ function keylessBudget(limiter: RateLimiter, holder: string) {
     const headers = rateLimitHeaders(verdict);
     return new Problem("rate_limited", detail, { headers: { ...headers, "Retry-After": headers["RateLimit-Reset"] } });
   };
-  const budget: Budget & { headers(): Record<string, string> } = {
+  const budget: Budget = {
     async spend(units, why) {
       if (units === 0) return;
       const verdict = await limiter.take(holder, units).catch(unreachableBudget);

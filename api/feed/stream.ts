@@ -1,3 +1,5 @@
+import type { ServerResponse } from "node:http";
+import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
 import type { Context } from "hono";
 import { FinalQueue, type Floor } from "../../core/feed";
 import { parseOneOf, parseSeq } from "../../core/parse";
@@ -27,7 +29,7 @@ const encoder = new TextEncoder();
 /**
  * Each entry's message, encoded once for every stream it goes to: the hub hands the same entry to
  * all of them, and with thousands of streams, serializing it for each cost the process most of the
- * CPU its fan-out took. A chunk is only read once enqueued, so one may go to many streams.
+ * CPU its fan-out took. A chunk written is never changed, so one may go to many streams.
  */
 const messages = new WeakMap<HubEntry, Uint8Array>();
 function messageOf(e: HubEntry): Uint8Array {
@@ -115,6 +117,18 @@ class StreamReader implements Reader {
 }
 
 /**
+ * The response the stream is written to: @hono/node-server hands the app Node's (api/service.ts).
+ * A stream writes its messages to it directly, not through a web stream as the body of a Response:
+ * with thousands of streams, each message's trip through a ReadableStream and its reader took most
+ * of the CPU the fan-out cost (docs/performance.md).
+ */
+function outgoingOf(c: Context<Env>): ServerResponse {
+  const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
+  if (outgoing === undefined) throw new Error("GET /registry/feed streams on node:http only (@hono/node-server)");
+  return outgoing;
+}
+
+/**
  * GET /registry/feed: the change log as Server-Sent Events (api/feed/sse.ts), from where the client
  * asks, then as entries are logged. A stream is a reader of the process's hub (api/feed/hub.ts).
  */
@@ -143,41 +157,35 @@ export async function feedStream(c: Context<Env>, hub: FeedHub): Promise<Respons
     "Cache-Control": "no-store",
     // Through nginx: sent as written, not buffered.
     "X-Accel-Buffering": "no",
+    // A keyless client's budget, which the access middleware would add to a Response.
+    ...c.var.budget.headers(),
   };
   // A HEAD has no body to stream: nothing is held for it.
   if (c.req.method === "HEAD") return c.body(null, 200, headers);
+  const outgoing = outgoingOf(c);
   const release = holdStream(hub, c);
+  // The headers Hono would send: the route's, and those set before it (CORS's).
+  outgoing.writeHead(200, Object.fromEntries(c.body(null, 200, headers).headers));
 
   let reader: StreamReader | undefined;
-  let controller!: ReadableStreamDefaultController<Uint8Array>;
   let closed = false;
   const close = () => {
     if (closed) return;
     closed = true;
     release();
     if (reader) hub.leave(reader);
-    try {
-      controller.close();
-    } catch {
-      // Already cancelled by the client.
-    }
+    outgoing.end();
   };
+  // The client gone, or the response ended.
+  outgoing.on("close", close);
   const send = (chunk: string | Uint8Array) => {
     if (closed) return false;
-    controller.enqueue(typeof chunk === "string" ? encoder.encode(chunk) : chunk);
-    if ((controller.desiredSize ?? 0) >= -MAX_QUEUED_BYTES) return true;
+    outgoing.write(chunk);
+    // What waits unsent in the response and its socket.
+    if (outgoing.writableLength <= MAX_QUEUED_BYTES) return true;
     close();
     return false;
   };
-  const body = new ReadableStream<Uint8Array>(
-    {
-      start(made) {
-        controller = made;
-      },
-      cancel: () => close(),
-    },
-    new ByteLengthQueuingStrategy({ highWaterMark: 0 }),
-  );
   reader = new StreamReader(start, filter, finalized, send, close);
   send(sseRetry(RETRY_MS));
   send(sseComment(`the change log after ${start}`));
@@ -185,7 +193,7 @@ export async function feedStream(c: Context<Env>, hub: FeedHub): Promise<Respons
     send(sseComment("the change log could not be read: resume with Last-Event-ID"));
     close();
   });
-  return c.body(body, 200, headers);
+  return new Response(null, { headers: RESPONSE_ALREADY_SENT.headers });
 }
 
 /**

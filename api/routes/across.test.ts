@@ -79,6 +79,7 @@ describe("sharedBudgets", () => {
       charge: async () => {},
       rows: () => 100,
       tooMuch: () => new Problem("rate_limited", "no"),
+      headers: () => ({}),
     };
     return { budget, spent };
   };

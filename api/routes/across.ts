@@ -160,6 +160,7 @@ export function sharedBudgets(budget: Budget, count: number): (Budget & { done: 
       charge: (units: number) => budget.charge(units),
       rows: () => budget.rows(),
       tooMuch: (what: string, cap: number) => budget.tooMuch(what, cap),
+      headers: () => budget.headers(),
       /** A chain that finishes without spending lets the others' spends go. */
       done,
     };

@@ -6,13 +6,19 @@
  */
 import { Validator } from "@seriousme/openapi-schema-validator";
 import Ajv2020 from "ajv/dist/2020";
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN_OPERATIONS, OPERATIONS, OWNER_OPERATIONS, openApiDocument } from "../../api/openapi/document";
 import { PARAMETERS, type ParameterKey } from "../../api/openapi/parameters";
-import { CHAIN, emptyApp, SOCKET, wallet } from "../helpers/empty-app";
+import { CHAIN, emptyApp, SOCKET, servedApp, wallet } from "../helpers/empty-app";
 
 const app = emptyApp();
 const get = (path: string) => app.request(path, {}, SOCKET);
+/** The app on node:http, where the feed's streams are written to Node's response. */
+let served: Awaited<ReturnType<typeof servedApp>>;
+beforeAll(async () => {
+  served = await servedApp(app);
+});
+afterAll(() => served.close());
 
 /** A valid text for each parameter. */
 const VALID: Record<ParameterKey, string> = {
@@ -81,7 +87,7 @@ function request(op: (typeof OPERATIONS)[number], bad?: ParameterKey, extra?: Pa
  * then closed: it stays open otherwise).
  */
 async function answer(asked: { url: string; headers: Record<string, string> }) {
-  const res = await app.request(asked.url, { headers: asked.headers }, SOCKET);
+  const res = await served.request(asked.url, { headers: asked.headers });
   if (!res.headers.get("content-type")?.startsWith("text/event-stream")) return { res, text: await res.text() };
   const reader = res.body!.getReader();
   const { value } = await reader.read();

@@ -3,6 +3,9 @@
  * by any hash asked, failing as asked: for the tests that hold its answers to the OpenAPI document
  * without a service.
  */
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { getRequestListener } from "@hono/node-server";
 import type { Access } from "../../api/access/open";
 import { createApp } from "../../api/app";
 import { FeedHub } from "../../api/feed/hub";
@@ -183,4 +186,25 @@ export function emptyApp(fail: Failing = {}, parts: Parts = {}) {
     access,
     behindAfterSeconds: 120,
   });
+}
+
+/**
+ * `app` on node:http, as the service serves it (@hono/node-server): what must be answered over a
+ * socket (the feed's streams, written to Node's response) is asked here. From 127.0.0.1, as SOCKET.
+ */
+export async function servedApp(app: { fetch: (request: Request, env: unknown) => Response | Promise<Response> }) {
+  const server = createServer(getRequestListener(app.fetch));
+  // Idle connections kept until close: fetch reuses them, and one the server ended while reused
+  // would reset that request (a race of HTTP/1.1 keep-alive, nothing of the app's).
+  server.keepAliveTimeout = 0;
+  await new Promise<void>((ok) => server.listen(0, "127.0.0.1", ok));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    request: (path: string, init: RequestInit = {}) => fetch(`${base}${path}`, init),
+    close: () =>
+      new Promise<void>((ok) => {
+        server.closeAllConnections();
+        server.close(() => ok());
+      }),
+  };
 }
