@@ -17,6 +17,12 @@ export interface Reader {
 /** Entries read per statement. */
 export const HUB_PAGE = 500;
 
+/**
+ * Streams handed entries before the process turns to other work: each a socket write, and with
+ * thousands of streams a fan-out in one go held every answer back for its whole length.
+ */
+const FAN_OUT_SLICE = 500;
+
 /** How often a heartbeat goes to every stream: the feed promises one at least every 15 s. */
 const HEARTBEAT_MS = 10_000;
 
@@ -124,12 +130,25 @@ export class FeedHub {
       const entries = await this.read(this.head!);
       if (this.timer !== run) return;
       if (entries.length > 0) this.head = entries[entries.length - 1]!.seq;
-      for (const reader of [...this.readers]) reader.take(entries, this.floors);
+      const floors = this.floors;
+      await this.fanOut((reader) => reader.take(entries, floors));
       if (entries.length < HUB_PAGE) break;
     }
     if (Date.now() - this.lastBeat >= this.heartbeatMs) {
       this.lastBeat = Date.now();
-      for (const reader of [...this.readers]) reader.beat();
+      await this.fanOut((reader) => reader.beat());
+    }
+  }
+
+  /**
+   * `give` to every stream joined now, a slice at a time, other work let in between. A stream that
+   * joins meanwhile has read as far as the hub (join), so what is given here is no news to it.
+   */
+  private async fanOut(give: (reader: Reader) => void): Promise<void> {
+    const readers = [...this.readers];
+    for (let i = 0; i < readers.length; i += FAN_OUT_SLICE) {
+      if (i > 0) await new Promise((ok) => setImmediate(ok));
+      for (const reader of readers.slice(i, i + FAN_OUT_SLICE)) give(reader);
     }
   }
 }

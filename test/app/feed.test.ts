@@ -8,7 +8,7 @@ import { PGlite } from "@electric-sql/pglite";
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pgliteDb } from "../../api/database/pglite";
-import { FeedHub } from "../../api/feed/hub";
+import { FeedHub, type HubEntry, type Reader } from "../../api/feed/hub";
 import { type ChangeLog, type FeedEvent, openChangeLog } from "../../api/feed/log";
 import { waitFor } from "../../devkit/processes";
 import { chooseSeed, Rng } from "../../devkit/random";
@@ -318,5 +318,53 @@ chains not served, a role without a wallet", async () => {
     await waitFor("the entry after", async () => (resumed.messages.length > 0 ? true : undefined), 5_000);
     await resumed.close();
     expect(resumed.messages[0]!.id).toBe(all[all.indexOf(ids.at(-1)!) + 1]);
+  });
+
+  it("hands each entry to every stream in seq order, a slice of streams at a time, \
+other work let in between", async () => {
+    await waitFor("no stream open", async () => (hub.size === 0 ? true : undefined), 5_000);
+    const through = await hub.newest();
+    // Other work: a turn of the event loop's check phase, counted.
+    let turns = 0;
+    let turning = true;
+    const turn = () => {
+      turns++;
+      if (turning) setImmediate(turn);
+    };
+    turn();
+    /** A stream as the hub sees one: the seqs it took, and the turn it took each in. */
+    class Taker implements Reader {
+      cursor = through;
+      readonly taken: bigint[] = [];
+      readonly turnOf = new Map<bigint, number>();
+      take(entries: readonly HubEntry[]) {
+        for (const e of entries.filter((e) => e.seq > this.cursor)) {
+          this.cursor = e.seq;
+          this.taken.push(e.seq);
+          this.turnOf.set(e.seq, turns);
+        }
+      }
+      beat() {}
+    }
+    const takers = Array.from({ length: 1_200 }, () => new Taker());
+    for (const taker of takers) expect(hub.join(taker, through)).toBe(true);
+    try {
+      const { floor, events: kept } = await liveEvents("v2");
+      expect(await log.write(CHAIN, "v2", floor, [...kept, ...events("v2", [41, 41, 42])], floor)).toBe(true);
+      const logged = (await log.entries(through, 100)).map((e) => e.seq);
+      expect(logged, tag("the entries written")).toHaveLength(3);
+      await waitFor(
+        "every stream took them",
+        async () => takers.every((t) => t.taken.length === 3) || undefined,
+        5_000,
+      );
+      for (const taker of takers) expect(taker.taken, tag("each stream's seqs")).toEqual(logged);
+      // Written at once, read in one poll: handed out in slices, with other work between them.
+      const turnsOfFirst = new Set(takers.map((t) => t.turnOf.get(logged[0]!)));
+      expect(turnsOfFirst.size, tag("the turns the first entry was handed out in")).toBeGreaterThanOrEqual(3);
+    } finally {
+      turning = false;
+      for (const taker of takers) hub.leave(taker);
+    }
   });
 });
