@@ -4,9 +4,10 @@
  * its own) with no stream open, then again while `o.subscribers` streams of GET /registry/feed with
  * mixed filters are held open by a process of their own (bench/subscribe-worker.ts) and a
  * delegation a second is logged for them (from after the run's hello, which says how fast the
- * machine is, not what the fan-out costs it). The figures: the checks' throughput loaded over unloaded
- * (each as its share of its hello run), the replica's resident memory per subscriber, and the
- * subscribers' process's CPU.
+ * machine is, not what the fan-out costs it), then once more with the streams closed: the unloaded
+ * runs before and after, so that the machine's drift over the section is not taken for the
+ * streams' cost. The figures: the checks' throughput loaded over unloaded (each as its share of its
+ * hello run), the replica's resident memory per subscriber, and the subscribers' process's CPU.
  */
 import { encodeFunctionData, toHex, zeroHash } from "viem";
 import { registryV2Abi } from "../core/abi/registryV2";
@@ -22,7 +23,8 @@ import { CHAIN_ID, startIndexer, startServe } from "./stack";
 
 export type SubscriberFigures = {
   subscribers: number;
-  unloaded: HelloFigure;
+  /** The checks with no stream open, before the streams and after them. */
+  unloaded: [HelloFigure, HelloFigure];
   loaded: HelloFigure;
   /** The replica's resident memory before the streams opened, and with them open. */
   rssMb: { before: number; open: number };
@@ -97,5 +99,7 @@ export async function measureSubscribers(
   writing = false;
   await writes;
   log(`subscribers: ${subscribers.output.trim().split("\n").at(-1)}`);
-  return { subscribers: o.subscribers, unloaded, loaded, rssMb: { before, open }, generatorCpu };
+  await subscribers.stop();
+  const after = await measureAfterHello(replica.url, route, indexer.headers, `${route.label}, streams closed`);
+  return { subscribers: o.subscribers, unloaded: [unloaded, after], loaded, rssMb: { before, open }, generatorCpu };
 }
