@@ -163,6 +163,8 @@ export async function feedStream(c: Context<Env>, hub: FeedHub): Promise<Respons
   // A HEAD has no body to stream: nothing is held for it.
   if (c.req.method === "HEAD") return c.body(null, 200, headers);
   const outgoing = outgoingOf(c);
+  // The client left while the log was read: its response's close is past, nothing is held for it.
+  if (outgoing.destroyed) return alreadySent();
   const release = holdStream(hub, c);
   // The headers Hono would send: the route's, and those set before it (CORS's).
   outgoing.writeHead(200, Object.fromEntries(c.body(null, 200, headers).headers));
@@ -193,8 +195,11 @@ export async function feedStream(c: Context<Env>, hub: FeedHub): Promise<Respons
     send(sseComment("the change log could not be read: resume with Last-Event-ID"));
     close();
   });
-  return new Response(null, { headers: RESPONSE_ALREADY_SENT.headers });
+  return alreadySent();
 }
+
+/** What tells @hono/node-server the response is written already (a Response of its own for each). */
+const alreadySent = () => new Response(null, { headers: RESPONSE_ALREADY_SENT.headers });
 
 /**
  * Reads the log from the reader's cursor until it has read as far as the hub, then joins the hub.

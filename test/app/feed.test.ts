@@ -367,4 +367,22 @@ other work let in between", async () => {
       for (const taker of takers) hub.leave(taker);
     }
   });
+
+  it("holds nothing for a client gone before its stream began", async () => {
+    await waitFor("no stream open", async () => (hub.size === 0 && hub.held.size === 0 ? true : undefined), 5_000);
+    // The log held up (PGlite runs one transaction at a time): the request waits for it.
+    let free!: () => void;
+    const busy = db.transaction(() => new Promise<void>((ok) => (free = ok)));
+    const leaving = new AbortController();
+    const asked = served.request("/registry/feed", { signal: leaving.signal }).catch(() => undefined);
+    await new Promise((ok) => setTimeout(ok, 300));
+    leaving.abort();
+    await asked;
+    await new Promise((ok) => setTimeout(ok, 100));
+    free();
+    await busy;
+    await new Promise((ok) => setTimeout(ok, 300));
+    expect(hub.held.size, "streams held").toBe(0);
+    expect(hub.size, "streams joined").toBe(0);
+  });
 });
