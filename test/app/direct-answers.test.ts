@@ -8,8 +8,7 @@
  * under the label the app gives it.
  */
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer, type RequestListener, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { RequestListener } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { getRequestListener } from "@hono/node-server";
@@ -40,6 +39,7 @@ import {
   type V2State,
   v2Check,
 } from "../../core/v2";
+import { type Listening, listenOn } from "../../devkit/http";
 import { chooseSeed, Rng, spellAddress } from "../../devkit/random";
 
 const SEED = chooseSeed();
@@ -244,7 +244,7 @@ let keys: KeyStore;
 let key: string;
 let keyId: string;
 let revoked: string;
-const servers: Server[] = [];
+const servers: Listening[] = [];
 /** The app alone; the app behind withDirectAnswers, and the answers it gave itself. */
 let appOnly: string;
 let direct: string;
@@ -258,10 +258,9 @@ const countInto = (counts: Record<string, number>) => (route: string, status: nu
 };
 
 async function listen(listener: RequestListener): Promise<string> {
-  const server = createServer(listener);
+  const server = await listenOn(listener);
   servers.push(server);
-  await new Promise<void>((ok) => server.listen(0, "127.0.0.1", ok));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return server.url;
 }
 
 /**
@@ -302,10 +301,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  for (const server of servers) {
-    server.closeAllConnections();
-    await new Promise((ok) => server.close(ok));
-  }
+  for (const server of servers) await server.close();
   await keys.close();
   await db.close();
   rmSync(dir, { recursive: true, force: true });

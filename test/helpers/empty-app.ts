@@ -3,8 +3,6 @@
  * by any hash asked, failing as asked: for the tests that hold its answers to the OpenAPI document
  * without a service.
  */
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { getRequestListener } from "@hono/node-server";
 import type { Access } from "../../api/access/open";
 import { createApp } from "../../api/app";
@@ -17,6 +15,7 @@ import type { HistoryStore } from "../../api/store/history-store";
 import type { Store, V2Row } from "../../api/store/store";
 import { NO_ALARMS } from "../../api/watch/chain-alarms";
 import type { WebhookAdmin } from "../../api/webhooks/store";
+import { listenOn } from "../../devkit/http";
 
 export const CHAIN = 31337;
 
@@ -193,18 +192,9 @@ export function emptyApp(fail: Failing = {}, parts: Parts = {}) {
  * socket (the feed's streams, written to Node's response) is asked here. From 127.0.0.1, as SOCKET.
  */
 export async function servedApp(app: { fetch: (request: Request, env: unknown) => Response | Promise<Response> }) {
-  const server = createServer(getRequestListener(app.fetch));
-  // Idle connections kept until close: fetch reuses them, and one the server ended while reused
-  // would reset that request (a race of HTTP/1.1 keep-alive, nothing of the app's).
-  server.keepAliveTimeout = 0;
-  await new Promise<void>((ok) => server.listen(0, "127.0.0.1", ok));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const served = await listenOn(getRequestListener(app.fetch));
   return {
-    request: (path: string, init: RequestInit = {}) => fetch(`${base}${path}`, init),
-    close: () =>
-      new Promise<void>((ok) => {
-        server.closeAllConnections();
-        server.close(() => ok());
-      }),
+    request: (path: string, init: RequestInit = {}) => fetch(`${served.url}${path}`, init),
+    close: served.close,
   };
 }
