@@ -75,7 +75,9 @@ const FULL = {
 /** Tiny sizes and short runs: proves the whole bench works (CI), measures nothing worth keeping. */
 const SMOKE: typeof FULL = {
   durationS: 0.5,
-  warmupS: 0.25,
+  // No warm-up: with its pause for the server to see its connections close, it took a second of
+  // each of about 130 runs; the soak (bench/soak.ts) still runs one.
+  warmupS: 0,
   startMinS: 5,
   small: 1_000,
   large: 12_000,

@@ -758,7 +758,8 @@ export function report(
     `== results (${o.smoke ? "smoke mode: tiny sizes and short runs, the timings mean nothing" : "full mode"}, ` +
       `SEED=${o.seed}, ${int(env.runtimeS)} s) ==`,
     `setup: one machine, ${env.cores} cores shared by everything: the load generator (autocannon ${env.autocannon}, ` +
-      `its own process, ${o.connections} connections, ${o.durationS} s runs after ${o.warmupS} s warm-up` +
+      `its own process, ${o.connections} connections, ${o.durationS} s runs ` +
+      `${o.warmupS > 0 ? `after ${o.warmupS} s warm-up` : "with no warm-up"}` +
       `${o.startDurationS > o.durationS ? ` ((d)'s ${o.startDurationS} s)` : ""}, requests ` +
       `drawn at random from each route's list), the server under test (npm run serve and the hello server with ` +
       `${env.apiWorkers} worker processes each), Postgres 15, anvil and the indexer.`,
