@@ -75,16 +75,27 @@ describe.runIf(!refusal)("every chain apart: one chain's RPC trouble is its own"
   let opened: RpcProxy | undefined;
   let fault: Fault | undefined;
   const refusedPort = { port: 0 };
+  const anvils: Anvil[] = [];
 
   beforeAll(async () => {
     refusedPort.port = await freePort();
-    for (const id of IDS) {
-      const anvil = await startAnvil({ chainId: id, blockTime: 2 });
-      await installRegistries(anvil.url);
-      const accounts = await chainClient(anvil.url).getAddresses();
-      // The refused chain's RPC is a port nothing listens on yet (opened later, in front of its anvil).
-      const url = id === REFUSED ? `http://127.0.0.1:${refusedPort.port}` : anvil.url;
-      chains.set(id, { id, anvil, url: anvil.url, rpcUrl: url, accounts, written: [] });
+    // All at once: each install waits for blocks of its chain (2 s apart), a minute for twelve in turn.
+    // Each anvil goes into `anvils` as it starts, so that afterAll stops it whatever else failed.
+    const results = await Promise.allSettled(
+      IDS.map(async (id): Promise<Chain> => {
+        const anvil = await startAnvil({ chainId: id, blockTime: 2 });
+        anvils.push(anvil);
+        await installRegistries(anvil.url);
+        const accounts = await chainClient(anvil.url).getAddresses();
+        // The refused chain's RPC is a port nothing listens on yet (opened later, in front of its anvil).
+        const url = id === REFUSED ? `http://127.0.0.1:${refusedPort.port}` : anvil.url;
+        return { id, anvil, url: anvil.url, rpcUrl: url, accounts, written: [] };
+      }),
+    );
+    // In IDS's order, whichever started first: the seeded writes go to the chains in this order.
+    for (const result of results) {
+      if (result.status === "rejected") throw result.reason;
+      chains.set(result.value.id, result.value);
     }
     proxy = await startRpcProxy(chains.get(CUT)!.url, () => fault);
     const rpcUrls = Object.fromEntries(IDS.map((id) => [id, id === CUT ? proxy.url : chains.get(id)!.rpcUrl]));
@@ -98,7 +109,7 @@ describe.runIf(!refusal)("every chain apart: one chain's RPC trouble is its own"
     await service?.stop();
     await proxy?.close();
     await opened?.close();
-    await Promise.all([...chains.values()].map((c) => c.anvil.stop()));
+    await Promise.all(anvils.map((anvil) => anvil.stop()));
   });
 
   /** What the service said lately, for a failure's message: its chains, and its output but indexed blocks. */
