@@ -11,8 +11,8 @@ USER node
 COPY --chown=node:node package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY --chown=node:node . .
-# The replicas' bundle (scripts/build-serve.ts), made once here rather than at each start.
-RUN npx tsx scripts/build-serve.ts
+# The replicas' bundle (scripts/bundle.mjs), made once here rather than at each start.
+RUN node scripts/bundle.mjs serve
 ENV PONDER_TELEMETRY_DISABLED=true
 EXPOSE 42069 42070
 CMD ["npm", "start", "--", "--port", "42069"]

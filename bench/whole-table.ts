@@ -137,8 +137,8 @@ export function quantile(xs: readonly number[], q: number): number {
 /** What a process of the service is, by its command line. */
 const ROLES: [role: string, command: RegExp][] = [
   ["Ponder", /\bponder\b.*\bstart\b/],
-  ["API", /\bserve(-worker)?\.js\b|scripts\/(build-)?serve/],
-  ["launcher", /scripts\/start\.ts/],
+  ["API", /\bserve(-worker)?\.js\b|bundle\.mjs serve/],
+  ["launcher", /\bstart\.js\b|bundle\.mjs start/],
   ["esbuild", /\besbuild\b/],
   ["npm and shells", /^(npm|sh)\b|\/npm\b/],
 ];

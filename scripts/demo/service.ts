@@ -1,12 +1,15 @@
 /** The service, run on the demo's chain as `npm start` runs it, its output passed through. */
 import { join } from "node:path";
 import { stripVTControlCharacters } from "node:util";
-import { Child, GiveUp, ROOT, waitFor } from "../../devkit/processes";
+import { Child, GiveUp, waitFor } from "../../devkit/processes";
 
 /** Ponder's log lines below warnings (one a block once live); anything else, stack traces too, is shown. */
 const ROUTINE = /^\d\d:\d\d:\d\d\.\d{3} (INFO|DEBUG|TRACE) /;
 
-/** `scripts/start.ts` on the demo's chain, its data in the demo's directory; routine lines hidden once quiet. */
+/**
+ * `scripts/start.ts` on the demo's chain, as npm start runs it (scripts/bundle.mjs), its data in the
+ * demo's directory; routine lines hidden once quiet.
+ */
 export class DemoService {
   readonly child: Child;
   /** Once the examples are out: Ponder's routine lines would scroll them away. */
@@ -26,7 +29,7 @@ export class DemoService {
     for (const name of Object.keys(process.env)) {
       if (name.startsWith("PONDER_RPC_URL_") && !(name in env)) env[name] = undefined;
     }
-    this.child = new Child(join(ROOT, "node_modules/.bin/tsx"), ["scripts/start.ts"], env);
+    this.child = new Child(process.execPath, ["scripts/bundle.mjs", "start", "--run"], env);
     let partial = "";
     this.child.process.stdout!.on("data", (chunk: Buffer) => {
       const lines = (partial + chunk.toString()).split("\n");
