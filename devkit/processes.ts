@@ -101,6 +101,16 @@ export class Child {
     return this.process.exitCode === null && this.process.signalCode === null;
   }
 
+  /** Whether any process of its group is left: the leader may exit before what it started (npm before Ponder). */
+  get groupAlive(): boolean {
+    try {
+      process.kill(-this.process.pid!, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
   /** Signals the whole process group (SIGKILL after 10 s) and waits until every process of it is gone. */
   async stop(signal: NodeJS.Signals = "SIGTERM"): Promise<void> {
     const group = -this.process.pid!;
@@ -120,7 +130,7 @@ export class Child {
     }
     // The leader may exit before what it started (npm before Ponder): wait until the whole group
     // is gone, so that nothing still writes the files a test removes next.
-    for (let waited = 0; signalGroup(0) && waited < 20_000; waited += 50) {
+    for (let waited = 0; this.groupAlive && waited < 20_000; waited += 50) {
       if (waited === 10_000) signalGroup("SIGKILL");
       await new Promise((ok) => setTimeout(ok, 50));
     }

@@ -3,8 +3,9 @@
  * imports into `.build/<name>/` for plain node (packages stay imports of node_modules); with
  * `--run`, then runs it in this process. JavaScript, so that node runs it without tsx: tsx's
  * loader took a replica ~150 MB, and `npm start`'s launcher about 2 s of CPU to load its hundred
- * modules (docs/architecture.md). `npm start` is one process so: npm passes its signals to the
- * launcher itself (`sh -c "a && b"` would leave b behind when the shell is signalled).
+ * modules (docs/architecture.md). Built and run in one process, which the npm scripts `exec`: npm
+ * passes SIGTERM to its own child alone, and a shell between them would leave the service running
+ * (test/shutdown.test.ts).
  *
  * Several services may start at once from one checkout: every file is written whole under another
  * name and renamed into place, and the same sources give the same files, so a starting process

@@ -1,9 +1,11 @@
 /**
  * Shutdown: SIGTERM to `npm start` (the indexer with its API) and to `npm run serve` (an
  * API replica), each under a steady stream of requests, as an orchestrator stops a container: the
- * process exits within 10 s, every request answered is answered in full and correctly, and the only
- * requests not answered are those the process refused once it had begun to stop. And kill -9 of one
- * of two API replicas under load: the other answers every request, right.
+ * process exits within 10 s, and every process it started with it (npm passes the signal to its
+ * own child alone: its script must `exec` the service), every request answered is answered in full
+ * and correctly, and the only requests not answered are those the process refused once it had
+ * begun to stop. And kill -9 of one of two API replicas under load: the other answers every
+ * request, right.
  */
 
 import { randomBytes } from "node:crypto";
@@ -92,7 +94,9 @@ async function stopUnderLoad(url: string, headers: Record<string, string>, child
   await new Promise((ok) => setTimeout(ok, 1_500));
   const signalledAt = Date.now();
   signal();
-  await waitFor("the process to exit", async () => (child.running ? undefined : true), 30_000);
+  // Every process of its group: npm exits once its child has, and a shell between them would leave
+  // the service running, unsignalled.
+  await waitFor("the process and all it started to exit", async () => (child.groupAlive ? undefined : true), 30_000);
   const exitMs = Date.now() - signalledAt;
   exited = true;
   await Promise.all(loops);
