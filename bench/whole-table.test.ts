@@ -39,9 +39,8 @@ describe("roleOf", () => {
   it("tells the service's processes by their command lines", () => {
     expect(roleOf("node /r/node_modules/.bin/ponder start --schema s_1 --views-schema v_1")).toBe("Ponder");
     expect(roleOf("node .build/serve/serve.js")).toBe("API");
-    expect(roleOf("sh -c node scripts/bundle.mjs serve && node .build/serve/serve.js")).toBe("API");
+    expect(roleOf("sh -c node scripts/bundle.mjs serve && exec node .build/serve/serve.js")).toBe("API");
     expect(roleOf("node scripts/bundle.mjs start --run --schema s --port 1")).toBe("launcher");
-    expect(roleOf("node /r/.build/start/start.js --schema s --port 1")).toBe("launcher");
     expect(roleOf("npm start --silent -- --schema s")).toBe("npm and shells");
     expect(roleOf(undefined)).toBe("other");
   });

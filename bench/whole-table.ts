@@ -138,7 +138,7 @@ export function quantile(xs: readonly number[], q: number): number {
 const ROLES: [role: string, command: RegExp][] = [
   ["Ponder", /\bponder\b.*\bstart\b/],
   ["API", /\bserve(-worker)?\.js\b|bundle\.mjs serve/],
-  ["launcher", /\bstart\.js\b|bundle\.mjs start/],
+  ["launcher", /bundle\.mjs start/],
   ["esbuild", /\besbuild\b/],
   ["npm and shells", /^(npm|sh)\b|\/npm\b/],
 ];
