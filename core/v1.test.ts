@@ -15,6 +15,7 @@ import {
   v1KeyOfString,
   v1KeyString,
   v1NextState,
+  v1PairsRevokedAs,
   v1RevokedPair,
   v1Vaults,
 } from "./v1";
@@ -396,6 +397,48 @@ describe("registryCalls", () => {
       calls: [toRegistry(wallet, "0x"), toRegistry(wallet, "0xdeadbeef"), toRegistry(wallet, "0x12")],
     });
     expect(registryCalls(root, registry)).toEqual([]);
+  });
+});
+
+describe("v1PairsRevokedAs", () => {
+  const call = (from: Address, functionName: string, args: readonly unknown[] = []): CallFrame => ({
+    type: "CALL",
+    from,
+    to: registry,
+    input: encodeFunctionData({ abi: registryV1Abi, functionName, args } as never),
+  });
+
+  it("lists revokeDelegate by the vault and revokeSelf(vault) by the vault, in order", () => {
+    const calls = [
+      call(vault, "revokeDelegate", [delegate]),
+      call(vault, "delegateForAll", [delegate, true]),
+      call(vault, "revokeSelf", [vault]),
+      call(vault, "revokeDelegate", [other]),
+    ];
+    expect(v1PairsRevokedAs(calls, vault)).toEqual([
+      { vault, delegate },
+      { vault, delegate: vault },
+      { vault, delegate: other },
+    ]);
+  });
+
+  it("leaves out what logs another pair: other callers, revokeSelf of another vault, other writes", () => {
+    const calls = [
+      call(wallet, "revokeDelegate", [delegate]),
+      call(vault, "revokeSelf", [other]),
+      call(delegate, "revokeSelf", [vault]),
+      call(vault, "revokeAllDelegates"),
+      call(vault, "delegateForToken", [delegate, token, 1n, true]),
+    ];
+    expect(v1PairsRevokedAs(calls, vault)).toEqual([]);
+  });
+
+  it("matches the caller in any case", () => {
+    const mixed = getAddress("0xabcdefabcdefabcdefabcdefabcdefabcdefabcd");
+    const calls = [call(mixed, "revokeDelegate", [delegate])];
+    const pair = { vault: mixed.toLowerCase(), delegate };
+    expect(v1PairsRevokedAs(calls, mixed)).toEqual([pair]);
+    expect(v1PairsRevokedAs(calls, mixed.toLowerCase() as Address)).toEqual([pair]);
   });
 });
 

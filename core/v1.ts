@@ -144,6 +144,21 @@ export function v1RevokedPair(caller: Address, input: Hex): { vault: Address; de
 }
 
 /**
+ * The pairs voided by those of `calls` (registryCalls) that emit `RevokeDelegate(vault, vault)`, in
+ * execution order: `revokeDelegate(x)` by the vault, and `revokeSelf(vault)` by the vault itself.
+ * When they all void one pair, a log of that shape needs no more than the trace to be resolved.
+ */
+export function v1PairsRevokedAs(calls: readonly CallFrame[], vault: Address): { vault: Address; delegate: Address }[] {
+  const self = vault.toLowerCase() as Address;
+  return calls.flatMap((call) => {
+    if (call.from.toLowerCase() !== self) return [];
+    const { functionName, args } = decodeFunctionData({ abi: registryV1Abi, data: call.input });
+    const revokesSelf = functionName === "revokeSelf" && args[0].toLowerCase() === self;
+    return functionName === "revokeDelegate" || revokesSelf ? [v1RevokedPair(call.from, call.input)] : [];
+  });
+}
+
+/**
  * Every vault for which the check `q` of delegate `q.delegate` holds, given the delegate's
  * delegations in force, ordered by the vault's address: each vault's check keys (v1CheckKeys)
  * looked up among them.

@@ -2,7 +2,7 @@ import { type Context, type Event, ponder } from "ponder:registry";
 import { v1Delegation, v1PairVersion, v1VaultVersion } from "ponder:schema";
 import type { Address, Hex, Log } from "viem";
 import { causes } from "../core/errors";
-import { type CallFrame, registryCalls, type V1Type, v1RevokedPair } from "../core/v1";
+import { type CallFrame, registryCalls, type V1Type, v1PairsRevokedAs, v1RevokedPair } from "../core/v1";
 import { v1Delegated, v1DelegateWrites, v1RevokeWrites } from "../core/v1-rows";
 import { eventPlace, write } from "./writes";
 
@@ -38,24 +38,30 @@ async function delegate(type: V1Type, event: Event<V1EventName>, context: Contex
 /**
  * The pair a `RevokeDelegate(vault, vault)` voids. A direct call shows it in the transaction's
  * input; a call made by a contract wallet shows it only in the call trace, which needs the RPC's
- * `debug_traceTransaction` (callTracer). Without it the service stops rather than guess.
+ * `debug_traceTransaction` (callTracer). Without it the service stops rather than guess. Only when
+ * the trace holds such calls for different pairs does the receipt say which log is whose.
  */
 async function revokedPair(event: Event<"RegistryV1:RevokeDelegate">, context: Context<"RegistryV1:RevokeDelegate">) {
   const { transaction: tx, log } = event;
   if (tx.to !== null && lower(tx.to) === lower(log.address)) return v1RevokedPair(tx.from, tx.input);
 
-  const { trace, receipt } = await transactionCalls(event, context);
+  const calls = transactionCalls(event, context);
+  const traced = registryCalls(await calls.trace, log.address);
+  const [first, ...rest] = v1PairsRevokedAs(traced, event.args.vault);
+  if (first !== undefined && rest.every((pair) => pair.delegate === first.delegate)) return first;
+
+  const receipt = await calls.receipt();
   const registryLogs = receipt.logs.filter((l) => lower(l.address) === lower(log.address)).map((l) => l.logIndex);
-  const call = registryCalls(trace, log.address)[registryLogs.indexOf(log.logIndex)];
+  const call = traced[registryLogs.indexOf(log.logIndex)];
   if (call === undefined) throw new Error(`no registry call in the trace of ${tx.hash} matches log ${log.logIndex}`);
   return v1RevokedPair(call.from, call.input as Hex);
 }
 
-type TransactionCalls = { trace: CallFrame; receipt: { logs: readonly Log[] } };
-let lastTransaction: { key: string; calls: Promise<TransactionCalls> } | undefined;
+type TransactionCalls = { trace: Promise<CallFrame>; receipt: () => Promise<{ logs: readonly Log[] }> };
+let lastTransaction: { key: string; calls: TransactionCalls } | undefined;
 
 /**
- * A transaction's call trace and receipt, fetched together and kept for its next registry event: a
+ * A transaction's call trace, and its receipt when asked, kept for its next registry event: a
  * contract wallet's batch revokes many pairs in one transaction, and handlers run in log order, so
  * one entry (keyed by block hash as well, since a reorganized block's execution may differ) suffices.
  */
@@ -63,15 +69,27 @@ function transactionCalls(event: Event<"RegistryV1:RevokeDelegate">, context: Co
   const { transaction: tx, block } = event;
   const key = `${context.chain.id}:${block.hash}:${tx.hash}`;
   if (lastTransaction?.key !== key) {
-    const receipt = context.client.getTransactionReceipt({ hash: tx.hash });
-    const calls = Promise.all([traceOf(tx.hash, context), receipt]).then(([trace, receipt]) => ({ trace, receipt }));
-    // A failure is not kept: the handler's retry asks again.
-    calls.catch(() => {
-      if (lastTransaction?.calls === calls) lastTransaction = undefined;
-    });
+    const trace = traceOf(tx.hash, context);
+    let receipt: Promise<{ logs: readonly Log[] }> | undefined;
+    const calls: TransactionCalls = {
+      trace,
+      receipt: () => {
+        receipt ??= forgetOnFailure(context.client.getTransactionReceipt({ hash: tx.hash }), calls);
+        return receipt;
+      },
+    };
+    forgetOnFailure(trace, calls);
     lastTransaction = { key, calls };
   }
   return lastTransaction.calls;
+}
+
+/** A failure is not kept: the handler's retry asks again. */
+function forgetOnFailure<T>(request: Promise<T>, calls: TransactionCalls) {
+  request.catch(() => {
+    if (lastTransaction?.calls === calls) lastTransaction = undefined;
+  });
+  return request;
 }
 
 async function traceOf(hash: Hex, context: Context<"RegistryV1:RevokeDelegate">): Promise<CallFrame> {

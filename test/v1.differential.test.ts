@@ -244,6 +244,7 @@ describe("v1 differential: the service answers what the real DelegationRegistry 
       "revokeDelegate by a contract wallet",
       "revokeDelegate by a contract wallet among other writes of one transaction",
       "revokeDelegate through two wallets",
+      "revokeDelegate by a contract wallet beside its own revoke of another pair",
       "revokeDelegate beside reverted registry frames",
       "revokeSelf",
       "revokeSelf by a contract wallet",

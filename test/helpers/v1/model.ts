@@ -11,6 +11,16 @@ import type { Effect } from "./effects";
 
 const lower = (a: string) => a.toLowerCase() as Address;
 
+/** The pairs (actor, d) of a transaction's calls that log `RevokeDelegate(actor, actor)`: each d. */
+const selfRevokedDelegates = (tx: Effect["tx"], actor: Address) =>
+  doneCalls(tx).flatMap((c) =>
+    c.fn === "revokeDelegate"
+      ? [lower(c.delegate)]
+      : c.fn === "revokeSelf" && lower(c.vault) === lower(actor)
+        ? [lower(actor)]
+        : [],
+  );
+
 /** Each v1 delegation event's type. */
 const RECORD_TYPE: Record<string, V1Type> = {
   DelegateForAll: "ALL",
@@ -65,6 +75,9 @@ export class Model {
         if (byWallet && several)
           this.count("revokeDelegate by a contract wallet among other writes of one transaction");
         if (byWallet && e.tx.route === "nested") this.count("revokeDelegate through two wallets");
+        // Logs alike, (actor, actor), for different pairs: only the receipt's order tells them apart.
+        if (byWallet && new Set(selfRevokedDelegates(e.tx, e.actor)).size > 1)
+          this.count("revokeDelegate by a contract wallet beside its own revoke of another pair");
         if (byWallet && e.tx.calls.some((i) => i.fate !== "done"))
           this.count("revokeDelegate beside reverted registry frames");
         if (lower(c.delegate) === lower(e.actor)) this.count("revokeDelegate of oneself");
