@@ -127,10 +127,13 @@ answers", async () => {
     expect(child.running).toBe(true);
     expect(output()).not.toMatch(/Build failed|uncaught|unhandled/i);
 
-    // The RPC comes up: the service starts indexing by itself, on the same port.
-    const anvil: Anvil = await startAnvil({ port: rpcPort });
+    // The RPC comes up: the service starts indexing by itself, on the same port. The chain has both
+    // registries by then: one installed while the launcher looks would leave the other out of its plan.
+    const anvil: Anvil = await startAnvil();
     started.push(anvil);
     await installRegistries(anvil.url);
+    const proxy = await startRpcProxy(anvil.url, undefined, rpcPort);
+    started.push({ stop: proxy.close });
     await waitFor(
       "the service to be ready after the RPC came up",
       async () => {
