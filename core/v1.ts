@@ -130,31 +130,39 @@ export function registryCalls(root: CallFrame, registry: Address): CallFrame[] {
   return calls;
 }
 
+type Pair = { vault: Address; delegate: Address };
+
+/** The pair a `revokeDelegate`/`revokeSelf` call by `caller` voids; undefined for another function. */
+function pairRevokedBy(caller: Address, input: Hex): Pair | undefined {
+  const call = decodeFunctionData({ abi: registryV1Abi, data: input });
+  const sender = caller.toLowerCase() as Address;
+  if (call.functionName === "revokeDelegate") return { vault: sender, delegate: call.args[0].toLowerCase() as Address };
+  if (call.functionName === "revokeSelf") return { vault: call.args[0].toLowerCase() as Address, delegate: sender };
+  return undefined;
+}
+
 /**
  * The pair a RevokeDelegate voids, from the call that emitted it. The event is
  * `RevokeDelegate(vault, msg.sender)`: for `revokeSelf(vault)` that is the pair itself, but
  * `revokeDelegate(x)` emits `(vault, vault)`, so only the call's input names `x`.
  */
-export function v1RevokedPair(caller: Address, input: Hex): { vault: Address; delegate: Address } {
-  const call = decodeFunctionData({ abi: registryV1Abi, data: input });
-  const sender = caller.toLowerCase() as Address;
-  if (call.functionName === "revokeDelegate") return { vault: sender, delegate: call.args[0].toLowerCase() as Address };
-  if (call.functionName === "revokeSelf") return { vault: call.args[0].toLowerCase() as Address, delegate: sender };
-  throw new Error(`a RevokeDelegate log came from a call to ${call.functionName}`);
+export function v1RevokedPair(caller: Address, input: Hex): Pair {
+  const pair = pairRevokedBy(caller, input);
+  if (pair !== undefined) return pair;
+  const { functionName } = decodeFunctionData({ abi: registryV1Abi, data: input });
+  throw new Error(`a RevokeDelegate log came from a call to ${functionName}`);
 }
 
 /**
  * The pairs voided by those of `calls` (registryCalls) that emit `RevokeDelegate(vault, vault)`, in
- * execution order: `revokeDelegate(x)` by the vault, and `revokeSelf(vault)` by the vault itself.
- * When they all void one pair, a log of that shape needs no more than the trace to be resolved.
+ * execution order: the log is (the pair's vault, the caller), so the calls by `vault` that void a
+ * pair of its own. When they all void one pair, a log of that shape needs only the trace.
  */
-export function v1PairsRevokedAs(calls: readonly CallFrame[], vault: Address): { vault: Address; delegate: Address }[] {
+export function v1PairsRevokedAs(calls: readonly CallFrame[], vault: Address): Pair[] {
   const self = vault.toLowerCase() as Address;
   return calls.flatMap((call) => {
-    if (call.from.toLowerCase() !== self) return [];
-    const { functionName, args } = decodeFunctionData({ abi: registryV1Abi, data: call.input });
-    const revokesSelf = functionName === "revokeSelf" && args[0].toLowerCase() === self;
-    return functionName === "revokeDelegate" || revokesSelf ? [v1RevokedPair(call.from, call.input)] : [];
+    const pair = call.from.toLowerCase() === self ? pairRevokedBy(call.from, call.input) : undefined;
+    return pair?.vault === self ? [pair] : [];
   });
 }
 
