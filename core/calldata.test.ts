@@ -23,10 +23,17 @@ describe("decodeCalldata", () => {
     expect(decodeCalldata(types, `${check}ff00`)).toEqual([TO, FROM, RIGHTS]);
   });
 
-  it("refuses a head cut short, odd hex, no selector", () => {
+  it("refuses a head cut short, odd hex, a character not hex, no selector", () => {
     expect(decodeCalldata(types, check.slice(0, -2) as Hex)).toBeUndefined();
     expect(decodeCalldata(types, `${check}f` as Hex)).toBeUndefined();
+    expect(decodeCalldata(types, `${check.slice(0, 40)}zz${check.slice(42)}` as Hex)).toBeUndefined();
+    expect(decodeCalldata(types, `${check}0g` as Hex)).toBeUndefined();
+    expect(decodeCalldata(types, check.replace("0x", "") as Hex)).toBeUndefined();
     expect(decodeCalldata([], "0x01ffc9")).toBeUndefined();
+  });
+
+  it("reads uppercase hex as the same bytes", () => {
+    expect(decodeCalldata(types, `0x${check.slice(2).toUpperCase()}` as Hex)).toEqual([TO, FROM, RIGHTS]);
   });
 
   it("refuses an address with high bytes, a bool past 1, a bytes4 with low bytes", () => {

@@ -31,13 +31,15 @@ export type CallArg = Hex | boolean | bigint | Hex[] | DynamicArray;
 export type Decoded = CallArg[] | undefined;
 
 const LIMIT_64 = 1n << 64n;
-const ADDRESS_BITS = 160n;
-const LOW_28_BYTES = (1n << 224n) - 1n;
 
-/** The calldata after its 4-byte selector, as bytes; undefined when it is not hex of whole bytes. */
+/**
+ * The calldata as bytes; undefined when it is not hex of whole bytes. Node's hex decoding stops at
+ * the first pair that is not hex, so whole bytes decoded are whole hex read.
+ */
 function bytesOf(data: Hex): Uint8Array | undefined {
-  if (!/^0x([0-9a-fA-F]{2})*$/.test(data)) return undefined;
+  if (!data.startsWith("0x") || data.length % 2 !== 0) return undefined;
   const bytes = Buffer.from(data.slice(2), "hex");
+  if (bytes.length !== (data.length - 2) / 2) return undefined;
   return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length);
 }
 
@@ -49,21 +51,37 @@ function word(bytes: Uint8Array, at: bigint): bigint {
   return BigInt(`0x${hex.padEnd(64, "0")}`);
 }
 
-const hex32 = (value: bigint): Hex => `0x${value.toString(16).padStart(64, "0")}`;
+/** The same word as its 32 bytes: a view where it lies whole in `bytes`, else a zero-padded copy. */
+function wordBytes(bytes: Uint8Array, at: bigint): Uint8Array {
+  if (at + 32n <= BigInt(bytes.length)) return bytes.subarray(Number(at), Number(at) + 32);
+  const padded = new Uint8Array(32);
+  if (at < BigInt(bytes.length)) padded.set(bytes.subarray(Number(at)));
+  return padded;
+}
 
-/** One static argument's word as its type reads it; undefined where the decoder's validator reverts. */
-function staticArg(type: Exclude<CallParam, "bytes32[]" | "dynamic[]">, value: bigint): CallArg | undefined {
+const zeroIn = (w: Uint8Array, from: number, to: number) => {
+  for (let i = from; i < to; i++) if (w[i] !== 0) return false;
+  return true;
+};
+const hexIn = (w: Uint8Array, from: number, to: number): Hex =>
+  `0x${Buffer.from(w.buffer, w.byteOffset + from, to - from).toString("hex")}`;
+
+/**
+ * One static argument's word (its 32 bytes) as its type reads it; undefined where the decoder's
+ * validator reverts. Read from the bytes: a check's arguments are most of a call's decoding.
+ */
+function staticArg(type: Exclude<CallParam, "bytes32[]" | "dynamic[]">, w: Uint8Array): CallArg | undefined {
   switch (type) {
     case "address":
-      return value >> ADDRESS_BITS === 0n ? (`0x${value.toString(16).padStart(40, "0")}` as Hex) : undefined;
+      return zeroIn(w, 0, 12) ? hexIn(w, 12, 32) : undefined;
     case "bool":
-      return value <= 1n ? value === 1n : undefined;
+      return zeroIn(w, 0, 31) && w[31]! <= 1 ? w[31] === 1 : undefined;
     case "bytes4":
-      return (value & LOW_28_BYTES) === 0n ? (`0x${(value >> 224n).toString(16).padStart(8, "0")}` as Hex) : undefined;
+      return zeroIn(w, 4, 32) ? hexIn(w, 0, 4) : undefined;
     case "bytes32":
-      return hex32(value);
+      return hexIn(w, 0, 32);
     case "uint256":
-      return value;
+      return BigInt(hexIn(w, 0, 32));
   }
 }
 
@@ -85,12 +103,12 @@ function arrayAt(bytes: Uint8Array, start: bigint, offset: bigint, end: bigint):
 
 /** The argument at word `at` of type `type`; undefined where the decoder reverts. */
 function argAt(bytes: Uint8Array, type: CallParam, at: bigint): CallArg | undefined {
-  const value = word(bytes, at);
-  const end = BigInt(bytes.length);
-  if (type !== "bytes32[]" && type !== "dynamic[]") return staticArg(type, value);
-  const array = arrayAt(bytes, 4n, value, end);
+  if (type !== "bytes32[]" && type !== "dynamic[]") return staticArg(type, wordBytes(bytes, at));
+  const array = arrayAt(bytes, 4n, word(bytes, at), BigInt(bytes.length));
   if (array === undefined || type === "dynamic[]") return array;
-  return Array.from({ length: Number(array.length) }, (_, i) => hex32(word(bytes, array.base + BigInt(i) * 32n)));
+  return Array.from({ length: Number(array.length) }, (_, i) =>
+    hexIn(wordBytes(bytes, array.base + BigInt(i) * 32n), 0, 32),
+  );
 }
 
 // The code's own arithmetic on calldata positions: words modulo 2^256, compared signed where it
@@ -133,7 +151,7 @@ export const dynamicElement = (array: DynamicArray, index: bigint, head: bigint)
 
 /** The word at `at` read as `type` (a struct's member); undefined where the code's validator reverts. */
 export const memberAt = (bytes: Uint8Array, type: Exclude<CallParam, "bytes32[]" | "dynamic[]">, at: bigint) =>
-  staticArg(type, word(bytes, at));
+  staticArg(type, wordBytes(bytes, at));
 
 /** The word at `at`, unvalidated (as the code reads it in assembly). */
 export const wordAt = word;
