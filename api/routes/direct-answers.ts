@@ -162,11 +162,21 @@ function getAnswer(route: Route, read: ReadRequest): FastAnswer {
 
 const encoder = new TextEncoder();
 
-/** The request's body as the app reads it (api/routes/batch.ts, bodyText), up to its Content-Length. */
-async function bodyOf(req: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return new TextDecoder().decode(Buffer.concat(chunks));
+const decoder = new TextDecoder();
+
+/**
+ * The request's body as the app reads it (api/routes/batch.ts, bodyText), up to its Content-Length.
+ * By the stream's events: its async iterator cost a check through /rpc more than its calldata's
+ * decoding. A request closed before its end is an error, as the iterator's.
+ */
+function bodyOf(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.once("end", () => resolve(decoder.decode(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks))));
+    req.once("error", reject);
+    req.once("close", () => reject(new Error("the request closed before its body's end")));
+  });
 }
 
 /** What the app answers for an error thrown while answering (answeredProblem). */

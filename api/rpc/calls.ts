@@ -15,13 +15,12 @@ import {
 } from "viem";
 import { registryV1Abi } from "../../core/abi/registryV1";
 import { registryV2Abi } from "../../core/abi/registryV2";
-import { bytesElement, type CallArg, type CallParam, type DynamicArray, decodeCalldata } from "../../core/calldata";
+import { bytesElement, type CallParam, type DynamicArray, decodeCalldata } from "../../core/calldata";
 import type { Direction } from "../../core/parse";
-import { V2_DELEGATION_TYPES } from "../../core/v2";
-import { Params } from "../http/params";
+import type { V1CheckQuery } from "../../core/v1";
+import { V2_DELEGATION_TYPES, type V2CheckQuery } from "../../core/v2";
 import type { BlockRead } from "../routes/answer";
 import { type ListingForm, listingRead } from "../routes/registry";
-import { V1_SPEC } from "../routes/v1";
 import { V2_SPEC } from "../routes/v2";
 import type { V2Row } from "../store/store";
 import { encodeResult } from "./encode";
@@ -38,16 +37,21 @@ import {
 } from "./plan";
 import { V1_LISTINGS } from "./v1-listings";
 
-/** Parameters of a check as its GET route names them, from the call's arguments. */
-const paramsOf = (names: readonly string[], args: CallArg[]) =>
-  new Params(names.map((name, i) => [name, String(args[i])] as const));
-
-/** A check of `kind` whose arguments are the route's parameters `names`, in order. */
-function check(version: Version, kind: string, names: readonly string[]): Served {
-  const spec = version === "v2" ? V2_SPEC : V1_SPEC;
-  return ({ reads }, args) =>
-    reads.check(version, (spec.checkQuery as (kind: string, params: Params) => unknown)(kind, paramsOf(names, args)));
-}
+/**
+ * A check of `kind` whose arguments are the query's fields `names`, in order: the decoder has read
+ * them as the contract does (lowercase addresses and bytes32, a bigint tokenId), the form the GET
+ * routes parse their parameters into (api/routes/v2.ts, api/routes/v1.ts).
+ */
+const check =
+  <Query extends { kind: string }>(version: Version) =>
+  (kind: Query["kind"], names: readonly (keyof Query & string)[]): Served =>
+  ({ reads }, args) => {
+    const query: Record<string, unknown> = { kind };
+    for (const [i, name] of names.entries()) query[name] = args[i];
+    return reads.check(version, query);
+  };
+const v2Check = check<V2CheckQuery>("v2");
+const v1Check = check<V1CheckQuery>("v1");
 
 /** The contract's Delegation struct of a row; of none, the struct it returns for an unknown hash. */
 const delegationOf = (row: V2Row | undefined) => ({
@@ -144,11 +148,11 @@ const V1_PARTIES = ["delegate", "vault"] as const;
 /** The functions served, by version and name. */
 const SERVED: Record<Version, Record<string, Served>> = {
   v2: {
-    checkDelegateForAll: check("v2", "all", [...V2_PARTIES, "rights"]),
-    checkDelegateForContract: check("v2", "contract", [...V2_PARTIES, "contract", "rights"]),
-    checkDelegateForERC721: check("v2", "erc721", [...V2_PARTIES, "contract", "tokenId", "rights"]),
-    checkDelegateForERC20: check("v2", "erc20", [...V2_PARTIES, "contract", "rights"]),
-    checkDelegateForERC1155: check("v2", "erc1155", [...V2_PARTIES, "contract", "tokenId", "rights"]),
+    checkDelegateForAll: v2Check("all", [...V2_PARTIES, "rights"]),
+    checkDelegateForContract: v2Check("contract", [...V2_PARTIES, "contract", "rights"]),
+    checkDelegateForERC721: v2Check("erc721", [...V2_PARTIES, "contract", "tokenId", "rights"]),
+    checkDelegateForERC20: v2Check("erc20", [...V2_PARTIES, "contract", "rights"]),
+    checkDelegateForERC1155: v2Check("erc1155", [...V2_PARTIES, "contract", "tokenId", "rights"]),
     getIncomingDelegations: listing("getIncomingDelegations", "incoming", "delegations"),
     getOutgoingDelegations: listing("getOutgoingDelegations", "outgoing", "delegations"),
     getIncomingDelegationHashes: listing("getIncomingDelegationHashes", "incoming", "hashes"),
@@ -158,9 +162,9 @@ const SERVED: Record<Version, Record<string, Served>> = {
     supportsInterface: supportsInterface("v2"),
   },
   v1: {
-    checkDelegateForAll: check("v1", "all", V1_PARTIES),
-    checkDelegateForContract: check("v1", "contract", [...V1_PARTIES, "contract"]),
-    checkDelegateForToken: check("v1", "token", [...V1_PARTIES, "contract", "tokenId"]),
+    checkDelegateForAll: v1Check("all", V1_PARTIES),
+    checkDelegateForContract: v1Check("contract", [...V1_PARTIES, "contract"]),
+    checkDelegateForToken: v1Check("token", [...V1_PARTIES, "contract", "tokenId"]),
     ...V1_LISTINGS,
     supportsInterface: supportsInterface("v1"),
   },
