@@ -5,7 +5,7 @@ import { UNBOUNDED } from "../access/middleware";
 import { toJson } from "../http/json";
 import { Params } from "../http/params";
 import { MAX_BATCH_BYTES } from "../limits";
-import { rpcChainId, rpcReplyTo } from "../rpc/route";
+import { rpcChainId, rpcReplyBody, rpcReplyTo } from "../rpc/route";
 import { answeredProblem, assembleParts, chainsAsked, type Part } from "./across";
 import { jsonHeaders, servedChainId, trustedChain } from "./answer";
 import { CORS } from "./cors";
@@ -49,7 +49,13 @@ type Options = Pick<AppOptions, "store" | "history" | "chains" | "alarms" | "acc
   listings: ListingCache;
 };
 /** An answer given here: its route pattern (as the app's metrics name it), status, headers and body. */
-type Direct = { route: string; status: number; headers: Record<string, string>; json: string | Uint8Array };
+/** An answer's body: its text, its bytes, or its bytes in pieces (api/rpc/route.ts, rpcReplyBody). */
+type Direct = {
+  route: string;
+  status: number;
+  headers: Record<string, string>;
+  json: string | Uint8Array | Uint8Array[];
+};
 
 /** A 200 JSON answer at `block`, as the app's jsonAnswer. */
 const atBlock = (route: string, json: string | Uint8Array, block: bigint): Direct => ({
@@ -153,7 +159,12 @@ function getAnswer(route: Route, read: ReadRequest): FastAnswer {
     for (const id of ids) {
       const part = await answer(options, id);
       if (part === undefined) return undefined;
-      const json = typeof part.json === "string" ? encoder.encode(part.json) : part.json;
+      const json =
+        typeof part.json === "string"
+          ? encoder.encode(part.json)
+          : Array.isArray(part.json)
+            ? Buffer.concat(part.json)
+            : part.json;
       parts.push({ chainId: id, block: BigInt(part.headers["X-Indexed-Block"]!), answer: json });
     }
     return { route: label, status: 200, headers: { "Content-Type": "application/json" }, json: assembleParts(parts) };
@@ -211,7 +222,7 @@ function rpcAnswer(route: Route): FastAnswer {
         route: label,
         status: 200,
         headers: { "Content-Type": "application/json" },
-        json: JSON.stringify(reply),
+        json: rpcReplyBody(reply),
       };
     } catch (error) {
       return errorAnswer(label, error);
@@ -279,8 +290,12 @@ export function withDirectAnswers(
       (answer) => {
         if (answer === undefined) return app(req, res);
         // A 204 has no body, nor a length (RFC 9110, 8.6).
-        const length = answer.status === 204 ? {} : { "Content-Length": String(Buffer.byteLength(answer.json)) };
-        res.writeHead(answer.status, { ...CORS, ...answer.headers, ...length }).end(answer.json);
+        const pieces = Array.isArray(answer.json) ? answer.json : [answer.json];
+        const bytes = pieces.reduce((sum, piece) => sum + Buffer.byteLength(piece), 0);
+        const length = answer.status === 204 ? {} : { "Content-Length": String(bytes) };
+        res.writeHead(answer.status, { ...CORS, ...answer.headers, ...length });
+        for (const piece of pieces.slice(0, -1)) res.write(piece);
+        res.end(pieces.at(-1));
         counted(answer.route, answer.status);
       },
       () => app(req, res),

@@ -26,6 +26,7 @@ import type { V2Row } from "../store/store";
 import { encodeResult } from "./encode";
 import {
   Encoded,
+  hexOf,
   MAX_DEPTH,
   type Plan,
   type Planning,
@@ -80,12 +81,11 @@ function listing(name: string, direction: Direction, form: "delegations" | "hash
       rows.map((row) => (form === "hashes" ? row.hash : delegationOf(row))),
     );
   const rendered: ListingForm<V2Row> = { name, render: (rows) => new Uint8Array(Buffer.from(encoded(rows), "latin1")) };
-  const latin1 = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString("latin1");
   return ({ vars, chainId, reads }, [wallet]) => {
     const rows = reads.read(listingRead(V2_SPEC, vars, chainId, wallet as Address, direction, rendered));
     return () => {
       const value = rows();
-      return new Encoded(value instanceof Uint8Array ? (latin1(value) as Hex) : encoded(value as V2Row[]));
+      return new Encoded(value instanceof Uint8Array ? value : encoded(value as V2Row[]));
     };
   };
 }
@@ -121,7 +121,7 @@ const multicall: Served = (planning, [array], depth) => {
     if ("reverted" in plan) return { reverted: MULTICALL_FAILED };
     plans.push(plan);
   }
-  return () => plans.map((plan) => ("result" in plan ? plan.result() : "0x"));
+  return () => plans.map((plan) => ("result" in plan ? hexOf(plan.result()) : "0x"));
 };
 
 /** Interface ids each registry says it supports: ERC-165's, and its interface's (all its functions but some). */
@@ -205,7 +205,7 @@ export function registryPlan(planning: Planning, version: Version, data: Hex, va
   return {
     result: () => {
       const value = answer();
-      if (value instanceof Encoded) return value.hex;
+      if (value instanceof Encoded) return value;
       const result = typeof value === "number" ? BigInt(value) : value;
       return encodeResult(fn, result);
     },

@@ -16,7 +16,7 @@ import {
   wordAt,
 } from "../../core/calldata";
 import { encodeResult } from "./encode";
-import { MAX_DEPTH, type Plan, type Planning, REVERTS, revertWith, TOO_DEEP } from "./plan";
+import { hexOf, MAX_DEPTH, type Plan, type Planning, REVERTS, revertWith, TOO_DEEP } from "./plan";
 
 export { MULTICALL3_ADDRESS };
 
@@ -51,7 +51,7 @@ const CALL_HEAD = 64n;
 const CALL3_HEAD = 96n;
 
 /** An inner call's return data, once the reads are done. */
-const returnData = (plan: Ran) => ("result" in plan ? plan.result() : plan.reverted);
+const returnData = (plan: Ran) => ("result" in plan ? hexOf(plan.result()) : plan.reverted);
 /** An inner call's Result struct, once the reads are done. */
 const resultOf = (plan: Ran) => ({ success: "result" in plan, returnData: returnData(plan) });
 

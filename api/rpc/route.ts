@@ -12,9 +12,9 @@ import { bodyText } from "../routes/batch";
 import type { Answers, RouteHandler } from "../routes/table";
 import type { ServedChain } from "../store/served-chains";
 import { registryPlan } from "./calls";
-import { answerOf, RPC_ERRORS, type RpcCall, type RpcError, readRpcBody, rpcReply } from "./envelope";
+import { answerOf, RPC_ERRORS, type RpcAnswer, type RpcCall, type RpcError, readRpcBody, rpcReply } from "./envelope";
 import { MULTICALL3_ADDRESS, multicall3Plan } from "./multicall3";
-import { type Planning, Reads, type RpcVars } from "./plan";
+import { Encoded, type Planning, Reads, type RpcVars } from "./plan";
 
 /** What a call answers: a result, or an error object. */
 type Outcome = { result: unknown } | { error: RpcError };
@@ -154,6 +154,19 @@ export async function rpcReplyTo(vars: RpcVars, chainId: number, text: string) {
   const answers = [];
   for (const call of calls) answers.push(answerOf(call, await outcomeOf(vars, chainId, call)));
   return rpcReply(body, answers);
+}
+
+/**
+ * A reply's JSON text, or for one call whose result is held as bytes (a listing: api/rpc/plan.ts,
+ * Encoded), its text in pieces around those bytes, written as they are: the same text either way.
+ */
+export function rpcReplyBody(reply: unknown): string | Uint8Array[] {
+  const answer = reply as Partial<RpcAnswer> | undefined;
+  if (answer && "result" in answer && answer.result instanceof Encoded && typeof answer.result.text !== "string") {
+    const head = `{"jsonrpc":"2.0","id":${JSON.stringify(answer.id)},"result":"`;
+    return [Buffer.from(head), answer.result.text, Buffer.from('"}')];
+  }
+  return JSON.stringify(reply);
 }
 
 /** The route's handler. */
