@@ -48,17 +48,19 @@ const LISTINGS: Record<"v1" | "v2", ListingOf> = {
 type Options = Pick<AppOptions, "store" | "history" | "chains" | "alarms" | "access" | "moments"> & {
   listings: ListingCache;
 };
-/** An answer given here: its route pattern (as the app's metrics name it), status, headers and body. */
-/** An answer's body: its text, its bytes, or its bytes in pieces (api/rpc/route.ts, rpcReplyBody). */
-type Direct = {
+/**
+ * An answer given here: its route pattern (as the app's metrics name it), status, headers and body:
+ * its text or its bytes, or for /rpc its bytes in pieces (api/rpc/route.ts, rpcReplyBody).
+ */
+type Direct<Body = string | Uint8Array | Uint8Array[]> = {
   route: string;
   status: number;
   headers: Record<string, string>;
-  json: string | Uint8Array | Uint8Array[];
+  json: Body;
 };
 
 /** A 200 JSON answer at `block`, as the app's jsonAnswer. */
-const atBlock = (route: string, json: string | Uint8Array, block: bigint): Direct => ({
+const atBlock = (route: string, json: string | Uint8Array, block: bigint): Direct<string | Uint8Array> => ({
   route,
   status: 200,
   headers: jsonHeaders(block),
@@ -72,7 +74,7 @@ const versionOf = (route: Route) => {
 };
 
 /** A GET route's answer on one chain, its request read already; undefined: the app's to answer. */
-type ChainAnswer = (options: Options, chainId: number) => Promise<Direct | undefined>;
+type ChainAnswer = (options: Options, chainId: number) => Promise<Direct<string | Uint8Array> | undefined>;
 /** Reads a GET request, whatever chains it asks about (throws on what the app must refuse). */
 type ReadRequest = (params: Params, values: string[]) => ChainAnswer | undefined;
 
@@ -159,12 +161,7 @@ function getAnswer(route: Route, read: ReadRequest): FastAnswer {
     for (const id of ids) {
       const part = await answer(options, id);
       if (part === undefined) return undefined;
-      const json =
-        typeof part.json === "string"
-          ? encoder.encode(part.json)
-          : Array.isArray(part.json)
-            ? Buffer.concat(part.json)
-            : part.json;
+      const json = typeof part.json === "string" ? encoder.encode(part.json) : part.json;
       parts.push({ chainId: id, block: BigInt(part.headers["X-Indexed-Block"]!), answer: json });
     }
     return { route: label, status: 200, headers: { "Content-Type": "application/json" }, json: assembleParts(parts) };

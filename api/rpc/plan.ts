@@ -36,8 +36,8 @@ export type RpcVars = Reading & Pick<Env["Variables"], "chains" | "alarms" | "li
 /**
  * A result already ABI-encoded: its hex, or the hex's text as bytes (a listing held rendered:
  * api/rpc/calls.ts), made a string only when asked. A 1,000-delegation listing is 448 KB of hex;
- * on this project's 2-core machines making it a string, and then its JSON, took 4 ms a call, where
- * writing the bytes held takes none (api/rpc/route.ts, rpcReplyBody).
+ * on this project's 2-core machines making it a string, then its JSON, then that JSON's length took
+ * about 7 ms a call, where writing the bytes held takes none (api/rpc/route.ts, rpcReplyBody).
  */
 export class Encoded {
   #hex: Hex | undefined;
