@@ -19,9 +19,10 @@ const ADDRESS = new RegExp(ADDRESS_PATTERN);
 export function parseAddress(input: string): Address {
   const expected = "an address: 0x and 40 hex digits, lowercase, uppercase or EIP-55 checksummed";
   if (!ADDRESS.test(input)) throw new ParseError(expected);
-  const digits = input.slice(2);
   const lower = input.toLowerCase() as Address;
-  if (digits === digits.toLowerCase() || digits === digits.toUpperCase()) return lower;
+  if (lower === input) return lower;
+  const digits = input.slice(2);
+  if (digits === digits.toUpperCase()) return lower;
   if (checksumAddress(lower) !== input) throw new ParseError(`${expected} (the checksum does not match)`);
   return lower;
 }

@@ -72,29 +72,36 @@ export class Params {
   /** Parses an optional parameter; undefined when absent. */
   optional<T>(name: string, parse: (value: string) => T): T | undefined {
     const raw = this.get(name);
-    return raw === undefined ? undefined : parseParam(this.named(name), raw, parse);
+    if (raw === undefined) return undefined;
+    // Named only on failure: a batch's items are parsed by the thousand.
+    try {
+      return parse(raw);
+    } catch (error) {
+      throw invalidParam(this.named(name), error);
+    }
   }
 
   /** Parses a required parameter, or any of its alternative names (which must then agree). */
   required<T>(names: readonly string[], parse: (value: string) => T, same: (a: T, b: T) => boolean = Object.is): T {
-    let found: { name: string; value: T } | undefined;
+    let found: string | undefined;
+    let value: T | undefined;
     for (const name of names) {
-      const value = this.optional(name, parse);
-      if (value === undefined) continue;
-      if (found && !same(found.value, value)) {
+      const given = this.optional(name, parse);
+      if (given === undefined) continue;
+      if (found === undefined) [found, value] = [name, given];
+      else if (!same(value!, given)) {
         throw new Problem(
           "conflicting_parameter",
-          `'${this.named(found.name)}' and '${this.named(name)}' name the same party with different values`,
+          `'${this.named(found)}' and '${this.named(name)}' name the same party with different values`,
           { param: this.named(name) },
         );
       }
-      found ??= { name, value };
     }
-    if (!found) {
+    if (found === undefined) {
       const expected = names.map((n) => `'${this.named(n)}'`).join(" or ");
       throw new Problem("missing_parameter", `${expected} is required`, { param: this.named(names[0]!) });
     }
-    return found.value;
+    return value!;
   }
 
   /** The address given under any of `names` (alternatives that must agree), lowercase. */
@@ -172,9 +179,14 @@ export function parseParam<T>(name: string, raw: string, parse: (value: string) 
   try {
     return parse(raw);
   } catch (error) {
-    if (!(error instanceof ParseError)) throw error;
-    throw new Problem("invalid_parameter", `'${name}': ${error.message}`, { param: name });
+    throw invalidParam(name, error);
   }
+}
+
+/** A parse failure of parameter `name` as a 400 naming it; any other error as it is. */
+function invalidParam(name: string, error: unknown): unknown {
+  if (!(error instanceof ParseError)) return error;
+  return new Problem("invalid_parameter", `'${name}': ${error.message}`, { param: name });
 }
 
 function decode(component: string): string {

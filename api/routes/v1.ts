@@ -16,11 +16,14 @@ import { v1EventRecord, v1Record, v1VaultRecord } from "./records";
 import { type CheckReads, type RegistrySpec, registryAnswers } from "./registry";
 import type { Answers } from "./table";
 
-/** What a check of `kind` asks about, but its parties: the contract and token it names. */
-function scopeOf(kind: V1CheckKind, params: Params): Omit<V1CheckQuery, "delegate" | "vault"> {
-  const scope: Omit<V1CheckQuery, "delegate" | "vault"> = { kind };
-  if (kind !== "all") scope.contract = params.address("contract");
-  if (kind === "token") scope.tokenId = params.tokenId();
+/** `query` with what the check asks about but its parties, added in place as v2's `scoped`. */
+function scoped<T extends { kind: V1CheckKind }>(
+  query: T,
+  params: Params,
+): T & Omit<V1CheckQuery, "delegate" | "vault"> {
+  const scope = query as T & Omit<V1CheckQuery, "delegate" | "vault">;
+  if (query.kind !== "all") scope.contract = params.address("contract");
+  if (query.kind === "token") scope.tokenId = params.tokenId();
   return scope;
 }
 
@@ -28,7 +31,7 @@ function checkQuery(kind: V1CheckKind, params: Params): V1CheckQuery {
   // The parties first: their problems are reported before the scope's.
   const delegate = params.address("delegate");
   const vault = params.address("vault");
-  return { ...scopeOf(kind, params), delegate, vault };
+  return scoped({ kind, delegate, vault }, params);
 }
 
 /**
@@ -66,7 +69,7 @@ export const V1_SPEC = {
   wallets: (store, ...args) => store.v1Wallets(...args),
   walletAt: (history, ...args) => history.v1Wallet(...args),
   inDirection: (row, wallet, direction) => (direction === "incoming" ? row.delegate : row.vault) === wallet,
-  vaultQuery: (kind, params, wallet) => ({ ...scopeOf(kind, params), delegate: wallet }),
+  vaultQuery: (kind, params, wallet) => scoped({ kind, delegate: wallet }, params),
   vaults: v1Vaults,
   vaultAddress: (vault) => vault,
   vaultRecord: v1VaultRecord,
