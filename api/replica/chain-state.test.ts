@@ -1,8 +1,27 @@
 import { type Address, getAddress, type Hex, zeroAddress, zeroHash } from "viem";
 import { describe, expect, it } from "vitest";
 import { v1InForce, v1KeyString } from "../../core/v1";
+import {
+  isAmountType,
+  V2_CHECK_KINDS,
+  type V2Check,
+  type V2CheckQuery,
+  type V2Scope,
+  type V2State,
+  v2Check,
+  v2DelegationHash,
+  v2KeyColumns,
+} from "../../core/v2";
 import { xorshift32 } from "../../core/xorshift";
-import { ChainState, rowKey, type Spellings, type StateRow, type V1Entry, type V2Entry } from "./chain-state";
+import {
+  ChainState,
+  rowKey,
+  SCAN_ROWS,
+  type Spellings,
+  type StateRow,
+  type V1Entry,
+  type V2Entry,
+} from "./chain-state";
 
 const A = "0x000000000000000000000000000000000000000a" as Address;
 const B = "0x000000000000000000000000000000000000000b" as Address;
@@ -399,8 +418,120 @@ reorganizations, version counters", () => {
       expect(compact.v1InForce(asked), at).toEqual(
         plain.v1Rows(asked.flatMap((k) => plain.v1.get(v1KeyString(k)) ?? [])),
       );
+      // The same as a set of the keys asked, at the head and at a block before it.
+      const inForce = new Set(compact.v1InForce(asked).map(v1KeyString));
+      const consulted = compact.v1Consulted(asked);
+      expect(
+        asked.map((k) => consulted.has(k)),
+        at,
+      ).toEqual(asked.map((k) => inForce.has(v1KeyString(k))));
+      compact.block = step;
+      const before = int(step + 1);
+      const inForceAt = compact.v1InForceAt(asked, before);
+      const consultedAt = compact.v1ConsultedAt(asked, before);
+      expect(consultedAt && asked.map((k) => consultedAt.has(k)), `${at}, at ${before}`).toEqual(
+        inForceAt && asked.map((k) => inForceAt.some((r) => v1KeyString(r) === v1KeyString(k))),
+      );
     }
     // Most puts leave most wallets alone: the revisions held often enough for the check to bite.
     expect(held).toBeGreaterThan(3_000 * wallets.length * 0.3);
   }, 30_000);
+});
+
+describe(`v2Consulted against v2Enabled by hash, over seeded random rows (SEED=${SEED})`, () => {
+  it("finds by fields in short lists, by hash in long ones, what the hashes find, at the head and before", () => {
+    const next = xorshift32(SEED ^ 0x5be0cd19);
+    const int = (n: number) => next() % n;
+    const pick = <T>(items: readonly T[]) => items[int(items.length)]!;
+    const D = "0x00000000000000000000000000000000000000dd" as Address;
+    const wallets = [A, B, C, D];
+    // Two hubs whose lists are longer than SCAN_ROWS: a check between them is looked up by hash.
+    const hubFrom: Address = "0x00000000000000000000000000000000000000f1";
+    const hubTo: Address = "0x00000000000000000000000000000000000000f2";
+    const filler = (n: number) => `0x${(0x1000 + n).toString(16).padStart(40, "0")}` as Address;
+    const types = ["ALL", "CONTRACT", "ERC721", "ERC20", "ERC1155"] as const;
+    const contracts = [C, "0x00000000000000000000000000000000000000ce" as Address];
+    const rightsValues = [zeroHash, `0x${"ab".repeat(32)}` as Hex];
+    const s = new ChainState();
+    let position = 0;
+    const row = (from: Address, to: Address, updatedBlock: number): StateRow => {
+      const delegationType = pick(types);
+      const key = {
+        type: delegationType,
+        from,
+        to,
+        rights: pick(rightsValues),
+        contract: delegationType === "ALL" ? undefined : pick(contracts),
+        tokenId: delegationType === "ERC721" || delegationType === "ERC1155" ? BigInt(int(2)) : undefined,
+      };
+      position++;
+      return {
+        table: "v2",
+        row: {
+          ...v2KeyColumns(key),
+          delegationType,
+          hash: v2DelegationHash(key),
+          amount: isAmountType(delegationType) ? BigInt(int(3)) : null,
+          enabled: int(3) > 0,
+          firstBlock: position,
+          firstLogIndex: 0,
+          updatedBlock,
+        },
+      };
+    };
+    for (let i = 0; i <= SCAN_ROWS; i++) {
+      put(s, row(hubFrom, filler(i), 1 + int(20)));
+      put(s, row(filler(i), hubTo, 1 + int(20)));
+    }
+    for (let i = 0; i < 400; i++) {
+      const r = row(pick([...wallets, hubFrom]), pick([...wallets, hubTo]), 1 + int(20));
+      // One put in eight takes a row away, as a reorganization takes away a row its blocks made.
+      s.put(rowKey(r), int(8) === 0 ? undefined : r, 0);
+    }
+    s.block = 20;
+    const query = () => {
+      const kind = pick(V2_CHECK_KINDS);
+      const asked: V2CheckQuery = {
+        kind,
+        from: pick<Address>([...wallets, hubFrom, zeroAddress, "0x00000000000000000000000000000000000000ee"]),
+        to: pick([...wallets, hubTo]),
+        rights: pick(rightsValues),
+      };
+      if (kind !== "all") asked.contract = pick(contracts);
+      if (kind === "erc721" || kind === "erc1155") asked.tokenId = BigInt(int(2));
+      return asked;
+    };
+    const byScope = (c: V2Check, found: Map<V2Scope, V2State>) => c.answerOf((i) => found.get(c.scopes[i]!));
+    const byHash = (c: V2Check, enabled: Map<Hex, V2State>) => c.answer((h) => enabled.get(h));
+    let [hubs, held, enabledSeen] = [0, 0, 0];
+    for (let n = 0; n < 3_000; n++) {
+      const queries = [query(), query(), query()];
+      const checks = queries.map(v2Check);
+      const hashes = queries.flatMap((q) => v2Check(q).hashes);
+      const at = `checks ${n}: ${checks.map((c) => `${c.from}→${c.to}`).join(", ")}`;
+      const found = s.v2Consulted(checks);
+      const enabled = s.v2Enabled(hashes);
+      expect(
+        checks.map((c) => byScope(c, found)),
+        at,
+      ).toEqual(checks.map((c) => byHash(c, enabled)));
+      const block = 1 + int(21);
+      const foundAt = s.v2ConsultedAt(checks, block);
+      const enabledAt = s.v2EnabledAt(hashes, block);
+      expect(foundAt === undefined, `${at} at ${block}`).toBe(enabledAt === undefined);
+      if (foundAt && enabledAt) {
+        expect(
+          checks.map((c) => byScope(c, foundAt)),
+          `${at} at ${block}`,
+        ).toEqual(checks.map((c) => byHash(c, enabledAt)));
+        held++;
+      }
+      hubs += checks.filter((c) => c.from === hubFrom && c.to === hubTo).length;
+      enabledSeen += found.size;
+    }
+    // Each path and outcome came up often enough to bite.
+    expect(hubs).toBeGreaterThan(50);
+    expect(held).toBeGreaterThan(200);
+    expect(enabledSeen).toBeGreaterThan(300);
+  });
 });

@@ -10,7 +10,7 @@ import {
   v1KeyOfString,
   v1KeyString,
 } from "../../core/v1";
-import { V2_DELEGATION_TYPES, type V2DelegationType, type V2State } from "../../core/v2";
+import { V2_DELEGATION_TYPES, type V2Check, type V2DelegationType, type V2Scope, type V2State } from "../../core/v2";
 import type { V1Row, V2Row } from "../store/store";
 import { ByteKeys, withRoom } from "./byte-keys";
 
@@ -72,6 +72,14 @@ const heldBlock = (block: number) => Math.min(block, UNKNOWN_BLOCK);
 /** Whether a row last changed at `held` may differ at `block` from what this holds now. */
 const changedAfter = (held: number, block: number) => held === UNKNOWN_BLOCK || held > block;
 
+/**
+ * The longest wallet list a v2 check walks to find its pair's rows by their fields; past it (both
+ * parties name more rows), the check's hashes are looked up. Walking a row costs a few typed-array
+ * reads, a hash about a microsecond and a half on a 2-core VM (bench/profile.ts), and a check takes
+ * up to six.
+ */
+export const SCAN_ROWS = 128;
+
 type Column = Int32Array | Uint32Array | Uint8Array | Float64Array;
 
 /** Grows every column of a table to hold `rows` rows. */
@@ -87,6 +95,7 @@ function withRows(columns: Record<string, Column>, rows: number) {
 class RowLists {
   private head = new Int32Array(0);
   private tail = new Int32Array(0);
+  private count = new Int32Array(0);
   /** Per row: its two wallets, and the next row in each one's list. */
   private readonly links = {
     a: new Int32Array(0),
@@ -105,6 +114,7 @@ class RowLists {
     withRows(this.links, row + 1);
     this.head = withRoom(this.head, Math.max(a, b) + 1, NONE);
     this.tail = withRoom(this.tail, Math.max(a, b) + 1, NONE);
+    this.count = withRoom(this.count, Math.max(a, b) + 1);
     this.links.a[row] = a;
     this.links.b[row] = b;
     this.insert(row, a);
@@ -118,12 +128,26 @@ class RowLists {
 
   rows(wallet: number): number[] {
     const rows: number[] = [];
-    if (wallet < 0 || wallet >= this.head.length) return rows;
-    for (let row = this.head[wallet]!; row !== NONE; row = this.next(row, wallet)) rows.push(row);
+    for (let row = this.first(wallet); row !== NONE; row = this.next(row, wallet)) rows.push(row);
     return rows;
   }
 
-  private next(row: number, wallet: number): number {
+  /** How many rows name the wallet. */
+  size(wallet: number): number {
+    return wallet < 0 || wallet >= this.count.length ? 0 : this.count[wallet]!;
+  }
+
+  /** The wallet's first row (NONE: it has none); `next` walks on without an array. */
+  first(wallet: number): number {
+    return wallet < 0 || wallet >= this.head.length ? NONE : this.head[wallet]!;
+  }
+
+  /** Whether the row's wallets are `a` and `b`, in that order. */
+  names(row: number, a: number, b: number): boolean {
+    return this.links.a[row] === a && this.links.b[row] === b;
+  }
+
+  next(row: number, wallet: number): number {
     return this.links.a[row] === wallet ? this.links.nextA[row]! : this.links.nextB[row]!;
   }
 
@@ -133,6 +157,7 @@ class RowLists {
   }
 
   private insert(row: number, wallet: number) {
+    this.count[wallet] = this.count[wallet]! + 1;
     const tail = this.tail[wallet]!;
     if (tail === NONE || this.before === undefined || this.before(tail, row)) {
       this.setNext(row, wallet, NONE);
@@ -155,6 +180,7 @@ class RowLists {
     let at = this.head[wallet]!;
     while (at !== row && at !== NONE) [previous, at] = [at, this.next(at, wallet)];
     if (at === NONE) return;
+    this.count[wallet] = this.count[wallet]! - 1;
     const next = this.next(row, wallet);
     if (previous === NONE) this.head[wallet] = next;
     else this.setNext(previous, wallet, next);
@@ -390,12 +416,75 @@ export class ChainState {
   private v2EnabledUnless(hashes: readonly Hex[], changed: (row: number) => boolean): Map<Hex, V2State> | undefined {
     const out = new Map<Hex, V2State>();
     for (const hash of hashes) {
-      const row = this.v2Keys.find(this.hashBytes(hash));
-      if (row === NONE || (this.v2.flags[row]! & LIVE) === 0) continue;
-      if (changed(row)) return undefined;
-      if (this.v2.flags[row] === (LIVE | ENABLED)) out.set(hash, { enabled: true, amount: this.v2Amount[row] ?? 0n });
+      if (!this.v2Consult(this.v2Keys.find(this.hashBytes(hash)), hash, changed, out)) return undefined;
     }
     return out;
+  }
+
+  /** v2Enabled of the delegations the checks consult, by their scope objects. */
+  v2Consulted(checks: readonly V2Check[]): Map<V2Scope, V2State> {
+    return this.v2ConsultedUnless(checks, () => false)!;
+  }
+
+  /** v2Consulted as at `block`, as v2EnabledAt. */
+  v2ConsultedAt(checks: readonly V2Check[], block: number): Map<V2Scope, V2State> | undefined {
+    if (block > this.block) return undefined;
+    return this.v2ConsultedUnless(checks, (row) => changedAfter(this.v2.updatedBlock[row]!, block));
+  }
+
+  /**
+   * The enabled rows the checks consult; undefined once a live one is `changed`. A check's rows are
+   * found by their fields in the shorter of its parties' lists, without hashing (most pairs a
+   * snapshot asks about have none; a party the copy has never seen has none); by its hashes when
+   * both lists are longer than SCAN_ROWS.
+   */
+  private v2ConsultedUnless(
+    checks: readonly V2Check[],
+    changed: (row: number) => boolean,
+  ): Map<V2Scope, V2State> | undefined {
+    const out = new Map<V2Scope, V2State>();
+    for (const check of checks) {
+      const { scopes } = check;
+      if (scopes.length === 0) continue;
+      const from = this.findAddress(check.from);
+      const to = from === NONE ? NONE : this.findAddress(check.to);
+      if (to === NONE) continue;
+      const wallet = this.v2Lists.size(from) <= this.v2Lists.size(to) ? from : to;
+      if (this.v2Lists.size(wallet) > SCAN_ROWS) {
+        // Read here only: a check is hashed when its hashes are first read.
+        const { hashes } = check;
+        for (let i = 0; i < scopes.length; i++) {
+          if (!this.v2Consult(this.v2Keys.find(this.hashBytes(hashes[i]!)), scopes[i]!, changed, out)) return undefined;
+        }
+        continue;
+      }
+      for (let row = this.v2Lists.first(wallet); row !== NONE; row = this.v2Lists.next(row, wallet)) {
+        if (!this.v2Lists.names(row, from, to)) continue;
+        const scope = scopes.find((s) => this.v2Holds(row, s));
+        if (scope !== undefined && !this.v2Consult(row, scope, changed, out)) return undefined;
+      }
+    }
+    return out;
+  }
+
+  /** Puts row `row`'s state in `out` under `key` if it is enabled; false if it is live and `changed`. */
+  private v2Consult<K>(row: number, key: K, changed: (row: number) => boolean, out: Map<K, V2State>): boolean {
+    if (row === NONE || (this.v2.flags[row]! & LIVE) === 0) return true;
+    if (changed(row)) return false;
+    if (this.v2.flags[row] === (LIVE | ENABLED)) out.set(key, { enabled: true, amount: this.v2Amount[row] ?? 0n });
+    return true;
+  }
+
+  /**
+   * Whether v2 row `row` is the delegation of `scope`, its parties aside: the fields its hash is of.
+   * A scope names a contract and a token exactly where its type has them, as rows do (else null).
+   */
+  private v2Holds(row: number, scope: V2Scope): boolean {
+    if (this.v2.type[row] !== V2_DELEGATION_TYPES.indexOf(scope.type)) return false;
+    if (this.rights[this.v2.rights[row]!]!.toLowerCase() !== scope.rights.toLowerCase()) return false;
+    const contract = scope.contract === undefined ? NONE : this.findAddress(scope.contract);
+    if (this.v2.contract[row] !== contract || (contract === NONE && scope.contract !== undefined)) return false;
+    return this.v2TokenId[row] === (scope.tokenId ?? null);
   }
 
   /** The enabled delegation with this hash, if any. */
@@ -423,25 +512,59 @@ export class ChainState {
    */
   v1InForceAt(keys: readonly V1Key[], block: number): V1Row[] | undefined {
     if (block > this.block) return undefined;
-    return this.v1InForceUnless(
-      keys,
-      (row) =>
-        changedAfter(this.v1.updatedBlock[row]!, block) ||
-        changedAfter(this.vaultUpdated[this.v1Lists.wallets(row)[0]]!, block) ||
-        changedAfter(this.pairUpdated[this.v1.pair[row]!]!, block),
-    );
+    return this.v1InForceUnless(keys, this.v1ChangedAfter(block));
   }
 
   /** The keys in force among `keys`, in one pass; undefined once a live key row is `changed`. */
   private v1InForceUnless(keys: readonly V1Key[], changed: (row: number) => boolean): V1Row[] | undefined {
     const found: { row: number; key: V1Key }[] = [];
+    if (!this.v1EachInForce(keys, changed, (row, key) => found.push({ row, key }))) return undefined;
+    return this.sortV1(found, (f) => f.row).map((f) => f.key);
+  }
+
+  /** v1InForce as a set of the key objects given (a key asked twice is looked up twice), in no order. */
+  v1Consulted(keys: readonly V1Key[]): Set<V1Key> {
+    const found = new Set<V1Key>();
+    this.v1EachInForce(
+      keys,
+      () => false,
+      (_, key) => found.add(key),
+    );
+    return found;
+  }
+
+  /** v1Consulted as at `block`, as v1InForceAt. */
+  v1ConsultedAt(keys: readonly V1Key[], block: number): Set<V1Key> | undefined {
+    if (block > this.block) return undefined;
+    const found = new Set<V1Key>();
+    return this.v1EachInForce(keys, this.v1ChangedAfter(block), (_, key) => found.add(key)) ? found : undefined;
+  }
+
+  /** Whether a v1 row may read otherwise at `block`: its own row, its vault's version or its pair's changed since. */
+  private v1ChangedAfter(block: number): (row: number) => boolean {
+    return (row) =>
+      changedAfter(this.v1.updatedBlock[row]!, block) ||
+      changedAfter(this.vaultUpdated[this.v1Lists.wallets(row)[0]]!, block) ||
+      changedAfter(this.pairUpdated[this.v1.pair[row]!]!, block);
+  }
+
+  /**
+   * Calls `found` for each key in force, with its row; false (stopping) once a live key row is
+   * `changed`. A pair the copy has never numbered has no key: most a snapshot asks about.
+   */
+  private v1EachInForce(
+    keys: readonly V1Key[],
+    changed: (row: number) => boolean,
+    found: (row: number, key: V1Key) => void,
+  ): boolean {
     for (const key of keys) {
+      if (this.pairs.find(this.pairBytes(key.vault, key.delegate)) === NONE) continue;
       const row = this.v1Keys.find(this.v1KeyBytes(key));
       if (row === NONE || (this.v1.flags[row]! & LIVE) === 0) continue;
-      if (changed(row)) return undefined;
-      if (this.inForce(row)) found.push({ row, key });
+      if (changed(row)) return false;
+      if (this.inForce(row)) found(row, key);
     }
-    return this.sortV1(found, (f) => f.row).map((f) => f.key);
+    return true;
   }
 
   /** The wallet's rows in force; with `spelt`, as v2Wallet (but their contracts, which this does not number). */

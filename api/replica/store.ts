@@ -187,6 +187,10 @@ export function createReplicaStore(
     v2Delegation: async (chainId, hash) => view(chainId, (s) => s.v2Delegation(hash)),
     v1InForce: async (chainId, keys) => view(chainId, (s) => s.v1InForce(keys)),
     v2EnabledAt: async (chainId, hashes, block) => view(chainId, (s) => s.v2EnabledAt(hashes, Number(block))),
+    v1Consulted: async (chainId, keys, block) =>
+      view(chainId, (s) => (block === undefined ? s.v1Consulted(keys) : s.v1ConsultedAt(keys, Number(block)))),
+    v2Consulted: async (chainId, checks, block) =>
+      view(chainId, (s) => (block === undefined ? s.v2Consulted(checks) : s.v2ConsultedAt(checks, Number(block)))),
     v1InForceAt: async (chainId, keys, block) => view(chainId, (s) => s.v1InForceAt(keys, Number(block))),
     eventSamples(chainId, timestamp, head) {
       const chain = feed.chains.get(chainId);

@@ -35,26 +35,37 @@ function checkQuery(kind: V1CheckKind, params: Params): V1CheckQuery {
 }
 
 /**
- * Reads v1 checks together: every key they need is looked up once; a check holds when any of its
- * keys is in force.
+ * Reads v1 checks together: a check holds when any of its keys is in force. From a store that tells
+ * which of the keys given are, or else with every key looked up once.
  */
 function readChecks(queries: V1CheckQuery[]): CheckReads {
   const checks = queries.map(v1CheckKeys);
-  const keys = [...new Map(checks.flat().map((k): [string, V1Key] => [v1KeyString(k), k])).values()];
-  const answers = (inForce: V1Row[]) => {
+  const asked = checks.flat();
+  const keys = () => [...new Map(asked.map((k): [string, V1Key] => [v1KeyString(k), k])).values()];
+  const byString = (inForce: V1Row[]) => {
     const found = new Set(inForce.map(v1KeyString));
     return checks.map((check) => check.some((k) => found.has(v1KeyString(k))));
   };
+  const byKey = (found: Set<V1Key>) => checks.map((check) => check.some((k) => found.has(k)));
   return {
     head: async (store, chainId) => {
-      const view = await store.v1InForce(chainId, keys);
-      return view && { ...view, data: answers(view.data) };
+      if (store.v1Consulted !== undefined) {
+        const view = await store.v1Consulted(chainId, asked);
+        return view && { ...view, data: byKey(view.data!) };
+      }
+      const view = await store.v1InForce(chainId, keys());
+      return view && { ...view, data: byString(view.data) };
     },
     heldAt: async (store, chainId, block) => {
-      const view = await store.v1InForceAt(chainId, keys, block);
-      return view && { ...view, data: view.data && answers(view.data) };
+      if (store.v1Consulted !== undefined) {
+        const view = await store.v1Consulted(chainId, asked, block);
+        const found = view?.data;
+        return view && { ...view, data: found && byKey(found) };
+      }
+      const view = await store.v1InForceAt(chainId, keys(), block);
+      return view && { ...view, data: view.data && byString(view.data) };
     },
-    at: async (history, chainId, block) => answers(await history.v1InForce(chainId, keys, block)),
+    at: async (history, chainId, block) => byString(await history.v1InForce(chainId, keys(), block)),
   };
 }
 

@@ -4,6 +4,7 @@ import {
   V2_CHECK_KINDS,
   type V2CheckKind,
   type V2CheckQuery,
+  type V2Scope,
   type V2State,
   type V2Vault,
   v2Check,
@@ -58,24 +59,38 @@ const held = (row: V2Row) => ({
   amount: row.amount,
 });
 
-/** Reads v2 checks together: every delegation hash they need is looked up once. */
+/**
+ * Reads v2 checks together: from a store that finds what they consult by its fields, or by the
+ * delegation hashes they need, each looked up once (hashed only then).
+ */
 function readChecks(queries: V2CheckQuery[]): CheckReads {
   const checks = queries.map(v2Check);
-  const hashes = [...new Set(checks.flatMap((check) => check.hashes))];
-  const answers = (enabled: (hash: Hex) => V2State | undefined) => checks.map((check) => check.answer(enabled));
+  const hashes = () => [...new Set(checks.flatMap((check) => check.hashes))];
+  const byHash = (enabled: (hash: Hex) => V2State | undefined) => checks.map((check) => check.answer(enabled));
+  const byScope = (found: Map<V2Scope, V2State>) =>
+    checks.map((check) => check.answerOf((i) => found.get(check.scopes[i]!)));
   return {
     head: async (store, chainId) => {
-      const view = await store.v2Enabled(chainId, hashes);
-      return view && { ...view, data: answers((hash) => view.data.get(hash)) };
+      if (store.v2Consulted !== undefined) {
+        const view = await store.v2Consulted(chainId, checks);
+        return view && { ...view, data: byScope(view.data!) };
+      }
+      const view = await store.v2Enabled(chainId, hashes());
+      return view && { ...view, data: byHash((hash) => view.data.get(hash)) };
     },
     heldAt: async (store, chainId, block) => {
-      const view = await store.v2EnabledAt(chainId, hashes, block);
+      if (store.v2Consulted !== undefined) {
+        const view = await store.v2Consulted(chainId, checks, block);
+        const found = view?.data;
+        return view && { ...view, data: found && byScope(found) };
+      }
+      const view = await store.v2EnabledAt(chainId, hashes(), block);
       const held = view?.data;
-      return view && { ...view, data: held && answers((hash) => held.get(hash)) };
+      return view && { ...view, data: held && byHash((hash) => held.get(hash)) };
     },
     at: async (history, chainId, block) => {
-      const enabled = await history.v2Enabled(chainId, hashes, block);
-      return answers((hash) => enabled.get(hash));
+      const enabled = await history.v2Enabled(chainId, hashes(), block);
+      return byHash((hash) => enabled.get(hash));
     },
   };
 }
