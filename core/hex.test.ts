@@ -28,10 +28,11 @@ describe(`writeUint256 (SEED=${SEED})`, () => {
     const values = [0n, 1n, 2n ** 256n - 1n];
     for (let i = 0; i < 300; i++) values.push(BigInt(hexOf(streamBytes(next, 1 + (i % 32)))));
     for (const value of values) {
-      const target = new Uint8Array(2 + 32 + 2);
+      // Over bytes already written: every one of the 32 is written, zeros too.
+      const target = new Uint8Array(2 + 32 + 2).fill(0xff);
       expect(writeUint256(target, 2, value)).toBe(34);
       expect(target.subarray(2, 34), String(value)).toEqual(numberToBytes(value, { size: 32 }));
-      expect([...target.subarray(0, 2), ...target.subarray(34)]).toEqual([0, 0, 0, 0]);
+      expect([...target.subarray(0, 2), ...target.subarray(34)]).toEqual([0xff, 0xff, 0xff, 0xff]);
     }
   });
 });

@@ -15,5 +15,11 @@ const nibble = (code: number) => (code <= 57 ? code - 48 : (code | 32) - 87);
  * Writes `value` (0 ≤ value < 2^256) into `target` from `offset` as 32 big-endian bytes, as
  * abi.encodePacked packs a uint256; where they end.
  */
-export const writeUint256 = (target: Uint8Array, offset: number, value: bigint): number =>
-  writeHex(target, offset, `0x${value.toString(16).padStart(64, "0")}`);
+export function writeUint256(target: Uint8Array, offset: number, value: bigint): number {
+  // Most tokenIds written are a key's 0 (v1 ALL and CONTRACT): no text to make.
+  if (value === 0n) {
+    target.fill(0, offset, offset + 32);
+    return offset + 32;
+  }
+  return writeHex(target, offset, `0x${value.toString(16).padStart(64, "0")}`);
+}

@@ -72,6 +72,9 @@ const heldBlock = (block: number) => Math.min(block, UNKNOWN_BLOCK);
 /** Whether a row last changed at `held` may differ at `block` from what this holds now. */
 const changedAfter = (held: number, block: number) => held === UNKNOWN_BLOCK || held > block;
 
+/** A check's scope in a copy's numbers (ChainState's `numbered`). */
+type NumberedScope = { type: number; rights: number; contract: number; tokenId: bigint | null };
+
 /**
  * The longest wallet list a v2 check walks to find its pair's rows by their fields; past it (both
  * parties name more rows), the check's hashes are looked up. Walking a row costs a few typed-array
@@ -458,10 +461,13 @@ export class ChainState {
         }
         continue;
       }
+      // The scopes as this numbers fields, once the pair has a row.
+      let wanted: (NumberedScope | undefined)[] | undefined;
       for (let row = this.v2Lists.first(wallet); row !== NONE; row = this.v2Lists.next(row, wallet)) {
         if (!this.v2Lists.names(row, from, to)) continue;
-        const scope = scopes.find((s) => this.v2Holds(row, s));
-        if (scope !== undefined && !this.v2Consult(row, scope, changed, out)) return undefined;
+        wanted ??= scopes.map((scope) => this.numbered(scope));
+        const i = wanted.findIndex((w) => w !== undefined && this.v2Holds(row, w));
+        if (i >= 0 && !this.v2Consult(row, scopes[i]!, changed, out)) return undefined;
       }
     }
     return out;
@@ -476,15 +482,24 @@ export class ChainState {
   }
 
   /**
-   * Whether v2 row `row` is the delegation of `scope`, its parties aside: the fields its hash is of.
-   * A scope names a contract and a token exactly where its type has them, as rows do (else null).
+   * A scope's fields as rows hold them: numbers, and its token (null where its type has none, as in
+   * rows). Undefined when no row holds it: its rights or its contract never seen here.
    */
-  private v2Holds(row: number, scope: V2Scope): boolean {
-    if (this.v2.type[row] !== V2_DELEGATION_TYPES.indexOf(scope.type)) return false;
-    if (this.rights[this.v2.rights[row]!]!.toLowerCase() !== scope.rights.toLowerCase()) return false;
+  private numbered(scope: V2Scope): NumberedScope | undefined {
+    const rights = this.rightsNumber.get(scope.rights.toLowerCase() as Hex);
     const contract = scope.contract === undefined ? NONE : this.findAddress(scope.contract);
-    if (this.v2.contract[row] !== contract || (contract === NONE && scope.contract !== undefined)) return false;
-    return this.v2TokenId[row] === (scope.tokenId ?? null);
+    if (rights === undefined || (contract === NONE && scope.contract !== undefined)) return undefined;
+    return { type: V2_DELEGATION_TYPES.indexOf(scope.type), rights, contract, tokenId: scope.tokenId ?? null };
+  }
+
+  /** Whether v2 row `row` is the delegation of `scope`, its parties aside: the fields its hash is of. */
+  private v2Holds(row: number, scope: NumberedScope): boolean {
+    return (
+      this.v2.type[row] === scope.type &&
+      this.v2.rights[row] === scope.rights &&
+      this.v2.contract[row] === scope.contract &&
+      this.v2TokenId[row] === scope.tokenId
+    );
   }
 
   /** The enabled delegation with this hash, if any. */
@@ -558,8 +573,9 @@ export class ChainState {
     found: (row: number, key: V1Key) => void,
   ): boolean {
     for (const key of keys) {
-      if (this.pairs.find(this.pairBytes(key.vault, key.delegate)) === NONE) continue;
-      const row = this.v1Keys.find(this.v1KeyBytes(key));
+      const pair = this.pairBytes(key.vault, key.delegate);
+      if (this.pairs.find(pair) === NONE) continue;
+      const row = this.v1Keys.find(this.withKeyRest(pair, key));
       if (row === NONE || (this.v1.flags[row]! & LIVE) === 0) continue;
       if (changed(row)) return false;
       if (this.inForce(row)) found(row, key);
@@ -677,14 +693,20 @@ export class ChainState {
   }
 
   private v1KeyBytes(k: V1Key): Uint8Array {
-    const key = this.pairBytes(k.vault, k.delegate);
-    key[V1_KEY.type] = V1_TYPES.indexOf(k.type);
-    writeHex(key, V1_KEY.contract, k.contract);
-    writeUint256(key, V1_KEY.tokenId, k.tokenId);
-    return key;
+    return this.withKeyRest(this.pairBytes(k.vault, k.delegate), k);
+  }
+
+  /** `pair` (pairBytes of the key's vault and delegate) made the key's bytes: its type, contract and token after. */
+  private withKeyRest(pair: Uint8Array, k: V1Key): Uint8Array {
+    pair[V1_KEY.type] = V1_TYPES.indexOf(k.type);
+    writeHex(pair, V1_KEY.contract, k.contract);
+    writeUint256(pair, V1_KEY.tokenId, k.tokenId);
+    return pair;
   }
 
   private rightsNumberOf(rights: Hex): number {
+    // Lowercase, as a check's rights are looked up (numbered).
+    rights = rights.toLowerCase() as Hex;
     let n = this.rightsNumber.get(rights);
     if (n === undefined) {
       n = this.rights.push(rights) - 1;
