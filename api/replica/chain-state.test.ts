@@ -13,6 +13,7 @@ import {
   v2KeyColumns,
 } from "../../core/v2";
 import { xorshift32 } from "../../core/xorshift";
+import type { Told } from "../store/store";
 import {
   ChainState,
   rowKey,
@@ -344,6 +345,7 @@ reorganizations, version counters", () => {
     const plain = new PlainState();
     const listed = new Map<Address, { revision: string; rows: unknown }>();
     let held = 0;
+    let untoldKeys = 0;
     for (let step = 0; step < 3_000; step++) {
       let row: StateRow;
       const kind = int(10);
@@ -421,20 +423,33 @@ reorganizations, version counters", () => {
       // The same as a set of the keys asked, at the head and at a block before it.
       const inForce = new Set(compact.v1InForce(asked).map(v1KeyString));
       const consulted = compact.v1Consulted(asked);
+      expect(consulted.untold.size, at).toBe(0);
       expect(
-        asked.map((k) => consulted.has(k)),
+        asked.map((k) => consulted.found.has(k)),
         at,
       ).toEqual(asked.map((k) => inForce.has(v1KeyString(k))));
+      // Key by key: untold exactly where v1InForceAt cannot tell that key, else the same answer.
       compact.block = step;
       const before = int(step + 1);
-      const inForceAt = compact.v1InForceAt(asked, before);
-      const consultedAt = compact.v1ConsultedAt(asked, before);
-      expect(consultedAt && asked.map((k) => consultedAt.has(k)), `${at}, at ${before}`).toEqual(
-        inForceAt && asked.map((k) => inForceAt.some((r) => v1KeyString(r) === v1KeyString(k))),
+      const consultedAt = compact.v1ConsultedAt(asked, before)!;
+      expect(
+        asked.map((k) => {
+          const inForceAt = compact.v1InForceAt([k], before);
+          return { untold: consultedAt.untold.has(k), found: consultedAt.found.has(k), inForceAt: inForceAt?.length };
+        }),
+        `${at}, at ${before}`,
+      ).toEqual(
+        asked.map((k) => {
+          const inForceAt = compact.v1InForceAt([k], before);
+          return { untold: inForceAt === undefined, found: inForceAt?.length === 1, inForceAt: inForceAt?.length };
+        }),
       );
+      untoldKeys += consultedAt.untold.size;
     }
     // Most puts leave most wallets alone: the revisions held often enough for the check to bite.
     expect(held).toBeGreaterThan(3_000 * wallets.length * 0.3);
+    // And keys the copy could not tell at a block before its own came up.
+    expect(untoldKeys).toBeGreaterThan(100);
   }, 30_000);
 });
 
@@ -502,37 +517,44 @@ describe(`v2Consulted against v2Enabled by hash, over seeded random rows (SEED=$
       if (kind === "erc721" || kind === "erc1155") asked.tokenId = BigInt(int(2));
       return asked;
     };
-    const byScope = (c: V2Check, found: Map<V2Scope, V2State>) => c.answerOf((i) => found.get(c.scopes[i]!));
+    const byScope = (c: V2Check, { found }: Told<V2Check, Map<V2Scope, V2State>>) =>
+      c.answerOf((i) => found.get(c.scopes[i]!));
     const byHash = (c: V2Check, enabled: Map<Hex, V2State>) => c.answer((h) => enabled.get(h));
-    let [hubs, held, enabledSeen] = [0, 0, 0];
+    let [hubs, held, untold, enabledSeen] = [0, 0, 0, 0];
     for (let n = 0; n < 3_000; n++) {
       const queries = [query(), query(), query()];
       const checks = queries.map(v2Check);
       const hashes = queries.flatMap((q) => v2Check(q).hashes);
       const at = `checks ${n}: ${checks.map((c) => `${c.from}→${c.to}`).join(", ")}`;
       const found = s.v2Consulted(checks);
+      expect(found.untold.size, at).toBe(0);
       const enabled = s.v2Enabled(hashes);
       expect(
         checks.map((c) => byScope(c, found)),
         at,
       ).toEqual(checks.map((c) => byHash(c, enabled)));
       const block = 1 + int(21);
+      // Check by check: untold exactly where v2EnabledAt cannot tell that check, else the same answer.
       const foundAt = s.v2ConsultedAt(checks, block);
-      const enabledAt = s.v2EnabledAt(hashes, block);
-      expect(foundAt === undefined, `${at} at ${block}`).toBe(enabledAt === undefined);
-      if (foundAt && enabledAt) {
-        expect(
-          checks.map((c) => byScope(c, foundAt)),
-          `${at} at ${block}`,
-        ).toEqual(checks.map((c) => byHash(c, enabledAt)));
-        held++;
+      // Past the block held, none: the history tells it all.
+      if (foundAt === undefined) expect(block, at).toBeGreaterThan(s.block);
+      else {
+        checks.forEach((c, i) => {
+          const enabledAt = s.v2EnabledAt(v2Check(queries[i]!).hashes, block);
+          expect(foundAt.untold.has(c), `${at} at ${block}`).toBe(enabledAt === undefined);
+          if (enabledAt === undefined) return;
+          expect(byScope(c, foundAt), `${at} at ${block}`).toEqual(byHash(c, enabledAt));
+          held++;
+        });
+        untold += foundAt.untold.size;
       }
       hubs += checks.filter((c) => c.from === hubFrom && c.to === hubTo).length;
-      enabledSeen += found.size;
+      enabledSeen += found.found.size;
     }
     // Each path and outcome came up often enough to bite.
     expect(hubs).toBeGreaterThan(50);
     expect(held).toBeGreaterThan(200);
+    expect(untold).toBeGreaterThan(200);
     expect(enabledSeen).toBeGreaterThan(300);
   });
 });

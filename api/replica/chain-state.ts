@@ -11,7 +11,7 @@ import {
   v1KeyString,
 } from "../../core/v1";
 import { V2_DELEGATION_TYPES, type V2Check, type V2DelegationType, type V2Scope, type V2State } from "../../core/v2";
-import type { V1Row, V2Row } from "../store/store";
+import type { Told, V1Row, V2Row } from "../store/store";
 import { ByteKeys, withRoom } from "./byte-keys";
 
 /** A row of v2_delegation, as held in memory. */
@@ -425,18 +425,21 @@ export class ChainState {
   }
 
   /** v2Enabled of the delegations the checks consult, by their scope objects. */
-  v2Consulted(checks: readonly V2Check[]): Map<V2Scope, V2State> {
-    return this.v2ConsultedUnless(checks, () => false)!;
+  v2Consulted(checks: readonly V2Check[]): Told<V2Check, Map<V2Scope, V2State>> {
+    return this.v2ConsultedUnless(checks, () => false);
   }
 
-  /** v2Consulted as at `block`, as v2EnabledAt. */
-  v2ConsultedAt(checks: readonly V2Check[], block: number): Map<V2Scope, V2State> | undefined {
+  /**
+   * v2Consulted as at `block`, as v2EnabledAt but check by check: `untold`, those a row they
+   * consult changed after `block` (their answers are the history's). Undefined past the block held.
+   */
+  v2ConsultedAt(checks: readonly V2Check[], block: number): Told<V2Check, Map<V2Scope, V2State>> | undefined {
     if (block > this.block) return undefined;
     return this.v2ConsultedUnless(checks, (row) => changedAfter(this.v2.updatedBlock[row]!, block));
   }
 
   /**
-   * The enabled rows the checks consult; undefined once a live one is `changed`. A check's rows are
+   * The enabled rows the checks consult; a check with a live one `changed` is untold. A check's rows are
    * found by their fields in the shorter of its parties' lists, without hashing (most pairs a
    * snapshot asks about have none; a party the copy has never seen has none); by its hashes when
    * both lists are longer than SCAN_ROWS.
@@ -444,8 +447,9 @@ export class ChainState {
   private v2ConsultedUnless(
     checks: readonly V2Check[],
     changed: (row: number) => boolean,
-  ): Map<V2Scope, V2State> | undefined {
+  ): Told<V2Check, Map<V2Scope, V2State>> {
     const out = new Map<V2Scope, V2State>();
+    const untold = new Set<V2Check>();
     for (const check of checks) {
       const { scopes } = check;
       if (scopes.length === 0) continue;
@@ -457,7 +461,9 @@ export class ChainState {
         // Read here only: a check is hashed when its hashes are first read.
         const { hashes } = check;
         for (let i = 0; i < scopes.length; i++) {
-          if (!this.v2Consult(this.v2Keys.find(this.hashBytes(hashes[i]!)), scopes[i]!, changed, out)) return undefined;
+          if (this.v2Consult(this.v2Keys.find(this.hashBytes(hashes[i]!)), scopes[i]!, changed, out)) continue;
+          untold.add(check);
+          break;
         }
         continue;
       }
@@ -467,10 +473,12 @@ export class ChainState {
         if (!this.v2Lists.names(row, from, to)) continue;
         wanted ??= scopes.map((scope) => this.numbered(scope));
         const i = wanted.findIndex((w) => w !== undefined && this.v2Holds(row, w));
-        if (i >= 0 && !this.v2Consult(row, scopes[i]!, changed, out)) return undefined;
+        if (i < 0 || this.v2Consult(row, scopes[i]!, changed, out)) continue;
+        untold.add(check);
+        break;
       }
     }
-    return out;
+    return { found: out, untold };
   }
 
   /** Puts row `row`'s state in `out` under `key` if it is enabled; false if it is live and `changed`. */
@@ -538,21 +546,27 @@ export class ChainState {
   }
 
   /** v1InForce as a set of the key objects given (a key asked twice is looked up twice), in no order. */
-  v1Consulted(keys: readonly V1Key[]): Set<V1Key> {
+  v1Consulted(keys: readonly V1Key[]): Told<V1Key, Set<V1Key>> {
     const found = new Set<V1Key>();
     this.v1EachInForce(
       keys,
       () => false,
       (_, key) => found.add(key),
     );
-    return found;
+    return { found, untold: new Set() };
   }
 
-  /** v1Consulted as at `block`, as v1InForceAt. */
-  v1ConsultedAt(keys: readonly V1Key[], block: number): Set<V1Key> | undefined {
+  /** v1Consulted as at `block`, as v1InForceAt but key by key: `untold`, those whose rows changed after it. */
+  v1ConsultedAt(keys: readonly V1Key[], block: number): Told<V1Key, Set<V1Key>> | undefined {
     if (block > this.block) return undefined;
-    const found = new Set<V1Key>();
-    return this.v1EachInForce(keys, this.v1ChangedAfter(block), (_, key) => found.add(key)) ? found : undefined;
+    const [found, untold] = [new Set<V1Key>(), new Set<V1Key>()];
+    this.v1EachInForce(
+      keys,
+      this.v1ChangedAfter(block),
+      (_, key) => found.add(key),
+      (key) => untold.add(key),
+    );
+    return { found, untold };
   }
 
   /** Whether a v1 row may read otherwise at `block`: its own row, its vault's version or its pair's changed since. */
@@ -564,21 +578,25 @@ export class ChainState {
   }
 
   /**
-   * Calls `found` for each key in force, with its row; false (stopping) once a live key row is
-   * `changed`. A pair the copy has never numbered has no key: most a snapshot asks about.
+   * Calls `found` for each key in force, with its row. Once a live key row is `changed`: `untold`
+   * of the key, or without it, false (stopping). A pair the copy never numbered has no key: most a
+   * snapshot asks about.
    */
   private v1EachInForce(
     keys: readonly V1Key[],
     changed: (row: number) => boolean,
     found: (row: number, key: V1Key) => void,
+    untold?: (key: V1Key) => void,
   ): boolean {
     for (const key of keys) {
       const pair = this.pairBytes(key.vault, key.delegate);
       if (this.pairs.find(pair) === NONE) continue;
       const row = this.v1Keys.find(this.withKeyRest(pair, key));
       if (row === NONE || (this.v1.flags[row]! & LIVE) === 0) continue;
-      if (changed(row)) return false;
-      if (this.inForce(row)) found(row, key);
+      if (changed(row)) {
+        if (untold === undefined) return false;
+        untold(key);
+      } else if (this.inForce(row)) found(row, key);
     }
     return true;
   }

@@ -99,7 +99,8 @@ function checkRequest(route: Route): ReadRequest {
           : await reads.heldAt(options.store, chainId, asked);
       if (view === undefined || !view.ready) return undefined;
       let answers = view.data;
-      if (answers === undefined) {
+      // Not held, or untold (a row the check reads changed after the block): the history's.
+      if (answers?.[0] === undefined) {
         if (asked === undefined || asked > view.indexedBlock || options.history === undefined) return undefined;
         answers = await reads.at(options.history, chainId, asked);
       }

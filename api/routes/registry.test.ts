@@ -11,6 +11,7 @@ import { createApp } from "../app";
 import type { HistoryStore } from "../store/history-store";
 import type { Store, V1Row, V2Row } from "../store/store";
 import { NO_ALARMS } from "../watch/chain-alarms";
+import { type CheckReads, checksRead } from "./registry";
 
 const wallet = (n: number) => `0x${n.toString(16).padStart(40, "0")}` as V1Row["vault"];
 const HOT = wallet(0xff);
@@ -131,4 +132,35 @@ describe("listings at the head, from a store that spells their addresses", () =>
       expect(spelt).toEqual([...named, ...named]);
     });
   }
+});
+
+describe("checks at a past block, told by the store in part", () => {
+  it("asks the history for the checks the store cannot tell, alone, and answers all in order", async () => {
+    const asked: string[][] = [];
+    // The store tells every check but those named "untold"; the history answers what it is asked.
+    const spec = {
+      readChecks: (queries: string[]): CheckReads => ({
+        head: async () => undefined,
+        heldAt: async () => ({
+          ...READY,
+          data: queries.map((q) => (q.startsWith("untold") ? undefined : `store:${q}`)),
+        }),
+        at: async (_, __, block) => {
+          asked.push(queries);
+          return queries.map((q) => `history:${q}@${block}`);
+        },
+      }),
+    };
+    const vars = { store: {} as Store, history: {} as HistoryStore };
+    const queries = ["a", "untold-b", "c", "untold-d"];
+    const read = checksRead(spec, vars, 1, queries, (answers) => answers);
+    expect(await read.heldAt?.(7n)).toEqual(["store:a", "history:untold-b@7", "store:c", "history:untold-d@7"]);
+    expect(asked).toEqual([["untold-b", "untold-d"]]);
+    // All told: the history is not asked.
+    expect(await checksRead(spec, vars, 1, ["a", "c"], (answers) => answers).heldAt?.(7n)).toEqual([
+      "store:a",
+      "store:c",
+    ]);
+    expect(asked).toHaveLength(1);
+  });
 });

@@ -25,7 +25,10 @@ import type { Answers, Route } from "./table";
 /** How a set of checks is read: their answers, in order. */
 export type CheckReads = {
   head: (store: Store, chainId: number) => Promise<ChainView<unknown[]> | undefined>;
-  /** At `block` from the store, where it can tell (see Store's v2EnabledAt); `data` undefined where not. */
+  /**
+   * At `block` from the store, where it can tell (see Store's v2EnabledAt): `data` undefined where it
+   * cannot tell any, an answer undefined where it cannot tell that one (the history's to give).
+   */
   heldAt: (store: Store, chainId: number, block: bigint) => Promise<ChainView<unknown[] | undefined> | undefined>;
   at: (history: HistoryStore, chainId: number, block: bigint) => Promise<unknown[]>;
 };
@@ -156,7 +159,7 @@ export async function wholeListing<Row>(
 /** How checks are read together at one block (answerAt's reads); `body` shapes their answers. */
 export function checksRead<Q>(
   spec: Pick<RegistrySpec<string, Q, unknown, unknown, unknown, unknown>, "readChecks">,
-  vars: Pick<Reading, "store">,
+  vars: Pick<Reading, "store" | "history">,
   chainId: number,
   queries: Q[],
   body: (answers: unknown[]) => unknown,
@@ -169,7 +172,18 @@ export function checksRead<Q>(
     },
     heldAt: async (block) => {
       const held = await read.heldAt(vars.store, chainId, block);
-      return held?.ready && held.data ? body(held.data) : undefined;
+      if (!held?.ready || held.data === undefined) return undefined;
+      const answers = held.data;
+      const untold = answers.flatMap((answer, i) => (answer === undefined ? [i] : []));
+      if (untold.length > 0) {
+        // The checks a row changed after `block` for: the history's, asked for them alone.
+        const history = historyOf(vars, chainId);
+        const rest = await spec.readChecks(untold.map((i) => queries[i]!)).at(history, chainId, block);
+        untold.forEach((i, k) => {
+          answers[i] = rest[k];
+        });
+      }
+      return body(answers);
     },
     at: async (history, block) => body(await read.at(history, chainId, block)),
   };

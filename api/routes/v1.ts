@@ -11,7 +11,7 @@ import {
 import type { Params } from "../http/params";
 import { V1_CHECK_PARAMETERS } from "../openapi/parameters";
 import type { V1EventRow } from "../store/history-store";
-import type { V1Row } from "../store/store";
+import type { Told, V1Row } from "../store/store";
 import { v1EventRecord, v1Record, v1VaultRecord } from "./records";
 import { type CheckReads, type RegistrySpec, registryAnswers } from "./registry";
 import type { Answers } from "./table";
@@ -46,7 +46,9 @@ function readChecks(queries: V1CheckQuery[]): CheckReads {
     const found = new Set(inForce.map(v1KeyString));
     return checks.map((check) => check.some((k) => found.has(v1KeyString(k))));
   };
-  const byKey = (found: Set<V1Key>) => checks.map((check) => check.some((k) => found.has(k)));
+  /** Each check's answer from what the store found: a key in force holds it; else undefined if one is untold. */
+  const byKey = ({ found, untold }: Told<V1Key, Set<V1Key>>) =>
+    checks.map((check) => check.some((k) => found.has(k)) || (check.some((k) => untold.has(k)) ? undefined : false));
   return {
     head: async (store, chainId) => {
       if (store.v1Consulted !== undefined) {

@@ -2,6 +2,7 @@ import type { Hex } from "viem";
 import { parseBytes32 } from "../../core/parse";
 import {
   V2_CHECK_KINDS,
+  type V2Check,
   type V2CheckKind,
   type V2CheckQuery,
   type V2Scope,
@@ -14,7 +15,7 @@ import { type Params, parseParam } from "../http/params";
 import { Problem } from "../http/problem";
 import { V2_CHECK_PARAMETERS } from "../openapi/parameters";
 import type { V2EventRow } from "../store/history-store";
-import type { V2Row } from "../store/store";
+import type { Told, V2Row } from "../store/store";
 import { answerAt, chainRequest } from "./answer";
 import { v2EventRecord, v2Record, v2VaultRecord } from "./records";
 import { type CheckReads, type RegistrySpec, registryAnswers } from "./registry";
@@ -67,8 +68,9 @@ function readChecks(queries: V2CheckQuery[]): CheckReads {
   const checks = queries.map(v2Check);
   const hashes = () => [...new Set(checks.flatMap((check) => check.hashes))];
   const byHash = (enabled: (hash: Hex) => V2State | undefined) => checks.map((check) => check.answer(enabled));
-  const byScope = (found: Map<V2Scope, V2State>) =>
-    checks.map((check) => check.answerOf((i) => found.get(check.scopes[i]!)));
+  /** Each check's answer from what the store found; undefined for one it cannot tell. */
+  const byScope = ({ found, untold }: Told<V2Check, Map<V2Scope, V2State>>) =>
+    checks.map((check) => (untold.has(check) ? undefined : check.answerOf((i) => found.get(check.scopes[i]!))));
   return {
     head: async (store, chainId) => {
       if (store.v2Consulted !== undefined) {

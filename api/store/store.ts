@@ -9,6 +9,12 @@ import type { V2Check, V2DelegationType, V2Scope, V2State } from "../../core/v2"
 import { checkpointsSql, readySql } from "../../ponder/ponder-0.16.10";
 import { v1InForceSql, v1KeysSql } from "./rules-sql";
 
+/**
+ * What a store tells of checks (or keys) at a block without the history: what they consult, but for
+ * those `untold`, which a row they read changed after it (always none at the head).
+ */
+export type Told<K, T> = { found: T; untold: ReadonlySet<K> };
+
 /** What the store knows of a chain at the moment of one answer. */
 export type ChainView<T> = {
   /** The last block whose events the answer reflects. */
@@ -84,25 +90,25 @@ export interface Store {
     block: bigint,
   ): Promise<ChainView<V1Row[] | undefined> | undefined>;
   /**
-   * v2Enabled (with `block`, v2EnabledAt) of the delegations the checks consult, by each check's
-   * scope objects, from a store that can find them by their fields without hashing them (an
-   * in-memory copy); a store without it is asked by the checks' hashes.
-   */
-  /**
    * v1InForce (with `block`, v1InForceAt) as the set of the keys given (the objects) in force, in
    * no order, from a store that finds each cheaply (an in-memory copy): a check's keys need no
-   * string of their own to be told apart.
+   * string of their own to be told apart. At `block`, key by key (Told).
    */
   v1Consulted?(
     chainId: number,
     keys: readonly V1Key[],
     block?: bigint,
-  ): Promise<ChainView<Set<V1Key> | undefined> | undefined>;
+  ): Promise<ChainView<Told<V1Key, Set<V1Key>> | undefined> | undefined>;
+  /**
+   * v2Enabled (with `block`, v2EnabledAt) of the delegations the checks consult, by each check's
+   * scope objects, from a store that can find them by their fields without hashing them (an
+   * in-memory copy); at `block`, check by check (Told). A store without it is asked by hash.
+   */
   v2Consulted?(
     chainId: number,
     checks: readonly V2Check[],
     block?: bigint,
-  ): Promise<ChainView<Map<V2Scope, V2State> | undefined> | undefined>;
+  ): Promise<ChainView<Told<V2Check, Map<V2Scope, V2State>> | undefined> | undefined>;
   /** The wallet's v1 delegations in force, as vault or delegate, in creation order; `spell` as v2Wallet's. */
   v1Wallet(chainId: number, wallet: Address, held?: string, spell?: boolean): Promise<WalletView<V1Row> | undefined>;
   /** Each wallet's v1 delegations in force, as v1Wallet lists them, all from one view. */
