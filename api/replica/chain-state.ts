@@ -78,8 +78,8 @@ type NumberedScope = { type: number; rights: number; contract: number; tokenId: 
 /**
  * The longest wallet list a v2 check walks to find its pair's rows by their fields; past it (both
  * parties name more rows), the check's hashes are looked up. Walking a row costs a few typed-array
- * reads, a hash about a microsecond and a half on a 2-core VM (bench/profile.ts), and a check takes
- * up to six.
+ * reads; a hash (core/keccak.ts) about a microsecond and a half on a 2-core VM, and a check takes up
+ * to six.
  */
 export const SCAN_ROWS = 128;
 
