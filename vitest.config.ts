@@ -108,6 +108,8 @@ export default defineConfig({
           // Chains and services start here: minutes, not seconds.
           testTimeout: 600_000,
           hookTimeout: 600_000,
+          // On PGlite, one empty database directory for every service the run starts, copied for each.
+          globalSetup: ["test/setup/pglite-template.ts"],
           // Each file starts its own chain and service; two at once fit this 2-core machine.
           maxWorkers: 2,
         },
@@ -120,6 +122,7 @@ export default defineConfig({
           // neighbour's share of the cores.
           sequence: { groupOrder: 2 },
           include: ALONE,
+          globalSetup: ["test/setup/pglite-template.ts"],
           testTimeout: 900_000,
           hookTimeout: 600_000,
           maxWorkers: 1,
