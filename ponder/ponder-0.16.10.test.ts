@@ -49,6 +49,7 @@ import {
   ponderProgressGauges,
   readySql,
   SYNC_CACHE_PRESENT_SQL,
+  unlockAppSql,
 } from "./ponder-0.16.10";
 
 const PONDER = new URL("../node_modules/ponder/", import.meta.url);
@@ -218,6 +219,30 @@ describe("readySql", () => {
     expect(await ready()).toBe(0);
     await db.query(`UPDATE ${meta} SET value = ${update}`);
     expect(await ready()).toBe(1);
+  });
+});
+
+describe("unlockAppSql", () => {
+  it("leaves the app as Ponder's clean shutdown does, which the next start takes as unlocked", async () => {
+    const database = dist("database/index.js");
+    // The next start waits for a locked app's heartbeat to age, unless is_locked is 0.
+    expect(database).toContain("const isAppUnlocked = previousApp.is_locked === 0 || expiry <= Date.now();");
+    expect(database).toContain("previousApp.heartbeat_at + common.options.databaseHeartbeatTimeout");
+    const options = dist("internal/options.js");
+    expect(options).toContain("databaseHeartbeatInterval: 10 * 1000,");
+    expect(options).toContain("databaseHeartbeatTimeout: 25 * 1000,");
+    // Its clean shutdown's own unlock.
+    expect(database).toMatch(/jsonb_set\(value, '\{is_locked\}', to_jsonb\(0\)\)/);
+
+    const meta = table(SCHEMA, "_ponder_meta");
+    await db.query(`DELETE FROM ${meta} WHERE key = 'app'`);
+    const app = { is_locked: 1, is_dev: 0, is_ready: 1, heartbeat_at: Date.now(), build_id: "b", version: "0.16" };
+    await db.query(`INSERT INTO ${meta} (key, value) VALUES ('app', $1)`, [app]);
+    const unlock = async () => (await db.query(unlockAppSql(SCHEMA))).affectedRows;
+    expect(await unlock()).toBe(1);
+    const { rows } = await db.query<{ value: typeof app }>(`SELECT value FROM ${meta} WHERE key = 'app'`);
+    expect(rows[0]!.value).toEqual({ ...app, is_locked: 0 });
+    expect(await unlock(), "an unlocked app is left as it is").toBe(0);
   });
 });
 

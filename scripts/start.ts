@@ -13,7 +13,8 @@
  * Ponder exits with 75 it waits again and restarts it (Ponder resumes from its checkpoint). Any other
  * exit ends this process with the same code. Before Ponder starts, it makes the Postgres roles API
  * replicas connect as, when REPLICA_DATABASE_URL or REPLICA_ACCESS_DATABASE_URL name them
- * (scripts/launcher/roles.ts).
+ * (scripts/launcher/roles.ts), and on PGlite releases the lock a killed Ponder left
+ * (scripts/launcher/dead-ponder.ts).
  *
  * The first attempt makes the plan, then asks each RPC its chain id: on a healthy start an RPC's
  * first requests are the start-block search's, and the chain ids check that each RPC serves its
@@ -26,6 +27,7 @@ import type { IndexedChain } from "../core/plan";
 import { launcherSettings, settingsOrExit } from "../core/settings";
 import { PONDER_RETRYABLE_EXIT } from "../ponder/ponder-0.16.10";
 import { runApart } from "./launcher/apart";
+import { recordPonder, releaseDeadPonderLock } from "./launcher/dead-ponder";
 import { planChains } from "./launcher/discovery";
 import { nextWait, runPonder } from "./launcher/ponder";
 import { forgetReplacedChains } from "./launcher/replaced-chains";
@@ -188,9 +190,19 @@ while (!stopping) {
         "dropped them from Ponder's sync cache.",
     );
   }
+  const released = await releaseDeadPonderLock(settings.database, settings.schema).catch((error: Error) => {
+    console.warn(`Cannot tell whether the indexer before this one left its lock (${error.message}).`);
+    return false;
+  });
+  if (released)
+    console.warn(
+      `The indexer before this one was killed: released its lock on schema ${settings.schema} rather than ` +
+        "wait for it to expire.",
+    );
   const started = Date.now();
   // Ponder listens on the launcher's port (--port or PORT), where the waiting room answered.
-  const code = await runPonder({ plan, args: ponderArgs, port });
+  const spawned = (pid: number | undefined) => recordPonder(settings.database, pid);
+  const code = await runPonder({ plan, args: ponderArgs, port, spawned });
   if (stopping || code !== PONDER_RETRYABLE_EXIT) process.exit(code);
   restartDelay = Date.now() - started > HEALTHY_RUN_MS ? 1 : nextWait(restartDelay);
   console.error(

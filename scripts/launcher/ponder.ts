@@ -25,6 +25,8 @@ export function runPonder(options: {
   env?: NodeJS.ProcessEnv;
   prefix?: string;
   stop?: AbortSignal;
+  /** Called once Ponder is spawned, with its pid; what it returns is called once Ponder has exited. */
+  spawned?: (pid: number | undefined) => () => void;
 }): Promise<number> {
   const { plan, args, port, prefix = "" } = options;
   const env = {
@@ -35,6 +37,7 @@ export function runPonder(options: {
     [PLAN_VARIABLE]: encodePlan(plan),
   };
   const child = spawn(PONDER, ["start", ...args], { env, stdio: ["inherit", "pipe", "pipe"], cwd: ROOT });
+  const exited = options.spawned?.(child.pid);
   // Ponder's errors quote RPC URLs whole, and hosted RPCs carry their key in the URL: its output is
   // passed on with them redacted, line by line.
   const redact = urlRedactor(plan.flatMap(({ rpc }) => rpc));
@@ -51,11 +54,12 @@ export function runPonder(options: {
   process.on("SIGINT", forward).on("SIGTERM", forward);
   options.stop?.addEventListener("abort", stop);
   if (options.stop?.aborted) stop();
-  return new Promise((exited) =>
+  return new Promise((done) =>
     child.once("exit", (code, signal) => {
+      exited?.();
       process.off("SIGINT", forward).off("SIGTERM", forward);
       options.stop?.removeEventListener("abort", stop);
-      exited(code ?? 128 + (signal ? constants.signals[signal] : 0));
+      done(code ?? 128 + (signal ? constants.signals[signal] : 0));
     }),
   );
 }
