@@ -70,6 +70,13 @@ describe("releaseDeadPonderLock, on PGlite", () => {
     expect(existsSync(ponderPidFile(database)!)).toBe(false);
   });
 
+  it("records a Ponder in a directory not made yet (.ponder/ in a fresh clone)", () => {
+    const fresh = { url: undefined, pgliteDir: join(dir, "not-yet", "pglite") };
+    const forget = recordPonder(fresh, process.pid);
+    expect(readFileSync(ponderPidFile(fresh)!, "utf8").trim()).toBe(String(process.pid));
+    forget();
+  });
+
   it("unlocks the schema of a Ponder that is gone, and only that schema's app row's lock", async () => {
     recordPonder(database, await endedPid());
     expect(await releaseDeadPonderLock(database, "another_schema"), "a schema never made").toBe(false);

@@ -6,7 +6,8 @@
  * it open: when that process is gone, its lock is released before the next Ponder starts. On Postgres
  * the schema may be used from another host, which only Ponder's heartbeat can tell: its wait stays.
  */
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
 import { noRowsIfMissing } from "../../api/database/db";
 import { pgliteAccessDb } from "../../api/database/pglite";
 import type { DatabaseSettings } from "../../core/settings";
@@ -41,7 +42,14 @@ export function processRuns(pid: number): boolean {
 export function recordPonder(database: DatabaseSettings, pid: number | undefined): () => void {
   const file = ponderPidFile(database);
   if (file === undefined || pid === undefined) return () => {};
-  writeFileSync(file, `${pid}\n`);
+  try {
+    // Ponder makes the directory (.ponder/ in a fresh clone) only once it opens it.
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, `${pid}\n`);
+  } catch (error) {
+    // Unrecorded, a killed Ponder's lock is only waited for, as Ponder itself does.
+    console.warn(`Cannot record the indexer's pid in ${file} (${(error as Error).message}).`);
+  }
   return () => rmSync(file, { force: true });
 }
 
