@@ -28,6 +28,7 @@ import {
   checkpointsSql,
   dropSyncedChain,
   LOG_EVENT_TYPE,
+  leaveSigtermToPonder,
   NEWEST_SYNCED_BLOCK_SQL,
   onPonderServer,
   PONDER_BACKFILL_GAUGES,
@@ -50,6 +51,7 @@ import {
   readySql,
   SYNC_CACHE_PRESENT_SQL,
   unlockAppSql,
+  VITE_EXIT_LISTENER,
 } from "./ponder-0.16.10";
 
 const PONDER = new URL("../node_modules/ponder/", import.meta.url);
@@ -243,6 +245,46 @@ describe("unlockAppSql", () => {
     const { rows } = await db.query<{ value: typeof app }>(`SELECT value FROM ${meta} WHERE key = 'app'`);
     expect(rows[0]!.value).toEqual({ ...app, is_locked: 0 });
     expect(await unlock(), "an unlocked app is left as it is").toBe(0);
+  });
+});
+
+describe("leaveSigtermToPonder", () => {
+  it("Ponder's build starts Vite's dev server, whose SIGTERM listener exits at once", async () => {
+    expect(dist("build/index.js")).toContain("const viteDevServer = await createServer({");
+    // Vite as Ponder resolves it (no copy of its own under ponder/node_modules).
+    const vite = new URL(import.meta.resolve("vite", PONDER.href));
+    const chunks = new URL("chunks/", vite);
+    const { readdirSync } = await import("node:fs");
+    const source = readdirSync(chunks)
+      .map((file) => readFileSync(new URL(file, chunks), "utf8"))
+      .find((text) => text.includes(`const ${VITE_EXIT_LISTENER} = async () => {`));
+    expect(source, "Vite's closeServerAndExit").toBeDefined();
+    expect(source).toContain(`setupSIGTERMListener(${VITE_EXIT_LISTENER});`);
+    expect(source).toMatch(/const setupSIGTERMListener = \(callback\) => \{\s*process\.once\("SIGTERM", callback\);/);
+    // Ponder's own handler, which unlocks the schema before it exits.
+    const ponders = [
+      String.raw`process\.on\("SIGTERM", \(\) => \{\s*if \(isShuttingDown\)\s*return;`,
+      String.raw`\s*common\.logger\.warn\(\{ msg: "Received SIGTERM" \}\);\s*exit\(\{ code: 0 \}\);`,
+    ];
+    expect(dist("bin/utils/exit.js")).toMatch(new RegExp(ponders.join("")));
+  });
+
+  it("removes Vite's listener, as Vite adds it, and no other", () => {
+    const ponders = () => {};
+    const closeServerAndExit = () => {};
+    process.on("SIGTERM", ponders);
+    process.once("SIGTERM", closeServerAndExit);
+    process.stdin.on("end", closeServerAndExit);
+    try {
+      expect(leaveSigtermToPonder()).toBe(1);
+      expect(process.listeners("SIGTERM")).toContain(ponders);
+      expect(process.listeners("SIGTERM")).not.toContain(closeServerAndExit);
+      expect(process.stdin.listeners("end")).not.toContain(closeServerAndExit);
+      expect(leaveSigtermToPonder()).toBe(0);
+    } finally {
+      process.off("SIGTERM", ponders).off("SIGTERM", closeServerAndExit);
+      process.stdin.off("end", closeServerAndExit);
+    }
   });
 });
 

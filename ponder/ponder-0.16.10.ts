@@ -256,6 +256,25 @@ export const PONDER_BACKFILL_GAUGES = {
   flushMs: 'ponder_historical_transform_duration{step="load"}',
 } as const;
 
+/** The name of the SIGTERM listener Vite's dev server adds, which Ponder's build starts. */
+export const VITE_EXIT_LISTENER = "closeServerAndExit";
+
+/**
+ * Leaves SIGTERM to Ponder's own graceful exit. Ponder builds with Vite's dev server, which listens
+ * for SIGTERM too: it closes the server and calls process.exit() at once, before Ponder's handler
+ * has unlocked the schema (the next start then waits 15 to 25 s, see unlockAppSql) or closed
+ * PGlite. SIGINT never had Vite's listener. The number of listeners removed.
+ */
+export function leaveSigtermToPonder(): number {
+  const vite = process.listeners("SIGTERM").filter((listener) => listener.name === VITE_EXIT_LISTENER);
+  for (const listener of vite) {
+    process.off("SIGTERM", listener);
+    // Vite also exits when stdin ends (outside CI): a launcher's stdin is no reason to stop.
+    process.stdin.off("end", listener);
+  }
+  return vite.length;
+}
+
 /** `ponder start`'s exit code after a failure worth retrying (an RPC that kept failing). */
 export const PONDER_RETRYABLE_EXIT = 75;
 

@@ -16,7 +16,7 @@ import { publishServedChains, servedChain } from "../../api/store/served-chains"
 import { createSqlStore, type Execute } from "../../api/store/store";
 import { logBackfillProgress } from "../../api/watch/backfill-progress";
 import { ponderSettings } from "../../core/settings";
-import { answerBesidePonder, onPonderServer, ponderPglite } from "../../ponder/ponder-0.16.10";
+import { answerBesidePonder, leaveSigtermToPonder, onPonderServer, ponderPglite } from "../../ponder/ponder-0.16.10";
 
 /**
  * The glue between Ponder and the API (api/service.ts): mounts the app over Ponder's read-only db,
@@ -83,6 +83,9 @@ async function serveBesidePonder(): Promise<Hono> {
   });
   return app;
 }
+
+// Vite's SIGTERM listener would end the process before Ponder unlocks its schema: Ponder's alone.
+leaveSigtermToPonder();
 
 // Where every chain is indexed apart (scripts/launcher/apart.ts), the API runs beside the indexers.
 export default settings.indexOnly ? new Hono() : await serveBesidePonder();
