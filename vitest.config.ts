@@ -26,7 +26,7 @@ const LONGEST = [
  * Vitest's order (failed first, then the slowest by the last run's durations, unknown files and
  * then the largest first), but an integration file that took under a second last time counts as
  * unknown: the last run skipped it whole (a Postgres-only file after the PGlite pass), and it
- * takes minutes; and with no durations at all, LONGEST first. Two workers finish together only if
+ * takes minutes; and with no durations at all, LONGEST first. The workers finish together only if
  * the longest files start first.
  */
 class SkippedLastTimeFirst extends BaseSequencer {
@@ -110,10 +110,9 @@ export default defineConfig({
           hookTimeout: 600_000,
           // On PGlite, one empty database directory for every service the run starts, copied for each.
           globalSetup: ["test/setup/pglite-template.ts"],
-          // Each file starts its own chain and service, and waits on them as much as it works (blocks
-          // mined each second, Ponder's polling): with two files at once two cores were about 70%
-          // busy, with three about 80% and the PGlite pass a sixth quicker; with four, timing-bound
-          // files (test/shutdown.test.ts) began to starve (docs/performance.md, "The suite").
+          // Each file starts its own chain and service and waits on them as much as it works: three
+          // at once keep this 2-core machine busiest without starving a file (docs/performance.md,
+          // "The suite", has the runs with two, three and four).
           maxWorkers: 3,
         },
       },

@@ -93,8 +93,8 @@ async function stopUnderLoad(url: string, headers: Record<string, string>, child
       }
     }
   });
-  // The signal comes once many requests have been answered, however busy the machine: its cores are
-  // shared with other test files.
+  // The signal comes once many requests have been answered, however busy the machine (its cores are
+  // shared with other test files): expectCleanStop holds each of them, so none passes for want of any.
   await waitFor(
     "the loops to have been answered a while",
     async () => (outcomes.filter((o) => o.status !== undefined).length > ANSWERED_BEFORE ? true : undefined),
@@ -119,7 +119,6 @@ async function stopUnderLoad(url: string, headers: Record<string, string>, child
 function expectCleanStop({ outcomes, signalledAt, exitMs }: Awaited<ReturnType<typeof stopUnderLoad>>) {
   expect(exitMs, "exit after SIGTERM, in ms").toBeLessThanOrEqual(EXIT_WITHIN_MS);
   const before = outcomes.filter((o) => o.sentAt < signalledAt);
-  expect(before.length, "requests sent before SIGTERM").toBeGreaterThan(ANSWERED_BEFORE);
   // Sent before the signal: answered, in full, right.
   expect(
     before.filter((o) => o.status !== 200 || o.body !== expected).map((o) => o.error ?? `${o.status} ${o.body}`),
