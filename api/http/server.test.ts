@@ -1,7 +1,7 @@
 import { createServer, type Server } from "node:http";
 import { type AddressInfo, connect, type Socket } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { guardServer, MAX_CONNECTIONS_PER_CLIENT } from "./server";
+import { drainServer, guardServer, IDLE_GRACE_MS, MAX_CONNECTIONS_PER_CLIENT } from "./server";
 
 let server: Server | undefined;
 const sockets: Socket[] = [];
@@ -58,5 +58,85 @@ describe("guardServer", () => {
 
   it("bounds no connections of this machine's own (loopback)", async () => {
     expect(await closedOf(await serve({ trustProxy: false }), MAX_CONNECTIONS_PER_CLIENT + 5)).toBe(0);
+  });
+});
+
+/** A connection to `port` and everything it has read so far; `ended` once the server has closed it. */
+async function client(port: number) {
+  const socket = connect(port, "127.0.0.1");
+  sockets.push(socket);
+  const state = { socket, read: "", ended: undefined as Promise<string> | undefined };
+  socket.setEncoding("utf8").on("data", (chunk: string) => (state.read += chunk));
+  state.ended = new Promise<string>((ok) => {
+    socket.on("error", (error: NodeJS.ErrnoException) => ok(error.code ?? error.message));
+    socket.on("close", () => ok("closed"));
+  });
+  await new Promise((ok, fail) => socket.once("connect", ok).once("error", fail));
+  return state;
+}
+const REQUEST = "GET / HTTP/1.1\r\nHost: x\r\n\r\n";
+/** Waits until `state` has read `n` answers. */
+async function answers(state: { read: string }, n: number) {
+  while (state.read.split("HTTP/1.1 200").length - 1 < n) await new Promise((ok) => setTimeout(ok, 5));
+}
+/** A keep-alive connection that has had one answer and is idle. */
+async function idleClient(port: number) {
+  const state = await client(port);
+  state.socket.write(REQUEST);
+  await answers(state, 1);
+  await new Promise((ok) => setTimeout(ok, 20));
+  return state;
+}
+
+describe("drainServer", () => {
+  it("answers a request sent on an idle connection just before the stop, where Node's close() resets it", async () => {
+    const port = await serve({ trustProxy: false });
+    // Node's own: the request is in the socket, unread, when the connection is closed as idle.
+    const reset = await idleClient(port);
+    reset.socket.write(REQUEST);
+    const closed = new Promise((ok) => server!.close(ok));
+    expect(await reset.ended).toMatch(/ECONNRESET|closed/);
+    expect(reset.read.split("HTTP/1.1 200").length - 1).toBe(1);
+    await closed;
+
+    const again = await serve({ trustProxy: false });
+    const kept = await idleClient(again);
+    kept.socket.write(REQUEST);
+    const drained = drainServer(server!, 5_000);
+    await answers(kept, 2);
+    expect(kept.read.slice(kept.read.lastIndexOf("HTTP/1.1"))).toMatch(/\r\nConnection: close\r\n[\s\S]*\r\n\r\nok$/i);
+    // Closed by the server once answered, long before the grace is out.
+    expect(await kept.ended).toBe("closed");
+    await drained;
+  });
+
+  it("refuses new connections, and closes an idle one once the grace is out", async () => {
+    const port = await serve({ trustProxy: false });
+    const idle = await idleClient(port);
+    const started = Date.now();
+    const drained = drainServer(server!, 5_000);
+    const refused = await client(port).then(
+      () => "connected",
+      (error: NodeJS.ErrnoException) => error.code,
+    );
+    expect(refused).toBe("ECONNREFUSED");
+    expect(await idle.ended).toBe("closed");
+    const closedAfter = Date.now() - started;
+    expect(closedAfter).toBeGreaterThanOrEqual(IDLE_GRACE_MS - 10);
+    expect(closedAfter).toBeLessThan(3_000);
+    await drained;
+  });
+
+  it("closes a connection still answering once the drain is out", async () => {
+    server = createServer(() => {});
+    await new Promise<void>((ok) => server!.listen(0, "127.0.0.1", ok));
+    const slow = await client((server.address() as AddressInfo).port);
+    slow.socket.write(REQUEST);
+    await new Promise((ok) => setTimeout(ok, 50));
+    const started = Date.now();
+    await drainServer(server, 300);
+    expect(await slow.ended).toMatch(/closed|ECONNRESET/);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(290);
+    expect(slow.read).toBe("");
   });
 });

@@ -1,4 +1,5 @@
 import { createServer, type RequestListener, type Server } from "node:http";
+import { Server as NetServer } from "node:net";
 import { budgetHolder } from "./address";
 import { answerClientErrors } from "./client-error";
 
@@ -58,10 +59,7 @@ export function guardServer(
 
 export type HttpServer = {
   server: Server;
-  /**
-   * Stops listening and closes idle connections; requests in flight get `drainMs` to finish, then
-   * their connections are closed too. Resolves when every connection is closed.
-   */
+  /** Stops serving (drainServer; `drainMs` 0: every connection at once); resolves when all are closed. */
   close(drainMs?: number): Promise<void>;
 };
 
@@ -80,14 +78,42 @@ export async function startHttpServer(options: {
   });
   guardServer(server, options);
   answerClientErrors(server);
-  return {
-    server,
-    close: (drainMs = 0) =>
-      new Promise<void>((closed) => {
-        server.close(() => closed());
-        server.closeIdleConnections();
-        if (drainMs > 0) setTimeout(() => server.closeAllConnections(), drainMs).unref();
-        else server.closeAllConnections();
-      }),
-  };
+  return { server, close: (drainMs = 0) => drainServer(server, drainMs) };
+}
+
+/** How long a connection that is idle when its server stops is still read from (at most the drain). */
+export const IDLE_GRACE_MS = 1_000;
+/** How often, after IDLE_GRACE_MS, the connections that have since gone idle are closed. */
+const IDLE_SWEEP_MS = 50;
+
+/**
+ * Stops `server` without resetting a request a client has sent: no new connections; every answer
+ * from now on closes its connection; after IDLE_GRACE_MS each connection is closed once idle, and
+ * every one still open after `drainMs`. Node's own close() ends idle keep-alive connections at once, and a
+ * request already sent on one (in the socket, not yet read) is reset unanswered. Resolves when
+ * every connection is closed.
+ */
+export function drainServer(server: Server, drainMs: number): Promise<void> {
+  return new Promise<void>((closed) => {
+    let sweeping: NodeJS.Timeout | undefined;
+    let done = false;
+    // net's close: it stops listening and leaves open connections be (http's also closes idle ones).
+    NetServer.prototype.close.call(server, () => {
+      done = true;
+      clearInterval(sweeping);
+      closed();
+    });
+    server.prependListener("request", (_, res) => res.setHeader("Connection", "close"));
+    // After the poll phase, so that bytes which came while the timer waited are read first.
+    const sweep = () => setImmediate(() => server.closeIdleConnections());
+    setTimeout(
+      () => {
+        if (done) return;
+        sweep();
+        sweeping = setInterval(sweep, IDLE_SWEEP_MS).unref();
+      },
+      Math.min(IDLE_GRACE_MS, drainMs),
+    ).unref();
+    setTimeout(() => server.closeAllConnections(), drainMs).unref();
+  });
 }
