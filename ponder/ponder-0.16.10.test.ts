@@ -6,6 +6,7 @@
  * sync, run on a chain made up here).
  * A failure here after an upgrade names the assumption to revisit.
  */
+import { EventEmitter } from "node:events";
 import { readFileSync } from "node:fs";
 import http, { type Server } from "node:http";
 import { type AddressInfo, connect } from "node:net";
@@ -25,13 +26,16 @@ import { logBackfillProgress } from "../api/watch/backfill-progress";
 import { table } from "../core/sql";
 import {
   answerBesidePonder,
+  beforePonderExits,
   checkpointsSql,
+  closedBeforePonder,
   dropSyncedChain,
   LOG_EVENT_TYPE,
   leaveSigtermToPonder,
   NEWEST_SYNCED_BLOCK_SQL,
   onPonderServer,
   PONDER_BACKFILL_GAUGES,
+  PONDER_EXIT_SIGNALS,
   PONDER_LOG,
   PONDER_PROGRESS_GAUGES,
   PONDER_RETRYABLE_EXIT,
@@ -288,6 +292,64 @@ describe("leaveSigtermToPonder", () => {
   });
 });
 
+describe("beforePonderExits", () => {
+  it("Ponder's exit listens for its signals before the API loads, and resets idle connections at once", () => {
+    const start = dist("bin/commands/start.js");
+    expect(start.indexOf("const exit = createExit({ common, options });")).toBeGreaterThan(0);
+    expect(start.indexOf("const exit = createExit(")).toBeLessThan(start.indexOf("await build.executeApi("));
+    const exit = dist("bin/utils/exit.js");
+    for (const signal of PONDER_EXIT_SIGNALS) expect(exit).toContain(`process.on("${signal}", () => {`);
+    expect(exit).toContain("common.apiShutdown.kill()");
+    // http-terminator, as Ponder's server ends: an idle socket (no response under way) destroyed at once.
+    expect(dist("server/index.js")).toContain("common.apiShutdown.add(() => terminator.terminate());");
+  });
+
+  it("a server closed before Ponder's exit closes it again without an error, as http-terminator needs", async () => {
+    const terminator = readFileSync(
+      new URL(import.meta.resolve("http-terminator/dist/src/factories/createInternalHttpTerminator.js", PONDER.href)),
+      "utf8",
+    );
+    expect(terminator).toMatch(/server\.close\(\(error\) => \{\s*if \(error\) \{\s*rejectTerminating\(error\);/);
+    const server = http.createServer();
+    await new Promise<void>((ok) => server.listen(0, "127.0.0.1", ok));
+    await new Promise((ok) => server.close(ok));
+    expect(await new Promise((ok) => server.close(ok))).toBeInstanceOf(Error);
+    closedBeforePonder(server);
+    expect(await new Promise((ok) => server.close(ok))).toBeUndefined();
+  });
+
+  it("runs `first` once, on any of the signals, and then the listeners held, each with its signal", async () => {
+    const target = new EventEmitter();
+    const heard: string[] = [];
+    for (const signal of PONDER_EXIT_SIGNALS) target.on(signal, (s: string) => heard.push(`held ${s}`));
+    let finish = () => {};
+    let firsts = 0;
+    beforePonderExits(() => {
+      firsts++;
+      heard.push("first");
+      return new Promise<void>((ok) => (finish = ok));
+    }, target);
+    target.emit("SIGTERM", "SIGTERM");
+    target.emit("SIGINT", "SIGINT");
+    await new Promise((ok) => setTimeout(ok, 10));
+    expect(heard).toEqual(["first"]);
+    finish();
+    await new Promise((ok) => setTimeout(ok, 10));
+    expect(heard).toEqual(["first", "held SIGTERM", "held SIGINT"]);
+    expect(firsts).toBe(1);
+  });
+
+  it("calls the held listeners though `first` fails", async () => {
+    const target = new EventEmitter();
+    let held = 0;
+    target.on("SIGQUIT", () => held++);
+    beforePonderExits(() => Promise.reject(new Error("no server")), target);
+    target.emit("SIGQUIT", "SIGQUIT");
+    await new Promise((ok) => setTimeout(ok, 10));
+    expect(held).toBe(1);
+  });
+});
+
 describe("ponderMetrics", () => {
   afterEach(() => {
     delete (globalThis as { PONDER_COMMON?: unknown }).PONDER_COMMON;
@@ -421,19 +483,19 @@ describe("answerBesidePonder", () => {
 
   it("leaves a server without a listener (Ponder's port probe) as it is", () => {
     const probe = http.createServer();
-    answerBesidePonder(
+    const taken = answerBesidePonder(
       probe,
       () => undefined,
       async () => undefined,
     );
-    expect(probe.listenerCount("request")).toBe(0);
+    expect([taken, probe.listenerCount("request")]).toEqual([false, 0]);
   });
 
   it("sends PONDER_ROUTES to Ponder's listener, with or without a query, and every other path to the API", async () => {
     const ponderApp = new Hono().all("*", (c) => c.text(`ponder ${c.req.path}`));
     const apiApp = new Hono().all("*", (c) => c.text(`api ${c.req.path}`));
     const server = await listening(ponderApp);
-    answerBesidePonder(server, getRequestListener(apiApp.fetch), async () => undefined);
+    expect(answerBesidePonder(server, getRequestListener(apiApp.fetch), async () => undefined)).toBe(true);
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     try {
       const answers: Record<string, string> = {};

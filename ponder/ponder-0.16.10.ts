@@ -275,6 +275,41 @@ export function leaveSigtermToPonder(): number {
   return vite.length;
 }
 
+/** The signals Ponder's exit listens for (bin/utils/exit.ts). */
+export const PONDER_EXIT_SIGNALS = ["SIGINT", "SIGTERM", "SIGQUIT"] as const;
+
+/**
+ * Runs `first` on a signal before the listeners `target` already has for it (in a Ponder process,
+ * Ponder's exit): Ponder's exit ends its server's idle connections at once, and a request a client
+ * has just sent on one is reset unread (api/http/server.ts drainServer). `first` runs once, whatever
+ * the signals; each held listener is called once it has settled.
+ */
+export function beforePonderExits(first: () => Promise<void>, target: NodeJS.EventEmitter = process): void {
+  let ran: Promise<void> | undefined;
+  for (const signal of PONDER_EXIT_SIGNALS) {
+    const held = target.listeners(signal) as ((signal: string) => void)[];
+    for (const listener of held) target.off(signal, listener);
+    target.on(signal, () => {
+      ran ??= first().catch(() => {});
+      void ran.then(() => {
+        for (const listener of held) listener(signal);
+      });
+    });
+  }
+}
+
+/**
+ * Lets Ponder's exit close `server` once more after it has been closed (beforePonderExits): Node
+ * would call back with ERR_SERVER_NOT_RUNNING, http-terminator would reject, and Ponder's exit would
+ * wait out its 5 s before it exits.
+ */
+export function closedBeforePonder(server: Server): void {
+  server.close = ((done?: (error?: Error) => void) => {
+    process.nextTick(() => done?.());
+    return server;
+  }) as Server["close"];
+}
+
 /** `ponder start`'s exit code after a failure worth retrying (an RPC that kept failing). */
 export const PONDER_RETRYABLE_EXIT = 75;
 
@@ -313,15 +348,16 @@ export const PONDER_ROUTES: ReadonlySet<string> = new Set(["/metrics", "/health"
  * checks (`npx tsx bench/profile.ts start`), and the API app does its own CORS and errors.
  * `/ready` is Ponder's only once `notReady` (which never rejects) names no reason: Ponder's flag
  * turns while the API may still answer from a state that has not seen it (a copy synced every 100 ms).
+ * Whether `server` is Ponder's API server (and not one of its probes for a free port).
  */
 export function answerBesidePonder(
   server: Server,
   api: RequestListener,
   notReady: () => Promise<string | undefined>,
-): void {
+): boolean {
   const ponder = server.listeners("request") as RequestListener[];
   // Ponder's probes for a free port (utils/port.ts) are servers without a listener: left alone.
-  if (ponder.length === 0) return;
+  if (ponder.length === 0) return false;
   if (ponder.length > 1) throw new Error(`Ponder's server has ${ponder.length} request listeners, not 1`);
   server.removeAllListeners("request");
   server.on("request", (req, res) => {
@@ -334,4 +370,5 @@ export function answerBesidePonder(
       res.writeHead(503, { "Content-Type": "text/plain; charset=UTF-8" }).end(reason);
     });
   });
+  return true;
 }

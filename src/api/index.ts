@@ -1,3 +1,4 @@
+import type { Server } from "node:http";
 import { db } from "ponder:api";
 import ponderSchema, { v2Delegation } from "ponder:schema";
 import { getTableConfig } from "drizzle-orm/pg-core";
@@ -8,7 +9,7 @@ import { pgAccessDb } from "../../api/database/pg";
 import { pgliteDb } from "../../api/database/pglite";
 import { answerClientErrors } from "../../api/http/client-error";
 import { readinessOrLogged } from "../../api/http/probes";
-import { guardServer } from "../../api/http/server";
+import { drainServer, guardServer } from "../../api/http/server";
 import { createReplicaStore, REPLICA_CONNECTION, readOnlySnapshot } from "../../api/replica/store";
 import { assembleService } from "../../api/service";
 import { ChainSchemas } from "../../api/store/chain-schemas";
@@ -16,7 +17,14 @@ import { publishServedChains, servedChain } from "../../api/store/served-chains"
 import { createSqlStore, type Execute } from "../../api/store/store";
 import { logBackfillProgress } from "../../api/watch/backfill-progress";
 import { ponderSettings } from "../../core/settings";
-import { answerBesidePonder, leaveSigtermToPonder, onPonderServer, ponderPglite } from "../../ponder/ponder-0.16.10";
+import {
+  answerBesidePonder,
+  beforePonderExits,
+  closedBeforePonder,
+  leaveSigtermToPonder,
+  onPonderServer,
+  ponderPglite,
+} from "../../ponder/ponder-0.16.10";
 
 /**
  * The glue between Ponder and the API (api/service.ts): mounts the app over Ponder's read-only db,
@@ -74,10 +82,11 @@ async function serveBesidePonder(): Promise<Hono> {
   // the server, before answerClientErrors adds its own. /ready waits for the store to hold every
   // chain too: the copy sees Ponder's readiness up to a sync after Ponder's /ready does.
   onPonderServer((server) => {
-    answerBesidePonder(server, listener, async () => {
+    const api = answerBesidePonder(server, listener, async () => {
       const { ready, text } = await readinessOrLogged(readiness);
       return ready ? undefined : text;
     });
+    if (api) ponderServer = server;
     answerClientErrors(server);
     guardServer(server, { trustProxy: accessSettings.trustedProxy });
   });
@@ -86,6 +95,16 @@ async function serveBesidePonder(): Promise<Hono> {
 
 // Vite's SIGTERM listener would end the process before Ponder unlocks its schema: Ponder's alone.
 leaveSigtermToPonder();
+/** Ponder's server, once it has made it. */
+let ponderServer: Server | undefined;
+// Requests under way, and those just sent on idle connections, are answered before Ponder's exit
+// ends every connection; Ponder's exit gives itself 5 s more, within an orchestrator's usual 10.
+const DRAIN_MS = 3_000;
+beforePonderExits(async () => {
+  if (!ponderServer) return;
+  await drainServer(ponderServer, DRAIN_MS);
+  closedBeforePonder(ponderServer);
+});
 
 // Where every chain is indexed apart (scripts/launcher/apart.ts), the API runs beside the indexers.
 export default settings.indexOnly ? new Hono() : await serveBesidePonder();
