@@ -1,7 +1,11 @@
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import { type AddressInfo, connect, type Socket } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { drainServer, guardServer, IDLE_GRACE_MS, MAX_CONNECTIONS_PER_CLIENT } from "./server";
+import { drainServer, guardServer, MAX_CONNECTIONS_PER_CLIENT, STOP_GRACE_MS } from "./server";
 
 let server: Server | undefined;
 const sockets: Socket[] = [];
@@ -88,6 +92,40 @@ async function idleClient(port: number) {
   return state;
 }
 
+/**
+ * A request sent from another process on a new connection while this process (the server's) is
+ * busy: the kernel has taken the connection, the server has not accepted it. Then `stop` runs,
+ * before this process's event loop turns again. What that client read, or its error.
+ */
+async function sentWhileBusy(port: number, stop: () => unknown): Promise<string> {
+  const dir = mkdtempSync(join(tmpdir(), "drain-test-"));
+  const marker = join(dir, "sent");
+  const script = `
+    const socket = require("node:net").connect(${port}, "127.0.0.1", () => {
+      socket.write(${JSON.stringify(REQUEST)});
+      require("node:fs").writeFileSync(${JSON.stringify(marker)}, "");
+    });
+    let read = "";
+    socket.setEncoding("utf8").on("data", (chunk) => (read += chunk));
+    socket.on("error", (error) => { read = error.code; });
+    socket.on("close", () => process.stdout.write(read));`;
+  const child = spawn(process.execPath, ["-e", script], { stdio: ["ignore", "pipe", "inherit"] });
+  let out = "";
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => (out += chunk));
+  const exited = new Promise((ok) => child.once("exit", ok));
+  try {
+    // Busy, as a loaded server is: nothing of this process runs until the request is sent.
+    const until = Date.now() + 10_000;
+    while (!existsSync(marker) && Date.now() < until);
+    expect(existsSync(marker), "the other process sent its request").toBe(true);
+    stop();
+    await exited;
+    return out;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 describe("drainServer", () => {
   it("answers a request sent on an idle connection just before the stop, where Node's close() resets it", async () => {
     const port = await serve({ trustProxy: false });
@@ -110,20 +148,37 @@ describe("drainServer", () => {
     await drained;
   });
 
-  it("refuses new connections, and closes an idle one once the grace is out", async () => {
+  it("answers a request on a connection the server has not yet accepted, where Node's close() resets it", async () => {
+    const port = await serve({ trustProxy: false });
+    expect(await sentWhileBusy(port, () => server!.close())).toBe("ECONNRESET");
+    await new Promise((ok) => setImmediate(ok));
+
+    const again = await serve({ trustProxy: false });
+    let drained: Promise<void> | undefined;
+    const read = await sentWhileBusy(again, () => (drained = drainServer(server!, 5_000)));
+    expect(read).toMatch(/^HTTP\/1\.1 200 OK\r\n(?:[^\r]*\r\n)*?Connection: close\r\n[\s\S]*\r\n\r\nok$/i);
+    await drained;
+  });
+
+  it("takes connections for the grace, each answer closing its own; then refuses them, closes idle ones", async () => {
     const port = await serve({ trustProxy: false });
     const idle = await idleClient(port);
     const started = Date.now();
     const drained = drainServer(server!, 5_000);
+    const during = await client(port);
+    during.socket.write(REQUEST);
+    await answers(during, 1);
+    expect(during.read).toMatch(/\r\nConnection: close\r\n/i);
+    expect(await during.ended).toBe("closed");
+    expect(await idle.ended).toBe("closed");
+    const closedAfter = Date.now() - started;
+    expect(closedAfter).toBeGreaterThanOrEqual(STOP_GRACE_MS - 10);
+    expect(closedAfter).toBeLessThan(3_000);
     const refused = await client(port).then(
       () => "connected",
       (error: NodeJS.ErrnoException) => error.code,
     );
     expect(refused).toBe("ECONNREFUSED");
-    expect(await idle.ended).toBe("closed");
-    const closedAfter = Date.now() - started;
-    expect(closedAfter).toBeGreaterThanOrEqual(IDLE_GRACE_MS - 10);
-    expect(closedAfter).toBeLessThan(3_000);
     await drained;
   });
 

@@ -81,39 +81,34 @@ export async function startHttpServer(options: {
   return { server, close: (drainMs = 0) => drainServer(server, drainMs) };
 }
 
-/** How long a connection that is idle when its server stops is still read from (at most the drain). */
-export const IDLE_GRACE_MS = 1_000;
-/** How often, after IDLE_GRACE_MS, the connections that have since gone idle are closed. */
+/** How long a stopping server still takes connections and reads idle ones (at most the drain). */
+export const STOP_GRACE_MS = 1_000;
+/** How often, after STOP_GRACE_MS, the connections that have since gone idle are closed. */
 const IDLE_SWEEP_MS = 50;
 
 /**
- * Stops `server` without resetting a request a client has sent: no new connections; every answer
- * from now on closes its connection; after IDLE_GRACE_MS each connection is closed once idle, and
- * every one still open after `drainMs`. Node's own close() ends idle keep-alive connections at once, and a
- * request already sent on one (in the socket, not yet read) is reset unanswered. Resolves when
- * every connection is closed.
+ * Stops `server` without resetting a request a client has sent: every answer from now on closes
+ * its connection; after STOP_GRACE_MS the server stops listening and closes each connection once
+ * it is idle, and every one still open after `drainMs`. Node's own close() stops listening and
+ * ends idle keep-alive connections at once, and a request already sent is reset unanswered: on an
+ * idle connection (in the socket, not yet read), or on a new one the kernel has taken but the
+ * server has not yet accepted (under load, for a while). Resolves when every connection is closed.
  */
 export function drainServer(server: Server, drainMs: number): Promise<void> {
   return new Promise<void>((closed) => {
-    let sweeping: NodeJS.Timeout | undefined;
-    let done = false;
-    // net's close: it stops listening and leaves open connections be (http's also closes idle ones).
-    NetServer.prototype.close.call(server, () => {
-      done = true;
-      clearInterval(sweeping);
-      closed();
-    });
     server.prependListener("request", (_, res) => res.setHeader("Connection", "close"));
-    // After the poll phase, so that bytes which came while the timer waited are read first.
-    const sweep = () => setImmediate(() => server.closeIdleConnections());
-    setTimeout(
-      () => {
-        if (done) return;
-        sweep();
-        sweeping = setInterval(sweep, IDLE_SWEEP_MS).unref();
-      },
-      Math.min(IDLE_GRACE_MS, drainMs),
-    ).unref();
+    let sweeping: NodeJS.Timeout | undefined;
+    const stop = () => {
+      // net's close: it stops listening and leaves open connections be (http's also closes idle ones).
+      NetServer.prototype.close.call(server, () => {
+        clearInterval(sweeping);
+        closed();
+      });
+      server.closeIdleConnections();
+      sweeping = setInterval(() => server.closeIdleConnections(), IDLE_SWEEP_MS).unref();
+    };
+    // After the poll phase: connections and bytes that came while the timer waited are taken and read first.
+    setTimeout(() => setImmediate(stop), Math.min(STOP_GRACE_MS, drainMs)).unref();
     setTimeout(() => server.closeAllConnections(), drainMs).unref();
   });
 }
