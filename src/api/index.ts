@@ -97,8 +97,9 @@ async function serveBesidePonder(): Promise<Hono> {
 leaveSigtermToPonder();
 /** Ponder's server, once it has made it. */
 let ponderServer: Server | undefined;
-// Requests under way, and those just sent on idle connections, are answered before Ponder's exit
-// ends every connection; Ponder's exit gives itself 5 s more, within an orchestrator's usual 10.
+// Requests under way, and those just sent (on idle connections, or queued for accepting), are
+// answered before Ponder's exit ends every connection (drainServer); Ponder's exit gives itself 5 s
+// more, within an orchestrator's usual 10.
 const DRAIN_MS = 3_000;
 beforePonderExits(async () => {
   if (!ponderServer) return;
