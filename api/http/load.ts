@@ -24,16 +24,25 @@ export class LoadShedder {
   share = 0;
   private arrivals = 0;
   private last = performance.eventLoopUtilization();
+  /** When the arrivals began to be counted: a busy loop runs the sampling timer late, not every SAMPLE_MS. */
+  private since = 0;
   private timer: NodeJS.Timeout | undefined;
 
   constructor(private readonly utilization: () => number = () => this.sample()) {}
 
   /** Whether to refuse this keyless request (counted as one arriving); starts sampling on first use. */
   shed(): boolean {
-    this.timer ??= setInterval(() => {
-      this.adjust(this.utilization(), (this.arrivals * 1000) / SAMPLE_MS);
-      this.arrivals = 0;
-    }, SAMPLE_MS).unref();
+    if (this.timer === undefined) {
+      // The first sample covers the time from here, not the process's start.
+      this.last = performance.eventLoopUtilization();
+      this.since = performance.now();
+      this.timer = setInterval(() => {
+        const now = performance.now();
+        this.adjust(this.utilization(), (this.arrivals * 1000) / Math.max(now - this.since, SAMPLE_MS));
+        this.arrivals = 0;
+        this.since = now;
+      }, SAMPLE_MS).unref();
+    }
     this.arrivals++;
     return this.share > 0 && Math.random() < this.share;
   }
