@@ -11,6 +11,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
+import { UNIT_DATABASE } from "./vitest.config";
 
 const ROOT = import.meta.dirname;
 const SKIP = new Set(["node_modules", ".git", ".ponder", "generated"]);
@@ -283,6 +284,20 @@ describe("the layout", () => {
       .flatMap(({ specifiers }) => specifiers.filter((s) => !s.startsWith(".") && !s.startsWith("node:")));
     expect(new Set(imported)).toEqual(new Set(Object.keys(own)));
     for (const [name, version] of Object.entries(own)) expect(version, name).toBe(root[name]);
+  });
+
+  it("the unit tests that read DATABASE_URL, or import what does, are the unit-database project's", () => {
+    // .ci/run's Postgres pass runs only these of the unit tests: one left out would never meet Postgres.
+    const readsDatabaseUrl = (text: string) => /\benv\.DATABASE_URL\b/.test(text);
+    const readers = new Set(
+      imports.filter((i) => !i.file.endsWith(".test.ts") && readsDatabaseUrl(i.text)).map((i) => i.file),
+    );
+    expect(readers.size).toBeGreaterThan(0);
+    const unitTests = imports.filter((i) => i.file.endsWith(".test.ts") && !/^test\/[^/]+$/.test(i.file));
+    const opening = unitTests.filter(
+      (i) => readsDatabaseUrl(i.text) || i.local.some((target) => readers.has(fileOf(target) ?? "")),
+    );
+    expect(opening.map((i) => i.file).sort()).toEqual([...UNIT_DATABASE].sort());
   });
 
   it("devkit/ imports neither the launcher, the demo nor the bench", () => {

@@ -61,10 +61,48 @@ class SkippedLastTimeFirst extends BaseSequencer {
 const ALONE = ["test/chains-apart.test.ts", "test/soak.test.ts"];
 
 /**
- * Three projects: `unit` (pure rules and the HTTP layer, beside their modules, and test/app/, the app
- * in process over the tests' own stores: seconds, no chain), `integration` (the rest of test/:
- * each file starts anvil chains and the service) and `alone` (ALONE, one file at a time, last).
- * `npm run test:unit` runs the first alone; `npm test` runs all three.
+ * The unit test files whose outcome can depend on the database (they open one, on Postgres where
+ * DATABASE_URL is set): .ci/run's Postgres pass runs these of the unit tests, and layout.test.ts
+ * holds the list to the files that read DATABASE_URL.
+ */
+export const UNIT_DATABASE = [
+  "api/database/pg.test.ts",
+  "api/access/keys.test.ts",
+  "api/access/sql-limiter.test.ts",
+  "api/feed/log.test.ts",
+];
+
+/** The unit project's files: pure rules and the HTTP layer, beside their modules, and test/app/. */
+const UNIT = [
+  "*.test.ts",
+  "core/**/*.test.ts",
+  "ponder/**/*.test.ts",
+  "api/**/*.test.ts",
+  "scripts/**/*.test.ts",
+  "devkit/**/*.test.ts",
+  "bench/**/*.test.ts",
+  // The app in process over stores of the tests' own: no chain.
+  "test/app/**/*.test.ts",
+];
+
+/** What the unit projects share: seconds each file, beside no chain. */
+const UNIT_TEST = {
+  // The unit tests first (seconds), then the integration tests.
+  sequence: { groupOrder: 0 },
+  // Seconds alone, but seeded rounds by the hundred and a PGlite opened in a hook each took over
+  // twice vitest's default bounds (5 s, 10 s) beside an integration file's indexer.
+  testTimeout: 30_000,
+  hookTimeout: 30_000,
+  // Vitest's default on two cores is one worker: 173 s for the unit project here, 92 s with three
+  // (103 s with two); its files are CPU and module loading, which a second core shares.
+  maxWorkers: 3,
+};
+
+/**
+ * Four projects: `unit` (UNIT but UNIT_DATABASE: seconds, no chain), `unit-database`
+ * (UNIT_DATABASE), `integration` (the rest of test/: each file starts anvil chains and the service)
+ * and `alone` (ALONE, one file at a time, last). `npm run test:unit` runs the first two; `npm test`
+ * runs all four.
  */
 export default defineConfig({
   test: {
@@ -75,27 +113,9 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: {
-          name: "unit",
-          // The unit tests first (seconds), then the integration tests.
-          sequence: { groupOrder: 0 },
-          // Seconds alone, but seeded rounds by the hundred and a PGlite opened in a hook each took
-          // over twice vitest's default bounds (5 s, 10 s) beside an integration file's indexer.
-          testTimeout: 30_000,
-          hookTimeout: 30_000,
-          include: [
-            "*.test.ts",
-            "core/**/*.test.ts",
-            "ponder/**/*.test.ts",
-            "api/**/*.test.ts",
-            "scripts/**/*.test.ts",
-            "devkit/**/*.test.ts",
-            "bench/**/*.test.ts",
-            // The app in process over stores of the tests' own: no chain.
-            "test/app/**/*.test.ts",
-          ],
-        },
+        test: { name: "unit", ...UNIT_TEST, include: [...UNIT, ...UNIT_DATABASE.map((file) => `!${file}`)] },
       },
+      { extends: true, test: { name: "unit-database", ...UNIT_TEST, include: UNIT_DATABASE } },
       {
         extends: true,
         test: {
