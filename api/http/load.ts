@@ -1,4 +1,4 @@
-import { performance } from "node:perf_hooks";
+import { type EventLoopUtilization, performance } from "node:perf_hooks";
 
 /** How often the event loop's use is sampled. */
 const SAMPLE_MS = 100;
@@ -23,7 +23,8 @@ export class LoadShedder {
   /** The share of keyless requests refused now. */
   share = 0;
   private arrivals = 0;
-  private last = performance.eventLoopUtilization();
+  /** The event loop's use when last sampled: set when sampling starts. */
+  private last: EventLoopUtilization | undefined;
   /** When the arrivals began to be counted: a busy loop runs the sampling timer late, not every SAMPLE_MS. */
   private since = 0;
   private timer: NodeJS.Timeout | undefined;
