@@ -73,6 +73,17 @@ describe.runIf(process.env.DATABASE_URL)("npm run bench -- --smoke", () => {
         .join("\n"),
     );
     console.log(results);
+    // A failed run said once, as the suite's error, with the bench's own account of it (the error
+    // bench/script.ts prints last) and the step it was in: not a dozen tests' missing rows, which
+    // pushed it out of the end of CI's log.
+    if (run.code !== 0) {
+      const steps = run.output.split("\n").filter((line) => line.startsWith("· ["));
+      const failed = run.output.lastIndexOf(" failed: ");
+      throw new Error(
+        `npm run bench -- --smoke exited ${run.code} after the step\n${steps.at(-1) ?? "(none)"}\n` +
+          (failed < 0 ? run.output : run.output.slice(run.output.lastIndexOf("\n", failed) + 1)).slice(-4000),
+      );
+    }
   }, 900_000);
 
   it("exits 0 and prints its results", () => {
