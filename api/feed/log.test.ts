@@ -117,4 +117,23 @@ describe.each(accessBackends("feed-log-", SCHEMA))("the change log on %s", (_, o
     expect(await log.prune(new Date(Date.now() + 1_000))).toBe(0);
     expect(await log.pruned()).toBe(entries[entries.length - 1]!.seq);
   });
+
+  it("logs thousands of events in one write, each exact, in chain order, and retracts them so", async () => {
+    const bulk = await openChangeLog(db, `${SCHEMA}_bulk`);
+    // Records with what JSON escapes and what it does not: they must come back byte for byte.
+    const events = Array.from({ length: 1_234 }, (_, i) => {
+      const e = ev(10 + Math.floor(i / 7), i % 7);
+      return { ...e, record: JSON.stringify({ ...JSON.parse(e.record), note: `\\ "q" ü 🙂 \u0000 ${i}` }) };
+    });
+    expect(await bulk.write(3, "v1", 9n, events, 9n)).toBe(true);
+    const logged = await bulk.entries(0n, 10_000);
+    expect(logged.map((e) => [e.chainId, e.version, e.block, e.blockHash, e.logIndex, e.record, e.retracts])).toEqual(
+      events.map((e) => [3, "v1", e.block, e.blockHash, e.logIndex, e.record, null]),
+    );
+    for (let i = 1; i < logged.length; i++) expect(logged[i]!.seq > logged[i - 1]!.seq).toBe(true);
+    // A replaced branch from the first event's block on: every entry retracted, newest first.
+    expect(await bulk.write(3, "v1", 9n, [ev(10, 0, "b")], 9n)).toBe(true);
+    const added = (await bulk.entries(logged.at(-1)!.seq, 10_000)).map((e) => [e.retracts, e.record]);
+    expect(added).toEqual([...[...logged].reverse().map((e) => [e.seq, e.record]), [null, ev(10, 0, "b").record]]);
+  });
 });

@@ -129,13 +129,31 @@ async function appendReconciled(
     ...retract.map((seq) => ({ ...bySeq.get(seq)!, retracts: seq as bigint | null })),
     ...append.map((e) => ({ ...e, retracts: null })),
   ];
-  for (const r of rows)
+  // A statement per INSERT_ROWS entries, not per entry: on PGlite each statement is a round of its
+  // protocol through files in the data directory, and a backfill logs thousands of events. The rows
+  // go in as one JSON array, numbered in its order (ORDER BY n: bigserial's nextval is taken per row
+  // as the sorted rows arrive).
+  for (let i = 0; i < rows.length; i += INSERT_ROWS) {
+    const chunk = rows.slice(i, i + INSERT_ROWS).map((r) => ({
+      block: r.block.toString(),
+      blockHash: r.blockHash,
+      logIndex: r.logIndex,
+      record: r.record,
+      retracts: r.retracts?.toString() ?? null,
+    }));
     await query(
       `INSERT INTO ${log} (chain_id, version, block, block_hash, log_index, record, retracts)
-       VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-      [chainId, version, r.block.toString(), r.blockHash, r.logIndex, r.record, r.retracts?.toString() ?? null],
+       SELECT $1::integer, $2::text, (r->>'block')::bigint, r->>'blockHash', (r->>'logIndex')::integer,
+              r->>'record', (r->>'retracts')::bigint
+         FROM jsonb_array_elements($3::jsonb) WITH ORDINALITY AS t(r, n)
+        ORDER BY n`,
+      [chainId, version, JSON.stringify(chunk)],
     );
+  }
 }
+
+/** Entries appended by one statement (appendReconciled): a few hundred kB of records at most. */
+const INSERT_ROWS = 500;
 
 /** Every chain and registry's floor in `cursor`, by `chainId:version`. */
 async function floorsOf(db: AccessDb, cursor: string): Promise<Map<string, Floor>> {
