@@ -151,7 +151,11 @@ export async function startService(options: {
   };
   try {
     await run(options.until ?? "ready");
-    if (token) service.apiKey = await createApiKey(service.url, token);
+    // A refused key is the service's failure: what it logged says why (an answer's 500 does not).
+    if (token)
+      service.apiKey = await createApiKey(service.url, token).catch((error: Error) => {
+        throw new Error(`${error.message}\n--- service output ---\n${plainOutput(service).slice(-5000)}`);
+      });
   } catch (error) {
     await service.child?.stop();
     rmSync(dir, { recursive: true, force: true });
