@@ -167,7 +167,7 @@ export function benchOptions(extra: ParseArgsConfig["options"] = {}, positionals
 }
 
 /** The sections `npm run bench -- --only <section>` runs alone. */
-export const SECTIONS = ["whole-table", "backlog", "subscribers", "standby"] as const;
+export const SECTIONS = ["whole-table", "backlog", "subscribers", "standby", "rpc"] as const;
 export type Section = (typeof SECTIONS)[number];
 
 /** `npm run bench`'s flags beyond benchOptions': a section alone, and the whole table's size and grouping. */

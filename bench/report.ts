@@ -335,6 +335,23 @@ function wholeTableFigures(w: WholeTableFigures) {
   } satisfies Record<string, Figure>;
 }
 
+/** A figure of run `a` beside run `b`, failed if either had failures. */
+const over = (a: RouteFigure, b: RouteFigure, value: number) => ({
+  label: a.label,
+  value,
+  failed: failures(a.result) + failures(b.result) > 0,
+});
+
+function rpcFigures(rpc: RpcFigures) {
+  return {
+    rpcShare: worst([rpc.check], share, true),
+    rpcOverAnvil: over(rpc.check, rpc.anvilCheck, share(rpc.check) / share(rpc.anvilCheck)),
+    rpcPastShare: worst([rpc.past], share, true),
+    rpcListing: over(rpc.listing, rpc.anvilListing, rpc.listing.result.rps / rpc.anvilListing.result.rps),
+    rpcAggregate: over(rpc.aggregate, rpc.batch, (rpc.aggregate.result.p50 ?? NaN) / (rpc.batch.result.p50 ?? NaN)),
+  } satisfies Record<string, Figure>;
+}
+
 /** The figure each target reads. */
 function targetFigures(
   o: BenchOptions,
@@ -348,11 +365,6 @@ function targetFigures(
   feed: FeedFigures,
 ) {
   const { past, history, integrators, hostile, scale } = s;
-  const over = (a: RouteFigure, b: RouteFigure, value: number) => ({
-    label: a.label,
-    value,
-    failed: failures(a.result) + failures(b.result) > 0,
-  });
   const checks = [...s.small.checks, ...s.large.checks];
   const [fewest, most] = [Math.min(...o.hot), Math.max(...o.hot)];
   const alone = s.large.listings.filter((l) => l.connections === 1);
@@ -448,11 +460,7 @@ function targetFigures(
     floodTail: flood((keyed.loaded.result.p99 ?? NaN) / (keyed.unloaded.result.p99 ?? NaN)),
     scaleKeyed: twoHosts(SCALE_KINDS[0]),
     scaleKeyless: twoHosts(SCALE_KINDS[1]),
-    rpcShare: worst([rpc.check], share, true),
-    rpcOverAnvil: over(rpc.check, rpc.anvilCheck, share(rpc.check) / share(rpc.anvilCheck)),
-    rpcPastShare: worst([rpc.past], share, true),
-    rpcListing: over(rpc.listing, rpc.anvilListing, rpc.listing.result.rps / rpc.anvilListing.result.rps),
-    rpcAggregate: over(rpc.aggregate, rpc.batch, (rpc.aggregate.result.p50 ?? NaN) / (rpc.batch.result.p50 ?? NaN)),
+    ...rpcFigures(rpc),
     ...wholeTableFigures(wholeTable),
   } satisfies Record<string, Figure>;
 }
@@ -705,9 +713,29 @@ export const subscribersReport = (o: BenchOptions, runtimeS: number, f: Subscrib
     subscriberFigures(f),
   );
 
+/** The JSON-RPC section alone. */
+export const rpcReport = (o: BenchOptions, runtimeS: number, rpc: RpcFigures) =>
+  sectionReport(
+    o,
+    `/rpc beside anvil's eth_call, ${int(rpc.size)} delegations`,
+    runtimeS,
+    table(o, rpcRuns(rpc), rpc.check.hello.rps),
+    rpcFigures(rpc),
+  );
+
 /** The standby's section alone. */
 export const standbyReport = (o: BenchOptions, runtimeS: number, f: StandbyFigures) =>
   sectionReport(o, "replica reading a standby", runtimeS, [standbyLine(f)], standbyFigures(f));
+
+const rpcRuns = (rpc: RpcFigures) => [
+  rpc.check,
+  rpc.anvilCheck,
+  rpc.past,
+  rpc.listing,
+  rpc.anvilListing,
+  rpc.aggregate,
+  rpc.batch,
+];
 
 export type Environment = { cores: number; apiWorkers: number; autocannon: string; runtimeS: number };
 
@@ -745,13 +773,7 @@ export function report(
     s.hostile.keyed.loaded,
     // The keyless run's answers are in its line: its shed ones would read as failures in the table.
     s.scale.keyed,
-    rpc.check,
-    rpc.anvilCheck,
-    rpc.past,
-    rpc.listing,
-    rpc.anvilListing,
-    rpc.aggregate,
-    rpc.batch,
+    ...rpcRuns(rpc),
   ];
   const [small, large] = [s.small.size, s.large.size];
   return [

@@ -10,7 +10,7 @@
  * last, every chain of the table in one deployment, each indexed apart (bench/whole-table.ts).
  * Prints a table of the figures and the targets (bench/report.ts, TARGETS), met or missed; exits
  * non-zero only when something failed (never for a missed target). Needs DATABASE_URL (Postgres).
- * `-- --only whole-table` (or `backlog`, `subscribers`, `standby`) runs that section alone (with
+ * `-- --only whole-table` (or `backlog`, `subscribers`, `standby`, `rpc`) runs that section alone (with
  * `--whole-table-chains <n>` and `--whole-table-group <n>`: bench/options.ts, runOptions).
  */
 import { readFileSync } from "node:fs";
@@ -21,7 +21,7 @@ import { backfillChain, measureBackfill, measureStartOnPglite } from "./backfill
 import { measureBacklog } from "./backlog";
 import { afterHello, routeMeasurer } from "./measure";
 import { runOptions } from "./options";
-import { backlogReport, report, standbyReport, subscribersReport, wholeTableReport } from "./report";
+import { backlogReport, report, rpcReport, standbyReport, subscribersReport, wholeTableReport } from "./report";
 import { measureRpc } from "./rpc";
 import { runBenchScript } from "./script";
 import { measureServing } from "./serving";
@@ -78,6 +78,20 @@ await runBenchScript("npm run bench", async ({ db, cleanup, log, startedAt }) =>
     console.log(`\n${backlogReport(o, (Date.now() - startedAt) / 1000, figures)}`);
     return;
   }
+  const rpc = (verified: Verified) => {
+    log(
+      `/rpc beside anvil's eth_call: ${o.rpcListing.toLocaleString("en")} delegations to one wallet on a fresh chain`,
+    );
+    return cleanup.scope(async () => {
+      const measure = routeMeasurer(o, log, verified);
+      return measureRpc(o, cleanup, measure, afterHello(measure, await startHello(cleanup)), log);
+    });
+  };
+  if (only === "rpc") {
+    const figures = await rpc({ answers: 0, checks: 0, positive: 0 });
+    console.log(`\n${rpcReport(o, (Date.now() - startedAt) / 1000, figures)}`);
+    return;
+  }
   const serving = await measureServing(o, cleanup, db, log);
   log(`across chains: ${o.acrossChains} chains, ${o.acrossDelegations.toLocaleString("en")} delegations each`);
   const across = await cleanup.scope(() => measureAcross(o, cleanup, db, serving.verified, log));
@@ -93,11 +107,7 @@ await runBenchScript("npm run bench", async ({ db, cleanup, log, startedAt }) =>
     const measure = afterHello(routeMeasurer(o, log, serving.verified), await startHello(cleanup));
     return measureStartOnPglite(cleanup, chain, o.seed + 6, measure, o.startDurationS);
   });
-  log(`/rpc beside anvil's eth_call: ${o.rpcListing.toLocaleString("en")} delegations to one wallet on a fresh chain`);
-  const rpcFigures = await cleanup.scope(async () => {
-    const measure = routeMeasurer(o, log, serving.verified);
-    return measureRpc(o, cleanup, measure, afterHello(measure, await startHello(cleanup)), log);
-  });
+  const rpcFigures = await rpc(serving.verified);
   const feed = { backlog: await backlog(), subscribers: await subscribers(serving.verified), standby: await standby() };
   const whole = await wholeTable();
   const autocannon = readFileSync(`${ROOT}/node_modules/autocannon/package.json`, "utf8");
