@@ -137,7 +137,7 @@ describe("ChainState", () => {
     expect(s.v1InForce([{ type: "ALL", vault: A, delegate: B, contract: zeroAddress, tokenId: 0n }])).toEqual([]);
   });
 
-  it("v2EnabledAt: the held answer at a block after every candidate row last changed, else none", () => {
+  it("v2EnabledAt: as held past each candidate row's last change, nothing before its first enable, else none", () => {
     const s = new ChainState();
     put(s, v2(1, A, B, [3, 0]));
     put(s, v2(2, A, C, [4, 0], { enabled: false, updatedBlock: 9 }));
@@ -149,8 +149,11 @@ describe("ChainState", () => {
     expect(known && [...known.keys()]).toEqual([hash(1)]);
     expect(s.v2EnabledAt([hash(1), hash(2)], 8)).toBeUndefined();
     expect([...(s.v2EnabledAt([hash(1), hash(2)], 9)?.keys() ?? [])]).toEqual([hash(1)]);
-    // Before the row's first enable it did not hold: not the held answer either.
-    expect(s.v2EnabledAt([hash(1)], 2)).toBeUndefined();
+    // Before the row's first enable the contract held nothing under its hash: told, and not enabled.
+    expect(s.v2EnabledAt([hash(1)], 2)?.size).toBe(0);
+    // Row 2 was first enabled at 4 and changed at 9: between them only the history tells; before, nothing.
+    expect(s.v2EnabledAt([hash(2)], 5)).toBeUndefined();
+    expect(s.v2EnabledAt([hash(1), hash(2)], 3)?.size).toBe(1);
     // A row a reorganization removed never existed on the branch held.
     s.put(rowKey(v2(2, A, C, [4, 0])), undefined, 0);
     expect(s.v2EnabledAt([hash(2)], 1)?.size).toBe(0);
@@ -488,8 +491,9 @@ describe(`v2Consulted against v2Enabled by hash, over seeded random rows (SEED=$
           hash: v2DelegationHash(key),
           amount: isAmountType(delegationType) ? BigInt(int(3)) : null,
           enabled: int(3) > 0,
-          firstBlock: position,
-          firstLogIndex: 0,
+          // First enabled at or before its last change, as the indexer writes it (core/v2-rows.ts).
+          firstBlock: 1 + int(updatedBlock),
+          firstLogIndex: position,
           updatedBlock,
         },
       };

@@ -72,6 +72,16 @@ const heldBlock = (block: number) => Math.min(block, UNKNOWN_BLOCK);
 /** Whether a row last changed at `held` may differ at `block` from what this holds now. */
 const changedAfter = (held: number, block: number) => held === UNKNOWN_BLOCK || held > block;
 
+/**
+ * What a v2 row says of a past block: it held then as it holds now; it did not exist yet (before
+ * its first enable the contract held nothing under its hash: core/v2-rows.ts keeps firstBlock
+ * through revokes and re-enables); or it changed since, and only the history can tell.
+ */
+const AS_HELD = 0;
+const NOT_YET = 1;
+const UNTOLD = 2;
+type V2RowAt = (row: number) => typeof AS_HELD | typeof NOT_YET | typeof UNTOLD;
+
 /** A check's scope in a copy's numbers (ChainState's `numbered`). */
 type NumberedScope = { type: number; rights: number; contract: number; tokenId: bigint | null };
 
@@ -402,52 +412,51 @@ export class ChainState {
   }
 
   v2Enabled(hashes: readonly Hex[]): Map<Hex, V2State> {
-    return this.v2EnabledUnless(hashes, () => false)!;
+    return this.v2EnabledUnless(hashes, () => AS_HELD)!;
   }
 
   /**
    * v2Enabled as at `block`, when it is at most the one this holds and none of the hashes' rows
-   * changed after it: every change a check depends on rewrites a candidate row and its updated block.
-   * Undefined: one did, and the answer is the history's.
+   * changed after it (every change a check depends on rewrites a candidate row and its updated
+   * block), but for those first enabled after it, which held nothing then. Undefined: one did, and
+   * the answer is the history's.
    */
   v2EnabledAt(hashes: readonly Hex[], block: number): Map<Hex, V2State> | undefined {
     if (block > this.block) return undefined;
-    return this.v2EnabledUnless(hashes, (row) => changedAfter(this.v2.updatedBlock[row]!, block));
+    return this.v2EnabledUnless(hashes, this.v2RowAt(block));
   }
 
-  /** The enabled rows among `hashes`, in one pass; undefined once a live row is `changed`. */
-  private v2EnabledUnless(hashes: readonly Hex[], changed: (row: number) => boolean): Map<Hex, V2State> | undefined {
+  /** The enabled rows among `hashes` `at` a block, in one pass; undefined once a live row is untold. */
+  private v2EnabledUnless(hashes: readonly Hex[], at: V2RowAt): Map<Hex, V2State> | undefined {
     const out = new Map<Hex, V2State>();
     for (const hash of hashes) {
-      if (!this.v2Consult(this.v2Keys.find(this.hashBytes(hash)), hash, changed, out)) return undefined;
+      if (!this.v2Consult(this.v2Keys.find(this.hashBytes(hash)), hash, at, out)) return undefined;
     }
     return out;
   }
 
   /** v2Enabled of the delegations the checks consult, by their scope objects. */
   v2Consulted(checks: readonly V2Check[]): Told<V2Check, Map<V2Scope, V2State>> {
-    return this.v2ConsultedUnless(checks, () => false);
+    return this.v2ConsultedUnless(checks, () => AS_HELD);
   }
 
   /**
    * v2Consulted as at `block`, as v2EnabledAt but check by check: `untold`, those a row they
-   * consult changed after `block` (their answers are the history's). Undefined past the block held.
+   * consult changed after `block`, not first enabled after it (their answers are the history's).
+   * Undefined past the block held.
    */
   v2ConsultedAt(checks: readonly V2Check[], block: number): Told<V2Check, Map<V2Scope, V2State>> | undefined {
     if (block > this.block) return undefined;
-    return this.v2ConsultedUnless(checks, (row) => changedAfter(this.v2.updatedBlock[row]!, block));
+    return this.v2ConsultedUnless(checks, this.v2RowAt(block));
   }
 
   /**
-   * The enabled rows the checks consult; a check with a live one `changed` is untold. A check's rows are
+   * The enabled rows the checks consult `at` a block; a check with a live one untold is untold. A check's rows are
    * found by their fields in the shorter of its parties' lists, without hashing (most pairs a
    * snapshot asks about have none; a party the copy has never seen has none); by its hashes when
    * both lists are longer than SCAN_ROWS.
    */
-  private v2ConsultedUnless(
-    checks: readonly V2Check[],
-    changed: (row: number) => boolean,
-  ): Told<V2Check, Map<V2Scope, V2State>> {
+  private v2ConsultedUnless(checks: readonly V2Check[], at: V2RowAt): Told<V2Check, Map<V2Scope, V2State>> {
     const out = new Map<V2Scope, V2State>();
     const untold = new Set<V2Check>();
     for (const check of checks) {
@@ -461,7 +470,7 @@ export class ChainState {
         // Read here only: a check is hashed when its hashes are first read.
         const { hashes } = check;
         for (let i = 0; i < scopes.length; i++) {
-          if (this.v2Consult(this.v2Keys.find(this.hashBytes(hashes[i]!)), scopes[i]!, changed, out)) continue;
+          if (this.v2Consult(this.v2Keys.find(this.hashBytes(hashes[i]!)), scopes[i]!, at, out)) continue;
           untold.add(check);
           break;
         }
@@ -473,7 +482,7 @@ export class ChainState {
         if (!this.v2Lists.names(row, from, to)) continue;
         wanted ??= scopes.map((scope) => this.numbered(scope));
         const i = wanted.findIndex((w) => w !== undefined && this.v2Holds(row, w));
-        if (i < 0 || this.v2Consult(row, scopes[i]!, changed, out)) continue;
+        if (i < 0 || this.v2Consult(row, scopes[i]!, at, out)) continue;
         untold.add(check);
         break;
       }
@@ -481,12 +490,20 @@ export class ChainState {
     return { found: out, untold };
   }
 
-  /** Puts row `row`'s state in `out` under `key` if it is enabled; false if it is live and `changed`. */
-  private v2Consult<K>(row: number, key: K, changed: (row: number) => boolean, out: Map<K, V2State>): boolean {
+  /** Puts row `row`'s state in `out` under `key` if it is enabled; false if it is live and untold `at`. */
+  private v2Consult<K>(row: number, key: K, at: V2RowAt, out: Map<K, V2State>): boolean {
     if (row === NONE || (this.v2.flags[row]! & LIVE) === 0) return true;
-    if (changed(row)) return false;
-    if (this.v2.flags[row] === (LIVE | ENABLED)) out.set(key, { enabled: true, amount: this.v2Amount[row] ?? 0n });
+    const then = at(row);
+    if (then === UNTOLD) return false;
+    if (then === AS_HELD && this.v2.flags[row] === (LIVE | ENABLED))
+      out.set(key, { enabled: true, amount: this.v2Amount[row] ?? 0n });
     return true;
+  }
+
+  /** What each v2 row says of `block` (at most the one held). */
+  private v2RowAt(block: number): V2RowAt {
+    return (row) =>
+      block < this.v2.firstBlock[row]! ? NOT_YET : changedAfter(this.v2.updatedBlock[row]!, block) ? UNTOLD : AS_HELD;
   }
 
   /**
