@@ -139,6 +139,12 @@ export const TARGETS = [
   { name: "/rpc check req/s over anvil eth_call's (as shares)", reads: "rpcOverAnvil", min: 1, unit: "×" },
   { name: "/rpc past-block check req/s, share of hello's", reads: "rpcPastShare", min: 0.3, unit: "share" },
   { name: "/rpc getIncomingDelegations req/s over anvil's", reads: "rpcListing", min: 3, unit: "×" },
+  {
+    name: "/rpc getIncomingDelegations req/s over anvil's, both driven by wrk",
+    reads: "rpcListingWrk",
+    min: 3,
+    unit: "×",
+  },
   { name: "/rpc aggregate3 of 100 checks p50 over a REST batch's", reads: "rpcAggregate", max: 2, unit: "×" },
   { name: "whole table apart: the deployment's peak RSS", reads: "wholeTableRss", max: 8192, unit: "MB" },
   {
@@ -348,6 +354,11 @@ function rpcFigures(rpc: RpcFigures) {
     rpcOverAnvil: over(rpc.check, rpc.anvilCheck, share(rpc.check) / share(rpc.anvilCheck)),
     rpcPastShare: worst([rpc.past], share, true),
     rpcListing: over(rpc.listing, rpc.anvilListing, rpc.listing.result.rps / rpc.anvilListing.result.rps),
+    rpcListingWrk: over(
+      rpc.listingWrk,
+      rpc.anvilListingWrk,
+      rpc.listingWrk.result.rps / rpc.anvilListingWrk.result.rps,
+    ),
     rpcAggregate: over(rpc.aggregate, rpc.batch, (rpc.aggregate.result.p50 ?? NaN) / (rpc.batch.result.p50 ?? NaN)),
   } satisfies Record<string, Figure>;
 }
@@ -733,6 +744,8 @@ const rpcRuns = (rpc: RpcFigures) => [
   rpc.past,
   rpc.listing,
   rpc.anvilListing,
+  rpc.listingWrk,
+  rpc.anvilListingWrk,
   rpc.aggregate,
   rpc.batch,
 ];

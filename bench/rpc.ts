@@ -4,8 +4,9 @@
  * delegateContract, each for a contract of its own, in multicalls), `npm start` indexing it, then
  * the same JSON-RPC requests to the service and to anvil: checks of those delegations (and of
  * contracts never delegated) at the head, after a hello run; the same checks at past blocks; the
- * wallet's getIncomingDelegations; and Multicall3's aggregate3 of 100 checks beside one REST batch
- * of the same 100. Every answer is the node's: each run verifies a sample first.
+ * wallet's getIncomingDelegations (driven by autocannon, then by wrk); and Multicall3's aggregate3
+ * of 100 checks beside one REST batch of the same 100. Every answer is the node's: each run
+ * verifies a sample first.
  */
 import { type Address, encodeFunctionData, encodeFunctionResult, type Hex, toHex, zeroHash } from "viem";
 import { toJson } from "../api/http/json";
@@ -31,6 +32,9 @@ export type RpcFigures = {
   past: HelloFigure;
   listing: RouteFigure;
   anvilListing: RouteFigure;
+  /** The same two, driven by wrk: autocannon reading a listing's 448 KB answers takes over a core. */
+  listingWrk: RouteFigure;
+  anvilListingWrk: RouteFigure;
   aggregate: RouteFigure;
   batch: RouteFigure;
 };
@@ -172,6 +176,7 @@ export async function measureRpc(
   cleanup: Cleanup,
   measure: RouteMeasurer,
   measureAfterHello: (...args: Parameters<RouteMeasurer>) => Promise<HelloFigure>,
+  measureWrk: RouteMeasurer,
   log: (line: string) => void,
 ): Promise<RpcFigures> {
   const rng = new Rng(o.seed + 11);
@@ -239,17 +244,22 @@ export async function measureRpc(
     [ethCall(registry, incoming, "latest")],
     [listed],
   );
-  // A listing takes longer than a check: its runs are as long as the batches'.
-  const listing = await measure(service.url, listingRoute, json, undefined, undefined, o.batchDurationS);
-  const anvilListing = await measure(
-    chain.anvil.url,
-    atNode(listingRoute, "(b) anvil eth_call of the same listing"),
-    anvilJson,
-    undefined,
-    undefined,
-    o.batchDurationS,
-  );
+  // A listing takes longer than a check: its runs are as long as the batches'. Driven by both load
+  // generators, as the check routes are (bench/serving.ts).
+  const listings = async (driver: RouteMeasurer, by: string): Promise<[RouteFigure, RouteFigure]> => [
+    await driver(service.url, listingRoute, json, `${listingRoute.label}${by}`, undefined, o.batchDurationS),
+    await driver(
+      chain.anvil.url,
+      atNode(listingRoute, `(b) anvil eth_call of the same listing${by}`),
+      anvilJson,
+      undefined,
+      undefined,
+      o.batchDurationS,
+    ),
+  ];
+  const [listing, anvilListing] = await listings(measure, "");
+  const [listingWrk, anvilListingWrk] = await listings(measureWrk, " (wrk)");
 
   const { aggregate, batch } = await measureAggregate(o, service, registry, queries, size, rng, measure);
-  return { size, check, anvilCheck, past, listing, anvilListing, aggregate, batch };
+  return { size, check, anvilCheck, past, listing, anvilListing, listingWrk, anvilListingWrk, aggregate, batch };
 }

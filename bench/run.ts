@@ -30,6 +30,7 @@ import { measureStandby } from "./standby";
 import { measureSubscribers } from "./subscribers";
 import type { Verified } from "./verify";
 import { measureWholeTable } from "./whole-table";
+import { runWrk } from "./wrk";
 
 const { options: o, only } = runOptions();
 await runBenchScript("npm run bench", async ({ db, cleanup, log, startedAt }) => {
@@ -84,7 +85,8 @@ await runBenchScript("npm run bench", async ({ db, cleanup, log, startedAt }) =>
     );
     return cleanup.scope(async () => {
       const measure = routeMeasurer(o, log, verified);
-      return measureRpc(o, cleanup, measure, afterHello(measure, await startHello(cleanup)), log);
+      const measureWrk = routeMeasurer(o, log, verified, runWrk);
+      return measureRpc(o, cleanup, measure, afterHello(measure, await startHello(cleanup)), measureWrk, log);
     });
   };
   if (only === "rpc") {

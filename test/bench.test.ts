@@ -189,11 +189,13 @@ describe.runIf(process.env.DATABASE_URL)("npm run bench -- --smoke", () => {
       "(b) anvil eth_call of the same checks",
       "v2 check contract through /rpc at a past block",
       "(b) anvil eth_call of the same listing",
+      "(b) anvil eth_call of the same listing (wrk)",
       "Multicall3 aggregate3 of 100 v2 checks through /rpc, 1 connection",
       "v2 batch of the same 100 checks, 1 connection",
     ])
       expect(results).toMatch(row(label));
-    expect(results).toMatch(rowOf(`v2 getIncomingDelegations through /rpc, ${NUMBER}-delegation wallet`));
+    for (const by of ["", " \\(wrk\\)"])
+      expect(results).toMatch(rowOf(`v2 getIncomingDelegations through /rpc, ${NUMBER}-delegation wallet${by}`));
   });
 
   it("prints the vaults of hot wallets and bulk listings, at the head and at a past block", () => {
