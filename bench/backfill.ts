@@ -354,7 +354,10 @@ export async function measureStartOnPglite(
   let check: RouteFigure | undefined;
   let service: Service | undefined;
   const pgliteDir = mkdtempSync(join(tmpdir(), "bench-pglite-"));
-  cleanup.add("npm start's PGlite directory", async () => rmSync(pgliteDir, { recursive: true, force: true }));
+  // And the keys' directory beside it (api/access/open.ts).
+  cleanup.add("npm start's PGlite directories", async () => {
+    for (const dir of [pgliteDir, `${pgliteDir}-access`]) rmSync(dir, { recursive: true, force: true });
+  });
   const storedInPglite = async () => {
     const stopped = await PGlite.create(pgliteDir);
     try {

@@ -17,7 +17,7 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { stripVTControlCharacters } from "node:util";
 import { type Address, encodeFunctionData, zeroHash } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -103,6 +103,7 @@ beforeAll(() => {
 
 afterAll(() => {
   if (clone) rmSync(join(clone, ".."), { recursive: true, force: true });
+  rmSync(dirname(networkLog), { recursive: true, force: true });
 });
 
 type Example = { url: string; length: boolean; answer: string };
