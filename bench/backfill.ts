@@ -353,11 +353,10 @@ export async function measureStartOnPglite(
   );
   let check: RouteFigure | undefined;
   let service: Service | undefined;
-  const pgliteDir = mkdtempSync(join(tmpdir(), "bench-pglite-"));
-  // And the keys' directory beside it (api/access/open.ts).
-  cleanup.add("npm start's PGlite directories", async () => {
-    for (const dir of [pgliteDir, `${pgliteDir}-access`]) rmSync(dir, { recursive: true, force: true });
-  });
+  // In a directory of its own, which holds the keys' directory beside it too (api/access/open.ts).
+  const dir = mkdtempSync(join(tmpdir(), "bench-pglite-"));
+  const pgliteDir = join(dir, "pglite");
+  cleanup.add("npm start's PGlite directories", async () => rmSync(dir, { recursive: true, force: true }));
   const storedInPglite = async () => {
     const stopped = await PGlite.create(pgliteDir);
     try {
