@@ -73,6 +73,14 @@ export async function waitFor<T>(
   }
 }
 
+/**
+ * The groups of the Children not yet stopped, killed when this process exits however it exits: a
+ * Ctrl-C (bench/cleanup.ts) exits before the start it interrupted has registered its stop, and a
+ * detached group outlives its parent.
+ */
+const unstopped = new Set<number>();
+let killOnExit = false;
+
 /** A child process in its own process group, so that stopping it stops everything it started. */
 export class Child {
   readonly process: ChildProcess;
@@ -94,6 +102,20 @@ export class Child {
     this.process.stdout!.on("data", keep);
     this.process.stderr!.on("data", keep);
     this.exited = new Promise((ok) => this.process.once("exit", () => ok()));
+    if (this.process.pid === undefined) return;
+    unstopped.add(this.process.pid);
+    if (!killOnExit) {
+      killOnExit = true;
+      process.on("exit", () => {
+        for (const group of unstopped) {
+          try {
+            process.kill(-group, "SIGKILL");
+          } catch {
+            // Gone already.
+          }
+        }
+      });
+    }
   }
 
   /** Whether the process has neither exited nor been killed. */
@@ -122,8 +144,8 @@ export class Child {
         return false;
       }
     };
-    if (this.running) {
-      if (!signalGroup(signal)) return;
+    // A group that cannot be signalled is gone already.
+    if (this.running && signalGroup(signal)) {
       const killed = setTimeout(() => signalGroup("SIGKILL"), 10_000);
       await this.exited;
       clearTimeout(killed);
@@ -134,6 +156,7 @@ export class Child {
       if (waited === 10_000) signalGroup("SIGKILL");
       await new Promise((ok) => setTimeout(ok, 50));
     }
+    unstopped.delete(this.process.pid!);
   }
 }
 
