@@ -579,6 +579,14 @@ describe.runIf(process.env.DATABASE_URL)("indexes", () => {
         { name: `v2Wallet (busiest) at ${at}`, read: () => history.v2Wallet(CHAIN, busiest, at, {}) },
         { name: `v1Wallet at ${at}`, read: () => history.v1Wallet(CHAIN, w42, at, {}) },
         { name: `v1Wallet (a delegate of the big vault) at ${at}`, read: () => history.v1Wallet(CHAIN, w(5), at, {}) },
+        { name: `v2Wallets at ${at}`, read: () => history.v2Wallets(CHAIN, [w42, w(7), busiest], at, 1_000) },
+        { name: `v1Wallets at ${at}`, read: () => history.v1Wallets(CHAIN, [w42, w(7), w(5)], at, 1_000) },
+        {
+          // The big vault holds 10,000 in force early on, none once voided: read no more than asked.
+          name: `v1Wallets (the big vault's first) at ${at}`,
+          read: () => history.v1Wallets(CHAIN, [BIG_VAULT, w42], at, 100),
+          bound: pageBound(100, 2),
+        },
         {
           name: `v2Contract (a page) at ${at}`,
           read: () => history.v2Contract(CHAIN, contractNo(7), undefined, at, page(100)),
@@ -858,6 +866,21 @@ history", async () => {
         expect(listed(await history.v2Wallet(CHAIN, wallet, at, {})), `v2 ${where}`).toEqual(v2);
         expect(listed(await history.v1Wallet(CHAIN, wallet, at, {})), `v1 ${where}`).toEqual(v1);
         compared += v1.length + v2.length;
+      }
+      // All of them in one read, in the order asked (one twice), each whole: as the wallets' own.
+      const asked = [...wallets.slice(3).reverse(), wallets[5]!, ...wallets.slice(0, 3)];
+      for (const version of ["v2", "v1"] as const) {
+        const one = (wallet: Address) =>
+          version === "v2" ? history.v2Wallet(CHAIN, wallet, at, {}) : history.v1Wallet(CHAIN, wallet, at, {});
+        const each = [];
+        for (const wallet of asked) each.push((await one(wallet)).items);
+        const most = each.reduce((sum, items) => sum + items.length, 0);
+        const all = version === "v2" ? history.v2Wallets : history.v1Wallets;
+        expect(await all(CHAIN, asked, at, most), `${version} wallets at ${at}`).toEqual({ lists: each, more: false });
+        // One row fewer than they hold: more, and no more rows than that.
+        const short = await all(CHAIN, asked, at, most - 1);
+        expect(short.more, `${version} wallets at ${at}, one short`).toBe(true);
+        expect(short.lists.flat().length, `${version} wallets at ${at}, one short`).toBe(most);
       }
       for (const [contract, tokenId] of contracts) {
         const where = `${contract} (token ${tokenId}) at ${at}`;

@@ -13,7 +13,7 @@ import { toJson } from "../http/json";
 import { type Params, parseParam } from "../http/params";
 import { Problem } from "../http/problem";
 import { LISTING_DEFAULT_LIMIT, MAX_BULK_RECORDS } from "../limits";
-import type { BlockRange, HistoryStore, Page, PageRequest } from "../store/history-store";
+import type { BlockRange, HistoryStore, Page, PageRequest, WalletsRead } from "../store/history-store";
 import type { ChainView, Checksum, Spelt, Store, WalletView } from "../store/store";
 import { answerAt, type BlockRead, chainRequest, historyOf, pageAnswer, servedChainId } from "./answer";
 import { readBatch, readWallets } from "./batch";
@@ -66,6 +66,22 @@ export type RegistrySpec<K extends string, Q, VQ, Row, Event, Vault> = {
     page: PageRequest,
     direction: Direction,
   ) => Promise<Page<Row>>;
+  /** wallets as at a block, where the store can tell (see Store's v2WalletsAt); absent: never. */
+  walletsHeldAt?: (
+    store: Store,
+    chainId: number,
+    wallets: readonly Address[],
+    block: bigint,
+  ) => Promise<(ChainView<(Row[] | undefined)[]> & Spelt) | undefined>;
+  /** Many wallets' whole listings in `direction` at a block, no more than `most` rows read in all. */
+  walletsAt: (
+    history: HistoryStore,
+    chainId: number,
+    wallets: readonly Address[],
+    block: bigint,
+    most: number,
+    direction: Direction,
+  ) => WalletsRead<Row>;
   /** Whether a row of the wallet's listing is in its listing in `direction`. */
   inDirection: (row: Row, wallet: Address, direction: Direction) => boolean;
   /** A vaults query: a check of `kind` for hot wallet `wallet`, from the check's parameters but the vault. */
@@ -273,11 +289,15 @@ function contractAnswers<Row>(
 }
 
 /**
- * The wallet's whole listing in `direction` at a past block: for a keyless client, no more rows
- * than its budget pays for (more is a 429, the rows past them unread), charged.
+ * The wallet's whole listing in `direction` at a past block, from the store where it can tell, else
+ * from the history: for a keyless client, no more rows than its budget pays for (more is a 429, the
+ * history's rows past them unread), charged.
  */
 async function listAt<Row>(
-  spec: Pick<RegistrySpec<string, unknown, unknown, Row, unknown, unknown>, "walletAt">,
+  spec: Pick<
+    RegistrySpec<string, unknown, unknown, Row, unknown, unknown>,
+    "walletAt" | "walletsHeldAt" | "inDirection"
+  >,
   vars: Reading,
   chainId: number,
   wallet: Address,
@@ -285,10 +305,20 @@ async function listAt<Row>(
   direction: Direction,
 ): Promise<Row[]> {
   const cap = rowCap(vars.budget);
-  const page = await spec.walletAt(historyOf(vars, chainId), chainId, wallet, block, { limit: cap }, direction);
-  if (page.more) throw vars.budget.tooMuch(`the wallet's ${direction} listing`, cap!);
-  await vars.budget.charge(unitsBeyond(page.items.length));
-  return page.items;
+  const tooMuch = () => vars.budget.tooMuch(`the wallet's ${direction} listing`, cap!);
+  const held = await spec.walletsHeldAt?.(vars.store, chainId, [wallet], block);
+  const told = held?.ready ? held.data[0] : undefined;
+  let rows: Row[];
+  if (told === undefined) {
+    const page = await spec.walletAt(historyOf(vars, chainId), chainId, wallet, block, { limit: cap }, direction);
+    if (page.more) throw tooMuch();
+    rows = page.items;
+  } else {
+    rows = rowsInDirection(spec, told, wallet, direction);
+    if (cap !== undefined && rows.length > cap) throw tooMuch();
+  }
+  await vars.budget.charge(unitsBeyond(rows.length));
+  return rows;
 }
 
 /** Many wallets' whole listings at one block (a POST's body names them). */
@@ -300,6 +330,17 @@ function walletListingsAnswer<K extends string, Q, VQ, Row, Event, Vault>(
       const { params, wallets } = await readWallets(c);
       const chainId = servedChainId(c.var, spec.version, params);
       const direction = directionOf(params);
+      /** `asked` wallets' listings from the history, no more rows than the bounds let through after `told` others. */
+      const listingsAt = async (history: HistoryStore, asked: Address[], block: bigint, told: number) => {
+        const cap = rowCap(c.var.budget, wallets.length);
+        const most = Math.min(MAX_BULK_RECORDS, cap ?? MAX_BULK_RECORDS);
+        const tooMany = () => (most < MAX_BULK_RECORDS ? c.var.budget.tooMuch("the listings", most) : tooManyRecords());
+        if (told > most) throw tooMany();
+        // However large a wallet's list.
+        const { lists, more } = await spec.walletsAt(history, chainId, asked, block, most - told, direction);
+        if (more) throw tooMany();
+        return lists;
+      };
       /** The records, bounded (past the bound, split the list); rows beyond what the wallets paid for, charged. */
       const answer = async (lists: Row[][], checksum?: Checksum) => {
         const records = lists.reduce((sum, list) => sum + list.length, 0);
@@ -314,21 +355,28 @@ function walletListingsAnswer<K extends string, Q, VQ, Row, Event, Vault>(
           const lists = view.data.map((rows, i) => rowsInDirection(spec, rows, wallets[i]!, direction));
           return { ...view, body: await answer(lists, view.checksum) };
         },
-        at: async (history, block) => {
-          const cap = rowCap(c.var.budget, wallets.length);
-          const most = Math.min(MAX_BULK_RECORDS, cap ?? MAX_BULK_RECORDS);
-          const lists: Row[][] = [];
-          let left = most;
-          for (const wallet of wallets) {
-            // Read no more rows than the bounds let through, however large a wallet's list.
-            const page = await spec.walletAt(history, chainId, wallet, block, { limit: left }, direction);
-            if (page.more)
-              throw most < MAX_BULK_RECORDS ? c.var.budget.tooMuch("the listings", most) : tooManyRecords();
-            lists.push(page.items);
-            left -= page.items.length;
+        heldAt: async (block) => {
+          const held = await spec.walletsHeldAt?.(c.var.store, chainId, wallets, block);
+          if (!held?.ready) return undefined;
+          const lists = held.data.map((rows, i) => rows && rowsInDirection(spec, rows, wallets[i]!, direction));
+          const untold = lists.flatMap((list, i) => (list === undefined ? [i] : []));
+          if (untold.length === wallets.length) return undefined;
+          if (untold.length > 0) {
+            // The wallets a row changed after `block` for: the history's, asked for them alone.
+            const told = lists.reduce((sum, list) => sum + (list?.length ?? 0), 0);
+            const rest = await listingsAt(
+              historyOf(c.var, chainId),
+              untold.map((i) => wallets[i]!),
+              block,
+              told,
+            );
+            untold.forEach((i, k) => {
+              lists[i] = rest[k];
+            });
           }
-          return answer(lists);
+          return answer(lists as Row[][], held.checksum);
         },
+        at: async (history, block) => answer(await listingsAt(history, wallets, block, 0)),
       });
     },
   };
@@ -386,7 +434,7 @@ function vaultsAnswer<K extends string, Q, VQ, Row, Event, Vault>(
 export function listingRead<Row>(
   spec: Pick<
     RegistrySpec<string, unknown, unknown, Row, unknown, unknown>,
-    "version" | "wallet" | "walletAt" | "inDirection" | "record"
+    "version" | "wallet" | "walletAt" | "walletsHeldAt" | "inDirection" | "record"
   >,
   vars: Reading & Pick<Env["Variables"], "listings">,
   chainId: number,

@@ -81,6 +81,7 @@ export const V1_SPEC = {
   wallet: (store, ...args) => store.v1Wallet(...args),
   wallets: (store, ...args) => store.v1Wallets(...args),
   walletAt: (history, ...args) => history.v1Wallet(...args),
+  walletsAt: (history, ...args) => history.v1Wallets(...args),
   inDirection: (row, wallet, direction) => (direction === "incoming" ? row.delegate : row.vault) === wallet,
   vaultQuery: (kind, params, wallet) => scoped({ kind, delegate: wallet }, params),
   vaults: v1Vaults,

@@ -107,6 +107,8 @@ export const V2_SPEC = {
   wallet: (store, ...args) => store.v2Wallet(...args),
   wallets: (store, ...args) => store.v2Wallets(...args),
   walletAt: (history, ...args) => history.v2Wallet(...args),
+  walletsAt: (history, ...args) => history.v2Wallets(...args),
+  walletsHeldAt: async (store, ...args) => store.v2WalletsAt?.(...args),
   inDirection: (row, wallet, direction) => (direction === "incoming" ? row.to : row.from) === wallet,
   vaultQuery: (kind, params, wallet) => scoped({ kind, to: wallet }, params),
   vaults: (query, incoming) => v2Vaults(query, incoming.map(held)),

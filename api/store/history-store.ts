@@ -96,6 +96,14 @@ export interface HistoryStore {
     page: PageRequest,
     direction?: Direction,
   ): Promise<Page<V2Row>>;
+  /** Each wallet's v2 listing at `at`, as v2Wallet's, in one statement; see WalletsRead. */
+  v2Wallets(
+    chainId: number,
+    wallets: readonly Address[],
+    at: bigint,
+    most: number,
+    direction?: Direction,
+  ): WalletsRead<V2Row>;
   /** The v2 delegation with this hash, if enabled at `at`. */
   v2Delegation(chainId: number, hash: Hex, at: bigint): Promise<V2Row | undefined>;
   /** A page of the v2 delegations enabled at `at` scoped to `contract` (and `tokenId`), in first-enable order. */
@@ -116,6 +124,14 @@ export interface HistoryStore {
     page: PageRequest,
     direction?: Direction,
   ): Promise<Page<V1Row>>;
+  /** Each wallet's v1 listing at `at`, as v1Wallet's, in one statement; see WalletsRead. */
+  v1Wallets(
+    chainId: number,
+    wallets: readonly Address[],
+    at: bigint,
+    most: number,
+    direction?: Direction,
+  ): WalletsRead<V1Row>;
   /** A page of the v1 delegations in force at `at` scoped to `contract` (and `tokenId`), in creation order. */
   v1Contract(
     chainId: number,
@@ -182,6 +198,36 @@ function merged(branches: SQL[], order: SQL, page: PageRequest): SQL {
   return sql`SELECT * FROM (${sql.join(parts, sql` UNION ALL `)}) merged ORDER BY ${order} ${limitSql(page)}`;
 }
 
+/**
+ * Many wallets' whole listings, in the order asked (a wallet asked twice, twice), with no more than
+ * `most` rows read in all: `more` when they hold more together (the lists are then partial).
+ */
+export type WalletsRead<Row> = Promise<{ lists: (Row & { position: Position })[][]; more: boolean }>;
+
+/**
+ * One statement for many wallets' listings: `listing` (a wallet's, naming it as `w.wallet`) for each
+ * wallet of the list in turn, stopped once one row past `most` came back. Without an ORDER BY the
+ * rows that come before that one are some, not the first: enough to tell that the lists hold more.
+ */
+const eachWallet = (wallets: readonly Address[], listing: SQL, most: number) => sql`
+  SELECT w.i, m.* FROM jsonb_array_elements_text(${JSON.stringify(wallets)}::jsonb) WITH ORDINALITY AS w(wallet, i)
+  CROSS JOIN LATERAL (${listing}) m LIMIT ${most + 1}`;
+
+/** eachWallet's rows as each wallet's list, in list order. */
+function listsOf<T>(
+  rows: Record<string, unknown>[],
+  wallets: number,
+  most: number,
+  item: (row: Record<string, unknown>) => T & { position: Position },
+): Awaited<WalletsRead<T>> {
+  const lists: (T & { position: Position })[][] = Array.from({ length: wallets }, () => []);
+  for (const row of rows) lists[Number(row.i) - 1]!.push(item(row));
+  const before = (a: Position, b: Position) =>
+    a.block === b.block ? a.logIndex - b.logIndex : a.block < b.block ? -1 : 1;
+  for (const list of lists) list.sort((a, b) => before(a.position, b.position));
+  return { lists, more: rows.length > most };
+}
+
 /** Runs one statement and gives its rows (createHistoryStore: waiting out the indexer's locks). */
 type Rows = (query: SQL) => Promise<Record<string, unknown>[]>;
 /** A table of the store's schema, schema-qualified (tableSql). */
@@ -191,7 +237,7 @@ type Table = (name: string) => SQL;
 function v2Reads(
   table: Table,
   rows: Rows,
-): Pick<HistoryStore, "v2Enabled" | "v2Wallet" | "v2Delegation" | "v2Contract"> {
+): Pick<HistoryStore, "v2Enabled" | "v2Wallet" | "v2Wallets" | "v2Delegation" | "v2Contract"> {
   /** The hash's last event at or before `at`: its state then (see the module's head). */
   const v2LastEvent = (hash: SQL, chainId: number, at: bigint) => sql`
     SELECT e.enable, e.amount FROM ${table("v2_event")} e
@@ -207,6 +253,18 @@ function v2Reads(
     WHERE d.chain_id = ${chainId} AND ${where} AND d.first_block <= ${at.toString()}::bigint
       AND ${afterSql(sql`d.first_block`, sql`d.first_log_index`, after)} AND ${v2EnablesSql(sql`e`)}`;
   const v2Order = sql`first_block, first_log_index`;
+  /** A page of a wallet's listing; `wallet`, a parameter or a column. */
+  const v2WalletSql = (chainId: number, wallet: SQL, at: bigint, page: PageRequest, direction: Direction) => {
+    // Incoming: as `to` (self-delegations too); outgoing: as `from`; both: each delegation once.
+    const outgoing = v2Listed(chainId, sql`d."from" = ${wallet}`, at, page.after);
+    const incoming = (others: SQL) => v2Listed(chainId, sql`d."to" = ${wallet} AND ${others}`, at, page.after);
+    const branches = {
+      both: [outgoing, incoming(sql`d."from" <> ${wallet}`)],
+      incoming: [incoming(sql`true`)],
+      outgoing: [outgoing],
+    }[direction];
+    return merged(branches, v2Order, page);
+  };
   const v2Item = (row: Record<string, unknown>) => ({
     ...v2RowOf(row),
     position: positionOf(row, "first_block", "first_log_index"),
@@ -225,15 +283,12 @@ function v2Reads(
     },
 
     async v2Wallet(chainId, wallet, at, page, direction = "both") {
-      // Incoming: as `to` (self-delegations too); outgoing: as `from`; both: each delegation once.
-      const outgoing = v2Listed(chainId, sql`d."from" = ${wallet}`, at, page.after);
-      const incoming = (others: SQL) => v2Listed(chainId, sql`d."to" = ${wallet} AND ${others}`, at, page.after);
-      const branches = {
-        both: [outgoing, incoming(sql`d."from" <> ${wallet}`)],
-        incoming: [incoming(sql`true`)],
-        outgoing: [outgoing],
-      }[direction];
-      return pageOf(await rows(merged(branches, v2Order, page)), page, v2Item);
+      return pageOf(await rows(v2WalletSql(chainId, sql`${wallet}`, at, page, direction)), page, v2Item);
+    },
+
+    async v2Wallets(chainId, wallets, at, most, direction = "both") {
+      const listing = v2WalletSql(chainId, sql`w.wallet`, at, { limit: most }, direction);
+      return listsOf(await rows(eachWallet(wallets, listing, most)), wallets.length, most, v2Item);
     },
 
     async v2Delegation(chainId, hash, at) {
@@ -262,7 +317,7 @@ function v2Reads(
 }
 
 /** The v1 reads at a block: from v1_delegation_change, with v1_version_change for the versions. */
-function v1Reads(table: Table, rows: Rows): Pick<HistoryStore, "v1InForce" | "v1Wallet" | "v1Contract"> {
+function v1Reads(table: Table, rows: Rows): Pick<HistoryStore, "v1InForce" | "v1Wallet" | "v1Wallets" | "v1Contract"> {
   /** A v1 counter's value at `at` (0 before its first change): the vault's when `delegate` is NULL. */
   const v1VersionAt = (vault: SQL, delegate: SQL | null, chainId: number, at: bigint) => sql`coalesce((
     SELECT v.version FROM ${table("v1_version_change")} v
@@ -293,6 +348,20 @@ function v1Reads(table: Table, rows: Rows): Pick<HistoryStore, "v1InForce" | "v1
           v1VersionAt(sql`c.vault`, sql`c.delegate`, chainId, at),
         )} OFFSET 0)`;
   const v1Order = sql`created_block, created_log_index`;
+  /** A page of a wallet's listing; `wallet`, a parameter or a column. */
+  const v1WalletSql = (chainId: number, wallet: SQL, at: bigint, page: PageRequest, direction: Direction) => {
+    // As vault, only the rows at the vault's version then (an index range): one revokeAllDelegates
+    // voids any number of rows, and they are never read again (as api/store/store.ts reads the head).
+    const vaultVersion = v1VersionAt(wallet, null, chainId, at);
+    const outgoing = v1Listed(chainId, sql`c.vault = ${wallet} AND c.vault_version = ${vaultVersion}`, at, page.after);
+    const incoming = (others: SQL) => v1Listed(chainId, sql`c.delegate = ${wallet} AND ${others}`, at, page.after);
+    const branches = {
+      both: [outgoing, incoming(sql`c.vault <> ${wallet}`)],
+      incoming: [incoming(sql`true`)],
+      outgoing: [outgoing],
+    }[direction];
+    return merged(branches, v1Order, page);
+  };
   const v1Item = (row: Record<string, unknown>) => ({
     ...v1RowOf(row),
     position: positionOf(row, "created_block", "created_log_index"),
@@ -318,22 +387,12 @@ function v1Reads(table: Table, rows: Rows): Pick<HistoryStore, "v1InForce" | "v1
     },
 
     async v1Wallet(chainId, wallet, at, page, direction = "both") {
-      // As vault, only the rows at the vault's version then (an index range): one revokeAllDelegates
-      // voids any number of rows, and they are never read again (as api/store/store.ts reads the head).
-      const vaultVersion = v1VersionAt(sql`${wallet}`, null, chainId, at);
-      const outgoing = v1Listed(
-        chainId,
-        sql`c.vault = ${wallet} AND c.vault_version = ${vaultVersion}`,
-        at,
-        page.after,
-      );
-      const incoming = (others: SQL) => v1Listed(chainId, sql`c.delegate = ${wallet} AND ${others}`, at, page.after);
-      const branches = {
-        both: [outgoing, incoming(sql`c.vault <> ${wallet}`)],
-        incoming: [incoming(sql`true`)],
-        outgoing: [outgoing],
-      }[direction];
-      return pageOf(await rows(merged(branches, v1Order, page)), page, v1Item);
+      return pageOf(await rows(v1WalletSql(chainId, sql`${wallet}`, at, page, direction)), page, v1Item);
+    },
+
+    async v1Wallets(chainId, wallets, at, most, direction = "both") {
+      const listing = v1WalletSql(chainId, sql`w.wallet`, at, { limit: most }, direction);
+      return listsOf(await rows(eachWallet(wallets, listing, most)), wallets.length, most, v1Item);
     },
 
     async v1Contract(chainId, contract, tokenId, at, page) {

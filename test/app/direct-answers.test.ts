@@ -115,6 +115,7 @@ const inForce = V1_QUERIES.flatMap(v1CheckKeys).filter(() => rng.chance(0.2));
  */
 const earlier = <T>(rows: T[], at: bigint) => (at >= HELD_FROM ? rows : []);
 const nothing = async () => ({ items: [], more: false });
+const noLists = async (_: number, wallets: readonly string[]) => ({ lists: wallets.map(() => []), more: false });
 /** The reads of the history's checks and of the store's listings, by either server. */
 const reads = { history: 0, listings: 0 };
 const history: HistoryStore = {
@@ -131,9 +132,11 @@ const history: HistoryStore = {
   },
   v2Delegation: async () => undefined,
   v2Wallet: nothing,
+  v2Wallets: noLists,
   v2Contract: nothing,
   v2Events: nothing,
   v1Wallet: nothing,
+  v1Wallets: noLists,
   v1Contract: nothing,
   v1Events: nothing,
 };
