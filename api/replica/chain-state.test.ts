@@ -498,14 +498,32 @@ describe(`v2Consulted against v2Enabled by hash, over seeded random rows (SEED=$
         },
       };
     };
+    /** The rows held, by hash: what a wallet's listing at a block is made of. */
+    const rows = new Map<Hex, V2Entry>();
+    const keep = (r: StateRow, removed = false) => {
+      if (r.table !== "v2") return;
+      if (removed) rows.delete(r.row.hash);
+      else rows.set(r.row.hash, r.row);
+    };
     for (let i = 0; i <= SCAN_ROWS; i++) {
-      put(s, row(hubFrom, filler(i), 1 + int(20)));
-      put(s, row(filler(i), hubTo, 1 + int(20)));
+      for (const r of [row(hubFrom, filler(i), 1 + int(20)), row(filler(i), hubTo, 1 + int(20))]) {
+        put(s, r);
+        keep(r);
+      }
+    }
+    // Wallets of a few rows each, whose listings at past blocks are often told, some rows not yet made.
+    const few = Array.from({ length: 40 }, (_, i) => filler(1_000 + i));
+    for (let i = 0; i < 60; i++) {
+      const r = row(pick(few), pick(few), 1 + int(20));
+      put(s, r);
+      keep(r);
     }
     for (let i = 0; i < 400; i++) {
       const r = row(pick([...wallets, hubFrom]), pick([...wallets, hubTo]), 1 + int(20));
       // One put in eight takes a row away, as a reorganization takes away a row its blocks made.
-      s.put(rowKey(r), int(8) === 0 ? undefined : r, 0);
+      const removed = int(8) === 0;
+      s.put(rowKey(r), removed ? undefined : r, 0);
+      keep(r, removed);
     }
     s.block = 20;
     const query = () => {
@@ -525,6 +543,7 @@ describe(`v2Consulted against v2Enabled by hash, over seeded random rows (SEED=$
       c.answerOf((i) => found.get(c.scopes[i]!));
     const byHash = (c: V2Check, enabled: Map<Hex, V2State>) => c.answer((h) => enabled.get(h));
     let [hubs, held, untold, enabledSeen] = [0, 0, 0, 0];
+    const listings = { told: 0, untold: 0, rows: 0, notYet: 0 };
     for (let n = 0; n < 3_000; n++) {
       const queries = [query(), query(), query()];
       const checks = queries.map(v2Check);
@@ -552,6 +571,21 @@ describe(`v2Consulted against v2Enabled by hash, over seeded random rows (SEED=$
         });
         untold += foundAt.untold.size;
       }
+      // A wallet's listing at the block: told where each of its rows is (by hash), and then its
+      // rows enabled now and at the block, in the order listed now.
+      const wallet = pick([...wallets, hubFrom, hubTo, ...few, ...few]);
+      const listed = s.v2WalletAt(wallet, block);
+      const own = [...rows.values()].filter((r) => r.from === wallet || r.to === wallet);
+      const told = block <= s.block && own.every((r) => s.v2EnabledAt([r.hash], block) !== undefined);
+      expect(listed !== undefined, `${wallet}'s listing at ${block}`).toBe(told);
+      if (listed !== undefined) {
+        const expected = s.v2Wallet(wallet).filter((r) => s.v2EnabledAt([r.hash], block)!.has(r.hash));
+        expect(listed, `${wallet}'s listing at ${block}`).toEqual(expected);
+        listings.rows += listed.length;
+        // Rows listed now that were not made yet at the block.
+        listings.notYet += s.v2Wallet(wallet).filter((r) => rows.get(r.hash)!.firstBlock > block).length;
+      }
+      listings[told ? "told" : "untold"]++;
       hubs += checks.filter((c) => c.from === hubFrom && c.to === hubTo).length;
       enabledSeen += found.found.size;
     }
@@ -560,5 +594,9 @@ describe(`v2Consulted against v2Enabled by hash, over seeded random rows (SEED=$
     expect(held).toBeGreaterThan(200);
     expect(untold).toBeGreaterThan(200);
     expect(enabledSeen).toBeGreaterThan(300);
+    expect(listings.told).toBeGreaterThan(200);
+    expect(listings.untold).toBeGreaterThan(200);
+    expect(listings.rows).toBeGreaterThan(200);
+    expect(listings.notYet).toBeGreaterThan(200);
   });
 });

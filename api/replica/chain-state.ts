@@ -541,6 +541,23 @@ export class ChainState {
       .map((row) => this.v2Row(row, spelt));
   }
 
+  /**
+   * v2Wallet as at `block` (at most the one held), when each of the wallet's rows is told then
+   * (v2RowAt): those first enabled after it are not yet listed. Undefined: one changed after it.
+   */
+  v2WalletAt(wallet: Address, block: number, spelt?: Spellings): V2Row[] | undefined {
+    if (block > this.block) return undefined;
+    const at = this.v2RowAt(block);
+    const listed: number[] = [];
+    const listing = this.findAddress(wallet);
+    for (let row = this.v2Lists.first(listing); row !== NONE; row = this.v2Lists.next(row, listing)) {
+      const then = at(row);
+      if (then === UNTOLD) return undefined;
+      if (then === AS_HELD && this.v2.flags[row] === (LIVE | ENABLED)) listed.push(row);
+    }
+    return listed.map((row) => this.v2Row(row, spelt));
+  }
+
   /** The keys among `keys` in force, in creation order: the keys themselves, not rows rebuilt from bytes. */
   v1InForce(keys: readonly V1Key[]): V1Row[] {
     return this.v1InForceUnless(keys, () => false)!;

@@ -167,11 +167,11 @@ export function createReplicaStore(
   }
 
   /** Each wallet's listing, all from one view, spelt by the copy as walletView's. */
-  function walletsView<T>(
+  function walletsView<L>(
     chainId: number,
     wallets: readonly Address[],
-    rows: (state: ChainState, wallet: Address, spelt: Spellings) => T[],
-  ): (ChainView<T[][]> & Spelt) | undefined {
+    rows: (state: ChainState, wallet: Address, spelt: Spellings) => L,
+  ): (ChainView<L[]> & Spelt) | undefined {
     const spelt: Spellings = new Map();
     const read = view(chainId, (s) => wallets.map((w) => rows(s, w, spelt)));
     return read && { ...read, checksum: spellingFrom(spelt) };
@@ -184,6 +184,8 @@ export function createReplicaStore(
     v2Wallet: async (chainId, wallet, held, spell) =>
       walletView(chainId, wallet, held, spell, (s, spelt) => s.v2Wallet(wallet, spelt)),
     v2Wallets: async (chainId, wallets) => walletsView(chainId, wallets, (s, w, spelt) => s.v2Wallet(w, spelt)),
+    v2WalletsAt: async (chainId, wallets, block) =>
+      walletsView(chainId, wallets, (s, w, spelt) => s.v2WalletAt(w, Number(block), spelt)),
     v2Delegation: async (chainId, hash) => view(chainId, (s) => s.v2Delegation(hash)),
     v1InForce: async (chainId, keys) => view(chainId, (s) => s.v1InForce(keys)),
     v2EnabledAt: async (chainId, hashes, block) => view(chainId, (s) => s.v2EnabledAt(hashes, Number(block))),

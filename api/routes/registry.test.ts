@@ -1,7 +1,8 @@
 /**
  * Vaults in pages (`GET /registry/v{1,2}/:wallet/vaults?limit=…`): each version's vault records,
  * page after page by the `Link` each page gives, add up to the whole list. Listings at the head
- * spell their addresses with the store's checksum where it gives one.
+ * spell their addresses with the store's checksum where it gives one; at a past block they are the
+ * store's where it tells them, and only the rest are asked of the history.
  */
 import { zeroHash } from "viem";
 import { describe, expect, it } from "vitest";
@@ -162,5 +163,70 @@ describe("checks at a past block, told by the store in part", () => {
       "store:c",
     ]);
     expect(asked).toHaveLength(1);
+  });
+});
+
+describe("v2 listings at a past block, told by the store in part", () => {
+  // The store tells every wallet but VAULTS[0] (a row of its changed after the block); the history
+  // lists the same rows, and says which wallets it was asked for.
+  const of = (w: string) => v2Rows.filter((row) => row.from === w || row.to === w);
+  const asked: string[][] = [];
+  const held: Store = {
+    ...store,
+    v2WalletsAt: async (_, wallets) => ({
+      ...READY,
+      data: wallets.map((w) => (w === VAULTS[0] ? undefined : of(w).map(({ position: _, ...row }) => row))),
+    }),
+  };
+  const app = createApp({
+    store: held,
+    history: {
+      ...history,
+      v2Wallet: async (_, w) => {
+        asked.push([w]);
+        return { items: of(w), more: false };
+      },
+      v2Wallets: async (_, wallets) => {
+        asked.push([...wallets]);
+        return { lists: wallets.map(of), more: false };
+      },
+    } as HistoryStore,
+    alarms: NO_ALARMS,
+    chains: [...chains],
+    access,
+    behindAfterSeconds: 120,
+  });
+  const listing = async (w: string, direction = "both") => {
+    const res = await app.request(`/registry/v2/${w}?chainId=31337&blockNumber=7&direction=${direction}`, {}, SOCKET);
+    expect(res.status, await res.clone().text()).toBe(200);
+    return res.json();
+  };
+
+  it("a whole listing from the store where it tells it, else from the history; in a direction too", async () => {
+    asked.length = 0;
+    expect(await listing(HOT)).toHaveLength(VAULTS.length);
+    expect(await listing(HOT, "outgoing")).toEqual([]);
+    expect(asked).toEqual([]);
+    expect(await listing(VAULTS[0]!)).toHaveLength(1);
+    expect(asked).toEqual([[VAULTS[0]]]);
+  });
+
+  it("a bulk listing asks the history for the untold wallets alone, and answers every wallet in order", async () => {
+    const wallets = [HOT, VAULTS[0]!, VAULTS[1]!, HOT];
+    const each = [];
+    for (const w of wallets) each.push(await listing(w));
+    asked.length = 0;
+    const res = await app.request(
+      "/registry/v2/wallets",
+      {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ chainId: 31337, blockNumber: "7", wallets }),
+      },
+      SOCKET,
+    );
+    expect(res.status, await res.clone().text()).toBe(200);
+    expect(await res.json()).toEqual(each);
+    expect(asked).toEqual([[VAULTS[0]]]);
   });
 });

@@ -70,6 +70,15 @@ export interface Store {
   v2Wallet(chainId: number, wallet: Address, held?: string, spell?: boolean): Promise<WalletView<V2Row> | undefined>;
   /** Each wallet's enabled v2 delegations, as v2Wallet lists them, all from one view. */
   v2Wallets(chainId: number, wallets: readonly Address[]): Promise<(ChainView<V2Row[][]> & Spelt) | undefined>;
+  /**
+   * v2Wallets as at `block`, where the store can tell without the history (an in-memory copy: a
+   * wallet none of whose rows changed after `block`); a list undefined where it cannot.
+   */
+  v2WalletsAt?(
+    chainId: number,
+    wallets: readonly Address[],
+    block: bigint,
+  ): Promise<(ChainView<(V2Row[] | undefined)[]> & Spelt) | undefined>;
   /** The enabled v2 delegation with this hash, if any. */
   v2Delegation(chainId: number, hash: Hex): Promise<ChainView<V2Row | undefined> | undefined>;
   /** The v1 delegations in force among `keys` (of any vaults and delegates). */
