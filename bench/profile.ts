@@ -10,7 +10,9 @@
  * (for Chrome DevTools or speedscope). "backfill" profiles the bench's backfill instead, without seeding: the
  * service's indexer, then the minimal Ponder indexer (bench/baseline), each in its backfill phase.
  * "start" profiles `npm start` alone on PGlite (the bench's row (d)) while its v2 check all is loaded;
- * "hostile", the hostile section's keyless attacker (bench/hostile.ts) on a replica.
+ * "hostile", the hostile section's keyless attacker (bench/hostile.ts) on a replica; "airdrop", the
+ * airdrop figure (bench/airdrop.ts: a million checks through checkMany) on a one-worker replica, with
+ * the CPU its client took.
  */
 
 import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from "node:fs";
@@ -18,6 +20,7 @@ import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { MAX_CONNECTIONS_PER_CLIENT } from "../api/http/server";
 import { ROOT, waitFor } from "../devkit/processes";
+import { measureAirdrop } from "./airdrop";
 import { backfillChain, type IndexerHooks, measureBackfill, measureStartOnPglite } from "./backfill";
 import { readHistory } from "./history-read";
 import { attackRequests } from "./hostile";
@@ -150,6 +153,7 @@ function profiling() {
 const BACKFILL = "backfill";
 const START = "start";
 const HOSTILE = "hostile";
+const AIRDROP = "airdrop";
 const { options: o, values, positionals: labels } = benchOptions({ connections: { type: "string" } }, true);
 // The bench's own runs are at 64 connections; a profile at 1 shows a request's cost without queueing.
 const connections = Number(values.connections ?? 1);
@@ -196,7 +200,7 @@ await runBenchScript("bench/profile.ts", async ({ db, cleanup, log }) => {
     await measureStartOnPglite(cleanup, chain, o.seed + 6, measure, o.startDurationS, p.env);
     p.print("npm start alone on PGlite under its checks' load");
   }
-  const own = [BACKFILL, START, HOSTILE];
+  const own = [BACKFILL, START, HOSTILE, AIRDROP];
   if (labels.every((label) => label === BACKFILL || label === START)) return;
   const { chain, service, data, grow } = await seededStack(o, cleanup, db, log);
   await grow("small");
@@ -207,7 +211,7 @@ await runBenchScript("bench/profile.ts", async ({ db, cleanup, log }) => {
   for (const label of labels.filter((l) => l !== BACKFILL && l !== START)) {
     const route = routes.find((r) => r.label === label);
     const read = versions.find((v) => label === `${v} whole history`);
-    if (label !== HOSTILE && route === undefined && read === undefined) {
+    if (label !== HOSTILE && label !== AIRDROP && route === undefined && read === undefined) {
       const known = [...routes.map((r) => r.label), "v2 whole history", ...own];
       console.error(`no route "${label}"; the routes: ${known.join("; ")}`);
       process.exitCode = 1;
@@ -225,6 +229,8 @@ await runBenchScript("bench/profile.ts", async ({ db, cleanup, log }) => {
       if (route) await verifyRoute(serve.url, route, o.verifySample, json);
       p.start();
       if (read) await readHistory(serve.url, read, data, o.readPage, service.headers, log);
+      else if (label === AIRDROP)
+        await measureAirdrop(o, data, { url: serve.url, headers: service.headers }, o.seed + 12, log);
       else {
         const spec = { url: serve.url, durationS: o.durationS, timeoutS: 60 };
         const r = await runLoad(

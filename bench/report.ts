@@ -635,8 +635,8 @@ function figureLines(s: ServingFigures, b: BackfillFigures, start: PgliteStartFi
       `same kind: ${rate(start.events, start.backfillMs)} events/s in its backfill phase ` +
       `(${seconds(start.backfillMs)}), peak RSS ${int(start.peakRssMb)} MB`,
     `airdrop: ${int(s.airdrop.checks)} v2 checks at block ${s.airdrop.block} through the typed client's ` +
-      `checkMany, one client: ${seconds(s.airdrop.ms)}, ${int(s.airdrop.checks / (s.airdrop.ms / 1000))} checks/s ` +
-      `(${int(s.airdrop.verified)} answers verified)`,
+      `checkMany, one client: ${seconds(s.airdrop.ms)}, ${int(s.airdrop.checks / (s.airdrop.ms / 1000))} checks/s, ` +
+      `the client's CPU ${seconds(s.airdrop.clientCpuMs)} (${int(s.airdrop.verified)} answers verified)`,
     `delay: a new delegation answered by npm run serve ${int(median(s.delays.answered))} ms (median), ` +
       `${int(Math.max(...s.delays.answered))} ms (max) after its block was seen mined, ${s.delays.answered.length} ` +
       "samples, block time 1 s",

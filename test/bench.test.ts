@@ -143,7 +143,7 @@ describe.runIf(process.env.DATABASE_URL)("npm run bench -- --smoke", () => {
     expect(results).toMatch(
       new RegExp(
         `^airdrop: ${NUMBER} v2 checks at block ${NUMBER} through the typed client's checkMany, one client: ` +
-          `${NUMBER} s, ${NUMBER} checks/s \\(${NUMBER} answers verified\\)$`,
+          `${NUMBER} s, ${NUMBER} checks/s, the client's CPU ${NUMBER} s \\(${NUMBER} answers verified\\)$`,
         "m",
       ),
     );
