@@ -3,21 +3,14 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
-import { BIN, ROOT, waitFor } from "../devkit/processes";
+import { BIN, ROOT, signalGroup, waitFor } from "../devkit/processes";
 
-const groupAlive = (group: number) => {
-  try {
-    process.kill(-group, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
+const groupAlive = (group: number) => signalGroup(group, 0);
 
 const left: number[] = [];
 const dirs: string[] = [];
 afterEach(() => {
-  for (const group of left.splice(0)) if (groupAlive(group)) process.kill(-group, "SIGKILL");
+  for (const group of left.splice(0)) signalGroup(group, "SIGKILL");
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 

@@ -73,6 +73,16 @@ export async function waitFor<T>(
   }
 }
 
+/** Sends `signal` (0: none, only asks) to process group `group`; whether the group was there to take it. */
+export function signalGroup(group: number, signal: NodeJS.Signals | 0): boolean {
+  try {
+    process.kill(-group, signal);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * The groups of the Children not yet stopped, killed when this process exits however it exits: a
  * Ctrl-C (bench/cleanup.ts) exits before the start it interrupted has registered its stop, and a
@@ -107,13 +117,7 @@ export class Child {
     if (!killOnExit) {
       killOnExit = true;
       process.on("exit", () => {
-        for (const group of unstopped) {
-          try {
-            process.kill(-group, "SIGKILL");
-          } catch {
-            // Gone already.
-          }
-        }
+        for (const group of unstopped) signalGroup(group, "SIGKILL");
       });
     }
   }
@@ -125,38 +129,25 @@ export class Child {
 
   /** Whether any process of its group is left: the leader may exit before what it started (npm before Ponder). */
   get groupAlive(): boolean {
-    try {
-      process.kill(-this.process.pid!, 0);
-      return true;
-    } catch {
-      return false;
-    }
+    return signalGroup(this.process.pid!, 0);
   }
 
   /** Signals the whole process group (SIGKILL after 10 s) and waits until every process of it is gone. */
   async stop(signal: NodeJS.Signals = "SIGTERM"): Promise<void> {
-    const group = -this.process.pid!;
-    const signalGroup = (s: NodeJS.Signals | 0) => {
-      try {
-        process.kill(group, s);
-        return true;
-      } catch {
-        return false;
-      }
-    };
+    const group = this.process.pid!;
     // A group that cannot be signalled is gone already.
-    if (this.running && signalGroup(signal)) {
-      const killed = setTimeout(() => signalGroup("SIGKILL"), 10_000);
+    if (this.running && signalGroup(group, signal)) {
+      const killed = setTimeout(() => signalGroup(group, "SIGKILL"), 10_000);
       await this.exited;
       clearTimeout(killed);
     }
     // The leader may exit before what it started (npm before Ponder): wait until the whole group
     // is gone, so that nothing still writes the files a test removes next.
     for (let waited = 0; this.groupAlive && waited < 20_000; waited += 50) {
-      if (waited === 10_000) signalGroup("SIGKILL");
+      if (waited === 10_000) signalGroup(group, "SIGKILL");
       await new Promise((ok) => setTimeout(ok, 50));
     }
-    unstopped.delete(this.process.pid!);
+    unstopped.delete(group);
   }
 }
 
