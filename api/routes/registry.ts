@@ -289,9 +289,9 @@ function contractAnswers<Row>(
 }
 
 /**
- * The wallet's whole listing in `direction` at a past block, from the store where it can tell, else
- * from the history: for a keyless client, no more rows than its budget pays for (more is a 429, the
- * history's rows past them unread), charged.
+ * The wallet's whole listing in `direction` at a past block, from the store where it can tell (with
+ * its spellings, as its listings at the head), else from the history: for a keyless client, no more
+ * rows than its budget pays for (more is a 429, the history's rows past them unread), charged.
  */
 async function listAt<Row>(
   spec: Pick<
@@ -303,22 +303,21 @@ async function listAt<Row>(
   wallet: Address,
   block: bigint,
   direction: Direction,
-): Promise<Row[]> {
+): Promise<{ rows: Row[]; checksum?: Checksum }> {
   const cap = rowCap(vars.budget);
   const tooMuch = () => vars.budget.tooMuch(`the wallet's ${direction} listing`, cap!);
   const held = await spec.walletsHeldAt?.(vars.store, chainId, [wallet], block);
   const told = held?.ready ? held.data[0] : undefined;
-  let rows: Row[];
   if (told === undefined) {
     const page = await spec.walletAt(historyOf(vars, chainId), chainId, wallet, block, { limit: cap }, direction);
     if (page.more) throw tooMuch();
-    rows = page.items;
-  } else {
-    rows = rowsInDirection(spec, told, wallet, direction);
-    if (cap !== undefined && rows.length > cap) throw tooMuch();
+    await vars.budget.charge(unitsBeyond(page.items.length));
+    return { rows: page.items };
   }
+  const rows = rowsInDirection(spec, told, wallet, direction);
+  if (cap !== undefined && rows.length > cap) throw tooMuch();
   await vars.budget.charge(unitsBeyond(rows.length));
-  return rows;
+  return { rows, checksum: held!.checksum };
 }
 
 /** Many wallets' whole listings at one block (a POST's body names them). */
@@ -401,7 +400,7 @@ function vaultsAnswer<K extends string, Q, VQ, Row, Event, Vault>(
           pin: listingPin,
           orderedBy: "address",
           read: async (_, __, ___, block, page) => {
-            const all = spec.vaults(query, await listAt(spec, c.var, chainId, wallet, block, "incoming"));
+            const all = spec.vaults(query, (await listAt(spec, c.var, chainId, wallet, block, "incoming")).rows);
             const from = page.after === undefined ? 0 : all.findIndex((v) => spec.vaultAddress(v) > page.after!);
             const rest = from < 0 ? [] : all.slice(from);
             const items = rest.slice(0, page.limit).map((vault) => ({ vault, position: spec.vaultAddress(vault) }));
@@ -419,7 +418,9 @@ function vaultsAnswer<K extends string, Q, VQ, Row, Event, Vault>(
           return { ...view, body: spec.vaults(query, incoming).map(spec.vaultRecord) };
         },
         at: async (_, block) =>
-          spec.vaults(query, await listAt(spec, c.var, chainId, wallet, block, "incoming")).map(spec.vaultRecord),
+          spec
+            .vaults(query, (await listAt(spec, c.var, chainId, wallet, block, "incoming")).rows)
+            .map(spec.vaultRecord),
       });
     },
   };
@@ -449,7 +450,7 @@ export function listingRead<Row>(
       await vars.budget.charge(unitsBeyond(whole.records));
       return { ...whole, body: whole.json };
     },
-    at: (_, block) => listAt(spec, vars, chainId, wallet, block, direction),
+    at: async (_, block) => (await listAt(spec, vars, chainId, wallet, block, direction)).rows,
   };
 }
 
@@ -479,8 +480,10 @@ function walletListingAnswer<K extends string, Q, VQ, Row, Event, Vault>(
           await c.var.budget.charge(unitsBeyond(listing.records));
           return { ...listing, body: listing.json };
         },
-        at: async (_, block) =>
-          (await listAt(spec, c.var, chainId, wallet, block, direction)).map((row) => spec.record(row)),
+        at: async (_, block) => {
+          const { rows, checksum } = await listAt(spec, c.var, chainId, wallet, block, direction);
+          return rows.map((row) => spec.record(row, checksum));
+        },
       });
     },
   };
