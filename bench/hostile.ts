@@ -186,6 +186,13 @@ function checkRequests(data: Dataset, seed: number, count: number, from?: (i: nu
   }));
 }
 
+/**
+ * The scale section's requests: every check route's, drawn at random; `keyless`: each from a
+ * forwarded address of its own, apart from the hostile flood's (it spent theirs).
+ */
+export const scaleRequests = (data: Dataset, seed: number, keyless = false) =>
+  checkRequests(data, seed, SCALE_REQUESTS, keyless ? (i) => forwarded(2 ** 23 + i) : undefined);
+
 /** The hostile section's figures (see the module's head); `measure` verifies a sample of a route, then loads it. */
 export async function measureHostile(
   o: BenchOptions,
@@ -259,18 +266,12 @@ export async function measureScale(
     const { cpu: idle } = await over(() => sleep(o.durationS * 1000));
     const run = async (label: string, headers: Record<string, string>, requests: LoadRequest[]): Promise<ScaleRun> => {
       await settle(url, service.headers);
-      const spec = { url, connections: o.connections, durationS: o.durationS, warmupS: 0, headers, requests };
+      const spec = { url, connections: o.connections, durationS: o.scaleDurationS, warmupS: 0, headers, requests };
       const { value: result, cpu } = await over(() => runLoad(label, spec));
       return { label, result, connections: o.connections, queries: distinctRequests(requests), cpu };
     };
-    const requests = (from?: (i: number) => string) => checkRequests(data, o.seed + 13, SCALE_REQUESTS, from);
-    const keyed = await run("scale: every check route, keyed", service.headers, requests());
-    // The same requests, each from an address of its own, apart from the hostile flood's (it spent theirs).
-    const keyless = await run(
-      "scale: every check route, keyless",
-      {},
-      requests((i) => forwarded(2 ** 23 + i)),
-    );
+    const keyed = await run("scale: every check route, keyed", service.headers, scaleRequests(data, o.seed + 13));
+    const keyless = await run("scale: every check route, keyless", {}, scaleRequests(data, o.seed + 13, true));
     return { idle, keyed, keyless };
   });
 }

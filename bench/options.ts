@@ -13,6 +13,13 @@ const FULL = {
    * (in CI, beside another test file: none in 0.5 s, then none in 2 s).
    */
   startMinS: 0,
+  /**
+   * Seconds at least of each scale run (bench/hostile.ts): as a keyless run begins, its burst may
+   * saturate the replica, which then sheds keyless requests for a moment (api/http/load.ts), each
+   * refusal paced 250 ms (api/access/pace.ts); a run shorter than that moment ended with no answer
+   * to model from (in CI: none in 0.5 s).
+   */
+  scaleMinS: 0,
   /** Delegations in the small and in the large database (v1 and v2 together), over `wallets` wallets. */
   small: 10_000,
   large: 1_000_000,
@@ -79,6 +86,7 @@ const SMOKE: typeof FULL = {
   // each of about 130 runs; the soak (bench/soak.ts) still runs one.
   warmupS: 0,
   startMinS: 5,
+  scaleMinS: 3,
   small: 1_000,
   large: 12_000,
   wallets: 3_000,
@@ -126,6 +134,8 @@ export type BenchOptions = typeof FULL & {
   v1Share: number;
   /** Seconds of row (d)'s run: durationS, or startMinS if longer. */
   startDurationS: number;
+  /** Seconds of each scale run: durationS, or scaleMinS if longer. */
+  scaleDurationS: number;
 };
 
 /** The command line, as node:util parseArgs reads it by `config`; on a mistake, says it and `usage`, and exits. */
@@ -161,6 +171,7 @@ export function benchOptions(extra: ParseArgsConfig["options"] = {}, positionals
     readPage: 1_000,
     durationS,
     startDurationS: Math.max(durationS, sizes.startMinS),
+    scaleDurationS: Math.max(durationS, sizes.scaleMinS),
     v1Share: 0.25,
   };
   return { options, values, positionals: parsed.positionals as string[] };

@@ -12,7 +12,8 @@
  * "start" profiles `npm start` alone on PGlite (the bench's row (d)) while its v2 check all is loaded;
  * "hostile", the hostile section's keyless attacker (bench/hostile.ts) on a replica; "airdrop", the
  * airdrop figure (bench/airdrop.ts: a million checks through checkMany) on a one-worker replica, with
- * the CPU its client took.
+ * the CPU its client took; "keyless checks", the scale section's keyless checks (each from an address
+ * of its own) at the bench's connections.
  */
 
 import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from "node:fs";
@@ -23,7 +24,7 @@ import { ROOT, waitFor } from "../devkit/processes";
 import { measureAirdrop } from "./airdrop";
 import { backfillChain, type IndexerHooks, measureBackfill, measureStartOnPglite } from "./backfill";
 import { readHistory } from "./history-read";
-import { attackRequests } from "./hostile";
+import { attackRequests, scaleRequests } from "./hostile";
 import { runLoad } from "./load";
 import { type RouteMeasurer, routeMeasurer, settle } from "./measure";
 import { benchOptions } from "./options";
@@ -154,6 +155,7 @@ const BACKFILL = "backfill";
 const START = "start";
 const HOSTILE = "hostile";
 const AIRDROP = "airdrop";
+const KEYLESS = "keyless checks";
 const { options: o, values, positionals: labels } = benchOptions({ connections: { type: "string" } }, true);
 // The bench's own runs are at 64 connections; a profile at 1 shows a request's cost without queueing.
 const connections = Number(values.connections ?? 1);
@@ -200,7 +202,7 @@ await runBenchScript("bench/profile.ts", async ({ db, cleanup, log }) => {
     await measureStartOnPglite(cleanup, chain, o.seed + 6, measure, o.startDurationS, p.env);
     p.print("npm start alone on PGlite under its checks' load");
   }
-  const own = [BACKFILL, START, HOSTILE, AIRDROP];
+  const own = [BACKFILL, START, HOSTILE, AIRDROP, KEYLESS];
   if (labels.every((label) => label === BACKFILL || label === START)) return;
   const { chain, service, data, grow } = await seededStack(o, cleanup, db, log);
   await grow("small");
@@ -211,7 +213,7 @@ await runBenchScript("bench/profile.ts", async ({ db, cleanup, log }) => {
   for (const label of labels.filter((l) => l !== BACKFILL && l !== START)) {
     const route = routes.find((r) => r.label === label);
     const read = versions.find((v) => label === `${v} whole history`);
-    if (label !== HOSTILE && label !== AIRDROP && route === undefined && read === undefined) {
+    if (!own.includes(label) && route === undefined && read === undefined) {
       const known = [...routes.map((r) => r.label), "v2 whole history", ...own];
       console.error(`no route "${label}"; the routes: ${known.join("; ")}`);
       process.exitCode = 1;
@@ -221,7 +223,8 @@ await runBenchScript("bench/profile.ts", async ({ db, cleanup, log }) => {
     await cleanup.scope(async () => {
       // The hostile section's keyless attacker (bench/hostile.ts) behind a trusted proxy, at as many
       // connections as a client may hold: where the refusals' time goes.
-      const hostile = label === HOSTILE ? { TRUSTED_PROXY: "true" } : {};
+      // The scale section's keyless checks likewise, each from an address of its own.
+      const hostile = label === HOSTILE || label === KEYLESS ? { TRUSTED_PROXY: "true" } : {};
       // Given the chain's RPC, as the bench's replicas are: where a moment's headers are read.
       const env = { API_WORKERS: "1", [`PONDER_RPC_URL_${chain.id}`]: chain.anvil.url, ...hostile, ...p.env };
       const serve = await startServe(cleanup, service, `profile-${process.pid}`, env);
@@ -237,13 +240,21 @@ await runBenchScript("bench/profile.ts", async ({ db, cleanup, log }) => {
           label,
           route
             ? { ...spec, connections, warmupS: o.warmupS, headers: json, requests: route.requests }
-            : {
-                ...spec,
-                connections: MAX_CONNECTIONS_PER_CLIENT,
-                warmupS: 0,
-                headers: {},
-                requests: attackRequests(data, o.seed + 10),
-              },
+            : label === KEYLESS
+              ? {
+                  ...spec,
+                  connections: o.connections,
+                  warmupS: 0,
+                  headers: {},
+                  requests: scaleRequests(data, o.seed + 13, true),
+                }
+              : {
+                  ...spec,
+                  connections: MAX_CONNECTIONS_PER_CLIENT,
+                  warmupS: 0,
+                  headers: {},
+                  requests: attackRequests(data, o.seed + 10),
+                },
         );
         log(
           `${label}: ${Math.round(r.rps)} req/s, p50 ${r.p50?.toFixed(2)} ms, p99 ${r.p99?.toFixed(2)} ms, answers ` +

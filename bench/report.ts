@@ -568,13 +568,16 @@ function scaleLines(env: Environment, sc: ScaleFigures): string[] {
   return SCALE_KINDS.map(({ what, expected }) => {
     const run = sc[what];
     const m = modelled(sc, run, env.cores);
-    return (
+    const head =
       `scale-out, modelled (not measured on two hosts): ${what} checks from every check route at ` +
-      `${run.connections} connections (load generator ${cpu(run.result.generatorCpu)}% of one core), per 200 ` +
-      `answer beyond idle: a replica host ${us(m.host)} of CPU (the replica's processes and its reading ` +
-      `backends), the primary ${us(m.primary)} (its access connections) and ${cpu(100 * m.primaryIdle)}% of a ` +
-      `core idle per replica; hosts and primary of ${env.cores} cores: one host ${int(m.one)} answers/s, two ` +
-      `${int(m.two)}: ${ratio(m.ratio)}×; answered ${statusText(run.result, expected)}`
+      `${run.connections} connections (load generator ${cpu(run.result.generatorCpu)}% of one core), `;
+    const answered = `answered ${statusText(run.result, expected)}`;
+    if (!run.result.statuses["200"]) return `${head}no 200 answer to model from; ${answered}`;
+    return (
+      `${head}per 200 answer beyond idle: a replica host ${us(m.host)} of CPU (the replica's processes and its ` +
+      `reading backends), the primary ${us(m.primary)} (its access connections) and ${cpu(100 * m.primaryIdle)}% ` +
+      `of a core idle per replica; hosts and primary of ${env.cores} cores: one host ${int(m.one)} answers/s, two ` +
+      `${int(m.two)}: ${ratio(m.ratio)}×; ${answered}`
     );
   });
 }
@@ -789,13 +792,17 @@ export function report(
     ...rpcRuns(rpc),
   ];
   const [small, large] = [s.small.size, s.large.size];
+  const longer = [
+    ...(o.startDurationS > o.durationS ? [`(d)'s ${o.startDurationS} s`] : []),
+    ...(o.scaleDurationS > o.durationS ? [`the scale runs' ${o.scaleDurationS} s`] : []),
+  ];
   return [
     `== results (${o.smoke ? "smoke mode: tiny sizes and short runs, the timings mean nothing" : "full mode"}, ` +
       `SEED=${o.seed}, ${int(env.runtimeS)} s) ==`,
     `setup: one machine, ${env.cores} cores shared by everything: the load generator (autocannon ${env.autocannon}, ` +
       `its own process, ${o.connections} connections, ${o.durationS} s runs ` +
       `${o.warmupS > 0 ? `after ${o.warmupS} s warm-up` : "with no warm-up"}` +
-      `${o.startDurationS > o.durationS ? ` ((d)'s ${o.startDurationS} s)` : ""}, requests ` +
+      `${longer.length > 0 ? ` (${longer.join(", ")})` : ""}, requests ` +
       `drawn at random from each route's list), the server under test (npm run serve and the hello server with ` +
       `${env.apiWorkers} worker processes each), Postgres 15, anvil and the indexer.`,
     `data: small ${database(small)} (${int(small.v2)} v2, ${int(small.v1)} v1, seeded in ${seconds(small.seedMs)}); ` +
