@@ -1,19 +1,39 @@
 /**
  * The airdrop figure: a snapshot's checks (`o.airdropChecks` v2 checks of every kind, drawn as the
  * batches' are) at one past block, asked by one client the way the README's recipe does, through
- * the typed client's checkMany (client/batch.ts: batches of 10,000, four in flight). The time is
- * from its call to its last answer, beside the CPU the client took meanwhile (it shares the machine);
- * then a sample of the answers is held to the seeded data.
+ * the typed client's checkMany (client/batch.ts: batches of 10,000, four in flight), in a process of
+ * its own (bench/airdrop-client.ts). The time is from its call to its last answer, beside the CPU
+ * the client took meanwhile (it shares the machine); then a sample of the answers is held to the
+ * seeded data.
  */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { toJson } from "../api/http/json";
-import { checkMany, type V2BatchCheck } from "../client/batch";
-import { createLookupClient } from "../client/index";
+import type { V2BatchCheck } from "../client/batch";
+import { Child, ROOT } from "../devkit/processes";
 import { Rng } from "../devkit/random";
+import type { AirdropAnswers, AirdropRequest } from "./airdrop-client";
 import type { Dataset } from "./dataset";
 import type { BenchOptions } from "./options";
 import { airdropChecks } from "./routes";
 
-/** `clientCpuMs`: the CPU this process (the client) took from the call to its last answer. */
+/** Runs bench/airdrop-client.ts on `request` to its end; what it answered. */
+async function askInOwnProcess(request: AirdropRequest): Promise<AirdropAnswers> {
+  const dir = mkdtempSync(join(tmpdir(), "bench-airdrop-"));
+  try {
+    writeFileSync(join(dir, "request.json"), JSON.stringify(request));
+    const client = new Child(join(ROOT, "node_modules/.bin/tsx"), ["bench/airdrop-client.ts", dir]);
+    const code = await new Promise((ok) => client.process.once("exit", ok));
+    await client.stop();
+    if (code !== 0) throw new Error(`the airdrop's client exited (${code}):\n${client.output.slice(-3000)}`);
+    return JSON.parse(readFileSync(join(dir, "answers.json"), "utf8")) as AirdropAnswers;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** `clientCpuMs`: the CPU the client's process took from the call to its last answer. */
 export type AirdropFigure = { checks: number; block: bigint; ms: number; clientCpuMs: number; verified: number };
 
 /** Answers checked against the seeded data after the run. */
@@ -28,23 +48,24 @@ export async function measureAirdrop(
 ): Promise<AirdropFigure> {
   const { block, checks } = airdropChecks(data, o.airdropChecks, seed);
   const apiKey = service.headers["X-API-KEY"];
-  const api = createLookupClient(service.url, apiKey === undefined ? {} : { apiKey });
-  const started = performance.now();
-  const cpu = process.cpuUsage();
-  const { answers, block: answeredAt } = await checkMany(
-    api,
-    "v2",
-    checks.map((c) => c.item as V2BatchCheck),
-    { chainId: data.chainId, blockNumber: block.toString() },
-  );
-  const ms = performance.now() - started;
-  const { user, system } = process.cpuUsage(cpu);
-  const clientCpuMs = (user + system) / 1000;
-  if (answeredAt !== block) throw new Error(`the airdrop's checks were answered at ${answeredAt}, not ${block}`);
+  const {
+    answers,
+    block: answeredAt,
+    ms,
+    cpuMs: clientCpuMs,
+  } = await askInOwnProcess({
+    url: service.url,
+    ...(apiKey === undefined ? {} : { apiKey }),
+    chainId: data.chainId,
+    blockNumber: block.toString(),
+    checks: checks.map((c) => c.item as V2BatchCheck),
+  });
+  if (answeredAt !== block.toString())
+    throw new Error(`the airdrop's checks were answered at ${answeredAt}, not ${block}`);
   const rng = new Rng(seed + 1);
   const sample = Array.from({ length: Math.min(SAMPLE, checks.length) }, () => rng.int(checks.length));
   for (const i of sample) {
-    const [got, expected] = [toJson(answers[i]), toJson(checks[i]!.answer(block))];
+    const [got, expected] = [answers[i], toJson(checks[i]!.answer(block))];
     if (got !== expected)
       throw new Error(
         `airdrop check ${i} at block ${block}: ${toJson(checks[i]!.item)} answered ${got}, not ${expected}`,
