@@ -94,14 +94,20 @@ export function processTicks(of: Iterable<number | string>): Map<string, number>
  * RUN_VARIABLE, and the Postgres processes working on its `database` (backends, autovacuum).
  */
 export function runCpu(run: string, database: string): Map<string, number> {
-  return processTicks(
-    pids().filter((pid) => {
-      const command = read(`/proc/${pid}/cmdline`) ?? "";
-      const backend = command.startsWith("postgres: ") && command.split(/[\s\0]+/).includes(database);
-      return backend || hasVariable(pid, RUN_VARIABLE, run);
-    }),
-  );
+  return processTicks(pids().filter((pid) => workingOn(pid, database) || hasVariable(pid, RUN_VARIABLE, run)));
 }
+
+/** Whether process `pid` is a Postgres process working on `database` (a backend, autovacuum). */
+function workingOn(pid: string, database: string): boolean {
+  const command = read(`/proc/${pid}/cmdline`) ?? "";
+  return command.startsWith("postgres: ") && command.split(/[\s\0]+/).includes(database);
+}
+
+/** The database the bench runs on: DATABASE_URL's. */
+export const runDatabase = () => new URL(process.env.DATABASE_URL ?? "postgres://-/-").pathname.slice(1);
+
+/** CPU time so far, in clock ticks, of the Postgres processes working on `database`, by pid. */
+export const postgresCpu = (database: string) => processTicks(pids().filter((pid) => workingOn(pid, database)));
 
 /** Clock ticks per second, as /proc counts CPU time. */
 export const ticksPerSecond = () => Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim());
@@ -160,8 +166,7 @@ export function machineCpu(): { busy: number; total: number } {
  * since, in % of all cores: the machine's busy time, and the part of it other work took.
  */
 export function cpuShares(): { stop(): { machineCpu: number; othersCpu: number } } {
-  const ours = () =>
-    runCpu(process.env[RUN_VARIABLE] ?? "", new URL(process.env.DATABASE_URL ?? "postgres://-/-").pathname.slice(1));
+  const ours = () => runCpu(process.env[RUN_VARIABLE] ?? "", runDatabase());
   const [machine, owned] = [machineCpu(), ours()];
   return {
     stop() {

@@ -28,6 +28,7 @@ import { attackRequests, scaleRequests } from "./hostile";
 import { runLoad } from "./load";
 import { type RouteMeasurer, routeMeasurer, settle } from "./measure";
 import { benchOptions } from "./options";
+import { machineCpu, postgresCpu, runDatabase, ticksBetween, ticksPerSecond } from "./procs";
 import { checkRoutes } from "./routes";
 import { runBenchScript } from "./script";
 import { largeRoutes } from "./serving";
@@ -134,19 +135,30 @@ function profiling() {
   const dir = mkdtempSync(join(tmpdir(), "bench-profile-"));
   const window = { from: 0, to: 0 };
   const preload = `${process.env.NODE_OPTIONS ?? ""} --require ${join(ROOT, "bench/cpu-profile.cjs")}`;
+  // Beside the server's profile: the machine's CPU and Postgres's over the same window.
+  const database = runDatabase();
+  let [machine, postgres] = [machineCpu(), postgresCpu(database)];
+  let around = "";
   return {
     env: { NODE_OPTIONS: preload.trim(), BENCH_CPU_PROFILE_DIR: dir },
     window,
     start: () => {
       window.from = now();
+      [machine, postgres] = [machineCpu(), postgresCpu(database)];
     },
     stop: async () => {
       window.to = now();
+      const ticks = ticksPerSecond();
+      const [machineAfter, postgresAfter] = [machineCpu(), postgresCpu(database)];
+      const share = (machineAfter.busy - machine.busy) / Math.max(1, machineAfter.total - machine.total);
+      around = `${Math.round(100 * share)}% of all cores busy; Postgres's processes on its database took ${(
+        ticksBetween(postgres, postgresAfter) / ticks
+      ).toFixed(1)} CPU-s`;
       await askProfiles(dir);
     },
     print: (what: string) => {
       const { path, profile } = workerProfile(dir);
-      console.log([`profile of ${what}: ${path}`, ...summarize(profile, window)].join("\n"));
+      console.log([`profile of ${what}: ${path}`, `  meanwhile: ${around}`, ...summarize(profile, window)].join("\n"));
     },
   };
 }
