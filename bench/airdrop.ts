@@ -6,25 +6,36 @@
  * the client took meanwhile (it shares the machine); then a sample of the answers is held to the
  * seeded data.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { toJson } from "../api/http/json";
 import type { V2BatchCheck } from "../client/batch";
-import { Child, ROOT } from "../devkit/processes";
+import { Child, GiveUp, ROOT, waitFor } from "../devkit/processes";
 import { Rng } from "../devkit/random";
 import type { AirdropAnswers, AirdropRequest } from "./airdrop-client";
 import type { Dataset } from "./dataset";
 import type { BenchOptions } from "./options";
 import { airdropChecks } from "./routes";
 
-/** Runs bench/airdrop-client.ts on `request` to its end; what it answered. */
-async function askInOwnProcess(request: AirdropRequest): Promise<AirdropAnswers> {
+/**
+ * Runs bench/airdrop-client.ts on `request` to its end; what it answered. `starting` is called as
+ * it starts its checks, once it has read them.
+ */
+async function askInOwnProcess(request: AirdropRequest, starting: () => void): Promise<AirdropAnswers> {
   const dir = mkdtempSync(join(tmpdir(), "bench-airdrop-"));
   try {
     writeFileSync(join(dir, "request.json"), JSON.stringify(request));
     const client = new Child(join(ROOT, "node_modules/.bin/tsx"), ["bench/airdrop-client.ts", dir]);
-    const code = await new Promise((ok) => client.process.once("exit", ok));
+    const exited = new Promise((ok) => client.process.once("exit", ok));
+    const ready = async () => {
+      if (!client.running) throw new GiveUp(`the airdrop's client exited:\n${client.output.slice(-3000)}`);
+      return existsSync(join(dir, "ready")) || undefined;
+    };
+    await waitFor("the airdrop's client to read its checks", ready, 300_000);
+    starting();
+    writeFileSync(join(dir, "go"), "");
+    const code = await exited;
     await client.stop();
     if (code !== 0) throw new Error(`the airdrop's client exited (${code}):\n${client.output.slice(-3000)}`);
     return JSON.parse(readFileSync(join(dir, "answers.json"), "utf8")) as AirdropAnswers;
@@ -45,6 +56,7 @@ export async function measureAirdrop(
   service: { url: string; headers: Record<string, string> },
   seed: number,
   log: (line: string) => void,
+  starting: () => void = () => {},
 ): Promise<AirdropFigure> {
   const { block, checks } = airdropChecks(data, o.airdropChecks, seed);
   const apiKey = service.headers["X-API-KEY"];
@@ -53,13 +65,16 @@ export async function measureAirdrop(
     block: answeredAt,
     ms,
     cpuMs: clientCpuMs,
-  } = await askInOwnProcess({
-    url: service.url,
-    ...(apiKey === undefined ? {} : { apiKey }),
-    chainId: data.chainId,
-    blockNumber: block.toString(),
-    checks: checks.map((c) => c.item as V2BatchCheck),
-  });
+  } = await askInOwnProcess(
+    {
+      url: service.url,
+      ...(apiKey === undefined ? {} : { apiKey }),
+      chainId: data.chainId,
+      blockNumber: block.toString(),
+      checks: checks.map((c) => c.item as V2BatchCheck),
+    },
+    starting,
+  );
   if (answeredAt !== block.toString())
     throw new Error(`the airdrop's checks were answered at ${answeredAt}, not ${block}`);
   const rng = new Rng(seed + 1);

@@ -242,10 +242,11 @@ await runBenchScript("bench/profile.ts", async ({ db, cleanup, log }) => {
       const serve = await startServe(cleanup, service, `profile-${process.pid}`, env);
       await settle(serve.url, service.headers);
       if (route) await verifyRoute(serve.url, route, o.verifySample, json);
-      p.start();
+      // The airdrop's client starts it once it has read its checks.
+      if (label !== AIRDROP) p.start();
       if (read) await readHistory(serve.url, read, data, o.readPage, service.headers, log);
       else if (label === AIRDROP)
-        await measureAirdrop(o, data, { url: serve.url, headers: service.headers }, o.seed + 12, log);
+        await measureAirdrop(o, data, { url: serve.url, headers: service.headers }, o.seed + 12, log, p.start);
       else {
         const spec = { url: serve.url, durationS: o.durationS, timeoutS: 60 };
         const r = await runLoad(
