@@ -24,10 +24,10 @@ import { airdropChecks } from "./routes";
  */
 async function askInOwnProcess(request: AirdropRequest, starting: () => void): Promise<AirdropAnswers> {
   const dir = mkdtempSync(join(tmpdir(), "bench-airdrop-"));
+  writeFileSync(join(dir, "request.json"), JSON.stringify(request));
+  const client = new Child(join(ROOT, "node_modules/.bin/tsx"), ["bench/airdrop-client.ts", dir]);
+  const exited = new Promise((ok) => client.process.once("exit", ok));
   try {
-    writeFileSync(join(dir, "request.json"), JSON.stringify(request));
-    const client = new Child(join(ROOT, "node_modules/.bin/tsx"), ["bench/airdrop-client.ts", dir]);
-    const exited = new Promise((ok) => client.process.once("exit", ok));
     const ready = async () => {
       if (!client.running) throw new GiveUp(`the airdrop's client exited:\n${client.output.slice(-3000)}`);
       return existsSync(join(dir, "ready")) || undefined;
@@ -36,10 +36,11 @@ async function askInOwnProcess(request: AirdropRequest, starting: () => void): P
     starting();
     writeFileSync(join(dir, "go"), "");
     const code = await exited;
-    await client.stop();
     if (code !== 0) throw new Error(`the airdrop's client exited (${code}):\n${client.output.slice(-3000)}`);
     return JSON.parse(readFileSync(join(dir, "answers.json"), "utf8")) as AirdropAnswers;
   } finally {
+    // Stopped whatever failed meanwhile (a wait that timed out): nothing of it outlives the airdrop.
+    await client.stop();
     rmSync(dir, { recursive: true, force: true });
   }
 }

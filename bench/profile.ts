@@ -249,25 +249,15 @@ await runBenchScript("bench/profile.ts", async ({ db, cleanup, log }) => {
         await measureAirdrop(o, data, { url: serve.url, headers: service.headers }, o.seed + 12, log, p.start);
       else {
         const spec = { url: serve.url, durationS: o.durationS, timeoutS: 60 };
+        const keylessLoad =
+          label === KEYLESS
+            ? { connections: o.connections, requests: scaleRequests(data, o.seed + 13, true) }
+            : { connections: MAX_CONNECTIONS_PER_CLIENT, requests: attackRequests(data, o.seed + 10) };
         const r = await runLoad(
           label,
           route
             ? { ...spec, connections, warmupS: o.warmupS, headers: json, requests: route.requests }
-            : label === KEYLESS
-              ? {
-                  ...spec,
-                  connections: o.connections,
-                  warmupS: 0,
-                  headers: {},
-                  requests: scaleRequests(data, o.seed + 13, true),
-                }
-              : {
-                  ...spec,
-                  connections: MAX_CONNECTIONS_PER_CLIENT,
-                  warmupS: 0,
-                  headers: {},
-                  requests: attackRequests(data, o.seed + 10),
-                },
+            : { ...spec, warmupS: 0, headers: {}, ...keylessLoad },
         );
         log(
           `${label}: ${Math.round(r.rps)} req/s, p50 ${r.p50?.toFixed(2)} ms, p99 ${r.p99?.toFixed(2)} ms, answers ` +

@@ -567,12 +567,12 @@ function scaleLines(env: Environment, sc: ScaleFigures): string[] {
   const us = (seconds: number) => (seconds > 0 ? `${ms(seconds * 1e6)} µs` : "nothing beyond idle");
   return SCALE_KINDS.map(({ what, expected }) => {
     const run = sc[what];
-    const m = modelled(sc, run, env.cores);
     const head =
       `scale-out, modelled (not measured on two hosts): ${what} checks from every check route at ` +
       `${run.connections} connections (load generator ${cpu(run.result.generatorCpu)}% of one core), `;
     const answered = `answered ${statusText(run.result, expected)}`;
     if (!run.result.statuses["200"]) return `${head}no 200 answer to model from; ${answered}`;
+    const m = modelled(sc, run, env.cores);
     return (
       `${head}per 200 answer beyond idle: a replica host ${us(m.host)} of CPU (the replica's processes and its ` +
       `reading backends), the primary ${us(m.primary)} (its access connections) and ${cpu(100 * m.primaryIdle)}% ` +
