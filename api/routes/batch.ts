@@ -15,6 +15,7 @@ import { parseAddress } from "../../core/parse";
 import { parseExactJson } from "../http/json";
 import { Params, parseParam } from "../http/params";
 import { Problem } from "../http/problem";
+import { utf8 } from "../http/utf8";
 import { KEYLESS_MAX_BODY_BYTES, MAX_BATCH_BYTES, MAX_BATCH_ITEMS, MAX_BULK_WALLETS } from "../limits";
 import type { Env } from "./env";
 
@@ -54,7 +55,7 @@ export async function bodyText(request: Request, keyless: boolean): Promise<stri
   } finally {
     reader.releaseLock();
   }
-  return new TextDecoder().decode(Buffer.concat(chunks));
+  return utf8(Buffer.concat(chunks));
 }
 
 /** A JSON value as a parameter's text: strings as they are, numbers exactly as written; else undefined. */

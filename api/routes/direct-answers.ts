@@ -4,6 +4,7 @@ import { parseAddress } from "../../core/parse";
 import { UNBOUNDED } from "../access/middleware";
 import { toJson } from "../http/json";
 import { Params } from "../http/params";
+import { utf8 } from "../http/utf8";
 import { MAX_BATCH_BYTES } from "../limits";
 import { rpcChainId, rpcReplyBody, rpcReplyTo } from "../rpc/route";
 import { answeredProblem, assembleParts, chainsAsked, type Part } from "./across";
@@ -171,8 +172,6 @@ function getAnswer(route: Route, read: ReadRequest): FastAnswer {
 
 const encoder = new TextEncoder();
 
-const decoder = new TextDecoder();
-
 /**
  * The request's body as the app reads it (api/routes/batch.ts, bodyText), up to its Content-Length.
  * By the stream's events: its async iterator cost a check through /rpc more than its calldata's
@@ -182,7 +181,7 @@ function bodyOf(req: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
-    req.once("end", () => resolve(decoder.decode(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks))));
+    req.once("end", () => resolve(utf8(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks))));
     req.once("error", reject);
     req.once("close", () => reject(new Error("the request closed before its body's end")));
   });
