@@ -100,43 +100,52 @@ function withRows(columns: Record<string, Column>, rows: number) {
   for (const name of Object.keys(columns)) columns[name] = withRoom(columns[name]!, rows);
 }
 
+/** A row's fields in RowLists' `links`: its two wallets, and the next row in each one's list. */
+const A = 0;
+const B = 1;
+const NEXT_A = 2;
+const NEXT_B = 3;
+/** A wallet's fields in RowLists' `lists`: its list's first and last rows, and its length. */
+const HEAD = 0;
+const TAIL = 1;
+const COUNT = 2;
+/** Fields per row and per wallet: side by side, a row's (or a wallet's) lie in one cache line. */
+const STRIDE = 4;
+
 /**
  * Per wallet, a linked list of the rows that name it. A row names two wallets (the same one for a
  * self-delegation, listed once) and holds the next row of each one's list, so that a list costs
  * no memory of its own. Ordered by `before` when given; otherwise in the order rows were linked.
+ *
+ * A row's fields lie side by side, as do a wallet's: walking a list over a million rows reads a
+ * row at random, and with a column per field each row read missed the cache three times, most
+ * of a batch's walk (docs/performance.md).
  */
 class RowLists {
-  private head = new Int32Array(0);
-  private tail = new Int32Array(0);
-  private count = new Int32Array(0);
-  /** Per row: its two wallets, and the next row in each one's list. */
-  private readonly links = {
-    a: new Int32Array(0),
-    b: new Int32Array(0),
-    nextA: new Int32Array(0),
-    nextB: new Int32Array(0),
-  };
+  private lists = new Int32Array(0);
+  private links = new Int32Array(0);
 
   constructor(private readonly before?: (x: number, y: number) => boolean) {}
 
   wallets(row: number): [number, number] {
-    return [this.links.a[row]!, this.links.b[row]!];
+    return [this.links[row * STRIDE + A]!, this.links[row * STRIDE + B]!];
   }
 
   link(row: number, a: number, b: number) {
-    withRows(this.links, row + 1);
-    this.head = withRoom(this.head, Math.max(a, b) + 1, NONE);
-    this.tail = withRoom(this.tail, Math.max(a, b) + 1, NONE);
-    this.count = withRoom(this.count, Math.max(a, b) + 1);
-    this.links.a[row] = a;
-    this.links.b[row] = b;
+    this.links = withRoom(this.links, (row + 1) * STRIDE);
+    const known = this.lists.length / STRIDE;
+    this.lists = withRoom(this.lists, (Math.max(a, b) + 1) * STRIDE, NONE);
+    for (let wallet = known; wallet < this.lists.length / STRIDE; wallet++) this.lists[wallet * STRIDE + COUNT] = 0;
+    this.links[row * STRIDE + A] = a;
+    this.links[row * STRIDE + B] = b;
     this.insert(row, a);
     if (b !== a) this.insert(row, b);
   }
 
   unlink(row: number) {
-    this.remove(row, this.links.a[row]!);
-    if (this.links.b[row] !== this.links.a[row]) this.remove(row, this.links.b[row]!);
+    const [a, b] = this.wallets(row);
+    this.remove(row, a);
+    if (b !== a) this.remove(row, b);
   }
 
   rows(wallet: number): number[] {
@@ -147,57 +156,60 @@ class RowLists {
 
   /** How many rows name the wallet. */
   size(wallet: number): number {
-    return wallet < 0 || wallet >= this.count.length ? 0 : this.count[wallet]!;
+    return wallet < 0 || wallet * STRIDE >= this.lists.length ? 0 : this.lists[wallet * STRIDE + COUNT]!;
   }
 
   /** The wallet's first row (NONE: it has none); `next` walks on without an array. */
   first(wallet: number): number {
-    return wallet < 0 || wallet >= this.head.length ? NONE : this.head[wallet]!;
+    return wallet < 0 || wallet * STRIDE >= this.lists.length ? NONE : this.lists[wallet * STRIDE + HEAD]!;
   }
 
   /** Whether the row's wallets are `a` and `b`, in that order. */
   names(row: number, a: number, b: number): boolean {
-    return this.links.a[row] === a && this.links.b[row] === b;
+    return this.links[row * STRIDE + A] === a && this.links[row * STRIDE + B] === b;
   }
 
   next(row: number, wallet: number): number {
-    return this.links.a[row] === wallet ? this.links.nextA[row]! : this.links.nextB[row]!;
+    const at = row * STRIDE;
+    return this.links[at + A] === wallet ? this.links[at + NEXT_A]! : this.links[at + NEXT_B]!;
   }
 
   private setNext(row: number, wallet: number, next: number) {
-    if (this.links.a[row] === wallet) this.links.nextA[row] = next;
-    else this.links.nextB[row] = next;
+    const at = row * STRIDE;
+    this.links[this.links[at + A] === wallet ? at + NEXT_A : at + NEXT_B] = next;
   }
 
   private insert(row: number, wallet: number) {
-    this.count[wallet] = this.count[wallet]! + 1;
-    const tail = this.tail[wallet]!;
+    const at = wallet * STRIDE;
+    this.lists[at + COUNT] = this.lists[at + COUNT]! + 1;
+    const tail = this.lists[at + TAIL]!;
     if (tail === NONE || this.before === undefined || this.before(tail, row)) {
       this.setNext(row, wallet, NONE);
-      if (tail === NONE) this.head[wallet] = row;
+      if (tail === NONE) this.lists[at + HEAD] = row;
       else this.setNext(tail, wallet, row);
-      this.tail[wallet] = row;
+      this.lists[at + TAIL] = row;
       return;
     }
     // Put back in an earlier place (after a reorganization): walk to it.
     let previous = NONE;
-    let at = this.head[wallet]!;
-    while (at !== NONE && this.before(at, row)) [previous, at] = [at, this.next(at, wallet)];
-    this.setNext(row, wallet, at);
-    if (previous === NONE) this.head[wallet] = row;
+    let next = this.lists[at + HEAD]!;
+    while (next !== NONE && this.before(next, row)) [previous, next] = [next, this.next(next, wallet)];
+    this.setNext(row, wallet, next);
+    if (previous === NONE) this.lists[at + HEAD] = row;
     else this.setNext(previous, wallet, row);
   }
 
   private remove(row: number, wallet: number) {
+    const at = wallet * STRIDE;
     let previous = NONE;
-    let at = this.head[wallet]!;
-    while (at !== row && at !== NONE) [previous, at] = [at, this.next(at, wallet)];
-    if (at === NONE) return;
-    this.count[wallet] = this.count[wallet]! - 1;
-    const next = this.next(row, wallet);
-    if (previous === NONE) this.head[wallet] = next;
-    else this.setNext(previous, wallet, next);
-    if (this.tail[wallet] === row) this.tail[wallet] = previous;
+    let next = this.lists[at + HEAD]!;
+    while (next !== row && next !== NONE) [previous, next] = [next, this.next(next, wallet)];
+    if (next === NONE) return;
+    this.lists[at + COUNT] = this.lists[at + COUNT]! - 1;
+    const after = this.next(row, wallet);
+    if (previous === NONE) this.lists[at + HEAD] = after;
+    else this.setNext(previous, wallet, after);
+    if (this.lists[at + TAIL] === row) this.lists[at + TAIL] = previous;
   }
 }
 
@@ -480,7 +492,7 @@ export class ChainState {
       let wanted: (NumberedScope | undefined)[] | undefined;
       for (let row = this.v2Lists.first(wallet); row !== NONE; row = this.v2Lists.next(row, wallet)) {
         if (!this.v2Lists.names(row, from, to)) continue;
-        wanted ??= scopes.map((scope) => this.numbered(scope));
+        wanted ??= this.numbered(scopes);
         const i = wanted.findIndex((w) => w !== undefined && this.v2Holds(row, w));
         if (i < 0 || this.v2Consult(row, scopes[i]!, at, out)) continue;
         untold.add(check);
@@ -507,14 +519,23 @@ export class ChainState {
   }
 
   /**
-   * A scope's fields as rows hold them: numbers, and its token (null where its type has none, as in
-   * rows). Undefined when no row holds it: its rights or its contract never seen here.
+   * Scopes' fields as rows hold them: numbers, and their tokens (null where a type has none, as in
+   * rows). Undefined for a scope no row holds: its rights or its contract never seen here. A check's
+   * scopes name one contract: it is looked up once.
    */
-  private numbered(scope: V2Scope): NumberedScope | undefined {
-    const rights = this.rightsNumber.get(scope.rights.toLowerCase() as Hex);
-    const contract = scope.contract === undefined ? NONE : this.findAddress(scope.contract);
-    if (rights === undefined || (contract === NONE && scope.contract !== undefined)) return undefined;
-    return { type: V2_DELEGATION_TYPES.indexOf(scope.type), rights, contract, tokenId: scope.tokenId ?? null };
+  private numbered(scopes: readonly V2Scope[]): (NumberedScope | undefined)[] {
+    let named: Address | undefined;
+    let number = NONE;
+    return scopes.map((scope) => {
+      if (scope.contract !== undefined && scope.contract !== named) {
+        named = scope.contract;
+        number = this.findAddress(named);
+      }
+      const contract = scope.contract === undefined ? NONE : number;
+      const rights = this.rightsNumber.get(scope.rights.toLowerCase() as Hex);
+      if (rights === undefined || (contract === NONE && scope.contract !== undefined)) return undefined;
+      return { type: V2_DELEGATION_TYPES.indexOf(scope.type), rights, contract, tokenId: scope.tokenId ?? null };
+    });
   }
 
   /** Whether v2 row `row` is the delegation of `scope`, its parties aside: the fields its hash is of. */
