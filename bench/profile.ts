@@ -28,7 +28,7 @@ import { attackRequests, scaleRequests } from "./hostile";
 import { runLoad } from "./load";
 import { type RouteMeasurer, routeMeasurer, settle } from "./measure";
 import { benchOptions } from "./options";
-import { machineCpu, postgresCpu, runDatabase, ticksBetween, ticksPerSecond } from "./procs";
+import { machineCpu, postgresCpu, runDatabase, ticksBetween, ticksPerSecond, treeMemory } from "./procs";
 import { checkRoutes } from "./routes";
 import { runBenchScript } from "./script";
 import { largeRoutes } from "./serving";
@@ -239,7 +239,8 @@ await runBenchScript("bench/profile.ts", async ({ db, cleanup, log }) => {
       const hostile = label === HOSTILE || label === KEYLESS ? { TRUSTED_PROXY: "true" } : {};
       // Given the chain's RPC, as the bench's replicas are: where a moment's headers are read.
       const env = { API_WORKERS: "1", [`PONDER_RPC_URL_${chain.id}`]: chain.anvil.url, ...hostile, ...p.env };
-      const serve = await startServe(cleanup, service, `profile-${process.pid}`, env);
+      const tag = `profile-${process.pid}`;
+      const serve = await startServe(cleanup, service, tag, env);
       await settle(serve.url, service.headers);
       if (route) await verifyRoute(serve.url, route, o.verifySample, json);
       // The airdrop's client starts it once it has read its checks.
@@ -265,6 +266,9 @@ await runBenchScript("bench/profile.ts", async ({ db, cleanup, log }) => {
         );
       }
       await p.stop();
+      // What the load cost in memory (the bench's bound is on the replicas' resident memory).
+      const memory = treeMemory(tag);
+      log(`the replica after it: ${Math.round(memory.rssMb)} MB resident, ${Math.round(memory.peakMb)} MB at most`);
     });
     p.print(label === HOSTILE ? "one keyless attacker" : label);
   }
