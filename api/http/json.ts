@@ -92,14 +92,15 @@ function plainJson(text: string): boolean {
       const open = keys[keys.length - 1];
       if (open !== undefined) {
         let after = end + 1;
-        if (text.charCodeAt(after) !== COLON) {
+        // Most strings are followed at once by a colon (a key) or a comma (a value).
+        if (isSpace(text.charCodeAt(after))) {
           SPACE.lastIndex = after;
           SPACE.test(text);
           after = SPACE.lastIndex;
         }
         if (text.charCodeAt(after) === COLON) {
-          const raw = text.slice(i, end + 1);
-          const key = raw.includes("\\") ? decoded(raw) : raw.slice(1, -1);
+          const raw = text.slice(i + 1, end);
+          const key = raw.includes("\\") ? decoded(`"${raw}"`) : raw;
           if (key === undefined) return false;
           if (open.includes(key)) return false;
           open.push(key);
@@ -122,6 +123,9 @@ function plainJson(text: string): boolean {
   }
   return true;
 }
+
+/** Whether a character is JSON's whitespace. */
+const isSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 
 /** A JSON string literal's value; undefined when it is not one. */
 function decoded(literal: string): string | undefined {
