@@ -200,6 +200,15 @@ old branch", async () => {
       expect(headB > tipA && headB >= headB0, tag("branch B is longer than A")).toBe(true);
       await untilEvery("branch B", headB);
       await new Promise((ok) => setTimeout(ok, 1_000));
+      // However slow the machine (the suite runs files side by side), each process is sampled more
+      // than 500 times: sampling goes on, on branch B, until it is.
+      const counts = () => processes.map((p) => `${p}: ${samples.get(p)!.length}`).join(", ");
+      await waitFor(
+        "more than 500 answers sampled from every process",
+        async () => processes.every((p) => samples.get(p)!.length > 500) || undefined,
+        60_000,
+        counts,
+      );
     } finally {
       sampling = false;
       await Promise.all(samplers);
