@@ -55,7 +55,7 @@ export async function bodyText(request: Request, keyless: boolean): Promise<stri
   } finally {
     reader.releaseLock();
   }
-  return utf8(chunks);
+  return utf8(Buffer.concat(chunks));
 }
 
 /** A JSON value as a parameter's text: strings as they are, numbers exactly as written; else undefined. */

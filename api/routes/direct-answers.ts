@@ -181,7 +181,7 @@ function bodyOf(req: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
-    req.once("end", () => resolve(utf8(chunks)));
+    req.once("end", () => resolve(utf8(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks))));
     req.once("error", reject);
     req.once("close", () => reject(new Error("the request closed before its body's end")));
   });
