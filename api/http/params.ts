@@ -54,7 +54,7 @@ export class Params {
   }
 
   /** How errors name parameter `name`. */
-  private named(name: string): string {
+  protected named(name: string): string {
     return this.prefix === "" ? name : `${this.prefix}.${name}`;
   }
 

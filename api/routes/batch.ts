@@ -85,7 +85,7 @@ class FieldParams extends Params {
     super([], prefix);
     for (const name in object) {
       if (text(object[name]) !== undefined || !names.has(name)) continue;
-      const param = prefix === "" ? name : `${prefix}.${name}`;
+      const param = this.named(name);
       throw new Problem("invalid_parameter", `'${param}': expected a string (or, for a number, a JSON number)`, {
         param,
       });
