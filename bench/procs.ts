@@ -73,10 +73,23 @@ export const processCommand = (pid: number | string) => read(`/proc/${pid}/cmdli
 
 /** A process's CPU time so far (user and system), in clock ticks; undefined if it is gone or not readable. */
 export function ownTicks(pid: number | string): number | undefined {
+  return statTicks(pid, 11);
+}
+
+/**
+ * The CPU time, in clock ticks, of the children `pid` has waited for, and of theirs that they
+ * waited for (Linux's cutime and cstime): what a process's finished subprocesses cost.
+ */
+export function reapedTicks(pid: number | string): number | undefined {
+  return statTicks(pid, 13);
+}
+
+/** Two adjacent fields of /proc/<pid>/stat, summed; `at` counts from the field after the name. */
+function statTicks(pid: number | string, at: number): number | undefined {
   const stat = read(`/proc/${pid}/stat`);
   if (stat === undefined) return undefined;
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return (Number(fields[11]) || 0) + (Number(fields[12]) || 0);
+  return (Number(fields[at]) || 0) + (Number(fields[at + 1]) || 0);
 }
 
 /** CPU time so far, in clock ticks, of each of `of` that is still there, by pid. */
