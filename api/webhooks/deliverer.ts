@@ -146,7 +146,12 @@ export function deliverWebhooks(options: {
 
   const failed = (error: Error) => options.onError?.(error);
   async function tick() {
+    // Nothing due is the common case, told by a read: the lease is a write, a commit every tick
+    // (on PGlite a WAL flush through the filesystem) for nothing. An endpoint stays due while its
+    // delivery is in flight, so the lease is renewed as long as one is.
+    if ((await store.due()).length === 0) return;
     if (!(await store.lease(options.holder, LEASE_MS))) return;
+    // Read again under the lease: what another deliverer settled before it is not sent twice.
     for (const hook of await store.due()) {
       if (inFlight.has(hook.id)) continue;
       const running = deliver(hook)
