@@ -6,8 +6,15 @@ export class Cleanup {
   private readonly steps: { what: string; undo: () => Promise<unknown> }[] = [];
 
   constructor() {
+    let stopping = false;
     for (const signal of ["SIGINT", "SIGTERM"] as const) {
-      process.once(signal, () => {
+      process.on(signal, () => {
+        // Ctrl-C of `npm run bench` arrives twice, from the terminal and relayed a moment later (by
+        // npm or tsx): dying of the second halfway through would leave the rest running, since
+        // devkit/processes.ts kills what is left on exit, which a death by signal skips. Each step
+        // is bounded (Child.stop kills after 10 s).
+        if (stopping) return;
+        stopping = true;
         console.error(`\n${signal}: stopping what the bench started…`);
         void this.unwind(0).finally(() => process.exit(130));
       });
