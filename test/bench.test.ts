@@ -80,7 +80,8 @@ describe.runIf(process.env.DATABASE_URL)("npm run bench -- --smoke", () => {
       );
     }
     // A bound on a hang, not on speed: beside CI's other two files on two cores the smoke ran from
-    // about 850 s to past 900 s, its deployments' starts most of it (the steps' seconds above).
+    // about 850 s to past 900 s (alone, 480 s), its deployments' starts most of it (the steps'
+    // seconds above).
   }, 1_800_000);
 
   it("prints its results (beforeAll fails the suite on any other exit than 0)", () => {
