@@ -2,7 +2,7 @@
  * Processes for the tests, the demo and the bench: free ports, waiting for a condition, child
  * processes in process groups of their own, and npm runs in the project.
  */
-import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { createServer } from "node:net";
 import { join, resolve } from "node:path";
 
@@ -132,30 +132,53 @@ export class Child {
     return signalGroup(this.process.pid!, 0);
   }
 
-  /** Signals the whole process group (SIGKILL after 10 s) and waits until every process of it is gone. */
-  async stop(signal: NodeJS.Signals = "SIGTERM"): Promise<void> {
+  /**
+   * Signals the whole process group (SIGKILL after `graceMs`) and waits until every process of it
+   * is gone.
+   */
+  async stop(signal: NodeJS.Signals = "SIGTERM", graceMs = 10_000): Promise<void> {
     const group = this.process.pid!;
     // A group that cannot be signalled is gone already.
     if (this.running && signalGroup(group, signal)) {
-      const killed = setTimeout(() => signalGroup(group, "SIGKILL"), 10_000);
+      const killed = setTimeout(() => signalGroup(group, "SIGKILL"), graceMs);
       await this.exited;
       clearTimeout(killed);
     }
     // The leader may exit before what it started (npm before Ponder): wait until the whole group
     // is gone, so that nothing still writes the files a test removes next.
-    for (let waited = 0; this.groupAlive && waited < 20_000; waited += 50) {
-      if (waited === 10_000) signalGroup(group, "SIGKILL");
+    for (let waited = 0; this.groupAlive && waited < graceMs + 10_000; waited += 50) {
+      if (waited === graceMs) signalGroup(group, "SIGKILL");
       await new Promise((ok) => setTimeout(ok, 50));
     }
     unstopped.delete(group);
   }
 }
 
-/** `npm <args>` in the project, to its end: its exit code and everything it printed. */
-export function runNpm(args: string[]): Promise<{ code: number; output: string }> {
-  return new Promise((ok) => {
-    execFile("npm", args, { cwd: ROOT, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) =>
-      ok({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, output: stdout + stderr }),
-    );
-  });
+/**
+ * `npm <args>` in the project, to its end or to `boundMs`: its exit code and everything it printed.
+ * Past the bound it is interrupted as Ctrl-C in a terminal would (SIGINT to its process group: the
+ * bench's scripts then stop what they started, bench/cleanup.ts) and killed a minute later. With a
+ * bound under the caller's own timeout nothing it started outlives the test: a timeout of vitest's
+ * alone ends the wait, not npm.
+ */
+export async function runNpm(args: string[], boundMs: number): Promise<{ code: number; output: string }> {
+  const npm = new Child("npm", args);
+  // Child keeps a tail; the caller reads all of it (the bench's steps, then its results).
+  let output = "";
+  const keep = (chunk: Buffer) => {
+    output += chunk.toString();
+  };
+  npm.process.stdout!.on("data", keep);
+  npm.process.stderr!.on("data", keep);
+  let interrupted = false;
+  const bound = setTimeout(() => {
+    interrupted = true;
+    void npm.stop("SIGINT", 60_000);
+  }, boundMs);
+  // "close": the output's pipes too, which whatever npm started holds until it ends.
+  const code = await new Promise<number>((ok) => npm.process.once("close", (exit) => ok(exit ?? 1)));
+  clearTimeout(bound);
+  await npm.stop();
+  if (interrupted) output += `\nrunNpm: npm ${args.join(" ")} had not ended after ${boundMs / 1000} s: interrupted\n`;
+  return { code: interrupted && code === 0 ? 1 : code, output };
 }
