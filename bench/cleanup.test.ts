@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
-import { BIN, ROOT, signalGroup, waitFor } from "../devkit/processes";
+import { BIN, ROOT, runNpm, signalGroup, waitFor } from "../devkit/processes";
 
 const groupAlive = (group: number) => signalGroup(group, 0);
 
@@ -19,9 +19,7 @@ afterEach(() => {
  * indexer does: a signal relayed meanwhile lands halfway), and a child started but not yet
  * registered with it (as startServe's replica while it waits to be ready), its group printed.
  */
-function benchInterruptedWhileStarting(
-  interrupt: "SIGINT to the bench" | "Ctrl-C of npm run bench",
-): Promise<{ code: number | null; group: number }> {
+function standIn(): { dir: string; script: string } {
   const dir = mkdtempSync(join(tmpdir(), "bench-cleanup-"));
   dirs.push(dir);
   const script = join(dir, "bench.ts");
@@ -37,6 +35,14 @@ function benchInterruptedWhileStarting(
       "setInterval(() => {}, 1_000);",
     ].join("\n"),
   );
+  return { dir, script };
+}
+
+/** The stand-in, interrupted once it has started its child. */
+function benchInterruptedWhileStarting(
+  interrupt: "SIGINT to the bench" | "Ctrl-C of npm run bench",
+): Promise<{ code: number | null; group: number }> {
+  const { dir, script } = standIn();
   // npm run in a process group of its own, as a terminal runs it: Ctrl-C signals the whole group.
   writeFileSync(join(dir, "package.json"), JSON.stringify({ scripts: { bench: `${join(BIN, "tsx")} bench.ts` } }));
   const viaNpm = interrupt === "Ctrl-C of npm run bench";
@@ -72,3 +78,17 @@ it.each(["SIGINT to the bench", "Ctrl-C of npm run bench"] as const)(
     await waitFor("the child's group to be gone", async () => (groupAlive(group) ? undefined : true), 5_000);
   },
 );
+
+it("runNpm's bound interrupts npm as Ctrl-C does: the bench stops what it started", async () => {
+  const started = Date.now();
+  const { code, output } = await runNpm(["exec", "--", "tsx", standIn().script], 4_000);
+  const group = Number(/group (\d+)/.exec(output)?.[1]);
+  expect(group, output).toBeGreaterThan(0);
+  left.push(group);
+  expect(code).not.toBe(0);
+  expect(output).toContain("had not ended after 4 s: interrupted");
+  // Its own Cleanup ran (not the kill a minute after the bound), and its child is gone.
+  expect(output).toContain("stopping what the bench started");
+  expect(Date.now() - started).toBeLessThan(30_000);
+  await waitFor("the child's group to be gone", async () => (groupAlive(group) ? undefined : true), 5_000);
+});
