@@ -373,6 +373,9 @@ describe("npm run demo in a fresh clone", () => {
 
     process.kill(-demo!.process.pid!, "SIGINT");
     await waitFor("the demo to exit", async () => (demo!.running ? undefined : true), 60_000);
+    // npm may end before the demo's last line (once seen: its output ended at "stopping…"): the
+    // output is whole once every process that holds it has closed it.
+    await waitFor("the demo's output to close", async () => demo!.process.stdout!.closed || undefined, 30_000);
     // npm runs the script through sh, which ends itself with the SIGINT it got once the demo has
     // exited (as every npm script does on Ctrl-C): the demo's own clean end is its last line.
     expect(
