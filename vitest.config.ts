@@ -132,10 +132,9 @@ export default defineConfig({
           // On PGlite, one empty database directory for every service the run starts, copied for each.
           globalSetup: ["test/setup/pglite-template.ts"],
           // Each file starts its own chain and service and waits on them as much as it works: three
-          // at once keep this 2-core machine busiest without starving a file on PGlite
-          // (docs/performance.md, "The suite", has the runs with two, three and four). On Postgres a
-          // start costs less (7.5 CPU-seconds, not 12): .ci/run's pass there sets four.
-          maxWorkers: Number(process.env.INTEGRATION_FILES_AT_ONCE ?? 3),
+          // at once keep this 2-core machine busiest without starving a file (docs/performance.md,
+          // "The suite", has the runs with two, three and four, and four on Postgres).
+          maxWorkers: 3,
         },
       },
       {
