@@ -1,7 +1,7 @@
 /**
  * Load runs, one at a time, in a process of their own that serves every run of the bench
  * (bench/load.ts starts it): each line on stdin is a LoadSpec; autocannon runs it against one
- * server, each request drawn at random from the spec's list (by weight), a warm-up run first, and
+ * server, each request drawn from the spec's list (bench/pick.ts), a warm-up run first, and
  * one JSON line of LoadResult (or of `{ error }`) is printed. Latencies are kept exactly
  * (autocannon's own histogram has 1 ms steps). A line `stop` ends the current run early, with what
  * it measured so far; the end of stdin (the bench has exited) ends the process.
@@ -9,40 +9,32 @@
 import { createInterface } from "node:readline";
 import autocannon from "autocannon";
 import type { LoadResult, LoadSpec } from "./load";
+import { picker } from "./pick";
 import { cpuShares } from "./procs";
 
 /** The run under way: whether it was told to stop, and its autocannon instance (warm-up or run). */
 type Current = { stopped: boolean; instance?: autocannon.Instance };
 
-/** A draw of a request's index, by weight. */
-function picker(spec: LoadSpec): () => number {
-  const cumulative: number[] = [];
-  for (const request of spec.requests) cumulative.push((cumulative.at(-1) ?? 0) + (request.weight ?? 1));
-  return () => {
-    const drawn = Math.random() * cumulative.at(-1)!;
-    let [low, high] = [0, cumulative.length - 1];
-    while (low < high) {
-      const middle = (low + high) >> 1;
-      if (cumulative[middle]! > drawn) high = middle;
-      else low = middle + 1;
-    }
-    return low;
-  };
-}
-
 type Run = { result: autocannon.Result; latencies: Float64Array; ok: number; groups: Map<string, number[]> };
 
-function run(spec: LoadSpec, current: Current, durationS: number): Promise<Run> {
-  const pick = picker(spec);
+/**
+ * One autocannon run of `durationS`; with `untilAnsweredS`, it may go on that much longer, and ends
+ * as soon as each of the spec's groups (or, without groups, the run) has a 2xx answer.
+ */
+function run(spec: LoadSpec, current: Current, durationS: number, untilAnsweredS = 0): Promise<Run> {
+  const pick = picker(spec.requests);
   const latencies = new Float64Array(4_000_000);
   const groups = new Map<string, number[]>();
-  let ok = 0;
+  const needed = new Set(spec.requests.map((r) => r.group).filter((g) => g !== undefined)).size;
+  let [ok, due] = [0, untilAnsweredS === 0];
+  const answered = () => ok > 0 && groups.size >= needed;
+  let timer: NodeJS.Timeout | undefined;
   return new Promise((resolve, reject) => {
     const instance = autocannon(
       {
         url: spec.url,
         connections: spec.connections,
-        duration: durationS,
+        duration: durationS + untilAnsweredS,
         // A run ends at the first sample after its duration: samples every second would make a
         // run of half a second (--smoke) last a whole one.
         sampleInt: 100,
@@ -61,13 +53,18 @@ function run(spec: LoadSpec, current: Current, durationS: number): Promise<Run> 
           },
         ],
       },
-      (error, result) =>
-        error
-          ? reject(error)
-          : resolve({ result, latencies: latencies.subarray(0, Math.min(ok, latencies.length)), ok, groups }),
+      (error, result) => {
+        clearTimeout(timer);
+        if (error) reject(error);
+        else resolve({ result, latencies: latencies.subarray(0, Math.min(ok, latencies.length)), ok, groups });
+      },
     );
     current.instance = instance;
     if (current.stopped) instance.stop();
+    timer = setTimeout(() => {
+      due = true;
+      if (answered()) instance.stop();
+    }, durationS * 1000);
     instance.on("response", (client, status, _bytes, ms) => {
       if (status < 200 || status >= 300) return;
       if (ok < latencies.length) latencies[ok] = ms;
@@ -80,6 +77,7 @@ function run(spec: LoadSpec, current: Current, durationS: number): Promise<Run> 
         if (list) list.push(ms);
         else groups.set(group, [ms]);
       }
+      if (due && untilAnsweredS > 0 && answered()) instance.stop();
     });
   });
 }
@@ -96,7 +94,7 @@ async function measure(spec: LoadSpec, current: Current): Promise<LoadResult> {
     await new Promise((ok) => setTimeout(ok, 500));
   }
   const [shares, own] = [cpuShares(), process.cpuUsage()];
-  const { result, latencies, ok, groups } = await run(spec, current, spec.durationS);
+  const { result, latencies, ok, groups } = await run(spec, current, spec.durationS, spec.untilAnsweredS);
   const [cpu, ownUs] = [shares.stop(), process.cpuUsage(own)];
   latencies.sort();
   return {

@@ -32,10 +32,16 @@ export type LoadSpec = {
   warmupS: number;
   /** Sent with every request (an API key, a content type). */
   headers: Record<string, string>;
-  /** Each request is one of these, drawn at random (by weight). */
+  /** Each request is one of these, drawn at random (by weight; groups in turn: bench/pick.ts). */
   requests: LoadRequest[];
   /** Seconds before a request counts as timed out (autocannon's default: 10). */
   timeoutS?: number;
+  /**
+   * Seconds the run may go on past its duration until each group (or, without groups, the run) has
+   * a 2xx answer: a run of half a second (--smoke) on a busy machine may end before its slowest
+   * route's first answer, leaving its row without a latency. Unset: none.
+   */
+  untilAnsweredS?: number;
   /** Requests per second over all connections; unset: as fast as the server answers. */
   overallRate?: number;
 };

@@ -82,6 +82,8 @@ export function routeMeasurer(
       requests: route.requests,
       // A batch at a past block may take seconds: answered late is a figure, not a failure.
       timeoutS: 60,
+      // Every row has a latency, every page of a listing its own, however busy the machine.
+      untilAnsweredS: 30,
     });
     const failed =
       result.non2xx + result.errors > 0 ? `; FAILED: ${JSON.stringify(result.statuses)}, ${result.errors} errors` : "";
