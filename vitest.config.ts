@@ -108,7 +108,7 @@ export default defineConfig({
   test: {
     // On Postgres (DATABASE_URL) every file gets a scratch database of its own.
     // And each file's CPU time, beside its duration in the reporter's table.
-    setupFiles: ["test/setup/database.ts", "test/setup/cpu.ts"],
+    setupFiles: ["test/setup/database.ts", "test/setup/leftovers.ts", "test/setup/cpu.ts"],
     reporters: ["default", "./test/reporters/durations.ts"],
     sequence: { sequencer: SkippedLastTimeFirst },
     projects: [

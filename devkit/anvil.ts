@@ -39,6 +39,8 @@ export async function startAnvil(
     "20",
     "--silent",
   ]);
+  // However it ends: a test whose setup failed part way may never call stop (test/setup/leftovers.ts).
+  child.process.once("exit", () => rmSync(cache, { recursive: true, force: true }));
   const url = `http://127.0.0.1:${port}`;
   await waitFor("anvil", async () => {
     if (!child.running) throw new GiveUp(`anvil exited: ${child.output.slice(-1000)}`);

@@ -1,5 +1,5 @@
 import { expect, it } from "vitest";
-import { runNpm } from "./processes";
+import { Child, killUnstopped, runNpm, signalGroup } from "./processes";
 
 // runNpm past its bound: bench/cleanup.test.ts, with the bench stand-in it interrupts.
 
@@ -11,3 +11,15 @@ it("runNpm gives npm's exit code and all it printed, past Child's own tail", asy
   expect(output.startsWith("first\n"), output.slice(0, 200)).toBe(true);
   expect(output.trimEnd().endsWith("last"), output.slice(-200)).toBe(true);
 }, 60_000);
+
+it("killUnstopped kills and names each group not stopped, and only those", async () => {
+  const left = new Child("sh", ["-c", "sleep 60 & sleep 60"]);
+  const stopped = new Child("sleep", ["60"]);
+  await stopped.stop();
+  expect(killUnstopped()).toEqual(["sh -c sleep 60 & sleep 60"]);
+  // The whole group: the shell and the sleep it started.
+  for (let waited = 0; signalGroup(left.process.pid!, 0) && waited < 5_000; waited += 50)
+    await new Promise((ok) => setTimeout(ok, 50));
+  expect(left.groupAlive).toBe(false);
+  expect(killUnstopped()).toEqual([]);
+});

@@ -88,8 +88,20 @@ export function signalGroup(group: number, signal: NodeJS.Signals | 0): boolean 
  * Ctrl-C (bench/cleanup.ts) exits before the start it interrupted has registered its stop, and a
  * detached group outlives its parent.
  */
-const unstopped = new Set<number>();
+const unstopped = new Map<number, string>();
 let killOnExit = false;
+
+/**
+ * Kills the groups of every Child not yet stopped and says which they were: a test whose setup
+ * failed part way skips the stops it had not yet registered, and its chains and services would
+ * outlive it (test/setup/leftovers.ts calls this after each file).
+ */
+export function killUnstopped(): string[] {
+  const commands = [...unstopped.values()];
+  for (const group of unstopped.keys()) signalGroup(group, "SIGKILL");
+  unstopped.clear();
+  return commands;
+}
 
 /** A child process in its own process group, so that stopping it stops everything it started. */
 export class Child {
@@ -113,11 +125,11 @@ export class Child {
     this.process.stderr!.on("data", keep);
     this.exited = new Promise((ok) => this.process.once("exit", () => ok()));
     if (this.process.pid === undefined) return;
-    unstopped.add(this.process.pid);
+    unstopped.set(this.process.pid, [command, ...args].join(" ").slice(0, 200));
     if (!killOnExit) {
       killOnExit = true;
       process.on("exit", () => {
-        for (const group of unstopped) signalGroup(group, "SIGKILL");
+        killUnstopped();
       });
     }
   }

@@ -89,8 +89,13 @@ export async function startService(options: {
   // On PGlite, the indexer's directory and the keys' beside it (api/access/open.ts), made as PGlite
   // makes them, unless the caller brings its own.
   if (!(env.DATABASE_URL ?? process.env.DATABASE_URL) && options.env?.PGLITE_DIR === undefined) {
-    await freshPgliteDir(env.PGLITE_DIR!);
-    await freshPgliteDir(`${env.PGLITE_DIR}-access`);
+    try {
+      await freshPgliteDir(env.PGLITE_DIR!);
+      await freshPgliteDir(`${env.PGLITE_DIR}-access`);
+    } catch (error) {
+      rmSync(dir, { recursive: true, force: true });
+      throw error;
+    }
   }
 
   // Chains indexed apart: the API is `npm run serve`'s worker, beside Ponders on ports of their own.
