@@ -12,10 +12,14 @@ it("runNpm gives npm's exit code and all it printed, past Child's own tail", asy
   expect(output.trimEnd().endsWith("last"), output.slice(-200)).toBe(true);
 }, 60_000);
 
-it("killUnstopped kills and names each group not stopped, and only those", async () => {
+it("killUnstopped kills and names each group left running, and only those", async () => {
   const left = new Child("sh", ["-c", "sleep 60 & sleep 60"]);
   const stopped = new Child("sleep", ["60"]);
   await stopped.stop();
+  // Never stopped, but ended by itself: not left.
+  const ended = new Child("true", []);
+  await new Promise((ok) => ended.process.once("exit", ok));
+  for (let waited = 0; ended.groupAlive && waited < 5_000; waited += 50) await new Promise((ok) => setTimeout(ok, 50));
   expect(killUnstopped()).toEqual(["sh -c sleep 60 & sleep 60"]);
   // The whole group: the shell and the sleep it started.
   for (let waited = 0; signalGroup(left.process.pid!, 0) && waited < 5_000; waited += 50)

@@ -97,10 +97,11 @@ let killOnExit = false;
  * outlive it (test/setup/leftovers.ts calls this after each file).
  */
 export function killUnstopped(): string[] {
-  const commands = [...unstopped.values()];
-  for (const group of unstopped.keys()) signalGroup(group, "SIGKILL");
+  // A group whose processes all ended by themselves (a service that stopped on an error, then
+  // started again as another Child) was never stopped but is not left either.
+  const left = [...unstopped].filter(([group]) => signalGroup(group, "SIGKILL")).map(([, command]) => command);
   unstopped.clear();
-  return commands;
+  return left;
 }
 
 /** A child process in its own process group, so that stopping it stops everything it started. */
