@@ -26,7 +26,7 @@ function run(spec: LoadSpec, current: Current, durationS: number, untilAnsweredS
   const latencies = new Float64Array(4_000_000);
   const groups = new Map<string, number[]>();
   const needed = new Set(spec.requests.map((r) => r.group).filter((g) => g !== undefined)).size;
-  let [ok, due] = [0, untilAnsweredS === 0];
+  let [ok, due] = [0, false];
   const answered = () => ok > 0 && groups.size >= needed;
   let timer: NodeJS.Timeout | undefined;
   return new Promise((resolve, reject) => {
@@ -61,10 +61,11 @@ function run(spec: LoadSpec, current: Current, durationS: number, untilAnsweredS
     );
     current.instance = instance;
     if (current.stopped) instance.stop();
-    timer = setTimeout(() => {
-      due = true;
-      if (answered()) instance.stop();
-    }, durationS * 1000);
+    if (untilAnsweredS > 0)
+      timer = setTimeout(() => {
+        due = true;
+        if (answered()) instance.stop();
+      }, durationS * 1000);
     instance.on("response", (client, status, _bytes, ms) => {
       if (status < 200 || status >= 300) return;
       if (ok < latencies.length) latencies[ok] = ms;
@@ -77,7 +78,7 @@ function run(spec: LoadSpec, current: Current, durationS: number, untilAnsweredS
         if (list) list.push(ms);
         else groups.set(group, [ms]);
       }
-      if (due && untilAnsweredS > 0 && answered()) instance.stop();
+      if (due && answered()) instance.stop();
     });
   });
 }
