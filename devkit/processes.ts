@@ -97,8 +97,8 @@ let killOnExit = false;
  * outlive it (test/setup/leftovers.ts calls this after each file).
  */
 export function killUnstopped(): string[] {
-  // A group whose processes all ended by themselves (a service that stopped on an error, then
-  // started again as another Child) was never stopped but is not left either.
+  // A group whose leader exited before the rest of it (npm before Ponder) stays in `unstopped`
+  // when those end by themselves too: not left, so not named.
   const left = [...unstopped].filter(([group]) => signalGroup(group, "SIGKILL")).map(([, command]) => command);
   unstopped.clear();
   return left;
@@ -126,6 +126,12 @@ export class Child {
     this.process.stderr!.on("data", keep);
     this.exited = new Promise((ok) => this.process.once("exit", () => ok()));
     if (this.process.pid === undefined) return;
+    // A group gone by itself is forgotten: its number may be another process's later (pids wrap
+    // at 32,768 here), which killUnstopped must not kill.
+    const group = this.process.pid;
+    this.process.once("exit", () => {
+      if (!signalGroup(group, 0)) unstopped.delete(group);
+    });
     unstopped.set(this.process.pid, [command, ...args].join(" ").slice(0, 200));
     if (!killOnExit) {
       killOnExit = true;
