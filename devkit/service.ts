@@ -86,17 +86,6 @@ export async function startService(options: {
   };
   indexOnly(options.rpc);
   const token = env.ADMIN_TOKEN || undefined;
-  // On PGlite, the indexer's directory and the keys' beside it (api/access/open.ts), made as PGlite
-  // makes them, unless the caller brings its own.
-  if (!(env.DATABASE_URL ?? process.env.DATABASE_URL) && options.env?.PGLITE_DIR === undefined) {
-    try {
-      await freshPgliteDir(env.PGLITE_DIR!);
-      await freshPgliteDir(`${env.PGLITE_DIR}-access`);
-    } catch (error) {
-      rmSync(dir, { recursive: true, force: true });
-      throw error;
-    }
-  }
 
   // Chains indexed apart: the API is `npm run serve`'s worker, beside Ponders on ports of their own.
   const listeningOn =
@@ -155,6 +144,12 @@ export async function startService(options: {
     },
   };
   try {
+    // On PGlite, the indexer's directory and the keys' beside it (api/access/open.ts), made as PGlite
+    // makes them, unless the caller brings its own.
+    if (!(env.DATABASE_URL ?? process.env.DATABASE_URL) && options.env?.PGLITE_DIR === undefined) {
+      await freshPgliteDir(env.PGLITE_DIR!);
+      await freshPgliteDir(`${env.PGLITE_DIR}-access`);
+    }
     await run(options.until ?? "ready");
     // A refused key is the service's failure: what it logged says why (an answer's 500 does not).
     if (token)
