@@ -35,13 +35,17 @@ class Chain {
   }
 }
 
-/** The writer over an append-only log: reconciles above the chain's final block. */
-function write(log: Entry[], chain: Chain, final: number) {
+/**
+ * The writer over an append-only log: reconciles above the chain's final block, with the events
+ * of the indexer's tables, which reach block `through` of the chain.
+ */
+function write(log: Entry[], chain: Chain, final: number, through = chain.blocks.length - 1) {
   const retracted = new Set(log.flatMap((e) => (e.retracts === undefined ? [] : [e.retracts])));
   const logged: LoggedEntry[] = log
     .filter((e) => e.event && e.event.block > final && !retracted.has(e.seq))
-    .map((e) => ({ seq: e.seq, key: key(e.event!) }));
-  const { retract, append } = reconcile(logged, chain.events(final), key);
+    .map((e) => ({ seq: e.seq, key: key(e.event!), block: BigInt(e.event!.block) }));
+  const indexed = chain.events(final).filter((e) => e.block <= through);
+  const { retract, append } = reconcile(logged, indexed, key, BigInt(through));
   for (const seq of retract) log.push({ seq: BigInt(log.length + 1), retracts: seq });
   for (const event of append) log.push({ seq: BigInt(log.length + 1), event });
   return { retract, append };
@@ -56,9 +60,12 @@ function live(log: Entry[]): Event[] {
 describe("reconcile", () => {
   const e = (hash: string, logIndex: number) => ({ hash, logIndex });
   const k = (x: { hash: string; logIndex: number }) => eventKey(x.hash, x.logIndex);
+  /** Entries logged in block order: each given as [seq, hash, logIndex, block]. */
+  const entries = (...list: [bigint, string, number, bigint][]): LoggedEntry[] =>
+    list.map(([seq, hash, logIndex, block]) => ({ seq, key: k(e(hash, logIndex)), block }));
 
   it("appends what follows the entries already logged", () => {
-    const logged = [{ seq: 1n, key: k(e("0xa", 0)) }];
+    const logged = entries([1n, "0xa", 0, 1n]);
     expect(reconcile(logged, [e("0xa", 0), e("0xb", 0), e("0xb", 1)], k)).toEqual({
       retract: [],
       append: [e("0xb", 0), e("0xb", 1)],
@@ -66,17 +73,35 @@ describe("reconcile", () => {
   });
 
   it("retracts a replaced suffix newest first, then appends the new branch", () => {
-    const logged = [
-      { seq: 4n, key: k(e("0xa", 0)) },
-      { seq: 5n, key: k(e("0xb", 0)) },
-      { seq: 6n, key: k(e("0xc", 2)) },
-    ];
+    const logged = entries([4n, "0xa", 0, 1n], [5n, "0xb", 0, 2n], [6n, "0xc", 2, 3n]);
     expect(reconcile(logged, [e("0xa", 0), e("0xB2", 0)], k)).toEqual({ retract: [6n, 5n], append: [e("0xB2", 0)] });
   });
 
   it("retracts everything when the tables hold nothing above the final block", () => {
-    const logged = [{ seq: 9n, key: k(e("0xa", 0)) }];
+    const logged = entries([9n, "0xa", 0, 1n]);
     expect(reconcile(logged, [], k)).toEqual({ retract: [9n], append: [] });
+  });
+
+  it("leaves the entries above the block read through while all before them match", () => {
+    // The indexer went back to block 1 (it took block 2, seen again as the head, for a reorganization).
+    const logged = entries([4n, "0xa", 0, 1n], [5n, "0xb", 0, 2n], [6n, "0xb", 1, 2n]);
+    expect(reconcile(logged, [e("0xa", 0)], k, 1n)).toEqual({ retract: [], append: [] });
+    // Once it is past them, as before: what matches stays, what follows is appended.
+    expect(reconcile(logged, [e("0xa", 0), e("0xb", 0), e("0xb", 1), e("0xc", 0)], k, 3n)).toEqual({
+      retract: [],
+      append: [e("0xc", 0)],
+    });
+  });
+
+  it("retracts the entries above the block read through when one at or below it differs, or comes before them", () => {
+    const logged = entries([4n, "0xa", 0, 1n], [5n, "0xb", 0, 2n], [6n, "0xc", 0, 3n]);
+    // Block 2 replaced: its entry and the one above the block read through go.
+    expect(reconcile(logged, [e("0xa", 0), e("0xB2", 0)], k, 2n)).toEqual({
+      retract: [6n, 5n],
+      append: [e("0xB2", 0)],
+    });
+    // A new event read at block 1 must come before the entries of blocks 2 and 3.
+    expect(reconcile(logged, [e("0xa", 0), e("0xa", 1)], k, 1n)).toEqual({ retract: [6n, 5n], append: [e("0xa", 1)] });
   });
 
   it("keys by block hash in any case and log index", () => {
@@ -85,7 +110,8 @@ describe("reconcile", () => {
     expect(eventKey("0xabc", 3)).not.toBe(eventKey("0xabd", 3));
   });
 
-  it(`random chains, reorganizations within finality and missed runs: the live log is the chain (SEED=${SEED})`, () => {
+  it(`random chains, reorganizations within finality, missed runs and an indexer behind or gone back: the live \
+log is the chain, and only what it no longer holds is retracted (SEED=${SEED})`, () => {
     for (let round = 0; round < 200; round++) {
       const next = xorshift32(SEED + round);
       const finality = 1 + (next() % 6);
@@ -102,12 +128,19 @@ describe("reconcile", () => {
         }
         if (next() % 4 === 0) continue; // the writer did not run this step
         const before = new Set(chain.events().map(key));
+        // The indexer's tables: mostly the whole chain; else behind it, or gone back below blocks it
+        // had indexed (as Ponder does when it sees one of them again as the head), never below final.
+        const tip = chain.blocks.length - 1;
+        const through = next() % 3 === 0 ? final + (next() % (tip - final + 1)) : tip;
         // Above the block it last took as final: a block that became final since it last ran may
         // have been replaced meanwhile.
-        const { retract } = write(log, chain, final);
-        final = Math.max(final, chain.blocks.length - 1 - finality);
-        const where = `round ${round}, step ${step} (SEED=${SEED})`;
-        expect(live(log).map(key), where).toEqual(chain.events().map(key));
+        const { retract } = write(log, chain, final, through);
+        final = Math.max(final, Math.min(tip - finality, through));
+        const where = `round ${round}, step ${step}, through ${through} of ${tip} (SEED=${SEED})`;
+        // The live log is the chain as far as the indexer reads it. Above, entries of a branch
+        // replaced by a shorter one stay until the indexer passes their blocks (below).
+        const upTo = (events: Event[]) => events.filter((x) => x.block <= through).map(key);
+        expect(upTo(live(log)), where).toEqual(upTo(chain.events()));
         // Only what the chain no longer holds is retracted, each once, after itself.
         for (const seq of retract) {
           const original = log[Number(seq) - 1]!;
@@ -117,6 +150,11 @@ describe("reconcile", () => {
         expect(new Set(retractions.map((x) => x.retracts)).size, where).toBe(retractions.length);
         for (const x of retractions) expect(x.retracts! < x.seq, where).toBe(true);
       }
+      // Once the chain is past every block logged and the indexer has read it all: the live log is the chain.
+      const highest = Math.max(-1, ...log.flatMap((x) => (x.event ? [x.event.block] : [])));
+      chain.mine(Math.max(1, highest - chain.blocks.length + 2));
+      write(log, chain, final);
+      expect(live(log).map(key), `round ${round}, caught up (SEED=${SEED})`).toEqual(chain.events().map(key));
     }
   });
 });

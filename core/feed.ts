@@ -40,8 +40,8 @@ export const parseFeedTypes = (text: string): string[] => text.split(",").map(pa
 /** Which side of a delegation `wallet` is on. */
 export const ROLES = ["from", "vault", "to", "delegate", "either"] as const;
 
-/** An entry logged and not retracted: its sequence number, and its event's key (`eventKey`). */
-export type LoggedEntry = { seq: bigint; key: string };
+/** An entry logged and not retracted: its sequence number, its event's key (`eventKey`) and block. */
+export type LoggedEntry = { seq: bigint; key: string; block: bigint };
 
 /** What to append: retractions of these entries (newest first), then these events, in chain order. */
 export type Reconciled<E> = { retract: bigint[]; append: E[] };
@@ -56,14 +56,23 @@ export const eventKey = (blockHash: string, logIndex: number): string => `${bloc
  * replaces a suffix of the chain, so the prefix holds every event before the fork; and were an
  * event ever to appear before entries already logged, those entries are retracted and logged again
  * after it, so the live entries stay in chain order whatever the writer saw before.
+ *
+ * With `through`, the block the tables were read through: entries above it are undecided, not
+ * gone, while every event read matches the entries before them. The indexer went back below them
+ * and decides them again as it passes them: Ponder takes a block it indexed before, seen again as
+ * the head (after a revert, or from an RPC node a block behind), for a reorganization and indexes it
+ * again, and its entries would otherwise be retracted and logged again unchanged.
  */
 export function reconcile<E>(
   logged: readonly LoggedEntry[],
   current: readonly E[],
   keyOf: (event: E) => string,
+  through?: bigint,
 ): Reconciled<E> {
   let kept = 0;
   while (kept < logged.length && kept < current.length && logged[kept]!.key === keyOf(current[kept]!)) kept++;
+  if (through !== undefined && kept === current.length && logged.slice(kept).every((e) => e.block > through))
+    return { retract: [], append: [] };
   return {
     retract: logged
       .slice(kept)

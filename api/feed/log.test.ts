@@ -136,4 +136,21 @@ describe.each(accessBackends("feed-log-", SCHEMA))("the change log on %s", (_, o
     const added = (await bulk.entries(logged.at(-1)!.seq, 10_000)).map((e) => [e.retracts, e.record]);
     expect(added).toEqual([...[...logged].reverse().map((e) => [e.seq, e.record]), [null, ev(10, 0, "b").record]]);
   });
+
+  it("leaves the entries above the block the events were read through while those before them match", async () => {
+    const own = await openChangeLog(db, `${SCHEMA}_through`);
+    expect(await own.write(4, "v2", undefined, [ev(3, 0), ev(4, 0), ev(5, 0)], 2n, 5n)).toBe(true);
+    const logged = await own.entries(0n, 100);
+    // The indexer went back to block 4 (it will index block 5 again): nothing is retracted.
+    expect(await own.write(4, "v2", 2n, [ev(3, 0), ev(4, 0)], 2n, 4n)).toBe(true);
+    expect(await own.entries(0n, 100)).toEqual(logged);
+    // Block 4 replaced: its entry and block 5's, newest first, then the new branch.
+    expect(await own.write(4, "v2", 2n, [ev(3, 0), ev(4, 0, "b")], 2n, 4n)).toBe(true);
+    const added = (await own.entries(logged.at(-1)!.seq, 100)).map((e) => [e.retracts, e.record]);
+    expect(added).toEqual([
+      [logged[2]!.seq, ev(5, 0).record],
+      [logged[1]!.seq, ev(4, 0).record],
+      [null, ev(4, 0, "b").record],
+    ]);
+  });
 });

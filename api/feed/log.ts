@@ -50,7 +50,9 @@ export interface ChangeLog {
    * Appends what makes the live entries above the floor the `events` (every event above it, in chain
    * order), then raises the floor to `final`. `floor` is what `floor` answered (undefined: the first
    * write, whose floor is `final`). False, with nothing written, when the floor moved meanwhile
-   * (another write came first: read the events again).
+   * (another write came first: read the events again). `through`: the block the events were read
+   * through, where the indexer is; the entries above it are left as they are unless an event read
+   * differs from or comes before them (core/feed.ts, `reconcile`).
    */
   write(
     chainId: number,
@@ -58,6 +60,7 @@ export interface ChangeLog {
     floor: bigint | undefined,
     events: readonly FeedEvent[],
     final: bigint,
+    through?: bigint,
   ): Promise<boolean>;
   /**
    * Each chain and registry's floor (`chainId:version`), with the last seq logged when it was
@@ -106,10 +109,10 @@ const entryOf = (r: Record<string, unknown>): FeedEntry => ({
 async function appendReconciled(
   query: Query,
   log: string,
-  at: { chainId: number; version: FeedVersion; floor: bigint },
+  at: { chainId: number; version: FeedVersion; floor: bigint; through?: bigint },
   events: readonly FeedEvent[],
 ): Promise<void> {
-  const { chainId, version, floor } = at;
+  const { chainId, version, floor, through } = at;
   // The entries above the floor not retracted, in the order they were logged (their chain order).
   const live = await query(
     `SELECT ${COLUMNS} FROM ${log} e
@@ -121,9 +124,10 @@ async function appendReconciled(
   const logged = live.rows.map(entryOf);
   const bySeq = new Map(logged.map((e) => [e.seq, e]));
   const { retract, append } = reconcile(
-    logged.map((e) => ({ seq: e.seq, key: eventKey(e.blockHash, e.logIndex) })),
+    logged.map((e) => ({ seq: e.seq, key: eventKey(e.blockHash, e.logIndex), block: e.block })),
     events.filter((e) => e.block > floor),
     (e) => eventKey(e.blockHash, e.logIndex),
+    through,
   );
   const rows = [
     ...retract.map((seq) => ({ ...bySeq.get(seq)!, retracts: seq as bigint | null })),
@@ -211,7 +215,7 @@ export async function openChangeLog(db: AccessDb, schema: string): Promise<Chang
       return rows[0] ? BigInt(rows[0].floor as string) : undefined;
     },
 
-    write: (chainId, version, given, events, final) =>
+    write: (chainId, version, given, events, final, through) =>
       db.transaction(async (query) => {
         // Readers (ACCESS SHARE) go on; another write waits for this one's commit.
         await query(`LOCK TABLE ${log} IN SHARE ROW EXCLUSIVE MODE`);
@@ -228,7 +232,7 @@ export async function openChangeLog(db: AccessDb, schema: string): Promise<Chang
         ]);
         const floor = BigInt(held.rows[0]!.floor as string);
         if (given !== undefined && floor !== given) return false;
-        await appendReconciled(query, log, { chainId, version, floor }, events);
+        await appendReconciled(query, log, { chainId, version, floor, through }, events);
         await query(
           `UPDATE ${cursor} SET floor = greatest(floor, $3), through = (SELECT coalesce(max(seq), 0) FROM ${log})
            WHERE chain_id = $1 AND version = $2`,

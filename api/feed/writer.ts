@@ -118,7 +118,7 @@ export function writeChangeLog(options: {
     const final = at.final < at.block ? at.final : at.block;
     // Written through the last event the chain_head row names: Ponder may write that row before it
     // moves the checkpoint past its block, and the events read stop at the checkpoint's block.
-    if ((await log.write(chain.id, version, floor, events, final)) && at.block >= at.lastEvent)
+    if ((await log.write(chain.id, version, floor, events, final, at.block)) && at.block >= at.lastEvent)
       written.set(key, at.moved);
   }
 
