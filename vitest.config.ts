@@ -70,6 +70,7 @@ export const UNIT_DATABASE = [
   "api/access/keys.test.ts",
   "api/access/sql-limiter.test.ts",
   "api/feed/log.test.ts",
+  "api/feed/writer.test.ts",
 ];
 
 /** The unit project's files: pure rules and the HTTP layer, beside their modules, and test/app/. */
