@@ -162,6 +162,47 @@ describe("webhook deliveries", () => {
     await store.remove(paused.id);
   });
 
+  it("send a pinned batch once, though a read of the endpoints due from before it was taken comes after", async () => {
+    const cursor = await log.newest();
+    await logEvents(10);
+    const hook = await store.create({ owner: null, url: `${base}/stale`, filter: "", cursor });
+    // Pinned, as after a failed attempt: its retry is due.
+    expect(await store.pin(hook, cursor + 10n)).toBe(true);
+    // A tick's read under the lease (a tick reads twice) answers only once the first tick's delivery
+    // settled: on a busy database a read may take that long.
+    let release = () => {};
+    const held = new Promise<void>((ok) => {
+      release = ok;
+    });
+    let reads = 0;
+    const slow: WebhookStore = {
+      ...store,
+      due: async () => {
+        const rows = await store.due();
+        if (++reads === 4) await held;
+        return rows;
+      },
+    };
+    const running = deliverWebhooks({
+      ...deliveryOptions(),
+      store: slow,
+      holder: "stale",
+      everyMs: 60_000,
+      allowPrivate: true,
+    });
+    await running.tick();
+    const second = running.tick();
+    await until("the second tick's read", () => reads === 4);
+    await running.idle();
+    release();
+    await second;
+    await running.idle();
+    await running.stop();
+    expect(at("/stale").map(seqsOf)).toHaveLength(1);
+    expect((await store.get(hook.id))!.cursor).toBe(cursor + 10n);
+    await store.remove(hook.id);
+  });
+
   it("retry a failed delivery with the same id and entries; a 410 disables; an endpoint that hangs holds \
 up only itself", async () => {
     script.set("/flaky", [500, 500, 200]);

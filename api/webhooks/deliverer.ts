@@ -105,7 +105,9 @@ export function deliverWebhooks(options: {
         if (read > due.cursor) await store.settle(due, { cursor: read });
         return;
       }
-      if (due.pending === null && !(await store.pin(due, read))) return;
+      // Pinned again when already pinned: a read of the endpoints due from before another delivery
+      // of this batch settled still names it, and the pin's cursor check then sends it no second time.
+      if (!(await store.pin(due, due.pending ?? read))) return;
       const outcome = await attempt(due, entries);
       if (!outcome.delivered) return store.settle(due, { ...outcome.failed, pending: read });
       if (!(await store.settle(due, { cursor: read, delivery: outcome.delivery })) || entries.length < BATCH) return;
