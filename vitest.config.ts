@@ -97,9 +97,10 @@ const UNIT_TEST = {
   // Vitest's default on two cores is one worker: 173 s for the unit project here, 92 s with three
   // (103 s with two); its files are CPU and module loading, which a second core shares.
   maxWorkers: 3,
-  // A worker keeps the modules it loaded for its next file: with a fresh module graph per file the
-  // unit project took 103 s and 192 CPU-s here (imports and setup files 78 s of it), shared 64 s
-  // and 112. The files hold no module state that another file reads (fake timers are put back).
+  // A worker keeps the modules it loaded for its next file (the time saved: docs/performance.md,
+  // "The suite"). What a file leaves behind: fake timers are put back; @hono/node-server's
+  // Response stays global once a file has served HTTP (api/access/middleware.test.ts says why
+  // that matters).
   isolate: false,
 };
 
@@ -140,8 +141,7 @@ export default defineConfig({
           // at once keep this 2-core machine busiest without starving a file (docs/performance.md,
           // "The suite", has the runs with two, three and four, and four on Postgres).
           maxWorkers: 3,
-          // As the unit files': six of these files took 201 CPU-s with their modules kept, 224 each
-          // loading its own (and 119 s rather than 131).
+          // As the unit files' (UNIT_TEST).
           isolate: false,
         },
       },
