@@ -36,7 +36,7 @@ function run(spec: LoadSpec, current: Current, durationS: number, untilAnsweredS
         connections: spec.connections,
         duration: durationS + untilAnsweredS,
         // A run ends at the first sample after its duration: samples every second would make a
-        // run of half a second (--smoke) last a whole one.
+        // run of a quarter second (--smoke) last a whole one.
         sampleInt: 100,
         headers: spec.headers,
         ...(spec.overallRate ? { overallRate: spec.overallRate } : {}),

@@ -38,7 +38,7 @@ export type LoadSpec = {
   timeoutS?: number;
   /**
    * Seconds the run may go on past its duration until each group (or, without groups, the run) has
-   * a 2xx answer: a run of half a second (--smoke) on a busy machine may end before its slowest
+   * a 2xx answer: a run of a quarter second (--smoke) on a busy machine may end before its slowest
    * route's first answer, leaving its row without a latency. Unset: none.
    */
   untilAnsweredS?: number;
