@@ -12,7 +12,7 @@ import { Readable } from "node:stream";
 import { getRequestListener } from "@hono/node-server";
 import type { Hono } from "hono";
 import openapiTS, { astToString } from "openapi-typescript";
-import { describe, expect, it, vi } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import type { Access } from "../access/open";
 import type { createApp as CreateApp } from "../app";
 import { FeedHub } from "../feed/hub";
@@ -186,6 +186,12 @@ function appOptions(): AppOptions & { spent: { units: number } } {
   };
   return { ...options, changes: () => changes, feed: new FeedHub(() => changes, { everyMs: 1_000 }), spent };
 }
+
+// The unit project's workers keep modules for their next file (vitest.config.ts, `isolate`): the
+// last `load` left a table with a route added, which the next file's app and document were made of.
+afterAll(() => {
+  vi.resetModules();
+});
 
 /** The routes, the app, the document and the fast path, as modules loaded afresh (after `declare` adds routes). */
 async function load(declare: (routes: Route[]) => void = () => {}) {
