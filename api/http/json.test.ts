@@ -2,7 +2,7 @@ import { isLosslessNumber, parse } from "lossless-json";
 import { maxUint256 } from "viem";
 import { describe, expect, it } from "vitest";
 import { xorshift32 } from "../../core/xorshift";
-import { parseExactJson, toJson } from "./json";
+import { parseExactJson, toJson, walkJson } from "./json";
 
 describe("toJson", () => {
   it("writes bigints as exact integer literals", () => {
@@ -31,6 +31,57 @@ describe("toJson", () => {
 
   it("writes an absent field as null, in objects as in arrays", () => {
     expect(toJson({ a: undefined, b: [undefined] })).toBe('{"a":null,"b":[null]}');
+  });
+
+  it("writes what the walk writes, for values it could mistake too", () => {
+    const values: unknown[] = [
+      // Strings and names that begin as a marked bigint does.
+      "\u0000123",
+      ["\u0000-5", 5n, "\u0000"],
+      { "\u00001": 1n },
+      { a: "x\u00001", b: -12n },
+      // Objects of their own toJSON, and boxed primitives, which JSON.stringify unwraps.
+      { a: { toJSON: () => 7 } },
+      [{ toJSON: () => "text" }, { toJSON: () => undefined }, { toJSON: () => Number.NaN }],
+      { a: { toJSON: () => ({ b: 1n }) } },
+      [new Number(1), new String("s"), new Boolean(false), Object(2n)],
+      { at: new Date(5), f: () => 1, s: Symbol("s"), n: Number.NaN, i: Number.POSITIVE_INFINITY },
+      undefined,
+      -(2n ** 255n),
+    ];
+    for (const value of values) expect(toJson(value)).toBe(walkJson(value));
+  });
+
+  it("writes what the walk writes, for random values (SEED printed on failure)", () => {
+    const seed = Number(process.env.SEED ?? Date.now() % 2 ** 31);
+    const next = xorshift32(seed);
+    const pick = <T>(items: readonly T[]) => items[next() % items.length]!;
+    const text = () =>
+      Array.from({ length: next() % 6 }, () => pick(["a", "0", "\u0000", '"', "\\", "é", "\n", "1"])).join("");
+    const value = (depth: number): unknown => {
+      switch (next() % (depth > 3 ? 6 : 8)) {
+        case 0:
+          return BigInt(next()) * BigInt(next()) * (next() % 2 ? 1n : -1n);
+        case 1:
+          return text();
+        case 2:
+          return pick([null, undefined, true, false, 0, -0, 1.5, 2 ** 60, Number.NaN]);
+        case 3:
+          return new Date(next());
+        case 4:
+          return next() % 2 ? `\u0000${next()}` : next();
+        case 5:
+          return pick([() => 1, Symbol("s"), { toJSON: () => next() % 3 }]);
+        case 6:
+          return Array.from({ length: next() % 5 }, () => value(depth + 1));
+        default:
+          return Object.fromEntries(Array.from({ length: next() % 5 }, () => [text(), value(depth + 1)]));
+      }
+    };
+    for (let i = 0; i < 2_000; i++) {
+      const v = value(0);
+      expect(toJson(v), `SEED=${seed}, value ${i}`).toBe(walkJson(v));
+    }
   });
 });
 

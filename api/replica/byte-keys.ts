@@ -5,7 +5,8 @@
  * the garbage collector to walk (a Map of hex strings costs ten times that).
  */
 export class ByteKeys {
-  private keys: Uint8Array;
+  /** A Buffer, so that `hex` reads its keys in place (a Buffer made for each read cost as much again). */
+  private keys: Buffer;
   /** Per slot, a key's number + 1 (0: empty); at most half full, so probes stay short. */
   private slots: Int32Array;
   size = 0;
@@ -14,7 +15,7 @@ export class ByteKeys {
     readonly width: number,
     capacity = 64,
   ) {
-    this.keys = new Uint8Array(width * capacity);
+    this.keys = Buffer.alloc(width * capacity);
     this.slots = new Int32Array(capacity * 2);
   }
 
@@ -33,7 +34,7 @@ export class ByteKeys {
     if (found >= 0) return found;
     const id = this.size++;
     if (this.keys.length < this.size * this.width) {
-      const keys = new Uint8Array(this.keys.length * 2);
+      const keys = Buffer.alloc(this.keys.length * 2);
       keys.set(this.keys);
       this.keys = keys;
     }
@@ -45,8 +46,8 @@ export class ByteKeys {
 
   /** Bytes `from`…`from + length` of key `id`, as lowercase hex with 0x. */
   hex(id: number, from = 0, length = this.width): `0x${string}` {
-    const start = this.keys.byteOffset + id * this.width + from;
-    return `0x${Buffer.from(this.keys.buffer, start, length).toString("hex")}`;
+    const start = id * this.width + from;
+    return `0x${this.keys.toString("hex", start, start + length)}`;
   }
 
   /** Byte `at` of key `id`. */
