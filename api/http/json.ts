@@ -3,14 +3,27 @@ import { parse } from "lossless-json";
 /**
  * JSON with exact integers: bigints are written as their full decimal literal, never rounded or
  * in exponent form (JSON.stringify refuses bigints, and numbers lose digits past 2^53); an absent
- * field as null. Written by V8's own JSON.stringify, each bigint as a marked string unquoted after:
- * the walk below took 10,000 listed records two and a half times as long (docs/performance.md,
- * "Rendering listings").
- * Where that text could be read otherwise (a string or a name holding the mark, anywhere: with a
- * quote before it, its end reads as a bigint) or JSON.stringify's value is not the walk's (an object
- * of its own toJSON but a Date's, a boxed primitive), the value is walked instead.
+ * field as null. A list of NATIVE_FROM items or more is written by V8's JSON.stringify
+ * (`stringifyJson`), anything smaller walked (`walkJson`): the same text either way.
  */
 export function toJson(value: unknown): string {
+  return Array.isArray(value) && value.length >= NATIVE_FROM ? stringifyJson(value) : walkJson(value);
+}
+
+/**
+ * The list length from which toJson hands a value to JSON.stringify: the walk took 10,000 listed
+ * records two and a half times as long (docs/performance.md, "Rendering listings"), but a check's
+ * answer a quarter as long, JSON.stringify's calls of the replacer costing more than the walk.
+ */
+const NATIVE_FROM = 64;
+
+/**
+ * toJson's text by V8's own JSON.stringify, each bigint as a marked string unquoted after. Where
+ * that text could be read otherwise (a string or a name holding the mark, anywhere: with a quote
+ * before it, its end reads as a bigint) or JSON.stringify's value is not the walk's (an object of its
+ * own toJSON but a Date's, a boxed primitive), the value is walked instead.
+ */
+export function stringifyJson(value: unknown): string {
   let walk = false;
   let marked = false;
   const text = JSON.stringify(value, function (this: Record<string, unknown>, key: string, v: unknown) {
