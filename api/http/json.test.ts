@@ -35,7 +35,7 @@ describe("toJson", () => {
 
   it("writes by JSON.stringify what the walk writes, for values it could mistake too", () => {
     const values: unknown[] = [
-      // Strings and names that begin as a marked bigint does.
+      // Strings and names holding the mark a bigint is written with.
       "\u0000123",
       ["\u0000-5", 5n, "\u0000"],
       { "\u00001": 1n },

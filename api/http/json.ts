@@ -64,8 +64,9 @@ const MARK = "\u0000";
 const MARKED = /"\\u0000(-?\d+)"/g;
 
 /**
- * The same JSON as toJson, written by walking the value (string concatenation, not arrays of parts):
- * for the values toJson cannot give JSON.stringify.
+ * The same JSON as toJson, written by walking the value, for small values and those stringifyJson
+ * cannot give JSON.stringify: by concatenation, not through arrays of parts (those were an eighth of
+ * a small wallet's listing, docs/performance.md).
  */
 export function walkJson(value: unknown): string {
   switch (typeof value) {
