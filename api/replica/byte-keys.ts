@@ -50,6 +50,11 @@ export class ByteKeys {
     return `0x${this.keys.toString("hex", start, start + length)}`;
   }
 
+  /** The keys' bytes, key `id` from `id * width`: to read in place now, not to keep (growing replaces them). */
+  get bytes(): Buffer {
+    return this.keys;
+  }
+
   /** Byte `at` of key `id`. */
   byte(id: number, at: number): number {
     return this.keys[id * this.width + at]!;

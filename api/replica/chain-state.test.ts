@@ -13,6 +13,9 @@ import {
   v2KeyColumns,
 } from "../../core/v2";
 import { xorshift32 } from "../../core/xorshift";
+import { toJson } from "../http/json";
+import { v2Record } from "../routes/records";
+import { V2_SPEC } from "../routes/v2";
 import type { Told } from "../store/store";
 import {
   ChainState,
@@ -23,6 +26,9 @@ import {
   type V1Entry,
   type V2Entry,
 } from "./chain-state";
+import { JsonBytes } from "./json-bytes";
+
+const v2InDirection = V2_SPEC.inDirection;
 
 const A = "0x000000000000000000000000000000000000000a" as Address;
 const B = "0x000000000000000000000000000000000000000b" as Address;
@@ -598,5 +604,67 @@ describe(`v2Consulted against v2Enabled by hash, over seeded random rows (SEED=$
     expect(listings.untold).toBeGreaterThan(200);
     expect(listings.rows).toBeGreaterThan(200);
     expect(listings.notYet).toBeGreaterThan(200);
+  });
+});
+
+describe(`v2WalletsJson against v2Record's JSON, over seeded random rows (SEED=${SEED})`, () => {
+  it("writes each wallet's listing in each direction, at the head and at past blocks, as the records' JSON", () => {
+    const next = xorshift32(SEED ^ 0x1b873593);
+    const int = (n: number) => next() % n;
+    const pick = <T>(items: readonly T[]) => items[int(items.length)]!;
+    const random = (): Address =>
+      `0x${Array.from({ length: 5 }, () => (next() >>> 0).toString(16).padStart(8, "0")).join("")}`;
+    const wallets = Array.from({ length: 12 }, random);
+    const contracts = Array.from({ length: 4 }, random);
+    const s = new ChainState();
+    let told = 0;
+    let untold = 0;
+    for (let n = 1; n <= 400; n++) {
+      const delegationType = pick(["ALL", "CONTRACT", "ERC721", "ERC20", "ERC1155"] as const);
+      const firstBlock = n;
+      put(
+        s,
+        v2(int(150) + 1, pick(wallets), pick(wallets), [firstBlock, int(4)], {
+          delegationType,
+          contract: delegationType === "ALL" ? null : pick(contracts),
+          tokenId: delegationType === "ERC721" || delegationType === "ERC1155" ? pick([0n, 7n, 2n ** 256n - 1n]) : null,
+          amount: isAmountType(delegationType) ? pick([1n, 3n, 2n ** 255n]) : null,
+          rights: pick([zeroHash, hash(0xdead)]),
+          enabled: int(4) > 0,
+          updatedBlock: firstBlock + int(3) * int(40),
+        }),
+      );
+      s.block = n + 120;
+      if (n % 40 !== 0) continue;
+      const asked = [...wallets.slice(int(6), 6 + int(7)), random()];
+      for (const direction of ["both", "incoming", "outgoing"] as const) {
+        for (const block of [undefined, int(s.block + 1), s.block, s.block + 1]) {
+          const lists = asked.map((w) => (block === undefined ? s.v2Wallet(w) : s.v2WalletAt(w, block)));
+          // A small buffer first, so that the writer grows it.
+          const out = new JsonBytes(16);
+          const records = s.v2WalletsJson(asked, direction, block, 10_000, out);
+          const at = `${direction} at ${block ?? "the head"}, step ${n}`;
+          if (lists.some((list) => list === undefined)) {
+            expect(records, at).toBeUndefined();
+            untold++;
+            continue;
+          }
+          const expected = lists.map((list, i) =>
+            list!.filter((r) => direction === "both" || v2InDirection(r, asked[i]!, direction)),
+          );
+          expect(Buffer.from(out.bytes()).toString("latin1"), at).toBe(
+            toJson(expected.map((l) => l.map((r) => v2Record(r)))),
+          );
+          expect(records, at).toBe(expected.flat().length);
+          told++;
+          // Stops past `most`, saying so.
+          if (records! > 0)
+            expect(s.v2WalletsJson(asked, direction, block, records! - 1, new JsonBytes())).toBe(records);
+        }
+      }
+    }
+    // Both outcomes came up.
+    expect(told).toBeGreaterThan(50);
+    expect(untold).toBeGreaterThan(10);
   });
 });

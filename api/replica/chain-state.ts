@@ -1,6 +1,7 @@
 import type { Address, Hex } from "viem";
 import { writeHex, writeUint256 } from "../../core/hex";
 import { CHECKSUM_CASE_BYTES, withChecksumCase, writeChecksumCase } from "../../core/keccak";
+import type { Direction } from "../../core/parse";
 import {
   V1_EVENT_NAME,
   type V1Key,
@@ -10,9 +11,17 @@ import {
   v1KeyOfString,
   v1KeyString,
 } from "../../core/v1";
-import { V2_DELEGATION_TYPES, type V2Check, type V2DelegationType, type V2Scope, type V2State } from "../../core/v2";
+import {
+  V2_DELEGATION_TYPES,
+  V2_RECORD_TYPE,
+  type V2Check,
+  type V2DelegationType,
+  type V2Scope,
+  type V2State,
+} from "../../core/v2";
 import type { Told, V1Row, V2Row } from "../store/store";
 import { ByteKeys, withRoom } from "./byte-keys";
+import { asciiBytes, type JsonBytes } from "./json-bytes";
 
 /** A row of v2_delegation, as held in memory. */
 export type V2Entry = V2Row & {
@@ -55,6 +64,21 @@ export function rowKey(r: StateRow): string {
 }
 
 const NONE = -1;
+/** The JSON between a v2 record's values (v2RecordJson), each delegation type's where it names it. */
+const V2_JSON = {
+  // (NONE's is never written: no row holds it.)
+  type: V2_DELEGATION_TYPES.map((t) => asciiBytes(`{"type":"${V2_RECORD_TYPE[t as V2DelegationType]}","from":"`)),
+  to: asciiBytes('","to":"'),
+  contract: asciiBytes('","contract":'),
+  tokenId: asciiBytes(',"tokenId":'),
+  delegationType: V2_DELEGATION_TYPES.map((t) => asciiBytes(`,"delegationType":"${t}","rights":"`)),
+  amount: asciiBytes('","amount":'),
+  hash: asciiBytes(',"hash":"'),
+  end: asciiBytes('"}'),
+  null: asciiBytes("null"),
+};
+/** JSON's punctuation, as written by v2WalletsJson. */
+const [OPEN, CLOSE, COMMA, QUOTE] = [...'[],"'].map((c) => c.charCodeAt(0)) as [number, number, number, number];
 /** A row's flags: it exists (in the database now), and it is enabled. */
 const LIVE = 1;
 const ENABLED = 2;
@@ -579,6 +603,41 @@ export class ChainState {
     return listed.map((row) => this.v2Row(row, spelt));
   }
 
+  /**
+   * The v2 listings of `wallets` in `direction`, each as v2Wallet lists it (at `block`, v2WalletAt),
+   * written to `out` as the JSON of a list of each one's records; how many records. Past `most` it
+   * stops (more than `most`: the JSON is not whole). Undefined: a wallet is not told at `block`.
+   */
+  v2WalletsJson(
+    wallets: readonly Address[],
+    direction: Direction,
+    block: number | undefined,
+    most: number,
+    out: JsonBytes,
+  ): number | undefined {
+    if (block !== undefined && block > this.block) return undefined;
+    const at = block === undefined ? undefined : this.v2RowAt(block);
+    let records = 0;
+    out.byte(OPEN);
+    for (let i = 0; i < wallets.length; i++) {
+      out.ascii(i === 0 ? "[" : ",[");
+      const wallet = this.findAddress(wallets[i]!);
+      let listed = 0;
+      for (let row = this.v2Lists.first(wallet); row !== NONE; row = this.v2Lists.next(row, wallet)) {
+        const then = at === undefined ? AS_HELD : at(row);
+        if (then === UNTOLD) return undefined;
+        if (then !== AS_HELD || this.v2.flags[row] !== (LIVE | ENABLED)) continue;
+        if (direction !== "both" && this.v2Lists.wallets(row)[direction === "incoming" ? 1 : 0] !== wallet) continue;
+        if (++records > most) return records;
+        if (listed++ > 0) out.byte(COMMA);
+        this.v2RecordJson(row, out);
+      }
+      out.byte(CLOSE);
+    }
+    out.byte(CLOSE);
+    return records;
+  }
+
   /** The keys among `keys` in force, in creation order: the keys themselves, not rows rebuilt from bytes. */
   v1InForce(keys: readonly V1Key[]): V1Row[] {
     return this.v1InForceUnless(keys, () => false)!;
@@ -702,6 +761,47 @@ export class ChainState {
     };
   }
 
+  /**
+   * Row `row` as JSON, as api/routes/records.ts's v2Record of its v2Row is written (api/http/json.ts):
+   * the same fields in the same order, addresses spelt, integers as digits (held to it by
+   * chain-state.test.ts).
+   */
+  private v2RecordJson(row: number, out: JsonBytes) {
+    const [from, to] = this.v2Lists.wallets(row);
+    const contract = this.v2.contract[row]!;
+    const type = this.v2.type[row]!;
+    const [tokenId, amount] = [this.v2TokenId[row], this.v2Amount[row]];
+    this.spell(from, out.raw(V2_JSON.type[type]!)).raw(V2_JSON.to);
+    this.spell(to, out).raw(V2_JSON.contract);
+    if (contract === NONE) out.raw(V2_JSON.null);
+    else this.spell(contract, out.byte(QUOTE)).byte(QUOTE);
+    out.raw(V2_JSON.tokenId);
+    if (tokenId == null) out.raw(V2_JSON.null);
+    else out.ascii(tokenId.toString());
+    out.raw(V2_JSON.delegationType[type]!).ascii(this.rights[this.v2.rights[row]!]!).raw(V2_JSON.amount);
+    if (amount == null) out.raw(V2_JSON.null);
+    else out.ascii(amount.toString());
+    out
+      .raw(V2_JSON.hash)
+      .hex(this.v2Keys.bytes, row * 32, 32)
+      .raw(V2_JSON.end);
+  }
+
+  /** Writes address `id` to `out` in its EIP-55 case. */
+  private spell(id: number, out: JsonBytes): JsonBytes {
+    return out.address(this.addresses.bytes, id * 20, this.checksumCase, this.caseOf(id));
+  }
+
+  /** Where address `id`'s EIP-55 case lies in checksumCase, worked out the first time it is asked. */
+  private caseOf(id: number): number {
+    const at = id * CHECKSUM_CASE_BYTES;
+    if (this.checksumCaseKnown[id] === 0) {
+      writeChecksumCase(this.addresses.hex(id), this.checksumCase, at);
+      this.checksumCaseKnown[id] = 1;
+    }
+    return at;
+  }
+
   private v1Row(row: number, spelt?: Spellings): V1Row {
     const [vault, delegate] = this.v1Lists.wallets(row);
     return {
@@ -728,14 +828,8 @@ export class ChainState {
   /** Address `id` as lowercase text; with `spelt`, its EIP-55 spelling is kept there by that text. */
   private addressText(id: number, spelt: Spellings | undefined): Address {
     const text = this.addresses.hex(id);
-    if (spelt !== undefined && !spelt.has(text)) {
-      const at = id * CHECKSUM_CASE_BYTES;
-      if (this.checksumCaseKnown[id] === 0) {
-        writeChecksumCase(text, this.checksumCase, at);
-        this.checksumCaseKnown[id] = 1;
-      }
-      spelt.set(text, withChecksumCase(text, this.checksumCase, at));
-    }
+    if (spelt !== undefined && !spelt.has(text))
+      spelt.set(text, withChecksumCase(text, this.checksumCase, this.caseOf(id)));
     return text;
   }
 

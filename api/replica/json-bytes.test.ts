@@ -1,0 +1,32 @@
+import { getAddress } from "viem";
+import { describe, expect, it } from "vitest";
+import { CHECKSUM_CASE_BYTES, writeChecksumCase } from "../../core/keccak";
+import { streamBytes, xorshift32 } from "../../core/xorshift";
+import { JsonBytes } from "./json-bytes";
+
+const SEED = Number(process.env.SEED ?? Date.now() % 2 ** 31);
+
+describe(`JsonBytes (SEED=${SEED})`, () => {
+  it("writes text, hex and EIP-55 addresses as viem spells them, growing from a buffer of one byte", () => {
+    const next = xorshift32(SEED);
+    const out = new JsonBytes(1);
+    let expected = "";
+    for (let i = 0; i < 500; i++) {
+      const bytes = streamBytes(next, 20);
+      const hex = `0x${Buffer.from(bytes).toString("hex")}`;
+      const caseBits = new Uint8Array(CHECKSUM_CASE_BYTES + 3);
+      writeChecksumCase(hex, caseBits, 3);
+      // At an offset in both, as ChainState reads them from its arrays.
+      const source = new Uint8Array([...streamBytes(next, 7), ...bytes]);
+      out
+        .ascii(`{"a":"`)
+        .address(source, 7, caseBits, 3)
+        .ascii('","h":"')
+        .hex(source, 7, 20 - (i % 20))
+        .byte(0x22);
+      expected += `{"a":"${getAddress(hex)}","h":"${hex.slice(0, 42 - 2 * (i % 20))}"`;
+    }
+    expect(Buffer.from(out.bytes()).toString("latin1")).toBe(expected);
+    expect(out.bytes().byteLength).toBe(expected.length);
+  });
+});

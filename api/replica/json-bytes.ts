@@ -1,0 +1,93 @@
+/**
+ * JSON written straight into one growing buffer, for answers of many records whose every piece is
+ * ASCII the writer knows (field names, hex, digits): a bulk listing's ten thousand records
+ * (ChainState's v2WalletsJson). Made as objects and strings, then serialized, most of its time
+ * went to making the strings (docs/performance.md, "Rendering listings").
+ */
+export class JsonBytes {
+  private buffer: Buffer;
+  length = 0;
+
+  constructor(capacity = 1 << 16) {
+    this.buffer = Buffer.allocUnsafeSlow(capacity);
+  }
+
+  /** `text`, which must be ASCII (nothing in it needs escaping where it is written). */
+  ascii(text: string): this {
+    this.room(text.length);
+    const { buffer } = this;
+    for (let i = 0; i < text.length; i++) buffer[this.length++] = text.charCodeAt(i);
+    return this;
+  }
+
+  /** Bytes written already (ascii's of a text written often, made once). */
+  raw(bytes: Uint8Array): this {
+    this.room(bytes.length);
+    const { buffer } = this;
+    // A loop: the pieces are a few bytes, where `set` costs more than it copies.
+    for (let i = 0; i < bytes.length; i++) buffer[this.length++] = bytes[i]!;
+    return this;
+  }
+
+  byte(code: number): this {
+    this.room(1);
+    this.buffer[this.length++] = code;
+    return this;
+  }
+
+  /** Bytes `start`…`start + length` of `source`, as 0x and lowercase hex. */
+  hex(source: Uint8Array, start: number, length: number): this {
+    this.room(2 + 2 * length);
+    const { buffer } = this;
+    let at = this.length;
+    buffer[at++] = ZERO;
+    buffer[at++] = X;
+    for (let i = start; i < start + length; i++) {
+      const byte = source[i]!;
+      buffer[at++] = DIGITS[byte >> 4]!;
+      buffer[at++] = DIGITS[byte & 15]!;
+    }
+    this.length = at;
+    return this;
+  }
+
+  /**
+   * The 20-byte address at `start` of `source`, as 0x and hex in the EIP-55 case at `caseAt` of
+   * `caseBits` (core/keccak.ts's writeChecksumCase: bit i, high first, uppercases the i-th digit).
+   */
+  address(source: Uint8Array, start: number, caseBits: Uint8Array, caseAt: number): this {
+    this.room(42);
+    const { buffer } = this;
+    let at = this.length;
+    buffer[at++] = ZERO;
+    buffer[at++] = X;
+    for (let i = 0; i < 20; i++) {
+      const byte = source[start + i]!;
+      // This byte's two digits' case bits, shifted to 0x80 and 0x40.
+      const bits = caseBits[caseAt + (i >> 2)]! << (2 * (i & 3));
+      buffer[at++] = ((bits & 0x80) === 0 ? DIGITS : UPPER)[byte >> 4]!;
+      buffer[at++] = ((bits & 0x40) === 0 ? DIGITS : UPPER)[byte & 15]!;
+    }
+    this.length = at;
+    return this;
+  }
+
+  /** The JSON written: a view of the writer's buffer (allocUnsafeSlow's: not a shared pool's), for when it is done. */
+  bytes(): Uint8Array<ArrayBuffer> {
+    return new Uint8Array(this.buffer.buffer as ArrayBuffer, this.buffer.byteOffset, this.length);
+  }
+
+  private room(more: number) {
+    if (this.length + more <= this.buffer.length) return;
+    const grown = Buffer.allocUnsafeSlow(Math.max(this.buffer.length * 2, this.length + more));
+    this.buffer.copy(grown, 0, 0, this.length);
+    this.buffer = grown;
+  }
+}
+
+/** `text`'s bytes, for JsonBytes's `raw`: ASCII. */
+export const asciiBytes = (text: string) => Uint8Array.from(text, (c) => c.charCodeAt(0));
+
+const DIGITS = asciiBytes("0123456789abcdef");
+const UPPER = asciiBytes("0123456789ABCDEF");
+const [ZERO, X] = [..."0x"].map((c) => c.charCodeAt(0)) as [number, number];
