@@ -14,6 +14,7 @@ import {
 } from "../store/store";
 import { ChainState, type Spellings } from "./chain-state";
 import { ReplicaFeed, type Snapshot } from "./feed";
+import { JsonBytes } from "./json-bytes";
 
 /** How often the copy asks the database for what changed. */
 const SYNC_EVERY_MS = 100;
@@ -186,6 +187,13 @@ export function createReplicaStore(
     v2Wallets: async (chainId, wallets) => walletsView(chainId, wallets, (s, w, spelt) => s.v2Wallet(w, spelt)),
     v2WalletsAt: async (chainId, wallets, block) =>
       walletsView(chainId, wallets, (s, w, spelt) => s.v2WalletAt(w, Number(block), spelt)),
+    v2WalletsJson: async (chainId, wallets, direction, block, most) =>
+      view(chainId, (s) => {
+        const out = new JsonBytes();
+        const at = block === undefined ? undefined : Number(block);
+        const records = s.v2WalletsJson(wallets, direction, at, most, out);
+        return records === undefined ? undefined : { json: out.bytes(), records };
+      }),
     v2Delegation: async (chainId, hash) => view(chainId, (s) => s.v2Delegation(hash)),
     v1InForce: async (chainId, keys) => view(chainId, (s) => s.v1InForce(keys)),
     v2EnabledAt: async (chainId, hashes, block) => view(chainId, (s) => s.v2EnabledAt(hashes, Number(block))),

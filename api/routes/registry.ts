@@ -14,7 +14,7 @@ import { type Params, parseParam } from "../http/params";
 import { Problem } from "../http/problem";
 import { LISTING_DEFAULT_LIMIT, MAX_BULK_RECORDS } from "../limits";
 import type { BlockRange, HistoryStore, Page, PageRequest, WalletsRead } from "../store/history-store";
-import type { ChainView, Checksum, Spelt, Store, WalletView } from "../store/store";
+import type { ChainView, Checksum, ListingsJson, Spelt, Store, WalletView } from "../store/store";
 import { answerAt, type BlockRead, chainRequest, historyOf, pageAnswer, servedChainId } from "./answer";
 import { readBatch, readWallets } from "./batch";
 import type { Env, Reading } from "./env";
@@ -73,6 +73,15 @@ export type RegistrySpec<K extends string, Q, VQ, Row, Event, Vault> = {
     wallets: readonly Address[],
     block: bigint,
   ) => Promise<(ChainView<(Row[] | undefined)[]> & Spelt) | undefined>;
+  /** wallets (at `block`, walletsHeldAt) in `direction` as JSON, where the store writes it (Store's v2WalletsJson). */
+  walletsJson?: (
+    store: Store,
+    chainId: number,
+    wallets: readonly Address[],
+    direction: Direction,
+    block: bigint | undefined,
+    most: number,
+  ) => Promise<ChainView<ListingsJson | undefined> | undefined>;
   /** Many wallets' whole listings in `direction` at a block, no more than `most` rows read in all. */
   walletsAt: (
     history: HistoryStore,
@@ -340,21 +349,34 @@ function walletListingsAnswer<K extends string, Q, VQ, Row, Event, Vault>(
         if (more) throw tooMany();
         return lists;
       };
-      /** The records, bounded (past the bound, split the list); rows beyond what the wallets paid for, charged. */
-      const answer = async (lists: Row[][], checksum?: Checksum) => {
-        const records = lists.reduce((sum, list) => sum + list.length, 0);
+      /** Bounds the records (past the bound, split the list); charges rows beyond what the wallets paid for. */
+      const charged = async (records: number) => {
         if (records > MAX_BULK_RECORDS) throw tooManyRecords();
         await c.var.budget.charge(unitsBeyond(records, wallets.length));
+      };
+      const answer = async (lists: Row[][], checksum?: Checksum) => {
+        await charged(lists.reduce((sum, list) => sum + list.length, 0));
         return lists.map((list) => list.map((row) => spec.record(row, checksum)));
+      };
+      /** The listings as JSON where the store writes it (undefined where it does not, or cannot tell at `block`). */
+      const written = async (block?: bigint) => {
+        const view = await spec.walletsJson?.(c.var.store, chainId, wallets, direction, block, MAX_BULK_RECORDS);
+        if (view?.data === undefined || (block !== undefined && !view.ready)) return undefined;
+        await charged(view.data.records);
+        return { ...view, body: view.data.json };
       };
       return answerAt(c, chainId, params.at(), {
         head: async () => {
+          const json = await written();
+          if (json !== undefined) return json;
           const view = await spec.wallets(c.var.store, chainId, wallets);
           if (view === undefined) return undefined;
           const lists = view.data.map((rows, i) => rowsInDirection(spec, rows, wallets[i]!, direction));
           return { ...view, body: await answer(lists, view.checksum) };
         },
         heldAt: async (block) => {
+          const json = await written(block);
+          if (json !== undefined) return json.body;
           const held = await spec.walletsHeldAt?.(c.var.store, chainId, wallets, block);
           if (!held?.ready) return undefined;
           const lists = held.data.map((rows, i) => rows && rowsInDirection(spec, rows, wallets[i]!, direction));

@@ -109,6 +109,7 @@ export const V2_SPEC = {
   walletAt: (history, ...args) => history.v2Wallet(...args),
   walletsAt: (history, ...args) => history.v2Wallets(...args),
   walletsHeldAt: async (store, ...args) => store.v2WalletsAt?.(...args),
+  walletsJson: async (store, ...args) => store.v2WalletsJson?.(...args),
   inDirection: (row, wallet, direction) => (direction === "incoming" ? row.to : row.from) === wallet,
   vaultQuery: (kind, params, wallet) => scoped({ kind, to: wallet }, params),
   vaults: (query, incoming) => v2Vaults(query, incoming.map(held)),

@@ -3,6 +3,7 @@ import { PgDialect } from "drizzle-orm/pg-core";
 import type { Address, Hex } from "viem";
 import { causes } from "../../core/errors";
 import type { Sample } from "../../core/moment";
+import type { Direction } from "../../core/parse";
 import { type Query, table } from "../../core/sql";
 import type { V1Key, V1Type } from "../../core/v1";
 import type { V2Check, V2DelegationType, V2Scope, V2State } from "../../core/v2";
@@ -50,6 +51,8 @@ export type V1Row = { type: V1Type; vault: Address; delegate: Address; contract:
  * leaves `data` undefined while it is still the current one.
  */
 export type WalletView<T> = ChainView<T[] | undefined> & Spelt & { revision?: string };
+/** Listings written as JSON, and how many records they hold. */
+export type ListingsJson = { json: Uint8Array<ArrayBuffer>; records: number };
 /** Spells an address in EIP-55 case (core's `checksumAddress`, or a store's that keeps each one's case). */
 export type Checksum = (address: Address) => Address;
 /** Listings from a store that keeps each address's EIP-55 case: it spells those their rows name, without hashing. */
@@ -79,6 +82,19 @@ export interface Store {
     wallets: readonly Address[],
     block: bigint,
   ): Promise<(ChainView<(V2Row[] | undefined)[]> & Spelt) | undefined>;
+  /**
+   * v2Wallets in `direction` (with `block`, v2WalletsAt), written as JSON by a store that writes it
+   * from what it holds (an in-memory copy), without rows or records of their own: api/routes/records.ts's
+   * v2Record of each row, each wallet's in a list. Past `most` records it stops (`records` over
+   * `most`: the JSON is not whole). `data` undefined: a wallet is not told at `block`.
+   */
+  v2WalletsJson?(
+    chainId: number,
+    wallets: readonly Address[],
+    direction: Direction,
+    block: bigint | undefined,
+    most: number,
+  ): Promise<ChainView<ListingsJson | undefined> | undefined>;
   /** The enabled v2 delegation with this hash, if any. */
   v2Delegation(chainId: number, hash: Hex): Promise<ChainView<V2Row | undefined> | undefined>;
   /** The v1 delegations in force among `keys` (of any vaults and delegates). */
