@@ -5,8 +5,17 @@
  * the garbage collector to walk (a Map of hex strings costs ten times that).
  */
 export class ByteKeys {
-  /** A Buffer, so that `hex` reads its keys in place (a Buffer made for each read cost as much again). */
+  /**
+   * The keys, each at a multiple of 4 bytes (`stride`): read by `hex` in place as a Buffer (a Buffer
+   * made for each read cost as much again), and compared and hashed 4 bytes at a time (`words`).
+   */
   private keys: Buffer;
+  private words: Int32Array;
+  /** Bytes from one key to the next: its width, rounded up to a multiple of 4 (the rest zero). */
+  private readonly stride: number;
+  /** The key looked up, copied in: its words are compared and hashed as the held keys' are. */
+  private readonly probe: Uint8Array;
+  private readonly probeWords: Int32Array;
   /** Per slot, a key's number + 1 (0: empty); at most half full, so probes stay short. */
   private slots: Int32Array;
   size = 0;
@@ -15,17 +24,16 @@ export class ByteKeys {
     readonly width: number,
     capacity = 64,
   ) {
-    this.keys = Buffer.alloc(width * capacity);
+    this.stride = Math.ceil(width / 4) * 4;
+    [this.keys, this.words] = aligned(this.stride * capacity);
+    [this.probe, this.probeWords] = aligned(this.stride);
     this.slots = new Int32Array(capacity * 2);
   }
 
   /** The number of the key in `key`'s first `width` bytes, or -1 if it was never added. */
   find(key: Uint8Array): number {
-    const mask = this.slots.length - 1;
-    for (let slot = this.hash(key, 0) & mask; ; slot = (slot + 1) & mask) {
-      const id = this.slots[slot]! - 1;
-      if (id < 0 || this.equals(id, key)) return id;
-    }
+    for (let i = 0; i < this.width; i++) this.probe[i] = key[i]!;
+    return this.findProbe(this.hash(this.probeWords, 0));
   }
 
   /** The number of the key in `key`'s first `width` bytes, added if new. */
@@ -33,12 +41,12 @@ export class ByteKeys {
     const found = this.find(key);
     if (found >= 0) return found;
     const id = this.size++;
-    if (this.keys.length < this.size * this.width) {
-      const keys = Buffer.alloc(this.keys.length * 2);
+    if (this.keys.length < this.size * this.stride) {
+      const [keys, words] = aligned(this.keys.length * 2);
       keys.set(this.keys);
-      this.keys = keys;
+      [this.keys, this.words] = [keys, words];
     }
-    this.keys.set(key.subarray(0, this.width), id * this.width);
+    this.keys.set(this.probe, id * this.stride);
     if (this.size * 2 > this.slots.length) this.rehash(this.slots.length * 2);
     else this.place(id);
     return id;
@@ -46,23 +54,37 @@ export class ByteKeys {
 
   /** Bytes `from`…`from + length` of key `id`, as lowercase hex with 0x. */
   hex(id: number, from = 0, length = this.width): `0x${string}` {
-    const start = id * this.width + from;
+    const start = this.offset(id) + from;
     return `0x${this.keys.toString("hex", start, start + length)}`;
   }
 
-  /** The keys' bytes, key `id` from `id * width`: to read in place now, not to keep (growing replaces them). */
+  /** The keys' bytes, key `id` from `offset(id)`: to read in place now, not to keep (growing replaces them). */
   get bytes(): Buffer {
     return this.keys;
   }
 
+  /** Where key `id` begins in `bytes`. */
+  offset(id: number): number {
+    return id * this.stride;
+  }
+
   /** Byte `at` of key `id`. */
   byte(id: number, at: number): number {
-    return this.keys[id * this.width + at]!;
+    return this.keys[this.offset(id) + at]!;
+  }
+
+  /** The number of the key in `probe`, whose hash is `hash`, or -1. */
+  private findProbe(hash: number): number {
+    const mask = this.slots.length - 1;
+    for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
+      const id = this.slots[slot]! - 1;
+      if (id < 0 || this.holdsProbe(id)) return id;
+    }
   }
 
   private place(id: number) {
     const mask = this.slots.length - 1;
-    let slot = this.hash(this.keys, id * this.width) & mask;
+    let slot = this.hash(this.words, id * (this.stride >> 2)) & mask;
     while (this.slots[slot] !== 0) slot = (slot + 1) & mask;
     this.slots[slot] = id + 1;
   }
@@ -72,18 +94,31 @@ export class ByteKeys {
     for (let id = 0; id < this.size; id++) this.place(id);
   }
 
-  private equals(id: number, key: Uint8Array): boolean {
-    const at = id * this.width;
-    for (let i = 0; i < this.width; i++) if (this.keys[at + i] !== key[i]) return false;
+  private holdsProbe(id: number): boolean {
+    const count = this.stride >> 2;
+    const at = id * count;
+    for (let i = 0; i < count; i++) if (this.words[at + i] !== this.probeWords[i]) return false;
     return true;
   }
 
-  /** FNV-1a over the key's bytes: keys need not be random (test wallets are 0x…0a). */
-  private hash(bytes: Uint8Array, at: number): number {
+  /**
+   * FNV-1a over the key's 4-byte words, then murmur3's finalizer: keys need not be random (test
+   * wallets are 0x…0a), and the slot is the hash's low bits. A word at a time: byte by byte, the
+   * hash was two fifths of a batch of v1 checks' lookups (docs/performance.md).
+   */
+  private hash(words: Int32Array, at: number): number {
     let h = 0x811c9dc5;
-    for (let i = at; i < at + this.width; i++) h = Math.imul(h ^ bytes[i]!, 0x01000193);
-    return h >>> 0;
+    for (let i = at; i < at + (this.stride >> 2); i++) h = Math.imul(h ^ words[i]!, 0x01000193);
+    h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+    h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+    return (h ^ (h >>> 16)) >>> 0;
   }
+}
+
+/** `length` zeroed bytes (a multiple of 4), and the same memory as 32-bit words. */
+function aligned(length: number): [Buffer, Int32Array] {
+  const memory = new ArrayBuffer(length);
+  return [Buffer.from(memory), new Int32Array(memory)];
 }
 
 /** `array` with room for `length` items (doubled when it grows), new items set to `fill`. */

@@ -781,15 +781,12 @@ export class ChainState {
     out.raw(V2_JSON.delegationType[type]!).ascii(this.rights[this.v2.rights[row]!]!).raw(V2_JSON.amount);
     if (amount == null) out.raw(V2_JSON.null);
     else out.ascii(amount.toString());
-    out
-      .raw(V2_JSON.hash)
-      .hex(this.v2Keys.bytes, row * 32, 32)
-      .raw(V2_JSON.end);
+    out.raw(V2_JSON.hash).hex(this.v2Keys.bytes, this.v2Keys.offset(row), 32).raw(V2_JSON.end);
   }
 
   /** Writes address `id` to `out` in its EIP-55 case. */
   private spell(id: number, out: JsonBytes): JsonBytes {
-    return out.address(this.addresses.bytes, id * 20, this.checksumCase, this.caseOf(id));
+    return out.address(this.addresses.bytes, this.addresses.offset(id), this.checksumCase, this.caseOf(id));
   }
 
   /** Where address `id`'s EIP-55 case lies in checksumCase, worked out the first time it is asked. */
