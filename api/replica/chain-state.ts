@@ -517,7 +517,7 @@ export class ChainState {
       for (let row = this.v2Lists.first(wallet); row !== NONE; row = this.v2Lists.next(row, wallet)) {
         if (!this.v2Lists.names(row, from, to)) continue;
         wanted ??= this.numbered(scopes);
-        const i = wanted.findIndex((w) => w !== undefined && this.v2Holds(row, w));
+        const i = this.heldScope(row, wanted);
         if (i < 0 || this.v2Consult(row, scopes[i]!, at, out)) continue;
         untold.add(check);
         break;
@@ -556,10 +556,20 @@ export class ChainState {
         number = this.findAddress(named);
       }
       const contract = scope.contract === undefined ? NONE : number;
-      const rights = this.rightsNumber.get(scope.rights.toLowerCase() as Hex);
+      // Most rights asked are the zero hash, which has no case: no lowercase copy made for them.
+      const rights = this.rightsNumber.get(scope.rights) ?? this.rightsNumber.get(scope.rights.toLowerCase() as Hex);
       if (rights === undefined || (contract === NONE && scope.contract !== undefined)) return undefined;
       return { type: V2_DELEGATION_TYPES.indexOf(scope.type), rights, contract, tokenId: scope.tokenId ?? null };
     });
+  }
+
+  /** Which of `scopes` v2 row `row` is the delegation of (v2Holds), or -1: a loop, not a closure per row. */
+  private heldScope(row: number, scopes: readonly (NumberedScope | undefined)[]): number {
+    for (let i = 0; i < scopes.length; i++) {
+      const scope = scopes[i];
+      if (scope !== undefined && this.v2Holds(row, scope)) return i;
+    }
+    return -1;
   }
 
   /** Whether v2 row `row` is the delegation of `scope`, its parties aside: the fields its hash is of. */
