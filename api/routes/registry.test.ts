@@ -4,15 +4,22 @@
  * spell their addresses with the store's checksum where it gives one; at a past block they are the
  * store's where it tells them, and only the rest are asked of the history.
  */
-import { zeroHash } from "viem";
+import { type Address, type Hex, zeroHash } from "viem";
 import { describe, expect, it } from "vitest";
 import { checksumAddress } from "../../core/keccak";
+import type { Direction } from "../../core/parse";
 import type { Access } from "../access/open";
 import { createApp } from "../app";
+import { toJson } from "../http/json";
+import { ChainState, type Spellings } from "../replica/chain-state";
+import { JsonBytes } from "../replica/json-bytes";
 import type { HistoryStore } from "../store/history-store";
 import type { Store, V1Row, V2Row } from "../store/store";
 import { NO_ALARMS } from "../watch/chain-alarms";
-import { type CheckReads, checksRead } from "./registry";
+import { LISTING_CACHE_BYTES, LISTING_CACHE_MIN_ROWS, ListingCache } from "./listing-cache";
+import { v2Record } from "./records";
+import { type CheckReads, checksRead, wholeListing } from "./registry";
+import { V2_SPEC } from "./v2";
 
 const wallet = (n: number) => `0x${n.toString(16).padStart(40, "0")}` as V1Row["vault"];
 const HOT = wallet(0xff);
@@ -240,5 +247,59 @@ too", async () => {
     expect(res.status, await res.clone().text()).toBe(200);
     expect(await res.json()).toEqual(each);
     expect(asked).toEqual([[VAULTS[0]]]);
+  });
+});
+
+describe("a whole listing from a store that writes its JSON", () => {
+  it("is the records' JSON on either side of the length held, written alike, and only the longer held", async () => {
+    const state = new ChainState();
+    const [small, large, other] = [wallet(0xa1), wallet(0xa2), wallet(0xa3)];
+    let n = 0;
+    const delegate = (from: Address, to: Address) => {
+      n++;
+      const row = { ...v2Rows[0]!, hash: `0x${n.toString(16).padStart(64, "0")}` as Hex, from, to };
+      const entry = { ...row, enabled: true, firstBlock: n, firstLogIndex: 0, updatedBlock: n };
+      state.put(`v2:${row.hash}`, { table: "v2", row: entry }, 0);
+    };
+    // The small wallet one row short of what is held, both ways; the large one at that length.
+    for (let i = 0; i < LISTING_CACHE_MIN_ROWS - 1; i++)
+      delegate(i % 2 === 0 ? small : other, i % 2 === 0 ? other : small);
+    for (let i = 0; i < LISTING_CACHE_MIN_ROWS; i++) delegate(large, other);
+    const view = <T>(data: T) => ({ indexedBlock: 100n, ready: true, data });
+    const written: Address[] = [];
+    const jsonStore = {
+      v2Wallet: async (_: number, w: Address) => {
+        const spelt: Spellings = new Map();
+        const rows = state.v2Wallet(w, spelt);
+        return { ...view(rows), revision: state.walletRevision(w), checksum: (a: Address) => spelt.get(a)! };
+      },
+      v2WalletsJson: async (
+        _: number,
+        wallets: readonly Address[],
+        direction: Direction,
+        block: undefined,
+        most: number,
+      ) => {
+        written.push(...wallets);
+        const out = new JsonBytes();
+        const records = state.v2WalletsJson(wallets, direction, block, most, out)!;
+        return view({ json: out.bytes(), records });
+      },
+    } as unknown as Store;
+    const listings = new ListingCache(LISTING_CACHE_BYTES);
+    for (const w of [small, large, other])
+      for (const direction of ["both", "incoming", "outgoing"] as const) {
+        const rows = state.v2Wallet(w).filter((r) => direction === "both" || V2_SPEC.inDirection(r, w, direction));
+        const listing = await wholeListing(V2_SPEC, jsonStore, listings, 31337, w, direction);
+        const at = `${w} ${direction}`;
+        expect(new TextDecoder().decode(listing!.json), at).toBe(toJson(rows.map((r) => v2Record(r))));
+        expect(listing!.records, at).toBe(rows.length);
+        // Held from the length held on, as before the JSON was written by the store.
+        expect(listings.get(`v2/31337/${w}/${direction}`) !== undefined, at).toBe(
+          rows.length >= LISTING_CACHE_MIN_ROWS,
+        );
+      }
+    // Each listing was asked of the store's JSON first.
+    expect(written.length).toBe(9);
   });
 });

@@ -159,7 +159,7 @@ export type ListingForm<Row> = { name: string; render: (rows: Row[]) => Uint8Arr
 export async function wholeListing<Row>(
   spec: Pick<
     RegistrySpec<string, unknown, unknown, Row, unknown, unknown>,
-    "version" | "wallet" | "inDirection" | "record"
+    "version" | "wallet" | "walletsJson" | "inDirection" | "record"
   >,
   store: Store,
   listings: ListingCache,
@@ -170,6 +170,16 @@ export async function wholeListing<Row>(
 ): Promise<WholeListing | undefined> {
   const key = `${spec.version}/${chainId}/${wallet}/${direction}${form ? `/${form.name}` : ""}`;
   const held = listings.get(key);
+  if (form === undefined && held === undefined) {
+    // Written from the copy where it writes it, but stopped at a length that is held (below).
+    const view = await spec.walletsJson?.(store, chainId, [wallet], direction, undefined, LISTING_CACHE_MIN_ROWS - 1);
+    const written = view?.data;
+    if (view !== undefined && written !== undefined && written.records < LISTING_CACHE_MIN_ROWS) {
+      const { indexedBlock, ready } = view;
+      // The wallet's list, out of the list of lists.
+      return { indexedBlock, ready, json: written.json.subarray(1, -1), records: written.records };
+    }
+  }
   const view = await spec.wallet(store, chainId, wallet, held?.revision, true);
   if (view === undefined) return undefined;
   const { indexedBlock, ready } = view;
