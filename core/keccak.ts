@@ -6,6 +6,7 @@
  */
 import { createKeccak } from "hash-wasm";
 import type { Address, Hex } from "viem";
+import { writeHex } from "./hex";
 
 // One hasher, used start to finish within each synchronous call, so calls cannot interleave.
 const hasher = await createKeccak(256);
@@ -46,15 +47,16 @@ export function checksumAddress(address: string): Address {
   return checksummed;
 }
 
-/** The address being checksummed, as bytes: its case is set in place, then read once as a string. */
+/** The address being checksummed, as text: hashed, then spelt in place and read once as a string. */
 const spelled = Buffer.from("0x".padEnd(42, "0"), "latin1");
+/** The address being spelt, as bytes. */
+const addressBytes = new Uint8Array(20);
 /** An address's EIP-55 case, as `writeChecksumCase` writes it. */
 const caseBits = new Uint8Array(CHECKSUM_CASE_BYTES);
 
 function computeChecksum(address: string): Address {
-  // writeChecksumCase leaves the address's digits in `spelled`, lowercase: they are spelt in place.
   writeChecksumCase(address, caseBits, 0);
-  return spelledInCase(caseBits, 0);
+  return withChecksumCase(address, caseBits, 0);
 }
 
 /**
@@ -77,17 +79,33 @@ export function writeChecksumCase(address: string, into: Uint8Array, at: number)
   }
 }
 
-/** `address` (0x and 40 lowercase hex digits) in the case written at `at` of `bits` by writeChecksumCase. */
+/** `address` (0x and 40 hex digits) in the case written at `at` of `bits` by writeChecksumCase. */
 export function withChecksumCase(address: string, bits: Uint8Array, at: number): Address {
-  spelled.write(address, 0, "latin1");
-  return spelledInCase(bits, at);
-}
-
-/** The lowercase address in `spelled`, in the case written at `at` of `bits`. */
-function spelledInCase(bits: Uint8Array, at: number): Address {
-  for (let i = 0; i < 40; i++) {
-    const char = spelled[i + 2]!;
-    if (char >= 97 /* a */ && (bits[at + (i >> 3)]! & (0x80 >> (i & 7))) !== 0) spelled[i + 2] = char - 32;
-  }
+  writeHex(addressBytes, 0, address);
+  writeInChecksumCase(spelled, 2, addressBytes, 0, bits, at);
   return spelled.toString("latin1", 0, 42) as Address;
 }
+
+/**
+ * Writes the 20-byte address at `start` of `source` into `target` at `at` as 40 hex digits, in the
+ * case written at `bitsAt` of `bits` by writeChecksumCase.
+ */
+export function writeInChecksumCase(
+  target: Uint8Array,
+  at: number,
+  source: Uint8Array,
+  start: number,
+  bits: Uint8Array,
+  bitsAt: number,
+): void {
+  for (let i = 0; i < 20; i++) {
+    const byte = source[start + i]!;
+    // This byte's two digits' bits, shifted to 0x80 and 0x40.
+    const pair = bits[bitsAt + (i >> 2)]! << (2 * (i & 3));
+    target[at++] = ((pair & 0x80) === 0 ? LOWER : UPPER)[byte >> 4]!;
+    target[at++] = ((pair & 0x40) === 0 ? LOWER : UPPER)[byte & 15]!;
+  }
+}
+
+const LOWER = Uint8Array.from("0123456789abcdef", (c) => c.charCodeAt(0));
+const UPPER = Uint8Array.from("0123456789ABCDEF", (c) => c.charCodeAt(0));

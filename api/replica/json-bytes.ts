@@ -4,6 +4,9 @@
  * (ChainState's v2WalletsJson). Made as objects and strings, then serialized, most of its time
  * went to making the strings (docs/performance.md, "Rendering listings").
  */
+
+import { writeInChecksumCase } from "../../core/keccak";
+
 export class JsonBytes {
   private buffer: Buffer;
   length = 0;
@@ -51,24 +54,13 @@ export class JsonBytes {
     return this;
   }
 
-  /**
-   * The 20-byte address at `start` of `source`, as 0x and hex in the EIP-55 case at `caseAt` of
-   * `caseBits` (core/keccak.ts's writeChecksumCase: bit i, high first, uppercases the i-th digit).
-   */
+  /** The 20-byte address at `start` of `source`, as 0x and hex in the EIP-55 case at `caseAt` of `caseBits`. */
   address(source: Uint8Array, start: number, caseBits: Uint8Array, caseAt: number): this {
     this.room(42);
-    const { buffer } = this;
-    let at = this.length;
-    buffer[at++] = ZERO;
-    buffer[at++] = X;
-    for (let i = 0; i < 20; i++) {
-      const byte = source[start + i]!;
-      // This byte's two digits' case bits, shifted to 0x80 and 0x40.
-      const bits = caseBits[caseAt + (i >> 2)]! << (2 * (i & 3));
-      buffer[at++] = ((bits & 0x80) === 0 ? DIGITS : UPPER)[byte >> 4]!;
-      buffer[at++] = ((bits & 0x40) === 0 ? DIGITS : UPPER)[byte & 15]!;
-    }
-    this.length = at;
+    this.buffer[this.length++] = ZERO;
+    this.buffer[this.length++] = X;
+    writeInChecksumCase(this.buffer, this.length, source, start, caseBits, caseAt);
+    this.length += 40;
     return this;
   }
 
@@ -89,5 +81,4 @@ export class JsonBytes {
 export const asciiBytes = (text: string) => Uint8Array.from(text, (c) => c.charCodeAt(0));
 
 const DIGITS = asciiBytes("0123456789abcdef");
-const UPPER = asciiBytes("0123456789ABCDEF");
 const [ZERO, X] = [..."0x"].map((c) => c.charCodeAt(0)) as [number, number];
