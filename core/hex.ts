@@ -9,7 +9,12 @@ export function writeHex(target: Uint8Array, offset: number, hex: string): numbe
   return at;
 }
 
-const nibble = (code: number) => (code <= 57 ? code - 48 : (code | 32) - 87);
+/**
+ * A hex digit's value, without a branch: digits are 0x30–0x39, letters 0x41–0x46 and 0x61–0x66, so
+ * the low four bits are the digit's (a letter's less 9) and bit 6 says letter. With a branch, random
+ * hex mispredicted often enough to show in the copy's lookups (docs/performance.md).
+ */
+const nibble = (code: number) => (code & 15) + 9 * (code >> 6);
 
 /**
  * Writes `value` (0 ≤ value < 2^256) into `target` from `offset` as 32 big-endian bytes, as

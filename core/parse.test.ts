@@ -1,6 +1,7 @@
-import { maxUint256, zeroHash } from "viem";
+import { getAddress, maxUint256, zeroHash } from "viem";
 import { describe, expect, it } from "vitest";
 import {
+  ADDRESS_PATTERN,
   ParseError,
   parseAddress,
   parseBlockNumber,
@@ -12,6 +13,9 @@ import {
   parseTimestamp,
   parseUint256,
 } from "./parse";
+import { xorshift32 } from "./xorshift";
+
+const SEED = Number(process.env.SEED ?? Date.now() % 2 ** 31);
 
 describe("parseAddress", () => {
   const checksummed = "0x00000000000000447e69651d841bD8D104Bed493";
@@ -32,6 +36,31 @@ describe("parseAddress", () => {
     ["empty", ""],
   ])("rejects %s", (_, input) => {
     expect(() => parseAddress(input)).toThrow(ParseError);
+  });
+
+  it(`takes what the declared pattern and EIP-55 take, on seeded near-addresses (SEED=${SEED})`, () => {
+    const next = xorshift32(SEED ^ 0x27d4eb2d);
+    // Hex digits of both cases, the characters beside their ranges, and wide ones whose low byte is a digit's.
+    const alphabet = "0123456789abcdefABCDEF/:@G`gxX\u00e9 \u0130\u0166";
+    const pattern = new RegExp(ADDRESS_PATTERN);
+    for (let i = 0; i < 20_000; i++) {
+      const hex = Array.from({ length: 40 }, () => "0123456789abcdef"[next() % 16]).join("");
+      const spellings = [`0x${hex}`, getAddress(`0x${hex}`), `0x${hex.toUpperCase()}`];
+      let input = spellings[next() % 3]!;
+      // Most inputs changed a little: a character swapped, one added or one taken away.
+      const edit = next() % 5;
+      const at = next() % (input.length + 1);
+      const char = alphabet[next() % alphabet.length]!;
+      if (edit === 1) input = input.slice(0, at) + char + input.slice(at + 1);
+      if (edit === 2) input = input.slice(0, at) + char + input.slice(at);
+      if (edit === 3) input = input.slice(0, at) + input.slice(at + 1);
+      const lower = input.toLowerCase();
+      const digits = input.slice(2);
+      const takes =
+        pattern.test(input) && (lower === input || digits === digits.toUpperCase() || getAddress(lower) === input);
+      if (takes) expect(parseAddress(input), input).toBe(lower);
+      else expect(() => parseAddress(input), input).toThrow(ParseError);
+    }
   });
 });
 
