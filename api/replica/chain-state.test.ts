@@ -463,13 +463,13 @@ reorganizations, version counters", () => {
 });
 
 describe(`v2Consulted against v2Enabled by hash, over seeded random rows (SEED=${SEED})`, () => {
-  it("finds by fields in short lists, by hash in long ones, what the hashes find, at the head and before", () => {
+  it("finds by fields among a pair's few rows, by hash among many, as the hashes find, at the head and before", () => {
     const next = xorshift32(SEED ^ 0x5be0cd19);
     const int = (n: number) => next() % n;
     const pick = <T>(items: readonly T[]) => items[int(items.length)]!;
     const D = "0x00000000000000000000000000000000000000dd" as Address;
     const wallets = [A, B, C, D];
-    // Two hubs whose lists are longer than SCAN_ROWS: a check between them is looked up by hash.
+    // Two hubs with more than SCAN_ROWS rows between them: a check between them is looked up by hash.
     const hubFrom: Address = "0x00000000000000000000000000000000000000f1";
     const hubTo: Address = "0x00000000000000000000000000000000000000f2";
     const filler = (n: number) => `0x${(0x1000 + n).toString(16).padStart(40, "0")}` as Address;
@@ -478,14 +478,14 @@ describe(`v2Consulted against v2Enabled by hash, over seeded random rows (SEED=$
     const rightsValues = [zeroHash, `0x${"ab".repeat(32)}` as Hex];
     const s = new ChainState();
     let position = 0;
-    const row = (from: Address, to: Address, updatedBlock: number): StateRow => {
-      const delegationType = pick(types);
+    const row = (from: Address, to: Address, updatedBlock: number, contract?: Address): StateRow => {
+      const delegationType = contract === undefined ? pick(types) : "CONTRACT";
       const key = {
         type: delegationType,
         from,
         to,
         rights: pick(rightsValues),
-        contract: delegationType === "ALL" ? undefined : pick(contracts),
+        contract: delegationType === "ALL" ? undefined : (contract ?? pick(contracts)),
         tokenId: delegationType === "ERC721" || delegationType === "ERC1155" ? BigInt(int(2)) : undefined,
       };
       position++;
@@ -512,7 +512,8 @@ describe(`v2Consulted against v2Enabled by hash, over seeded random rows (SEED=$
       else rows.set(r.row.hash, r.row);
     };
     for (let i = 0; i <= SCAN_ROWS; i++) {
-      for (const r of [row(hubFrom, filler(i), 1 + int(20)), row(filler(i), hubTo, 1 + int(20))]) {
+      const spokes = [row(hubFrom, filler(i), 1 + int(20)), row(filler(i), hubTo, 1 + int(20))];
+      for (const r of [...spokes, row(hubFrom, hubTo, 1 + int(20), filler(i))]) {
         put(s, r);
         keep(r);
       }

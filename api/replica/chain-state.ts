@@ -22,6 +22,7 @@ import {
 import type { Told, V1Row, V2Row } from "../store/store";
 import { ByteKeys, withRoom } from "./byte-keys";
 import { asciiBytes, type JsonBytes } from "./json-bytes";
+import { PairIndex } from "./pair-index";
 
 /** A row of v2_delegation, as held in memory. */
 export type V2Entry = V2Row & {
@@ -110,10 +111,10 @@ type V2RowAt = (row: number) => typeof AS_HELD | typeof NOT_YET | typeof UNTOLD;
 type NumberedScope = { type: number; rights: number; contract: number; tokenId: bigint | null };
 
 /**
- * The longest wallet list a v2 check walks to find its pair's rows by their fields; past it (both
- * parties name more rows), the check's hashes are looked up. Walking a row costs a few typed-array
- * reads; a hash (core/keccak.ts) about a microsecond and a half on a 2-core VM, and a check takes up
- * to six.
+ * The most rows of its pair a v2 check walks to find its delegations by their fields; past it (a
+ * vault that delegated that many contracts or tokens to one wallet), the check's hashes are looked
+ * up. Walking a row costs a few typed-array reads; a hash (core/keccak.ts) about a microsecond and a
+ * half on a 2-core VM, and a check takes up to six.
  */
 export const SCAN_ROWS = 128;
 
@@ -186,11 +187,6 @@ class RowLists {
   /** The wallet's first row (NONE: it has none); `next` walks on without an array. */
   first(wallet: number): number {
     return wallet < 0 || wallet * STRIDE >= this.lists.length ? NONE : this.lists[wallet * STRIDE + HEAD]!;
-  }
-
-  /** Whether the row's wallets are `a` and `b`, in that order. */
-  names(row: number, a: number, b: number): boolean {
-    return this.links[row * STRIDE + A] === a && this.links[row * STRIDE + B] === b;
   }
 
   next(row: number, wallet: number): number {
@@ -276,6 +272,8 @@ export class ChainState {
   /** v2_delegation, by hash; its wallets are its list's (from, to), in first-enable order. */
   private readonly v2Keys = new ByteKeys(32);
   private readonly v2Lists = new RowLists((x, y) => this.v2Before(x, y));
+  /** v2 rows by their (from, to): a check's, found without walking a party's list. */
+  private readonly v2Pairs = new PairIndex();
   private readonly v2 = {
     flags: new Uint8Array(0),
     type: new Uint8Array(0),
@@ -364,6 +362,7 @@ export class ChainState {
     this.v2TokenId[id] = row.tokenId;
     this.v2Amount[id] = row.amount;
     const [from, to] = [this.address(row.from), this.address(row.to)];
+    this.v2Pairs.add(id, from, to);
     if (!samePlace) this.v2Lists.link(id, from, to);
     this.listingsChanged(from, to);
   }
@@ -487,10 +486,10 @@ export class ChainState {
   }
 
   /**
-   * The enabled rows the checks consult `at` a block; a check with a live one untold is untold. A check's rows are
-   * found by their fields in the shorter of its parties' lists, without hashing (most pairs a
+   * The enabled rows the checks consult `at` a block; a check with a live one untold is untold. A
+   * check's rows are found by their fields among its pair's rows, without hashing (most pairs a
    * snapshot asks about have none; a party the copy has never seen has none); by its hashes when
-   * both lists are longer than SCAN_ROWS.
+   * its pair has more than SCAN_ROWS rows.
    */
   private v2ConsultedUnless(checks: readonly V2Check[], at: V2RowAt): Told<V2Check, Map<V2Scope, V2State>> {
     const out = new Map<V2Scope, V2State>();
@@ -501,8 +500,7 @@ export class ChainState {
       const from = this.findAddress(check.from);
       const to = from === NONE ? NONE : this.findAddress(check.to);
       if (to === NONE) continue;
-      const wallet = this.v2Lists.size(from) <= this.v2Lists.size(to) ? from : to;
-      if (this.v2Lists.size(wallet) > SCAN_ROWS) {
+      if (this.v2Pairs.count(from, to) > SCAN_ROWS) {
         // Read here only: a check is hashed when its hashes are first read.
         const { hashes } = check;
         for (let i = 0; i < scopes.length; i++) {
@@ -514,8 +512,7 @@ export class ChainState {
       }
       // The scopes as this numbers fields, once the pair has a row.
       let wanted: (NumberedScope | undefined)[] | undefined;
-      for (let row = this.v2Lists.first(wallet); row !== NONE; row = this.v2Lists.next(row, wallet)) {
-        if (!this.v2Lists.names(row, from, to)) continue;
+      for (let row = this.v2Pairs.first(from, to); row !== NONE; row = this.v2Pairs.next(row)) {
         wanted ??= this.numbered(scopes);
         const i = this.heldScope(row, wanted);
         if (i < 0 || this.v2Consult(row, scopes[i]!, at, out)) continue;
