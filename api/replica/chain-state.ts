@@ -500,7 +500,8 @@ export class ChainState {
       const from = this.findAddress(check.from);
       const to = from === NONE ? NONE : this.findAddress(check.to);
       if (to === NONE) continue;
-      if (this.v2Pairs.count(from, to) > SCAN_ROWS) {
+      const count = this.v2Pairs.count(from, to);
+      if (count > SCAN_ROWS) {
         // Read here only: a check is hashed when its hashes are first read.
         const { hashes } = check;
         for (let i = 0; i < scopes.length; i++) {
@@ -512,7 +513,9 @@ export class ChainState {
       }
       // The scopes as this numbers fields, once the pair has a row.
       let wanted: (NumberedScope | undefined)[] | undefined;
-      for (let row = this.v2Pairs.first(from, to); row !== NONE; row = this.v2Pairs.next(row)) {
+      // The next row read only when there is one: most pairs have one row, and each read misses the cache.
+      for (let row = this.v2Pairs.first(from, to), left = count; left > 0; left--) {
+        if (left < count) row = this.v2Pairs.next(row);
         wanted ??= this.numbered(scopes);
         const i = this.heldScope(row, wanted);
         if (i < 0 || this.v2Consult(row, scopes[i]!, at, out)) continue;
