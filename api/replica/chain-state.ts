@@ -130,12 +130,12 @@ const A = 0;
 const B = 1;
 const NEXT_A = 2;
 const NEXT_B = 3;
-/** A wallet's fields in RowLists' `lists`: its list's first and last rows, and its length. */
+/** A wallet's fields in RowLists' `lists`: its list's first and last rows. */
 const HEAD = 0;
 const TAIL = 1;
-const COUNT = 2;
-/** Fields per row and per wallet: side by side, a row's (or a wallet's) lie in one cache line. */
+/** Fields per row, and per wallet: side by side, a row's (or a wallet's) lie in one cache line. */
 const STRIDE = 4;
+const WALLET_STRIDE = 2;
 
 /**
  * Per wallet, a linked list of the rows that name it. A row names two wallets (the same one for a
@@ -158,9 +158,7 @@ class RowLists {
 
   link(row: number, a: number, b: number) {
     this.links = withRoom(this.links, (row + 1) * STRIDE);
-    const known = this.lists.length / STRIDE;
-    this.lists = withRoom(this.lists, (Math.max(a, b) + 1) * STRIDE, NONE);
-    for (let wallet = known; wallet < this.lists.length / STRIDE; wallet++) this.lists[wallet * STRIDE + COUNT] = 0;
+    this.lists = withRoom(this.lists, (Math.max(a, b) + 1) * WALLET_STRIDE, NONE);
     this.links[row * STRIDE + A] = a;
     this.links[row * STRIDE + B] = b;
     this.insert(row, a);
@@ -179,14 +177,11 @@ class RowLists {
     return rows;
   }
 
-  /** How many rows name the wallet. */
-  size(wallet: number): number {
-    return wallet < 0 || wallet * STRIDE >= this.lists.length ? 0 : this.lists[wallet * STRIDE + COUNT]!;
-  }
-
   /** The wallet's first row (NONE: it has none); `next` walks on without an array. */
   first(wallet: number): number {
-    return wallet < 0 || wallet * STRIDE >= this.lists.length ? NONE : this.lists[wallet * STRIDE + HEAD]!;
+    return wallet < 0 || wallet * WALLET_STRIDE >= this.lists.length
+      ? NONE
+      : this.lists[wallet * WALLET_STRIDE + HEAD]!;
   }
 
   next(row: number, wallet: number): number {
@@ -200,8 +195,7 @@ class RowLists {
   }
 
   private insert(row: number, wallet: number) {
-    const at = wallet * STRIDE;
-    this.lists[at + COUNT] = this.lists[at + COUNT]! + 1;
+    const at = wallet * WALLET_STRIDE;
     const tail = this.lists[at + TAIL]!;
     if (tail === NONE || this.before === undefined || this.before(tail, row)) {
       this.setNext(row, wallet, NONE);
@@ -220,12 +214,11 @@ class RowLists {
   }
 
   private remove(row: number, wallet: number) {
-    const at = wallet * STRIDE;
+    const at = wallet * WALLET_STRIDE;
     let previous = NONE;
     let next = this.lists[at + HEAD]!;
     while (next !== row && next !== NONE) [previous, next] = [next, this.next(next, wallet)];
     if (next === NONE) return;
-    this.lists[at + COUNT] = this.lists[at + COUNT]! - 1;
     const after = this.next(row, wallet);
     if (previous === NONE) this.lists[at + HEAD] = after;
     else this.setNext(previous, wallet, after);
