@@ -1,5 +1,6 @@
 import type { Address } from "viem";
 import { type ChainEntry, chainById } from "./chains";
+import { ADDRESS_PATTERN } from "./parse";
 
 /**
  * The plan `npm start` works out before it runs Ponder: the chains to index, their RPC URLs, and on
@@ -26,7 +27,7 @@ export function encodePlan(plan: readonly IndexedChain[]): string {
   return JSON.stringify(plan.map(({ chain, rpc, ws, v1, v2 }) => ({ id: chain.id, rpc, ws, v1, v2 })));
 }
 
-const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+const ADDRESS = new RegExp(ADDRESS_PATTERN);
 
 /** A URL Ponder can subscribe to new blocks on (its chains' `ws`). */
 export const isWebSocketUrl = (url: string) => /^wss?:\/\/./.test(url);

@@ -7,6 +7,7 @@
  * (api/http/json.ts writes even an undefined field as `null`). Integers are exact JSON numbers, up to
  * 2^256-1: a client must parse them without rounding (they are not strings).
  */
+import { ADDRESS_PATTERN } from "../../core/parse";
 import { V1_EVENT_NAME, type V1Type } from "../../core/v1";
 import { V2_DELEGATION_TYPES, V2_EVENT_NAME, V2_RECORD_TYPE } from "../../core/v2";
 import { KEY_FORMAT } from "../access/key";
@@ -28,7 +29,7 @@ const V1_TYPE = Object.keys(V1_EVENT_NAME) as V1Type[];
 const V1_EVENT = [...Object.values(V1_EVENT_NAME), "RevokeAllDelegates", "RevokeDelegate"];
 
 // The API writes addresses in EIP-55 case; the pattern takes any case, as the inputs do (docs/api.md).
-const address = (description: string) => ({ type: "string", pattern: "^0x[0-9a-fA-F]{40}$", description });
+const address = (description: string) => ({ type: "string", pattern: ADDRESS_PATTERN, description });
 const addressOrNull = (description: string) => ({ ...address(description), type: ["string", "null"] });
 // bytes32 values are stored lowercase (Ponder's hex columns, the indexer's rights) and written as stored.
 const bytes32 = (description: string) => ({ type: "string", pattern: "^0x[0-9a-f]{64}$", description });
