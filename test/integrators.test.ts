@@ -10,7 +10,7 @@
  * 2. `/vaults`: for queries of every `type` drawn from what the writes wrote, the answer is exactly
  *    the vaults among every address any write used (and 0x0, 0x1, an unused one) whose check
  *    (checkDelegateFor*) answers true or a non-zero amount, with the amount for erc20 and erc1155;
- *    pages of 2 or 3 add up to the whole list at the first page's block.
+ *    pages of 1 to 3 add up to the whole list at the first page's block.
  * 3. `POST /registry/v{1,2}/wallets`: each entry is its wallet's own GET listing at the answer's block
  *    (same `direction`), and the contract's; wallets repeated, and one no write used.
  * 4. Hashes: `GET /registry/v2/delegation/:hash` is getDelegationsFromHashes([hash]) at the block, a

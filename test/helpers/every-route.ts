@@ -10,7 +10,7 @@
  *
  * Nothing here uses the service's code to decide what is right.
  */
-import { type Address, getAddress, type Hex, toHex } from "viem";
+import { type Address, getAddress, type Hex, toHex, zeroHash } from "viem";
 import type { Direction } from "../../core/parse";
 import { type Answer, ask } from "../../devkit/ask";
 import { blockToCompare, type CompareAt, type Mismatch, type Oracle, pathAt } from "../../devkit/compare";
@@ -19,6 +19,7 @@ import { abis } from "../../devkit/oracle";
 import { pool } from "../../devkit/pool";
 import { type Rng, spellAddress } from "../../devkit/random";
 import { chainClient, ethCalls } from "../../devkit/rpc";
+import type { Key } from "../../devkit/v1/calls";
 import * as v1c from "../../devkit/v1/checks";
 import * as v2c from "../../devkit/v2/checks";
 import { batchHeaders } from "./batch";
@@ -30,7 +31,7 @@ import type { Position } from "./position";
 import type { SeededWrites } from "./seeded-writes";
 import { v1Listings } from "./v1/listing";
 import { Model } from "./v1/model";
-import { firstEnabled } from "./v2/events";
+import { type ChainEvent, firstEnabled } from "./v2/events";
 import { expectedRecord, normalize as normalizeV2, v2Listings } from "./v2/listing";
 import { contractVaults, type VaultKit, vaultsPath } from "./vaults";
 
@@ -211,7 +212,12 @@ export class EveryRoute {
   private drawVaultQueries(version: Version, n: number): VaultQuery[] {
     const { writes, chainId } = this.world;
     const inForce = version === "v1" ? this.modelAt(writes.lastWriteBlock).inForce() : [];
-    return Array.from({ length: n }, () => {
+    const crowded = this.crowdedQuery(
+      version,
+      inForce.map((d) => d.key),
+    );
+    return Array.from({ length: n }, (_, i) => {
+      if (i === 0 && crowded) return crowded;
       if (version === "v2") {
         const spec = v2c.randomCheck(this.rng, writes.pools.v2, writes.generators.v2.history);
         return { spec, path: vaultsPath(this.rng, v2c.checkUrl(this.rng, chainId, spec), spec.to) };
@@ -220,6 +226,42 @@ export class EveryRoute {
       const spec = v1c.randomCheck(this.rng, writes.pools.v1, writes.generators.v1.delegations, keys);
       return { spec, path: vaultsPath(this.rng, v1c.checkUrl(this.rng, chainId, spec), spec.delegate) };
     });
+  }
+
+  /**
+   * The `all` vaults query of the hot wallet most vaults delegate everything to (v2: with empty
+   * rights), by the writes' own record: random queries seldom find more than two vaults, and pages
+   * need several.
+   */
+  private crowdedQuery(version: Version, v1InForce: readonly Key[]): VaultQuery | undefined {
+    const vaultsOf = new Map<Address, Set<Address>>();
+    const add = (hot: Address, vault: Address) => {
+      const key = getAddress(hot);
+      vaultsOf.set(key, (vaultsOf.get(key) ?? new Set()).add(getAddress(vault)));
+    };
+    if (version === "v1") {
+      for (const k of v1InForce) if (k.type === "ALL") add(k.delegate, k.vault);
+    } else {
+      const last = new Map<Hex, ChainEvent>();
+      for (const e of this.world.writes.v2Events) last.set(e.hash, e);
+      for (const e of last.values())
+        if (e.type === "ALL" && e.enabling && BigInt(e.args.rights) === 0n) add(e.args.to, e.args.from);
+    }
+    const [hot] = [...vaultsOf].reduce<[Address | undefined, number]>(
+      (best, [h, vaults]) => (vaults.size > best[1] ? [h, vaults.size] : best),
+      [undefined, 0],
+    );
+    if (!hot) return undefined;
+    const { rng, world } = this;
+    const spec =
+      version === "v2"
+        ? { kind: "all" as const, to: hot, from: hot, contract: hot, tokenId: 0n, rights: zeroHash }
+        : { kind: "all" as const, delegate: hot, vault: hot, contract: hot, tokenId: 0n };
+    const url =
+      version === "v2"
+        ? v2c.checkUrl(rng, world.chainId, spec as v2c.CheckSpec)
+        : v1c.checkUrl(rng, world.chainId, spec as v1c.CheckSpec);
+    return { spec, path: vaultsPath(rng, url, hot) };
   }
 
   /**
@@ -422,9 +464,9 @@ export class EveryRoute {
     }
     for (const hash of this.drawHashes(sizes.hashes, extraHashes)) asks.push(() => this.askHash(base, hash, at));
     const judges = await pool(asks, 8, (f) => f());
-    // Vaults in pages: queries whose whole answer held 3 vaults or more, so that pages of 2 or 3 are several.
-    const several = rng.shuffle(found.filter((f) => f.n >= 3)).slice(0, sizes.vaultPaged);
-    const limit = (n: number) => (n > 3 ? rng.pick([2, 3]) : 2);
+    // Vaults in pages: queries whose whole answer held 2 vaults or more, in pages of fewer.
+    const several = rng.shuffle(found.filter((f) => f.n >= 2)).slice(0, sizes.vaultPaged);
+    const limit = (n: number) => rng.pick([1, 2, 3].filter((l) => l < n));
     judges.push(...(await pool(several, 8, (f) => this.askVaults(base, f.version, f.query, at, limit(f.n)))));
     return judges;
   }
