@@ -176,6 +176,11 @@ export const v1Delegation = onchainTable(
     pairVersion: t.integer().notNull(),
     createdBlock: t.bigint().notNull(),
     createdLogIndex: t.integer().notNull(),
+    /**
+     * Where the key was first written (set: writes that unset what was never set write no row);
+     * before it the key was in none of the contract's sets.
+     */
+    firstBlock: t.bigint().notNull(),
     updatedBlock: t.bigint().notNull(),
   }),
   (table) => ({

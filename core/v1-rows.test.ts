@@ -57,7 +57,7 @@ describe("v1DelegateWrites", () => {
       value: true,
       revokedDelegate: null,
     });
-    expect(put.v1Delegation).toEqual({ chainId: 7, ...key, ...state, updatedBlock: 9n });
+    expect(put.v1Delegation).toEqual({ chainId: 7, ...key, ...state, firstBlock: 9n, updatedBlock: 9n });
     expect(insert.v1DelegationChange).toEqual({
       chainId: 7,
       ...key,
@@ -85,20 +85,24 @@ describe("v1DelegateWrites", () => {
   });
 
   it("keeps the creation of a delegation in force, and creates anew one that a revocation voided", () => {
-    const prev: V1State & { updatedBlock: bigint } = {
+    const prev: V1State & { firstBlock: bigint; updatedBlock: bigint } = {
       enabled: true,
       vaultVersion: 0,
       pairVersion: 0,
       createdBlock: 4n,
       createdLogIndex: 1,
+      firstBlock: 3n,
       updatedBlock: 4n,
     };
     const kept = v1DelegateWrites(place(9n, 2), tokenLog(true), prev, current).put.v1Delegation;
     expect(kept).toMatchObject({ createdBlock: 4n, createdLogIndex: 1, updatedBlock: 9n });
     const voided = v1DelegateWrites(place(9n, 2), tokenLog(true), prev, { vault: 1, pair: 0 }).put.v1Delegation;
     expect(voided).toMatchObject({ vaultVersion: 1, createdBlock: 9n, createdLogIndex: 2 });
-    const unset = v1DelegateWrites(place(9n, 2), tokenLog(false), prev, current).insert.v1DelegationChange;
-    expect(unset).toMatchObject({ enabled: false, createdBlock: 4n, blockNumber: 9n });
+    const unset = v1DelegateWrites(place(9n, 2), tokenLog(false), prev, current);
+    expect(unset.insert.v1DelegationChange).toMatchObject({ enabled: false, createdBlock: 4n, blockNumber: 9n });
+    // Where the key was first written, whatever was written since: the change rows do not carry it.
+    for (const row of [kept, voided, unset.put.v1Delegation]) expect(row?.firstBlock).toBe(3n);
+    expect(unset.insert.v1DelegationChange).not.toHaveProperty("firstBlock");
   });
 });
 

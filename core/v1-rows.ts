@@ -55,12 +55,13 @@ const delegationColumns = (chainId: number, key: V1Key, s: V1State) => ({
 /**
  * A delegateFor* event's rows, given its key's v1_delegation row before it (none: never written)
  * and the current versions of its vault and pair: v1_event; unless it unsets what was never set,
- * the key's v1_delegation row and its v1_delegation_change; and chain_head.
+ * the key's v1_delegation row and its v1_delegation_change; and chain_head. The row keeps the block
+ * it was first written at: before it the key was in no set (the copy tells such blocks).
  */
 export function v1DelegateWrites(
   at: EventPlace,
   { key, value }: V1Delegated,
-  prev: V1State | undefined,
+  prev: (V1State & { firstBlock: bigint }) | undefined,
   current: V1Versions,
 ) {
   const next = v1NextState(prev, value, current, { block: at.block.number, logIndex: at.logIndex });
@@ -77,7 +78,12 @@ export function v1DelegateWrites(
     },
     put: {
       chainHead: chainHeadRow(at),
-      v1Delegation: next && Object.assign(delegationColumns(at.chainId, key, next), { updatedBlock: at.block.number }),
+      v1Delegation:
+        next &&
+        Object.assign(delegationColumns(at.chainId, key, next), {
+          firstBlock: prev?.firstBlock ?? at.block.number,
+          updatedBlock: at.block.number,
+        }),
     },
   };
 }

@@ -66,6 +66,7 @@ const v1 = (vault: Address, delegate: Address, at: [number, number], more: Parti
     pairVersion: 0,
     createdBlock: at[0],
     createdLogIndex: at[1],
+    firstBlock: at[0],
     updatedBlock: at[0],
     ...more,
   },
@@ -176,7 +177,8 @@ describe("ChainState", () => {
     s.block = 9;
     expect(s.v1InForceAt([key], 4)).toEqual([key]);
     expect(s.v1InForceAt([key], 10)).toBeUndefined();
-    expect(s.v1InForceAt([key], 3)).toBeUndefined();
+    // Before the key was first written it was in no set: told, and not in force.
+    expect(s.v1InForceAt([key], 3)).toEqual([]);
     put(s, { table: "pair", row: { vault: A, delegate: C, version: 1, updatedBlock: 6 } });
     expect(s.v1InForceAt([key], 5)).toEqual([key]);
     put(s, { table: "pair", row: { vault: A, delegate: B, version: 1, updatedBlock: 7 } });
@@ -191,6 +193,23 @@ describe("ChainState", () => {
     expect(s.v1InForceAt([key], 4)).toEqual([key]);
     // No row for the key: nothing in force, at any block.
     expect(s.v1InForceAt([{ ...key, delegate: C }], 1)).toEqual([]);
+  });
+
+  it("v1InForceAt: before a key's first write nothing, whatever changed since; after it, only what did not", () => {
+    const s = new ChainState();
+    const key = { type: "ALL", vault: A, delegate: B, contract: zeroAddress, tokenId: 0n } as const;
+    // First written at 2, voided by the vault at 3, delegated again at 5 and written at 6.
+    put(s, { table: "vault", row: { vault: A, version: 1, updatedBlock: 3 } });
+    put(s, v1(A, B, [5, 0], { vaultVersion: 1, firstBlock: 2, updatedBlock: 6 }));
+    s.block = 9;
+    expect(s.v1InForceAt([key], 6)).toEqual([key]);
+    for (const block of [2, 3, 4, 5]) expect(s.v1InForceAt([key], block), `block ${block}`).toBeUndefined();
+    for (const block of [0, 1]) expect(s.v1InForceAt([key], block), `block ${block}`).toEqual([]);
+    const other = { ...key, delegate: C };
+    put(s, v1(A, C, [7, 0], { vaultVersion: 1 }));
+    expect(s.v1ConsultedAt([key, other], 1)).toEqual({ found: new Set(), untold: new Set() });
+    expect(s.v1ConsultedAt([key, other], 4)).toEqual({ found: new Set(), untold: new Set([key]) });
+    expect(s.v1ConsultedAt([key, other], 7)).toEqual({ found: new Set([key, other]), untold: new Set() });
   });
 
   it("remembers the rows each block past the final one changed, and forgets final blocks", () => {
@@ -377,6 +396,8 @@ reorganizations, version counters", () => {
       } else if (kind < 8) {
         const key = pick(v1Keys);
         const [createdBlock, createdLogIndex] = int(2) === 0 ? position() : int(3) === 0 ? earlier() : [1, 0];
+        // First written at or before its last write, and kept, as the indexer writes it (core/v1-rows.ts).
+        const old = plain.v1.get(v1KeyString(key));
         row = {
           table: "v1",
           row: {
@@ -386,6 +407,7 @@ reorganizations, version counters", () => {
             pairVersion: int(3),
             createdBlock,
             createdLogIndex,
+            firstBlock: old?.firstBlock ?? int(step + 1),
             updatedBlock: step,
           },
         };

@@ -33,7 +33,8 @@ export type V2Entry = V2Row & {
   updatedBlock: number;
 };
 /** A row of v1_delegation. */
-export type V1Entry = V1Row & Omit<V1State, "createdBlock"> & { createdBlock: number; updatedBlock: number };
+export type V1Entry = V1Row &
+  Omit<V1State, "createdBlock"> & { createdBlock: number; firstBlock: number; updatedBlock: number };
 /** A row of v1_vault_version (`delegate` undefined) or v1_pair_version. */
 export type VersionEntry = { vault: Address; delegate?: Address; version: number; updatedBlock: number };
 
@@ -98,14 +99,17 @@ const heldBlock = (block: number) => Math.min(block, UNKNOWN_BLOCK);
 const changedAfter = (held: number, block: number) => held === UNKNOWN_BLOCK || held > block;
 
 /**
- * What a v2 row says of a past block: it held then as it holds now; it did not exist yet (before
- * its first enable the contract held nothing under its hash: core/v2-rows.ts keeps firstBlock
- * through revokes and re-enables); or it changed since, and only the history can tell.
+ * What a row says of a past block: it held then as it holds now; it did not exist yet (before a v2
+ * row's first enable the contract held nothing under its hash, before a v1 key's first write it was
+ * in no set: core/v2-rows.ts and core/v1-rows.ts keep firstBlock through later writes); or it
+ * changed since, and only the history can tell.
  */
 const AS_HELD = 0;
 const NOT_YET = 1;
 const UNTOLD = 2;
-type V2RowAt = (row: number) => typeof AS_HELD | typeof NOT_YET | typeof UNTOLD;
+type RowAt = (row: number) => typeof AS_HELD | typeof NOT_YET | typeof UNTOLD;
+/** What every row says of the block held. */
+const HELD: RowAt = () => AS_HELD;
 
 /** A check's scope in a copy's numbers (ChainState's `numbered`). */
 type NumberedScope = { type: number; rights: number; contract: number; tokenId: bigint | null };
@@ -292,6 +296,7 @@ export class ChainState {
     pairVersion: new Uint32Array(0),
     createdBlock: new Float64Array(0),
     createdLogIndex: new Uint32Array(0),
+    firstBlock: new Uint32Array(0),
     updatedBlock: new Uint32Array(0),
   };
 
@@ -372,6 +377,8 @@ export class ChainState {
     this.v1.pairVersion[id] = row.pairVersion;
     this.v1.createdBlock[id] = row.createdBlock;
     this.v1.createdLogIndex[id] = row.createdLogIndex;
+    // Held no later than it is, so a block before it held is before it.
+    this.v1.firstBlock[id] = heldBlock(row.firstBlock);
     this.v1.updatedBlock[id] = heldBlock(row.updatedBlock);
   }
 
@@ -455,7 +462,7 @@ export class ChainState {
   }
 
   /** The enabled rows among `hashes` `at` a block, in one pass; undefined once a live row is untold. */
-  private v2EnabledUnless(hashes: readonly Hex[], at: V2RowAt): Map<Hex, V2State> | undefined {
+  private v2EnabledUnless(hashes: readonly Hex[], at: RowAt): Map<Hex, V2State> | undefined {
     const out = new Map<Hex, V2State>();
     for (const hash of hashes) {
       if (!this.v2Consult(this.v2Keys.find(this.hashBytes(hash)), hash, at, out)) return undefined;
@@ -484,7 +491,7 @@ export class ChainState {
    * snapshot asks about have none; a party the copy has never seen has none); by its hashes when
    * its pair has more than SCAN_ROWS rows.
    */
-  private v2ConsultedUnless(checks: readonly V2Check[], at: V2RowAt): Told<V2Check, Map<V2Scope, V2State>> {
+  private v2ConsultedUnless(checks: readonly V2Check[], at: RowAt): Told<V2Check, Map<V2Scope, V2State>> {
     const out = new Map<V2Scope, V2State>();
     const untold = new Set<V2Check>();
     for (const check of checks) {
@@ -520,7 +527,7 @@ export class ChainState {
   }
 
   /** Puts row `row`'s state in `out` under `key` if it is enabled; false if it is live and untold `at`. */
-  private v2Consult<K>(row: number, key: K, at: V2RowAt, out: Map<K, V2State>): boolean {
+  private v2Consult<K>(row: number, key: K, at: RowAt, out: Map<K, V2State>): boolean {
     if (row === NONE || (this.v2.flags[row]! & LIVE) === 0) return true;
     const then = at(row);
     if (then === UNTOLD) return false;
@@ -530,7 +537,7 @@ export class ChainState {
   }
 
   /** What each v2 row says of `block` (at most the one held). */
-  private v2RowAt(block: number): V2RowAt {
+  private v2RowAt(block: number): RowAt {
     return (row) =>
       block < this.v2.firstBlock[row]! ? NOT_YET : changedAfter(this.v2.updatedBlock[row]!, block) ? UNTOLD : AS_HELD;
   }
@@ -643,65 +650,68 @@ export class ChainState {
 
   /** The keys among `keys` in force, in creation order: the keys themselves, not rows rebuilt from bytes. */
   v1InForce(keys: readonly V1Key[]): V1Row[] {
-    return this.v1InForceUnless(keys, () => false)!;
+    return this.v1InForceUnless(keys, HELD)!;
   }
 
   /**
-   * v1InForce as at `block`, when it is at most the one this holds and none of the rows it reads
-   * changed after it: each key's row, its vault's version and its pair's. Undefined: one did.
+   * v1InForce as at `block`, when it is at most the one this holds and each key's row tells it
+   * (v1RowAt). Undefined: one does not.
    */
   v1InForceAt(keys: readonly V1Key[], block: number): V1Row[] | undefined {
     if (block > this.block) return undefined;
-    return this.v1InForceUnless(keys, this.v1ChangedAfter(block));
+    return this.v1InForceUnless(keys, this.v1RowAt(block));
   }
 
-  /** The keys in force among `keys`, in one pass; undefined once a live key row is `changed`. */
-  private v1InForceUnless(keys: readonly V1Key[], changed: (row: number) => boolean): V1Row[] | undefined {
+  /** The keys in force among `keys`, in one pass; undefined once a live key row is untold `at`. */
+  private v1InForceUnless(keys: readonly V1Key[], at: RowAt): V1Row[] | undefined {
     const found: { row: number; key: V1Key }[] = [];
-    if (!this.v1EachInForce(keys, changed, (row, key) => found.push({ row, key }))) return undefined;
+    if (!this.v1EachInForce(keys, at, (row, key) => found.push({ row, key }))) return undefined;
     return this.sortV1(found, (f) => f.row).map((f) => f.key);
   }
 
   /** v1InForce as a set of the key objects given (a key asked twice is looked up twice), in no order. */
   v1Consulted(keys: readonly V1Key[]): Told<V1Key, Set<V1Key>> {
     const found = new Set<V1Key>();
-    this.v1EachInForce(
-      keys,
-      () => false,
-      (_, key) => found.add(key),
-    );
+    this.v1EachInForce(keys, HELD, (_, key) => found.add(key));
     return { found, untold: new Set() };
   }
 
-  /** v1Consulted as at `block`, as v1InForceAt but key by key: `untold`, those whose rows changed after it. */
+  /** v1Consulted as at `block`, as v1InForceAt but key by key: `untold`, those whose rows do not tell it. */
   v1ConsultedAt(keys: readonly V1Key[], block: number): Told<V1Key, Set<V1Key>> | undefined {
     if (block > this.block) return undefined;
     const [found, untold] = [new Set<V1Key>(), new Set<V1Key>()];
     this.v1EachInForce(
       keys,
-      this.v1ChangedAfter(block),
+      this.v1RowAt(block),
       (_, key) => found.add(key),
       (key) => untold.add(key),
     );
     return { found, untold };
   }
 
-  /** Whether a v1 row may read otherwise at `block`: its own row, its vault's version or its pair's changed since. */
-  private v1ChangedAfter(block: number): (row: number) => boolean {
+  /**
+   * What each v1 row says of `block` (at most the one held): nothing in force before its key was
+   * first written; untold where its own row, its vault's version or its pair's changed since.
+   */
+  private v1RowAt(block: number): RowAt {
     return (row) =>
-      changedAfter(this.v1.updatedBlock[row]!, block) ||
-      changedAfter(this.vaultUpdated[this.v1Lists.wallets(row)[0]]!, block) ||
-      changedAfter(this.pairUpdated[this.v1.pair[row]!]!, block);
+      block < this.v1.firstBlock[row]!
+        ? NOT_YET
+        : changedAfter(this.v1.updatedBlock[row]!, block) ||
+            changedAfter(this.vaultUpdated[this.v1Lists.wallets(row)[0]]!, block) ||
+            changedAfter(this.pairUpdated[this.v1.pair[row]!]!, block)
+          ? UNTOLD
+          : AS_HELD;
   }
 
   /**
-   * Calls `found` for each key in force, with its row. Once a live key row is `changed`: `untold`
+   * Calls `found` for each key in force `at`, with its row. Once a live key row is untold: `untold`
    * of the key, or without it, false (stopping). A pair the copy never numbered has no key: most a
    * snapshot asks about.
    */
   private v1EachInForce(
     keys: readonly V1Key[],
-    changed: (row: number) => boolean,
+    at: RowAt,
     found: (row: number, key: V1Key) => void,
     untold?: (key: V1Key) => void,
   ): boolean {
@@ -710,10 +720,11 @@ export class ChainState {
       if (this.pairs.find(pair) === NONE) continue;
       const row = this.v1Keys.find(this.withKeyRest(pair, key));
       if (row === NONE || (this.v1.flags[row]! & LIVE) === 0) continue;
-      if (changed(row)) {
+      const then = at(row);
+      if (then === UNTOLD) {
         if (untold === undefined) return false;
         untold(key);
-      } else if (this.inForce(row)) found(row, key);
+      } else if (then === AS_HELD && this.inForce(row)) found(row, key);
     }
     return true;
   }

@@ -33,7 +33,7 @@ const COLUMNS = {
   v2: `hash, delegation_type, "from", "to", contract, token_id::text, rights, amount::text, enabled,
        first_block::text, first_log_index, updated_block::text`,
   v1: `vault, delegate, type, contract, token_id::text, enabled, vault_version, pair_version,
-       created_block::text, created_log_index, updated_block::text`,
+       created_block::text, created_log_index, first_block::text, updated_block::text`,
   vault: `vault, version, updated_block::text`,
   pair: `vault, delegate, version, updated_block::text`,
 } as const;
@@ -84,6 +84,7 @@ function stateRow(t: Table, r: Record<string, unknown>): StateRow {
           pairVersion: num(r.pair_version),
           createdBlock: num(r.created_block),
           createdLogIndex: num(r.created_log_index),
+          firstBlock: num(r.first_block),
           updatedBlock: num(r.updated_block),
         },
       };
