@@ -4,7 +4,7 @@ import { parseAddress } from "../../core/parse";
 import { UNBOUNDED } from "../access/middleware";
 import { toJson } from "../http/json";
 import { Params } from "../http/params";
-import { utf8 } from "../http/utf8";
+import { requestText } from "../http/request-text";
 import { MAX_BATCH_BYTES } from "../limits";
 import { rpcChainId, rpcReplyBody, rpcReplyTo } from "../rpc/route";
 import { answeredProblem, assembleParts, chainsAsked, type Part } from "./across";
@@ -172,21 +172,6 @@ function getAnswer(route: Route, read: ReadRequest): FastAnswer {
 
 const encoder = new TextEncoder();
 
-/**
- * The request's body as the app reads it (api/routes/batch.ts, bodyText), up to its Content-Length.
- * By the stream's events: its async iterator cost a check through /rpc more than its calldata's
- * decoding. A request closed before its end is an error, as the iterator's.
- */
-function bodyOf(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (chunk: Buffer) => chunks.push(chunk));
-    req.once("end", () => resolve(utf8(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks))));
-    req.once("error", reject);
-    req.once("close", () => reject(new Error("the request closed before its body's end")));
-  });
-}
-
 /** What the app answers for an error thrown while answering (answeredProblem). */
 async function errorAnswer(route: string, error: unknown): Promise<Direct> {
   const response = answeredProblem(error).response(CORS);
@@ -200,8 +185,11 @@ async function errorAnswer(route: string, error: unknown): Promise<Direct> {
  */
 function rpcAnswer(route: Route): FastAnswer {
   const label = honoPath(route.path);
+  // The options with a keyed request's budget, made once per options rather than per request.
+  const keyed = new WeakMap<Options, Options & { budget: typeof UNBOUNDED }>();
   return async (options, { req, held }, [chainParam]) => {
-    const vars = { ...options, budget: UNBOUNDED };
+    const vars = keyed.get(options) ?? { ...options, budget: UNBOUNDED };
+    keyed.set(options, vars);
     let chainId: number;
     try {
       chainId = rpcChainId(vars, chainParam ?? "");
@@ -211,7 +199,7 @@ function rpcAnswer(route: Route): FastAnswer {
     const length = req.headers["content-length"];
     if (length === undefined || !/^\d+$/.test(length) || Number(length) > MAX_BATCH_BYTES || !held()) return undefined;
     try {
-      const reply = await rpcReplyTo(vars, chainId, await bodyOf(req));
+      const reply = await rpcReplyTo(vars, chainId, await requestText(req));
       // The type @hono/node-server gives the app's 204 (a response without one gets it).
       if (reply === undefined)
         return { route: label, status: 204, headers: { "Content-Type": "text/plain; charset=UTF-8" }, json: "" };
