@@ -188,8 +188,11 @@ function rpcAnswer(route: Route): FastAnswer {
   // The options with a keyed request's budget, made once per options rather than per request.
   const keyed = new WeakMap<Options, Options & { budget: typeof UNBOUNDED }>();
   return async (options, { req, held }, [chainParam]) => {
-    const vars = keyed.get(options) ?? { ...options, budget: UNBOUNDED };
-    keyed.set(options, vars);
+    let vars = keyed.get(options);
+    if (vars === undefined) {
+      vars = { ...options, budget: UNBOUNDED };
+      keyed.set(options, vars);
+    }
     let chainId: number;
     try {
       chainId = rpcChainId(vars, chainParam ?? "");
