@@ -41,6 +41,13 @@ export const FITTING_BLOCKS: SendOptions = { waveGas: 25_000_000n, batchSize: 10
 /** A chain with roomy blocks (roomyBlocks): one wave, in batches 250 ms apart. */
 export const SPREAD: SendOptions = { batchSize: 100, spreadMs: 250, timeoutMs: 120_000 };
 
+/**
+ * Each transaction mined before the next is sent: for automine, which mines a block per arrival.
+ * Sent together, a sender's later nonce may arrive first; anvil's automine then mined the earlier
+ * alone and left the later queued, never mined (test/feed-crash in CI: "queued": "0x1").
+ */
+export const ONE_AT_A_TIME: SendOptions = { waveGas: 1n, batchSize: 1, spreadMs: 0, timeoutMs: 60_000 };
+
 /** Blocks big enough for every write of a run (1G gas), for sending with SPREAD. */
 export async function roomyBlocks(url: string): Promise<void> {
   await chainClient(url).setBlockGasLimit({ gasLimit: 1_000_000_000n });

@@ -23,6 +23,7 @@ import { abis, installRegistries } from "../devkit/oracle";
 import { Child, waitFor } from "../devkit/processes";
 import { chooseSeed, Rng } from "../devkit/random";
 import { chainClient, ethCalls, rpc } from "../devkit/rpc";
+import { ONE_AT_A_TIME } from "../devkit/send";
 import { plainOutput, type Replica, type Service, startReplica, startService } from "../devkit/service";
 import type { V1Type } from "../devkit/v1/calls";
 import { ponderFinalityDepth } from "../ponder/ponder-0.16.10";
@@ -118,7 +119,7 @@ async function reorganization(): Promise<void> {
   const snapshot = await snapshotChain(anvil.url, { blockTime: 0 });
   const wanted = 1n + BigInt(rng.writes.int(5));
   await rpc(anvil.url, "evm_setAutomine", [true]);
-  await writes.v2(1 + rng.writes.int(4));
+  await writes.v2(1 + rng.writes.int(4), ONE_AT_A_TIME);
   await rpc(anvil.url, "evm_setAutomine", [false]);
   const head = await chainClient(anvil.url).getBlockNumber();
   if (head < snapshot.block + wanted) await rpc(anvil.url, "anvil_mine", [toHex(snapshot.block + wanted - head)]);

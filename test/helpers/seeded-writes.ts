@@ -92,13 +92,13 @@ export class SeededWrites {
     return revokedDelegates(this.effects);
   }
 
-  /** `n` random v2 transactions, spread over several blocks. */
-  async v2(n: number): Promise<void> {
+  /** `n` random v2 transactions, spread over several blocks (as `send` sends them). */
+  async v2(n: number, send = this.send.v2): Promise<void> {
     const { senders } = this.pools.v2;
     for (const s of senders) this.generators.v2.nonces.set(s, await this.pending(s));
     const txs = Array.from({ length: n }, () => this.generators.v2.nextTx());
     const requests = txs.map((tx) => v2TxRequest(this.registries.v2, abis.v2, tx));
-    const receipts = await sendAll(this.url, requests, this.seed, this.send.v2);
+    const receipts = await sendAll(this.url, requests, this.seed, send);
     this.seen(receipts, "v2 writes");
     const events = decodeEvents(abis.v2, this.registries.v2, receipts);
     const writes = txs.reduce((k, tx) => k + tx.writes.length, 0);
