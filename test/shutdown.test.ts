@@ -47,7 +47,10 @@ const truthAt = (block: string) => {
         "checkDelegateForAll",
         [accounts[2]!, accounts[1]!, zeroHash],
         BigInt(block),
-      ).then(String),
+      ).then(
+        String,
+        (e: Error & { shortMessage?: string }) => `the registry's error at ${block}: ${e.shortMessage ?? e.message}`,
+      ),
     );
   return truths.get(block)!;
 };
