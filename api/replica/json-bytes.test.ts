@@ -29,4 +29,17 @@ describe(`JsonBytes (SEED=${SEED})`, () => {
     expect(Buffer.from(out.bytes()).toString("latin1")).toBe(expected);
     expect(out.bytes().byteLength).toBe(expected.length);
   });
+
+  it("reused after reset: each copy keeps its own JSON, and a buffer grown past what it keeps is let go", () => {
+    const out = new JsonBytes(8);
+    const first = out.ascii('{"a":1}').copy();
+    const second = out.reset().ascii("[]").copy();
+    expect(Buffer.from(first).toString("latin1")).toBe('{"a":1}');
+    expect(Buffer.from(second).toString("latin1")).toBe("[]");
+    const big = "x".repeat(100);
+    out.reset().ascii(big);
+    expect(out.bytes().buffer.byteLength).toBeGreaterThanOrEqual(100);
+    expect(out.reset(16).bytes().buffer.byteLength).toBe(16);
+    expect(Buffer.from(out.ascii(big).copy()).toString("latin1")).toBe(big);
+  });
 });

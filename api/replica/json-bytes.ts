@@ -64,6 +64,21 @@ export class JsonBytes {
     return this;
   }
 
+  /**
+   * Empties the writer for another JSON, keeping its buffer (copy each JSON out) unless it grew past
+   * `keep` bytes: one answer as large as a bulk listing's is not held for every small one after it.
+   */
+  reset(keep = KEEP_BYTES): this {
+    if (this.buffer.length > keep) this.buffer = Buffer.allocUnsafeSlow(keep);
+    this.length = 0;
+    return this;
+  }
+
+  /** A copy of the JSON written, which outlives the writer's next use (reset). */
+  copy(): Uint8Array<ArrayBuffer> {
+    return Buffer.from(this.buffer.subarray(0, this.length));
+  }
+
   /** The JSON written: a view of the writer's buffer (allocUnsafeSlow's: not a shared pool's), for when it is done. */
   bytes(): Uint8Array<ArrayBuffer> {
     return new Uint8Array(this.buffer.buffer as ArrayBuffer, this.buffer.byteOffset, this.length);
@@ -79,6 +94,9 @@ export class JsonBytes {
 
 /** `text`'s bytes, for JsonBytes's `raw`: ASCII. */
 export const asciiBytes = (text: string) => Uint8Array.from(text, (c) => c.charCodeAt(0));
+
+/** What a reused writer keeps between uses (reset). */
+const KEEP_BYTES = 1 << 16;
 
 const DIGITS = asciiBytes("0123456789abcdef");
 const [ZERO, X] = [..."0x"].map((c) => c.charCodeAt(0)) as [number, number];

@@ -27,6 +27,11 @@ const MAX_SILENCE_MS = 5_000;
 const MAX_SYNC_MS = 15_000;
 
 const NOTHING = new ChainState();
+/**
+ * The one writer of every v2 listing's JSON, each copied out when written: a 64 KB buffer of its
+ * own for each small wallet's listing (a few KB) cost the worker an allocation V8 counts.
+ */
+const listingsJson = new JsonBytes();
 /** Spells the addresses `spelt` holds (a listing's, as its copy spelt them) from there, others by hashing. */
 const spellingFrom = (spelt: Spellings) => (address: Address) => spelt.get(address) ?? checksumAddress(address);
 
@@ -189,10 +194,10 @@ export function createReplicaStore(
       walletsView(chainId, wallets, (s, w, spelt) => s.v2WalletAt(w, Number(block), spelt)),
     v2WalletsJson: async (chainId, wallets, direction, block, most) =>
       view(chainId, (s) => {
-        const out = new JsonBytes();
+        const out = listingsJson.reset();
         const at = block === undefined ? undefined : Number(block);
         const records = s.v2WalletsJson(wallets, direction, at, most, out);
-        return records === undefined ? undefined : { json: out.bytes(), records };
+        return records === undefined ? undefined : { json: out.copy(), records };
       }),
     v2Delegation: async (chainId, hash) => view(chainId, (s) => s.v2Delegation(hash)),
     v1InForce: async (chainId, keys) => view(chainId, (s) => s.v1InForce(keys)),
