@@ -15,8 +15,9 @@ import {
 import { xorshift32 } from "../../core/xorshift";
 import { toJson } from "../http/json";
 import { v2Record } from "../routes/records";
+import { V1_SPEC } from "../routes/v1";
 import { V2_SPEC } from "../routes/v2";
-import type { Told } from "../store/store";
+import type { Position, Told, V2Row } from "../store/store";
 import {
   ChainState,
   rowKey,
@@ -29,6 +30,7 @@ import {
 import { JsonBytes } from "./json-bytes";
 
 const v2InDirection = V2_SPEC.inDirection;
+const v1InDirection = V1_SPEC.inDirection;
 
 const A = "0x000000000000000000000000000000000000000a" as Address;
 const B = "0x000000000000000000000000000000000000000b" as Address;
@@ -689,5 +691,152 @@ describe(`v2WalletsJson against v2Record's JSON, over seeded random rows (SEED=$
     // Both outcomes came up.
     expect(told).toBeGreaterThan(50);
     expect(untold).toBeGreaterThan(10);
+  });
+});
+
+describe(`v2WalletPageAt against v2WalletAt, over seeded random rows (SEED=${SEED})`, () => {
+  it("pages each wallet's listing in each direction by position, at the head and at past blocks", () => {
+    const next = xorshift32(SEED ^ 0x5bd1e995);
+    const int = (n: number) => next() % n;
+    const pick = <T>(items: readonly T[]) => items[int(items.length)]!;
+    const wallets = [A, B, C, ...Array.from({ length: 5 }, (_, i) => `0x${String(i + 1).repeat(40)}` as Address)];
+    const s = new ChainState();
+    /** Each hash's position: its first put's, kept through later ones (as core/v2-rows.ts keeps it). */
+    const positions = new Map<Hex, [number, number]>();
+    let told = 0;
+    let untold = 0;
+    for (let n = 1; n <= 300; n++) {
+      const id = int(120) + 1;
+      const first = positions.get(hash(id)) ?? [n, int(4)];
+      positions.set(hash(id), first);
+      put(
+        s,
+        v2(id, pick(wallets), pick(wallets), first, {
+          enabled: int(4) > 0,
+          updatedBlock: n + int(3) * int(40),
+        }),
+      );
+      s.block = n + 120;
+      if (n % 30 !== 0) continue;
+      for (const wallet of [pick(wallets), pick(wallets)]) {
+        for (const direction of ["both", "incoming", "outgoing"] as const) {
+          for (const block of [int(s.block + 1), s.block, s.block + 1]) {
+            const whole = s.v2WalletAt(wallet, block);
+            const at = `${wallet} ${direction} at ${block}, step ${n}`;
+            if (whole === undefined) {
+              // Read whole, the page reads every row of the direction; "both" reads every row.
+              if (direction === "both") expect(s.v2WalletPageAt(wallet, block, direction, {}), at).toBeUndefined();
+              untold++;
+              continue;
+            }
+            const expected = whole.filter((r) => direction === "both" || v2InDirection(r, wallet, direction));
+            for (const limit of [1, 2, 5, undefined]) {
+              const paged: V2Row[] = [];
+              let after: Position | undefined;
+              for (let pages = 0; ; pages++) {
+                const page = s.v2WalletPageAt(wallet, block, direction, { after, limit });
+                expect(page, `${at}, limit ${limit}`).toBeDefined();
+                const { items, more } = page!;
+                expect(items.length).toBeLessThanOrEqual(limit ?? Number.POSITIVE_INFINITY);
+                for (const { position, ...row } of items) {
+                  expect([Number(position.block), position.logIndex], at).toEqual(positions.get(row.hash));
+                  paged.push(row);
+                }
+                after = items.at(-1)?.position;
+                expect(more, `${at}, limit ${limit}, page ${pages}`).toBe(paged.length < expected.length);
+                if (!more) break;
+              }
+              expect(paged, `${at}, limit ${limit}`).toEqual(expected);
+            }
+            told++;
+          }
+        }
+      }
+    }
+    // Both outcomes came up.
+    expect(told).toBeGreaterThan(30);
+    expect(untold).toBeGreaterThan(5);
+  });
+});
+
+describe(`v1WalletPageAt against v1Wallet and v1InForceAt, over seeded random rows (SEED=${SEED})`, () => {
+  it("pages each wallet's v1 listing in each direction by creation, at the head and at past blocks", () => {
+    const next = xorshift32(SEED ^ 0x27d4eb2f);
+    const int = (n: number) => next() % n;
+    const pick = <T>(items: readonly T[]) => items[int(items.length)]!;
+    const wallets = [A, B, C, `0x${"4".repeat(40)}` as Address];
+    const keys = Array.from({ length: 40 }, () => ({
+      type: pick(["ALL", "CONTRACT", "TOKEN"] as const),
+      vault: pick(wallets),
+      delegate: pick(wallets),
+      contract: pick([zeroAddress, C]),
+      tokenId: pick([0n, 5n]),
+    }));
+    const s = new ChainState();
+    /** Each key's creation (kept through its later writes, as core/v1-rows.ts keeps it) and first block. */
+    const made = new Map<string, { at: [number, number]; first: number }>();
+    let told = 0;
+    let untold = 0;
+    for (let n = 1; n <= 400; n++) {
+      const kind = int(8);
+      if (kind < 6) {
+        const key = pick(keys);
+        const { at, first } = made.get(v1KeyString(key)) ?? { at: [n, int(4)], first: n };
+        made.set(v1KeyString(key), { at, first });
+        const more = { ...key, enabled: int(4) > 0, vaultVersion: int(2), pairVersion: int(2), updatedBlock: n };
+        put(s, v1(key.vault, key.delegate, at, { ...more, firstBlock: first }));
+      } else if (kind < 7) put(s, { table: "vault", row: { vault: pick(wallets), version: int(2), updatedBlock: n } });
+      else
+        put(s, {
+          table: "pair",
+          row: { vault: pick(wallets), delegate: pick(wallets), version: int(2), updatedBlock: n },
+        });
+      s.block = n;
+      if (n % 20 !== 0) continue;
+      for (const wallet of wallets) {
+        for (const direction of ["both", "incoming", "outgoing"] as const) {
+          const mine = keys.filter((k) =>
+            direction === "both" ? k.vault === wallet || k.delegate === wallet : v1InDirection(k, wallet, direction),
+          );
+          const distinct = [...new Map(mine.map((k) => [v1KeyString(k), k])).values()];
+          for (const block of [n, int(n + 1), n - int(10)]) {
+            const at = `${wallet} ${direction} at ${block}, step ${n}`;
+            // The head's listing, or as at the block, key by key: what the pages must give.
+            const inForce = block === n ? s.v1Wallet(wallet) : s.v1InForceAt(distinct, block);
+            const whole = s.v1WalletPageAt(wallet, block, direction, {});
+            if (inForce === undefined) {
+              expect(whole, at).toBeUndefined();
+              untold++;
+              continue;
+            }
+            const expected = inForce
+              .filter((k) => direction === "both" || v1InDirection(k, wallet, direction))
+              .map(v1KeyString);
+            for (const limit of [1, 3, undefined]) {
+              const paged: string[] = [];
+              let after: Position | undefined;
+              for (let pages = 0; ; pages++) {
+                const page = s.v1WalletPageAt(wallet, block, direction, { after, limit });
+                expect(page, `${at}, limit ${limit}`).toBeDefined();
+                const { items, more } = page!;
+                expect(items.length).toBeLessThanOrEqual(limit ?? Number.POSITIVE_INFINITY);
+                for (const { position, ...row } of items) {
+                  expect([Number(position.block), position.logIndex], at).toEqual(made.get(v1KeyString(row))!.at);
+                  paged.push(v1KeyString(row));
+                }
+                after = items.at(-1)?.position;
+                expect(more, `${at}, limit ${limit}, page ${pages}`).toBe(paged.length < expected.length);
+                if (!more) break;
+              }
+              expect(paged, `${at}, limit ${limit}`).toEqual(expected);
+            }
+            told++;
+          }
+        }
+      }
+    }
+    // Both outcomes came up.
+    expect(told).toBeGreaterThan(100);
+    expect(untold).toBeGreaterThan(20);
   });
 });

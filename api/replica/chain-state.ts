@@ -19,7 +19,7 @@ import {
   type V2Scope,
   type V2State,
 } from "../../core/v2";
-import type { Told, V1Row, V2Row } from "../store/store";
+import type { Page, PageRequest, Told, V1Row, V2Row } from "../store/store";
 import { ByteKeys, withRoom } from "./byte-keys";
 import { asciiBytes, type JsonBytes } from "./json-bytes";
 import { PairIndex } from "./pair-index";
@@ -614,6 +614,39 @@ export class ChainState {
   }
 
   /**
+   * A page of v2WalletAt's listing in `direction`: its rows after `page.after`, in first-enable
+   * order as the history pages them (api/store/history-store.ts), `page.limit` at most (undefined:
+   * all the rest), and whether more follow. Undefined: a row the page reads changed after `block`;
+   * rows before the page, and past it, are not read.
+   */
+  v2WalletPageAt(
+    wallet: Address,
+    block: number,
+    direction: Direction,
+    page: PageRequest,
+    spelt?: Spellings,
+  ): Page<V2Row> | undefined {
+    if (block > this.block) return undefined;
+    const at = this.v2RowAt(block);
+    const { after, limit = Number.POSITIVE_INFINITY } = page;
+    const [afterBlock, afterLog] = after === undefined ? [-1, -1] : [Number(after.block), after.logIndex];
+    const id = this.findAddress(wallet);
+    const items: Page<V2Row>["items"] = [];
+    const { firstBlock, firstLogIndex } = this.v2;
+    for (let row = this.v2Lists.first(id); row !== NONE; row = this.v2Lists.next(row, id)) {
+      const [rowBlock, rowLog] = [firstBlock[row]!, firstLogIndex[row]!];
+      if (rowBlock < afterBlock || (rowBlock === afterBlock && rowLog <= afterLog)) continue;
+      if (direction !== "both" && this.v2Lists.wallets(row)[direction === "incoming" ? 1 : 0] !== id) continue;
+      const then = at(row);
+      if (then === UNTOLD) return undefined;
+      if (then !== AS_HELD || this.v2.flags[row] !== (LIVE | ENABLED)) continue;
+      if (items.length >= limit) return { items, more: true };
+      items.push({ ...this.v2Row(row, spelt), position: { block: BigInt(rowBlock), logIndex: rowLog } });
+    }
+    return { items, more: false };
+  }
+
+  /**
    * The v2 listings of `wallets` in `direction`, each as v2Wallet lists it (at `block`, v2WalletAt),
    * written to `out` as the JSON of a list of each one's records; how many records. Past `most` it
    * stops (more than `most`: the JSON is not whole). Undefined: a wallet is not told at `block`.
@@ -733,6 +766,46 @@ export class ChainState {
   v1Wallet(wallet: Address, spelt?: Spellings): V1Row[] {
     const rows = this.v1Lists.rows(this.findAddress(wallet)).filter((row) => this.inForce(row));
     return this.sortV1(rows).map((row) => this.v1Row(row, spelt));
+  }
+
+  /**
+   * A page of the wallet's v1 listing in `direction` as at `block` (at most the one held): its rows
+   * in force then after `page.after`, in creation order as the history pages them
+   * (api/store/history-store.ts), `page.limit` at most (undefined: all the rest), and whether more
+   * follow. Undefined: a row of the wallet's in `direction` is untold then (v1RowAt).
+   */
+  v1WalletPageAt(
+    wallet: Address,
+    block: number,
+    direction: Direction,
+    page: PageRequest,
+    spelt?: Spellings,
+  ): Page<V1Row> | undefined {
+    if (block > this.block) return undefined;
+    const at = this.v1RowAt(block);
+    const id = this.findAddress(wallet);
+    const [afterBlock, afterLog] =
+      page.after === undefined ? [-1, -1] : [Number(page.after.block), page.after.logIndex];
+    const { createdBlock, createdLogIndex } = this.v1;
+    const listed: number[] = [];
+    for (const row of this.v1Lists.rows(id)) {
+      if ((this.v1.flags[row]! & LIVE) === 0) continue;
+      if (direction !== "both" && this.v1Lists.wallets(row)[direction === "incoming" ? 1 : 0] !== id) continue;
+      const then = at(row);
+      if (then === UNTOLD) return undefined;
+      const [rowBlock, rowLog] = [createdBlock[row]!, createdLogIndex[row]!];
+      if (rowBlock < afterBlock || (rowBlock === afterBlock && rowLog <= afterLog)) continue;
+      if (then === AS_HELD && this.inForce(row)) listed.push(row);
+    }
+    const rows = this.sortV1(listed);
+    const shown = page.limit === undefined ? rows : rows.slice(0, page.limit);
+    return {
+      items: shown.map((row) => ({
+        ...this.v1Row(row, spelt),
+        position: { block: BigInt(createdBlock[row]!), logIndex: createdLogIndex[row]! },
+      })),
+      more: shown.length < rows.length,
+    };
   }
 
   private inForce(row: number): boolean {

@@ -26,17 +26,10 @@ import type { V1Key } from "../../core/v1";
 import type { V1SetEvent } from "../../core/v1-sets";
 import type { V2State } from "../../core/v2";
 import { v1InForceSql, v1KeysSql, v2EnablesSql } from "./rules-sql";
-import type { Execute, V1Row, V2Row } from "./store";
+import type { Execute, Page, PageRequest, Position, V1Row, V2Row } from "./store";
 import { INDEXED_BLOCK_SQL, positionsSql, tableSql, v1RowOf, v2RowOf, waitingOutLocks } from "./store";
 
-/** Where an event, or the event a listed delegation is ordered by, sits on the chain. */
-export type Position = { block: bigint; logIndex: number };
-
-/** A page of a listing: after which position, and how many at most (undefined: all the rest). */
-export type PageRequest<A = Position> = { after?: A; limit?: number };
-
-/** One page's items, each with the position it is ordered by, and whether more items follow. */
-export type Page<T, A = Position> = { items: (T & { position: A })[]; more: boolean };
+export type { Page, PageRequest, Position } from "./store";
 
 /** The block range of a history request, both ends included. */
 export type BlockRange = { from: bigint; to: bigint };

@@ -43,6 +43,15 @@ export type V2Row = {
   amount: bigint | null;
 };
 
+/** Where an event, or the event a listed delegation is ordered by, sits on the chain. */
+export type Position = { block: bigint; logIndex: number };
+
+/** A page of a listing: after which position, and how many at most (undefined: all the rest). */
+export type PageRequest<A = Position> = { after?: A; limit?: number };
+
+/** One page's items, each with the position it is ordered by, and whether more items follow. */
+export type Page<T, A = Position> = { items: (T & { position: A })[]; more: boolean };
+
 export type V1Row = { type: V1Type; vault: Address; delegate: Address; contract: Address; tokenId: bigint };
 
 /**
@@ -82,6 +91,26 @@ export interface Store {
     wallets: readonly Address[],
     block: bigint,
   ): Promise<(ChainView<(V2Row[] | undefined)[]> & Spelt) | undefined>;
+  /**
+   * A page of a wallet's v2 listing in `direction` as at `block`, as the history pages it
+   * (HistoryStore's v2Wallet), where the store can tell without the history (v2WalletsAt's copy:
+   * none of the page's rows changed after `block`); `data` undefined where it cannot.
+   */
+  v2WalletPageAt?(
+    chainId: number,
+    wallet: Address,
+    block: bigint,
+    page: PageRequest,
+    direction: Direction,
+  ): Promise<(ChainView<Page<V2Row> | undefined> & Spelt) | undefined>;
+  /** v2WalletPageAt's, of the wallet's v1 listing (HistoryStore's v1Wallet). */
+  v1WalletPageAt?(
+    chainId: number,
+    wallet: Address,
+    block: bigint,
+    page: PageRequest,
+    direction: Direction,
+  ): Promise<(ChainView<Page<V1Row> | undefined> & Spelt) | undefined>;
   /**
    * v2Wallets in `direction` (with `block`, v2WalletsAt), written as JSON by a store that writes it
    * from what it holds (an in-memory copy), without rows or records of their own: api/routes/records.ts's
