@@ -178,9 +178,17 @@ export function createReplicaStore(
     wallets: readonly Address[],
     rows: (state: ChainState, wallet: Address, spelt: Spellings) => L,
   ): (ChainView<L[]> & Spelt) | undefined {
+    return spelledView(chainId, (s, spelt) => wallets.map((w) => rows(s, w, spelt)));
+  }
+
+  /** A view whose addresses the copy spells as it reads them. */
+  function spelledView<T>(
+    chainId: number,
+    read: (state: ChainState, spelt: Spellings) => T,
+  ): (ChainView<T> & Spelt) | undefined {
     const spelt: Spellings = new Map();
-    const read = view(chainId, (s) => wallets.map((w) => rows(s, w, spelt)));
-    return read && { ...read, checksum: spellingFrom(spelt) };
+    const viewed = view(chainId, (s) => read(s, spelt));
+    return viewed && { ...viewed, checksum: spellingFrom(spelt) };
   }
 
   return {
@@ -192,6 +200,10 @@ export function createReplicaStore(
     v2Wallets: async (chainId, wallets) => walletsView(chainId, wallets, (s, w, spelt) => s.v2Wallet(w, spelt)),
     v2WalletsAt: async (chainId, wallets, block) =>
       walletsView(chainId, wallets, (s, w, spelt) => s.v2WalletAt(w, Number(block), spelt)),
+    v2WalletPageAt: async (chainId, wallet, block, page, direction) =>
+      spelledView(chainId, (s, spelt) => s.v2WalletPageAt(wallet, Number(block), direction, page, spelt)),
+    v1WalletPageAt: async (chainId, wallet, block, page, direction) =>
+      spelledView(chainId, (s, spelt) => s.v1WalletPageAt(wallet, Number(block), direction, page, spelt)),
     v2WalletsJson: async (chainId, wallets, direction, block, most) =>
       view(chainId, (s) => {
         const out = listingsJson.reset();

@@ -18,7 +18,7 @@ import { Params } from "../http/params";
 import { Problem } from "../http/problem";
 import type { HistoryStore, Page, PageRequest, Position } from "../store/history-store";
 import type { ServedChain } from "../store/served-chains";
-import type { ChainPosition, ChainView } from "../store/store";
+import type { ChainPosition, ChainView, Checksum, Spelt } from "../store/store";
 import { type ChainAlarms, replacedHead } from "../watch/chain-alarms";
 import { type Cursor, decodeCursor, encodeCursor, requestDigest } from "./cursor";
 import type { Env, Reading } from "./env";
@@ -183,8 +183,9 @@ export async function pageAnswer<T, A extends Position | Address = Position>(
       history: HistoryStore,
       block: bigint,
       page: PageRequest<A>,
-    ) => Promise<Page<T, A>>;
-    record: (item: T) => unknown;
+    ) => Promise<Page<T, A> & Spelt>;
+    /** An item's record; `checksum`, the page's spellings where its store kept them. */
+    record: (item: T, checksum?: Checksum) => unknown;
   },
 ): Promise<Response> {
   const { chainId, params } = chainRequest(c, version);
@@ -216,7 +217,7 @@ export async function pageAnswer<T, A extends Position | Address = Position>(
   }
   return jsonAnswer(
     c,
-    page.items.map((item) => options.record(item)),
+    page.items.map((item) => options.record(item, page.checksum)),
     block,
     headers,
   );

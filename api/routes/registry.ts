@@ -66,6 +66,15 @@ export type RegistrySpec<K extends string, Q, VQ, Row, Event, Vault> = {
     page: PageRequest,
     direction: Direction,
   ) => Promise<Page<Row>>;
+  /** A page of walletAt's, where the store can tell (see Store's v2WalletPageAt); absent: never. */
+  pageHeldAt?: (
+    store: Store,
+    chainId: number,
+    wallet: Address,
+    block: bigint,
+    page: PageRequest,
+    direction: Direction,
+  ) => Promise<(ChainView<Page<Row> | undefined> & Spelt) | undefined>;
   /** wallets as at a block, where the store can tell (see Store's v2WalletsAt); absent: never. */
   walletsHeldAt?: (
     store: Store,
@@ -496,12 +505,17 @@ function walletListingAnswer<K extends string, Q, VQ, Row, Event, Vault>(
       const { chainId, params } = chainRequest(c, version);
       const wallet = addressParam(c, "wallet");
       const direction = directionOf(params);
-      // Pages come from the history; a whole listing from the Store, or from the history at a past block.
+      // Pages from the Store where it can tell, else the history; a whole listing from the Store,
+      // or from the history at a past block.
       if (params.get("limit") !== undefined || params.get("cursor") !== undefined) {
         return pageAnswer(c, version, {
           defaultLimit: undefined,
           pin: listingPin,
-          read: (_, __, store, block, page) => spec.walletAt(store, chainId, wallet, block, page, direction),
+          read: async (_, __, history, block, page) => {
+            const held = await spec.pageHeldAt?.(c.var.store, chainId, wallet, block, page, direction);
+            if (held?.ready && held.data !== undefined) return { ...held.data, checksum: held.checksum };
+            return spec.walletAt(history, chainId, wallet, block, page, direction);
+          },
           record: spec.record,
         });
       }
