@@ -74,9 +74,16 @@ export class JsonBytes {
     return this;
   }
 
-  /** A copy of the JSON written, which outlives the writer's next use (reset). */
-  copy(): Uint8Array<ArrayBuffer> {
-    return Buffer.from(this.buffer.subarray(0, this.length));
+  /**
+   * The JSON written, which outlives the writer's next use (reset): a copy where the writer keeps
+   * its buffer, else the buffer itself, the writer taking a new one (a large JSON is not copied).
+   */
+  take(keep = KEEP_BYTES): Uint8Array<ArrayBuffer> {
+    if (this.buffer.length <= keep) return Buffer.from(this.buffer.subarray(0, this.length));
+    const json = this.bytes();
+    this.buffer = Buffer.allocUnsafeSlow(keep);
+    this.length = 0;
+    return json;
   }
 
   /** The JSON written: a view of the writer's buffer (allocUnsafeSlow's: not a shared pool's), for when it is done. */

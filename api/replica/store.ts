@@ -209,7 +209,7 @@ export function createReplicaStore(
         const out = listingsJson.reset();
         const at = block === undefined ? undefined : Number(block);
         const records = s.v2WalletsJson(wallets, direction, at, most, out);
-        return records === undefined ? undefined : { json: out.copy(), records };
+        return records === undefined ? undefined : { json: out.take(), records };
       }),
     v2Delegation: async (chainId, hash) => view(chainId, (s) => s.v2Delegation(hash)),
     v1InForce: async (chainId, keys) => view(chainId, (s) => s.v1InForce(keys)),
