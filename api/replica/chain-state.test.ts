@@ -17,7 +17,7 @@ import { toJson } from "../http/json";
 import { v2Record } from "../routes/records";
 import { V1_SPEC } from "../routes/v1";
 import { V2_SPEC } from "../routes/v2";
-import type { Position, Told, V2Row } from "../store/store";
+import type { Page, PageRequest, Position, Told } from "../store/store";
 import {
   ChainState,
   rowKey,
@@ -694,6 +694,35 @@ describe(`v2WalletsJson against v2Record's JSON, over seeded random rows (SEED=$
   });
 });
 
+/**
+ * A listing's pages at `limit`, each following the last one's position, until one says no more
+ * follow: their rows. Each page must be given, hold at most `limit` rows each at `positionOf`'s
+ * position, and say more follow exactly while fewer than `total` rows were given.
+ */
+function followPages<R>(
+  read: (page: PageRequest) => Page<R> | undefined,
+  limit: number | undefined,
+  total: number,
+  positionOf: (row: R) => [number, number],
+  at: string,
+): R[] {
+  const paged: R[] = [];
+  let after: Position | undefined;
+  for (let pages = 0; ; pages++) {
+    const page = read({ after, limit });
+    expect(page, `${at}, limit ${limit}`).toBeDefined();
+    const { items, more } = page!;
+    expect(items.length).toBeLessThanOrEqual(limit ?? Number.POSITIVE_INFINITY);
+    for (const { position, ...row } of items) {
+      expect([Number(position.block), position.logIndex], at).toEqual(positionOf(row as R));
+      paged.push(row as R);
+    }
+    after = items.at(-1)?.position;
+    expect(more, `${at}, limit ${limit}, page ${pages}`).toBe(paged.length < total);
+    if (!more) return paged;
+  }
+}
+
 describe(`v2WalletPageAt against v2WalletAt, over seeded random rows (SEED=${SEED})`, () => {
   it("pages each wallet's listing in each direction by position, at the head and at past blocks", () => {
     const next = xorshift32(SEED ^ 0x5bd1e995);
@@ -731,21 +760,8 @@ describe(`v2WalletPageAt against v2WalletAt, over seeded random rows (SEED=${SEE
             }
             const expected = whole.filter((r) => direction === "both" || v2InDirection(r, wallet, direction));
             for (const limit of [1, 2, 5, undefined]) {
-              const paged: V2Row[] = [];
-              let after: Position | undefined;
-              for (let pages = 0; ; pages++) {
-                const page = s.v2WalletPageAt(wallet, block, direction, { after, limit });
-                expect(page, `${at}, limit ${limit}`).toBeDefined();
-                const { items, more } = page!;
-                expect(items.length).toBeLessThanOrEqual(limit ?? Number.POSITIVE_INFINITY);
-                for (const { position, ...row } of items) {
-                  expect([Number(position.block), position.logIndex], at).toEqual(positions.get(row.hash));
-                  paged.push(row);
-                }
-                after = items.at(-1)?.position;
-                expect(more, `${at}, limit ${limit}, page ${pages}`).toBe(paged.length < expected.length);
-                if (!more) break;
-              }
+              const read = (page: PageRequest) => s.v2WalletPageAt(wallet, block, direction, page);
+              const paged = followPages(read, limit, expected.length, (row) => positions.get(row.hash)!, at);
               expect(paged, `${at}, limit ${limit}`).toEqual(expected);
             }
             told++;
@@ -813,22 +829,9 @@ describe(`v1WalletPageAt against v1Wallet and v1InForceAt, over seeded random ro
               .filter((k) => direction === "both" || v1InDirection(k, wallet, direction))
               .map(v1KeyString);
             for (const limit of [1, 3, undefined]) {
-              const paged: string[] = [];
-              let after: Position | undefined;
-              for (let pages = 0; ; pages++) {
-                const page = s.v1WalletPageAt(wallet, block, direction, { after, limit });
-                expect(page, `${at}, limit ${limit}`).toBeDefined();
-                const { items, more } = page!;
-                expect(items.length).toBeLessThanOrEqual(limit ?? Number.POSITIVE_INFINITY);
-                for (const { position, ...row } of items) {
-                  expect([Number(position.block), position.logIndex], at).toEqual(made.get(v1KeyString(row))!.at);
-                  paged.push(v1KeyString(row));
-                }
-                after = items.at(-1)?.position;
-                expect(more, `${at}, limit ${limit}, page ${pages}`).toBe(paged.length < expected.length);
-                if (!more) break;
-              }
-              expect(paged, `${at}, limit ${limit}`).toEqual(expected);
+              const read = (page: PageRequest) => s.v1WalletPageAt(wallet, block, direction, page);
+              const paged = followPages(read, limit, expected.length, (row) => made.get(v1KeyString(row))!.at, at);
+              expect(paged.map(v1KeyString), `${at}, limit ${limit}`).toEqual(expected);
             }
             told++;
           }
