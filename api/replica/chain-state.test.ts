@@ -14,6 +14,7 @@ import {
 } from "../../core/v2";
 import { xorshift32 } from "../../core/xorshift";
 import { toJson } from "../http/json";
+import { JsonBytes } from "../http/json-bytes";
 import { v2Record } from "../routes/records";
 import { V1_SPEC } from "../routes/v1";
 import { V2_SPEC } from "../routes/v2";
@@ -27,7 +28,6 @@ import {
   type V1Entry,
   type V2Entry,
 } from "./chain-state";
-import { JsonBytes } from "./json-bytes";
 
 const v2InDirection = V2_SPEC.inDirection;
 const v1InDirection = V1_SPEC.inDirection;
@@ -277,6 +277,15 @@ describe("ChainState", () => {
       v1Rows.map(({ vault, delegate }) => ({ vault, delegate })),
     );
     expect(v1Spelt.size).toBe(1 + 600);
+    // addressJson: each address the copy holds as a JSON string in its case; none it does not hold.
+    const out = new JsonBytes(16);
+    const held = [...v2Spelt.keys(), ...v1Spelt.keys()];
+    const expected = held.map((a) => `"${getAddress(a)}"`).join("");
+    expect(held.every((a) => s.addressJson(a, out))).toBe(true);
+    for (const unheld of [random(), random(), `${wallet}00`, wallet.slice(0, 40)]) {
+      expect(s.addressJson(unheld, out), unheld).toBe(false);
+    }
+    expect(Buffer.from(out.bytes()).toString("latin1"), `SEED=${SEED}`).toBe(expected);
   });
 });
 

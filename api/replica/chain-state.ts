@@ -19,9 +19,9 @@ import {
   type V2Scope,
   type V2State,
 } from "../../core/v2";
+import { asciiBytes, type JsonBytes } from "../http/json-bytes";
 import type { Page, PageRequest, Position, Told, V1Row, V2Row } from "../store/store";
 import { ByteKeys, withRoom } from "./byte-keys";
-import { asciiBytes, type JsonBytes } from "./json-bytes";
 import { PairIndex } from "./pair-index";
 
 /** A row of v2_delegation, as held in memory. */
@@ -866,6 +866,19 @@ export class ChainState {
     if (amount == null) out.raw(V2_JSON.null);
     else out.ascii(amount.toString());
     out.raw(V2_JSON.hash).hex(this.v2Keys.bytes, this.v2Keys.offset(row), 32).raw(V2_JSON.end);
+  }
+
+  /**
+   * Writes `address` (0x and 40 hex digits, as the tables hold it) to `out` as a JSON string in its
+   * EIP-55 case, where the copy holds it: a page of the history spelt without hashing (records.ts).
+   * False, and nothing written, where it does not.
+   */
+  addressJson(address: string, out: JsonBytes): boolean {
+    if (address.length !== 42) return false;
+    const id = this.findAddress(address as Address);
+    if (id === NONE) return false;
+    this.spell(id, out.byte(QUOTE)).byte(QUOTE);
+    return true;
   }
 
   /** Writes address `id` to `out` in its EIP-55 case. */

@@ -2,6 +2,7 @@ import type { Address } from "viem";
 import { checksumAddress } from "../../core/keccak";
 import type { Query } from "../../core/sql";
 import type { AccessDb } from "../database/db";
+import { JsonBytes } from "../http/json-bytes";
 import type { ChainSchemas } from "../store/chain-schemas";
 import {
   type ChainPosition,
@@ -14,7 +15,6 @@ import {
 } from "../store/store";
 import { ChainState, type Spellings } from "./chain-state";
 import { ReplicaFeed, type Snapshot } from "./feed";
-import { JsonBytes } from "./json-bytes";
 
 /** How often the copy asks the database for what changed. */
 const SYNC_EVERY_MS = 100;
@@ -194,6 +194,10 @@ export function createReplicaStore(
   return {
     started: syncing.started,
     stop: syncing.stop,
+    addressJson: (chainId) => {
+      const state = feed.chains.get(chainId)?.state;
+      return state && ((address, out) => state.addressJson(address, out));
+    },
     v2Enabled: async (chainId, hashes) => view(chainId, (s) => s.v2Enabled(hashes)),
     v2Wallet: async (chainId, wallet, held, spell) =>
       walletView(chainId, wallet, held, spell, (s, spelt) => s.v2Wallet(wallet, spelt)),

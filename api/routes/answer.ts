@@ -184,9 +184,16 @@ export async function pageAnswer<T, A extends Position | Address = Position>(
       block: bigint,
       page: PageRequest<A>,
     ) => Promise<Page<T, A> & Spelt>;
-    /** An item's record; `checksum`, the page's spellings where its store kept them. */
-    record: (item: T, checksum?: Checksum) => unknown;
-  },
+  } & (
+    | {
+        /** An item's record; `checksum`, the page's spellings where its store kept them. */
+        record: (item: T, checksum?: Checksum) => unknown;
+      }
+    | {
+        /** The items' records as JSON, written without them. */
+        json: (items: T[], chainId: number) => Uint8Array<ArrayBuffer>;
+      }
+  ),
 ): Promise<Response> {
   const { chainId, params } = chainRequest(c, version);
   const digest = requestDigest(c.req.path, params.entries());
@@ -215,10 +222,9 @@ export async function pageAnswer<T, A extends Position | Address = Position>(
     next.set("cursor", encodeCursor(digest, { block, after: last.position }));
     headers.Link = `<${c.req.path}?${next}>; rel="next"`;
   }
-  return jsonAnswer(
-    c,
-    page.items.map((item) => options.record(item, page.checksum)),
-    block,
-    headers,
-  );
+  const body =
+    "json" in options
+      ? options.json(page.items, chainId)
+      : page.items.map((item) => options.record(item, page.checksum));
+  return jsonAnswer(c, body, block, headers);
 }

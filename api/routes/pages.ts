@@ -25,7 +25,7 @@ export function historyPage<T>(
   c: Context<Env>,
   version: "v1" | "v2",
   read: (chainId: number, history: HistoryStore, range: BlockRange, page: PageRequest) => Promise<Page<T>>,
-  record: (event: T) => unknown,
+  json: (events: T[], chainId: number) => Uint8Array<ArrayBuffer>,
 ): Promise<Response> {
   return pageAnswer(c, version, {
     defaultLimit: LISTING_DEFAULT_LIMIT,
@@ -44,6 +44,6 @@ export function historyPage<T>(
       }
       return read(chainId, history, { from, to }, page);
     },
-    record,
+    json,
   });
 }

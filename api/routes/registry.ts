@@ -14,7 +14,7 @@ import { type Params, parseParam } from "../http/params";
 import { Problem } from "../http/problem";
 import { LISTING_DEFAULT_LIMIT, MAX_BULK_RECORDS } from "../limits";
 import type { BlockRange, HistoryStore, Page, PageRequest, WalletsRead } from "../store/history-store";
-import type { ChainView, Checksum, ListingsJson, Spelt, Store, WalletView } from "../store/store";
+import type { AddressJson, ChainView, Checksum, ListingsJson, Spelt, Store, WalletView } from "../store/store";
 import { answerAt, type BlockRead, chainRequest, historyOf, pageAnswer, servedChainId } from "./answer";
 import { readBatch, readWallets } from "./batch";
 import type { Env, Reading } from "./env";
@@ -127,7 +127,8 @@ export type RegistrySpec<K extends string, Q, VQ, Row, Event, Vault> = {
   ) => Promise<Page<Event>>;
   /** A row as listed, its addresses spelt by `checksum` when given (a store's: WalletView). */
   record: (row: Row, checksum?: Checksum) => unknown;
-  eventRecord: (event: Event) => unknown;
+  /** A page of events as JSON, their records' (records.ts); `spell`: the store's spellings, where it keeps them. */
+  eventsJson: (events: Event[], spell?: AddressJson) => Uint8Array<ArrayBuffer>;
 };
 
 const encoder = new TextEncoder();
@@ -277,7 +278,7 @@ export function checkKind<K extends string>(spec: { version: string; kinds: read
 
 /** The history of one registry version, chain-wide or a wallet's, and its contract listings: pages. */
 function historyAnswers<Row, Event>(
-  spec: Pick<RegistrySpec<string, unknown, unknown, Row, Event, unknown>, "version" | "events" | "eventRecord">,
+  spec: Pick<RegistrySpec<string, unknown, unknown, Row, Event, unknown>, "version" | "events" | "eventsJson">,
 ): Answers {
   const { version } = spec;
   const history = (c: Context<Env>, wallet: Address | undefined) =>
@@ -285,7 +286,7 @@ function historyAnswers<Row, Event>(
       c,
       version,
       (chainId, store, range, page) => spec.events(store, chainId, wallet, range, page),
-      spec.eventRecord,
+      (events, chainId) => spec.eventsJson(events, c.var.store.addressJson?.(chainId)),
     );
   return {
     history: () => (c) => history(c, undefined),

@@ -12,7 +12,7 @@ import type { Params } from "../http/params";
 import { V1_CHECK_PARAMETERS } from "../openapi/parameters";
 import type { V1EventRow } from "../store/history-store";
 import type { Told, V1Row } from "../store/store";
-import { v1EventRecord, v1Record, v1VaultRecord } from "./records";
+import { v1EventsJson, v1Record, v1VaultRecord } from "./records";
 import { type CheckReads, type RegistrySpec, registryAnswers } from "./registry";
 import type { Answers } from "./table";
 
@@ -91,7 +91,7 @@ export const V1_SPEC = {
   contractAt: (history, ...args) => history.v1Contract(...args),
   events: (history, ...args) => history.v1Events(...args),
   record: v1Record,
-  eventRecord: v1EventRecord,
+  eventsJson: v1EventsJson,
 } satisfies RegistrySpec<V1CheckKind, V1CheckQuery, Omit<V1CheckQuery, "vault">, V1Row, V1EventRow, Address>;
 
 /** What answers the v1 registry's routes. */

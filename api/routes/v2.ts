@@ -17,7 +17,7 @@ import { V2_CHECK_PARAMETERS } from "../openapi/parameters";
 import type { V2EventRow } from "../store/history-store";
 import type { Told, V2Row } from "../store/store";
 import { answerAt, chainRequest } from "./answer";
-import { v2EventRecord, v2Record, v2VaultRecord } from "./records";
+import { v2EventsJson, v2Record, v2VaultRecord } from "./records";
 import { type CheckReads, type RegistrySpec, registryAnswers } from "./registry";
 import type { Answers } from "./table";
 
@@ -119,7 +119,7 @@ export const V2_SPEC = {
   contractAt: (history, ...args) => history.v2Contract(...args),
   events: (history, ...args) => history.v2Events(...args),
   record: v2Record,
-  eventRecord: v2EventRecord,
+  eventsJson: v2EventsJson,
 } satisfies RegistrySpec<V2CheckKind, V2CheckQuery, Omit<V2CheckQuery, "from">, V2Row, V2EventRow, V2Vault>;
 
 /** The 404 of a hash with no delegation enabled at `block`. */

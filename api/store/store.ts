@@ -8,6 +8,7 @@ import { type Query, table } from "../../core/sql";
 import type { V1Key, V1Type } from "../../core/v1";
 import type { V2Check, V2DelegationType, V2Scope, V2State } from "../../core/v2";
 import { checkpointsSql, readySql } from "../../ponder/ponder-0.16.10";
+import type { JsonBytes } from "../http/json-bytes";
 import { v1InForceSql, v1KeysSql } from "./rules-sql";
 
 /**
@@ -66,6 +67,11 @@ export type ListingsJson = { json: Uint8Array<ArrayBuffer>; records: number };
 export type Checksum = (address: Address) => Address;
 /** Listings from a store that keeps each address's EIP-55 case: it spells those their rows name, without hashing. */
 export type Spelt = { checksum?: Checksum };
+/**
+ * Writes an address (0x and 40 hex digits, as the tables hold it) to `out` as a JSON string in
+ * EIP-55 case, from a store that keeps its case; false, and nothing written, where it does not.
+ */
+export type AddressJson = (address: string, out: JsonBytes) => boolean;
 
 /**
  * The indexed state the API reads. Each call answers from one consistent snapshot, so that the
@@ -73,6 +79,8 @@ export type Spelt = { checksum?: Checksum };
  * state yet.
  */
 export interface Store {
+  /** A writer of addresses the store keeps the case of (an in-memory copy's), for the chain's history pages. */
+  addressJson?(chainId: number): AddressJson | undefined;
   /** The enabled v2 delegations among `hashes`. */
   v2Enabled(chainId: number, hashes: readonly Hex[]): Promise<ChainView<Map<Hex, V2State>> | undefined>;
   /**

@@ -1,8 +1,9 @@
 /**
- * JSON written straight into one growing buffer, for answers of many records whose every piece is
- * ASCII the writer knows (field names, hex, digits): a bulk listing's ten thousand records
- * (ChainState's v2WalletsJson). Made as objects and strings, then serialized, most of its time
- * went to making the strings (docs/performance.md, "Rendering listings").
+ * JSON written straight into one growing buffer, for answers of many records whose pieces are
+ * mostly ASCII the writer knows (field names, hex, digits): a bulk listing's ten thousand records
+ * (ChainState's v2WalletsJson), a page of the history (api/routes/records.ts). Made as objects and
+ * strings, then serialized, most of their time went to making them (docs/performance.md,
+ * "Rendering listings").
  */
 
 import { writeInChecksumCase } from "../../core/keccak";
@@ -21,6 +22,37 @@ export class JsonBytes {
     const { buffer } = this;
     for (let i = 0; i < text.length; i++) buffer[this.length++] = text.charCodeAt(i);
     return this;
+  }
+
+  /** `text` as a JSON string, as JSON.stringify writes it. */
+  string(text: string): this {
+    this.room(text.length + 2);
+    const { buffer } = this;
+    let at = this.length;
+    buffer[at++] = QUOTE;
+    for (let i = 0; i < text.length; i++) {
+      const code = text.charCodeAt(i);
+      // Anything JSON.stringify would escape, or not ASCII: the whole string by JSON.stringify.
+      if (code < 0x20 || code > 0x7e || code === QUOTE || code === BACKSLASH) return this.utf8(JSON.stringify(text));
+      buffer[at++] = code;
+    }
+    buffer[at++] = QUOTE;
+    this.length = at;
+    return this;
+  }
+
+  /** A value of a record's field as toJson writes it (api/http/json.ts): a bigint's digits, absent as null. */
+  value(value: string | bigint | number | boolean | null | undefined): this {
+    switch (typeof value) {
+      case "string":
+        return this.string(value);
+      case "bigint":
+        return this.ascii(value.toString());
+      case "undefined":
+        return this.raw(NULL);
+      default:
+        return this.ascii(JSON.stringify(value));
+    }
   }
 
   /** Bytes written already (ascii's of a text written often, made once). */
@@ -91,6 +123,12 @@ export class JsonBytes {
     return new Uint8Array(this.buffer.buffer as ArrayBuffer, this.buffer.byteOffset, this.length);
   }
 
+  private utf8(text: string): this {
+    this.room(Buffer.byteLength(text));
+    this.length += this.buffer.write(text, this.length, "utf8");
+    return this;
+  }
+
   private room(more: number) {
     if (this.length + more <= this.buffer.length) return;
     const grown = Buffer.allocUnsafeSlow(Math.max(this.buffer.length * 2, this.length + more));
@@ -106,4 +144,5 @@ export const asciiBytes = (text: string) => Uint8Array.from(text, (c) => c.charC
 const KEEP_BYTES = 1 << 16;
 
 const DIGITS = asciiBytes("0123456789abcdef");
-const [ZERO, X] = [..."0x"].map((c) => c.charCodeAt(0)) as [number, number];
+const [ZERO, X, QUOTE, BACKSLASH] = [...'0x"\\'].map((c) => c.charCodeAt(0)) as [number, number, number, number];
+const NULL = asciiBytes("null");
