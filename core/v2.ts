@@ -160,7 +160,10 @@ function checkScopes(q: Omit<V2CheckQuery, "from" | "to">): Consulted<V2Scope>[]
 }
 
 /** `from` = 0x0 (empty) and 0x1 (the contract's revoked marker) never delegate. */
-const INVALID_FROM = new Set<string>([zeroAddress, "0x0000000000000000000000000000000000000001"]);
+export const INVALID_FROM: ReadonlySet<string> = new Set<string>([
+  zeroAddress,
+  "0x0000000000000000000000000000000000000001",
+]);
 
 const isBalance = (kind: V2CheckKind) => kind === "erc20" || kind === "erc1155";
 

@@ -852,3 +852,61 @@ describe(`v1WalletPageAt against v1Wallet and v1InForceAt, over seeded random ro
     expect(untold).toBeGreaterThan(20);
   });
 });
+
+describe(`v2VaultsJson against core's v2Vaults, over seeded random rows (SEED=${SEED})`, () => {
+  it("writes the vaults of every check kind as v2VaultRecords' JSON, as the rows change", () => {
+    const next = xorshift32(SEED ^ 0x27d4eb2f);
+    const int = (n: number) => next() % n;
+    const pick = <T>(items: readonly T[]) => items[int(items.length)]!;
+    const address = (n: number) => `0x${n.toString(16).padStart(40, "0")}` as Address;
+    const hot = [address(0xa1), address(0xa2), address(0xa3)];
+    // 0x0 and 0x1 never delegate; a hot wallet may delegate to itself or to another.
+    const vaults = [address(0), address(1), ...hot, ...Array.from({ length: 30 }, (_, i) => address(0x100 + i))];
+    const contracts = [address(0xc1), address(0xc2)];
+    const tokenIds = [0n, 7n, 2n ** 256n - 1n];
+    const rights = [zeroHash, hash(0xdead)];
+    const s = new ChainState();
+    let found = 0;
+    for (let n = 1; n <= 600; n++) {
+      const type = pick(["ALL", "CONTRACT", "ERC721", "ERC20", "ERC1155"] as const);
+      const key = {
+        type,
+        from: pick(vaults),
+        to: pick(hot),
+        rights: pick(rights),
+        contract: type === "ALL" ? undefined : pick(contracts),
+        tokenId: type === "ERC721" || type === "ERC1155" ? pick(tokenIds) : undefined,
+      };
+      put(
+        s,
+        v2(0, key.from, key.to, [n, 0], {
+          ...v2KeyColumns(key),
+          hash: v2DelegationHash(key),
+          delegationType: type,
+          amount: isAmountType(type) ? pick([0n, 5n, 2n ** 200n]) : null,
+          enabled: int(5) > 0,
+        }),
+      );
+      if (n % 10 !== 0) continue;
+      for (const to of hot) {
+        const q = {
+          kind: pick(V2_CHECK_KINDS),
+          to,
+          contract: pick([...contracts, address(0xc9)]),
+          tokenId: pick(tokenIds),
+          // A rights value no row holds, too.
+          rights: pick([...rights, hash(0xbeef)]),
+        };
+        const incoming = s.v2Wallet(to).filter((r) => r.to === to);
+        const expected = V2_SPEC.vaults(q, incoming);
+        const out = new JsonBytes(8);
+        const at = `${JSON.stringify(q, (_, v) => (typeof v === "bigint" ? `${v}` : v))} after ${n} puts`;
+        expect(s.v2VaultsJson(q, out), at).toBe(incoming.length);
+        expect(Buffer.from(out.bytes()).toString("latin1"), at).toBe(toJson(expected.map(V2_SPEC.vaultRecord)));
+        found += expected.length;
+      }
+    }
+    // Vaults were found, not only empty lists.
+    expect(found).toBeGreaterThan(100);
+  });
+});

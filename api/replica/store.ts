@@ -194,10 +194,7 @@ export function createReplicaStore(
   return {
     started: syncing.started,
     stop: syncing.stop,
-    addressJson: (chainId) => {
-      const state = feed.chains.get(chainId)?.state;
-      return state && ((address, out) => state.addressJson(address, out));
-    },
+    addressJson: (chainId) => feed.chains.get(chainId)?.state.addressJson,
     v2Enabled: async (chainId, hashes) => view(chainId, (s) => s.v2Enabled(hashes)),
     v2Wallet: async (chainId, wallet, held, spell) =>
       walletView(chainId, wallet, held, spell, (s, spelt) => s.v2Wallet(wallet, spelt)),
@@ -214,6 +211,12 @@ export function createReplicaStore(
         const at = block === undefined ? undefined : Number(block);
         const records = s.v2WalletsJson(wallets, direction, at, most, out);
         return records === undefined ? undefined : { json: out.take(), records };
+      }),
+    v2VaultsJson: async (chainId, query) =>
+      view(chainId, (s) => {
+        const out = listingsJson.reset();
+        const incoming = s.v2VaultsJson(query, out);
+        return { json: out.take(), incoming };
       }),
     v2Delegation: async (chainId, hash) => view(chainId, (s) => s.v2Delegation(hash)),
     v1InForce: async (chainId, keys) => view(chainId, (s) => s.v1InForce(keys)),

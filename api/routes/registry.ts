@@ -14,7 +14,16 @@ import { type Params, parseParam } from "../http/params";
 import { Problem } from "../http/problem";
 import { LISTING_DEFAULT_LIMIT, MAX_BULK_RECORDS } from "../limits";
 import type { BlockRange, HistoryStore, Page, PageRequest, WalletsRead } from "../store/history-store";
-import type { AddressJson, ChainView, Checksum, ListingsJson, Spelt, Store, WalletView } from "../store/store";
+import type {
+  AddressJson,
+  ChainView,
+  Checksum,
+  ListingsJson,
+  Spelt,
+  Store,
+  VaultsJson,
+  WalletView,
+} from "../store/store";
 import { answerAt, type BlockRead, chainRequest, historyOf, pageAnswer, servedChainId } from "./answer";
 import { readBatch, readWallets } from "./batch";
 import type { Env, Reading } from "./env";
@@ -106,6 +115,8 @@ export type RegistrySpec<K extends string, Q, VQ, Row, Event, Vault> = {
   vaultQuery: (kind: K, params: Params, wallet: Address) => VQ;
   /** The vaults the query lets its hot wallet act for, by address, from the wallet's incoming delegations. */
   vaults: (query: VQ, incoming: Row[]) => Vault[];
+  /** The vaults at the newest indexed block as JSON, where the store writes it (Store's v2VaultsJson). */
+  vaultsJson?: (store: Store, chainId: number, query: VQ) => Promise<ChainView<VaultsJson> | undefined>;
   vaultAddress: (vault: Vault) => Address;
   vaultRecord: (vault: Vault) => unknown;
   /** A page of the contract's listing at a block. */
@@ -453,6 +464,11 @@ function vaultsAnswer<K extends string, Q, VQ, Row, Event, Vault>(
       }
       return answerAt(c, chainId, params.at(), {
         head: async () => {
+          const written = await spec.vaultsJson?.(c.var.store, chainId, query);
+          if (written !== undefined) {
+            await c.var.budget.charge(unitsBeyond(written.data.incoming));
+            return { ...written, body: written.data.json };
+          }
           const view = await spec.wallet(c.var.store, chainId, wallet);
           if (view === undefined) return undefined;
           const incoming = rowsInDirection(spec, view.data ?? [], wallet, "incoming");

@@ -114,6 +114,7 @@ export const V2_SPEC = {
   inDirection: (row, wallet, direction) => (direction === "incoming" ? row.to : row.from) === wallet,
   vaultQuery: (kind, params, wallet) => scoped({ kind, to: wallet }, params),
   vaults: (query, incoming) => v2Vaults(query, incoming.map(held)),
+  vaultsJson: async (store, ...args) => store.v2VaultsJson?.(...args),
   vaultAddress: (vault) => vault.vault,
   vaultRecord: v2VaultRecord,
   contractAt: (history, ...args) => history.v2Contract(...args),

@@ -6,7 +6,7 @@ import type { Sample } from "../../core/moment";
 import type { Direction } from "../../core/parse";
 import { type Query, table } from "../../core/sql";
 import type { V1Key, V1Type } from "../../core/v1";
-import type { V2Check, V2DelegationType, V2Scope, V2State } from "../../core/v2";
+import type { V2Check, V2CheckQuery, V2DelegationType, V2Scope, V2State } from "../../core/v2";
 import { checkpointsSql, readySql } from "../../ponder/ponder-0.16.10";
 import type { JsonBytes } from "../http/json-bytes";
 import { v1InForceSql, v1KeysSql } from "./rules-sql";
@@ -63,6 +63,8 @@ export type V1Row = { type: V1Type; vault: Address; delegate: Address; contract:
 export type WalletView<T> = ChainView<T[] | undefined> & Spelt & { revision?: string };
 /** Listings written as JSON, and how many records they hold. */
 export type ListingsJson = { json: Uint8Array<ArrayBuffer>; records: number };
+/** Vaults written as JSON, and how many of the hot wallet's incoming rows were read for them. */
+export type VaultsJson = { json: Uint8Array<ArrayBuffer>; incoming: number };
 /** Spells an address in EIP-55 case (core's `checksumAddress`, or a store's that keeps each one's case). */
 export type Checksum = (address: Address) => Address;
 /** Listings from a store that keeps each address's EIP-55 case: it spells those their rows name, without hashing. */
@@ -132,6 +134,12 @@ export interface Store {
     block: bigint | undefined,
     most: number,
   ): Promise<ChainView<ListingsJson | undefined> | undefined>;
+  /**
+   * The vaults v2 check `query` lets its hot wallet act for at the newest indexed block, as JSON,
+   * by a store that writes it from what it holds (an in-memory copy): api/routes/records.ts's
+   * v2VaultRecord of each of core's v2Vaults; `incoming`, how many incoming rows it read.
+   */
+  v2VaultsJson?(chainId: number, query: Omit<V2CheckQuery, "from">): Promise<ChainView<VaultsJson> | undefined>;
   /** The enabled v2 delegation with this hash, if any. */
   v2Delegation(chainId: number, hash: Hex): Promise<ChainView<V2Row | undefined> | undefined>;
   /** The v1 delegations in force among `keys` (of any vaults and delegates). */
