@@ -52,6 +52,15 @@ export class ByteKeys {
     return id;
   }
 
+  /** Gives back the room for keys not added (see `fitted`): the table's slots stay as they are. */
+  fit() {
+    const length = Math.max(64, roomFor(this.size)) * this.stride;
+    if (this.keys.length <= length) return;
+    const [keys, words] = aligned(length);
+    keys.set(this.keys.subarray(0, length));
+    [this.keys, this.words] = [keys, words];
+  }
+
   /** Bytes `from`…`from + length` of key `id`, as lowercase hex with 0x. */
   hex(id: number, from = 0, length = this.width): `0x${string}` {
     const start = this.offset(id) + from;
@@ -119,6 +128,19 @@ export class ByteKeys {
 function aligned(length: number): [Buffer, Int32Array] {
   const memory = new ArrayBuffer(length);
   return [Buffer.from(memory), new Int32Array(memory)];
+}
+
+/** Items kept for `length` when a copy is fitted: an eighth more, so that the next few grow in place. */
+const roomFor = (length: number) => length + (length >> 3);
+
+/**
+ * `array` cut to `length` items and `roomFor`'s few more. Growing by doubling leaves up to half an
+ * array unused; a copy loaded whole (api/replica/feed.ts) gives it back, as two workers each hold
+ * one (docs/performance.md, "Where the replicas' memory goes").
+ */
+export function fitted<T extends Int32Array | Uint32Array | Uint8Array | Float64Array>(array: T, length: number): T {
+  const room = roomFor(length);
+  return array.length <= room ? array : (array.slice(0, room) as T);
 }
 
 /** `array` with room for `length` items (doubled when it grows), new items set to `fill`. */

@@ -24,7 +24,7 @@ import {
 } from "../../core/v2";
 import { asciiBytes, type JsonBytes } from "../http/json-bytes";
 import type { Page, PageRequest, Position, Told, V1Row, V2Row } from "../store/store";
-import { ByteKeys, withRoom } from "./byte-keys";
+import { ByteKeys, fitted, withRoom } from "./byte-keys";
 import { PairIndex } from "./pair-index";
 
 /** A row of v2_delegation, as held in memory. */
@@ -146,6 +146,11 @@ function withRows(columns: Record<string, Column>, rows: number) {
   for (const name of Object.keys(columns)) columns[name] = withRoom(columns[name]!, rows);
 }
 
+/** Gives back every column's room past `rows` rows (byte-keys.ts, `fitted`). */
+function fitRows(columns: Record<string, Column>, rows: number) {
+  for (const name of Object.keys(columns)) columns[name] = fitted(columns[name]!, rows);
+}
+
 /** A row's fields in RowLists' `links`: its two wallets, and the next row in each one's list. */
 const A = 0;
 const B = 1;
@@ -184,6 +189,12 @@ class RowLists {
     this.links[row * STRIDE + B] = b;
     this.insert(row, a);
     if (b !== a) this.insert(row, b);
+  }
+
+  /** Gives back the room past `rows` rows and `wallets` wallets (byte-keys.ts, `fitted`). */
+  fit(rows: number, wallets: number) {
+    this.links = fitted(this.links, rows * STRIDE);
+    this.lists = fitted(this.lists, wallets * WALLET_STRIDE);
   }
 
   unlink(row: number) {
@@ -324,6 +335,27 @@ export class ChainState {
 
   /** Scratch for the key being looked up, one per kind (a v1 key's lookup also looks up addresses). */
   private readonly scratch = { address: new Uint8Array(20), hash: new Uint8Array(32), v1: new Uint8Array(93) };
+
+  /**
+   * Gives back the room its columns grew into and do not use: a copy loaded whole, in each worker,
+   * left up to half of each unused (docs/performance.md, "Where the replicas' memory goes").
+   */
+  fit() {
+    const [addresses, pairs] = [this.addresses.size, this.pairs.size];
+    for (const keys of [this.addresses, this.v2Keys, this.v1Keys, this.pairs]) keys.fit();
+    this.v2Lists.fit(this.v2Keys.size, addresses);
+    this.v1Lists.fit(this.v1Keys.size, addresses);
+    this.v2Pairs.fit();
+    fitRows(this.v2, this.v2Keys.size);
+    fitRows(this.v1, this.v1Keys.size);
+    this.vaultVersion = fitted(this.vaultVersion, addresses);
+    this.vaultUpdated = fitted(this.vaultUpdated, addresses);
+    this.listingChanges = fitted(this.listingChanges, addresses);
+    this.checksumCase = fitted(this.checksumCase, addresses * CHECKSUM_CASE_BYTES);
+    this.checksumCaseKnown = fitted(this.checksumCaseKnown, addresses);
+    this.pairVersion = fitted(this.pairVersion, pairs);
+    this.pairUpdated = fitted(this.pairUpdated, pairs);
+  }
 
   /** Puts a row as the database now has it, or removes it (`undefined`: it no longer exists). */
   put(key: string, r: StateRow | undefined, final: number) {

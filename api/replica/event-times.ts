@@ -1,5 +1,5 @@
 import type { Sample } from "../../core/moment";
-import { withRoom } from "./byte-keys";
+import { fitted, withRoom } from "./byte-keys";
 
 /**
  * A chain's blocks with registry events and their timestamps, as the copy holds them: the samples
@@ -22,6 +22,12 @@ export class EventTimes {
     this.blocks[this.length] = block;
     this.stamps[this.length] = timestamp;
     this.length++;
+  }
+
+  /** Gives back the room for blocks not held (byte-keys.ts, `fitted`). */
+  fit() {
+    this.blocks = fitted(this.blocks, this.length);
+    this.stamps = fitted(this.stamps, this.length);
   }
 
   /** The blocks past the final one, as they are now (any order). */

@@ -1,4 +1,4 @@
-import { withRoom } from "./byte-keys";
+import { fitted, withRoom } from "./byte-keys";
 
 /** No row. */
 const NONE = -1;
@@ -14,7 +14,8 @@ const STRIDE = 4;
  * Rows by an ordered pair of numbers (a v2 row's from and to): a check finds its pair's rows in one
  * read of the table, where walking a party's list of rows read each row at random, most of a
  * batch's time over a million rows (docs/performance.md). An open-addressing table of pairs, at
- * most half full; a pair's rows chained through the rows, newest first.
+ * most three quarters full (half full, it was a sixth of a worker's copy); a pair's rows chained
+ * through the rows, newest first.
  *
  * Rows are only added, each once: a row keeps its number and its pair for good, and one no longer
  * live is still found here (its owner skips it).
@@ -43,7 +44,12 @@ export class PairIndex {
     this.after[row] = this.slots[slot + FIRST]!;
     this.slots[slot + FIRST] = row;
     this.slots[slot + COUNT]!++;
-    if (this.pairs * 2 * STRIDE > this.slots.length) this.grow();
+    if (this.pairs * 4 * STRIDE > this.slots.length * 3) this.grow();
+  }
+
+  /** Gives back the room for rows not added (byte-keys.ts, `fitted`). */
+  fit() {
+    this.after = fitted(this.after, this.rows);
   }
 
   /** The newest row of (a, b), or NONE; `next` walks on to older ones. */
