@@ -28,12 +28,9 @@ const WORKER_ENV = { MALLOC_MMAP_THRESHOLD_: String(settings.mallocMmapThreshold
  * (scripts/serve-worker.ts). A young generation of 64 MB semi-spaces rather than V8's 16: a batch of
  * 10,000 checks keeps what it parses alive until it answers, and with small semi-spaces each
  * scavenge copied it again: the collector took 25% of an airdrop's worker time, 17% with these, for
- * about 100 MB more resident memory a worker (docs/performance.md). The old generation collected once it
- * doubles what lived after the last collection: by V8's own measure it grew to five or six times
- * that under loads (about 35 MB live), and each worker held 100–200 MB of garbage afterwards
- * (docs/performance.md, "Where the replicas' memory goes").
+ * about 100 MB more resident memory a worker (docs/performance.md, "Where the replicas' memory goes").
  */
-const WORKER_FLAGS = ["--expose-gc", "--max-semi-space-size=64", "--heap-growing-percent=100"];
+const WORKER_FLAGS = ["--expose-gc", "--max-semi-space-size=64"];
 
 // One worker too is a process of its own, so that it runs with WORKER_ENV and WORKER_FLAGS.
 if (cluster.isPrimary) {
