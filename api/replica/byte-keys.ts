@@ -136,7 +136,7 @@ const roomFor = (length: number) => length + (length >> 3);
 /**
  * `array` cut to `length` items and `roomFor`'s few more. Growing by doubling leaves up to half an
  * array unused; a copy loaded whole (api/replica/feed.ts) gives it back, as two workers each hold
- * one (docs/performance.md, "Where the replicas' memory goes").
+ * one (docs/performance.md, "The replicas' memory, fitted").
  */
 export function fitted<T extends Int32Array | Uint32Array | Uint8Array | Float64Array>(array: T, length: number): T {
   const room = roomFor(length);

@@ -338,7 +338,7 @@ export class ChainState {
 
   /**
    * Gives back the room its columns grew into and do not use: a copy loaded whole, in each worker,
-   * left up to half of each unused (docs/performance.md, "Where the replicas' memory goes").
+   * left up to half of each unused (docs/performance.md, "The replicas' memory, fitted").
    */
   fit() {
     const [addresses, pairs] = [this.addresses.size, this.pairs.size];
