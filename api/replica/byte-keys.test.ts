@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { writeHex } from "../../core/hex";
 import { streamBytes, xorshift32 } from "../../core/xorshift";
-import { ByteKeys, fitted, withRoom } from "./byte-keys";
+import { ByteKeys, trimmed, withRoom } from "./byte-keys";
 
 const SEED = Number(process.env.SEED ?? Date.now() % 2 ** 31);
 const hexOf = (b: Uint8Array) => `0x${Buffer.from(b).toString("hex")}`;
@@ -14,7 +14,7 @@ describe(`ByteKeys (SEED=${SEED})`, () => {
     // Few distinct bytes, so that keys share prefixes and hash slots; many more keys than the first
     // capacity. Fitted now and then, as a loaded copy is: the keys added after it grow it again.
     for (let i = 0; i < 20_000; i++) {
-      if (next() % 1_000 === 0) keys.fit();
+      if (next() % 1_000 === 0) keys.trim();
       const key = streamBytes(next, 20).map((b) => b & 0x3);
       const hex = hexOf(key);
       const id = keys.add(key);
@@ -41,15 +41,15 @@ describe(`ByteKeys (SEED=${SEED})`, () => {
   });
 });
 
-describe("fitted", () => {
+describe("trimmed", () => {
   it("keeps an array with little room to spare; cuts one with more to its items and an eighth more", () => {
     const a = Int32Array.from({ length: 18 }, (_, i) => i);
-    expect(fitted(a, 16)).toBe(a);
-    const cut = fitted(a, 8);
+    expect(trimmed(a, 16)).toBe(a);
+    const cut = trimmed(a, 8);
     expect(cut).toBeInstanceOf(Int32Array);
     expect([...cut]).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8]);
     // Still grows from there as before.
-    expect([...withRoom(fitted(Uint8Array.of(1, 2, 3, 4), 1), 2, 9)]).toEqual([1, 9]);
+    expect([...withRoom(trimmed(Uint8Array.of(1, 2, 3, 4), 1), 2, 9)]).toEqual([1, 9]);
   });
 });
 

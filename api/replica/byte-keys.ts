@@ -52,8 +52,8 @@ export class ByteKeys {
     return id;
   }
 
-  /** Gives back the room for keys not added (see `fitted`): the table's slots stay as they are. */
-  fit() {
+  /** Gives back the room for keys not added (see `trimmed`): the table's slots stay as they are. */
+  trim() {
     const length = Math.max(64, roomFor(this.size)) * this.stride;
     if (this.keys.length <= length) return;
     const [keys, words] = aligned(length);
@@ -130,15 +130,15 @@ function aligned(length: number): [Buffer, Int32Array] {
   return [Buffer.from(memory), new Int32Array(memory)];
 }
 
-/** Items kept for `length` when a copy is fitted: an eighth more, so that the next few grow in place. */
+/** Items kept for `length` when a copy is trimmed: an eighth more, so that the next few grow in place. */
 const roomFor = (length: number) => length + (length >> 3);
 
 /**
  * `array` cut to `length` items and `roomFor`'s few more. Growing by doubling leaves up to half an
  * array unused; a copy loaded whole (api/replica/feed.ts) gives it back, as two workers each hold
- * one (docs/performance.md, "The replicas' memory, fitted").
+ * one (docs/performance.md, "The replicas' memory, trimmed").
  */
-export function fitted<T extends Int32Array | Uint32Array | Uint8Array | Float64Array>(array: T, length: number): T {
+export function trimmed<T extends Int32Array | Uint32Array | Uint8Array | Float64Array>(array: T, length: number): T {
   const room = roomFor(length);
   return array.length <= room ? array : (array.slice(0, room) as T);
 }

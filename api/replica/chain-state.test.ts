@@ -431,8 +431,8 @@ reorganizations, version counters", () => {
       const key = rowKey(row);
       // One put in eight takes a row away, as a reorganization takes away a row its blocks made.
       const value = int(8) === 0 ? undefined : row;
-      // Now and then fitted, as a loaded copy is (api/replica/feed.ts): later puts grow it again.
-      if (int(40) === 0) compact.fit();
+      // Now and then trimmed, as a loaded copy is (api/replica/feed.ts): later puts grow it again.
+      if (int(40) === 0) compact.trim();
       compact.put(key, value, 0);
       plain.put(key, value);
 
@@ -565,11 +565,11 @@ describe(`v2Consulted against v2Enabled by hash, over seeded random rows (SEED=$
       // One put in eight takes a row away, as a reorganization takes away a row its blocks made.
       const removed = int(8) === 0;
       // Fitted now and then and at the end, as a loaded copy is (api/replica/feed.ts).
-      if (int(50) === 0) s.fit();
+      if (int(50) === 0) s.trim();
       s.put(rowKey(r), removed ? undefined : r, 0);
       keep(r, removed);
     }
-    s.fit();
+    s.trim();
     s.block = 20;
     const query = () => {
       const kind = pick(V2_CHECK_KINDS);

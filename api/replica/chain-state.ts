@@ -24,7 +24,7 @@ import {
 } from "../../core/v2";
 import { asciiBytes, type JsonBytes } from "../http/json-bytes";
 import type { Page, PageRequest, Position, Told, V1Row, V2Row } from "../store/store";
-import { ByteKeys, fitted, withRoom } from "./byte-keys";
+import { ByteKeys, trimmed, withRoom } from "./byte-keys";
 import { PairIndex } from "./pair-index";
 
 /** A row of v2_delegation, as held in memory. */
@@ -146,9 +146,9 @@ function withRows(columns: Record<string, Column>, rows: number) {
   for (const name of Object.keys(columns)) columns[name] = withRoom(columns[name]!, rows);
 }
 
-/** Gives back every column's room past `rows` rows (byte-keys.ts, `fitted`). */
-function fitRows(columns: Record<string, Column>, rows: number) {
-  for (const name of Object.keys(columns)) columns[name] = fitted(columns[name]!, rows);
+/** Gives back every column's room past `rows` rows (byte-keys.ts, `trimmed`). */
+function trimRows(columns: Record<string, Column>, rows: number) {
+  for (const name of Object.keys(columns)) columns[name] = trimmed(columns[name]!, rows);
 }
 
 /** A row's fields in RowLists' `links`: its two wallets, and the next row in each one's list. */
@@ -191,10 +191,10 @@ class RowLists {
     if (b !== a) this.insert(row, b);
   }
 
-  /** Gives back the room past `rows` rows and `wallets` wallets (byte-keys.ts, `fitted`). */
-  fit(rows: number, wallets: number) {
-    this.links = fitted(this.links, rows * STRIDE);
-    this.lists = fitted(this.lists, wallets * WALLET_STRIDE);
+  /** Gives back the room past `rows` rows and `wallets` wallets (byte-keys.ts, `trimmed`). */
+  trim(rows: number, wallets: number) {
+    this.links = trimmed(this.links, rows * STRIDE);
+    this.lists = trimmed(this.lists, wallets * WALLET_STRIDE);
   }
 
   unlink(row: number) {
@@ -338,23 +338,23 @@ export class ChainState {
 
   /**
    * Gives back the room its columns grew into and do not use: a copy loaded whole, in each worker,
-   * left up to half of each unused (docs/performance.md, "The replicas' memory, fitted").
+   * left up to half of each unused (docs/performance.md, "The replicas' memory, trimmed").
    */
-  fit() {
+  trim() {
     const [addresses, pairs] = [this.addresses.size, this.pairs.size];
-    for (const keys of [this.addresses, this.v2Keys, this.v1Keys, this.pairs]) keys.fit();
-    this.v2Lists.fit(this.v2Keys.size, addresses);
-    this.v1Lists.fit(this.v1Keys.size, addresses);
-    this.v2Pairs.fit();
-    fitRows(this.v2, this.v2Keys.size);
-    fitRows(this.v1, this.v1Keys.size);
-    this.vaultVersion = fitted(this.vaultVersion, addresses);
-    this.vaultUpdated = fitted(this.vaultUpdated, addresses);
-    this.listingChanges = fitted(this.listingChanges, addresses);
-    this.checksumCase = fitted(this.checksumCase, addresses * CHECKSUM_CASE_BYTES);
-    this.checksumCaseKnown = fitted(this.checksumCaseKnown, addresses);
-    this.pairVersion = fitted(this.pairVersion, pairs);
-    this.pairUpdated = fitted(this.pairUpdated, pairs);
+    for (const keys of [this.addresses, this.v2Keys, this.v1Keys, this.pairs]) keys.trim();
+    this.v2Lists.trim(this.v2Keys.size, addresses);
+    this.v1Lists.trim(this.v1Keys.size, addresses);
+    this.v2Pairs.trim();
+    trimRows(this.v2, this.v2Keys.size);
+    trimRows(this.v1, this.v1Keys.size);
+    this.vaultVersion = trimmed(this.vaultVersion, addresses);
+    this.vaultUpdated = trimmed(this.vaultUpdated, addresses);
+    this.listingChanges = trimmed(this.listingChanges, addresses);
+    this.checksumCase = trimmed(this.checksumCase, addresses * CHECKSUM_CASE_BYTES);
+    this.checksumCaseKnown = trimmed(this.checksumCaseKnown, addresses);
+    this.pairVersion = trimmed(this.pairVersion, pairs);
+    this.pairUpdated = trimmed(this.pairUpdated, pairs);
   }
 
   /** Puts a row as the database now has it, or removes it (`undefined`: it no longer exists). */

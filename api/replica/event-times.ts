@@ -1,5 +1,5 @@
 import type { Sample } from "../../core/moment";
-import { fitted, withRoom } from "./byte-keys";
+import { trimmed, withRoom } from "./byte-keys";
 
 /**
  * A chain's blocks with registry events and their timestamps, as the copy holds them: the samples
@@ -24,10 +24,10 @@ export class EventTimes {
     this.length++;
   }
 
-  /** Gives back the room for blocks not held (byte-keys.ts, `fitted`). */
-  fit() {
-    this.blocks = fitted(this.blocks, this.length);
-    this.stamps = fitted(this.stamps, this.length);
+  /** Gives back the room for blocks not held (byte-keys.ts, `trimmed`). */
+  trim() {
+    this.blocks = trimmed(this.blocks, this.length);
+    this.stamps = trimmed(this.stamps, this.length);
   }
 
   /** The blocks past the final one, as they are now (any order). */

@@ -339,9 +339,9 @@ export class ReplicaFeed {
       }
       await query(`CLOSE ${cursor}`);
     }
-    state.fit();
+    state.trim();
     const times = await this.finalTimes(query, chainId, at.final);
-    times.fit();
+    times.trim();
     const recent = await this.fingerprints(query, chainId, at.final);
     for (const [block, fingerprint] of recent.fingerprints) state.fingerprints.set(block, fingerprint);
     times.replaceRecent(recent.samples);

@@ -1,4 +1,4 @@
-import { fitted, withRoom } from "./byte-keys";
+import { trimmed, withRoom } from "./byte-keys";
 
 /** No row. */
 const NONE = -1;
@@ -47,9 +47,9 @@ export class PairIndex {
     if (this.pairs * 4 * STRIDE > this.slots.length * 3) this.grow();
   }
 
-  /** Gives back the room for rows not added (byte-keys.ts, `fitted`). */
-  fit() {
-    this.after = fitted(this.after, this.rows);
+  /** Gives back the room for rows not added (byte-keys.ts, `trimmed`). */
+  trim() {
+    this.after = trimmed(this.after, this.rows);
   }
 
   /** The newest row of (a, b), or NONE; `next` walks on to older ones. */
