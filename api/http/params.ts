@@ -17,8 +17,11 @@ import { Problem } from "./problem";
  * not passed through), or one item of a batch of checks (its fields, named `checks[17].to` in
  * errors). A parameter the route reads may appear only once.
  */
+const TOKEN_ID = ["tokenId"] as const;
+
 export class Params {
-  private readonly values = new Map<string, string[]>();
+  /** Made at the first value: a batch's items read their fields where they lie (api/routes/batch.ts). */
+  private values: Map<string, string[]> | undefined;
 
   /** Parameters from name-value pairs; `prefix` names them in errors (`checks[3]` gives `checks[3].to`). */
   constructor(
@@ -26,6 +29,7 @@ export class Params {
     private readonly prefix = "",
   ) {
     for (const [name, value] of entries) {
+      this.values ??= new Map();
       const list = this.values.get(name);
       if (list) list.push(value);
       else this.values.set(name, [value]);
@@ -50,7 +54,7 @@ export class Params {
 
   /** Every name-value pair, in the order given. */
   entries(): [string, string][] {
-    return [...this.values].flatMap(([name, list]) => list.map((value): [string, string] => [name, value]));
+    return [...(this.values ?? [])].flatMap(([name, list]) => list.map((value): [string, string] => [name, value]));
   }
 
   /** How errors name parameter `name`. */
@@ -60,7 +64,7 @@ export class Params {
 
   /** The parameter's value, or undefined when absent. */
   get(name: string): string | undefined {
-    const list = this.values.get(name);
+    const list = this.values?.get(name);
     if (list === undefined) return undefined;
     if (list.length > 1) {
       const param = this.named(name);
@@ -104,14 +108,17 @@ export class Params {
     return value!;
   }
 
-  /** The address given under any of `names` (alternatives that must agree), lowercase. */
-  address(...names: string[]): Address {
-    return this.required(names, parseAddress);
+  /**
+   * The address given under `name`, or any of `names` (alternatives that must agree), lowercase. A
+   * list is taken as it is, not spread into one: a batch reads 30,000 addresses.
+   */
+  address(names: string | readonly string[]): Address {
+    return this.required(typeof names === "string" ? [names] : names, parseAddress);
   }
 
   /** The required `tokenId`, a uint256. */
   tokenId(): bigint {
-    return this.required(["tokenId"], parseUint256);
+    return this.required(TOKEN_ID, parseUint256);
   }
 
   /** The v2 `rights`, as bytes32; absent: none (zero). */

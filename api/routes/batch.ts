@@ -67,6 +67,11 @@ function text(value: unknown): string | undefined {
   return undefined;
 }
 
+const NO_ENTRIES: [string, string][] = [];
+
+/** How errors name a batch's check: `checks[17]`. */
+const checkName = (index: number) => `checks[${index}]`;
+
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 
@@ -77,12 +82,13 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
  * any other field is not a parameter.
  */
 class FieldParams extends Params {
+  /** `item`: the object's index in the body's checks (errors name its fields `checks[17].to`); else the body's own. */
   constructor(
     private readonly object: Record<string, unknown>,
-    prefix: string,
+    private readonly item: number | undefined,
     names: ReadonlySet<string>,
   ) {
-    super([], prefix);
+    super(NO_ENTRIES);
     for (const name in object) {
       if (text(object[name]) !== undefined || !names.has(name)) continue;
       const param = this.named(name);
@@ -90,6 +96,11 @@ class FieldParams extends Params {
         param,
       });
     }
+  }
+
+  protected override named(name: string): string {
+    // Named only for an error: a batch's items are read by the thousand.
+    return this.item === undefined ? name : `${checkName(this.item)}.${name}`;
   }
 
   override get(name: string): string | undefined {
@@ -142,7 +153,7 @@ async function readListBody(
     if (items.length > list.max) {
       throw new Problem("content_too_large", `"${list.name}" holds at most ${list.max} ${list.what}; split the list`);
     }
-    body = { items, params: new FieldParams(json, "", new Set(fields)) };
+    body = { items, params: new FieldParams(json, undefined, new Set(fields)) };
   } catch (error) {
     // A refused body still costs a keyless client one unit.
     await c.var.budget.charge(1);
@@ -165,18 +176,21 @@ export async function readBatch<K extends string>(
   ]);
   return {
     params,
-    items: items.map((item, i) => {
-      const at = `checks[${i}]`;
-      if (!isObject(item)) throw new Problem("invalid_parameter", `'${at}': expected an object`, { param: at });
-      const type = item.type;
-      if (type === undefined)
-        throw new Problem("missing_parameter", `'${at}.type' is required`, { param: `${at}.type` });
-      if (typeof type !== "string" || !types.includes(type as K)) {
-        throw new Problem("invalid_parameter", `'${at}.type': expected one of ${types.join(", ")}`, {
-          param: `${at}.type`,
-        });
+    items: items.map((item, index) => {
+      if (!isObject(item)) {
+        const at = checkName(index);
+        throw new Problem("invalid_parameter", `'${at}': expected an object`, { param: at });
       }
-      return { type: type as K, params: new FieldParams(item, at, names) };
+      const type = item.type;
+      if (type === undefined) {
+        const param = `${checkName(index)}.type`;
+        throw new Problem("missing_parameter", `'${param}' is required`, { param });
+      }
+      if (typeof type !== "string" || !types.includes(type as K)) {
+        const param = `${checkName(index)}.type`;
+        throw new Problem("invalid_parameter", `'${param}': expected one of ${types.join(", ")}`, { param });
+      }
+      return { type: type as K, params: new FieldParams(item, index, names) };
     }),
   };
 }

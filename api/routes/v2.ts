@@ -22,7 +22,7 @@ import { type CheckReads, type RegistrySpec, registryAnswers } from "./registry"
 import type { Answers } from "./table";
 
 /** Hot wallet and cold wallet: erc* checks take either name for each party (docs/api.md). */
-const PARTIES: Record<V2CheckKind, { to: string[]; from: string[] }> = {
+const PARTIES: Record<V2CheckKind, { to: readonly string[]; from: readonly string[] }> = {
   all: { to: ["to"], from: ["from"] },
   contract: { to: ["to"], from: ["from"] },
   erc721: { to: ["to", "delegate"], from: ["from", "vault"] },
@@ -45,8 +45,8 @@ function scoped<T extends { kind: V2CheckKind }>(query: T, params: Params): T & 
 
 function checkQuery(kind: V2CheckKind, params: Params): V2CheckQuery {
   // The parties first: their problems are reported before the scope's.
-  const to = params.address(...PARTIES[kind].to);
-  const from = params.address(...PARTIES[kind].from);
+  const to = params.address(PARTIES[kind].to);
+  const from = params.address(PARTIES[kind].from);
   return scoped({ kind, to, from }, params);
 }
 
