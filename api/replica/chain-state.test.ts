@@ -511,6 +511,8 @@ describe(`v2Consulted against v2Enabled by hash, over seeded random rows (SEED=$
     const types = ["ALL", "CONTRACT", "ERC721", "ERC20", "ERC1155"] as const;
     const contracts = [C, "0x00000000000000000000000000000000000000ce" as Address];
     const rightsValues = [zeroHash, `0x${"ab".repeat(32)}` as Hex];
+    // Past 2^53 too: the copy holds those aside (api/replica/uint-cells.ts).
+    const tokenIds = [0n, 1n, 2n ** 256n - 1n];
     const s = new ChainState();
     let position = 0;
     const row = (from: Address, to: Address, updatedBlock: number, contract?: Address): StateRow => {
@@ -521,7 +523,7 @@ describe(`v2Consulted against v2Enabled by hash, over seeded random rows (SEED=$
         to,
         rights: pick(rightsValues),
         contract: delegationType === "ALL" ? undefined : (contract ?? pick(contracts)),
-        tokenId: delegationType === "ERC721" || delegationType === "ERC1155" ? BigInt(int(2)) : undefined,
+        tokenId: delegationType === "ERC721" || delegationType === "ERC1155" ? pick(tokenIds) : undefined,
       };
       position++;
       return {
@@ -530,7 +532,7 @@ describe(`v2Consulted against v2Enabled by hash, over seeded random rows (SEED=$
           ...v2KeyColumns(key),
           delegationType,
           hash: v2DelegationHash(key),
-          amount: isAmountType(delegationType) ? BigInt(int(3)) : null,
+          amount: isAmountType(delegationType) ? pick([0n, 1n, 2n, 2n ** 255n]) : null,
           enabled: int(3) > 0,
           // First enabled at or before its last change, as the indexer writes it (core/v2-rows.ts).
           firstBlock: 1 + int(updatedBlock),
@@ -581,7 +583,7 @@ describe(`v2Consulted against v2Enabled by hash, over seeded random rows (SEED=$
         rights: pick([...rightsValues, `0x${"AB".repeat(32)}` as Hex]),
       };
       if (kind !== "all") asked.contract = pick(contracts);
-      if (kind === "erc721" || kind === "erc1155") asked.tokenId = BigInt(int(2));
+      if (kind === "erc721" || kind === "erc1155") asked.tokenId = pick(tokenIds);
       return asked;
     };
     const byScope = (c: V2Check, { found }: Told<V2Check, Map<V2Scope, V2State>>) =>

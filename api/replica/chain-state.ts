@@ -26,6 +26,7 @@ import { asciiBytes, type JsonBytes } from "../http/json-bytes";
 import type { Page, PageRequest, Position, Told, V1Row, V2Row } from "../store/store";
 import { ByteKeys, trimmed, withRoom } from "./byte-keys";
 import { PairIndex } from "./pair-index";
+import { cellOf, UintCells } from "./uint-cells";
 
 /** A row of v2_delegation, as held in memory. */
 export type V2Entry = V2Row & {
@@ -129,7 +130,19 @@ type RowAt = (row: number) => typeof AS_HELD | typeof NOT_YET | typeof UNTOLD;
 const HELD: RowAt = () => AS_HELD;
 
 /** A check's scope in a copy's numbers (ChainState's `numbered`). */
-type NumberedScope = { type: number; rights: number; contract: number; tokenId: bigint | null };
+type NumberedScope = {
+  /** False for a scope no row holds (its rights or its contract never seen here): the rest unset. */
+  held: boolean;
+  type: number;
+  rights: number;
+  contract: number;
+  tokenId: bigint | null;
+  /** tokenId's cell (api/replica/uint-cells.ts). */
+  tokenCell: number;
+};
+
+/** The most scopes a v2 check consults: three for each of two rights values (core/v2.ts). */
+const MOST_SCOPES = 6;
 
 /**
  * The most rows of its pair a v2 check walks to find its delegations by their fields; past it (a
@@ -308,8 +321,8 @@ export class ChainState {
     firstLogIndex: new Uint32Array(0),
     updatedBlock: new Uint32Array(0),
   };
-  private readonly v2TokenId: (bigint | null)[] = [];
-  private readonly v2Amount: (bigint | null)[] = [];
+  private readonly v2TokenId = new UintCells();
+  private readonly v2Amount = new UintCells();
   /** The rights values rows hold (few: most are empty), numbered. */
   private readonly rights: Hex[] = [];
   private readonly rightsNumber = new Map<Hex, number>();
@@ -333,6 +346,15 @@ export class ChainState {
   private pairVersion = new Uint32Array(0);
   private pairUpdated = new Uint32Array(0);
 
+  /** numbered's scopes, one check's at a time. */
+  private readonly wanted: NumberedScope[] = Array.from({ length: MOST_SCOPES }, () => ({
+    held: false,
+    type: 0,
+    rights: 0,
+    contract: NONE,
+    tokenId: null,
+    tokenCell: 0,
+  }));
   /** Scratch for the key being looked up, one per kind (a v1 key's lookup also looks up addresses). */
   private readonly scratch = { address: new Uint8Array(20), hash: new Uint8Array(32), v1: new Uint8Array(93) };
 
@@ -347,6 +369,8 @@ export class ChainState {
     this.v1Lists.trim(this.v1Keys.size, addresses);
     this.v2Pairs.trim();
     trimRows(this.v2, this.v2Keys.size);
+    this.v2TokenId.trim(this.v2Keys.size);
+    this.v2Amount.trim(this.v2Keys.size);
     trimRows(this.v1, this.v1Keys.size);
     this.vaultVersion = trimmed(this.vaultVersion, addresses);
     this.vaultUpdated = trimmed(this.vaultUpdated, addresses);
@@ -406,8 +430,8 @@ export class ChainState {
     this.v2.firstBlock[id] = row.firstBlock;
     this.v2.firstLogIndex[id] = row.firstLogIndex;
     this.v2.updatedBlock[id] = heldBlock(row.updatedBlock);
-    this.v2TokenId[id] = row.tokenId;
-    this.v2Amount[id] = row.amount;
+    this.v2TokenId.set(id, row.tokenId);
+    this.v2Amount.set(id, row.amount);
     const [from, to] = [this.address(row.from), this.address(row.to)];
     this.v2Pairs.add(id, from, to);
     if (!samePlace) this.v2Lists.link(id, from, to);
@@ -561,12 +585,12 @@ export class ChainState {
         continue;
       }
       // The scopes as this numbers fields, once the pair has a row.
-      let wanted: (NumberedScope | undefined)[] | undefined;
+      let wanted: readonly NumberedScope[] | undefined;
       // The next row read only when there is one: most pairs have one row, and each read misses the cache.
       for (let row = this.v2Pairs.first(from, to), left = count; left > 0; left--) {
         if (left < count) row = this.v2Pairs.next(row);
         wanted ??= this.numbered(scopes);
-        const i = this.heldScope(row, wanted);
+        const i = this.heldScope(row, wanted, scopes.length);
         if (i < 0 || this.v2Consult(row, scopes[i]!, at, out)) continue;
         untold.add(check);
         break;
@@ -581,7 +605,7 @@ export class ChainState {
     const then = at(row);
     if (then === UNTOLD) return false;
     if (then === AS_HELD && this.v2.flags[row] === (LIVE | ENABLED))
-      out.set(key, { enabled: true, amount: this.v2Amount[row] ?? 0n });
+      out.set(key, { enabled: true, amount: this.v2Amount.get(row) ?? 0n });
     return true;
   }
 
@@ -593,13 +617,15 @@ export class ChainState {
 
   /**
    * Scopes' fields as rows hold them: numbers, and their tokens (null where a type has none, as in
-   * rows). Undefined for a scope no row holds: its rights or its contract never seen here. A check's
-   * scopes name one contract: it is looked up once.
+   * rows), in `wanted`'s first scopes.length: one check's at a time, written over by the next (a
+   * batch numbers 10,000). A check's scopes name one contract: it is looked up once.
    */
-  private numbered(scopes: readonly V2Scope[]): (NumberedScope | undefined)[] {
+  private numbered(scopes: readonly V2Scope[]): readonly NumberedScope[] {
     let named: Address | undefined;
     let number = NONE;
-    return scopes.map((scope) => {
+    for (let i = 0; i < scopes.length; i++) {
+      const scope = scopes[i]!;
+      const out = this.wanted[i]!;
       if (scope.contract !== undefined && scope.contract !== named) {
         named = scope.contract;
         number = this.findAddress(named);
@@ -607,16 +633,22 @@ export class ChainState {
       const contract = scope.contract === undefined ? NONE : number;
       // Most rights asked are the zero hash, which has no case: no lowercase copy made for them.
       const rights = this.rightsNumber.get(scope.rights) ?? this.rightsNumber.get(scope.rights.toLowerCase() as Hex);
-      if (rights === undefined || (contract === NONE && scope.contract !== undefined)) return undefined;
-      return { type: V2_DELEGATION_TYPES.indexOf(scope.type), rights, contract, tokenId: scope.tokenId ?? null };
-    });
+      out.held = rights !== undefined && (contract !== NONE || scope.contract === undefined);
+      if (!out.held) continue;
+      out.type = V2_DELEGATION_TYPES.indexOf(scope.type);
+      out.rights = rights!;
+      out.contract = contract;
+      out.tokenId = scope.tokenId ?? null;
+      out.tokenCell = cellOf(out.tokenId);
+    }
+    return this.wanted;
   }
 
-  /** Which of `scopes` v2 row `row` is the delegation of (v2Holds), or -1: a loop, not a closure per row. */
-  private heldScope(row: number, scopes: readonly (NumberedScope | undefined)[]): number {
-    for (let i = 0; i < scopes.length; i++) {
-      const scope = scopes[i];
-      if (scope !== undefined && this.v2Holds(row, scope)) return i;
+  /** Which of the first `count` of `scopes` v2 row `row` is the delegation of (v2Holds), or -1. */
+  private heldScope(row: number, scopes: readonly NumberedScope[], count: number): number {
+    for (let i = 0; i < count; i++) {
+      const scope = scopes[i]!;
+      if (scope.held && this.v2Holds(row, scope)) return i;
     }
     return -1;
   }
@@ -627,7 +659,7 @@ export class ChainState {
       this.v2.type[row] === scope.type &&
       this.v2.rights[row] === scope.rights &&
       this.v2.contract[row] === scope.contract &&
-      this.v2TokenId[row] === scope.tokenId
+      this.v2TokenId.holds(row, scope.tokenId, scope.tokenCell)
     );
   }
 
@@ -650,10 +682,10 @@ export class ChainState {
       const [from, rowTo] = this.v2Lists.wallets(row);
       if (rowTo !== to || this.v2.flags[row] !== (LIVE | ENABLED)) continue;
       incoming++;
-      const scope = never.includes(from) ? -1 : this.heldScope(row, wanted);
+      const scope = never.includes(from) ? -1 : this.heldScope(row, wanted, check.scopes.length);
       if (scope < 0) continue;
       const states = held.get(from) ?? [];
-      states[scope] = { enabled: true, amount: this.v2Amount[row] ?? 0n };
+      states[scope] = { enabled: true, amount: this.v2Amount.get(row) ?? 0n };
       held.set(from, states);
     }
     const vaults: { vault: number; answer: true | bigint }[] = [];
@@ -941,9 +973,9 @@ export class ChainState {
       from: this.addressText(from, spelt),
       to: this.addressText(to, spelt),
       contract: contract === NONE ? null : this.addressText(contract, spelt),
-      tokenId: this.v2TokenId[row] ?? null,
+      tokenId: this.v2TokenId.get(row),
       rights: this.rights[this.v2.rights[row]!]!,
-      amount: this.v2Amount[row] ?? null,
+      amount: this.v2Amount.get(row),
     };
   }
 
@@ -956,17 +988,17 @@ export class ChainState {
     const [from, to] = this.v2Lists.wallets(row);
     const contract = this.v2.contract[row]!;
     const type = this.v2.type[row]!;
-    const [tokenId, amount] = [this.v2TokenId[row], this.v2Amount[row]];
+    const [tokenId, amount] = [this.v2TokenId.digits(row), this.v2Amount.digits(row)];
     this.spell(from, out.raw(V2_JSON.type[type]!)).raw(V2_JSON.to);
     this.spell(to, out).raw(V2_JSON.contract);
     if (contract === NONE) out.raw(V2_JSON.null);
     else this.spell(contract, out.byte(QUOTE)).byte(QUOTE);
     out.raw(V2_JSON.tokenId);
-    if (tokenId == null) out.raw(V2_JSON.null);
-    else out.ascii(tokenId.toString());
+    if (tokenId === undefined) out.raw(V2_JSON.null);
+    else out.ascii(tokenId);
     out.raw(V2_JSON.delegationType[type]!).ascii(this.rights[this.v2.rights[row]!]!).raw(V2_JSON.amount);
-    if (amount == null) out.raw(V2_JSON.null);
-    else out.ascii(amount.toString());
+    if (amount === undefined) out.raw(V2_JSON.null);
+    else out.ascii(amount);
     out.raw(V2_JSON.hash).hex(this.v2Keys.bytes, this.v2Keys.offset(row), 32).raw(V2_JSON.end);
   }
 
