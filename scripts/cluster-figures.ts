@@ -5,7 +5,7 @@
  * by metric and label by label) and hands the text back.
  */
 import cluster from "node:cluster";
-import { AggregatorRegistry, type Registry } from "prom-client";
+import type { AggregatorRegistry, PrometheusContentType, Registry } from "prom-client";
 
 type Message = { figures: "gather"; id: number } | { figures: "gathered"; id: number; text?: string; error?: string };
 
@@ -17,13 +17,20 @@ const isMessage = (message: unknown): message is Message => typeof (message as M
  */
 const GATHER_MS = 6_000;
 
+/**
+ * prom-client, imported where it is used: the primary only forks until the first scrape, and the
+ * module costs it about 13 MB resident (docs/performance.md, "Batches allocating half as much").
+ */
+const promClient = () => import("prom-client");
+
 /** In the primary: gathers the workers' figures for whichever worker asks. */
 export function gatherWorkerFigures(): void {
-  const aggregator = new AggregatorRegistry();
+  let aggregator: Promise<AggregatorRegistry<PrometheusContentType>> | undefined;
   cluster.on("message", (worker, message: unknown) => {
     if (!isMessage(message) || message.figures !== "gather") return;
+    aggregator ??= promClient().then((prom) => new prom.AggregatorRegistry());
     void aggregator
-      .clusterMetrics()
+      .then((registry) => registry.clusterMetrics())
       .then(
         (text) => ({ text }),
         (error: Error) => ({ error: error.message }),
@@ -40,8 +47,9 @@ export function gatherWorkerFigures(): void {
  * worker's figures summed, as Prometheus text (its own when it serves alone). It rejects when the
  * primary could not gather them all.
  */
-export function workerFigures(own: Registry): () => Promise<string> {
+export async function workerFigures(own: Registry): Promise<() => Promise<string>> {
   if (!cluster.isWorker) return () => own.metrics();
+  const { AggregatorRegistry } = await promClient();
   AggregatorRegistry.setRegistries(own);
   // Made for what its constructor does in a worker: it starts answering the primary's requests.
   new AggregatorRegistry();

@@ -17,7 +17,7 @@ import { workerFigures } from "./cluster-figures";
 export async function runWorker(settings: ServeSettings, shutdownMs: number) {
   // First: from now on the primary's gathering of the workers' figures hears from this one.
   const figures = processFigures();
-  const everyWorker = workerFigures(figures.registry);
+  const everyWorker = await workerFigures(figures.registry);
   const { port, schema, reorgCheckSeconds } = settings;
   const rpcs = settings.rpc.map(({ chain, rpc, ws }) => ({ id: chain.id, rpc, ws }));
   const { url, accessUrl } = settings.database;
