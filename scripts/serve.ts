@@ -25,12 +25,13 @@ const WORKER_ENV = { MALLOC_MMAP_THRESHOLD_: String(settings.mallocMmapThreshold
 
 /**
  * Each worker's node flags beyond ours. gc exposed: a worker returns its copy's load garbage at once
- * (scripts/serve-worker.ts). A young generation of 64 MB semi-spaces rather than V8's 16: a batch of
+ * (scripts/serve-worker.ts). A young generation of 32 MB semi-spaces rather than V8's 16: a batch of
  * 10,000 checks keeps what it parses alive until it answers, and with small semi-spaces each
- * scavenge copied it again: the collector took 25% of an airdrop's worker time, 17% with these, for
- * about 100 MB more resident memory a worker (docs/performance.md, "Where the replicas' memory goes").
+ * scavenge copies it again (batches at 8 connections a fifth slower at 16 MB). 64 MB cost about 70
+ * MB more resident a worker, for batches no faster once they allocated half as much
+ * (docs/performance.md, "Batches allocating half as much").
  */
-const WORKER_FLAGS = ["--expose-gc", "--max-semi-space-size=64"];
+const WORKER_FLAGS = ["--expose-gc", "--max-semi-space-size=32"];
 
 // One worker too is a process of its own, so that it runs with WORKER_ENV and WORKER_FLAGS.
 if (cluster.isPrimary) {
