@@ -12,13 +12,13 @@ import {
 } from "../../core/parse";
 import { Problem } from "./problem";
 
+const TOKEN_ID = ["tokenId"] as const;
+
 /**
  * A request's parameters, decoded strictly: a query string (malformed percent-encoding is an error,
  * not passed through), or one item of a batch of checks (its fields, named `checks[17].to` in
  * errors). A parameter the route reads may appear only once.
  */
-const TOKEN_ID = ["tokenId"] as const;
-
 export class Params {
   /** Made at the first value: a batch's items read their fields where they lie (api/routes/batch.ts). */
   private values: Map<string, string[]> | undefined;
