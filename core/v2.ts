@@ -140,8 +140,8 @@ export type V2CheckQuery = {
 /** A delegation a check consults, but for its parties: its type, rights and scope. */
 export type V2Scope = { type: V2DelegationType; rights: Hex; contract?: Address; tokenId?: bigint };
 
-/** For one rights value: the delegations that grant everything, and the one that grants a part. */
-type Consulted<T> = { full: T[]; partial?: T };
+/** For one rights value: the delegations that grant everything, and the one that grants a part, by index. */
+type Consulted = { full: number[]; partial?: number };
 
 /**
  * The delegations a check consults for one rights value, its parties aside: ALL, CONTRACT, then a
@@ -170,7 +170,7 @@ function checkScopes(q: Omit<V2CheckQuery, "from" | "to">): V2Scope[] {
 const CONSULTED = Object.fromEntries(
   V2_CHECK_KINDS.map((kind) => {
     const layout = (rights: Hex) => {
-      const groups: Consulted<number>[] = [];
+      const groups: Consulted[] = [];
       checkScopes({ kind, rights, contract: zeroAddress, tokenId: 0n }).forEach((scope, i, scopes) => {
         if (i === 0 || scope.rights !== scopes[i - 1]!.rights) groups.push({ full: [] });
         const group = groups[groups.length - 1]!;
@@ -181,7 +181,7 @@ const CONSULTED = Object.fromEntries(
     };
     return [kind, { empty: layout(zeroHash), rights: layout(`0x${"ff".repeat(32)}`) }];
   }),
-) as Record<V2CheckKind, { empty: Consulted<number>[]; rights: Consulted<number>[] }>;
+) as Record<V2CheckKind, { empty: Consulted[]; rights: Consulted[] }>;
 
 /** How a check of `q`'s consults its checkScopes. */
 const consultedOf = (q: Omit<V2CheckQuery, "from" | "to">) =>
@@ -199,7 +199,7 @@ const isBalance = (kind: V2CheckKind) => kind === "erc20" || kind === "erc1155";
  * The contract's answer from the states of the delegations a check consults: a boolean, or a
  * balance (2^256-1 when an ALL or CONTRACT delegation covers it, else the larger amount).
  */
-function answerOf<T>(consulted: readonly Consulted<T>[], balance: boolean, state: (t: T) => V2State | undefined) {
+function answerOf(consulted: readonly Consulted[], balance: boolean, state: (scope: number) => V2State | undefined) {
   let best = 0n;
   for (const { full, partial } of consulted) {
     let covered = false;
@@ -240,7 +240,7 @@ class ConsultedCheck implements V2Check {
   readonly from: Address;
   readonly to: Address;
   readonly scopes: readonly V2Scope[];
-  private readonly consulted: readonly Consulted<number>[];
+  private readonly consulted: readonly Consulted[];
   private readonly balance: boolean;
   private hashed: Hex[] | undefined;
 

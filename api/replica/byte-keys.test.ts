@@ -12,7 +12,7 @@ describe(`ByteKeys (SEED=${SEED})`, () => {
     const keys = new ByteKeys(20, 2);
     const reference = new Map<string, number>();
     // Few distinct bytes, so that keys share prefixes and hash slots; many more keys than the first
-    // capacity. Fitted now and then, as a loaded copy is: the keys added after it grow it again.
+    // capacity. Trimmed now and then, as a loaded copy is: the keys added after it grow it again.
     for (let i = 0; i < 20_000; i++) {
       if (next() % 1_000 === 0) keys.trim();
       const key = streamBytes(next, 20).map((b) => b & 0x3);

@@ -566,7 +566,7 @@ describe(`v2Consulted against v2Enabled by hash, over seeded random rows (SEED=$
       const r = row(pick([...wallets, hubFrom]), pick([...wallets, hubTo]), 1 + int(20));
       // One put in eight takes a row away, as a reorganization takes away a row its blocks made.
       const removed = int(8) === 0;
-      // Fitted now and then and at the end, as a loaded copy is (api/replica/feed.ts).
+      // Trimmed now and then and at the end, as a loaded copy is (api/replica/feed.ts).
       if (int(50) === 0) s.trim();
       s.put(rowKey(r), removed ? undefined : r, 0);
       keep(r, removed);
