@@ -327,9 +327,9 @@ export class ChainState {
   private readonly rights: Hex[] = [];
   private readonly rightsNumber = new Map<Hex, number>();
 
-  /** v1_delegation, by its key's bytes; its wallets are its list's (vault, delegate). */
+  /** v1_delegation, by its key's bytes; its wallets are its list's (vault, delegate), in creation order. */
   private readonly v1Keys = new ByteKeys(V1_KEY.width);
-  private readonly v1Lists = new RowLists();
+  private readonly v1Lists = new RowLists((x, y) => this.v1Before(x, y));
   private readonly v1 = {
     flags: new Uint8Array(0),
     pair: new Int32Array(0),
@@ -442,7 +442,11 @@ export class ChainState {
     const id = this.v1Keys.add(this.v1KeyBytes(row));
     withRows(this.v1, id + 1);
     const [vault, delegate] = [this.address(row.vault), this.address(row.delegate)];
-    if ((this.v1.flags[id]! & LIVE) === 0) this.v1Lists.link(id, vault, delegate);
+    const live = (this.v1.flags[id]! & LIVE) !== 0;
+    // Unlike a v2 row's, a key's place moves: it is made again, at new versions, at a later log.
+    const samePlace =
+      live && this.v1.createdBlock[id] === row.createdBlock && this.v1.createdLogIndex[id] === row.createdLogIndex;
+    if (live && !samePlace) this.v1Lists.unlink(id);
     this.listingsChanged(vault, delegate);
     this.v1.flags[id] = LIVE | (row.enabled ? ENABLED : 0);
     this.v1.pair[id] = this.pair(row.vault, row.delegate);
@@ -453,6 +457,7 @@ export class ChainState {
     // Held no later than it is, so a block before it held is before it.
     this.v1.firstBlock[id] = heldBlock(row.firstBlock);
     this.v1.updatedBlock[id] = heldBlock(row.updatedBlock);
+    if (!samePlace) this.v1Lists.link(id, vault, delegate);
   }
 
   private remove(key: string) {
@@ -898,8 +903,10 @@ export class ChainState {
 
   /** The wallet's rows in force; with `spelt`, as v2Wallet (but their contracts, which this does not number). */
   v1Wallet(wallet: Address, spelt?: Spellings): V1Row[] {
-    const rows = this.v1Lists.rows(this.findAddress(wallet)).filter((row) => this.inForce(row));
-    return this.sortV1(rows).map((row) => this.v1Row(row, spelt));
+    return this.v1Lists
+      .rows(this.findAddress(wallet))
+      .filter((row) => this.inForce(row))
+      .map((row) => this.v1Row(row, spelt));
   }
 
   /**
@@ -921,22 +928,23 @@ export class ChainState {
     const [afterBlock, afterLog] =
       page.after === undefined ? [-1, -1] : [Number(page.after.block), page.after.logIndex];
     const { createdBlock, createdLogIndex } = this.v1;
-    const listed: number[] = [];
-    for (const row of this.v1Lists.rows(id)) {
+    const { limit = Number.POSITIVE_INFINITY } = page;
+    const items: Page<V1Row>["items"] = [];
+    let more = false;
+    // Every row is read, those past the page too: one made again after `block` may have been in
+    // force then at an earlier place, which only its being untold says.
+    for (let row = this.v1Lists.first(id); row !== NONE; row = this.v1Lists.next(row, id)) {
       if ((this.v1.flags[row]! & LIVE) === 0) continue;
       if (direction !== "both" && this.v1Lists.wallets(row)[direction === "incoming" ? 1 : 0] !== id) continue;
       const then = at(row);
       if (then === UNTOLD) return undefined;
+      if (more || then !== AS_HELD) continue;
       const [rowBlock, rowLog] = [createdBlock[row]!, createdLogIndex[row]!];
-      if (rowBlock < afterBlock || (rowBlock === afterBlock && rowLog <= afterLog)) continue;
-      if (then === AS_HELD && this.inForce(row)) listed.push(row);
+      if (rowBlock < afterBlock || (rowBlock === afterBlock && rowLog <= afterLog) || !this.inForce(row)) continue;
+      if (items.length >= limit) more = true;
+      else items.push(positioned(this.v1Row(row, spelt), BigInt(rowBlock), rowLog));
     }
-    const rows = this.sortV1(listed);
-    const shown = page.limit === undefined ? rows : rows.slice(0, page.limit);
-    return {
-      items: shown.map((row) => positioned(this.v1Row(row, spelt), BigInt(createdBlock[row]!), createdLogIndex[row]!)),
-      more: shown.length < rows.length,
-    };
+    return { items, more };
   }
 
   private inForce(row: number): boolean {
@@ -955,8 +963,13 @@ export class ChainState {
     return bx < by || (bx === by && this.v2.firstLogIndex[x]! < this.v2.firstLogIndex[y]!);
   }
 
-  /** `items` in their rows' creation order (`rowOf`: each item's row; default, the item is one). */
-  private sortV1<T>(items: T[], rowOf: (item: T) => number = (item) => item as number): T[] {
+  private v1Before(x: number, y: number): boolean {
+    const [bx, by] = [this.v1.createdBlock[x]!, this.v1.createdBlock[y]!];
+    return bx < by || (bx === by && this.v1.createdLogIndex[x]! < this.v1.createdLogIndex[y]!);
+  }
+
+  /** `items` in their rows' creation order (`rowOf`: each item's row). */
+  private sortV1<T>(items: T[], rowOf: (item: T) => number): T[] {
     const [block, logIndex] = [this.v1.createdBlock, this.v1.createdLogIndex];
     return items.sort((a, b) => {
       const [x, y] = [rowOf(a), rowOf(b)];

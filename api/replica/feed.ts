@@ -52,10 +52,10 @@ const READ_TABLES = [
   "v1_event",
   ...Object.values(TABLE_NAME),
 ];
-/** Load order within a table: v2 rows in list order, so wallet lists are built without sorting. */
+/** Load order within a table: v2 and v1 rows in list order, so wallet lists are built without sorting. */
 const LOAD_ORDER: Record<Table, string> = {
   v2: "first_block, first_log_index",
-  v1: "vault, delegate",
+  v1: "created_block, created_log_index",
   vault: "vault",
   pair: "vault, delegate",
 };
@@ -436,8 +436,13 @@ export class ReplicaFeed {
     const reread = fork === undefined ? [] : await this.reread(query, chainId, state.touchedAfter(fork));
     if (fork !== undefined) state.forgetTouchedAfter(fork);
     for (const [key, row] of reread) state.put(key, row, at.final);
-    // New v2 rows in list order, so that wallet lists stay sorted without sorting.
-    const listOrder = (r: StateRow) => (r.table === "v2" ? [r.row.firstBlock, r.row.firstLogIndex] : [0, 0]);
+    // New v2 and v1 rows in list order, so that wallet lists stay sorted without sorting.
+    const listOrder = (r: StateRow) =>
+      r.table === "v2"
+        ? [r.row.firstBlock, r.row.firstLogIndex]
+        : r.table === "v1"
+          ? [r.row.createdBlock, r.row.createdLogIndex]
+          : [0, 0];
     changed.sort((a, b) => listOrder(a)[0]! - listOrder(b)[0]! || listOrder(a)[1]! - listOrder(b)[1]!);
     for (const row of changed) state.put(rowKey(row), row, at.final);
 
