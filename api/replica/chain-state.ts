@@ -1,6 +1,6 @@
 import type { Address, Hex } from "viem";
 import { writeHex, writeUint256 } from "../../core/hex";
-import { CHECKSUM_CASE_BYTES, withChecksumCase, writeChecksumCase } from "../../core/keccak";
+import { CHECKSUM_CASE_BYTES, checksumAddress, withChecksumCase, writeChecksumCase } from "../../core/keccak";
 import type { Direction } from "../../core/parse";
 import {
   V1_EVENT_NAME,
@@ -23,7 +23,7 @@ import {
   v2Check,
 } from "../../core/v2";
 import { asciiBytes, type JsonBytes } from "../http/json-bytes";
-import type { Page, PageRequest, Position, Told, V1Row, V2Row } from "../store/store";
+import type { PageJson, PageRequest, Told, V1Row, V2Row } from "../store/store";
 import { ByteKeys, trimmed, withRoom } from "./byte-keys";
 import { PairIndex } from "./pair-index";
 import { cellOf, UintCells } from "./uint-cells";
@@ -104,6 +104,13 @@ const LIVE = 1;
 const ENABLED = 2;
 
 const V1_TYPES = Object.keys(V1_EVENT_NAME) as V1Type[];
+/** The JSON between a v1 record's values (v1RecordJson), each type's where it names it. */
+const V1_JSON = {
+  type: V1_TYPES.map((t) => asciiBytes(`{"type":"${t}","vault":"`)),
+  delegate: asciiBytes('","delegate":"'),
+  contract: asciiBytes('","contract":'),
+  tokenId: asciiBytes(',"tokenId":'),
+};
 /** Where each field lies in a v1 key's bytes; vault and delegate first, as in a pair's key. */
 const V1_KEY = { type: 40, contract: 41, tokenId: 61, width: 93 } as const;
 
@@ -753,25 +760,26 @@ export class ChainState {
   }
 
   /**
-   * A page of v2WalletAt's listing in `direction`: its rows after `page.after`, in first-enable
-   * order as the history pages them (api/store/history-store.ts), `page.limit` at most (undefined:
-   * all the rest), and whether more follow. Undefined: a row the page reads changed after `block`;
-   * rows before the page, and past it, are not read.
+   * A page of v2WalletAt's listing in `direction`, written to `out` as the JSON of a list of its
+   * records (v2WalletsJson's): its rows after `page.after`, in first-enable order as the history
+   * pages them (api/store/history-store.ts), `page.limit` at most (undefined: all the rest).
+   * Undefined: a row the page reads changed after `block`; rows before the page, and past it, are
+   * not read.
    */
-  v2WalletPageAt(
+  v2WalletPageJson(
     wallet: Address,
     block: number,
     direction: Direction,
     page: PageRequest,
-    spelt?: Spellings,
-  ): Page<V2Row> | undefined {
+    out: JsonBytes,
+  ): WrittenPage | undefined {
     if (block > this.block) return undefined;
     const at = this.v2RowAt(block);
     const { after, limit = Number.POSITIVE_INFINITY } = page;
     const [afterBlock, afterLog] = after === undefined ? [-1, -1] : [Number(after.block), after.logIndex];
     const id = this.findAddress(wallet);
-    const items: Page<V2Row>["items"] = [];
     const { firstBlock, firstLogIndex } = this.v2;
+    const written = new PageWriter(out);
     for (let row = this.v2Lists.first(id); row !== NONE; row = this.v2Lists.next(row, id)) {
       const [rowBlock, rowLog] = [firstBlock[row]!, firstLogIndex[row]!];
       if (rowBlock < afterBlock || (rowBlock === afterBlock && rowLog <= afterLog)) continue;
@@ -779,10 +787,10 @@ export class ChainState {
       const then = at(row);
       if (then === UNTOLD) return undefined;
       if (then !== AS_HELD || this.v2.flags[row] !== (LIVE | ENABLED)) continue;
-      if (items.length >= limit) return { items, more: true };
-      items.push(positioned(this.v2Row(row, spelt), BigInt(rowBlock), rowLog));
+      if (written.count >= limit) return written.end(true);
+      this.v2RecordJson(row, written.next(rowBlock, rowLog));
     }
-    return { items, more: false };
+    return written.end(false);
   }
 
   /**
@@ -910,18 +918,18 @@ export class ChainState {
   }
 
   /**
-   * A page of the wallet's v1 listing in `direction` as at `block` (at most the one held): its rows
-   * in force then after `page.after`, in creation order as the history pages them
-   * (api/store/history-store.ts), `page.limit` at most (undefined: all the rest), and whether more
-   * follow. Undefined: a row of the wallet's in `direction` is untold then (v1RowAt).
+   * A page of the wallet's v1 listing in `direction` as at `block` (at most the one held), written to
+   * `out` as v2WalletPageJson's: its rows in force then after `page.after`, in creation order as the
+   * history pages them (api/store/history-store.ts), `page.limit` at most (undefined: all the rest).
+   * Undefined: a row of the wallet's in `direction` is untold then (v1RowAt).
    */
-  v1WalletPageAt(
+  v1WalletPageJson(
     wallet: Address,
     block: number,
     direction: Direction,
     page: PageRequest,
-    spelt?: Spellings,
-  ): Page<V1Row> | undefined {
+    out: JsonBytes,
+  ): WrittenPage | undefined {
     if (block > this.block) return undefined;
     const at = this.v1RowAt(block);
     const id = this.findAddress(wallet);
@@ -929,7 +937,7 @@ export class ChainState {
       page.after === undefined ? [-1, -1] : [Number(page.after.block), page.after.logIndex];
     const { createdBlock, createdLogIndex } = this.v1;
     const { limit = Number.POSITIVE_INFINITY } = page;
-    const items: Page<V1Row>["items"] = [];
+    const written = new PageWriter(out);
     let more = false;
     // Every row is read, those past the page too: one made again after `block` may have been in
     // force then at an earlier place, which only its being untold says.
@@ -941,10 +949,10 @@ export class ChainState {
       if (more || then !== AS_HELD) continue;
       const [rowBlock, rowLog] = [createdBlock[row]!, createdLogIndex[row]!];
       if (rowBlock < afterBlock || (rowBlock === afterBlock && rowLog <= afterLog) || !this.inForce(row)) continue;
-      if (items.length >= limit) more = true;
-      else items.push(positioned(this.v1Row(row, spelt), BigInt(rowBlock), rowLog));
+      if (written.count >= limit) more = true;
+      else this.v1RecordJson(row, written.next(rowBlock, rowLog));
     }
-    return { items, more };
+    return written.end(more);
   }
 
   private inForce(row: number): boolean {
@@ -1016,6 +1024,23 @@ export class ChainState {
   }
 
   /**
+   * Row `row` as JSON, as api/routes/records.ts's v1Record of its v1Row is written (api/http/json.ts),
+   * as v2RecordJson is v2Record's.
+   */
+  private v1RecordJson(row: number, out: JsonBytes) {
+    const [vault, delegate] = this.v1Lists.wallets(row);
+    const type = this.v1Keys.byte(row, V1_KEY.type);
+    this.spell(vault, out.raw(V1_JSON.type[type]!)).raw(V1_JSON.delegate);
+    this.spell(delegate, out).raw(V1_JSON.contract);
+    if (V1_TYPES[type] === "ALL") out.raw(V2_JSON.null);
+    else this.spellV1Contract(row, out.byte(QUOTE)).byte(QUOTE);
+    out.raw(V1_JSON.tokenId);
+    if (V1_TYPES[type] === "TOKEN") out.ascii(BigInt(this.v1Keys.hex(row, V1_KEY.tokenId, 32)).toString());
+    else out.raw(V2_JSON.null);
+    out.byte(CLOSE_RECORD);
+  }
+
+  /**
    * Writes `address` (0x and 40 hex digits, as the tables hold it) to `out` as a JSON string in its
    * EIP-55 case, where the copy holds it: a page of the history spelt without hashing (records.ts).
    * False, and nothing written, where it does not. Bound: a store hands it out (api/store/store.ts, AddressJson).
@@ -1031,6 +1056,18 @@ export class ChainState {
   /** Writes address `id` to `out` in its EIP-55 case. */
   private spell(id: number, out: JsonBytes): JsonBytes {
     return out.address(this.addresses.bytes, this.addresses.offset(id), this.checksumCase, this.caseOf(id));
+  }
+
+  /**
+   * Writes v1 row `row`'s contract in its EIP-55 case: by its number where the copy holds it (a v1
+   * key's contract mostly is a v2 delegation's too), else as core spells it (which keeps a memo).
+   */
+  private spellV1Contract(row: number, out: JsonBytes): JsonBytes {
+    const { address } = this.scratch;
+    const at = this.v1Keys.offset(row) + V1_KEY.contract;
+    address.set(this.v1Keys.bytes.subarray(at, at + 20));
+    const id = this.addresses.find(address);
+    return id === NONE ? out.ascii(checksumAddress(this.v1Keys.hex(row, V1_KEY.contract, 20))) : this.spell(id, out);
   }
 
   /** Where address `id`'s EIP-55 case lies in checksumCase, worked out the first time it is asked. */
@@ -1124,9 +1161,29 @@ export class ChainState {
   }
 }
 
-/** `row` with its position, set on it: a copy of each of a page's thousand rows cost more than its lookups. */
-function positioned<T extends object>(row: T, block: bigint, logIndex: number): T & { position: Position } {
-  const item = row as T & { position: Position };
-  item.position = { block, logIndex };
-  return item;
+/** What v2WalletPageJson tells of the page it wrote (its JSON aside). */
+type WrittenPage = Omit<PageJson, "json">;
+
+/** Writes a page's records as the JSON of a list, counting them and keeping the last one's position. */
+class PageWriter {
+  count = 0;
+  private lastBlock = 0;
+  private lastLog = 0;
+
+  constructor(private readonly out: JsonBytes) {
+    out.byte(OPEN);
+  }
+
+  /** Where the next record, at `block` and `logIndex`, is to be written. */
+  next(block: number, logIndex: number): JsonBytes {
+    if (this.count++ > 0) this.out.byte(COMMA);
+    [this.lastBlock, this.lastLog] = [block, logIndex];
+    return this.out;
+  }
+
+  end(more: boolean): WrittenPage {
+    this.out.byte(CLOSE);
+    const last = this.count === 0 ? undefined : { block: BigInt(this.lastBlock), logIndex: this.lastLog };
+    return { count: this.count, last, more };
+  }
 }

@@ -28,10 +28,20 @@ const MAX_SYNC_MS = 15_000;
 
 const NOTHING = new ChainState();
 /**
- * The one writer of every v2 listing's JSON, each copied out when written: a 64 KB buffer of its
- * own for each small wallet's listing (a few KB) cost the worker an allocation V8 counts.
+ * The one writer of the JSON the copy writes (listings, pages, vaults), each copied out when written:
+ * a 64 KB buffer of its own for each small wallet's listing (a few KB) cost the worker an allocation
+ * V8 counts.
  */
 const listingsJson = new JsonBytes();
+
+/** What `write` writes to the one writer, as JSON beside what it tells of it (undefined: it could not). */
+function written<T extends object>(
+  write: (out: JsonBytes) => T | undefined,
+): (T & { json: Uint8Array<ArrayBuffer> }) | undefined {
+  const out = listingsJson.reset();
+  const told = write(out);
+  return told && { ...told, json: out.take() };
+}
 /** Spells the addresses `spelt` holds (a listing's, as its copy spelt them) from there, others by hashing. */
 const spellingFrom = (spelt: Spellings) => (address: Address) => spelt.get(address) ?? checksumAddress(address);
 
@@ -201,23 +211,25 @@ export function createReplicaStore(
     v2Wallets: async (chainId, wallets) => walletsView(chainId, wallets, (s, w, spelt) => s.v2Wallet(w, spelt)),
     v2WalletsAt: async (chainId, wallets, block) =>
       walletsView(chainId, wallets, (s, w, spelt) => s.v2WalletAt(w, Number(block), spelt)),
-    v2WalletPageAt: async (chainId, wallet, block, page, direction) =>
-      spelledView(chainId, (s, spelt) => s.v2WalletPageAt(wallet, Number(block), direction, page, spelt)),
-    v1WalletPageAt: async (chainId, wallet, block, page, direction) =>
-      spelledView(chainId, (s, spelt) => s.v1WalletPageAt(wallet, Number(block), direction, page, spelt)),
+    v2WalletPageJson: async (chainId, wallet, block, page, direction) =>
+      view(chainId, (s) => written((out) => s.v2WalletPageJson(wallet, Number(block), direction, page, out))),
+    v1WalletPageJson: async (chainId, wallet, block, page, direction) =>
+      view(chainId, (s) => written((out) => s.v1WalletPageJson(wallet, Number(block), direction, page, out))),
     v2WalletsJson: async (chainId, wallets, direction, block, most) =>
-      view(chainId, (s) => {
-        const out = listingsJson.reset();
-        const at = block === undefined ? undefined : Number(block);
-        const records = s.v2WalletsJson(wallets, direction, at, most, out);
-        return records === undefined ? undefined : { json: out.take(), records };
-      }),
+      view(chainId, (s) =>
+        written((out) => {
+          const records = s.v2WalletsJson(
+            wallets,
+            direction,
+            block === undefined ? undefined : Number(block),
+            most,
+            out,
+          );
+          return records === undefined ? undefined : { records };
+        }),
+      ),
     v2VaultsJson: async (chainId, query) =>
-      view(chainId, (s) => {
-        const out = listingsJson.reset();
-        const incoming = s.v2VaultsJson(query, out);
-        return { json: out.take(), incoming };
-      }),
+      view(chainId, (s) => written((out) => ({ incoming: s.v2VaultsJson(query, out) }))!),
     v2Delegation: async (chainId, hash) => view(chainId, (s) => s.v2Delegation(hash)),
     v1InForce: async (chainId, keys) => view(chainId, (s) => s.v1InForce(keys)),
     v2EnabledAt: async (chainId, hashes, block) => view(chainId, (s) => s.v2EnabledAt(hashes, Number(block))),

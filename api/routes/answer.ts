@@ -18,7 +18,7 @@ import { Params } from "../http/params";
 import { Problem } from "../http/problem";
 import type { HistoryStore, Page, PageRequest, Position } from "../store/history-store";
 import type { ServedChain } from "../store/served-chains";
-import type { ChainPosition, ChainView, Checksum, Spelt } from "../store/store";
+import type { ChainPosition, ChainView, Checksum, PageJson, Spelt } from "../store/store";
 import { type ChainAlarms, replacedHead } from "../watch/chain-alarms";
 import { type Cursor, decodeCursor, encodeCursor, requestDigest } from "./cursor";
 import type { Env, Reading } from "./env";
@@ -177,13 +177,14 @@ export async function pageAnswer<T, A extends Position | Address = Position>(
     pin: (params: Params) => { asked: bigint | Moment | undefined; param: string };
     /** What the list is ordered by: positions (the default) or addresses. */
     orderedBy?: A extends Address ? "address" : "position";
+    /** The page's items, or the page its store wrote as JSON (where it did, the records are not made). */
     read: (
       chainId: number,
       params: Params,
       history: HistoryStore,
       block: bigint,
       page: PageRequest<A>,
-    ) => Promise<Page<T, A> & Spelt>;
+    ) => Promise<(Page<T, A> & Spelt) | PageJson<A>>;
   } & (
     | {
         /** An item's record; `checksum`, the page's spellings where its store kept them. */
@@ -214,17 +215,19 @@ export async function pageAnswer<T, A extends Position | Address = Position>(
   const after = cursor?.after as A | undefined;
   const page = await options.read(chainId, params, historyOf(c.var, chainId), block, { after, limit });
   if (cap !== undefined && asked === undefined && page.more) throw c.var.budget.tooMuch("the rest of this list", cap);
-  await c.var.budget.charge(unitsBeyond(page.items.length + (page.more ? 1 : 0)) - paid);
-  const last = page.items.at(-1);
+  const [count, last] = "json" in page ? [page.count, page.last] : [page.items.length, page.items.at(-1)?.position];
+  await c.var.budget.charge(unitsBeyond(count + (page.more ? 1 : 0)) - paid);
   const headers: Record<string, string> = {};
   if (page.more && last !== undefined) {
     const next = new URLSearchParams(params.entries().filter(([name]) => name !== "cursor"));
-    next.set("cursor", encodeCursor(digest, { block, after: last.position }));
+    next.set("cursor", encodeCursor(digest, { block, after: last }));
     headers.Link = `<${c.req.path}?${next}>; rel="next"`;
   }
   const body =
-    "json" in options
-      ? options.json(page.items, chainId)
-      : page.items.map((item) => options.record(item, page.checksum));
+    "json" in page
+      ? page.json
+      : "json" in options
+        ? options.json(page.items, chainId)
+        : page.items.map((item) => options.record(item, page.checksum));
   return jsonAnswer(c, body, block, headers);
 }

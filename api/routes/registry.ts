@@ -19,6 +19,7 @@ import type {
   ChainView,
   Checksum,
   ListingsJson,
+  PageJson,
   Spelt,
   Store,
   VaultsJson,
@@ -75,15 +76,15 @@ export type RegistrySpec<K extends string, Q, VQ, Row, Event, Vault> = {
     page: PageRequest,
     direction: Direction,
   ) => Promise<Page<Row>>;
-  /** A page of walletAt's, where the store can tell (see Store's v2WalletPageAt); absent: never. */
-  pageHeldAt?: (
+  /** A page of walletAt's as JSON, where the store writes it (see Store's v2WalletPageJson); absent: never. */
+  pageJsonAt?: (
     store: Store,
     chainId: number,
     wallet: Address,
     block: bigint,
     page: PageRequest,
     direction: Direction,
-  ) => Promise<(ChainView<Page<Row> | undefined> & Spelt) | undefined>;
+  ) => Promise<ChainView<PageJson | undefined> | undefined>;
   /** wallets as at a block, where the store can tell (see Store's v2WalletsAt); absent: never. */
   walletsHeldAt?: (
     store: Store,
@@ -529,8 +530,8 @@ function walletListingAnswer<K extends string, Q, VQ, Row, Event, Vault>(
           defaultLimit: undefined,
           pin: listingPin,
           read: async (_, __, history, block, page) => {
-            const held = await spec.pageHeldAt?.(c.var.store, chainId, wallet, block, page, direction);
-            if (held?.ready && held.data !== undefined) return { ...held.data, checksum: held.checksum };
+            const held = await spec.pageJsonAt?.(c.var.store, chainId, wallet, block, page, direction);
+            if (held?.ready && held.data !== undefined) return held.data;
             return spec.walletAt(history, chainId, wallet, block, page, direction);
           },
           record: spec.record,

@@ -81,7 +81,7 @@ export const V1_SPEC = {
   wallet: (store, ...args) => store.v1Wallet(...args),
   wallets: (store, ...args) => store.v1Wallets(...args),
   walletAt: (history, ...args) => history.v1Wallet(...args),
-  pageHeldAt: async (store, ...args) => store.v1WalletPageAt?.(...args),
+  pageJsonAt: async (store, ...args) => store.v1WalletPageJson?.(...args),
   walletsAt: (history, ...args) => history.v1Wallets(...args),
   inDirection: (row, wallet, direction) => (direction === "incoming" ? row.delegate : row.vault) === wallet,
   vaultQuery: (kind, params, wallet) => scoped({ kind, delegate: wallet }, params),

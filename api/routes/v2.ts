@@ -108,7 +108,7 @@ export const V2_SPEC = {
   wallets: (store, ...args) => store.v2Wallets(...args),
   walletAt: (history, ...args) => history.v2Wallet(...args),
   walletsAt: (history, ...args) => history.v2Wallets(...args),
-  pageHeldAt: async (store, ...args) => store.v2WalletPageAt?.(...args),
+  pageJsonAt: async (store, ...args) => store.v2WalletPageJson?.(...args),
   walletsHeldAt: async (store, ...args) => store.v2WalletsAt?.(...args),
   walletsJson: async (store, ...args) => store.v2WalletsJson?.(...args),
   inDirection: (row, wallet, direction) => (direction === "incoming" ? row.to : row.from) === wallet,

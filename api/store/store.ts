@@ -63,6 +63,13 @@ export type V1Row = { type: V1Type; vault: Address; delegate: Address; contract:
 export type WalletView<T> = ChainView<T[] | undefined> & Spelt & { revision?: string };
 /** Listings written as JSON, and how many records they hold. */
 export type ListingsJson = { json: Uint8Array<ArrayBuffer>; records: number };
+/** A page written as JSON (a list of its items' records): how many, the last one's position, whether more follow. */
+export type PageJson<A = Position> = {
+  json: Uint8Array<ArrayBuffer>;
+  count: number;
+  last: A | undefined;
+  more: boolean;
+};
 /** Vaults written as JSON, and how many of the hot wallet's incoming rows were read for them. */
 export type VaultsJson = { json: Uint8Array<ArrayBuffer>; incoming: number };
 /** Spells an address in EIP-55 case (core's `checksumAddress`, or a store's that keeps each one's case). */
@@ -103,24 +110,25 @@ export interface Store {
   ): Promise<(ChainView<(V2Row[] | undefined)[]> & Spelt) | undefined>;
   /**
    * A page of a wallet's v2 listing in `direction` as at `block`, as the history pages it
-   * (HistoryStore's v2Wallet), where the store can tell without the history (v2WalletsAt's copy:
-   * none of the page's rows changed after `block`); `data` undefined where it cannot.
+   * (HistoryStore's v2Wallet), written as JSON (api/routes/records.ts's v2Record of each row) by a
+   * store that can tell it without the history (v2WalletsAt's copy: none of the page's rows changed
+   * after `block`); `data` undefined where it cannot.
    */
-  v2WalletPageAt?(
+  v2WalletPageJson?(
     chainId: number,
     wallet: Address,
     block: bigint,
     page: PageRequest,
     direction: Direction,
-  ): Promise<(ChainView<Page<V2Row> | undefined> & Spelt) | undefined>;
-  /** v2WalletPageAt's, of the wallet's v1 listing (HistoryStore's v1Wallet). */
-  v1WalletPageAt?(
+  ): Promise<ChainView<PageJson | undefined> | undefined>;
+  /** v2WalletPageJson's, of the wallet's v1 listing (HistoryStore's v1Wallet; v1Record's). */
+  v1WalletPageJson?(
     chainId: number,
     wallet: Address,
     block: bigint,
     page: PageRequest,
     direction: Direction,
-  ): Promise<(ChainView<Page<V1Row> | undefined> & Spelt) | undefined>;
+  ): Promise<ChainView<PageJson | undefined> | undefined>;
   /**
    * v2Wallets in `direction` (with `block`, v2WalletsAt), written as JSON by a store that writes it
    * from what it holds (an in-memory copy), without rows or records of their own: api/routes/records.ts's
