@@ -303,3 +303,55 @@ describe("a whole listing from a store that writes its JSON", () => {
     expect(written.length).toBe(9);
   });
 });
+
+describe("a whole listing at a past block from a store that writes its pages", () => {
+  // 150 delegations to HOT, one a block; a keyless client with no units left may read 100 rows.
+  const state = new ChainState();
+  for (let n = 1; n <= 150; n++) {
+    const row = { ...v2Rows[0]!, hash: `0x${n.toString(16).padStart(64, "0")}` as Hex, from: wallet(0x1000 + n) };
+    const entry = { ...row, enabled: true, firstBlock: n, firstLogIndex: 0, updatedBlock: n };
+    state.put(`v2:${row.hash}`, { table: "v2", row: entry }, 0);
+  }
+  state.block = 150;
+  const noneLeft = async () => ({ ...(await access.limiter.take("", 0)), remaining: 0 });
+  const app = createApp({
+    store: {
+      chainStates: async () => new Map([[31337, { ...READY, indexedBlock: 150n }]]),
+      v2WalletPageJson: async (_, w, block, page, direction) => {
+        const out = new JsonBytes();
+        const written = state.v2WalletPageJson(w, Number(block), direction, page, out);
+        return { ...READY, indexedBlock: 150n, data: written && { ...written, json: out.bytes() } };
+      },
+    } as Partial<Store> as Store,
+    // Never asked: every row is told at every block.
+    history: {} as HistoryStore,
+    alarms: NO_ALARMS,
+    chains: [...chains],
+    access: {
+      ...access,
+      keys: { use: async (key: string) => key === "a key", useHeld: () => false, heldOnce: () => false },
+      limiter: { ...access.limiter, take: noneLeft, charge: noneLeft },
+    } as unknown as Access,
+    behindAfterSeconds: 120,
+  });
+  const listing = (block: number, key?: string) =>
+    app.request(
+      `/registry/v2/${HOT}?chainId=31337&blockNumber=${block}`,
+      key ? { headers: { "X-API-KEY": key } } : {},
+      SOCKET,
+    );
+
+  it("is the records' JSON of the rows then; past what a keyless client may read, refused", async () => {
+    for (const block of [60, 120]) {
+      const res = await listing(block, "a key");
+      expect(res.status, await res.clone().text()).toBe(200);
+      const rows = state.v2WalletAt(HOT, block)!;
+      expect(rows).toHaveLength(block);
+      expect(await res.text()).toBe(toJson(rows.map((r) => v2Record(r))));
+    }
+    expect((await listing(100)).status).toBe(200);
+    const over = await listing(101);
+    expect(over.status).toBe(429);
+    expect(((await over.json()) as { detail: string }).detail).toContain("holds more than the 100 rows");
+  });
+});

@@ -346,7 +346,7 @@ async function listAt<Row>(
   direction: Direction,
 ): Promise<{ rows: Row[]; checksum?: Checksum }> {
   const cap = rowCap(vars.budget);
-  const tooMuch = () => vars.budget.tooMuch(`the wallet's ${direction} listing`, cap!);
+  const tooMuch = () => listingTooMuch(vars, direction, cap!);
   const held = await spec.walletsHeldAt?.(vars.store, chainId, [wallet], block);
   const told = held?.ready ? held.data[0] : undefined;
   if (told === undefined) {
@@ -359,6 +359,30 @@ async function listAt<Row>(
   if (cap !== undefined && rows.length > cap) throw tooMuch();
   await vars.budget.charge(unitsBeyond(rows.length));
   return { rows, checksum: held!.checksum };
+}
+
+/** A wallet's listing past what a keyless client's budget pays for (`cap` rows). */
+const listingTooMuch = (vars: Reading, direction: Direction, cap: number) =>
+  vars.budget.tooMuch(`the wallet's ${direction} listing`, cap);
+
+/**
+ * A wallet's whole listing in `direction` at `block` as JSON, where the store writes it (its page
+ * of all, listAt's bounds applied); undefined where it cannot tell.
+ */
+async function writtenListAt(
+  spec: Pick<RegistrySpec<string, unknown, unknown, unknown, unknown, unknown>, "pageJsonAt">,
+  vars: Reading,
+  chainId: number,
+  wallet: Address,
+  block: bigint,
+  direction: Direction,
+): Promise<Uint8Array<ArrayBuffer> | undefined> {
+  const cap = rowCap(vars.budget);
+  const view = await spec.pageJsonAt?.(vars.store, chainId, wallet, block, { limit: cap }, direction);
+  if (!view?.ready || view.data === undefined) return undefined;
+  if (view.data.more) throw listingTooMuch(vars, direction, cap!);
+  await vars.budget.charge(unitsBeyond(view.data.count));
+  return view.data.json;
 }
 
 /** Many wallets' whole listings at one block (a POST's body names them). */
@@ -544,6 +568,7 @@ function walletListingAnswer<K extends string, Q, VQ, Row, Event, Vault>(
           await c.var.budget.charge(unitsBeyond(listing.records));
           return { ...listing, body: listing.json };
         },
+        heldAt: (block) => writtenListAt(spec, c.var, chainId, wallet, block, direction),
         at: async (_, block) => {
           const { rows, checksum } = await listAt(spec, c.var, chainId, wallet, block, direction);
           return rows.map((row) => spec.record(row, checksum));
