@@ -887,7 +887,8 @@ export class ChainState {
   /**
    * Calls `found` for each key in force `at`, with its row. Once a live key row is untold: `untold`
    * of the key, or without it, false (stopping). A pair the copy never numbered has no key: most a
-   * snapshot asks about.
+   * snapshot asks about. A check's keys come together with one pair (v1CheckKeys): it is read and
+   * looked up once a check, not once a key.
    */
   private v1EachInForce(
     keys: readonly V1Key[],
@@ -895,10 +896,16 @@ export class ChainState {
     found: (row: number, key: V1Key) => void,
     untold?: (key: V1Key) => void,
   ): boolean {
+    let last: V1Key | undefined;
+    let numbered = false;
     for (const key of keys) {
-      const pair = this.pairBytes(key.vault, key.delegate);
-      if (this.pairs.find(pair) === NONE) continue;
-      const row = this.v1Keys.find(this.withKeyRest(pair, key));
+      if (key.vault !== last?.vault || key.delegate !== last.delegate) {
+        numbered = this.pairs.find(this.pairBytes(key.vault, key.delegate)) !== NONE;
+      }
+      last = key;
+      if (!numbered) continue;
+      // The scratch still begins with the pair's bytes: only the key's rest is written after them.
+      const row = this.v1Keys.find(this.withKeyRest(this.scratch.v1, key));
       if (row === NONE || (this.v1.flags[row]! & LIVE) === 0) continue;
       const then = at(row);
       if (then === UNTOLD) {
