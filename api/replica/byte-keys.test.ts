@@ -31,6 +31,13 @@ describe(`ByteKeys (SEED=${SEED})`, () => {
       expect(keys.byte(id, 19)).toBe(Number.parseInt(hex.slice(40, 42), 16));
     }
     expect(keys.find(Uint8Array.from({ length: 20 }, () => 0xff))).toBe(-1);
+    // Keys never added, so many that some share with a key held the bits of the hash its slot
+    // keeps (16 bits at this size): those bits alone must not find a key.
+    for (let i = 0; i < 1_000_000; i++) {
+      const absent = streamBytes(next, 20).map((b) => b & 0x3);
+      absent[i % 20] = 4;
+      if (keys.find(absent) !== -1) expect.fail(`found ${hexOf(absent)}, never added`);
+    }
   });
 
   it("reads only the first `width` bytes of a longer buffer", () => {

@@ -16,7 +16,12 @@ export class ByteKeys {
   /** The key looked up, copied in: its words are compared and hashed as the held keys' are. */
   private readonly probe: Uint8Array;
   private readonly probeWords: Int32Array;
-  /** Per slot, a key's number + 1 (0: empty); at most half full, so probes stay short. */
+  /**
+   * Per slot, a key's number + 1 in the bits the mask (length - 1) keeps, 0 if empty; above them,
+   * the same bits of the key's hash, so that a probe compares a key only where those agree: each
+   * compare is a cache miss among a million keys, and most keys a snapshot asks about are absent.
+   * At most half full, so probes stay short and a number always fits under the mask.
+   */
   private slots: Int32Array;
   size = 0;
 
@@ -85,17 +90,20 @@ export class ByteKeys {
   /** The number of the key in `probe`, whose hash is `hash`, or -1. */
   private findProbe(hash: number): number {
     const mask = this.slots.length - 1;
+    const high = hash & ~mask;
     for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
-      const id = this.slots[slot]! - 1;
-      if (id < 0 || this.holdsProbe(id)) return id;
+      const entry = this.slots[slot]!;
+      if (entry === 0) return -1;
+      if ((entry & ~mask) === high && this.holdsProbe((entry & mask) - 1)) return (entry & mask) - 1;
     }
   }
 
   private place(id: number) {
     const mask = this.slots.length - 1;
-    let slot = this.hash(this.words, id * (this.stride >> 2)) & mask;
+    const hash = this.hash(this.words, id * (this.stride >> 2));
+    let slot = hash & mask;
     while (this.slots[slot] !== 0) slot = (slot + 1) & mask;
-    this.slots[slot] = id + 1;
+    this.slots[slot] = (hash & ~mask) | (id + 1);
   }
 
   private rehash(slots: number) {
