@@ -29,6 +29,16 @@ describe("toJson", () => {
     expect(toJson([wide, wide])).toBe(JSON.stringify([wide, wide]));
   });
 
+  it("writes a long list of booleans and bigints (a batch's answers) as the walk does", () => {
+    const answers = Array.from({ length: 1_000 }, (_, i) => (i % 3 === 0 ? i % 2 === 0 : BigInt(i) * maxUint256));
+    expect(toJson(answers)).toBe(walkJson(answers));
+    // Anything else among them: as JSON.stringify writes the list.
+    for (const other of [null, undefined, 1, "1", [true], { a: 1n }]) {
+      const mixed = [...answers, other];
+      expect(toJson(mixed)).toBe(walkJson(mixed));
+    }
+  });
+
   it("writes an absent field as null, in objects as in arrays", () => {
     expect(toJson({ a: undefined, b: [undefined] })).toBe('{"a":null,"b":[null]}');
   });
