@@ -2,7 +2,7 @@
  * What `npm install` puts in node_modules, read from the lockfile: every package runs on the oldest
  * Node package.json's `engines` admits (else npm warns on each install, and the package may call what
  * that Node lacks), and every package with an install script is approved or refused by name in
- * `allowScripts` (npm 11 runs none it is not told of, and warns of each).
+ * `allowScripts` (npm 11 runs none it is not told of, and warns of each). The README names that Node.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -54,5 +54,10 @@ describe("the packages npm installs", () => {
     const scripted = { "node_modules/x/node_modules/new-postinstall": { version: "1.0.0", hasInstallScript: true } };
     expect(unruled({ ...locked, ...scripted }, manifest.allowScripts)).toEqual(["new-postinstall"]);
     expect(unruled(locked, manifest.allowScripts)).toEqual([]);
+  });
+
+  it("the README names that oldest Node", () => {
+    const named = /Node\.js (\d+\.\d+) or later/.exec(readFileSync(join(ROOT, "README.md"), "utf8"))?.[1];
+    expect(named).toBe(`${semver.major(oldest)}.${semver.minor(oldest)}`);
   });
 });
