@@ -11,7 +11,7 @@ import { describe, expect, it } from "vitest";
 
 const ROOT = import.meta.dirname;
 
-type Locked = { version?: string; engines?: { node?: string } | string[]; hasInstallScript?: boolean };
+type Locked = { version?: string; engines?: { node?: string }; hasInstallScript?: boolean };
 type Manifest = { engines: { node: string }; allowScripts: Record<string, boolean> };
 
 const manifest = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as Manifest;
@@ -25,8 +25,7 @@ const nameOf = (path: string) => path.slice(path.lastIndexOf("node_modules/") + 
 /** The packages of `packages` that would not run on Node `oldest`, each with the range it asks. */
 function tooNew(packages: Record<string, Locked>, oldest: string): string[] {
   return Object.entries(packages).flatMap(([path, entry]) => {
-    // An old lockfile's form: a list of engines, not a range.
-    const range = Array.isArray(entry.engines) ? undefined : entry.engines?.node;
+    const range = entry.engines?.node;
     return path !== "" && range !== undefined && !semver.satisfies(oldest, range)
       ? [`${nameOf(path)}@${entry.version}: node ${range}`]
       : [];
