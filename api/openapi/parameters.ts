@@ -1,7 +1,7 @@
 /**
  * Every request parameter the API reads, once: its JSON Schema (from the pattern its parser checks,
- * core/parse.ts), what the schema cannot say, and the parser itself, so that a test holds the
- * document to what the routes accept (test/openapi.test.ts).
+ * core/parse.ts), what the schema cannot say, and the parser itself, so that tests hold the
+ * document to what the routes accept (parameters.test.ts, api/routes/table.test.ts).
  */
 
 import { FEED_TYPES, parseFeedTypes, ROLES } from "../../core/feed";

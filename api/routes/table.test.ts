@@ -3,7 +3,8 @@
  * the OpenAPI document describes exactly them; the fast path answers exactly those marked fast; a
  * keyless client pays what each declares. Each check first fails on a mutation it must catch (a
  * route served but not declared, declared but answered by nothing, marked fast but beyond the fast
- * path, left out of the document). Last, a route added to the table alone is served, allowed,
+ * path, left out of the document). Each GET route reads exactly the parameters it lists, and
+ * requires those it marks required. Last, a route added to the table alone is served, allowed,
  * documented, typed and answered on the fast path: one declaration is enough.
  */
 import { createServer, type IncomingMessage, type RequestListener, type ServerResponse } from "node:http";
@@ -33,25 +34,39 @@ const wallet = (n: number) => `0x${n.toString(16).padStart(40, "0")}`;
 const SOCKET = { incoming: { socket: { remoteAddress: "127.0.0.1", remotePort: 50000, remoteFamily: "IPv4" } } };
 
 /**
- * `app`'s answer over node:http, as the service serves it (the feed's stream is written to Node's
- * response), its body read or cancelled: with the answer's status and its text when `read`.
+ * `app` on node:http, as the service serves it (the feed's stream is written to Node's response):
+ * `request` gives an answer's status, and its text when `read` (the body is cancelled otherwise).
  */
+async function listen(app: Hono<Env>) {
+  const server = createServer(getRequestListener(app.fetch));
+  await new Promise<void>((ok) => server.listen(0, "127.0.0.1", ok));
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    async request(path: string, init: RequestInit, read: (status: number) => boolean) {
+      const res = await fetch(`${origin}${path}`, init);
+      if (read(res.status)) return { status: res.status, text: await res.text() };
+      await res.body?.cancel();
+      return { status: res.status, text: "" };
+    },
+    close() {
+      server.closeAllConnections();
+      return new Promise((ok) => server.close(ok));
+    },
+  };
+}
+
+/** `app`'s answer to one request over node:http (`listen`). */
 async function overHttp(
   app: Hono<Env>,
   path: string,
   init: RequestInit,
   read: (status: number) => boolean,
 ): Promise<{ status: number; text: string }> {
-  const server = createServer(getRequestListener(app.fetch));
-  await new Promise<void>((ok) => server.listen(0, "127.0.0.1", ok));
+  const served = await listen(app);
   try {
-    const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`, init);
-    const text = read(res.status) ? await res.text() : "";
-    await res.body?.cancel();
-    return { status: res.status, text };
+    return await served.request(path, init, read);
   } finally {
-    server.closeAllConnections();
-    await new Promise((ok) => server.close(ok));
+    await served.close();
   }
 }
 
@@ -94,36 +109,34 @@ const VALID: Record<ParameterKey, string> = {
   webhookId: "wh_0000000000000001",
 };
 
+/** A text every parameter's parser refuses. */
+const INVALID = "0xnot-a-value";
+
+/** What a route's request leaves out (`left`), gives INVALID (`bad`), and adds, INVALID (`extra`). */
+type Asked = { left?: readonly ParameterKey[]; bad?: ParameterKey; extra?: ParameterKey };
+
 /**
- * A route's request with every parameter valid, but those `left` out (a cursor is always left out,
- * and `timestamp`, which `blockNumber` excludes).
+ * A route's request with every parameter valid but as `asked`. A cursor and `timestamp` (which
+ * `blockNumber` excludes) are left out unless `bad`.
  */
-function pathOf(route: Route, left: ParameterKey[] = []): string {
+function requestOf(route: Route, { left = [], bad, extra }: Asked = {}) {
   let path = route.path;
+  const headers: Record<string, string> = {};
   const query = new URLSearchParams();
-  for (const key of route.parameters) {
+  for (const key of [...route.parameters, ...(extra ? [extra] : [])]) {
+    if (left.includes(key)) continue;
     const { name, in: where } = PARAMETERS[key];
-    if (where === "path") path = path.replace(`{${name}}`, VALID[key]);
-    else if (where === "query" && key !== "cursor" && key !== "timestamp" && !left.includes(key))
-      query.set(name, VALID[key]);
+    const value = key === bad || key === extra ? INVALID : VALID[key];
+    if (where === "path") path = path.replace(`{${name}}`, value);
+    else if (where === "header") headers[name] = value;
+    else if ((key !== "cursor" && key !== "timestamp") || key === bad) query.set(name, value);
   }
-  return `${path}?${query}`;
+  return { url: `${path}?${query}`, headers };
 }
 
-/** A chain indexed to block 100 with nothing in it: every read answers, empty. */
-const view = <T>(data: T) => ({ indexedBlock: 100n, ready: true, indexedTimestamp: 0, data });
-const STORE = {
-  v2Enabled: async () => view(new Map()),
-  v1InForce: async () => view([]),
-  v2EnabledAt: async () => view(new Map()),
-  v1InForceAt: async () => view([]),
-  v2Wallet: async () => view([]),
-  v1Wallet: async () => view([]),
-  v2Wallets: async (_: number, wallets: readonly string[]) => view(wallets.map(() => [])),
-  v1Wallets: async (_: number, wallets: readonly string[]) => view(wallets.map(() => [])),
-  v2Delegation: async () => view(undefined),
-  chainStates: async () => new Map([[CHAIN, view(undefined)]]),
-} as unknown as Store;
+/** A route's path and query, every parameter valid but those `left` out (requestOf). */
+const pathOf = (route: Route, left: ParameterKey[] = []) => requestOf(route, { left }).url;
+
 /** A delegation, found by any hash asked. */
 const DELEGATION = {
   hash: VALID.hash,
@@ -135,6 +148,20 @@ const DELEGATION = {
   rights: `0x${"0".repeat(64)}`,
   amount: null,
 };
+/** A chain indexed to block 100 with nothing in it but DELEGATION: every other read answers, empty. */
+const view = <T>(data: T) => ({ indexedBlock: 100n, ready: true, indexedTimestamp: 0, data });
+const STORE = {
+  v2Enabled: async () => view(new Map()),
+  v1InForce: async () => view([]),
+  v2EnabledAt: async () => view(new Map()),
+  v1InForceAt: async () => view([]),
+  v2Wallet: async () => view([]),
+  v1Wallet: async () => view([]),
+  v2Wallets: async (_: number, wallets: readonly string[]) => view(wallets.map(() => [])),
+  v1Wallets: async (_: number, wallets: readonly string[]) => view(wallets.map(() => [])),
+  v2Delegation: async () => view(DELEGATION),
+  chainStates: async () => new Map([[CHAIN, view(undefined)]]),
+} as unknown as Store;
 const HISTORY_READS: Record<string, unknown> = { indexedBlock: 100n, v2Enabled: new Map(), v1InForce: [] };
 const HISTORY = new Proxy({} as HistoryStore, {
   get: (_, name: string) => async () =>
@@ -288,6 +315,65 @@ describe("the route table", { timeout: 60_000 }, () => {
     expect(undocumented(openApiDocument(rest), routes).missing).toEqual([
       `${first!.method} ${first!.path} ${first!.operationId}`,
     ]);
+  });
+
+  it("is served at /openapi.json, keyless, readable across origins", async () => {
+    const { createApp, openApiDocument } = await load();
+    const res = await createApp(appOptions()).request("/openapi.json", {}, SOCKET);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("access-control-allow-origin")).toBe("*");
+    expect(await res.json()).toEqual(JSON.parse(JSON.stringify(openApiDocument())));
+  });
+
+  it("lists every parameter a GET route checks, and no other", async () => {
+    const { routes, createApp } = await load();
+    const served = await listen(createApp(appOptions()));
+    /** The parameter a 400 names, of the route's request as `asked`. */
+    const checkedBy = async (route: Route, asked: Asked) => {
+      const { url, headers } = requestOf(route, asked);
+      const { status, text } = await served.request(url, { headers }, (s) => s === 400);
+      return status === 400 ? (JSON.parse(text) as { param?: string }).param : undefined;
+    };
+    try {
+      for (const route of routes.filter((r) => r.access === "keyed" && r.method === "get")) {
+        for (const bad of route.parameters) {
+          // An unknown chain is unsupported_chain, naming chainId too.
+          expect(await checkedBy(route, { bad }), `${route.path}: ${bad} given ${INVALID}`).toBe(PARAMETERS[bad].name);
+        }
+        const names = new Set(route.parameters.map((key) => PARAMETERS[key].name));
+        for (const extra of Object.keys(PARAMETERS) as ParameterKey[]) {
+          if (names.has(PARAMETERS[extra].name) || PARAMETERS[extra].in === "path") continue;
+          expect(await checkedBy(route, { extra }), `${route.path} reads ${extra}, undocumented`).toBeUndefined();
+        }
+      }
+    } finally {
+      await served.close();
+    }
+  });
+
+  it("marks required exactly the query parameters a GET route needs (some only for some types)", async () => {
+    const { routes, createApp } = await load();
+    const served = await listen(createApp(appOptions()));
+    try {
+      for (const route of routes.filter((r) => r.access === "keyed" && r.method === "get")) {
+        for (const key of route.parameters.filter((k) => PARAMETERS[k].in === "query")) {
+          const { url, headers } = requestOf(route, { left: [key] });
+          const res = await served.request(url, { headers }, (status) => status === 400);
+          const body = (res.status === 400 ? JSON.parse(res.text) : {}) as { code?: string; param?: string };
+          // VALID's vaults types are those that need every conditional parameter.
+          const required = (route.required?.includes(key) || route.conditional?.includes(key)) ?? false;
+          expect(
+            res.status === 400 && body.code === "missing_parameter" ? body.param : undefined,
+            `${route.path} without ${key}, which the document marks ${required ? "required" : "optional"}`,
+          ).toBe(required ? PARAMETERS[key].name : undefined);
+          // Without chainId, chain 1 is asked about, which this app does not serve.
+          if (!required && PARAMETERS[key].name !== "chainId")
+            expect(res.status, `${route.path} without ${key}`).toBe(route.ok.status);
+        }
+      }
+    } finally {
+      await served.close();
+    }
   });
 
   it("marks fast exactly the routes the fast path answers itself; one it cannot answer fails to load", async () => {
