@@ -18,9 +18,10 @@ import { PUBLICATION_READ_MS } from "../api/store/served-chains";
 import { type Anvil, startAnvil } from "../devkit/anvil";
 import { ask } from "../devkit/ask";
 import { abis, addresses, installRegistries } from "../devkit/oracle";
+import { pool } from "../devkit/pool";
 import { freePort, waitFor } from "../devkit/processes";
 import { chooseSeed, Rng } from "../devkit/random";
-import { callView, chainClient, rpc } from "../devkit/rpc";
+import { chainClient, ethCalls, rpc } from "../devkit/rpc";
 import { sendWrite } from "../devkit/send";
 import { plainOutput, type Service, startService } from "../devkit/service";
 import { RPC_PROBE_MS } from "../scripts/launcher/indexer-notes";
@@ -46,6 +47,8 @@ const GROUPS = [
   [8453, 42161],
 ];
 const V2 = getAddress(addresses.v2.address);
+/** Requests in flight at once from one comparison (a chain's, or across chains). */
+const ASKED_AT_ONCE = 4;
 
 /** A chain: its anvil (`url`), the RPC URL the service is given, and the delegations written. */
 type Chain = {
@@ -139,44 +142,68 @@ describe.runIf(!refusal)("every chain apart: one chain's RPC trouble is its own"
     return { pair, block, madeAt: Number(BigInt(header.timestamp)) * 1000 };
   }
 
-  /** The service's check of the pair, and the contract's at the block it names. */
-  async function compare(chain: Chain, [i, j]: [number, number]) {
-    const [from, to] = [chain.accounts[i]!, chain.accounts[j]!];
-    const path = `/registry/v2/check/all?chainId=${chain.id}&from=${from}&to=${to}`;
-    const a = await ask(service.url, path, { headers: service.headers, reask: false });
-    const expected =
-      a.block === undefined
-        ? undefined
-        : String(await callView(chain.url, abis.v2, V2, "checkDelegateForAll", [to, from, zeroHash], a.block));
-    return { ...a, expected };
+  /** The contract's checkDelegateForAll of each (from, to) pair at its block, one wait for a block in all. */
+  const contractSays = (chain: Chain, asked: { from: Address; to: Address; block: bigint }[]) =>
+    ethCalls(
+      { rpcUrl: chain.url, registry: V2, abi: abis.v2 },
+      asked.map(({ from, to, block }) => ({ functionName: "checkDelegateForAll", args: [to, from, zeroHash], block })),
+    );
+
+  /**
+   * The service's checks of the pairs, each with the contract's answer at the block it names. The
+   * contract is asked once for them all: a view at the chain's newest block waits for the next
+   * (devkit/rpc.ts), and asked pair by pair those waits were most of this file's last comparisons.
+   */
+  async function compare(chain: Chain, pairs: [number, number][]) {
+    const answers = await pool(pairs, ASKED_AT_ONCE, async ([i, j]) => {
+      const [from, to] = [chain.accounts[i]!, chain.accounts[j]!];
+      const path = `/registry/v2/check/all?chainId=${chain.id}&from=${from}&to=${to}`;
+      return { from, to, ...(await ask(service.url, path, { headers: service.headers, reask: false })) };
+    });
+    const said = await contractSays(
+      chain,
+      answers.flatMap(({ from, to, block }) => (block === undefined ? [] : [{ from, to, block }])),
+    );
+    let k = 0;
+    return answers.map((a) => ({ ...a, expected: a.block === undefined ? undefined : String(said[k++]) }));
   }
 
   /**
-   * A delegation of every chain at once (`chainId=all`): each entry that answers is compared with its
-   * chain's contract at the block it names (the accounts are anvil's, the same on every chain); the
-   * problems' codes, by chain.
+   * Delegations of every chain at once (`chainId=all`), a pair each: each entry that answers is
+   * compared with its chain's contract at the block it names (the accounts are anvil's, the same on
+   * every chain); the problems' codes, by chain, for each pair.
    */
-  async function compareAcross([i, j]: [number, number]): Promise<Map<number, string>> {
-    const [from, to] = [chains.get(IDS[0]!)!.accounts[i]!, chains.get(IDS[0]!)!.accounts[j]!];
-    const path = `/registry/v2/check/all?chainId=all&from=${from}&to=${to}`;
-    const a = await ask(service.url, path, { headers: service.headers, reask: false });
-    expect(a.status, tag(`${path}: ${a.text.slice(0, 300)}`)).toBe(200);
+  async function compareAcross(pairs: [number, number][]): Promise<Record<number, string>[]> {
     type Entry = { chainId: bigint; block?: bigint; answer?: unknown; problem?: { code: string } };
-    const entries = (parseJsonExact(a.text) as { chains: Entry[] }).chains;
-    // Every chain has its entry, by chain id: none left out.
-    expect(entries.map((e) => Number(e.chainId))).toEqual([...IDS].sort((x, y) => x - y));
-    const problems = new Map<number, string>();
-    for (const e of entries) {
-      const chain = chains.get(Number(e.chainId))!;
-      if (e.problem !== undefined) {
-        problems.set(chain.id, e.problem.code);
-        continue;
-      }
-      expect(typeof e.block, tag(`${path}: chain ${chain.id}'s block`)).toBe("bigint");
-      const args = [to, from, zeroHash];
-      const expected = await callView(chain.url, abis.v2, V2, "checkDelegateForAll", args, e.block as bigint);
-      expect(String(e.answer), tag(`${path}: chain ${chain.id} at block ${e.block}`)).toBe(String(expected));
-    }
+    const accounts = chains.get(IDS[0]!)!.accounts;
+    const asked = await pool(pairs, ASKED_AT_ONCE, async ([i, j]) => {
+      const [from, to] = [accounts[i]!, accounts[j]!];
+      const path = `/registry/v2/check/all?chainId=all&from=${from}&to=${to}`;
+      const a = await ask(service.url, path, { headers: service.headers, reask: false });
+      expect(a.status, tag(`${path}: ${a.text.slice(0, 300)}`)).toBe(200);
+      const entries = (parseJsonExact(a.text) as { chains: Entry[] }).chains;
+      // Every chain has its entry, by chain id: none left out.
+      expect(entries.map((e) => Number(e.chainId))).toEqual([...IDS].sort((x, y) => x - y));
+      return { path, from, to, entries };
+    });
+    const problems = asked.map(() => ({}) as Record<number, string>);
+    await Promise.all(
+      IDS.map(async (id) => {
+        const answered = asked.flatMap(({ path, from, to, entries }, at) => {
+          const e = entries.find((entry) => Number(entry.chainId) === id)!;
+          if (e.problem !== undefined) {
+            problems[at]![id] = e.problem.code;
+            return [];
+          }
+          expect(typeof e.block, tag(`${path}: chain ${id}'s block`)).toBe("bigint");
+          return [{ path, from, to, block: e.block as bigint, answer: e.answer }];
+        });
+        const said = await contractSays(chains.get(id)!, answered);
+        answered.forEach(({ path, block, answer }, k) => {
+          expect(String(answer), tag(`${path}: chain ${id} at block ${block}`)).toBe(String(said[k]));
+        });
+      }),
+    );
     return problems;
   }
 
@@ -191,7 +218,7 @@ describe.runIf(!refusal)("every chain apart: one chain's RPC trouble is its own"
         const answered = await waitFor(
           tag(`chain ${chain.id}: the delegation of block ${block} to be answered`),
           async () => {
-            const a = await compare(chain, pair);
+            const a = (await compare(chain, [pair]))[0]!;
             return a.status === 200 && a.block !== undefined && a.block >= block ? a : undefined;
           },
           withinMs,
@@ -236,10 +263,9 @@ describe.runIf(!refusal)("every chain apart: one chain's RPC trouble is its own"
     );
     for (let r = 0; r < 3; r++) record(await round([...healthy(), live(CUT)]), "while one chain is refused");
     // Across every chain, the refused one is a problem entry; the others answer, each its contract's answer.
-    for (const pair of live(CUT).written)
-      expect(Object.fromEntries(await compareAcross(pair)), tag(`across chains, ${pair}`)).toEqual({
-        [REFUSED]: "chain_syncing",
-      });
+    const whileRefused = await compareAcross(live(CUT).written);
+    const refusedOnly = { [REFUSED]: "chain_syncing" };
+    expect(whileRefused, tag(`across chains, ${live(CUT).written}`)).toEqual(live(CUT).written.map(() => refusedOnly));
 
     // Its RPC comes up: it catches up by itself and answers.
     const refused = live(REFUSED);
@@ -316,16 +342,20 @@ describe.runIf(!refusal)("every chain apart: one chain's RPC trouble is its own"
     }
 
     // Every chain's answers equal its contracts', one chain at a time and across every chain at once.
-    for (const pair of live(CUT).written)
-      expect(Object.fromEntries(await compareAcross(pair)), tag(`across chains, ${pair}`)).toEqual({});
-    for (const chain of chains.values()) {
-      for (const pair of chain.written) {
-        const a = await compare(chain, pair);
-        expect(a.status, tag(`chain ${chain.id} ${pair}: ${a.text}`)).toBe(200);
-        expect(a.text, tag(`chain ${chain.id} ${pair} at block ${a.block}`)).toBe(a.expected);
-        expect(a.text).toBe("true");
-      }
-    }
+    const after = await compareAcross(live(CUT).written);
+    expect(after, tag(`across chains, ${live(CUT).written}`)).toEqual(live(CUT).written.map(() => ({})));
+    // The chains side by side.
+    await Promise.all(
+      [...chains.values()].map(async (chain) => {
+        const answers = await compare(chain, chain.written);
+        chain.written.forEach((pair, k) => {
+          const a = answers[k]!;
+          expect(a.status, tag(`chain ${chain.id} ${pair}: ${a.text}`)).toBe(200);
+          expect(a.text, tag(`chain ${chain.id} ${pair} at block ${a.block}`)).toBe(a.expected);
+          expect(a.text).toBe("true");
+        });
+      }),
+    );
     latencies.sort((x, y) => x - y);
     console.log(
       `[chains-apart] ${latencies.length} delegations answered after their blocks: median ` +
