@@ -28,7 +28,7 @@ export async function compareChecks<Spec>(
   concurrency = 32,
 ): Promise<CheckResult> {
   const answers = await pool(urls, concurrency, (url) =>
-    ask(o.serviceUrl, pathAt(url, at), { headers: o.headers, dispatcher: o.dispatcher }),
+    ask(o.serviceUrl, pathAt(url, at), { headers: o.headers, dispatcher: o.dispatcher, reask: o.reask }),
   );
   const head = await chainClient(o.rpcUrl).getBlockNumber();
   const mismatches: Mismatch[] = [];

@@ -17,6 +17,8 @@ export type Oracle = Contract & {
   headers?: Record<string, string>;
   /** The connections the service is asked over (default: fetch's shared pool). */
   dispatcher?: Dispatcher;
+  /** Ask again after a 429 or a 503 (devkit/ask.ts; default true); false where the first answer is the one held. */
+  reask?: boolean;
 };
 
 /** One answer that is not the contract's. */

@@ -8,7 +8,7 @@
  * newest block from its live state, which already holds part of the next block while that is being
  * mined (seen under load: one eth_call at block N gave block N+1's answer, the next gave N's).
  * So a view at the newest block waits for the next one: ask the views of many answers together
- * (`ethCalls`), which waits once, rather than one after another (test/chains-apart.test.ts).
+ * (`ethCalls`, as devkit/compare-checks.ts does), which waits once, rather than one after another.
  */
 import {
   type Abi,

@@ -12,18 +12,20 @@
  *
  * Reproduce a failure with the seed it prints: SEED=<n> DATABASE_URL=… npx vitest run test/chains-apart.test.ts
  */
-import { type Address, getAddress, type Hex, zeroHash } from "viem";
+import { type Address, getAddress, type Hex, zeroAddress, zeroHash } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PUBLICATION_READ_MS } from "../api/store/served-chains";
 import { type Anvil, startAnvil } from "../devkit/anvil";
 import { ask } from "../devkit/ask";
+import { compareChecks } from "../devkit/compare-checks";
 import { abis, addresses, installRegistries } from "../devkit/oracle";
 import { pool } from "../devkit/pool";
 import { freePort, waitFor } from "../devkit/processes";
 import { chooseSeed, Rng } from "../devkit/random";
-import { chainClient, ethCalls, rpc } from "../devkit/rpc";
+import { callView, chainClient, ethCalls, rpc } from "../devkit/rpc";
 import { sendWrite } from "../devkit/send";
 import { plainOutput, type Service, startService } from "../devkit/service";
+import { type CheckSpec, v2Checks } from "../devkit/v2/checks";
 import { RPC_PROBE_MS } from "../scripts/launcher/indexer-notes";
 import { parseJsonExact } from "./helpers/json";
 import { type Fault, type RpcProxy, startRpcProxy } from "./helpers/rpc-proxy";
@@ -142,36 +144,23 @@ describe.runIf(!refusal)("every chain apart: one chain's RPC trouble is its own"
     return { pair, block, madeAt: Number(BigInt(header.timestamp)) * 1000 };
   }
 
-  /** The contract's checkDelegateForAll of each (from, to) pair at its block, one wait for a block in all. */
-  const contractSays = (chain: Chain, asked: { from: Address; to: Address; block: bigint }[]) =>
-    ethCalls(
-      { rpcUrl: chain.url, registry: V2, abi: abis.v2 },
-      asked.map(({ from, to, block }) => ({ functionName: "checkDelegateForAll", args: [to, from, zeroHash], block })),
-    );
-
-  /**
-   * The service's checks of the pairs, each with the contract's answer at the block it names. The
-   * contract is asked once for them all: a view at the chain's newest block waits for the next
-   * (devkit/rpc.ts), and asked pair by pair those waits were most of this file's last comparisons.
-   */
-  async function compare(chain: Chain, pairs: [number, number][]) {
-    const answers = await pool(pairs, ASKED_AT_ONCE, async ([i, j]) => {
-      const [from, to] = [chain.accounts[i]!, chain.accounts[j]!];
-      const path = `/registry/v2/check/all?chainId=${chain.id}&from=${from}&to=${to}`;
-      return { from, to, ...(await ask(service.url, path, { headers: service.headers, reask: false })) };
-    });
-    const said = await contractSays(
-      chain,
-      answers.flatMap(({ from, to, block }) => (block === undefined ? [] : [{ from, to, block }])),
-    );
-    let k = 0;
-    return answers.map((a) => ({ ...a, expected: a.block === undefined ? undefined : String(said[k++]) }));
+  /** The service's check of the pair, and the contract's at the block it names. */
+  async function compare(chain: Chain, [i, j]: [number, number]) {
+    const [from, to] = [chain.accounts[i]!, chain.accounts[j]!];
+    const path = `/registry/v2/check/all?chainId=${chain.id}&from=${from}&to=${to}`;
+    const a = await ask(service.url, path, { headers: service.headers, reask: false });
+    const expected =
+      a.block === undefined
+        ? undefined
+        : String(await callView(chain.url, abis.v2, V2, "checkDelegateForAll", [to, from, zeroHash], a.block));
+    return { ...a, expected };
   }
 
   /**
    * Delegations of every chain at once (`chainId=all`), a pair each: each entry that answers is
    * compared with its chain's contract at the block it names (the accounts are anvil's, the same on
-   * every chain); the problems' codes, by chain, for each pair.
+   * every chain); the problems' codes, by chain, for each pair. Each chain's contract is asked once
+   * for all the pairs: a view at its newest block waits for the next (devkit/rpc.ts).
    */
   async function compareAcross(pairs: [number, number][]): Promise<Record<number, string>[]> {
     type Entry = { chainId: bigint; block?: bigint; answer?: unknown; problem?: { code: string } };
@@ -198,7 +187,14 @@ describe.runIf(!refusal)("every chain apart: one chain's RPC trouble is its own"
           expect(typeof e.block, tag(`${path}: chain ${id}'s block`)).toBe("bigint");
           return [{ path, from, to, block: e.block as bigint, answer: e.answer }];
         });
-        const said = await contractSays(chains.get(id)!, answered);
+        const said = await ethCalls(
+          { rpcUrl: chains.get(id)!.url, registry: V2, abi: abis.v2 },
+          answered.map(({ from, to, block }) => ({
+            functionName: "checkDelegateForAll",
+            args: [to, from, zeroHash],
+            block,
+          })),
+        );
         answered.forEach(({ path, block, answer }, k) => {
           expect(String(answer), tag(`${path}: chain ${id} at block ${block}`)).toBe(String(said[k]));
         });
@@ -218,7 +214,7 @@ describe.runIf(!refusal)("every chain apart: one chain's RPC trouble is its own"
         const answered = await waitFor(
           tag(`chain ${chain.id}: the delegation of block ${block} to be answered`),
           async () => {
-            const a = (await compare(chain, [pair]))[0]!;
+            const a = await compare(chain, pair);
             return a.status === 200 && a.block !== undefined && a.block >= block ? a : undefined;
           },
           withinMs,
@@ -344,16 +340,33 @@ describe.runIf(!refusal)("every chain apart: one chain's RPC trouble is its own"
     // Every chain's answers equal its contracts', one chain at a time and across every chain at once.
     const after = await compareAcross(live(CUT).written);
     expect(after, tag(`across chains, ${live(CUT).written}`)).toEqual(live(CUT).written.map(() => ({})));
-    // The chains side by side.
+    // The chains side by side, each's delegations compared as the differential tests compare theirs.
     await Promise.all(
       [...chains.values()].map(async (chain) => {
-        const answers = await compare(chain, chain.written);
-        chain.written.forEach((pair, k) => {
-          const a = answers[k]!;
-          expect(a.status, tag(`chain ${chain.id} ${pair}: ${a.text}`)).toBe(200);
-          expect(a.text, tag(`chain ${chain.id} ${pair} at block ${a.block}`)).toBe(a.expected);
-          expect(a.text).toBe("true");
-        });
+        const specs = chain.written.map(
+          ([i, j]): CheckSpec => ({
+            kind: "all",
+            from: chain.accounts[i]!,
+            to: chain.accounts[j]!,
+            contract: zeroAddress,
+            tokenId: 0n,
+            rights: zeroHash,
+          }),
+        );
+        const urls = specs.map(({ from, to }) => `/registry/v2/check/all?chainId=${chain.id}&from=${from}&to=${to}`);
+        const oracle = {
+          rpcUrl: chain.url,
+          registry: V2,
+          abi: abis.v2,
+          serviceUrl: service.url,
+          chainId: chain.id,
+          headers: service.headers,
+          reask: false,
+        };
+        const result = await compareChecks(oracle, v2Checks, specs, urls, { minBlock: 0n }, ASKED_AT_ONCE);
+        expect(result.mismatches, tag(`chain ${chain.id}`)).toEqual([]);
+        // Every delegation written is in force: each answer true.
+        expect(result.positive, tag(`chain ${chain.id}: answers true`)).toBe(chain.written.length);
       }),
     );
     latencies.sort((x, y) => x - y);

@@ -72,7 +72,7 @@ export async function compareListings(
       `/registry/${kit.version}/${rng ? spellAddress(rng, wallet) : wallet}?chainId=${o.chainId}${direction}`,
       at,
     );
-    const a = await ask(o.serviceUrl, path, { headers: o.headers, dispatcher: o.dispatcher });
+    const a = await ask(o.serviceUrl, path, { headers: o.headers, dispatcher: o.dispatcher, reask: o.reask });
     // Read after the answer: the chain mines on meanwhile.
     const head = await chainClient(o.rpcUrl).getBlockNumber();
     const fit = blockToCompare(a, at, head);
